@@ -1,0 +1,36 @@
+import type { ScalarType } from "../schema/schema-model.ts";
+import type { WireType } from "../wire/wire-type.ts";
+
+export interface OutputColumn {
+  name: string;
+  type: WireType;
+}
+
+/** One positional parameter of the emitted SQL (`$1` is `params[0]`). */
+export interface SqlParam {
+  /** endpoint parameter name, or `now` for CURRENT_TIMESTAMP() of the request */
+  name: string;
+  type: ScalarType;
+  kind: "endpoint" | "now";
+}
+
+/**
+ * A query ready for one backend: SQL in that backend's dialect with positional parameters, the
+ * output columns with their wire types, and what it was compiled against.
+ */
+export interface CompiledQuery {
+  sql: string;
+  params: SqlParam[];
+  columns: OutputColumn[];
+  schemaVersion: number;
+  dialect: string;
+  /** endpoint parameters used as regular-expression patterns (validated per request) */
+  patternParams: string[];
+}
+
+/**
+ * Values for a compiled query's parameters, in `CompiledQuery.params` order. Every value is
+ * text (or NULL); the emitted SQL casts each parameter to its type, so binding is lossless:
+ * TIMESTAMP as `YYYY-MM-DD HH:MM:SS.ffffff` (UTC), INT64 as decimal digits.
+ */
+export type BoundValues = (string | null)[];

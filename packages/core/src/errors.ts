@@ -1,0 +1,81 @@
+/**
+ * Errors are values with a stable code (DESIGN.md §7); the server maps codes to HTTP status once,
+ * at the edge. Messages are written for the person who sent the request.
+ */
+export type QesErrorCode =
+  | "missing_parameter"
+  | "invalid_parameter"
+  | "unauthorized"
+  | "forbidden"
+  | "endpoint_not_found"
+  | "request_too_large"
+  | "sql_syntax"
+  | "sql_invalid"
+  | "sql_too_complex"
+  | "statement_not_allowed"
+  | "relation_not_allowed"
+  | "function_not_allowed"
+  | "sql_not_allowed"
+  | "backend_unavailable"
+  | "query_timeout"
+  | "invalid_event"
+  | "invalid_config"
+  | "store_locked"
+  | "internal";
+
+export interface QesErrorDetails {
+  param?: string;
+  allowed?: readonly string[];
+  line?: number;
+  column?: number;
+  /** Where the problem is, for definitions loaded from files. */
+  file?: string;
+  cause?: unknown;
+}
+
+export class QesError extends Error {
+  readonly code: QesErrorCode;
+  readonly param?: string;
+  readonly allowed?: readonly string[];
+  readonly line?: number;
+  readonly column?: number;
+  readonly file?: string;
+
+  constructor(code: QesErrorCode, message: string, details: QesErrorDetails = {}) {
+    super(message, details.cause === undefined ? undefined : { cause: details.cause });
+    this.name = "QesError";
+    this.code = code;
+    if (details.param !== undefined) this.param = details.param;
+    if (details.allowed !== undefined) this.allowed = details.allowed;
+    if (details.line !== undefined) this.line = details.line;
+    if (details.column !== undefined) this.column = details.column;
+    if (details.file !== undefined) this.file = details.file;
+  }
+}
+
+export function isQesError(e: unknown): e is QesError {
+  return e instanceof QesError;
+}
+
+/** HTTP status of each code (DESIGN.md §7). */
+export const HTTP_STATUS_OF: Record<QesErrorCode, number> = {
+  missing_parameter: 400,
+  invalid_parameter: 400,
+  unauthorized: 401,
+  forbidden: 403,
+  endpoint_not_found: 404,
+  request_too_large: 413,
+  sql_syntax: 422,
+  sql_invalid: 422,
+  sql_too_complex: 422,
+  statement_not_allowed: 422,
+  relation_not_allowed: 422,
+  function_not_allowed: 422,
+  sql_not_allowed: 422,
+  backend_unavailable: 503,
+  query_timeout: 504,
+  invalid_event: 400,
+  invalid_config: 500,
+  store_locked: 503,
+  internal: 500,
+};
