@@ -1,0 +1,338 @@
+import { isInt64Number, isJsonObject, type JsonObject, type JsonValue } from "./json-value.ts";
+import {
+  BUILTIN_SOURCES,
+  FIXED_COLUMNS,
+  type FieldNode,
+  type LogSchema,
+  type ScalarType,
+  type SourceSchema,
+} from "./schema-model.ts";
+
+/**
+ * How a physical column stores its values (schema-model.ts layout), independent of any engine:
+ * a scalar type, `JSON` (JSON text of an object or array), or `PRESENCE` (BOOLEAN, true when a
+ * nested record is an object).
+ */
+export type ColumnType = ScalarType | "JSON" | "PRESENCE";
+
+/**
+ * One change a widening made, in the order a backend must apply it. `path` is the field path
+ * from the top (`["metadata", "request", "method"]`).
+ */
+export type SchemaChange =
+  /** a new column; `backfill`: fill existing rows with the JSON text at `path` inside `column`'s JSON */
+  | {
+      op: "add_column";
+      path: string[];
+      column: string;
+      type: ColumnType;
+      backfill?: { column: string; path: string[] };
+    }
+  /** a column's type widened; existing values convert by the engine's cast (INT64 → FLOAT64 / STRING, JSON → STRING) */
+  | { op: "alter_column"; path: string[]; column: string; from: ColumnType; to: ColumnType }
+  /** a column no field uses any more (the children of a record widened to STRING) */
+  | { op: "drop_column"; path: string[]; column: string }
+  /** a field read from an ancestor's JSON text changed type: no storage change */
+  | { op: "retype_field"; path: string[] };
+
+/** A physical column of a source's table. */
+export interface PhysicalColumn {
+  column: string;
+  type: ColumnType;
+  /** field path from the top; fixed columns have a path of one */
+  path: string[];
+}
+
+const COLUMN_NAME = /^f(\d+)$/;
+
+function fixedNode(name: string, type: ScalarType): FieldNode {
+  return { name, kind: "scalar", type, column: name };
+}
+
+function safeTableName(sourceName: string): string {
+  const base = sourceName
+    .toLowerCase()
+    .replace(/[^a-z0-9]+/g, "_")
+    .replace(/^_+|_+$/g, "")
+    .slice(0, 50);
+  return "src_" + (base === "" ? "source" : base);
+}
+
+/**
+ * An empty schema for a new source: the four fixed fields and a table name that is a safe SQL
+ * identifier (lower case, `[a-z0-9_]`, e.g. `src_cloudflare_logs_prod`), unique among `takenTables`
+ * (a collision gets `_2`, `_3`, …).
+ */
+export function newSourceSchema(name: string, takenTables: Iterable<string> = []): SourceSchema {
+  const taken = new Set(takenTables);
+  const base = safeTableName(name);
+  let table = base;
+  for (let i = 2; taken.has(table); i++) table = `${base}_${i}`;
+  const fields: Record<string, FieldNode> = {};
+  for (const [field, type] of Object.entries(FIXED_COLUMNS)) fields[field] = fixedNode(field, type);
+  return { name, table, fields };
+}
+
+/** The schema every store starts with: the nine built-in sources, empty. */
+export function builtinLogSchema(): LogSchema {
+  const sources: Record<string, SourceSchema> = {};
+  const tables: string[] = [];
+  for (const name of BUILTIN_SOURCES) {
+    const source = newSourceSchema(name, tables);
+    tables.push(source.table);
+    sources[name] = source;
+  }
+  return { version: 1, sources };
+}
+
+/** A deep copy, for widening a schema that must stay untouched if a load fails. */
+export function cloneSourceSchema(schema: SourceSchema): SourceSchema {
+  return structuredClone(schema);
+}
+
+function forEachNode(
+  fields: Record<string, FieldNode>,
+  path: string[],
+  fn: (n: FieldNode, p: string[]) => void,
+) {
+  for (const node of Object.values(fields)) {
+    const p = [...path, node.name];
+    fn(node, p);
+    if (node.fields) forEachNode(node.fields, p, fn);
+  }
+}
+
+function columnNumber(column: string): number {
+  const m = COLUMN_NAME.exec(column);
+  return m ? Number(m[1]) : -1;
+}
+
+/** Storage type of a node's column per the layout. */
+export function columnTypeOf(node: FieldNode, topLevel: boolean): ColumnType {
+  if (node.kind === "scalar") return node.type ?? "STRING";
+  if (node.kind === "record") return topLevel ? "JSON" : "PRESENCE";
+  return "JSON";
+}
+
+/**
+ * Every physical column of a source's table: the fixed columns first, then `f<N>` by N (the order
+ * in which columns were added, so the order of the table's columns).
+ */
+export function physicalColumns(schema: SourceSchema): PhysicalColumn[] {
+  const fixed: PhysicalColumn[] = Object.keys(FIXED_COLUMNS).map((name) => ({
+    column: name,
+    type: FIXED_COLUMNS[name]!,
+    path: [name],
+  }));
+  const others: PhysicalColumn[] = [];
+  forEachNode(schema.fields, [], (node, path) => {
+    if (node.column === undefined || node.column in FIXED_COLUMNS) return;
+    others.push({ column: node.column, type: columnTypeOf(node, path.length === 1), path });
+  });
+  others.sort((a, b) => columnNumber(a.column) - columnNumber(b.column));
+  return [...fixed, ...others];
+}
+
+// ---------------------------------------------------------------------------------------------
+// Widening
+
+type Observed =
+  | { kind: "scalar"; type: ScalarType }
+  | { kind: "record" }
+  | { kind: "records" }
+  | { kind: "array"; type: ScalarType }
+  /** an empty or all-null array: an array of something, nothing more is known */
+  | { kind: "empty_array" };
+
+function scalarType(value: string | number | bigint | boolean): ScalarType {
+  if (typeof value === "string") return "STRING";
+  if (typeof value === "boolean") return "BOOL";
+  return isInt64Number(value) ? "INT64" : "FLOAT64";
+}
+
+function widenScalar(a: ScalarType, b: ScalarType): ScalarType {
+  if (a === b) return a;
+  if ((a === "INT64" && b === "FLOAT64") || (a === "FLOAT64" && b === "INT64")) return "FLOAT64";
+  return "STRING";
+}
+
+function observe(value: JsonValue): Observed | null {
+  if (value === null) return null;
+  if (Array.isArray(value)) {
+    let objects = 0;
+    let others = 0;
+    let type: ScalarType | null = null;
+    for (const el of value) {
+      if (el === null) continue;
+      if (isJsonObject(el)) objects++;
+      else {
+        others++;
+        type = Array.isArray(el)
+          ? "STRING"
+          : type === null
+            ? scalarType(el)
+            : widenScalar(type, scalarType(el));
+      }
+    }
+    if (objects === 0 && others === 0) return { kind: "empty_array" };
+    if (others === 0) return { kind: "records" };
+    // objects mixed with scalars, or arrays of arrays: elements are kept as text
+    return { kind: "array", type: objects > 0 ? "STRING" : (type as ScalarType) };
+  }
+  if (typeof value === "object") return { kind: "record" };
+  return { kind: "scalar", type: scalarType(value) };
+}
+
+interface Place {
+  path: string[];
+  /** fields below an array element have no column */
+  underArray: boolean;
+  /** the top-level record's column holding this subtree's JSON text, when reached through objects */
+  topColumn?: string;
+}
+
+class Widener {
+  readonly changes: SchemaChange[] = [];
+  private next = 0;
+
+  constructor(private readonly schema: SourceSchema) {}
+
+  private allocate(): string {
+    if (this.next === 0) {
+      let max = 0;
+      forEachNode(this.schema.fields, [], (node) => {
+        if (node.column !== undefined) max = Math.max(max, columnNumber(node.column));
+      });
+      this.next = max + 1;
+    }
+    return `f${this.next++}`;
+  }
+
+  /** Widens `fields[name]` with one value; creates the field when new. */
+  field(fields: Record<string, FieldNode>, name: string, value: JsonValue, place: Place): void {
+    const seen = observe(value);
+    if (seen === null) return;
+    const path = [...place.path, name];
+    const existing = Object.hasOwn(fields, name) ? fields[name] : undefined;
+    if (existing === undefined) {
+      if (seen.kind === "empty_array") return;
+      fields[name] = this.create(name, seen, path, place);
+    } else {
+      this.widen(existing, seen, path, place);
+    }
+    const node = fields[name]!;
+    this.children(node, value, path, place);
+  }
+
+  private children(node: FieldNode, value: JsonValue, path: string[], place: Place): void {
+    if (node.kind === "record" && isJsonObject(value)) {
+      const topColumn = path.length === 1 ? node.column : place.topColumn;
+      const inner: Place = { path, underArray: place.underArray, ...(topColumn ? { topColumn } : {}) };
+      for (const key of Object.keys(value)) this.field(node.fields!, key, value[key]!, inner);
+    } else if (node.kind === "records" && Array.isArray(value)) {
+      const inner: Place = { path, underArray: true };
+      for (const el of value) {
+        if (!isJsonObject(el)) continue;
+        for (const key of Object.keys(el)) this.field(node.fields!, key, el[key]!, inner);
+      }
+    }
+  }
+
+  private create(
+    name: string,
+    seen: Exclude<Observed, { kind: "empty_array" }>,
+    path: string[],
+    place: Place,
+  ) {
+    const node: FieldNode = { name, kind: seen.kind };
+    if (seen.kind === "scalar" || seen.kind === "array") node.type = seen.type;
+    if (seen.kind === "record" || seen.kind === "records") node.fields = {};
+    if (place.underArray) {
+      this.changes.push({ op: "retype_field", path });
+    } else {
+      node.column = this.allocate();
+      this.changes.push({
+        op: "add_column",
+        path,
+        column: node.column,
+        type: columnTypeOf(node, path.length === 1),
+      });
+    }
+    return node;
+  }
+
+  private widen(node: FieldNode, seen: Observed, path: string[], place: Place): void {
+    if (node.kind === "scalar") {
+      if (seen.kind === "scalar")
+        this.retypeScalar(node, widenScalar(node.type ?? "STRING", seen.type), path);
+      else this.retypeScalar(node, "STRING", path);
+      return;
+    }
+    if (node.kind === seen.kind && node.kind !== "array") return;
+    if (node.kind === "array" && seen.kind === "array") {
+      const type = widenScalar(node.type ?? "STRING", seen.type);
+      if (type !== node.type) {
+        node.type = type;
+        this.changes.push({ op: "retype_field", path });
+      }
+      return;
+    }
+    if (seen.kind === "empty_array" && (node.kind === "array" || node.kind === "records")) return;
+    this.toString(node, path, place);
+  }
+
+  private retypeScalar(node: FieldNode, type: ScalarType, path: string[]): void {
+    const from = node.type ?? "STRING";
+    if (type === from) return;
+    node.type = type;
+    if (node.column === undefined) this.changes.push({ op: "retype_field", path });
+    else this.changes.push({ op: "alter_column", path, column: node.column, from, to: type });
+  }
+
+  /** A record, records or array field met a conflicting value: it becomes a STRING of its text. */
+  private toString(node: FieldNode, path: string[], place: Place): void {
+    const topLevel = path.length === 1;
+    const oldType = columnTypeOf(node, topLevel);
+    const descendants: SchemaChange[] = [];
+    if (node.fields) {
+      forEachNode(node.fields, path, (child, p) => {
+        if (child.column !== undefined)
+          descendants.push({ op: "drop_column", path: p, column: child.column });
+      });
+    }
+    if (node.column === undefined) {
+      this.changes.push({ op: "retype_field", path });
+    } else if (oldType === "PRESENCE") {
+      // A nested record keeps no text of its own; its objects are recovered from the JSON text of
+      // the top-level record above it.
+      const old = node.column;
+      node.column = this.allocate();
+      const add: SchemaChange = { op: "add_column", path, column: node.column, type: "STRING" };
+      if (place.topColumn !== undefined) add.backfill = { column: place.topColumn, path: path.slice(1) };
+      this.changes.push(add, { op: "drop_column", path, column: old });
+    } else {
+      this.changes.push({ op: "alter_column", path, column: node.column, from: oldType, to: "STRING" });
+    }
+    this.changes.push(...descendants);
+    node.kind = "scalar";
+    node.type = "STRING";
+    delete node.fields;
+  }
+}
+
+/**
+ * Widens a source schema in place with one event's fields (`LogEvent.body`) (DESIGN.md §3): new fields get a node
+ * and, per the layout, a column; INT64 meeting FLOAT64 becomes FLOAT64; any other conflict
+ * becomes STRING. Null values and empty arrays of unknown fields add nothing. Returns the changes
+ * in the order a backend applies them (empty when the schema already covers the event).
+ * The fixed fields (`id`, `timestamp`, `event_message`, `project`) never change.
+ */
+export function widenSchema(schema: SourceSchema, body: JsonObject): SchemaChange[] {
+  const widener = new Widener(schema);
+  const place: Place = { path: [], underArray: false };
+  for (const key of Object.keys(body)) {
+    if (key in FIXED_COLUMNS) continue;
+    widener.field(schema.fields, key, body[key]!, place);
+  }
+  return widener.changes;
+}

@@ -1,0 +1,65 @@
+import { parse as losslessParse, stringify as losslessStringify } from "lossless-json";
+
+/**
+ * A parsed JSON value as the schema code sees it. Numbers keep their exactness: an integer literal
+ * beyond ±2^53 (and within INT64) is a `bigint`; every other number is a `number`.
+ */
+export type JsonValue = null | boolean | string | number | bigint | JsonValue[] | JsonObject;
+export type JsonObject = { [key: string]: JsonValue };
+
+const INT64_MIN = -(2n ** 63n);
+const INT64_MAX = 2n ** 63n - 1n;
+const INTEGER_LITERAL = /^-?\d+$/;
+/** 16 digits in a row: a number literal that may not survive `JSON.parse` exactly. */
+const LONG_DIGIT_RUN = /\d{16}/;
+
+function parseNumberLiteral(text: string): number | bigint {
+  const n = Number(text);
+  if (Number.isSafeInteger(n) || !INTEGER_LITERAL.test(text)) return n;
+  const b = BigInt(text);
+  // Beyond INT64 a number is FLOAT64 (BigQuery has no wider integer).
+  return b >= INT64_MIN && b <= INT64_MAX ? b : n;
+}
+
+/**
+ * Parses JSON text without losing integer precision. Fast path: `JSON.parse` when no run of 16+
+ * digits occurs anywhere (then no integer literal can exceed 2^53); otherwise lossless-json with
+ * INT64 literals as `bigint`. Duplicate keys keep the last value, as `JSON.parse` does.
+ * Throws SyntaxError on malformed JSON.
+ */
+export function parseJsonText(text: string): JsonValue {
+  if (!LONG_DIGIT_RUN.test(text)) return JSON.parse(text) as JsonValue;
+  return losslessParse(text, null, {
+    parseNumber: parseNumberLiteral,
+    onDuplicateKey: ({ newValue }) => newValue,
+  }) as JsonValue;
+}
+
+/** JSON text of a value; `bigint`s are written as their exact digits. */
+export function jsonText(value: JsonValue): string {
+  try {
+    return JSON.stringify(value);
+  } catch {
+    // Only BigInt makes JSON.stringify throw on parsed JSON; lossless-json writes it exactly.
+    return losslessStringify(value) as string;
+  }
+}
+
+export function isJsonObject(value: unknown): value is JsonObject {
+  return typeof value === "object" && value !== null && !Array.isArray(value);
+}
+
+/** True for a JSON number that is INT64: integral and within INT64 range. */
+export function isInt64Number(value: number | bigint): boolean {
+  if (typeof value === "bigint") return true;
+  return Number.isInteger(value) && Math.abs(value) < 2 ** 63;
+}
+
+/** The text of a value for a STRING column: strings as is, anything else as its JSON text. */
+export function textOfJsonValue(value: JsonValue): string | null {
+  if (value === null) return null;
+  if (typeof value === "string") return value;
+  if (typeof value === "bigint") return value.toString();
+  if (typeof value === "number" || typeof value === "boolean") return String(value);
+  return jsonText(value);
+}

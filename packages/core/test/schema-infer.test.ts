@@ -1,0 +1,114 @@
+import { describe, expect, it } from "vitest";
+import { createFlattener, flattenEvent } from "../src/schema/flatten-event.ts";
+import {
+  builtinLogSchema,
+  newSourceSchema,
+  physicalColumns,
+  widenSchema,
+} from "../src/schema/infer-schema.ts";
+import { parseEvent } from "../src/schema/parse-event.ts";
+import { BUILTIN_SOURCES } from "../src/schema/schema-model.ts";
+
+const NOW = 1_736_931_600_000_000n;
+const ev = (o: unknown) => parseEvent(JSON.stringify(o), 1, NOW)!;
+
+describe("schema inference", () => {
+  it("names tables safely and uniquely", () => {
+    expect(newSourceSchema("cloudflare.logs.prod").table).toBe("src_cloudflare_logs_prod");
+    expect(newSourceSchema("postgrest.logs.prod", ["src_postgrest_logs_prod"]).table).toBe(
+      "src_postgrest_logs_prod_2",
+    );
+    const all = builtinLogSchema();
+    expect(Object.keys(all.sources)).toEqual([...BUILTIN_SOURCES]);
+    expect(new Set(Object.values(all.sources).map((s) => s.table)).size).toBe(9);
+  });
+
+  it("infers types and assigns columns per the layout", () => {
+    const s = newSourceSchema("edge");
+    const changes = widenSchema(
+      s,
+      ev({
+        event_message: "GET",
+        project: "p",
+        metadata: { request: { method: "GET", headers: { x_real_ip: "1.2.3.4" } }, status: 200, f: 0.5 },
+        tags: ["a", "b"],
+        items: [{ k: 1 }, { k: 2.5, z: true }],
+      }).body,
+    );
+    expect(
+      changes.filter((c) => c.op === "add_column").map((c) => [c.path.join("."), (c as any).type]),
+    ).toEqual([
+      ["metadata", "JSON"],
+      ["metadata.request", "PRESENCE"],
+      ["metadata.request.method", "STRING"],
+      ["metadata.request.headers", "PRESENCE"],
+      ["metadata.request.headers.x_real_ip", "STRING"],
+      ["metadata.status", "INT64"],
+      ["metadata.f", "FLOAT64"],
+      ["tags", "JSON"],
+      ["items", "JSON"],
+    ]);
+    expect(s.fields.items!.fields!.k).toEqual({ name: "k", kind: "scalar", type: "FLOAT64" });
+    expect(s.fields.items!.fields!.z!.column).toBeUndefined();
+    expect(s.fields.tags).toMatchObject({ kind: "array", type: "STRING" });
+    expect(physicalColumns(s).map((c) => c.column)).toEqual([
+      "id",
+      "timestamp",
+      "event_message",
+      "project",
+      ...["f1", "f2", "f3", "f4", "f5", "f6", "f7", "f8", "f9"],
+    ]);
+    expect(widenSchema(s, ev({ metadata: { status: 404 } }).body)).toEqual([]);
+  });
+
+  it("widens INT64 to FLOAT64 and conflicts to STRING", () => {
+    const s = newSourceSchema("x");
+    widenSchema(s, ev({ metadata: { n: 1, b: true, r: { a: 1 } } }).body);
+    expect(widenSchema(s, ev({ metadata: { n: 1.5 } }).body)).toEqual([
+      { op: "alter_column", path: ["metadata", "n"], column: "f2", from: "INT64", to: "FLOAT64" },
+    ]);
+    expect(widenSchema(s, ev({ metadata: { b: "yes" } }).body)).toEqual([
+      { op: "alter_column", path: ["metadata", "b"], column: "f3", from: "BOOL", to: "STRING" },
+    ]);
+    // a nested record meeting a scalar: a new STRING column backfilled from the top-level JSON
+    expect(widenSchema(s, ev({ metadata: { r: "text" } }).body)).toEqual([
+      {
+        op: "add_column",
+        path: ["metadata", "r"],
+        column: "f6",
+        type: "STRING",
+        backfill: { column: "f1", path: ["r"] },
+      },
+      { op: "drop_column", path: ["metadata", "r"], column: "f4" },
+      { op: "drop_column", path: ["metadata", "r", "a"], column: "f5" },
+    ]);
+    expect(s.fields.metadata!.fields!.r).toEqual({ name: "r", kind: "scalar", type: "STRING", column: "f6" });
+    const values = flattenEvent(s, ev({ metadata: { n: 2, b: false, r: { a: 1 } } }));
+    expect(values).toMatchObject({ f2: 2, f3: "false", f6: '{"a":1}' });
+  });
+
+  it("flattens typed values", () => {
+    const s = newSourceSchema("x");
+    const e = parseEvent(
+      '{"id":"i1","timestamp":"2025-01-15T09:00:00.123456Z","event_message":"m","project":7,' +
+        '"metadata":{"big":9007199254740993,"req":{"m":"GET"},"arr":[1,2],"recs":[{"a":1}]}}',
+      1,
+      NOW,
+    )!;
+    widenSchema(s, e.body);
+    const f = createFlattener(s);
+    const row = Object.fromEntries(f.columns.map((c, i) => [c.path.join("."), f.flatten(e)[i]]));
+    expect(row).toEqual({
+      id: "i1",
+      timestamp: 1736931600123456n,
+      event_message: "m",
+      project: "7",
+      metadata: '{"big":9007199254740993,"req":{"m":"GET"},"arr":[1,2],"recs":[{"a":1}]}',
+      "metadata.big": 9007199254740993n,
+      "metadata.req": true,
+      "metadata.req.m": "GET",
+      "metadata.arr": "[1,2]",
+      "metadata.recs": '[{"a":1}]',
+    });
+  });
+});

@@ -1,0 +1,80 @@
+import { describe, expect, it } from "vitest";
+import type { QesError } from "../src/errors.ts";
+import { jsonText, parseJsonText } from "../src/schema/json-value.ts";
+import { parseEvent } from "../src/schema/parse-event.ts";
+import { formatMicros, parseIsoTimestampMicros } from "../src/schema/timestamp-micros.ts";
+
+const NOW = 1_736_931_600_000_000n;
+
+describe("parseEvent", () => {
+  it("keeps an INT64 beyond 2^53 exact and small numbers as numbers", () => {
+    const e = parseEvent(
+      '{"event_message":"x","metadata":{"big":9007199254740993,"small":5,"f":1.5}}',
+      1,
+      NOW,
+    )!;
+    const m = e.body.metadata as Record<string, unknown>;
+    expect(m.big).toBe(9007199254740993n);
+    expect(m.small).toBe(5);
+    expect(m.f).toBe(1.5);
+    expect(jsonText(e.body)).toContain('"big":9007199254740993');
+  });
+
+  it("defaults id to a UUID and timestamp to the load time", () => {
+    const e = parseEvent('{"event_message":"x"}', 1, NOW)!;
+    expect(e.id).toMatch(/^[0-9a-f-]{36}$/);
+    expect(e.timestamp).toBe(NOW);
+  });
+
+  it("keeps microseconds of ISO timestamps; no zone is UTC; accepts integer micros", () => {
+    expect(parseEvent('{"timestamp":"2025-01-15T09:00:00.123456Z"}', 1, NOW)!.timestamp).toBe(
+      1736931600123456n,
+    );
+    expect(parseEvent('{"timestamp":"2025-01-15 09:00:00.123456"}', 1, NOW)!.timestamp).toBe(
+      1736931600123456n,
+    );
+    expect(parseEvent('{"timestamp":"2025-01-15T11:00:00.123456+02:00"}', 1, NOW)!.timestamp).toBe(
+      1736931600123456n,
+    );
+    expect(parseEvent('{"timestamp":1736931600123456}', 1, NOW)!.timestamp).toBe(1736931600123456n);
+  });
+
+  it("names the line and the problem for malformed input", () => {
+    const err = (line: string) => {
+      try {
+        parseEvent(line, 7, NOW);
+      } catch (e) {
+        return e as QesError;
+      }
+      throw new Error("no error");
+    };
+    const a = err('{"a":');
+    expect(a.code).toBe("invalid_event");
+    expect(a.line).toBe(7);
+    expect(a.message).toMatch(/line 7: not valid JSON/);
+    expect(err("[1,2]").message).toMatch(/line 7: an event must be a JSON object, got an array/);
+    expect(err('{"timestamp":"yesterday"}').message).toMatch(/line 7: "timestamp"/);
+  });
+
+  it("gives null for a blank line", () => {
+    expect(parseEvent("   ", 1, NOW)).toBeNull();
+  });
+});
+
+describe("timestamps", () => {
+  it("parses and formats exactly", () => {
+    expect(parseIsoTimestampMicros("1970-01-01")).toBe(0n);
+    expect(parseIsoTimestampMicros("1969-12-31T23:59:59.999999Z")).toBe(-1n);
+    expect(parseIsoTimestampMicros("2024-02-30T00:00:00Z")).toBeNull();
+    expect(parseIsoTimestampMicros("2025-01-15 09:00:00.123 UTC")).toBe(1736931600123000n);
+    expect(formatMicros(1736931600123456n)).toBe("2025-01-15T09:00:00.123456");
+    expect(formatMicros(1736931600000000n)).toBe("2025-01-15T09:00:00");
+    expect(formatMicros(-1n, " ", "always")).toBe("1969-12-31 23:59:59.999999");
+  });
+
+  it("parses JSON losslessly only when needed", () => {
+    expect(parseJsonText('{"a":"1234567890123456789"}')).toEqual({ a: "1234567890123456789" });
+    expect(parseJsonText("[123456789012345678901234]")).toEqual([Number("123456789012345678901234")]);
+    expect(parseJsonText('{"a":1,"a":2}')).toEqual({ a: 2 });
+  });
+});
