@@ -1,0 +1,125 @@
+import type { Backend } from "@qes/core";
+import { type ResolvedKeys, resolveApiKeys } from "../../auth/configured-keys.ts";
+import { openBackend } from "../../backend/open-backend.ts";
+import { type Clock, requestClock } from "../../clock.ts";
+import { loadConfig } from "../../config.ts";
+import { generateEvents, type SeedSource } from "../../seed/generate-events.ts";
+import { seedStore } from "../../seed/seed-store.ts";
+import { storeIsEmpty } from "../../seed/store-is-empty.ts";
+import { type RunningService, startService } from "../../service.ts";
+import { count, seconds } from "../terminal.ts";
+import { curlLines } from "./banner.ts";
+import { DEFAULT_SEED_DAYS, DEFAULT_SEED_EVENTS } from "./seed.ts";
+
+const DEMO_EVERY_MS = 3000;
+/** events added per demo tick and source */
+const DEMO_BATCH: Partial<Record<SeedSource, number>> = {
+  "cloudflare.logs.prod": 24,
+  "postgres.logs": 3,
+  "gotrue.logs.prod": 3,
+  "deno-relay-logs": 2,
+  "realtime.logs.prod": 2,
+  "storage.logs.prod.2": 2,
+};
+
+/**
+ * `qes serve [--demo]`: opens the store (seeding it when empty and QES_SEED=auto), serves HTTP on
+ * PORT, prints URL, token and curl lines, and stops cleanly on SIGINT/SIGTERM.
+ */
+export async function serveCommand(opts: { demo: boolean }): Promise<number> {
+  const config = loadConfig();
+  const keys = await resolveApiKeys(config.apiKeys);
+  const clock = requestClock(config.testNowMicros);
+  const backend = await openBackend(config);
+  let service: RunningService | undefined;
+  let demo: NodeJS.Timeout | undefined;
+  try {
+    if (config.seed === "auto" && (await storeIsEmpty(backend))) await seedSample(backend, clock);
+    service = await startService({ config, backend, keys: keys.keys });
+    if (opts.demo) demo = startDemo(backend, clock, service);
+  } catch (e) {
+    await service?.close();
+    await backend.close();
+    throw e;
+  }
+  printBanner(service, keys, opts.demo);
+  const running = service;
+  await new Promise<void>((resolve) => {
+    let stopping = false;
+    const stop = (signal: NodeJS.Signals) => {
+      if (stopping) {
+        process.stderr.write(`${signal} again: exiting now\n`);
+        process.exit(130);
+      }
+      stopping = true;
+      process.stderr.write(`${signal}: finishing requests in flight and closing the store…\n`);
+      if (demo) clearInterval(demo);
+      running
+        .close()
+        .then(() => backend.close())
+        .then(resolve, (e) => {
+          process.stderr.write(`error while stopping: ${String(e)}\n`);
+          resolve();
+        });
+    };
+    process.once("SIGINT", stop);
+    process.once("SIGTERM", stop);
+  });
+  return 0;
+}
+
+async function seedSample(backend: Backend, clock: Clock): Promise<void> {
+  process.stdout.write(`The store is empty: seeding ${count(DEFAULT_SEED_EVENTS)} sample events…\n`);
+  const started = performance.now();
+  await seedStore(backend, {
+    events: DEFAULT_SEED_EVENTS,
+    spread: { days: DEFAULT_SEED_DAYS },
+    seed: 1,
+    nowMicros: clock(),
+  });
+  process.stdout.write(
+    `Seeded in ${seconds((performance.now() - started) / 1000)} s (QES_SEED=false turns this off).\n`,
+  );
+}
+
+/** keeps adding fresh events so minutely charts and a log tail stay alive */
+function startDemo(backend: Backend, clock: Clock, service: RunningService): NodeJS.Timeout {
+  let tick = 0;
+  let busy = false;
+  return setInterval(() => {
+    if (busy) return;
+    busy = true;
+    tick++;
+    const now = clock();
+    (async () => {
+      for (const [source, n] of Object.entries(DEMO_BATCH) as [SeedSource, number][]) {
+        const lines = generateEvents(source, n, 1_000_000 + tick, now, {
+          spread: { lastSeconds: DEMO_EVERY_MS / 1000 },
+        });
+        await backend.load(source, lines, { nowMicros: now });
+      }
+    })()
+      .catch((e) => service.logger.error({ err: e }, "demo events could not be added"))
+      .finally(() => {
+        busy = false;
+      });
+  }, DEMO_EVERY_MS);
+}
+
+function printBanner(service: RunningService, keys: ResolvedKeys, demo: boolean): void {
+  const out: string[] = ["", `qes is listening on ${service.url}`];
+  let token = "$QES_TOKEN";
+  if (keys.generated) {
+    token = keys.generated.token;
+    out.push(
+      `API token: ${token}`,
+      `  (${keys.generated.created ? "generated now and saved" : "read from"} ${keys.generated.file}; set QES_API_KEYS to choose your own)`,
+    );
+  } else {
+    out.push("API tokens: from QES_API_KEYS (put one in $QES_TOKEN for the lines below)");
+  }
+  if (demo) out.push(`Demo mode: fresh events every ${DEMO_EVERY_MS / 1000} s.`);
+  out.push("", "Try:", ...curlLines(service.url, token, service.registry).map((l) => `  ${l}`), "");
+  // the token goes to the terminal only, never through the logger
+  process.stdout.write(`${out.join("\n")}\n`);
+}

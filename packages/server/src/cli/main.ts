@@ -1,0 +1,70 @@
+import { parseArgs } from "node:util";
+import { describeError, UsageError } from "./terminal.ts";
+
+const USAGE = `usage: qes <command>
+
+  serve [--demo]                          serve the HTTP API on PORT (seeds sample data into an empty store)
+  load --source <name> <file.ndjson|->…   load NDJSON events into a source
+  seed [--events N] [--days D]            add realistic sample events to all nine sources
+  endpoints                               list the endpoints with their ids and settings
+  check [dir…]                            compile and sandbox-check every endpoint definition
+
+Configuration comes from the environment (see README.md).`;
+
+async function main(argv: string[]): Promise<number> {
+  const [command, ...rest] = argv;
+  switch (command) {
+    case "serve": {
+      const { values } = parseArgs({ args: rest, options: { demo: { type: "boolean", default: false } } });
+      const { serveCommand } = await import("./commands/serve.ts");
+      return serveCommand({ demo: values.demo === true });
+    }
+    case "load": {
+      const { values, positionals } = parseArgs({
+        args: rest,
+        options: { source: { type: "string", short: "s" } },
+        allowPositionals: true,
+      });
+      const { loadCommand } = await import("./commands/load.ts");
+      return loadCommand(values.source, positionals);
+    }
+    case "seed": {
+      const { values } = parseArgs({
+        args: rest,
+        options: { events: { type: "string" }, days: { type: "string" }, seed: { type: "string" } },
+      });
+      const { seedCommand } = await import("./commands/seed.ts");
+      return seedCommand(values);
+    }
+    case "endpoints": {
+      parseArgs({ args: rest, options: {} });
+      const { endpointsCommand } = await import("./commands/endpoints.ts");
+      return endpointsCommand();
+    }
+    case "check": {
+      const { positionals } = parseArgs({ args: rest, options: {}, allowPositionals: true });
+      const { checkCommand } = await import("./commands/check.ts");
+      return checkCommand(positionals);
+    }
+    case undefined:
+    case "help":
+    case "--help":
+    case "-h":
+      process.stdout.write(`${USAGE}\n`);
+      return command === undefined ? 2 : 0;
+    default:
+      throw new UsageError(`unknown command "${command}"`);
+  }
+}
+
+main(process.argv.slice(2)).then(
+  (code) => {
+    process.exitCode = code;
+  },
+  (e: unknown) => {
+    const usage = e instanceof UsageError || (e as { code?: string }).code?.startsWith("ERR_PARSE_ARGS");
+    process.stderr.write(`qes: ${describeError(e)}\n`);
+    if (usage) process.stderr.write(`\n${USAGE}\n`);
+    process.exitCode = usage ? 2 : 1;
+  },
+);

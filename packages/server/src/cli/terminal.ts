@@ -1,0 +1,51 @@
+import { isQesError } from "@qes/core";
+
+/** A wrong command line: printed with the usage, exit code 2. */
+export class UsageError extends Error {}
+
+/** what the person at the terminal reads for an error: the message, located when it can be */
+export function describeError(e: unknown): string {
+  if (isQesError(e)) {
+    if (e.code === "store_locked") {
+      return (
+        `${e.message}\n` +
+        "DuckDB lets one process write its file: stop the running `qes serve` first, or point " +
+        "QES_DUCKDB_PATH at another file. For several processes use PostgreSQL (QES_BACKEND=postgres)."
+      );
+    }
+    if (e.code === "backend_unavailable")
+      return `${e.message}\n(is the database running? see scripts/ensure-services.sh)`;
+    return e.message;
+  }
+  if (e instanceof Error) return e.stack ?? e.message;
+  return String(e);
+}
+
+/** 1234567 → "1,234,567" */
+export function count(n: number): string {
+  return n.toLocaleString("en-US");
+}
+
+export function seconds(s: number): string {
+  return s < 10 ? s.toFixed(2) : s.toFixed(1);
+}
+
+/** a progress line that rewrites itself on a terminal and is printed at most every few seconds otherwise */
+export function progressPrinter(stream: NodeJS.WriteStream = process.stderr, everyMs = 1000) {
+  let last = 0;
+  let shown = false;
+  const tty = stream.isTTY === true;
+  return {
+    update(text: string): void {
+      const now = Date.now();
+      if (now - last < (tty ? everyMs : everyMs * 5)) return;
+      last = now;
+      shown = true;
+      stream.write(tty ? `\r\x1b[K${text}` : `${text}\n`);
+    },
+    done(): void {
+      if (shown && tty) stream.write("\r\x1b[K");
+      shown = false;
+    },
+  };
+}

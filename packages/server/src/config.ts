@@ -1,0 +1,149 @@
+import { QesError, splitEndpointDirs } from "@qes/core";
+
+/**
+ * The service's configuration, read from the environment once at start-up (DESIGN.md §8). A bad
+ * value stops start-up with an `invalid_config` error naming the variable.
+ */
+export interface QesConfig {
+  port: number;
+  backend: "duckdb" | "postgres";
+  duckdb: { path: string; memoryLimit: string; threads: number };
+  postgres: { url: string; schema: string; queryUrl?: string; pool: number };
+  queryTimeoutMs: number;
+  cacheMaxEntries: number;
+  warmMaxKeys: number;
+  redis: { url?: string; prefix: string };
+  /** raw `QES_API_KEYS`; parsed by auth/api-keys.ts */
+  apiKeys?: string;
+  jwt: { secret?: string; publicKey?: string };
+  endpointDirs: string[];
+  corsOrigins: string[];
+  errorFormat: "standard" | "legacy";
+  seed: "auto" | "false";
+  /** pinned clock in µs (`QES_TEST_NOW`, only with NODE_ENV=test) */
+  testNowMicros?: bigint;
+  nodeEnv: string;
+}
+
+type Env = Record<string, string | undefined>;
+
+export function loadConfig(env: Env = process.env): QesConfig {
+  const nodeEnv = env.NODE_ENV ?? "development";
+  const config: QesConfig = {
+    port: integer(env, "PORT", 4000, 0, 65535),
+    backend: oneOf(env, "QES_BACKEND", ["duckdb", "postgres"] as const, "duckdb"),
+    duckdb: {
+      path: text(env, "QES_DUCKDB_PATH") ?? "./data/qes.duckdb",
+      memoryLimit: memorySize(env, "QES_DUCKDB_MEMORY_LIMIT", "1GB"),
+      threads: integer(env, "QES_DUCKDB_THREADS", 2, 1, 1024),
+    },
+    postgres: {
+      url:
+        url(env, "QES_POSTGRES_URL", ["postgres:", "postgresql:"]) ??
+        "postgres://postgres@127.0.0.1:5432/postgres",
+      schema: identifier(env, "QES_POSTGRES_SCHEMA", "qes"),
+      pool: integer(env, "QES_POSTGRES_POOL", 10, 1, 1000),
+    },
+    queryTimeoutMs: integer(env, "QES_QUERY_TIMEOUT_MS", 30_000, 1, 24 * 3600_000),
+    cacheMaxEntries: integer(env, "QES_CACHE_MAX_ENTRIES", 10_000, 0, 100_000_000),
+    warmMaxKeys: integer(env, "QES_WARM_MAX_KEYS", 1000, 0, 10_000_000),
+    redis: { prefix: text(env, "QES_REDIS_PREFIX") ?? "qes:" },
+    jwt: {},
+    endpointDirs: splitEndpointDirs(env.QES_ENDPOINTS_DIR),
+    corsOrigins: list(env, "QES_CORS_ORIGINS"),
+    errorFormat: oneOf(env, "QES_ERROR_FORMAT", ["standard", "legacy"] as const, "standard"),
+    seed: oneOf(env, "QES_SEED", ["auto", "false"] as const, "auto"),
+    nodeEnv,
+  };
+  const queryUrl = url(env, "QES_POSTGRES_QUERY_URL", ["postgres:", "postgresql:"]);
+  if (queryUrl !== undefined) config.postgres.queryUrl = queryUrl;
+  const redisUrl = url(env, "QES_REDIS_URL", ["redis:", "rediss:"]);
+  if (redisUrl !== undefined) config.redis.url = redisUrl;
+  const apiKeys = text(env, "QES_API_KEYS");
+  if (apiKeys !== undefined) config.apiKeys = apiKeys;
+  const secret = text(env, "QES_JWT_SECRET");
+  if (secret !== undefined) config.jwt.secret = secret;
+  const publicKey = text(env, "QES_JWT_PUBLIC_KEY");
+  if (publicKey !== undefined) config.jwt.publicKey = publicKey;
+  for (const origin of config.corsOrigins) {
+    if (origin !== "*" && !/^https?:\/\/[^/\s]+$/.test(origin)) {
+      bad("QES_CORS_ORIGINS", `"${origin}" is not an origin such as https://app.example.com`);
+    }
+  }
+  const testNow = text(env, "QES_TEST_NOW");
+  if (testNow !== undefined && nodeEnv === "test")
+    config.testNowMicros = parseInstant("QES_TEST_NOW", testNow);
+  return config;
+}
+
+function bad(name: string, message: string): never {
+  throw new QesError("invalid_config", `${name}: ${message}`, { param: name });
+}
+
+/** unset and empty both mean "use the default" */
+function text(env: Env, name: string): string | undefined {
+  const v = env[name];
+  return v === undefined || v.trim() === "" ? undefined : v.trim();
+}
+
+function integer(env: Env, name: string, fallback: number, min: number, max: number): number {
+  const v = text(env, name);
+  if (v === undefined) return fallback;
+  if (!/^\d+$/.test(v)) bad(name, `"${v}" is not a whole number`);
+  const n = Number(v);
+  if (n < min || n > max) bad(name, `${n} is outside ${min}…${max}`);
+  return n;
+}
+
+function oneOf<T extends string>(env: Env, name: string, allowed: readonly T[], fallback: T): T {
+  const v = text(env, name);
+  if (v === undefined) return fallback;
+  if (!allowed.includes(v as T)) bad(name, `"${v}" is not one of ${allowed.join(", ")}`);
+  return v as T;
+}
+
+function url(env: Env, name: string, protocols: string[]): string | undefined {
+  const v = text(env, name);
+  if (v === undefined) return undefined;
+  let parsed: URL;
+  try {
+    parsed = new URL(v);
+  } catch {
+    return bad(name, "is not a URL");
+  }
+  if (!protocols.includes(parsed.protocol))
+    bad(name, `must start with ${protocols.map((p) => `${p}//`).join(" or ")}`);
+  return v;
+}
+
+function identifier(env: Env, name: string, fallback: string): string {
+  const v = text(env, name) ?? fallback;
+  if (!/^[a-z_][a-z0-9_]{0,62}$/.test(v)) bad(name, `"${v}" is not a lower-case SQL identifier`);
+  return v;
+}
+
+function memorySize(env: Env, name: string, fallback: string): string {
+  const v = text(env, name) ?? fallback;
+  if (!/^\d+(\.\d+)?\s*(B|KB|MB|GB|TB|KiB|MiB|GiB|TiB)$/i.test(v))
+    bad(name, `"${v}" is not a size such as 512MB or 1GB`);
+  return v;
+}
+
+function list(env: Env, name: string): string[] {
+  return (text(env, name) ?? "")
+    .split(",")
+    .map((s) => s.trim())
+    .filter((s) => s !== "");
+}
+
+/** integer unix microseconds or ISO 8601 (no zone = UTC), to µs */
+function parseInstant(name: string, v: string): bigint {
+  if (/^\d+$/.test(v)) return BigInt(v);
+  const m = /^(\d{4}-\d{2}-\d{2})[T ](\d{2}:\d{2}:\d{2})(?:\.(\d{1,6})\d*)?(Z|[+-]\d{2}:?\d{2})?$/.exec(v);
+  if (!m) return bad(name, `"${v}" is neither unix microseconds nor an ISO 8601 timestamp`);
+  const zone = m[4] === undefined || m[4] === "Z" ? "Z" : m[4];
+  const ms = Date.parse(`${m[1]}T${m[2]}${zone}`);
+  if (Number.isNaN(ms)) return bad(name, `"${v}" is not a valid timestamp`);
+  const fraction = BigInt((m[3] ?? "").padEnd(6, "0"));
+  return BigInt(ms) * 1000n + fraction;
+}

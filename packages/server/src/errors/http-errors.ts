@@ -1,0 +1,65 @@
+import { HTTP_STATUS_OF, isQesError, type QesErrorCode } from "@qes/core";
+
+/** The error body of DESIGN.md §7. */
+export interface ErrorBody {
+  error: {
+    code: QesErrorCode;
+    message: string;
+    requestId: string;
+    param?: string;
+    allowed?: readonly string[];
+    line?: number;
+    column?: number;
+  };
+}
+
+export type ErrorFormat = "standard" | "legacy";
+
+export interface HttpError {
+  status: number;
+  body: unknown;
+  /** true when the error is not one of ours: log it with its stack */
+  unexpected: boolean;
+}
+
+/** codes that keep their status in the legacy format: they are not errors of the query */
+const LEGACY_KEEPS_STATUS: ReadonlySet<QesErrorCode> = new Set([
+  "unauthorized",
+  "forbidden",
+  "endpoint_not_found",
+  "request_too_large",
+]);
+
+/**
+ * Maps any thrown value to a status and body, once, at the edge. Errors that are not QesErrors
+ * become 500 `internal` without details.
+ */
+export function toHttpError(e: unknown, requestId: string, format: ErrorFormat = "standard"): HttpError {
+  if (!isQesError(e)) {
+    const message = "internal error; the request id identifies it in the server log";
+    return {
+      status: 500,
+      body: format === "legacy" ? { error: message } : { error: { code: "internal", message, requestId } },
+      unexpected: true,
+    };
+  }
+  // configuration errors carry file paths: not for clients
+  const internal = e.code === "internal" || e.code === "invalid_config";
+  const message = internal ? "internal error; the request id identifies it in the server log" : e.message;
+  const status = HTTP_STATUS_OF[e.code];
+  if (format === "legacy") {
+    return {
+      status: LEGACY_KEEPS_STATUS.has(e.code) ? status : 200,
+      body: { error: message },
+      unexpected: internal,
+    };
+  }
+  const body: ErrorBody = { error: { code: internal ? "internal" : e.code, message, requestId } };
+  if (!internal) {
+    if (e.param !== undefined) body.error.param = e.param;
+    if (e.allowed !== undefined) body.error.allowed = e.allowed;
+    if (e.line !== undefined) body.error.line = e.line;
+    if (e.column !== undefined) body.error.column = e.column;
+  }
+  return { status, body, unexpected: internal };
+}

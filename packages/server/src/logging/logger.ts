@@ -1,0 +1,15 @@
+import { type DestinationStream, type Logger, pino } from "pino";
+
+export type { Logger } from "pino";
+
+export interface LoggerOptions {
+  level?: string;
+  /** where log lines go; stdout by default (tests pass a stream to read them) */
+  destination?: DestinationStream;
+}
+
+/** Structured JSON logs (pino). Nothing that can carry a token is ever passed to it. */
+export function createLogger(opts: LoggerOptions = {}): Logger {
+  const options = { level: opts.level ?? process.env.LOG_LEVEL ?? "info", base: { service: "qes" } };
+  return opts.destination ? pino(options, opts.destination) : pino(options);
+}

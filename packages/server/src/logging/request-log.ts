@@ -1,0 +1,39 @@
+import type { NextFunction, Request, Response } from "express";
+import type { Logger } from "pino";
+
+/** query parameters that carry credentials and never reach a log line */
+const SECRET_PARAMS = new Set(["api_key"]);
+
+/** The URL as logged: path plus query string without credential parameters. */
+export function loggableUrl(originalUrl: string): string {
+  const q = originalUrl.indexOf("?");
+  if (q === -1) return originalUrl;
+  const params = new URLSearchParams(originalUrl.slice(q + 1));
+  for (const key of [...params.keys()]) {
+    if (SECRET_PARAMS.has(key.toLowerCase())) params.delete(key);
+  }
+  const rest = params.toString();
+  return rest === "" ? originalUrl.slice(0, q) : `${originalUrl.slice(0, q)}?${rest}`;
+}
+
+/** One log line per finished request: id, method, URL (credentials stripped), status, time. */
+export function requestLog(logger: Logger) {
+  return (req: Request, res: Response, next: NextFunction): void => {
+    const started = process.hrtime.bigint();
+    res.on("finish", () => {
+      const ms = Number(process.hrtime.bigint() - started) / 1e6;
+      logger.info(
+        {
+          requestId: res.locals.requestId,
+          method: req.method,
+          url: loggableUrl(req.originalUrl),
+          status: res.statusCode,
+          ms: Math.round(ms * 100) / 100,
+          endpoint: res.locals.endpointName,
+        },
+        "request",
+      );
+    });
+    next();
+  };
+}
