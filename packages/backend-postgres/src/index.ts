@@ -1,0 +1,13 @@
+export { createPostgresBackend, PostgresBackend } from "./postgres-backend.ts";
+export {
+  DEFAULT_POSTGRES_POOL,
+  DEFAULT_POSTGRES_SCHEMA,
+  DEFAULT_POSTGRES_URL,
+  type PostgresBackendConfig,
+  postgresConfigFromEnv,
+  type ResolvedPostgresConfig,
+  readerRoleFor,
+  validateSchemaName,
+} from "./postgres-config.ts";
+export { postgresDialect } from "./postgres-dialect.ts";
+export { PG_COLUMN_TYPES } from "./postgres-storage.ts";

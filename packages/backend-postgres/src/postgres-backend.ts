@@ -1,0 +1,174 @@
+import type {
+  Backend,
+  BoundValues,
+  CompiledQuery,
+  ExecuteOptions,
+  LoadOptions,
+  LoadSummary,
+  LogSchema,
+  QueryResult,
+} from "@qes/core";
+import { Kysely, PostgresDialect } from "kysely";
+import pg from "pg";
+import {
+  type PostgresBackendConfig,
+  type ResolvedPostgresConfig,
+  resolvePostgresConfig,
+} from "./postgres-config.ts";
+import { postgresDialect } from "./postgres-dialect.ts";
+import { toQesError } from "./postgres-errors.ts";
+import { createQueryPool, PostgresExecutor } from "./postgres-executor.ts";
+import { loadEvents } from "./postgres-loader.ts";
+import { migrateStorage } from "./postgres-migrations.ts";
+import { ensureReaderRole, grantSchemaUsage, readerPasswordFor } from "./postgres-query-role.ts";
+import { advisoryKey } from "./postgres-sql.ts";
+import {
+  ensureBuiltinSources,
+  lockSourceForLoad,
+  readLogSchema,
+  readSchemaVersion,
+} from "./postgres-storage.ts";
+
+/** How long a schema read is trusted before the version is asked again (DESIGN.md §3: within a second). */
+const SCHEMA_RECHECK_MS = 500;
+/** Owner connections: loads (one each), schema reads, start-up. */
+const OWNER_POOL_SIZE = 3;
+
+/**
+ * The PostgreSQL backend (DESIGN.md §6): log tables in one schema, loads over the owner
+ * connection, queries over a separate pool logged in as a SELECT-only role.
+ */
+export class PostgresBackend implements Backend {
+  readonly name = "postgres";
+  readonly dialect = postgresDialect;
+  readonly config: ResolvedPostgresConfig;
+
+  private readonly ownerPool: pg.Pool;
+  private readonly queryPool: pg.Pool;
+  private readonly db: Kysely<any>;
+  private readonly executor: PostgresExecutor;
+  private cached: LogSchema | null = null;
+  private checkedAt = 0;
+  private refreshing: Promise<LogSchema> | null = null;
+
+  constructor(config: PostgresBackendConfig) {
+    this.config = resolvePostgresConfig(config, readerPasswordFor);
+    this.ownerPool = new pg.Pool({
+      connectionString: this.config.url,
+      max: OWNER_POOL_SIZE,
+      connectionTimeoutMillis: this.config.connectTimeoutMs,
+      application_name: "qes-owner",
+      options: "-c TimeZone=UTC -c DateStyle=ISO",
+    });
+    this.ownerPool.on("error", () => undefined);
+    this.db = new Kysely<any>({ dialect: new PostgresDialect({ pool: this.ownerPool }) });
+    this.queryPool = createQueryPool(this.config);
+    this.executor = new PostgresExecutor(this.queryPool, this.config);
+  }
+
+  /**
+   * Creates or migrates the schema, the reader role, its grants and the nine built-in sources.
+   * Idempotent; parallel start-ups queue on an advisory lock.
+   */
+  async init(): Promise<void> {
+    try {
+      const client = await this.ownerPool.connect();
+      const lock = advisoryKey(`qes:init:${this.config.schema}`);
+      let broken = false;
+      try {
+        await client.query("select pg_advisory_lock($1::bigint)", [lock]);
+        try {
+          await migrateStorage(this.db, this.config.schema);
+          await ensureReaderRole(client, this.config);
+          await grantSchemaUsage(client, this.config);
+          await client.query("begin");
+          await lockSourceForLoad(client, this.config.schema);
+          await ensureBuiltinSources(client, this.config);
+          await client.query("commit");
+        } catch (e) {
+          await client.query("rollback").catch(() => undefined);
+          throw e;
+        } finally {
+          await client.query("select pg_advisory_unlock($1::bigint)", [lock]).catch(() => {
+            broken = true;
+          });
+        }
+      } finally {
+        client.release(broken);
+      }
+      await this.refreshSchema(true);
+    } catch (e) {
+      throw toQesError(e, "preparing storage");
+    }
+  }
+
+  async schema(): Promise<LogSchema> {
+    if (this.cached !== null && Date.now() - this.checkedAt < SCHEMA_RECHECK_MS) return this.cached;
+    return this.refreshSchema(false);
+  }
+
+  /** Reads the version (cheap) and the whole model only when it moved; one read at a time. */
+  private async refreshSchema(full: boolean): Promise<LogSchema> {
+    if (this.refreshing !== null) {
+      if (!full) return this.refreshing;
+      // a read that started before our change must not land after it
+      await this.refreshing.catch(() => undefined);
+    }
+    const run: Promise<LogSchema> = (async () => {
+      try {
+        const cached = this.cached;
+        if (!full && cached !== null) {
+          const version = await readSchemaVersion(this.ownerPool, this.config.schema);
+          if (version === cached.version) {
+            this.checkedAt = Date.now();
+            return cached;
+          }
+        }
+        const schema = await readLogSchema(this.ownerPool, this.config.schema);
+        this.cached = schema;
+        this.checkedAt = Date.now();
+        return schema;
+      } catch (e) {
+        throw toQesError(e, "reading the schema");
+      }
+    })();
+    this.refreshing = run;
+    run
+      .finally(() => {
+        if (this.refreshing === run) this.refreshing = null;
+      })
+      .catch(() => undefined);
+    return run;
+  }
+
+  async load(
+    source: string,
+    lines: AsyncIterable<string> | Iterable<string>,
+    opts?: LoadOptions,
+  ): Promise<LoadSummary> {
+    const result = await loadEvents(this.ownerPool, this.config, source, lines, opts);
+    if (result.schemaChanged) await this.refreshSchema(true);
+    return result.summary;
+  }
+
+  execute(query: CompiledQuery, values: BoundValues, opts: ExecuteOptions): Promise<QueryResult> {
+    return this.executor.execute(query, values, opts);
+  }
+
+  health(): Promise<void> {
+    return this.executor.health();
+  }
+
+  executedQueries(): number {
+    return this.executor.executedQueries();
+  }
+
+  async close(): Promise<void> {
+    await Promise.allSettled([this.queryPool.end(), this.db.destroy()]);
+  }
+}
+
+/** A PostgreSQL backend; call `init()` before use. */
+export function createPostgresBackend(config: PostgresBackendConfig): PostgresBackend {
+  return new PostgresBackend(config);
+}

@@ -1,0 +1,90 @@
+import { isQesError, QesError } from "@qes/core";
+
+/** Node socket errors that mean "the server cannot be reached right now". */
+const NETWORK_CODES = new Set([
+  "ECONNREFUSED",
+  "ECONNRESET",
+  "ETIMEDOUT",
+  "EPIPE",
+  "ENOTFOUND",
+  "EAI_AGAIN",
+  "EHOSTUNREACH",
+  "ENETUNREACH",
+  "ECONNABORTED",
+]);
+
+/**
+ * SQLSTATEs of a server that is down, restarting or out of resources: 08 connection exception,
+ * 57P01 admin_shutdown, 57P02 crash_shutdown, 57P03 cannot_connect_now, 53 insufficient resources.
+ */
+function isUnavailableState(state: string): boolean {
+  return (
+    state.startsWith("08") ||
+    state.startsWith("53") ||
+    state === "57P01" ||
+    state === "57P02" ||
+    state === "57P03"
+  );
+}
+
+/** What pg says when a socket dies under it, or the pool cannot open one in time. */
+const CONNECTION_MESSAGES = [
+  "Connection terminated",
+  "connection error and is not queryable",
+  "timeout exceeded when trying to connect",
+  "Connection terminated due to connection timeout",
+  "server closed the connection",
+  "the database system is",
+];
+
+function sqlState(e: unknown): string | undefined {
+  const code = (e as { code?: unknown } | null)?.code;
+  return typeof code === "string" ? code : undefined;
+}
+
+function messageOf(e: unknown): string {
+  return e instanceof Error ? e.message : String(e);
+}
+
+/** True when an error means PostgreSQL is unreachable (down, restarting, refusing connections). */
+export function isUnavailableError(e: unknown): boolean {
+  const code = sqlState(e);
+  if (code !== undefined && (NETWORK_CODES.has(code) || (code.length === 5 && isUnavailableState(code))))
+    return true;
+  // AggregateError: `localhost` resolves to ::1 and 127.0.0.1, both refused.
+  if (e instanceof AggregateError) return e.errors.some(isUnavailableError);
+  const message = messageOf(e);
+  return CONNECTION_MESSAGES.some((m) => message.includes(m));
+}
+
+/**
+ * Maps a pg error to a QesError with a stable code. Messages of server-side failures are the
+ * server's own (they name no secrets); internals keep the original as `cause` for the logs.
+ */
+export function toQesError(e: unknown, doing: string): QesError {
+  if (isQesError(e)) return e;
+  const code = sqlState(e);
+  if (isUnavailableError(e)) {
+    return new QesError("backend_unavailable", `PostgreSQL is unavailable (${doing}): ${messageOf(e)}`, {
+      cause: e,
+    });
+  }
+  if (code === "57014" || code === "55P03") {
+    return new QesError("query_timeout", "the query took longer than its time limit and was cancelled", {
+      cause: e,
+    });
+  }
+  if (code === "42601" && messageOf(e).includes("multiple commands")) {
+    return new QesError("statement_not_allowed", "only one statement per query is allowed", { cause: e });
+  }
+  if (code === "42501") {
+    return new QesError("sql_not_allowed", `not allowed: ${messageOf(e)}`, { cause: e });
+  }
+  if (code?.startsWith("22")) {
+    return new QesError("sql_invalid", messageOf(e), { cause: e });
+  }
+  if (code?.startsWith("54")) {
+    return new QesError("sql_too_complex", messageOf(e), { cause: e });
+  }
+  return new QesError("internal", `PostgreSQL failed while ${doing}: ${messageOf(e)}`, { cause: e });
+}

@@ -1,0 +1,69 @@
+import { QesError } from "@qes/core";
+import { type Kysely, type Migration, type MigrationProvider, Migrator, sql } from "kysely";
+
+/**
+ * The storage's own tables, created and migrated at start-up (kysely). Log tables are not
+ * migrations: a load creates them as sources appear (postgres-storage.ts).
+ *
+ * - `qes_sources`: one row per source: its physical table and its schema model (the `fields`
+ *   tree of core's SourceSchema as JSON) with a version taken from `qes_schema_version_seq`
+ *   on every change. The LogSchema version is the sum of the sources' versions: it grows with
+ *   every committed change even when transactions commit out of order, and reading it is one
+ *   aggregate over a handful of rows.
+ */
+export function storageMigrations(schema: string): Record<string, Migration> {
+  return {
+    "0001_schema_model": {
+      async up(db: Kysely<any>) {
+        await sql`create sequence if not exists ${sql.id(schema, "qes_schema_version_seq")}`.execute(db);
+        await db.schema
+          .withSchema(schema)
+          .createTable("qes_sources")
+          .ifNotExists()
+          .addColumn("name", "text", (c) => c.primaryKey())
+          .addColumn("table_name", "text", (c) => c.notNull().unique())
+          .addColumn("fields", "json", (c) => c.notNull())
+          .addColumn("version", "bigint", (c) => c.notNull())
+          .addColumn("created_at", "timestamptz", (c) => c.notNull().defaultTo(sql`now()`))
+          .addColumn("updated_at", "timestamptz", (c) => c.notNull().defaultTo(sql`now()`))
+          .execute();
+      },
+      async down(db: Kysely<any>) {
+        await db.schema.withSchema(schema).dropTable("qes_sources").ifExists().execute();
+        await sql`drop sequence if exists ${sql.id(schema, "qes_schema_version_seq")}`.execute(db);
+      },
+    },
+  };
+}
+
+class StaticMigrationProvider implements MigrationProvider {
+  constructor(private readonly migrations: Record<string, Migration>) {}
+  async getMigrations(): Promise<Record<string, Migration>> {
+    return this.migrations;
+  }
+}
+
+/**
+ * Brings the schema's own tables to the latest version. The caller holds the schema's
+ * advisory lock: kysely's own lock is taken only after it has created its bookkeeping tables,
+ * which parallel first starts would otherwise race on.
+ */
+export async function migrateStorage(db: Kysely<any>, schema: string): Promise<void> {
+  const migrator = new Migrator({
+    db,
+    provider: new StaticMigrationProvider(storageMigrations(schema)),
+    migrationTableSchema: schema,
+    migrationTableName: "qes_migration",
+    migrationLockTableName: "qes_migration_lock",
+  });
+  const { error, results } = await migrator.migrateToLatest();
+  if (error !== undefined) {
+    const failed = results?.find((r) => r.status === "Error")?.migrationName ?? "?";
+    throw error instanceof QesError
+      ? error
+      : Object.assign(new Error(`migration ${failed} of schema ${schema} failed: ${String(error)}`), {
+          cause: error,
+          code: (error as { code?: unknown }).code,
+        });
+  }
+}

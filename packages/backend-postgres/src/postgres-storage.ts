@@ -1,0 +1,206 @@
+import {
+  BUILTIN_SOURCES,
+  type ColumnType,
+  type FieldNode,
+  type LogSchema,
+  newSourceSchema,
+  type SchemaChange,
+  type SourceSchema,
+} from "@qes/core";
+import type { ResolvedPostgresConfig } from "./postgres-config.ts";
+import { grantSelect } from "./postgres-query-role.ts";
+import { advisoryKey, ident, literal, type Queryable, qualified } from "./postgres-sql.ts";
+
+/**
+ * Log tables and the persisted schema model (schema-model.ts layout). One table per source with
+ * the fixed columns `id text`, `timestamp timestamptz`, `event_message text`, `project text`
+ * and `f<N>` columns typed per `PG_COLUMN_TYPES`; the model of each source lives in
+ * `qes_sources` (postgres-migrations.ts).
+ */
+
+/** PostgreSQL type of each storage column type. JSON text is `json`: see docs/benchmarks.md. */
+export const PG_COLUMN_TYPES: Record<ColumnType, string> = {
+  STRING: "text",
+  INT64: "bigint",
+  FLOAT64: "double precision",
+  BOOL: "boolean",
+  TIMESTAMP: "timestamptz",
+  DATETIME: "timestamp",
+  DATE: "date",
+  JSON: "json",
+  PRESENCE: "boolean",
+};
+
+interface SourceRow {
+  name: string;
+  table_name: string;
+  fields: Record<string, FieldNode>;
+}
+
+function toSourceSchema(row: SourceRow): SourceSchema {
+  return { name: row.name, table: row.table_name, fields: row.fields };
+}
+
+/** The schema model of every source, versioned (a sum that grows with every committed change). */
+export async function readLogSchema(db: Queryable, schema: string): Promise<LogSchema> {
+  const { rows } = await db.query<SourceRow & { total: string }>(
+    `select name, table_name, fields, sum(version) over ()::text as total from ${qualified(schema, "qes_sources")}`,
+  );
+  const sources: Record<string, SourceSchema> = {};
+  for (const row of rows) sources[row.name] = toSourceSchema(row);
+  return { version: rows.length === 0 ? 0 : Number(rows[0]!.total), sources };
+}
+
+/** The version alone: one aggregate over a handful of rows, cheap enough to ask every second. */
+export async function readSchemaVersion(db: Queryable, schema: string): Promise<number> {
+  const { rows } = await db.query<{ total: string }>(
+    `select coalesce(sum(version), 0)::text as total from ${qualified(schema, "qes_sources")}`,
+  );
+  return Number(rows[0]!.total);
+}
+
+/** One source's model, or null when the source does not exist. */
+export async function readSource(db: Queryable, schema: string, name: string): Promise<SourceSchema | null> {
+  const { rows } = await db.query<SourceRow>(
+    `select name, table_name, fields from ${qualified(schema, "qes_sources")} where name = $1`,
+    [name],
+  );
+  return rows[0] === undefined ? null : toSourceSchema(rows[0]);
+}
+
+/**
+ * Serialises loads of one source (and, with `name` omitted, the creation of sources) until the
+ * transaction ends. Loads of different sources run side by side.
+ */
+export async function lockSourceForLoad(client: Queryable, schema: string, name?: string): Promise<void> {
+  const key = name === undefined ? `qes:create-source:${schema}` : `qes:load:${schema}:${name}`;
+  await client.query("select pg_advisory_xact_lock($1::bigint)", [advisoryKey(key)]);
+}
+
+function columnDefinition(column: string, type: ColumnType): string {
+  return `${ident(column)} ${PG_COLUMN_TYPES[type]}`;
+}
+
+/**
+ * Creates a source's table, its indexes and its model row (version from the sequence), and lets
+ * the reader SELECT it. The caller holds the create lock (`lockSourceForLoad` without a name).
+ */
+export async function createSource(
+  client: Queryable,
+  config: ResolvedPostgresConfig,
+  name: string,
+): Promise<SourceSchema> {
+  const { rows } = await client.query<{ table_name: string }>(
+    `select table_name from ${qualified(config.schema, "qes_sources")}`,
+  );
+  const taken = rows.map((r) => r.table_name);
+  // reserved: qes' own tables share the schema
+  taken.push("qes_sources", "qes_migration", "qes_migration_lock");
+  const source = newSourceSchema(name, taken);
+  const table = qualified(config.schema, source.table);
+  await client.query(
+    `create table ${table} (id text not null, "timestamp" timestamptz not null, event_message text, project text)`,
+  );
+  // logs.all and friends: one project, newest first, within a time range
+  await client.query(`create index on ${table} (project, "timestamp")`);
+  // sources filtered on a metadata field (realtime, storage, functions) and the usage counters:
+  // a time window over all projects
+  await client.query(`create index on ${table} ("timestamp")`);
+  await grantSelect(client, config, source.table);
+  await client.query(
+    `insert into ${qualified(config.schema, "qes_sources")} (name, table_name, fields, version)
+     values ($1, $2, $3, nextval(${literal(`${config.schema}.qes_schema_version_seq`)}))`,
+    [source.name, source.table, JSON.stringify(source.fields)],
+  );
+  return source;
+}
+
+/** Stores a widened model and gives the source a new version (visible to others at commit). */
+export async function saveSource(client: Queryable, schema: string, source: SourceSchema): Promise<void> {
+  await client.query(
+    `update ${qualified(schema, "qes_sources")}
+     set fields = $2, version = nextval(${literal(`${schema}.qes_schema_version_seq`)}), updated_at = now()
+     where name = $1`,
+    [source.name, JSON.stringify(source.fields)],
+  );
+}
+
+/** `'{a,b}'`: a text[] literal of a JSON path for `#>>`. */
+function jsonPath(path: string[]): string {
+  return literal(`{${path.map((p) => `"${p.replaceAll("\\", "\\\\").replaceAll('"', '\\"')}"`).join(",")}}`);
+}
+
+/**
+ * The JSON column holding a field's value when it sits inside a top-level record (so its
+ * original text can be read back exactly), else undefined.
+ */
+function enclosingJson(source: SourceSchema, path: string[]): { column: string; rest: string[] } | undefined {
+  if (path.length < 2) return undefined;
+  const top = source.fields[path[0]!];
+  if (top?.kind !== "record" || top.column === undefined) return undefined;
+  return { column: top.column, rest: path.slice(1) };
+}
+
+/**
+ * Applies widening changes (core's `widenSchema`) to a source's table, in order. Runs inside the
+ * load's transaction, so a failed load leaves the table as it was. `source` is the widened model.
+ */
+export async function applySchemaChanges(
+  client: Queryable,
+  schema: string,
+  source: SourceSchema,
+  changes: SchemaChange[],
+): Promise<void> {
+  const table = qualified(schema, source.table);
+  const adds: string[] = [];
+  const flushAdds = async () => {
+    if (adds.length === 0) return;
+    await client.query(`alter table ${table} ${adds.join(", ")}`);
+    adds.length = 0;
+  };
+  for (const change of changes) {
+    switch (change.op) {
+      case "add_column":
+        adds.push(`add column if not exists ${columnDefinition(change.column, change.type)}`);
+        if (change.backfill) {
+          await flushAdds();
+          await client.query(
+            `update ${table} set ${ident(change.column)} = ${ident(change.backfill.column)} #>> ${jsonPath(change.backfill.path)}`,
+          );
+        }
+        break;
+      case "alter_column": {
+        await flushAdds();
+        const to = PG_COLUMN_TYPES[change.to];
+        // To STRING, a field inside a top-level record takes its original JSON text (what
+        // `textOfJsonValue` gives at load) rather than PostgreSQL's rendering of the old type.
+        const within = change.to === "STRING" ? enclosingJson(source, change.path) : undefined;
+        const using =
+          within === undefined
+            ? `${ident(change.column)}::${to}`
+            : `${ident(within.column)} #>> ${jsonPath(within.rest)}`;
+        await client.query(
+          `alter table ${table} alter column ${ident(change.column)} type ${to} using ${using}`,
+        );
+        break;
+      }
+      case "drop_column":
+        await flushAdds();
+        await client.query(`alter table ${table} drop column if exists ${ident(change.column)}`);
+        break;
+      case "retype_field":
+        break;
+    }
+  }
+  await flushAdds();
+}
+
+/** The nine built-in sources exist (empty) from start-up (DESIGN.md §2). Idempotent. */
+export async function ensureBuiltinSources(client: Queryable, config: ResolvedPostgresConfig): Promise<void> {
+  const existing = await readLogSchema(client, config.schema);
+  for (const name of BUILTIN_SOURCES) {
+    if (existing.sources[name] === undefined) await createSource(client, config, name);
+  }
+  // covers tables created before the reader existed or after it was dropped and re-created
+  for (const source of Object.values(existing.sources)) await grantSelect(client, config, source.table);
+}
