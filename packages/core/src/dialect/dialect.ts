@@ -1,8 +1,11 @@
+import type { Query } from "../compile/ir.ts";
+
 /**
  * A SQL dialect: how the compiler's typed query tree is written for one engine. The default
- * emitter in core writes standard SQL; a dialect overrides only what differs (DESIGN.md §5).
- * Filled in by compile/; backends hand their instance to the compiler.
+ * emitter (sql-emitter.ts) writes standard SQL; a dialect overrides only what differs.
  */
 export interface Dialect {
   readonly name: string;
+  /** SQL text with positional parameters `$1…$n` */
+  emit(query: Query): string;
 }

@@ -1,0 +1,573 @@
+import { QesError } from "../errors.ts";
+import { type AstNode, locationOf } from "../parse/parse-sql.ts";
+import {
+  analyzeCondition,
+  analyzeExpr,
+  analyzeValue,
+  type ExprEnv,
+  fail,
+  fieldOf,
+  recordAsExpr,
+} from "./analyze-expr.ts";
+import type { CompileContext, CteInfo } from "./compile-context.ts";
+import type { Body, Cte, Expr, FromItem, Join, OrderItem, Query, Select, SetOp } from "./ir.ts";
+import { and, elementRoot, guarded, type RecordValue, tableRoot } from "./record-value.ts";
+import {
+  type DerivedOutput,
+  DerivedRelation,
+  derivedRoot,
+  type RangeVar,
+  Scope,
+  type Value,
+  valueType,
+} from "./scope.ts";
+import { INT64, type SqlType, typeName } from "./sql-type.ts";
+
+/** A query analysed: its tree, and its output columns as values in its own scope. */
+export interface AnalyzedQuery {
+  query: Query;
+  outputs: DerivedOutput[];
+  /** per branch (one for a plain SELECT) the select and its output values */
+  branches: Array<{ select: Select; values: Value[] }>;
+  /** ORDER BY of a plain SELECT without LIMIT (kept by a final SELECT over it) */
+  order?: OrderItem[];
+}
+
+export interface QueryOptions {
+  /** the statement whose rows are returned: record outputs are materialised as JSON text */
+  final: boolean;
+  /** CTEs visible to this query (the stored query's, for consumer SQL) */
+  ctes: Map<string, CteInfo>;
+  outer?: Scope;
+}
+
+export function analyzeQuery(ast: AstNode, ctx: CompileContext, opts: QueryOptions): AnalyzedQuery {
+  ctx.enter(ast);
+  try {
+    const { ctes, list } = analyzeWith(ast, ctx, opts.ctes, opts.outer);
+    const result = analyzeBody(ast, ctx, { ...opts, ctes });
+    result.query.ctes = list;
+    return result;
+  } finally {
+    ctx.leave();
+  }
+}
+
+/** The WITH clause of a query: each CTE sees the ones before it. */
+export function analyzeWith(
+  ast: AstNode,
+  ctx: CompileContext,
+  visible: Map<string, CteInfo>,
+  outer?: Scope,
+): { ctes: Map<string, CteInfo>; list: Cte[] } {
+  const ctes = new Map(visible);
+  const list: Cte[] = [];
+  const own = new Set<string>();
+  for (const w of (ast.with ?? []) as AstNode[]) {
+    const info = analyzeCte(w, ctx, ctes, outer);
+    const key = info.name.toLowerCase();
+    if (own.has(key)) fail("sql_invalid", `Duplicate WITH name ${info.name}.`, w);
+    own.add(key);
+    ctes.set(key, info);
+    list.push(info.cte);
+  }
+  return { ctes, list };
+}
+
+function analyzeCte(w: AstNode, ctx: CompileContext, ctes: Map<string, CteInfo>, outer?: Scope): CteInfo {
+  const name = String(w.name?.value ?? w.name);
+  if (w.columns?.length) fail("sql_invalid", `Column lists on WITH ${name} are not supported.`, w);
+  const stmt = (w.stmt?.ast ?? w.stmt) as AstNode;
+  const analyzed = analyzeQuery(stmt, ctx, { final: false, ctes, ...(outer ? { outer } : {}) });
+  const phys = ctx.alias("q");
+  const derived = new DerivedRelation(analyzed.outputs, analyzed.branches, phys);
+  // An ORDER BY without LIMIT has no effect inside SQL; it is dropped from the CTE and re-applied
+  // by a final SELECT over it (DESIGN.md §3).
+  const body = analyzed.query.body;
+  if (analyzed.order) body.orderBy = [];
+  return {
+    name,
+    cte: { name: phys, query: analyzed.query },
+    derived,
+    outputs: analyzed.outputs,
+    values: analyzed.branches[0]!.values,
+    ...(analyzed.order ? { order: analyzed.order } : {}),
+  };
+}
+
+function analyzeBody(ast: AstNode, ctx: CompileContext, opts: QueryOptions): AnalyzedQuery {
+  if (ast._next || ast.set_op) {
+    return fail("sql_invalid", "Set operations (UNION, EXCEPT, INTERSECT) are not supported yet.", ast);
+  }
+  if (ast.type !== "select") fail("sql_invalid", "Only SELECT queries are allowed.", ast);
+  return analyzeSelect(ast, ctx, opts);
+}
+
+// ---------------------------------------------------------------------------------------------
+
+function analyzeSelect(ast: AstNode, ctx: CompileContext, opts: QueryOptions): AnalyzedQuery {
+  const scope = new Scope(opts.outer);
+  const select: Select = {
+    k: "select",
+    distinct: false,
+    items: [],
+    joins: [],
+    where: [],
+    groupBy: [],
+    orderBy: [],
+  };
+  const fromVar: { cte?: CteInfo; alias?: string } = {};
+  analyzeFrom((ast.from ?? []) as AstNode[], select, scope, ctx, opts, fromVar);
+  const env = (clause: ExprEnv["clause"], alias?: ExprEnv["alias"]): ExprEnv => ({
+    scope,
+    ctx,
+    clause,
+    ...(alias ? { alias } : {}),
+  });
+  if (ast.where) select.where.push(analyzeCondition(ast.where, env("where")));
+  if (ast.distinct?.type === "DISTINCT" || String(ast.distinct ?? "").toUpperCase() === "DISTINCT")
+    select.distinct = true;
+
+  // SELECT list, with BigQuery's output names.
+  const outputs: DerivedOutput[] = [];
+  const values: Value[] = [];
+  let anonymous = 0;
+  const columns = ast.columns === "*" ? [{ expr: { type: "star", value: "*" } }] : (ast.columns as AstNode[]);
+  for (const item of columns) {
+    const e = item.expr as AstNode;
+    if (isStar(e)) {
+      for (const [name, value] of starColumns(e, scope, item)) {
+        outputs.push({ name, phys: "" });
+        values.push(value);
+      }
+      continue;
+    }
+    const value = analyzeValue(e, env("select"));
+    const name = item.as ? String(item.as) : (implicitName(e) ?? `f${anonymous++}_`);
+    outputs.push({ name, phys: "" });
+    values.push(value);
+  }
+  const aliasOf = (name: string): Expr | undefined => {
+    const lower = name.toLowerCase();
+    const i = outputs.findIndex((o) => o.name.toLowerCase() === lower);
+    if (i < 0) return undefined;
+    const v = values[i]!;
+    return v.kind === "expr" ? v.expr : undefined;
+  };
+  outputs.forEach((o, i) => {
+    o.phys = `c${i}`;
+    const v = values[i]!;
+    if (v.kind === "expr") select.items.push({ expr: v.expr, name: o.phys });
+    else if (opts.final) select.items.push({ expr: recordAsExpr(v.rec), name: o.phys });
+  });
+  if (opts.final) {
+    // Final outputs are read by position; keep select items in output order.
+    select.items.sort((a, b) => Number(a.name.slice(1)) - Number(b.name.slice(1)));
+  }
+
+  // GROUP BY: ordinals, SELECT aliases (which override FROM names), or expressions.
+  for (const g of (ast.groupby?.columns ?? ast.groupby ?? []) as AstNode[]) {
+    select.groupBy.push(resolveOrdinalOrAlias(g, values, outputs, env("group", aliasOf)));
+  }
+  if (ast.having) select.having = analyzeCondition(ast.having, env("having", aliasOf));
+  if (ast.qualify) fail("sql_invalid", "QUALIFY is not supported yet.", ast.qualify);
+
+  // ORDER BY
+  for (const o of (ast.orderby ?? []) as AstNode[]) {
+    const e = resolveOrdinalOrAlias(o.expr, values, outputs, env("order", aliasOf));
+    const desc = String(o.type ?? "ASC").toUpperCase() === "DESC";
+    const nullsRaw = String(o.nulls ?? "").toUpperCase();
+    const nulls = nullsRaw.includes("FIRST") ? "first" : nullsRaw.includes("LAST") ? "last" : undefined;
+    select.orderBy.push({ expr: e, desc, ...(nulls ? { nulls } : {}) });
+  }
+  applyLimit(ast.limit, select, ctx);
+
+  // A final SELECT without ORDER BY over a CTE that ends in ORDER BY keeps that order.
+  const grouped = select.groupBy.length > 0 || select.items.some((i) => hasAggregate(i.expr));
+  if (
+    opts.final &&
+    select.orderBy.length === 0 &&
+    !grouped &&
+    !select.distinct &&
+    fromVar.cte?.order &&
+    select.joins.length === 0
+  ) {
+    const cte = fromVar.cte;
+    const rel = fromVar.alias!;
+    cte.order!.forEach((item, i) => {
+      const name = cte.derived.demand(-1 - i, "order", () => item.expr);
+      select.orderBy.push({
+        expr: {
+          k: "col",
+          rel,
+          col: name,
+          type: item.expr.type,
+          ...(notNull(item.expr) ? { notNull: true } : {}),
+        } as Expr,
+        desc: item.desc,
+        ...(item.nulls ? { nulls: item.nulls } : {}),
+      });
+    });
+  }
+  const keepsOrder = select.orderBy.length > 0 && !select.limit;
+  return {
+    query: { ctes: [], body: select },
+    outputs,
+    branches: [{ select, values }],
+    ...(keepsOrder ? { order: select.orderBy } : {}),
+  };
+}
+
+function notNull(e: Expr): boolean {
+  return e.k === "col" && (e as { notNull?: boolean }).notNull === true;
+}
+
+function isStar(e: AstNode): boolean {
+  if (e.type === "star") return true;
+  if (e.type === "column_ref") {
+    const col = typeof e.column === "string" ? e.column : e.column?.expr?.value;
+    return col === "*";
+  }
+  return false;
+}
+
+function starColumns(e: AstNode, scope: Scope, item: AstNode): Array<[string, Value]> {
+  const table = e.type === "column_ref" ? e.table : null;
+  const vars = table ? [scope.findVar(String(table))].filter((v): v is RangeVar => !!v) : scope.vars;
+  if (table && vars.length === 0) fail("sql_invalid", `Unrecognized name: ${table}.`, item);
+  const out: Array<[string, Value]> = [];
+  for (const v of vars) {
+    for (const name of v.columnNames()) out.push([name, v.column(name)!]);
+  }
+  return out;
+}
+
+function implicitName(e: AstNode): string | undefined {
+  if (e.type !== "column_ref") return undefined;
+  let last: string | undefined;
+  if (typeof e.column === "string") last = e.column;
+  else if (e.column?.expr) {
+    if (e.column.suffix) last = String(e.column.suffix).split(".").filter(Boolean).pop();
+    else if (!e.column.offset?.length)
+      last = e.column.expr.type === "column_ref" ? implicitName(e.column.expr) : String(e.column.expr.value);
+  }
+  if (e.subFields?.length) last = String(e.subFields[e.subFields.length - 1]);
+  return last;
+}
+
+function resolveOrdinalOrAlias(node: AstNode, values: Value[], outputs: DerivedOutput[], env: ExprEnv): Expr {
+  if (node.type === "number") {
+    const i = Number(node.value) - 1;
+    const v = values[i];
+    if (!v)
+      fail(
+        "sql_invalid",
+        `Ordinal ${node.value} is out of range: the SELECT list has ${values.length} columns.`,
+        node,
+      );
+    if (v.kind !== "expr")
+      fail("sql_invalid", `Cannot group or order by a record (column ${outputs[i]!.name}).`, node);
+    return v.expr;
+  }
+  return analyzeExpr(node, env);
+}
+
+function applyLimit(limit: AstNode | undefined, target: Select | SetOp, ctx: CompileContext): void {
+  const values = (limit?.value ?? []) as AstNode[];
+  if (values.length === 0) return;
+  const toExpr = (n: AstNode): Expr => {
+    const e = analyzeExpr(n, { scope: new Scope(), ctx, clause: "limit" });
+    if (!(e.type.t === "scalar" && e.type.s === "INT64"))
+      fail("sql_invalid", "LIMIT and OFFSET take INT64 values.", n);
+    if (e.k === "lit" && Number(e.value) < 0)
+      fail("sql_invalid", "LIMIT and OFFSET must not be negative.", n);
+    return e;
+  };
+  const sep = String(limit?.seperator ?? "").toLowerCase();
+  if (values.length === 2 && sep === ",") {
+    target.offset = toExpr(values[0]!);
+    target.limit = toExpr(values[1]!);
+  } else {
+    target.limit = toExpr(values[0]!);
+    if (values[1]) target.offset = toExpr(values[1]);
+  }
+}
+
+export function hasAggregate(e: Expr): boolean {
+  switch (e.k) {
+    case "call":
+      return !!e.agg || e.args.some(hasAggregate);
+    case "op":
+      return e.args.some(hasAggregate);
+    case "case":
+      return (
+        (!!e.operand && hasAggregate(e.operand)) ||
+        e.whens.some(([a, b]) => hasAggregate(a) || hasAggregate(b)) ||
+        (!!e.else && hasAggregate(e.else))
+      );
+    case "cast":
+      return hasAggregate(e.expr);
+    case "in":
+      return hasAggregate(e.expr) || e.list.some(hasAggregate);
+    default:
+      return false;
+  }
+}
+
+// ---------------------------------------------------------------------------------------------
+// FROM
+
+function analyzeFrom(
+  items: AstNode[],
+  select: Select,
+  scope: Scope,
+  ctx: CompileContext,
+  opts: QueryOptions,
+  fromVar: { cte?: CteInfo; alias?: string },
+): void {
+  items.forEach((item, i) => {
+    const joinText = String(item.join ?? (i === 0 ? "" : "CROSS JOIN")).toUpperCase();
+    const kind: Join["kind"] = joinText.startsWith("LEFT")
+      ? "left"
+      : joinText.startsWith("RIGHT")
+        ? "right"
+        : joinText.startsWith("FULL")
+          ? "full"
+          : joinText.startsWith("CROSS") || joinText === ""
+            ? "cross"
+            : "inner";
+    if (item.type === "unnest") {
+      if (i === 0) fail("sql_invalid", "UNNEST as the first FROM item is not supported yet.", item);
+      analyzeUnnest(item, kind, select, scope, ctx);
+      return;
+    }
+    if (item.using) fail("sql_invalid", "JOIN … USING is not supported yet.", item);
+    const bound = bindTableItem(item, scope, ctx, opts);
+    if (i === 0) {
+      select.from = bound.from;
+      if (bound.cte) {
+        fromVar.cte = bound.cte;
+        fromVar.alias = bound.from.alias;
+      }
+    } else {
+      const on = item.on ? analyzeCondition(item.on, { scope, ctx, clause: "on" }) : undefined;
+      if ((kind === "inner" || kind === "left" || kind === "right" || kind === "full") && !on) {
+        fail("sql_invalid", `${kind.toUpperCase()} JOIN needs an ON condition.`, item);
+      }
+      select.joins.push({ kind, item: bound.from, ...(on ? { on } : {}) });
+      fromVar.cte = undefined;
+    }
+  });
+}
+
+function bindTableItem(
+  item: AstNode,
+  scope: Scope,
+  ctx: CompileContext,
+  opts: QueryOptions,
+): { from: FromItem; cte?: CteInfo } {
+  if (item.expr?.ast || item.expr?.type === "select") {
+    return fail("sql_invalid", "Subqueries in FROM are not supported yet.", item);
+  }
+  const name = [item.db, item.table].filter(Boolean).map(String).join(".");
+  const aliasName = String(item.as ?? item.table);
+  const cte = !item.db ? opts.ctes.get(name.toLowerCase()) : undefined;
+  if (cte) {
+    const alias = ctx.alias("r");
+    ctx.referenced.add(cte.cte.name);
+    const columnValue = (i: number): Value => {
+      const v = cte.values[i]!;
+      const o = cte.outputs[i]!;
+      if (v.kind === "record") {
+        return {
+          kind: "record",
+          rec: {
+            root: derivedRoot(alias, cte.derived, i),
+            path: [],
+            node: v.rec.node,
+            repeated: v.rec.repeated,
+          },
+        };
+      }
+      const col: Expr = { k: "col", rel: alias, col: o.phys, type: v.expr.type };
+      if (isFromJson(v.expr)) col.fromJson = true;
+      if (notNull(v.expr)) col.notNull = true;
+      return { kind: "expr", expr: col };
+    };
+    const names = cte.outputs.map((o) => o.name);
+    scope.vars.push({
+      name: aliasName.toLowerCase(),
+      column: (n) => {
+        const i = names.findIndex((x) => x.toLowerCase() === n.toLowerCase());
+        return i < 0 ? undefined : columnValue(i);
+      },
+      columnNames: () => names.filter(Boolean),
+      schemaless: false,
+    });
+    return { from: { k: "cte", name: cte.cte.name, alias }, cte };
+  }
+  if (ctx.mode === "consumer") {
+    throw new QesError(
+      "relation_not_allowed",
+      `Table ${name} is not allowed: consumer SQL may read only the stored query's CTEs (${[...opts.ctes.values()].map((c) => c.name).join(", ")}).`,
+      locationOf(item),
+    );
+  }
+  const source = ctx.schema.sources[name];
+  if (!source) {
+    throw new QesError("relation_not_allowed", `Table ${name} is not a known log source.`, locationOf(item));
+  }
+  const alias = ctx.alias("t");
+  const root = tableRoot(alias, source);
+  const rec: RecordValue = {
+    root,
+    path: [],
+    node: { name, kind: "record", fields: source.fields },
+    repeated: false,
+  };
+  scope.vars.push({ ...recordVar(aliasName.toLowerCase(), rec, true), self: undefined });
+  return { from: { k: "table", table: source.table, alias } };
+}
+
+function isFromJson(e: Expr): boolean {
+  return "fromJson" in e && e.fromJson === true;
+}
+
+/**
+ * UNNEST of a record (a JSON object, REPEATED RECORD of ≤1) needs no join: its element is the
+ * object itself, present or not. CROSS JOIN keeps rows where it is present; LEFT JOIN … ON keeps
+ * every row and guards the element's fields. Only real arrays become engine-level unnests.
+ */
+function analyzeUnnest(
+  item: AstNode,
+  kind: Join["kind"],
+  select: Select,
+  scope: Scope,
+  ctx: CompileContext,
+): void {
+  const env: ExprEnv = { scope, ctx, clause: "from" };
+  const value = analyzeValue(item.expr, env);
+  const name = String(item.as ?? "").toLowerCase();
+  if (item.with_offset) fail("sql_invalid", "UNNEST … WITH OFFSET is not supported yet.", item);
+  if (value.kind === "record") {
+    const rec = value.rec;
+    const presence = and(rec.guard, rec.root.presence(rec.path))!;
+    let element: RecordValue;
+    if (kind === "left") {
+      const on = item.on ? analyzeOnForElement(item, rec, name, scope, ctx) : undefined;
+      element = { ...rec, repeated: false, guard: on ? and(presence, on) : presence };
+    } else {
+      select.where.push(presence);
+      element = { ...rec, repeated: false };
+      if (item.on) {
+        const on = analyzeOnForElement(item, rec, name, scope, ctx);
+        if (on) select.where.push(on);
+      }
+    }
+    scope.vars.push(elementVar(name, element));
+    return;
+  }
+  const t: SqlType = value.expr.type;
+  if (t.t === "null") {
+    // UNNEST of a field the schema does not know: no rows (CROSS) or NULL element (LEFT).
+    if (kind !== "left") select.where.push({ k: "lit", value: false, type: { t: "scalar", s: "BOOL" } });
+    scope.vars.push({
+      name,
+      column: () => undefined,
+      columnNames: () => [],
+      self: { kind: "expr", expr: value.expr },
+      schemaless: true,
+    });
+    return;
+  }
+  if (t.t !== "records" && t.t !== "array") {
+    fail("sql_invalid", `UNNEST needs an array, got ${typeName(t)}.`, item);
+  }
+  const alias = ctx.alias("u");
+  const elementType: SqlType =
+    t.t === "array" ? { t: "scalar", s: t.element } : { t: "record", node: t.node, repeated: false };
+  const elementExpr: Expr = {
+    k: "col",
+    rel: alias,
+    col: "value",
+    type: t.t === "array" ? elementType : { t: "scalar", s: "STRING" },
+    fromJson: true,
+  };
+  const from: FromItem = { k: "unnest", array: value.expr, alias, elementType };
+  if (t.t === "array") {
+    scope.vars.push({
+      name,
+      column: () => undefined,
+      columnNames: () => [],
+      self: { kind: "expr", expr: elementExpr },
+      schemaless: false,
+    });
+  } else {
+    scope.vars.push(
+      elementVar(name, { root: elementRoot(elementExpr), path: [], node: t.node, repeated: false }),
+    );
+  }
+  const on = item.on ? analyzeCondition(item.on, { scope, ctx, clause: "on" }) : undefined;
+  select.joins.push({
+    kind: kind === "left" ? "left" : "cross",
+    item: from,
+    ...(on
+      ? { on }
+      : kind === "left"
+        ? { on: { k: "lit", value: true, type: { t: "scalar", s: "BOOL" } } }
+        : {}),
+  });
+}
+
+function analyzeOnForElement(
+  item: AstNode,
+  rec: RecordValue,
+  name: string,
+  scope: Scope,
+  ctx: CompileContext,
+): Expr | undefined {
+  if (!item.on) return undefined;
+  const inner = new Scope(scope);
+  inner.vars.push(elementVar(name, { ...rec, repeated: false }));
+  const on = analyzeCondition(item.on, { scope: inner, ctx, clause: "on" });
+  return on.k === "lit" && on.value === true ? undefined : on;
+}
+
+function elementVar(name: string, element: RecordValue): RangeVar {
+  return recordVar(name, element);
+}
+
+/** Fixed columns of every source: typed by the service, not inferred from JSON, never NULL for id/timestamp. */
+const TYPED_BY_SERVICE = new Set(["id", "timestamp", "event_message", "project"]);
+const NEVER_NULL = new Set(["id", "timestamp"]);
+
+/** A range variable whose columns are the fields of a record (a table row or an UNNEST element). */
+function recordVar(name: string, rec: RecordValue, isTableRow = false): RangeVar {
+  return {
+    name,
+    column: (n) => {
+      const v = fieldOf(rec, n);
+      if (v.kind === "expr" && v.expr.k === "lit" && v.expr.value === null && !hasField(rec, n))
+        return undefined;
+      if (isTableRow && v.kind === "expr" && v.expr.k === "col") {
+        const field = n.toLowerCase();
+        if (TYPED_BY_SERVICE.has(field) && rec.node.fields?.[field]) {
+          const { fromJson: _, ...rest } = v.expr;
+          return { kind: "expr", expr: { ...rest, ...(NEVER_NULL.has(field) ? { notNull: true } : {}) } };
+        }
+      }
+      return v;
+    },
+    columnNames: () => Object.keys(rec.node.fields ?? {}),
+    self: { kind: "record", rec },
+    schemaless: true,
+  };
+}
+
+function hasField(rec: RecordValue, name: string): boolean {
+  const lower = name.toLowerCase();
+  return Object.keys(rec.node.fields ?? {}).some((k) => k.toLowerCase() === lower);
+}
+
+export type { Body };
+export { guarded, INT64, valueType };

@@ -1,0 +1,97 @@
+import type { EndpointDefinition, ParamSpec } from "../endpoint/endpoint-definition.ts";
+import { QesError } from "../errors.ts";
+import { type AstNode, locationOf } from "../parse/parse-sql.ts";
+import type { LogSchema } from "../schema/schema-model.ts";
+import type { SqlParam } from "./compiled-query.ts";
+import type { Cte, OrderItem } from "./ir.ts";
+import type { DerivedOutput, DerivedRelation, Value } from "./scope.ts";
+import { INT64, type SqlType, STRING, TIMESTAMP } from "./sql-type.ts";
+
+/** A CTE as later FROM items see it. */
+export interface CteInfo {
+  name: string;
+  cte: Cte;
+  derived: DerivedRelation;
+  outputs: DerivedOutput[];
+  /** output values in the CTE's own scope (records resolve through them) */
+  values: Value[];
+  /** the CTE ends in ORDER BY without LIMIT: its order, kept by a final SELECT over it */
+  order?: OrderItem[];
+}
+
+export const MAX_NESTING = 64;
+
+/** State of one compilation: parameters, generated names, limits. */
+export class CompileContext {
+  readonly params: SqlParam[] = [];
+  readonly patternParams = new Set<string>();
+  readonly referenced = new Set<string>();
+  private readonly paramIndex = new Map<string, number>();
+  private aliasCounter = 0;
+  depth = 0;
+
+  constructor(
+    readonly schema: LogSchema,
+    readonly paramSpecs: Record<string, ParamSpec>,
+    public mode: "stored" | "consumer",
+    readonly endpointName: string,
+  ) {}
+
+  static forEndpoint(
+    endpoint: EndpointDefinition,
+    schema: LogSchema,
+    mode: "stored" | "consumer",
+  ): CompileContext {
+    return new CompileContext(schema, endpoint.params, mode, endpoint.name);
+  }
+
+  alias(prefix: string): string {
+    return `${prefix}${this.aliasCounter++}`;
+  }
+
+  param(name: string, node: AstNode): { index: number; type: SqlType } {
+    const spec = this.paramSpecs[name];
+    if (!spec) {
+      throw new QesError(
+        "sql_invalid",
+        `Query parameter @${name} is not declared by endpoint ${this.endpointName}; declared: ${
+          Object.keys(this.paramSpecs)
+            .map((p) => `@${p}`)
+            .join(", ") || "none"
+        }.`,
+        locationOf(node),
+      );
+    }
+    const type = spec.kind === "timestamp" ? TIMESTAMP : spec.kind === "integer" ? INT64 : STRING;
+    return { index: this.slot(name, "endpoint", type), type };
+  }
+
+  now(): { index: number; type: SqlType } {
+    return { index: this.slot("now", "now", TIMESTAMP), type: TIMESTAMP };
+  }
+
+  private slot(name: string, kind: "endpoint" | "now", type: SqlType): number {
+    const key = `${kind}:${name}`;
+    let index = this.paramIndex.get(key);
+    if (index === undefined) {
+      this.params.push({ name, kind, type: type.t === "scalar" ? type.s : "STRING" });
+      index = this.params.length;
+      this.paramIndex.set(key, index);
+    }
+    return index;
+  }
+
+  enter(node: AstNode): void {
+    if (++this.depth > MAX_NESTING) {
+      throw new QesError(
+        "sql_too_complex",
+        `The query nests deeper than ${MAX_NESTING} levels.`,
+        locationOf(node),
+      );
+    }
+  }
+
+  leave(): void {
+    this.depth--;
+  }
+}

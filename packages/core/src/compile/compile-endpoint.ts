@@ -1,0 +1,117 @@
+import type { Dialect } from "../dialect/dialect.ts";
+import type { EndpointDefinition } from "../endpoint/endpoint-definition.ts";
+import { QesError } from "../errors.ts";
+import { type AstNode, parseSelect } from "../parse/parse-sql.ts";
+import type { LogSchema } from "../schema/schema-model.ts";
+import { analyzeQuery, analyzeWith } from "./analyze-query.ts";
+import { CompileContext } from "./compile-context.ts";
+import type { CompiledQuery, OutputColumn } from "./compiled-query.ts";
+import type { Expr, Query } from "./ir.ts";
+import { valueType } from "./scope.ts";
+import { INT64, wireTypeOf } from "./sql-type.ts";
+
+export interface CompileOptions {
+  schema: LogSchema;
+  dialect: Dialect;
+  /** consumer SQL (`sql` parameter): replaces the stored query's final SELECT */
+  consumerSql?: string;
+}
+
+const CACHE_LIMIT = 1000;
+const compiled = new Map<string, CompiledQuery>();
+const parsed = new Map<string, AstNode>();
+
+/**
+ * Compiles an endpoint (and optional consumer SQL) for one dialect: parse → sandbox → semantic
+ * rewrite → emit. Cached per endpoint version, schema version, dialect and consumer SQL.
+ */
+export function compileEndpoint(endpoint: EndpointDefinition, opts: CompileOptions): CompiledQuery {
+  const key = JSON.stringify([
+    endpoint.id,
+    endpoint.version,
+    opts.schema.version,
+    opts.dialect.name,
+    opts.consumerSql ?? null,
+  ]);
+  const hit = compiled.get(key);
+  if (hit) {
+    compiled.delete(key);
+    compiled.set(key, hit);
+    return hit;
+  }
+  const result = compileUncached(endpoint, opts);
+  compiled.set(key, result);
+  if (compiled.size > CACHE_LIMIT) compiled.delete(compiled.keys().next().value as string);
+  return result;
+}
+
+function parseCached(endpoint: EndpointDefinition): AstNode {
+  const key = `${endpoint.id}:${endpoint.version}`;
+  let ast = parsed.get(key);
+  if (!ast) {
+    ast = parseSelect(endpoint.sql);
+    parsed.set(key, ast);
+    if (parsed.size > CACHE_LIMIT) parsed.delete(parsed.keys().next().value as string);
+  }
+  return ast;
+}
+
+function compileUncached(endpoint: EndpointDefinition, opts: CompileOptions): CompiledQuery {
+  const stored = parseCached(endpoint);
+  const ctx = CompileContext.forEndpoint(endpoint, opts.schema, "stored");
+  let analyzed: ReturnType<typeof analyzeQuery>;
+  let storedCtes: Query["ctes"] = [];
+  if (opts.consumerSql === undefined) {
+    analyzed = analyzeQuery(stored, ctx, { final: true, ctes: new Map() });
+  } else {
+    if (!endpoint.sandboxable) {
+      throw new QesError(
+        "sql_not_allowed",
+        `Endpoint ${endpoint.name} does not accept consumer SQL (query sandboxing is disabled).`,
+        {
+          param: "sql",
+        },
+      );
+    }
+    const consumer = parseSelect(opts.consumerSql);
+    const { ctes, list } = analyzeWith(stored, ctx, new Map());
+    storedCtes = list;
+    ctx.mode = "consumer";
+    analyzed = analyzeQuery(consumer, ctx, { final: true, ctes });
+  }
+  const query = analyzed.query;
+  query.ctes = [...storedCtes, ...query.ctes];
+  capRows(query, endpoint.maxRows + 1);
+  const columns: OutputColumn[] = analyzed.outputs.map((o, i) => ({
+    name: o.name,
+    type: wireTypeOf(valueType(analyzed.branches[0]!.values[i]!)),
+  }));
+  const seen = new Set<string>();
+  for (const c of columns) {
+    if (seen.has(c.name))
+      throw new QesError(
+        "sql_invalid",
+        `The result has two columns named ${c.name}; give them distinct aliases.`,
+      );
+    seen.add(c.name);
+  }
+  return {
+    sql: opts.dialect.emit(query),
+    params: ctx.params,
+    columns,
+    schemaVersion: opts.schema.version,
+    dialect: opts.dialect.name,
+    patternParams: [...ctx.patternParams],
+  };
+}
+
+/** Results beyond maxRows are cut (the response says so): fetch one more row to know. */
+function capRows(query: Query, cap: number): void {
+  const body = query.body;
+  const capLit: Expr = { k: "lit", value: cap, type: INT64 };
+  if (!body.limit) body.limit = capLit;
+  else if (body.limit.k === "lit" && Number(body.limit.value) > cap) body.limit = capLit;
+  else if (body.limit.k !== "lit") {
+    body.limit = { k: "call", fn: "LEAST", args: [body.limit, capLit], type: INT64 };
+  }
+}

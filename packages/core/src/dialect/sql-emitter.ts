@@ -1,0 +1,256 @@
+import type { Cte, Expr, FromItem, OrderItem, Query, Select, SetOp } from "../compile/ir.ts";
+import type { SqlType } from "../compile/sql-type.ts";
+import { QesError } from "../errors.ts";
+import type { ScalarType } from "../schema/schema-model.ts";
+import type { Dialect } from "./dialect.ts";
+
+export type CallExpr = Extract<Expr, { k: "call" }>;
+/** Emits one catalogue function from its emitted arguments (sqlglot's TRANSFORMS, one row each). */
+export type FunctionEmitter = (args: string[], call: CallExpr, emitter: SqlEmitter) => string;
+
+/** `name(args…)` under another name: most rows of a dialect's table. */
+export const rename =
+  (name: string): FunctionEmitter =>
+  (args) =>
+    `${name}(${args.join(", ")})`;
+
+/**
+ * The default emitter: standard SQL for the typed query tree. A dialect subclasses it and
+ * overrides only what differs (Kysely's query compilers), mostly through its function table.
+ */
+export abstract class SqlEmitter implements Dialect {
+  abstract readonly name: string;
+  /** how each catalogue function is written; dialects spread the default table and override rows */
+  abstract readonly functions: Record<string, FunctionEmitter>;
+
+  abstract typeName(type: ScalarType): string;
+  abstract param(index: number, type: SqlType): string;
+  abstract timestampLiteral(micros: bigint, type: ScalarType): string;
+  /** value at `path` inside JSON text `base`: typed scalar, or JSON text when `type` is not scalar */
+  abstract jsonExtract(base: string, path: string[], type: SqlType): string;
+  abstract safeCast(expr: string, from: SqlType, to: ScalarType): string;
+  /** a FROM item expanding a JSON array (text) to rows with one column `value` */
+  abstract unnestFrom(array: string, alias: string, elementType: SqlType): string;
+  abstract interval(amount: string, unit: string): string;
+
+  emit(query: Query): string {
+    const used = this.reachableCtes(query);
+    return this.query(query, used);
+  }
+
+  quoteIdent(name: string): string {
+    return `"${name.replace(/"/g, '""')}"`;
+  }
+
+  stringLiteral(value: string): string {
+    return `'${value.replace(/'/g, "''")}'`;
+  }
+
+  protected query(q: Query, used: Set<string>): string {
+    const ctes = q.ctes.filter((c) => used.has(c.name));
+    const withClause = ctes.length ? `WITH ${ctes.map((c) => this.cte(c, used)).join(",\n")}\n` : "";
+    return withClause + this.body(q.body, used);
+  }
+
+  protected cte(c: Cte, used: Set<string>): string {
+    return `${this.quoteIdent(c.name)} AS (\n${this.query(c.query, used)}\n)`;
+  }
+
+  protected body(b: Select | SetOp, used: Set<string>): string {
+    return b.k === "select" ? this.select(b, used) : this.setOp(b, used);
+  }
+
+  protected setOp(s: SetOp, used: Set<string>): string {
+    const op = s.op.toUpperCase();
+    let sql = `(${this.query(s.left, used)})\n${op}\n(${this.query(s.right, used)})`;
+    if (s.orderBy.length) sql += `\nORDER BY ${s.orderBy.map((o) => this.orderItem(o)).join(", ")}`;
+    sql += this.limitClause(s.limit, s.offset);
+    return sql;
+  }
+
+  protected select(s: Select, used: Set<string>): string {
+    const items = s.items.length
+      ? s.items.map((i) => `${this.expr(i.expr)} AS ${this.quoteIdent(i.name)}`).join(", ")
+      : "NULL AS _none";
+    let sql = `SELECT ${s.distinct ? "DISTINCT " : ""}${items}`;
+    if (s.from) sql += `\nFROM ${this.fromItem(s.from, used)}`;
+    for (const j of s.joins) {
+      const kw = j.kind === "cross" ? "CROSS JOIN" : `${j.kind.toUpperCase()} JOIN`;
+      sql += `\n${kw} ${this.fromItem(j.item, used)}`;
+      if (j.on) sql += ` ON ${this.expr(j.on)}`;
+    }
+    if (s.where.length) sql += `\nWHERE ${s.where.map((w) => this.wrap(w)).join(" AND ")}`;
+    if (s.groupBy.length) sql += `\nGROUP BY ${s.groupBy.map((g) => this.expr(g)).join(", ")}`;
+    if (s.having) sql += `\nHAVING ${this.expr(s.having)}`;
+    if (s.qualify) sql += `\nQUALIFY ${this.expr(s.qualify)}`;
+    if (s.orderBy.length) sql += `\nORDER BY ${s.orderBy.map((o) => this.orderItem(o)).join(", ")}`;
+    sql += this.limitClause(s.limit, s.offset);
+    return sql;
+  }
+
+  protected limitClause(limit?: Expr, offset?: Expr): string {
+    let sql = "";
+    if (limit) sql += `\nLIMIT ${this.expr(limit)}`;
+    if (offset) sql += `\nOFFSET ${this.expr(offset)}`;
+    return sql;
+  }
+
+  /** BigQuery sorts NULLs first ascending and last descending; engines differ, so say it. */
+  protected orderItem(o: OrderItem): string {
+    const dir = o.desc ? "DESC" : "ASC";
+    if (o.expr.k === "col" && o.expr.notNull && !o.nulls) return `${this.expr(o.expr)} ${dir}`;
+    const nulls = o.nulls ?? (o.desc ? "last" : "first");
+    return `${this.expr(o.expr)} ${dir} NULLS ${nulls.toUpperCase()}`;
+  }
+
+  protected fromItem(f: FromItem, used: Set<string>): string {
+    switch (f.k) {
+      case "table":
+        return `${this.quoteIdent(f.table)} AS ${this.quoteIdent(f.alias)}`;
+      case "cte":
+        return `${this.quoteIdent(f.name)} AS ${this.quoteIdent(f.alias)}`;
+      case "subquery":
+        return `(\n${this.query(f.query, used)}\n) AS ${this.quoteIdent(f.alias)}`;
+      case "unnest":
+        return this.unnestFrom(this.expr(f.array), f.alias, f.elementType);
+    }
+  }
+
+  /** An expression in a position where precedence matters. */
+  wrap(e: Expr): string {
+    const sql = this.expr(e);
+    return e.k === "op" || e.k === "in" ? `(${sql})` : sql;
+  }
+
+  expr(e: Expr): string {
+    switch (e.k) {
+      case "lit":
+        return this.literal(e.value, e.type);
+      case "param":
+        return this.param(e.index, e.type);
+      case "col":
+        return `${this.quoteIdent(e.rel)}.${this.quoteIdent(e.col)}`;
+      case "json":
+        return this.jsonExtract(this.expr(e.base), e.path, e.type);
+      case "call": {
+        const emit = this.functions[e.fn];
+        if (!emit)
+          throw new QesError("function_not_allowed", `Function ${e.fn} is not available on ${this.name}.`);
+        return emit(
+          e.args.map((a) => this.expr(a)),
+          e,
+          this,
+        );
+      }
+      case "op":
+        return this.operator(e.op, e.args, e.type);
+      case "case": {
+        const operand = e.operand ? ` ${this.wrap(e.operand)}` : "";
+        const whens = e.whens.map(([w, t]) => ` WHEN ${this.expr(w)} THEN ${this.expr(t)}`).join("");
+        const otherwise = e.else ? ` ELSE ${this.expr(e.else)}` : "";
+        return `CASE${operand}${whens}${otherwise} END`;
+      }
+      case "cast":
+        return e.safe
+          ? this.safeCast(this.expr(e.expr), e.expr.type, e.to)
+          : this.cast(this.expr(e.expr), e.expr.type, e.to);
+      case "interval":
+        return this.interval(this.expr(e.value), e.unit);
+      case "datepart":
+        return this.stringLiteral(e.part.toLowerCase());
+      case "star":
+        return "*";
+      case "in":
+        return `${this.wrap(e.expr)} ${e.not ? "NOT IN" : "IN"} (${e.list.map((x) => this.expr(x)).join(", ")})`;
+      case "subquery":
+        throw new QesError("sql_invalid", "Subqueries are not supported yet.");
+    }
+  }
+
+  cast(expr: string, _from: SqlType, to: ScalarType): string {
+    return `CAST(${expr} AS ${this.typeName(to)})`;
+  }
+
+  literal(value: string | number | bigint | boolean | null, type: SqlType): string {
+    if (value === null) return "NULL";
+    if (
+      type.t === "scalar" &&
+      (type.s === "TIMESTAMP" || type.s === "DATETIME" || type.s === "DATE") &&
+      typeof value === "bigint"
+    ) {
+      return this.timestampLiteral(value, type.s);
+    }
+    if (typeof value === "string") return this.stringLiteral(value);
+    if (typeof value === "boolean") return value ? "TRUE" : "FALSE";
+    if (typeof value === "bigint") return value.toString();
+    if (!Number.isFinite(value)) throw new QesError("sql_invalid", `Number ${value} is out of range.`);
+    const text = String(value);
+    return type.t === "scalar" && type.s === "FLOAT64" && !/[.eE]/.test(text) ? `${text}.0` : text;
+  }
+
+  protected operator(op: string, args: Expr[], type: SqlType): string {
+    const [a, b, c] = args;
+    switch (op) {
+      case "AND":
+      case "OR":
+        return `${this.wrap(a!)} ${op} ${this.wrap(b!)}`;
+      case "NOT":
+        return `NOT ${this.wrap(a!)}`;
+      case "NEG":
+        return `-${this.wrap(a!)}`;
+      case "IS NULL":
+      case "IS NOT NULL":
+      case "IS TRUE":
+      case "IS NOT TRUE":
+      case "IS FALSE":
+      case "IS NOT FALSE":
+        return `${this.wrap(a!)} ${op}`;
+      case "BETWEEN":
+      case "NOT BETWEEN":
+        return `${this.wrap(a!)} ${op} ${this.wrap(b!)} AND ${this.wrap(c!)}`;
+      case "/":
+        return `${this.cast(this.wrap(a!), a!.type, "FLOAT64")} / ${this.wrap(b!)}`;
+      default:
+        void type;
+        return `${this.wrap(a!)} ${op} ${this.wrap(b!)}`;
+    }
+  }
+
+  /** CTEs the final query reads, directly or through other CTEs; the rest are not emitted. */
+  protected reachableCtes(query: Query): Set<string> {
+    const byName = new Map<string, Cte>();
+    const collectDefs = (q: Query) => {
+      for (const c of q.ctes) {
+        byName.set(c.name, c);
+        collectDefs(c.query);
+      }
+      visitBody(q.body, (sub) => collectDefs(sub));
+    };
+    collectDefs(query);
+    const used = new Set<string>();
+    const visit = (q: Query) => {
+      visitBody(q.body, visit, (name) => {
+        if (used.has(name)) return;
+        used.add(name);
+        const c = byName.get(name);
+        if (c) visit(c.query);
+      });
+    };
+    visit(query);
+    return used;
+  }
+}
+
+function visitBody(b: Select | SetOp, onQuery: (q: Query) => void, onCte?: (name: string) => void): void {
+  if (b.k === "setop") {
+    onQuery(b.left);
+    onQuery(b.right);
+    return;
+  }
+  const items = [b.from, ...b.joins.map((j) => j.item)];
+  for (const f of items) {
+    if (!f) continue;
+    if (f.k === "cte") onCte?.(f.name);
+    if (f.k === "subquery") onQuery(f.query);
+  }
+}
