@@ -1,0 +1,180 @@
+import { mkdirSync } from "node:fs";
+import { dirname, resolve } from "node:path";
+import { type DuckDBConnection, DuckDBInstance } from "@duckdb/node-api";
+import {
+  type Backend,
+  type BoundValues,
+  type CompiledQuery,
+  type ExecuteOptions,
+  type LoadOptions,
+  type LoadSummary,
+  type LogSchema,
+  QesError,
+  type QueryResult,
+} from "@qes/core";
+import { type DuckdbConfig, duckdbInstanceOptions } from "./duckdb-config.ts";
+import { duckdbDialect } from "./duckdb-dialect.ts";
+import { executeOnDuckdb } from "./duckdb-executor.ts";
+import { loadIntoDuckdb } from "./duckdb-loader.ts";
+import { initStorage, readLogSchema } from "./duckdb-storage.ts";
+
+/**
+ * Files opened by a backend of this process. DuckDB's file lock is per process, so a second
+ * instance on the same file in the same process would not be refused by the engine, yet two
+ * writers would corrupt it.
+ */
+const openFiles = new Set<string>();
+
+function storeLocked(path: string, detail: string, cause?: unknown): QesError {
+  return new QesError(
+    "store_locked",
+    `the DuckDB store ${path} is held by another process (${detail}), most likely a running qes server. ` +
+      "DuckDB allows one process per file: stop that server, or load through it (qes serve seeds and " +
+      "loads itself), or use PostgreSQL (QES_BACKEND=postgres) to run several processes.",
+    cause === undefined ? {} : { cause },
+  );
+}
+
+class DuckdbBackend implements Backend {
+  readonly name = "duckdb";
+  readonly dialect = duckdbDialect;
+  private instance: DuckDBInstance | undefined;
+  /** init and loads; queries and health checks use connections of their own */
+  private admin: DuckDBConnection | undefined;
+  private current: LogSchema | undefined;
+  private executed = 0;
+  private loads: Promise<unknown> = Promise.resolve();
+  private readonly file: string | null;
+
+  constructor(private readonly config: DuckdbConfig) {
+    this.file = config.path === ":memory:" || config.path === "" ? null : resolve(config.path);
+  }
+
+  private async open(): Promise<DuckDBInstance> {
+    if (this.instance) return this.instance;
+    const path = this.file ?? ":memory:";
+    if (this.file !== null) {
+      if (openFiles.has(this.file)) throw storeLocked(this.file, "already open in this process");
+      if (!this.config.readOnly) mkdirSync(dirname(this.file), { recursive: true });
+    }
+    let instance: DuckDBInstance;
+    try {
+      instance = await DuckDBInstance.create(path, duckdbInstanceOptions(this.config));
+    } catch (e) {
+      const message = e instanceof Error ? e.message : String(e);
+      const lock = /Could not set lock on file .*?: (Conflicting lock is held in .*?\(PID \d+\))/.exec(
+        message,
+      );
+      if (lock) throw storeLocked(path, lock[1]!.replace("Conflicting lock is held in", "held by"), e);
+      throw new QesError("backend_unavailable", `cannot open the DuckDB store ${path}: ${message}`, {
+        cause: e,
+      });
+    }
+    if (this.file !== null) openFiles.add(this.file);
+    this.instance = instance;
+    return instance;
+  }
+
+  async init(): Promise<void> {
+    const instance = await this.open();
+    this.admin ??= await instance.connect();
+    if (this.config.readOnly) {
+      const schema = await readLogSchema(this.admin);
+      if (!schema) {
+        throw new QesError(
+          "backend_unavailable",
+          `the DuckDB store ${this.config.path} has not been initialised`,
+        );
+      }
+      this.current = schema;
+    } else {
+      this.current = await initStorage(this.admin);
+    }
+  }
+
+  private ready(): { instance: DuckDBInstance; admin: DuckDBConnection; schema: LogSchema } {
+    if (!this.instance || !this.admin || !this.current) {
+      throw new QesError("backend_unavailable", "the DuckDB backend is not initialised (call init())");
+    }
+    return { instance: this.instance, admin: this.admin, schema: this.current };
+  }
+
+  async schema(): Promise<LogSchema> {
+    // One process per file: this process's loads are the only writers, so memory is current.
+    return this.ready().schema;
+  }
+
+  load(
+    source: string,
+    lines: AsyncIterable<string> | Iterable<string>,
+    opts?: LoadOptions,
+  ): Promise<LoadSummary> {
+    const run = async (): Promise<LoadSummary> => {
+      const { admin, schema } = this.ready();
+      if (this.config.readOnly)
+        throw new QesError("backend_unavailable", "the DuckDB store is open read-only");
+      const outcome = await loadIntoDuckdb(admin, schema, source, lines, opts);
+      if (outcome.schema) {
+        const now = this.current!;
+        this.current = {
+          version: outcome.schema.version,
+          sources: { ...now.sources, [source]: outcome.schema.source },
+        };
+      }
+      return outcome.summary;
+    };
+    // Loads share one connection and one schema: run them one at a time.
+    const result = this.loads.then(run, run);
+    this.loads = result.catch(() => {});
+    return result;
+  }
+
+  async execute(query: CompiledQuery, values: BoundValues, opts: ExecuteOptions): Promise<QueryResult> {
+    const { instance } = this.ready();
+    this.executed++;
+    const conn = await instance.connect();
+    try {
+      return await executeOnDuckdb(conn, query, values, opts);
+    } finally {
+      conn.closeSync();
+    }
+  }
+
+  async health(): Promise<void> {
+    try {
+      const { instance } = this.ready();
+      const conn = await instance.connect();
+      try {
+        await conn.run("SELECT 1");
+      } finally {
+        conn.closeSync();
+      }
+    } catch (e) {
+      if (e instanceof QesError && e.code === "backend_unavailable") throw e;
+      throw new QesError("backend_unavailable", `DuckDB does not answer: ${String(e)}`, { cause: e });
+    }
+  }
+
+  executedQueries(): number {
+    return this.executed;
+  }
+
+  async close(): Promise<void> {
+    await this.loads;
+    this.admin?.closeSync();
+    this.instance?.closeSync();
+    if (this.instance && this.file !== null) openFiles.delete(this.file);
+    this.admin = undefined;
+    this.instance = undefined;
+    this.current = undefined;
+  }
+}
+
+/**
+ * The embedded DuckDB backend (DESIGN.md §6). Opens nothing until `init()`, which opens (or
+ * creates) the file hardened per `duckdbInstanceOptions` and creates the built-in sources.
+ * A file held by another process fails with QesError('store_locked').
+ */
+export function createDuckdbBackend(config: DuckdbConfig): Backend {
+  return new DuckdbBackend(config);
+}

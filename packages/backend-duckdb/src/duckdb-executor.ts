@@ -1,0 +1,114 @@
+import { type DuckDBConnection, type DuckDBPreparedStatement, StatementType } from "@duckdb/node-api";
+import {
+  type BoundValues,
+  type CompiledQuery,
+  type ExecuteOptions,
+  QesError,
+  type QueryResult,
+  type WireValue,
+} from "@qes/core";
+import { duckdbRowToWire } from "./duckdb-values.ts";
+
+/** Engine error classes that mean "this SQL cannot run", as opposed to an engine failure. */
+const SQL_ERROR = /^(Parser|Binder|Conversion|Invalid Input|Out of Range|Catalog|Not implemented) Error/;
+
+function engineMessage(e: unknown): string {
+  return (e instanceof Error ? e.message : String(e)).replace(/^Error: /, "");
+}
+
+/** Maps a DuckDB error to a QesError with a stable code. */
+export function duckdbQueryError(e: unknown): QesError {
+  if (e instanceof QesError) return e;
+  const message = engineMessage(e);
+  if (message.startsWith("Permission Error")) {
+    return new QesError("sql_not_allowed", `the query needs access the service does not allow (${message})`, {
+      cause: e,
+    });
+  }
+  if (message.startsWith("TransactionContext Error") && /read-only/.test(message)) {
+    return new QesError("statement_not_allowed", "queries are read-only", { cause: e });
+  }
+  if (SQL_ERROR.test(message)) return new QesError("sql_invalid", message, { cause: e });
+  return new QesError("internal", `DuckDB: ${message}`, { cause: e });
+}
+
+function bind(prepared: DuckDBPreparedStatement, values: BoundValues): void {
+  if (prepared.parameterCount !== values.length) {
+    throw new QesError(
+      "internal",
+      `compiled query has ${prepared.parameterCount} parameters but ${values.length} values were bound`,
+    );
+  }
+  values.forEach((value, i) => {
+    if (value === null) prepared.bindNull(i + 1);
+    else prepared.bindVarchar(i + 1, value);
+  });
+}
+
+/**
+ * Runs one compiled SELECT on its own connection inside `BEGIN TRANSACTION READ ONLY`. Parameters
+ * are positional (`$1` = `values[0]`), each bound as text or NULL. The timeout (and `signal`)
+ * interrupt the engine; at most `maxRows + 1` rows are read, chunk by chunk, so a huge result is
+ * never materialised. The transaction is always rolled back.
+ */
+export async function executeOnDuckdb(
+  conn: DuckDBConnection,
+  query: CompiledQuery,
+  values: BoundValues,
+  opts: ExecuteOptions,
+): Promise<QueryResult> {
+  let stopped: "timeout" | "aborted" | null = null;
+  const stop = (why: "timeout" | "aborted") => {
+    if (stopped === null) stopped = why;
+    conn.interrupt();
+  };
+  if (opts.signal?.aborted) throw abortError(opts.signal);
+  const timer = setTimeout(() => stop("timeout"), opts.timeoutMs);
+  const onAbort = () => stop("aborted");
+  opts.signal?.addEventListener("abort", onAbort, { once: true });
+  let prepared: DuckDBPreparedStatement | undefined;
+  try {
+    await conn.run("BEGIN TRANSACTION READ ONLY");
+    prepared = await conn.prepare(query.sql);
+    if (prepared.statementType !== StatementType.SELECT) {
+      throw new QesError("statement_not_allowed", "only a single SELECT statement can run");
+    }
+    bind(prepared, values);
+    const result = await prepared.stream();
+    const rows: Record<string, WireValue>[] = [];
+    let rowLimitReached = false;
+    for (;;) {
+      const chunk = await result.fetchChunk();
+      if (chunk === null || chunk.rowCount === 0) break;
+      const room = opts.maxRows - rows.length;
+      const chunkRows = chunk.getRows();
+      for (let i = 0; i < Math.min(room, chunkRows.length); i++)
+        rows.push(duckdbRowToWire(query.columns, chunkRows[i]!));
+      if (chunkRows.length > room) {
+        rowLimitReached = true;
+        break;
+      }
+    }
+    if (stopped !== null) throw stoppedError(stopped, opts);
+    return { rows, rowLimitReached };
+  } catch (e) {
+    if (stopped !== null) throw stoppedError(stopped, opts, e);
+    throw duckdbQueryError(e);
+  } finally {
+    clearTimeout(timer);
+    opts.signal?.removeEventListener("abort", onAbort);
+    prepared?.destroySync();
+    await conn.run("ROLLBACK").catch(() => {});
+  }
+}
+
+function abortError(signal: AbortSignal): Error {
+  return signal.reason instanceof Error
+    ? signal.reason
+    : new QesError("query_timeout", "the query was cancelled");
+}
+
+function stoppedError(why: "timeout" | "aborted", opts: ExecuteOptions, cause?: unknown): Error {
+  if (why === "aborted" && opts.signal) return abortError(opts.signal);
+  return new QesError("query_timeout", `the query did not finish within ${opts.timeoutMs} ms`, { cause });
+}

@@ -1,0 +1,207 @@
+import type { DuckDBConnection } from "@duckdb/node-api";
+import {
+  BUILTIN_SOURCES,
+  type ColumnType,
+  type FieldNode,
+  type LogSchema,
+  newSourceSchema,
+  physicalColumns,
+  QesError,
+  type SchemaChange,
+  type SourceSchema,
+} from "@qes/core";
+
+/**
+ * Storage of log events in DuckDB: one table per source with the typed columns of the layout in
+ * core's schema-model.ts, and the schema itself persisted beside them:
+ * - `qes_sources(name, table_name, fields)`: each source's field tree as JSON;
+ * - `qes_meta(key, value)`: `schema_version`, bumped by every schema change.
+ */
+
+const META = "qes_meta";
+const SOURCES = "qes_sources";
+
+export function quoteIdent(name: string): string {
+  return '"' + name.replaceAll('"', '""') + '"';
+}
+
+export function sqlString(text: string): string {
+  return "'" + text.replaceAll("'", "''") + "'";
+}
+
+/** DuckDB column type of a layout column type. JSON text is plain VARCHAR. */
+export function duckdbColumnType(type: ColumnType): string {
+  switch (type) {
+    case "STRING":
+    case "JSON":
+      return "VARCHAR";
+    case "INT64":
+      return "BIGINT";
+    case "FLOAT64":
+      return "DOUBLE";
+    case "BOOL":
+    case "PRESENCE":
+      return "BOOLEAN";
+    case "TIMESTAMP":
+    case "DATETIME":
+      return "TIMESTAMP";
+    case "DATE":
+      return "DATE";
+  }
+}
+
+/** A JSON Pointer (RFC 6901) for DuckDB's json_extract, e.g. `/request/headers`. */
+export function jsonPointer(path: readonly string[]): string {
+  return path.map((key) => "/" + key.replaceAll("~", "~0").replaceAll("/", "~1")).join("");
+}
+
+export function createTableSql(schema: SourceSchema): string {
+  const columns = physicalColumns(schema).map((c) => `${quoteIdent(c.column)} ${duckdbColumnType(c.type)}`);
+  return `CREATE TABLE IF NOT EXISTS ${quoteIdent(schema.table)} (${columns.join(", ")})`;
+}
+
+/** The top-level record whose JSON text holds the field at `path`, if any. */
+function enclosingJson(
+  source: SourceSchema,
+  path: readonly string[],
+): { column: string; path: string[] } | undefined {
+  if (path.length < 2) return undefined;
+  const top = source.fields[path[0]!];
+  if (top?.kind !== "record" || top.column === undefined) return undefined;
+  return { column: top.column, path: path.slice(1) };
+}
+
+/** `json_extract_string`: strings unquoted, numbers as written, objects and arrays as JSON text. */
+function jsonTextAt(column: string, path: readonly string[]): string {
+  return `json_extract_string(${quoteIdent(column)}, ${sqlString(jsonPointer(path))})`;
+}
+
+/**
+ * The DDL of one schema change against the widened `source`, in order (empty when storage does
+ * not change). No UPDATE: DuckDB 1.5 refuses to commit a transaction that UPDATEs a table and
+ * then ALTERs it ("another transaction has altered this table"), so values are rewritten by
+ * `ALTER COLUMN … TYPE … USING`.
+ */
+export function schemaChangeSql(source: SourceSchema, change: SchemaChange): string[] {
+  const t = quoteIdent(source.table);
+  switch (change.op) {
+    case "add_column": {
+      const col = quoteIdent(change.column);
+      const type = duckdbColumnType(change.type);
+      const sql = [`ALTER TABLE ${t} ADD COLUMN ${col} ${type}`];
+      if (change.backfill) {
+        const using = jsonTextAt(change.backfill.column, change.backfill.path);
+        sql.push(`ALTER TABLE ${t} ALTER COLUMN ${col} TYPE ${type} USING ${using}`);
+      }
+      return sql;
+    }
+    case "alter_column": {
+      const from = duckdbColumnType(change.from);
+      const to = duckdbColumnType(change.to);
+      if (from === to) return [];
+      const col = quoteIdent(change.column);
+      // To STRING, a field inside a top-level record takes its original JSON text (what the
+      // loader writes for new rows) rather than DuckDB's rendering of the old type (200.0).
+      const within = change.to === "STRING" ? enclosingJson(source, change.path) : undefined;
+      let using = "";
+      if (within) using = ` USING ${jsonTextAt(within.column, within.path)}`;
+      else if (change.from === "FLOAT64" && change.to === "STRING") {
+        using =
+          ` USING CASE WHEN ${col} = trunc(${col}) AND abs(${col}) < 1e18 ` +
+          `THEN CAST(CAST(${col} AS BIGINT) AS VARCHAR) ELSE CAST(${col} AS VARCHAR) END`;
+      }
+      return [`ALTER TABLE ${t} ALTER COLUMN ${col} TYPE ${to}${using}`];
+    }
+    case "drop_column":
+      return [`ALTER TABLE ${t} DROP COLUMN IF EXISTS ${quoteIdent(change.column)}`];
+    case "retype_field":
+      return [];
+  }
+}
+
+export async function applySchemaChanges(
+  conn: DuckDBConnection,
+  source: SourceSchema,
+  changes: SchemaChange[],
+) {
+  for (const change of changes) {
+    for (const sql of schemaChangeSql(source, change)) await conn.run(sql);
+  }
+}
+
+async function ensureMetaTables(conn: DuckDBConnection): Promise<void> {
+  await conn.run(`CREATE TABLE IF NOT EXISTS ${META} (key VARCHAR PRIMARY KEY, value BIGINT NOT NULL)`);
+  await conn.run(
+    `CREATE TABLE IF NOT EXISTS ${SOURCES} (name VARCHAR PRIMARY KEY, table_name VARCHAR NOT NULL UNIQUE, fields VARCHAR NOT NULL)`,
+  );
+  await conn.run(`INSERT INTO ${META} VALUES ('schema_version', 0) ON CONFLICT DO NOTHING`);
+}
+
+/** Reads the persisted schema; null when the store has never been initialised. */
+export async function readLogSchema(conn: DuckDBConnection): Promise<LogSchema | null> {
+  const exists = await conn.runAndReadAll(
+    `SELECT count(*) FROM duckdb_tables() WHERE table_name IN ('${META}', '${SOURCES}') AND schema_name = 'main'`,
+  );
+  if (Number(exists.getRows()[0]![0]) < 2) return null;
+  const version = await conn.runAndReadAll(`SELECT value FROM ${META} WHERE key = 'schema_version'`);
+  const rows = await conn.runAndReadAll(`SELECT name, table_name, fields FROM ${SOURCES} ORDER BY name`);
+  const sources: Record<string, SourceSchema> = {};
+  for (const [name, table, fields] of rows.getRows()) {
+    sources[name as string] = {
+      name: name as string,
+      table: table as string,
+      fields: JSON.parse(fields as string) as Record<string, FieldNode>,
+    };
+  }
+  return { version: Number(version.getRows()[0]?.[0] ?? 0), sources };
+}
+
+/** Persists one source's schema (insert or replace). */
+export async function writeSourceSchema(conn: DuckDBConnection, schema: SourceSchema): Promise<void> {
+  await conn.run(
+    `INSERT INTO ${SOURCES} VALUES ($1, $2, $3) ON CONFLICT (name) DO UPDATE SET fields = excluded.fields`,
+    [schema.name, schema.table, JSON.stringify(schema.fields)],
+  );
+}
+
+export async function bumpSchemaVersion(conn: DuckDBConnection): Promise<number> {
+  const r = await conn.runAndReadAll(
+    `UPDATE ${META} SET value = value + 1 WHERE key = 'schema_version' RETURNING value`,
+  );
+  return Number(r.getRows()[0]![0]);
+}
+
+/** Creates a new source's table and records its schema (inside the caller's transaction). */
+export async function createSource(conn: DuckDBConnection, schema: SourceSchema): Promise<void> {
+  await conn.run(createTableSql(schema));
+  await writeSourceSchema(conn, schema);
+}
+
+/**
+ * Creates the metadata tables and the nine built-in sources when missing, in one transaction.
+ * Idempotent: an initialised store is left as it is.
+ */
+export async function initStorage(conn: DuckDBConnection): Promise<LogSchema> {
+  await conn.run("BEGIN TRANSACTION");
+  try {
+    await ensureMetaTables(conn);
+    const current = (await readLogSchema(conn))!;
+    const tables = Object.values(current.sources).map((s) => s.table);
+    let created = false;
+    for (const name of BUILTIN_SOURCES) {
+      if (current.sources[name]) continue;
+      const schema = newSourceSchema(name, tables);
+      tables.push(schema.table);
+      await createSource(conn, schema);
+      created = true;
+    }
+    if (created) await bumpSchemaVersion(conn);
+    await conn.run("COMMIT");
+  } catch (e) {
+    await conn.run("ROLLBACK").catch(() => {});
+    throw e;
+  }
+  const schema = await readLogSchema(conn);
+  if (!schema) throw new QesError("internal", "DuckDB store did not initialise");
+  return schema;
+}

@@ -1,0 +1,7 @@
+export { createDuckdbBackend } from "./duckdb-backend.ts";
+export { DUCKDB_DEFAULTS, type DuckdbConfig, duckdbInstanceOptions } from "./duckdb-config.ts";
+export { duckdbDialect } from "./duckdb-dialect.ts";
+export { duckdbQueryError, executeOnDuckdb } from "./duckdb-executor.ts";
+export { countRows, loadIntoDuckdb } from "./duckdb-loader.ts";
+export { duckdbColumnType, jsonPointer, quoteIdent, schemaChangeSql, sqlString } from "./duckdb-storage.ts";
+export { duckdbRowToWire, normaliseDuckdbValue } from "./duckdb-values.ts";
