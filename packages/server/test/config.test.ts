@@ -1,0 +1,78 @@
+import { QesError } from "@qes/core";
+import { describe, expect, it } from "vitest";
+import { loadConfig } from "../src/config.ts";
+
+function refused(env: Record<string, string>): QesError {
+  try {
+    loadConfig(env);
+  } catch (e) {
+    expect(e).toBeInstanceOf(QesError);
+    return e as QesError;
+  }
+  throw new Error("expected the configuration to be refused");
+}
+
+describe("loadConfig", () => {
+  it("has the defaults of DESIGN.md §8", () => {
+    const c = loadConfig({});
+    expect(c).toMatchObject({
+      port: 4000,
+      backend: "duckdb",
+      duckdb: { path: "./data/qes.duckdb", memoryLimit: "1GB", threads: 2 },
+      postgres: { url: "postgres://postgres@127.0.0.1:5432/postgres", schema: "qes", pool: 10 },
+      queryTimeoutMs: 30_000,
+      cacheMaxEntries: 10_000,
+      warmMaxKeys: 1000,
+      redis: { prefix: "qes:" },
+      endpointDirs: [],
+      corsOrigins: [],
+      errorFormat: "standard",
+      seed: "auto",
+    });
+    expect(c.redis.url).toBeUndefined();
+    expect(c.apiKeys).toBeUndefined();
+    expect(c.testNowMicros).toBeUndefined();
+  });
+
+  it.each([
+    ["PORT", "80a"],
+    ["PORT", "70000"],
+    ["QES_BACKEND", "mysql"],
+    ["QES_DUCKDB_THREADS", "0"],
+    ["QES_DUCKDB_MEMORY_LIMIT", "lots"],
+    ["QES_POSTGRES_URL", "mysql://x@y/z"],
+    ["QES_POSTGRES_SCHEMA", "Bad-Schema"],
+    ["QES_POSTGRES_POOL", "-1"],
+    ["QES_QUERY_TIMEOUT_MS", "soon"],
+    ["QES_REDIS_URL", "http://localhost:6379"],
+    ["QES_ERROR_FORMAT", "xml"],
+    ["QES_SEED", "yes"],
+    ["QES_CORS_ORIGINS", "not an origin"],
+  ])("stops on a bad %s (%s) and names it", (name, value) => {
+    const e = refused({ [name]: value });
+    expect(e.code).toBe("invalid_config");
+    expect(e.message.startsWith(`${name}:`)).toBe(true);
+  });
+
+  it("honours QES_TEST_NOW only when NODE_ENV=test", () => {
+    expect(loadConfig({ QES_TEST_NOW: "2025-01-15T12:00:00.123456Z" }).testNowMicros).toBeUndefined();
+    const c = loadConfig({ NODE_ENV: "test", QES_TEST_NOW: "2025-01-15T12:00:00.123456Z" });
+    expect(c.testNowMicros).toBe(1736942400123456n);
+    expect(loadConfig({ NODE_ENV: "test", QES_TEST_NOW: "1736942400123456" }).testNowMicros).toBe(
+      1736942400123456n,
+    );
+    expect(loadConfig({ NODE_ENV: "test", QES_TEST_NOW: "2025-01-15 12:00:00" }).testNowMicros).toBe(
+      1736942400000000n,
+    );
+    expect(refused({ NODE_ENV: "test", QES_TEST_NOW: "noon" }).message).toContain("QES_TEST_NOW");
+  });
+
+  it("splits QES_ENDPOINTS_DIR and QES_CORS_ORIGINS", () => {
+    const c = loadConfig({
+      QES_ENDPOINTS_DIR: "/a:/b",
+      QES_CORS_ORIGINS: "https://a.example, http://localhost:3000",
+    });
+    expect(c.endpointDirs).toEqual(["/a", "/b"]);
+    expect(c.corsOrigins).toEqual(["https://a.example", "http://localhost:3000"]);
+  });
+});

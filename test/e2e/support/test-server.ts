@@ -1,0 +1,73 @@
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { createDuckdbBackend } from "@qes/backend-duckdb";
+import type { Backend } from "@qes/core";
+import { createLogger, loadConfig, parseApiKeys, type RunningService, startService } from "@qes/server";
+
+export const TOKEN = "e2e-token-0123456789abcdef";
+export const RESTRICTED_TOKEN = "e2e-restricted-0123456789";
+
+export interface TestServer {
+  url: string;
+  service: RunningService;
+  backend: Backend;
+  /** every log line the server wrote so far */
+  logs(): string;
+  close(): Promise<void>;
+}
+
+/**
+ * A real server over loopback HTTP on a real DuckDB file in a temp dir, with events loaded
+ * through the backend first.
+ */
+export async function startTestServer(opts: {
+  loads: Record<string, string[]>;
+  env?: Record<string, string>;
+}): Promise<TestServer> {
+  const dir = mkdtempSync(join(tmpdir(), "qes-e2e-"));
+  const config = loadConfig({
+    NODE_ENV: "test",
+    PORT: "0",
+    QES_DUCKDB_PATH: join(dir, "qes.duckdb"),
+    QES_DUCKDB_MEMORY_LIMIT: "256MB",
+    QES_DUCKDB_THREADS: "1",
+    QES_TEST_NOW: "2025-01-15T12:00:00Z",
+    QES_API_KEYS: `${TOKEN},${RESTRICTED_TOKEN}@usage.api-counts`,
+    ...opts.env,
+  });
+  const backend = createDuckdbBackend({
+    path: config.duckdb.path,
+    memoryLimit: config.duckdb.memoryLimit,
+    threads: config.duckdb.threads,
+  });
+  await backend.init();
+  for (const [source, lines] of Object.entries(opts.loads)) await backend.load(source, lines);
+  const lines: string[] = [];
+  const logger = createLogger({ destination: { write: (s: string) => void lines.push(s) } });
+  let service: RunningService;
+  try {
+    service = await startService({
+      config,
+      backend,
+      keys: parseApiKeys(config.apiKeys ?? ""),
+      logger,
+      host: "127.0.0.1",
+    });
+  } catch (e) {
+    await backend.close();
+    rmSync(dir, { recursive: true, force: true });
+    throw e;
+  }
+  return {
+    url: service.url,
+    service,
+    backend,
+    logs: () => lines.join(""),
+    close: async () => {
+      await service.close();
+      await backend.close();
+      rmSync(dir, { recursive: true, force: true });
+    },
+  };
+}
