@@ -18,12 +18,14 @@ export interface CompileOptions {
 }
 
 const CACHE_LIMIT = 1000;
-const compiled = new Map<string, CompiledQuery>();
+// Compiled queries are cached per schema object: two backends (or two PostgreSQL schemas) may
+// share a version number while their physical columns differ.
+const compiledBySchema = new WeakMap<LogSchema, Map<string, CompiledQuery>>();
 const parsed = new Map<string, AstNode>();
 
 /**
  * Compiles an endpoint (and optional consumer SQL) for one dialect: parse → sandbox → semantic
- * rewrite → emit. Cached per endpoint version, schema version, dialect and consumer SQL.
+ * rewrite → emit. Cached per schema, endpoint version, dialect and consumer SQL.
  */
 export function compileEndpoint(endpoint: EndpointDefinition, opts: CompileOptions): CompiledQuery {
   const key = JSON.stringify([
@@ -33,6 +35,11 @@ export function compileEndpoint(endpoint: EndpointDefinition, opts: CompileOptio
     opts.dialect.name,
     opts.consumerSql ?? null,
   ]);
+  let compiled = compiledBySchema.get(opts.schema);
+  if (!compiled) {
+    compiled = new Map();
+    compiledBySchema.set(opts.schema, compiled);
+  }
   const hit = compiled.get(key);
   if (hit) {
     compiled.delete(key);
