@@ -50,7 +50,11 @@ export interface Backend {
    * Stores NDJSON lines into a source (created when new). A malformed line refuses the whole
    * call with QesError('invalid_event', …, {line}) and stores nothing.
    */
-  load(source: string, lines: AsyncIterable<string> | Iterable<string>, opts?: LoadOptions): Promise<LoadSummary>;
+  load(
+    source: string,
+    lines: AsyncIterable<string> | Iterable<string>,
+    opts?: LoadOptions,
+  ): Promise<LoadSummary>;
   /** runs a compiled query read-only with bound parameters, a timeout and a row cap */
   execute(query: CompiledQuery, values: BoundValues, opts: ExecuteOptions): Promise<QueryResult>;
   /** throws QesError('backend_unavailable') when the engine cannot answer */
