@@ -3,6 +3,9 @@ import { isQesError } from "@qes/core";
 /** A wrong command line: printed with the usage, exit code 2. */
 export class UsageError extends Error {}
 
+/** A failure the person can act on from its message alone: printed without a stack, exit code 1. */
+export class CliError extends Error {}
+
 /** what the person at the terminal reads for an error: the message, located when it can be */
 export function describeError(e: unknown): string {
   if (isQesError(e)) {
@@ -17,6 +20,7 @@ export function describeError(e: unknown): string {
       return `${e.message}\n(is the database running? see scripts/ensure-services.sh)`;
     return e.message;
   }
+  if (e instanceof UsageError || e instanceof CliError) return e.message;
   if (e instanceof Error) return e.stack ?? e.message;
   return String(e);
 }
@@ -30,9 +34,12 @@ export function seconds(s: number): string {
   return s < 10 ? s.toFixed(2) : s.toFixed(1);
 }
 
-/** a progress line that rewrites itself on a terminal and is printed at most every few seconds otherwise */
+/**
+ * A progress line for long work: nothing during the first interval, then a line that rewrites
+ * itself on a terminal (every second) or a plain line every five seconds otherwise.
+ */
 export function progressPrinter(stream: NodeJS.WriteStream = process.stderr, everyMs = 1000) {
-  let last = 0;
+  let last = Date.now();
   let shown = false;
   const tty = stream.isTTY === true;
   return {

@@ -1,10 +1,11 @@
-import { createReadStream } from "node:fs";
+import { constants, createReadStream } from "node:fs";
+import { access } from "node:fs/promises";
 import { basename } from "node:path";
 import { createInterface } from "node:readline";
 import { isQesError, type LoadSummary } from "@qes/core";
 import { openBackend } from "../../backend/open-backend.ts";
 import { loadConfig } from "../../config.ts";
-import { count, progressPrinter, seconds, UsageError } from "../terminal.ts";
+import { CliError, count, progressPrinter, seconds, UsageError } from "../terminal.ts";
 
 /**
  * `qes load --source <name> <file.ndjson|->…`: loads NDJSON files (`-` = standard input) into a
@@ -14,6 +15,14 @@ import { count, progressPrinter, seconds, UsageError } from "../terminal.ts";
 export async function loadCommand(source: string | undefined, files: string[]): Promise<number> {
   if (source === undefined || source === "") throw new UsageError("load needs --source <name>");
   if (files.length === 0) throw new UsageError("load needs at least one file (or - for standard input)");
+  for (const file of files) {
+    if (file === "-") continue;
+    try {
+      await access(file, constants.R_OK);
+    } catch {
+      throw new CliError(`cannot read ${file}`);
+    }
+  }
   const config = loadConfig();
   const backend = await openBackend(config);
   const summaries: LoadSummary[] = [];
@@ -33,7 +42,8 @@ export async function loadCommand(source: string | undefined, files: string[]): 
         progress.done();
         if (isQesError(e) && e.code === "invalid_event") {
           const where = e.line === undefined ? label : `${label}:${e.line}`;
-          process.stderr.write(`qes load: ${where}: ${e.message}\nNothing from ${label} was stored.\n`);
+          const message = e.message.replace(/^line \d+: /, "");
+          process.stderr.write(`qes load: ${where}: ${message}\nNothing from ${label} was stored.\n`);
           if (summaries.length > 0)
             process.stderr.write(`Files loaded before it stay loaded (${summaries.length}).\n`);
           return 1;
@@ -60,7 +70,11 @@ export async function loadCommand(source: string | undefined, files: string[]): 
   }
 }
 
-function readLines(file: string): AsyncIterable<string> {
+/**
+ * Lines of a file, read only once the backend starts iterating: a readline interface created
+ * earlier would emit lines (and close) before anyone listens, and the load would wait forever.
+ */
+async function* readLines(file: string): AsyncGenerator<string> {
   const input = file === "-" ? process.stdin : createReadStream(file, { encoding: "utf8" });
-  return createInterface({ input, crlfDelay: Number.POSITIVE_INFINITY });
+  yield* createInterface({ input, crlfDelay: Number.POSITIVE_INFINITY });
 }
