@@ -62,7 +62,7 @@ describe("limits and formats", () => {
 
   const get = async (path: string, headers: Record<string, string> = { "X-API-KEY": TOKEN }) => {
     const res = await fetch(`${server.url}${path}`, { headers });
-    return { status: res.status, headers: res.headers, body: await res.json() };
+    return { status: res.status, headers: res.headers, body: (await res.json()) as any };
   };
 
   it("cuts rows beyond maxRows and says so in QES-Row-Limit-Reached", async () => {
@@ -131,7 +131,7 @@ describe("QES_ERROR_FORMAT=legacy", () => {
         headers: { "X-API-KEY": TOKEN },
       });
       expect(res.status).toBe(200);
-      const body = await res.json();
+      const body = (await res.json()) as { error: unknown };
       expect(typeof body.error).toBe("string");
       expect(body.error).toContain("project");
       const unauthorized = await fetch(`${server.url}/api/endpoints/query/logs.all?project=a`);
