@@ -1,12 +1,18 @@
 import {
+  type CallExpr,
   DEFAULT_FUNCTIONS,
   type FunctionEmitter,
+  formatCall,
+  jsonPathKeys,
+  literalArg,
+  microsPer,
   QesError,
   rename,
   type ScalarType,
   SqlEmitter,
   type SqlType,
 } from "@qes/core";
+import { translateTimeFormat } from "./duckdb-time-format.ts";
 
 const TYPE_NAMES: Record<ScalarType, string> = {
   STRING: "VARCHAR",
@@ -38,7 +44,7 @@ export class DuckdbDialect extends SqlEmitter {
   readonly name = "duckdb";
   readonly functions: Record<string, FunctionEmitter> = {
     ...DEFAULT_FUNCTIONS,
-    COUNTIF: ([c]) => `CAST(count_if(${c}) AS BIGINT)`,
+    COUNTIF: ([c], call) => `CAST(count_if(${c})${this.overOf(call)} AS BIGINT)`,
     ENDS_WITH: rename("ends_with"),
     REGEXP_CONTAINS: rename("regexp_matches"),
     // Stored timestamps are UTC already; other zones need ICU, which this build cannot load.
@@ -58,8 +64,94 @@ export class DuckdbDialect extends SqlEmitter {
     },
     DATE: ([a]) => `CAST(${a} AS DATE)`,
     UNIX_MICROS: rename("epoch_us"),
+    UNIX_MILLIS: ([ts]) => `(epoch_us(${ts}) // 1000)`,
+    UNIX_SECONDS: ([ts]) => `(epoch_us(${ts}) // 1000000)`,
     TIMESTAMP_MICROS: rename("make_timestamp"),
+    TIMESTAMP_MILLIS: ([n]) => `make_timestamp(${n} * 1000)`,
+    TIMESTAMP_SECONDS: ([n]) => `make_timestamp(${n} * 1000000)`,
+    TIMESTAMP_DIFF: ([a, b], call) =>
+      `CAST(trunc((epoch_us(${a}) - epoch_us(${b})) / ${microsPer(call, 2)}) AS BIGINT)`,
+    DATE_DIFF: ([a, b, part]) => `date_diff(${part}, ${b}, ${a})`,
+    FORMAT_TIMESTAMP: ([, ts], call) =>
+      `strftime(${ts}, ${this.stringLiteral(translateTimeFormat(literalArg(call, 0, "its format")))})`,
+    PARSE_TIMESTAMP: ([, s], call) =>
+      `try_strptime(${s}, ${this.stringLiteral(translateTimeFormat(literalArg(call, 0, "its format")))})`,
+    GENERATE_TIMESTAMP_ARRAY: ([a, b, step]) => `generate_series(${a}, ${b}, ${step})`,
+    __EXTRACT: ([part, ts], call) => duckdbExtract(call, ts!),
+    __QUANTILE: ([x, k, n]) =>
+      `list_sort(list(${x}) FILTER (WHERE ${x} IS NOT NULL))[greatest(1, (${k} * count(${x}) + ${n} - 1) // ${n})]`,
+    ARRAY_AGG: ([x], call) => {
+      const filter = call.agg?.ignoreNulls ? ` FILTER (WHERE ${x} IS NOT NULL)` : "";
+      const list = `list(${call.agg?.distinct ? "DISTINCT " : ""}${x}${this.aggregateOrder(call)})${filter}${this.overOf(call)}`;
+      return call.agg?.limit === undefined ? list : `list_slice(${list}, 1, ${call.agg.limit})`;
+    },
+    STRING_AGG: ([x, d], call) => {
+      const delim = d ?? "','";
+      if (call.agg?.limit === undefined) {
+        return `string_agg(${call.agg?.distinct ? "DISTINCT " : ""}${x}, ${delim}${this.aggregateOrder(call)})`;
+      }
+      return `array_to_string(list_slice(list(${call.agg?.distinct ? "DISTINCT " : ""}${x}${this.aggregateOrder(call)}), 1, ${call.agg.limit}), ${delim})`;
+    },
+    REGEXP_EXTRACT: ([s, p], call) =>
+      `CASE WHEN regexp_matches(${s}, ${p}) THEN regexp_extract(${s}, ${p}, ${captureGroup(call)}) END`,
+    REGEXP_REPLACE: ([s, p, r]) => `regexp_replace(${s}, ${p}, ${r}, 'g')`,
+    SPLIT: ([s, d]) => `string_split(${s}, ${d ?? "','"})`,
+    TRIM: (args) => `trim(${args.join(", ")})`,
+    ROUND: ([x, n], call) =>
+      `round(${this.cast(x!, call.args[0]!.type, "FLOAT64")}${n === undefined ? "" : `, ${n}`})`,
+    TRUNC: ([x, n], call) =>
+      `trunc(${this.cast(x!, call.args[0]!.type, "FLOAT64")}${n === undefined ? "" : `, ${n}`})`,
+    DIV: ([a, b]) => `((${a} - ${a} % ${b}) // ${b})`,
+    LOG10: (args, call) => `log10(${this.cast(args[0]!, call.args[0]!.type, "FLOAT64")})`,
+    ARRAY_LENGTH: ([a], call) => (isNative(call, 0) ? `len(${a})` : `json_array_length(${a})`),
+    ARRAY_TO_STRING: ([a, d], call) =>
+      isNative(call, 0)
+        ? `array_to_string(${a}, ${d})`
+        : `array_to_string(json_extract_string(${a}, '$[*]'), ${d})`,
+    JSON_VALUE: ([x], call) => this.jsonValue(x!, call),
+    JSON_EXTRACT_SCALAR: ([x], call) => this.jsonValue(x!, call),
+    JSON_QUERY: ([x], call) => this.jsonQuery(x!, call),
+    JSON_EXTRACT: ([x], call) => this.jsonQuery(x!, call),
+    FORMAT: (args, call) => formatCall(args, call, this, (x, digits) => `printf('%.${digits}f', ${x})`),
+    __ARRAY_AT: ([a, i], call) => this.arrayAt(a!, i!, call),
+    __ARRAY_CONTAINS: ([a, x], call) => {
+      const t = call.args[0]!.type;
+      const list = isNative(call, 0)
+        ? a
+        : `CAST(json_extract_string(${a}, '$[*]') AS ${TYPE_NAMES[t.t === "array" ? t.element : "STRING"]}[])`;
+      return `list_contains(${list}, ${x})`;
+    },
+    __ARRAY_TO_JSON: ([a]) => `CAST(to_json(${a}) AS VARCHAR)`,
   };
+
+  private jsonPath(call: CallExpr): string {
+    const path = call.args.length > 1 ? literalArg(call, 1, "a JSONPath") : "$";
+    const keys = jsonPathKeys(path);
+    return this.stringLiteral(
+      `$${keys.map((k) => (typeof k === "number" ? `[${k}]` : `."${k.replace(/"/g, '\\"')}"`)).join("")}`,
+    );
+  }
+
+  /** JSON_VALUE: a scalar at the path as text; objects, arrays and invalid JSON give NULL. */
+  private jsonValue(x: string, call: CallExpr): string {
+    const p = this.jsonPath(call);
+    return `CASE WHEN json_valid(${x}) AND json_type(${x}, ${p}) NOT IN ('OBJECT', 'ARRAY') THEN json_extract_string(${x}, ${p}) END`;
+  }
+
+  private jsonQuery(x: string, call: CallExpr): string {
+    const p = this.jsonPath(call);
+    return `CASE WHEN json_valid(${x}) THEN CAST(json_extract(${x}, ${p}) AS VARCHAR) END`;
+  }
+
+  private arrayAt(a: string, i: string, call: CallExpr): string {
+    const t = call.args[0]!.type;
+    if (t.t === "array" && t.native) return `CASE WHEN ${i} >= 0 THEN ${a}[${i} + 1] END`;
+    const path = `'$[' || CAST(${i} AS VARCHAR) || ']'`;
+    if (t.t === "records") return `CASE WHEN ${i} >= 0 THEN CAST(json_extract(${a}, ${path}) AS VARCHAR) END`;
+    const element = t.t === "array" ? t.element : "STRING";
+    const text = `json_extract_string(${a}, ${path})`;
+    return `CASE WHEN ${i} >= 0 THEN ${element === "STRING" ? text : `TRY_CAST(${text} AS ${TYPE_NAMES[element]})`} END`;
+  }
 
   typeName(type: ScalarType): string {
     return TYPE_NAMES[type];
@@ -86,18 +178,74 @@ export class DuckdbDialect extends SqlEmitter {
     return `TRY_CAST(${expr} AS ${TYPE_NAMES[to]})`;
   }
 
-  unnestFrom(array: string, alias: string, elementType: SqlType): string {
-    const elements =
-      elementType.t === "scalar"
-        ? `unnest(CAST(json_extract(${array}, '$[*]') AS ${TYPE_NAMES[elementType.s]}[]))`
-        : `unnest(CAST(json_extract(${array}, '$[*]') AS VARCHAR[]))`;
-    return `(SELECT ${elements} AS value) AS ${this.quoteIdent(alias)}`;
+  unnestFrom(
+    array: string,
+    alias: string,
+    arrayType: SqlType,
+    elementType: SqlType,
+    withOffset: boolean,
+  ): string {
+    // Projection form, not a lateral join: ~280× faster on DuckDB (NOTES.md).
+    const list =
+      arrayType.t === "array" && arrayType.native
+        ? array
+        : elementType.t === "scalar"
+          ? elementType.s === "STRING"
+            ? `json_extract_string(${array}, '$[*]')`
+            : `TRY_CAST(json_extract_string(${array}, '$[*]') AS ${TYPE_NAMES[elementType.s]}[])`
+          : `CAST(json_extract(${array}, '$[*]') AS VARCHAR[])`;
+    const offset = withOffset ? `, unnest(range(0, len(${list}))) AS off` : "";
+    return `(SELECT unnest(${list}) AS value${offset}) AS ${this.quoteIdent(alias)}`;
   }
 
   interval(amount: string, unit: string): string {
     const fn = INTERVAL_FN[unit];
     if (!fn) throw new QesError("sql_invalid", `INTERVAL … ${unit} is not supported.`);
     return `${fn}(CAST(${amount} AS INTEGER))`;
+  }
+}
+
+function isNative(call: CallExpr, i: number): boolean {
+  const t = call.args[i]?.type;
+  return t?.t === "array" && t.native === true;
+}
+
+/** REGEXP_EXTRACT returns the first capturing group when the pattern has one, else the match. */
+function captureGroup(call: CallExpr): number {
+  const p = call.args[1];
+  if (p?.k !== "lit" || typeof p.value !== "string") return 0;
+  for (let i = 0; i < p.value.length; i++) {
+    if (p.value[i] === "\\") {
+      i++;
+      continue;
+    }
+    if (p.value[i] === "(" && p.value[i + 1] !== "?") return 1;
+  }
+  return 0;
+}
+
+function duckdbExtract(call: CallExpr, ts: string): string {
+  const part = call.args[0]?.k === "datepart" ? call.args[0].part : "";
+  switch (part) {
+    case "DATE":
+      return `CAST(${ts} AS DATE)`;
+    case "DAYOFWEEK":
+      return `(dayofweek(${ts}) + 1)`;
+    case "DAYOFYEAR":
+      return `dayofyear(${ts})`;
+    case "ISOWEEK":
+      return `weekofyear(${ts})`;
+    case "ISOYEAR":
+      return `isoyear(${ts})`;
+    case "WEEK":
+      // BigQuery WEEK: weeks starting on Sunday; days before the year's first Sunday are week 0.
+      return `CAST((dayofyear(${ts}) + 6 - dayofweek(${ts})) // 7 AS BIGINT)`;
+    case "MICROSECOND":
+      return `(microsecond(${ts}) % 1000000)`;
+    case "MILLISECOND":
+      return `(millisecond(${ts}) % 1000)`;
+    default:
+      return `CAST(extract(${part.toLowerCase()} FROM ${ts}) AS BIGINT)`;
   }
 }
 

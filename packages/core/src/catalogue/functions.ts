@@ -72,6 +72,14 @@ function common(name: string, args: SqlType[]): SqlType {
   return t;
 }
 
+const NUM: ScalarType[] = ["INT64", "FLOAT64"];
+const TIME: ScalarType[] = ["TIMESTAMP"];
+const nativeArray = (element: ScalarType): SqlType => ({ t: "array", element, native: true });
+const elementOf = (t: SqlType | undefined): SqlType =>
+  t?.t === "array" ? { t: "scalar", s: t.element } : { t: "null" };
+const numericResult = (a: SqlType[]) =>
+  a.every((x) => x.t === "null" || (x.t === "scalar" && x.s === "INT64")) ? INT64 : FLOAT64;
+
 const specs: FunctionSpec[] = [
   // aggregates
   { name: "COUNT", kind: "aggregate", minArgs: 0, maxArgs: 1, returns: fixed(INT64) },
@@ -247,7 +255,396 @@ const specs: FunctionSpec[] = [
     maxArgs: 1,
     returns: checked([[0, "INT64"]], () => TIMESTAMP),
   },
+  ...moreFunctions(),
 ];
+
+/** Compact rows: name, kind, arity, accepted argument types, result. */
+function fn(
+  name: string,
+  kind: FunctionSpec["kind"],
+  arity: [number, number],
+  accepts: Array<[number, ...ScalarType[]]>,
+  result: SqlType | ((args: SqlType[], name: string) => SqlType),
+  extra: Partial<FunctionSpec> = {},
+): FunctionSpec {
+  return {
+    name,
+    kind,
+    minArgs: arity[0],
+    maxArgs: arity[1],
+    returns: checked(accepts, typeof result === "function" ? result : () => result),
+    ...extra,
+  };
+}
+
+function moreFunctions(): FunctionSpec[] {
+  return [
+    // aggregates
+    fn("APPROX_COUNT_DISTINCT", "aggregate", [1, 1], [], INT64),
+    fn("ARRAY_AGG", "aggregate", [1, 1], [], (a) => nativeArray(a[0]?.t === "scalar" ? a[0].s : "STRING")),
+    fn(
+      "STRING_AGG",
+      "aggregate",
+      [1, 2],
+      [
+        [0, "STRING"],
+        [1, "STRING"],
+      ],
+      STRING,
+    ),
+    // window functions
+    fn("ROW_NUMBER", "window", [0, 0], [], INT64),
+    fn("RANK", "window", [0, 0], [], INT64),
+    fn("DENSE_RANK", "window", [0, 0], [], INT64),
+    fn("PERCENT_RANK", "window", [0, 0], [], FLOAT64),
+    fn("CUME_DIST", "window", [0, 0], [], FLOAT64),
+    fn("NTILE", "window", [1, 1], [[0, "INT64"]], INT64),
+    fn("LAG", "window", [1, 3], [[1, "INT64"]], (a, n) => common(n, [a[0]!, a[2] ?? { t: "null" }])),
+    fn("LEAD", "window", [1, 3], [[1, "INT64"]], (a, n) => common(n, [a[0]!, a[2] ?? { t: "null" }])),
+    fn("FIRST_VALUE", "window", [1, 1], [], sameAsFirst),
+    fn("LAST_VALUE", "window", [1, 1], [], sameAsFirst),
+    // strings
+    fn(
+      "REGEXP_EXTRACT",
+      "scalar",
+      [2, 2],
+      [
+        [0, "STRING"],
+        [1, "STRING"],
+      ],
+      STRING,
+      { patternArgs: [1] },
+    ),
+    fn(
+      "REGEXP_REPLACE",
+      "scalar",
+      [3, 3],
+      [
+        [0, "STRING"],
+        [1, "STRING"],
+        [2, "STRING"],
+      ],
+      STRING,
+      { patternArgs: [1] },
+    ),
+    fn(
+      "CONTAINS_SUBSTR",
+      "scalar",
+      [2, 2],
+      [
+        [0, "STRING"],
+        [1, "STRING"],
+      ],
+      BOOL,
+    ),
+    fn(
+      "SUBSTR",
+      "scalar",
+      [2, 3],
+      [
+        [0, "STRING"],
+        [1, "INT64"],
+        [2, "INT64"],
+      ],
+      STRING,
+    ),
+    fn(
+      "SUBSTRING",
+      "scalar",
+      [2, 3],
+      [
+        [0, "STRING"],
+        [1, "INT64"],
+        [2, "INT64"],
+      ],
+      STRING,
+    ),
+    fn(
+      "SPLIT",
+      "scalar",
+      [1, 2],
+      [
+        [0, "STRING"],
+        [1, "STRING"],
+      ],
+      nativeArray("STRING"),
+    ),
+    fn(
+      "TRIM",
+      "scalar",
+      [1, 2],
+      [
+        [0, "STRING"],
+        [1, "STRING"],
+      ],
+      STRING,
+    ),
+    fn(
+      "LTRIM",
+      "scalar",
+      [1, 2],
+      [
+        [0, "STRING"],
+        [1, "STRING"],
+      ],
+      STRING,
+    ),
+    fn(
+      "RTRIM",
+      "scalar",
+      [1, 2],
+      [
+        [0, "STRING"],
+        [1, "STRING"],
+      ],
+      STRING,
+    ),
+    fn(
+      "REPLACE",
+      "scalar",
+      [3, 3],
+      [
+        [0, "STRING"],
+        [1, "STRING"],
+        [2, "STRING"],
+      ],
+      STRING,
+    ),
+    fn(
+      "STRPOS",
+      "scalar",
+      [2, 2],
+      [
+        [0, "STRING"],
+        [1, "STRING"],
+      ],
+      INT64,
+    ),
+    fn(
+      "LEFT",
+      "scalar",
+      [2, 2],
+      [
+        [0, "STRING"],
+        [1, "INT64"],
+      ],
+      STRING,
+    ),
+    fn(
+      "RIGHT",
+      "scalar",
+      [2, 2],
+      [
+        [0, "STRING"],
+        [1, "INT64"],
+      ],
+      STRING,
+    ),
+    fn("REVERSE", "scalar", [1, 1], [[0, "STRING"]], STRING),
+    fn("CHAR_LENGTH", "scalar", [1, 1], [[0, "STRING"]], INT64),
+    fn("FORMAT", "scalar", [1, 20], [[0, "STRING"]], STRING),
+    fn("ARRAY_LENGTH", "scalar", [1, 1], [], INT64),
+    fn("ARRAY_TO_STRING", "scalar", [2, 2], [[1, "STRING"]], STRING),
+    // JSON text
+    fn(
+      "JSON_VALUE",
+      "scalar",
+      [1, 2],
+      [
+        [0, "STRING"],
+        [1, "STRING"],
+      ],
+      STRING,
+    ),
+    fn(
+      "JSON_EXTRACT_SCALAR",
+      "scalar",
+      [1, 2],
+      [
+        [0, "STRING"],
+        [1, "STRING"],
+      ],
+      STRING,
+    ),
+    fn(
+      "JSON_QUERY",
+      "scalar",
+      [1, 2],
+      [
+        [0, "STRING"],
+        [1, "STRING"],
+      ],
+      STRING,
+    ),
+    fn(
+      "JSON_EXTRACT",
+      "scalar",
+      [1, 2],
+      [
+        [0, "STRING"],
+        [1, "STRING"],
+      ],
+      STRING,
+    ),
+    // numbers
+    fn(
+      "SAFE_DIVIDE",
+      "scalar",
+      [2, 2],
+      [
+        [0, ...NUM],
+        [1, ...NUM],
+      ],
+      FLOAT64,
+    ),
+    fn(
+      "ROUND",
+      "scalar",
+      [1, 2],
+      [
+        [0, ...NUM],
+        [1, "INT64"],
+      ],
+      FLOAT64,
+    ),
+    fn(
+      "TRUNC",
+      "scalar",
+      [1, 2],
+      [
+        [0, ...NUM],
+        [1, "INT64"],
+      ],
+      FLOAT64,
+    ),
+    fn(
+      "DIV",
+      "scalar",
+      [2, 2],
+      [
+        [0, "INT64"],
+        [1, "INT64"],
+      ],
+      INT64,
+    ),
+    fn(
+      "MOD",
+      "scalar",
+      [2, 2],
+      [
+        [0, "INT64"],
+        [1, "INT64"],
+      ],
+      INT64,
+    ),
+    fn("ABS", "scalar", [1, 1], [[0, ...NUM]], sameAsFirst),
+    fn("SIGN", "scalar", [1, 1], [[0, ...NUM]], sameAsFirst),
+    fn("FLOOR", "scalar", [1, 1], [[0, ...NUM]], FLOAT64),
+    fn("CEIL", "scalar", [1, 1], [[0, ...NUM]], FLOAT64),
+    fn("CEILING", "scalar", [1, 1], [[0, ...NUM]], FLOAT64),
+    fn("SQRT", "scalar", [1, 1], [[0, ...NUM]], FLOAT64),
+    fn(
+      "POW",
+      "scalar",
+      [2, 2],
+      [
+        [0, ...NUM],
+        [1, ...NUM],
+      ],
+      FLOAT64,
+    ),
+    fn(
+      "POWER",
+      "scalar",
+      [2, 2],
+      [
+        [0, ...NUM],
+        [1, ...NUM],
+      ],
+      FLOAT64,
+    ),
+    fn("LN", "scalar", [1, 1], [[0, ...NUM]], FLOAT64),
+    fn("LOG10", "scalar", [1, 1], [[0, ...NUM]], FLOAT64),
+    fn("EXP", "scalar", [1, 1], [[0, ...NUM]], FLOAT64),
+    fn("GREATEST", "scalar", [1, 50], [], (a, n) => common(n, a)),
+    fn("LEAST", "scalar", [1, 50], [], (a, n) => common(n, a)),
+    // time
+    fn(
+      "TIMESTAMP_DIFF",
+      "scalar",
+      [3, 3],
+      [
+        [0, ...TIME],
+        [1, ...TIME],
+      ],
+      INT64,
+      { literalAs: ["TIMESTAMP", "TIMESTAMP"], datePartArgs: [2] },
+    ),
+    fn("TIMESTAMP_MILLIS", "scalar", [1, 1], [[0, "INT64"]], TIMESTAMP),
+    fn("TIMESTAMP_SECONDS", "scalar", [1, 1], [[0, "INT64"]], TIMESTAMP),
+    fn("UNIX_MILLIS", "scalar", [1, 1], [[0, ...TIME]], INT64, { literalAs: ["TIMESTAMP"] }),
+    fn("UNIX_SECONDS", "scalar", [1, 1], [[0, ...TIME]], INT64, { literalAs: ["TIMESTAMP"] }),
+    fn("TIMESTAMP", "scalar", [1, 2], [[0, "STRING", "TIMESTAMP", "DATETIME", "DATE"]], TIMESTAMP, {
+      literalAs: ["TIMESTAMP"],
+    }),
+    fn(
+      "FORMAT_TIMESTAMP",
+      "scalar",
+      [2, 3],
+      [
+        [0, "STRING"],
+        [1, ...TIME],
+        [2, "STRING"],
+      ],
+      STRING,
+      { literalAs: [undefined, "TIMESTAMP"] },
+    ),
+    fn(
+      "PARSE_TIMESTAMP",
+      "scalar",
+      [2, 3],
+      [
+        [0, "STRING"],
+        [1, "STRING"],
+        [2, "STRING"],
+      ],
+      TIMESTAMP,
+    ),
+    fn(
+      "GENERATE_TIMESTAMP_ARRAY",
+      "scalar",
+      [3, 3],
+      [
+        [0, ...TIME],
+        [1, ...TIME],
+      ],
+      nativeArray("TIMESTAMP"),
+      { literalAs: ["TIMESTAMP", "TIMESTAMP"] },
+    ),
+    fn("CURRENT_DATE", "scalar", [0, 1], [], DATE),
+    fn("CURRENT_DATETIME", "scalar", [0, 1], [], DATETIME),
+    fn("DATE_TRUNC", "scalar", [2, 2], [[0, "DATE"]], DATE, { literalAs: ["DATE"], datePartArgs: [1] }),
+    fn("DATETIME_TRUNC", "scalar", [2, 2], [[0, "DATETIME"]], DATETIME, {
+      literalAs: ["DATETIME"],
+      datePartArgs: [1],
+    }),
+    fn(
+      "DATE_DIFF",
+      "scalar",
+      [3, 3],
+      [
+        [0, "DATE"],
+        [1, "DATE"],
+      ],
+      INT64,
+      { literalAs: ["DATE", "DATE"], datePartArgs: [2] },
+    ),
+    fn("DATE_SUB", "scalar", [2, 2], [[0, "DATE"]], DATE, { literalAs: ["DATE"] }),
+    fn("DATE_ADD", "scalar", [2, 2], [[0, "DATE"]], DATE, { literalAs: ["DATE"] }),
+  ];
+}
+
+export { elementOf, numericResult };
 
 export const FUNCTIONS: ReadonlyMap<string, FunctionSpec> = new Map(specs.map((s) => [s.name, s]));
 

@@ -3,11 +3,13 @@ import { QesError } from "../errors.ts";
 import { type AstNode, locationOf } from "../parse/parse-sql.ts";
 import { checkRegexPattern } from "../sandbox/regex-subset.ts";
 import type { ScalarType } from "../schema/schema-model.ts";
+import { analyzeQuery } from "./analyze-query.ts";
 import { coerceForComparison, coerceLiteralTo, literalOfNumber } from "./coerce.ts";
-import type { CompileContext } from "./compile-context.ts";
-import type { Expr } from "./ir.ts";
-import { guarded, leafType, type RecordValue } from "./record-value.ts";
+import type { CompileContext, CteInfo } from "./compile-context.ts";
+import type { AggregateOptions, Expr, OrderItem } from "./ir.ts";
+import { elementRoot, guarded, leafType, type RecordValue } from "./record-value.ts";
 import type { Scope, Value } from "./scope.ts";
+import { Scope as ScopeClass } from "./scope.ts";
 import {
   BOOL,
   commonType,
@@ -27,6 +29,8 @@ export interface ExprEnv {
   scope: Scope;
   ctx: CompileContext;
   clause: Clause;
+  /** CTEs visible to subqueries */
+  ctes?: Map<string, CteInfo>;
   /** resolves SELECT-list aliases (GROUP BY, ORDER BY, HAVING, QUALIFY) */
   alias?: (name: string) => Expr | undefined;
 }
@@ -89,7 +93,10 @@ export function analyzeValue(node: AstNode, env: ExprEnv): Value {
 const expr = (e: Expr): Value => ({ kind: "expr", expr: e });
 
 function analyzeValueInner(node: AstNode, env: ExprEnv): Value {
+  if (node.ast && !node.type) return expr(analyzeSubquery(node.ast, env, "scalar"));
   switch (node.type) {
+    case "extract":
+      return expr(analyzeExtract(node, env));
     case "column_ref":
       return resolveColumnRef(node, env);
     case "number":
@@ -100,6 +107,12 @@ function analyzeValueInner(node: AstNode, env: ExprEnv): Value {
     case "r":
     case "natural_string":
       return expr({ k: "lit", value: String(node.value), type: STRING });
+    case "timestamp":
+    case "datetime":
+    case "date": {
+      const target = String(node.type).toUpperCase() as "TIMESTAMP" | "DATETIME" | "DATE";
+      return expr(coerceLiteralTo({ k: "lit", value: String(node.value), type: STRING }, target, node));
+    }
     case "bool":
     case "boolean":
       return expr({ k: "lit", value: Boolean(node.value), type: BOOL });
@@ -118,7 +131,7 @@ function analyzeValueInner(node: AstNode, env: ExprEnv): Value {
     case "case":
       return expr(analyzeCase(node, env));
     case "function":
-      return expr(analyzeFunction(node, env));
+      return internalValue(node, env) ?? expr(analyzeFunction(node, env));
     case "aggr_func":
       return expr(analyzeAggregate(node, env));
     case "cast":
@@ -394,6 +407,13 @@ function functionName(node: AstNode): string {
 
 function analyzeFunction(node: AstNode, env: ExprEnv): Expr {
   const name = functionName(node);
+  const internal = analyzeInternal(name.toLowerCase(), node, env);
+  if (internal) return internal;
+  if (name.toUpperCase() === "EXISTS") {
+    const sub = (node.args?.value ?? [])[0] as AstNode | undefined;
+    if (!sub?.ast) fail("sql_invalid", "EXISTS needs a subquery.", node);
+    return analyzeSubquery(sub!.ast, env, "exists");
+  }
   const spec = lookupFunction(name);
   if (!spec) {
     return fail(
@@ -402,7 +422,7 @@ function analyzeFunction(node: AstNode, env: ExprEnv): Expr {
       node,
     );
   }
-  if (node.over) return fail("sql_invalid", `Window functions are not supported yet (${spec.name}).`, node);
+  if (spec.kind === "window" && !node.over) fail("sql_invalid", `${spec.name} needs an OVER clause.`, node);
   const rawArgs = (node.args?.value ?? []) as AstNode[];
   if (rawArgs.length < spec.minArgs || rawArgs.length > spec.maxArgs) {
     fail(
@@ -411,7 +431,7 @@ function analyzeFunction(node: AstNode, env: ExprEnv): Expr {
       node,
     );
   }
-  if (spec.kind === "aggregate") checkAggregateAllowed(spec.name, env, node);
+  if (spec.kind === "aggregate" || node.over) checkAggregateAllowed(spec.name, env, node);
   const args = rawArgs.map((a, i) => {
     if (spec.datePartArgs?.includes(i)) return datePart(a);
     const e = analyzeExpr(a, env.clause === "select" || !spec.kind.startsWith("agg") ? env : env);
@@ -419,9 +439,15 @@ function analyzeFunction(node: AstNode, env: ExprEnv): Expr {
     return target ? coerceLiteralTo(e, target, a) : e;
   });
   for (const i of spec.patternArgs ?? []) checkPatternArg(args[i]!, rawArgs[i]!, env);
-  if (spec.name === "CURRENT_TIMESTAMP") {
+  if (spec.name === "CURRENT_TIMESTAMP" || spec.name === "CURRENT_DATE" || spec.name === "CURRENT_DATETIME") {
+    // One instant per request, bound by the service (DESIGN.md §5).
     const now = env.ctx.now();
-    return { k: "param", index: now.index, type: now.type };
+    const param: Expr = { k: "param", index: now.index, type: now.type };
+    if (spec.name === "CURRENT_TIMESTAMP") return param;
+    const zone = args[0] ? [args[0]] : [];
+    return spec.name === "CURRENT_DATE"
+      ? { k: "call", fn: "DATE", args: [param, ...zone], type: { t: "scalar", s: "DATE" } }
+      : { k: "call", fn: "DATETIME", args: [param, ...zone], type: { t: "scalar", s: "DATETIME" } };
   }
   const type = withPosition(
     () =>
@@ -431,14 +457,21 @@ function analyzeFunction(node: AstNode, env: ExprEnv): Expr {
       ),
     node,
   );
-  return { k: "call", fn: spec.name, args, type };
+  const call: Expr = {
+    k: "call",
+    fn: spec.name,
+    args,
+    type,
+    ...(spec.kind === "aggregate" ? { agg: {} } : {}),
+  };
+  if (node.over) return withWindow(call, node.over, env);
+  return call;
 }
 
 function analyzeAggregate(node: AstNode, env: ExprEnv): Expr {
   const name = String(node.name).toUpperCase();
   const spec = lookupFunction(name);
   if (!spec) return fail("function_not_allowed", `Function ${name} is not allowed.`, node);
-  if (node.over) return fail("sql_invalid", `Window functions are not supported yet (${name}).`, node);
   checkAggregateAllowed(name, env, node);
   const argNode = node.args?.expr as AstNode | undefined;
   const args = argNode && argNode.type !== "star" ? [analyzeExpr(argNode, { ...env, clause: "select" })] : [];
@@ -451,7 +484,9 @@ function analyzeAggregate(node: AstNode, env: ExprEnv): Expr {
       ),
     node,
   );
-  return { k: "call", fn: name, args, type, agg: { distinct } };
+  const call: Expr = { k: "call", fn: name, args, type, agg: { distinct } };
+  if (node.over) return withWindow(call, node.over, env);
+  return call;
 }
 
 function checkAggregateAllowed(name: string, env: ExprEnv, node: AstNode): void {
@@ -513,4 +548,272 @@ function withPosition<T>(fn: () => T, node: AstNode): T {
       throw new QesError(e.code, e.message, locationOf(node));
     throw e;
   }
+}
+
+// ---------------------------------------------------------------------------------------------
+// constructs restored from desugaring (parse/desugar.ts)
+
+const SUBSCRIPT_MODE_NAMES = ["offset", "ordinal", "safe_offset", "safe_ordinal"] as const;
+
+function stringArg(node: AstNode | undefined, what: string): string {
+  if (node?.type !== "string") return fail("sql_invalid", `Expected ${what}.`, node);
+  return String(node.value);
+}
+
+function analyzeInternal(name: string, node: AstNode, env: ExprEnv): Expr | undefined {
+  if (!name.startsWith("__qes_")) return undefined;
+  const args = (node.args?.value ?? []) as AstNode[];
+  switch (name) {
+    case "__qes_subscript":
+    case "__qes_path": {
+      const v = analyzeValue(node, env);
+      return v.kind === "expr" ? v.expr : recordAsExpr(v.rec);
+    }
+    case "__qes_is_distinct":
+    case "__qes_is_not_distinct": {
+      const [l, r] = coerceForComparison(analyzeExpr(args[0]!, env), analyzeExpr(args[1]!, env), node);
+      return {
+        k: "op",
+        op: name === "__qes_is_distinct" ? "IS DISTINCT FROM" : "IS NOT DISTINCT FROM",
+        args: [l, r],
+        type: BOOL,
+      };
+    }
+    case "__qes_at_time_zone": {
+      const ts = coerceLiteralTo(analyzeExpr(args[0]!, env), "TIMESTAMP", args[0]);
+      const zone = analyzeExpr(args[1]!, env);
+      return { k: "call", fn: "DATETIME", args: [ts, zone], type: { t: "scalar", s: "DATETIME" } };
+    }
+    case "__qes_array_agg":
+    case "__qes_string_agg":
+      return analyzeOrderedAggregate(name === "__qes_array_agg" ? "ARRAY_AGG" : "STRING_AGG", node, env);
+    case "__qes_nulls_first":
+    case "__qes_nulls_last":
+      return fail("sql_invalid", "NULLS FIRST / NULLS LAST is allowed only in ORDER BY.", node);
+    default:
+      return fail("sql_invalid", `Unknown internal construct ${name}.`, node);
+  }
+}
+
+/** Values of `__qes_subscript(...)` and `__qes_path(...)` (subscripts and the fields after them). */
+export function internalValue(node: AstNode, env: ExprEnv): Value | undefined {
+  if (node.type !== "function") return undefined;
+  const name = functionName(node).toLowerCase();
+  const args = (node.args?.value ?? []) as AstNode[];
+  if (name === "__qes_path") {
+    let v = analyzeValue(args[0]!, env);
+    for (const f of args.slice(1)) v = step_(v, { name: stringArg(f, "a field name") }, node);
+    return v;
+  }
+  if (name !== "__qes_subscript") return undefined;
+  const mode = SUBSCRIPT_MODE_NAMES[Number(args[1]?.value)] ?? "offset";
+  const target = args[0]!;
+  const indexNode = args[2]!;
+  // APPROX_QUANTILES(x, n)[OFFSET(k)]: the k-th of n quantiles, exactly (DESIGN.md §3).
+  if (target.type === "function" && functionName(target).toUpperCase() === "APPROX_QUANTILES") {
+    checkAggregateAllowed("APPROX_QUANTILES", env, target);
+    const [xNode, nNode] = (target.args?.value ?? []) as AstNode[];
+    if (!xNode || nNode?.type !== "number")
+      fail("sql_invalid", "APPROX_QUANTILES needs a value and an integer number of quantiles.", target);
+    const x = analyzeExpr(xNode!, { ...env, clause: "select" });
+    const n = Number(nNode!.value);
+    let k = indexLiteral(indexNode);
+    if (mode.endsWith("ordinal")) k -= 1;
+    if (!Number.isInteger(n) || n < 1)
+      fail("sql_invalid", "APPROX_QUANTILES needs at least 1 quantile.", nNode);
+    if (k < 0 || k > n) {
+      if (mode.startsWith("safe")) return expr({ k: "lit", value: null, type: x.type });
+      fail(
+        "sql_invalid",
+        `Quantile index ${k} is out of range: APPROX_QUANTILES(…, ${n}) has ${n + 1} values.`,
+        indexNode,
+      );
+    }
+    return expr({
+      k: "call",
+      fn: "__QUANTILE",
+      args: [x, { k: "lit", value: k, type: INT64 }, { k: "lit", value: n, type: INT64 }],
+      type: x.type,
+      agg: {},
+    });
+  }
+  const base = analyzeValue(target, env);
+  if (base.kind === "record") {
+    return step_(base, { index: indexLiteral(indexNode), mode }, node);
+  }
+  const t = base.expr.type;
+  if (t.t === "null") return base;
+  let index = analyzeExpr(indexNode, env);
+  if (mode.endsWith("ordinal"))
+    index = { k: "op", op: "-", args: [index, { k: "lit", value: 1, type: INT64 }], type: INT64 };
+  if (t.t === "array") {
+    return expr({
+      k: "call",
+      fn: "__ARRAY_AT",
+      args: [base.expr, index],
+      type: { t: "scalar", s: t.element },
+    });
+  }
+  if (t.t === "records") {
+    const element: Expr = {
+      k: "call",
+      fn: "__ARRAY_AT",
+      args: [base.expr, index],
+      type: { t: "scalar", s: "STRING" },
+    };
+    return { kind: "record", rec: { root: elementRoot(element), path: [], node: t.node, repeated: false } };
+  }
+  return fail("sql_invalid", `Cannot subscript a value of type ${typeName(t)}.`, node);
+}
+
+function indexLiteral(node: AstNode): number {
+  const n =
+    node.type === "number"
+      ? Number(node.value)
+      : node.type === "unary_expr" && node.operator === "-" && node.expr?.type === "number"
+        ? -Number(node.expr.value)
+        : Number.NaN;
+  if (!Number.isInteger(n)) fail("sql_invalid", "This subscript must be an integer literal.", node);
+  return n;
+}
+
+function analyzeOrderedAggregate(fn: "ARRAY_AGG" | "STRING_AGG", node: AstNode, env: ExprEnv): Expr {
+  checkAggregateAllowed(fn, env, node);
+  const args = (node.args?.value ?? []) as AstNode[];
+  const flags = new Set(stringArg(args[0], "aggregate flags").split(",").filter(Boolean));
+  const values: Expr[] = [];
+  const orderBy: OrderItem[] = [];
+  let limit: number | undefined;
+  const inner: ExprEnv = { ...env, clause: "select" };
+  for (const a of args.slice(1)) {
+    const name = a.type === "function" ? functionName(a).toLowerCase() : "";
+    if (name === "__qes_order") {
+      const [k, dir, nulls] = a.args.value as AstNode[];
+      const n = stringArg(nulls, "NULLS order").toLowerCase();
+      orderBy.push({
+        expr: analyzeExpr(k!, inner),
+        desc: stringArg(dir, "direction") === "DESC",
+        ...(n ? { nulls: n as "first" | "last" } : {}),
+      });
+    } else if (name === "__qes_limit") {
+      limit = indexLiteral(a.args.value[0]);
+      if (limit < 0) fail("sql_invalid", `${fn} LIMIT must not be negative.`, a);
+    } else values.push(analyzeExpr(a, inner));
+  }
+  const x = values[0];
+  if (!x) return fail("sql_invalid", `${fn} needs an argument.`, node);
+  if (fn === "ARRAY_AGG" && values.length !== 1) fail("sql_invalid", "ARRAY_AGG takes one argument.", node);
+  if (fn === "STRING_AGG" && values.length > 2)
+    fail("sql_invalid", "STRING_AGG takes a value and an optional delimiter.", node);
+  if (x.type.t !== "scalar" && x.type.t !== "null")
+    fail("sql_invalid", `${fn} of ${typeName(x.type)} is not supported.`, node);
+  if (flags.has("DISTINCT") && orderBy.some((o) => !sameExpr(o.expr, x))) {
+    fail("sql_invalid", `${fn}(DISTINCT …) may only be ordered by its argument.`, node);
+  }
+  // BigQuery leaves the order unspecified without ORDER BY; every backend orders by value.
+  if (orderBy.length === 0) orderBy.push({ expr: x, desc: false });
+  const element = x.type.t === "scalar" ? x.type.s : "STRING";
+  const type: SqlType = fn === "ARRAY_AGG" ? { t: "array", element, native: true } : STRING;
+  const agg: AggregateOptions = {
+    distinct: flags.has("DISTINCT"),
+    orderBy,
+    ignoreNulls: flags.has("IGNORE_NULLS"),
+  };
+  if (limit !== undefined) agg.limit = limit;
+  const call: Expr = { k: "call", fn, args: values, type, agg };
+  return node.over ? withWindow(call, node.over, env) : call;
+}
+
+function sameExpr(a: Expr, b: Expr): boolean {
+  return JSON.stringify(a, bigintSafe) === JSON.stringify(b, bigintSafe);
+}
+
+function bigintSafe(_k: string, v: unknown): unknown {
+  return typeof v === "bigint" ? `${v}n` : v;
+}
+
+// ---------------------------------------------------------------------------------------------
+// windows, subqueries, EXTRACT
+
+const FRAME_BOUND = /^(UNBOUNDED PRECEDING|UNBOUNDED FOLLOWING|CURRENT ROW|\d+ PRECEDING|\d+ FOLLOWING)$/i;
+
+function withWindow(call: Extract<Expr, { k: "call" }>, over: AstNode, env: ExprEnv): Expr {
+  const spec = over?.as_window_specification?.window_specification;
+  if (!spec)
+    return fail("sql_invalid", "Named windows are not supported; write the window in OVER (…).", over);
+  const inner: ExprEnv = { ...env, clause: "select" };
+  const partitionBy = ((spec.partitionby ?? []) as AstNode[]).map((p) => analyzeExpr(p.expr, inner));
+  const orderBy: OrderItem[] = ((spec.orderby ?? []) as AstNode[]).map((o) => {
+    const { node, nulls } = unwrapNullsNode(o.expr);
+    return {
+      expr: analyzeExpr(node, inner),
+      desc: String(o.type ?? "ASC").toUpperCase() === "DESC",
+      ...(nulls ? { nulls } : {}),
+    };
+  });
+  let frame: string | undefined;
+  const f = spec.window_frame_clause;
+  if (f) {
+    const kind = String(f.left?.value ?? f.type ?? "").toUpperCase();
+    const bounds = f.operator === "BETWEEN" ? (f.right?.value ?? []) : [];
+    const texts = (bounds as AstNode[]).map((b) => String(b.value).toUpperCase());
+    if (
+      (kind !== "ROWS" && kind !== "RANGE") ||
+      texts.length !== 2 ||
+      !texts.every((t) => FRAME_BOUND.test(t))
+    ) {
+      fail("sql_invalid", "Window frames must be ROWS|RANGE BETWEEN <bound> AND <bound>.", over);
+    }
+    frame = `${kind} BETWEEN ${texts[0]} AND ${texts[1]}`;
+  }
+  return { ...call, over: { partitionBy, orderBy, ...(frame ? { frame } : {}) } };
+}
+
+function unwrapNullsNode(node: AstNode): { node: AstNode; nulls?: "first" | "last" } {
+  if (node?.type === "function") {
+    const name = functionName(node).toLowerCase();
+    if (name === "__qes_nulls_first" || name === "__qes_nulls_last") {
+      return { node: node.args.value[0], nulls: name.endsWith("first") ? "first" : "last" };
+    }
+  }
+  return { node };
+}
+
+function analyzeSubquery(ast: AstNode, env: ExprEnv, mode: "scalar" | "exists" | "in"): Expr {
+  const outer = env.scope;
+  const analyzed = analyzeQuery(ast, env.ctx, { final: false, ctes: env.ctes ?? new Map(), outer });
+  const values = analyzed.branches[0]!.values;
+  if (mode !== "exists" && values.length !== 1) {
+    fail(
+      "sql_invalid",
+      `A ${mode === "in" ? "IN" : "scalar"} subquery must return one column, not ${values.length}.`,
+      ast,
+    );
+  }
+  const v = values[0];
+  if (mode !== "exists" && v?.kind !== "expr")
+    fail("sql_invalid", "A subquery returning a record is not supported here.", ast);
+  const type: SqlType = mode === "scalar" && v?.kind === "expr" ? v.expr.type : BOOL;
+  void ScopeClass;
+  return { k: "subquery", query: analyzed.query, mode, type };
+}
+
+function analyzeExtract(node: AstNode, env: ExprEnv): Expr {
+  const part = String(node.args?.field ?? "").toUpperCase();
+  if (!DATE_PARTS.has(part)) fail("sql_invalid", `EXTRACT(${part} …) is not supported.`, node);
+  const source = coerceLiteralTo(analyzeExpr(node.args.source, env), "TIMESTAMP", node.args.source);
+  if (source.type.t !== "null" && !isTemporalType(source.type)) {
+    fail("sql_invalid", `EXTRACT needs a TIMESTAMP, DATETIME or DATE, got ${typeName(source.type)}.`, node);
+  }
+  const type: SqlType = part === "DATE" ? { t: "scalar", s: "DATE" } : INT64;
+  return {
+    k: "call",
+    fn: "__EXTRACT",
+    args: [{ k: "datepart", part, type: { t: "datepart", part } }, source],
+    type,
+  };
+}
+
+function isTemporalType(t: SqlType): boolean {
+  return t.t === "scalar" && (t.s === "TIMESTAMP" || t.s === "DATETIME" || t.s === "DATE");
 }

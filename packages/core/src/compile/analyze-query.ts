@@ -21,7 +21,7 @@ import {
   type Value,
   valueType,
 } from "./scope.ts";
-import { INT64, type SqlType, typeName } from "./sql-type.ts";
+import { commonType, INT64, type SqlType, typeName } from "./sql-type.ts";
 
 /** A query analysed: its tree, and its output columns as values in its own scope. */
 export interface AnalyzedQuery {
@@ -38,6 +38,8 @@ export interface QueryOptions {
   final: boolean;
   /** CTEs visible to this query (the stored query's, for consumer SQL) */
   ctes: Map<string, CteInfo>;
+  /** a branch of a set operation: the order of a CTE it reads is not kept */
+  branch?: boolean;
   outer?: Scope;
 }
 
@@ -95,12 +97,113 @@ function analyzeCte(w: AstNode, ctx: CompileContext, ctes: Map<string, CteInfo>,
   };
 }
 
+const SET_OPS: Record<string, SetOp["op"]> = {
+  "UNION ALL": "union all",
+  "UNION DISTINCT": "union distinct",
+  "EXCEPT DISTINCT": "except distinct",
+  "INTERSECT DISTINCT": "intersect distinct",
+};
+
 function analyzeBody(ast: AstNode, ctx: CompileContext, opts: QueryOptions): AnalyzedQuery {
-  if (ast._next || ast.set_op) {
-    return fail("sql_invalid", "Set operations (UNION, EXCEPT, INTERSECT) are not supported yet.", ast);
-  }
   if (ast.type !== "select") fail("sql_invalid", "Only SELECT queries are allowed.", ast);
-  return analyzeSelect(ast, ctx, opts);
+  if (!ast._next) return analyzeSelect(ast, ctx, opts);
+  // BigQuery applies a trailing ORDER BY / LIMIT to the whole set operation; the parser hangs it
+  // on the last branch.
+  const parts: AstNode[] = [];
+  const ops: SetOp["op"][] = [];
+  for (let n: AstNode | undefined = ast; n; n = n._next) {
+    parts.push(n);
+    if (n._next) {
+      const op = SET_OPS[String(n.set_op ?? "").toUpperCase()];
+      if (!op) {
+        fail(
+          "sql_invalid",
+          `Set operation ${String(n.set_op ?? "").toUpperCase() || "UNION"} needs ALL or DISTINCT (UNION ALL, UNION DISTINCT, EXCEPT DISTINCT, INTERSECT DISTINCT).`,
+          n._next,
+        );
+      }
+      ops.push(op);
+    }
+  }
+  const last = parts[parts.length - 1]!;
+  const orderby = last.orderby;
+  const limit = last.limit;
+  const branches = parts.map((p) =>
+    analyzeSelect(
+      {
+        ...p,
+        _next: undefined,
+        orderby: p === last ? null : p.orderby,
+        limit: p === last ? null : p.limit,
+        with: null,
+      },
+      ctx,
+      { ...opts, branch: true },
+    ),
+  );
+  const first = branches[0]!;
+  for (const [i, b] of branches.entries()) {
+    if (b.outputs.length !== first.outputs.length) {
+      fail(
+        "sql_invalid",
+        `Queries in a set operation have different numbers of columns: ${first.outputs.length} and ${b.outputs.length}.`,
+        parts[i],
+      );
+    }
+    b.branches[0]!.values.forEach((v, c) => {
+      const t0 = valueType(first.branches[0]!.values[c]!);
+      const t = valueType(v);
+      if (!commonType(t0, t) && !(t0.t === "record" && t.t === "record")) {
+        fail(
+          "sql_invalid",
+          `Column ${c + 1} of a set operation has incompatible types ${typeName(t0)} and ${typeName(t)}.`,
+          parts[i],
+        );
+      }
+    });
+  }
+  let body: Body = first.query.body;
+  branches.slice(1).forEach((b, i) => {
+    body = { k: "setop", op: ops[i]!, left: { ctes: [], body }, right: b.query, orderBy: [] };
+  });
+  const setop = body as SetOp;
+  const outputs = first.outputs;
+  // ORDER BY of a set operation names output columns (or ordinals).
+  for (const o of (orderby ?? []) as AstNode[]) {
+    const { node, nulls } = unwrapNulls(o.expr);
+    let index = -1;
+    if (node.type === "number") index = Number(node.value) - 1;
+    else if (node.type === "column_ref") {
+      const name = implicitName(node)?.toLowerCase();
+      index = outputs.findIndex((x) => x.name.toLowerCase() === name);
+    }
+    const out = outputs[index];
+    if (!out) fail("sql_invalid", "ORDER BY of a set operation must name an output column.", node);
+    const type = valueType(first.branches[0]!.values[index]!);
+    const desc = String(o.type ?? "ASC").toUpperCase() === "DESC";
+    setop.orderBy.push({
+      expr: { k: "col", rel: "", col: out.phys, type },
+      desc,
+      ...(nulls ? { nulls } : {}),
+    });
+  }
+  applyLimit(limit, setop, ctx);
+  return {
+    query: { ctes: [], body: setop },
+    outputs,
+    branches: branches.flatMap((b) => b.branches),
+  };
+}
+
+/** `__qes_nulls_first(e)` / `__qes_nulls_last(e)` from desugaring: the key and its NULLS order. */
+export function unwrapNulls(node: AstNode): { node: AstNode; nulls?: "first" | "last" } {
+  if (node?.type === "function") {
+    const name = String(node.name?.name?.[0]?.value ?? node.name?.schema?.value ?? "").toLowerCase();
+    if (name === "__qes_nulls_first" || name === "__qes_nulls_last") {
+      return { node: node.args.value[0], nulls: name.endsWith("first") ? "first" : "last" };
+    }
+  }
+  return { node };
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -122,6 +225,7 @@ function analyzeSelect(ast: AstNode, ctx: CompileContext, opts: QueryOptions): A
     scope,
     ctx,
     clause,
+    ctes: opts.ctes,
     ...(alias ? { alias } : {}),
   });
   if (ast.where) select.where.push(analyzeCondition(ast.where, env("where")));
@@ -136,9 +240,32 @@ function analyzeSelect(ast: AstNode, ctx: CompileContext, opts: QueryOptions): A
   for (const item of columns) {
     const e = item.expr as AstNode;
     if (isStar(e)) {
-      for (const [name, value] of starColumns(e, scope, item)) {
+      const modifier = String(item.type ?? "").toLowerCase();
+      const listed = (item.expr_list ?? []) as AstNode[];
+      const except = new Set<string>();
+      const replace = new Map<string, Value>();
+      if (modifier === "except") {
+        for (const x of listed) except.add((implicitName(x.expr) ?? "").toLowerCase());
+      } else if (modifier === "replace") {
+        for (const x of listed) {
+          if (!x.as) fail("sql_invalid", "SELECT * REPLACE needs `expression AS column`.", x.expr);
+          replace.set(String(x.as).toLowerCase(), analyzeValue(x.expr, env("select")));
+        }
+      }
+      const star = starColumns(e, scope, item);
+      for (const name of [...except, ...replace.keys()]) {
+        if (!star.some(([n]) => n.toLowerCase() === name)) {
+          fail(
+            "sql_invalid",
+            `Column ${name} in SELECT * ${modifier.toUpperCase()} is not among the selected columns.`,
+            item,
+          );
+        }
+      }
+      for (const [name, value] of star) {
+        if (except.has(name.toLowerCase())) continue;
         outputs.push({ name, phys: "" });
-        values.push(value);
+        values.push(replace.get(name.toLowerCase()) ?? value);
       }
       continue;
     }
@@ -170,14 +297,13 @@ function analyzeSelect(ast: AstNode, ctx: CompileContext, opts: QueryOptions): A
     select.groupBy.push(resolveOrdinalOrAlias(g, values, outputs, env("group", aliasOf)));
   }
   if (ast.having) select.having = analyzeCondition(ast.having, env("having", aliasOf));
-  if (ast.qualify) fail("sql_invalid", "QUALIFY is not supported yet.", ast.qualify);
+  if (ast.qualify) select.qualify = analyzeCondition(ast.qualify, env("qualify", aliasOf));
 
   // ORDER BY
   for (const o of (ast.orderby ?? []) as AstNode[]) {
-    const e = resolveOrdinalOrAlias(o.expr, values, outputs, env("order", aliasOf));
+    const { node: key, nulls } = unwrapNulls(o.expr);
+    const e = resolveOrdinalOrAlias(key, values, outputs, env("order", aliasOf));
     const desc = String(o.type ?? "ASC").toUpperCase() === "DESC";
-    const nullsRaw = String(o.nulls ?? "").toUpperCase();
-    const nulls = nullsRaw.includes("FIRST") ? "first" : nullsRaw.includes("LAST") ? "last" : undefined;
     select.orderBy.push({ expr: e, desc, ...(nulls ? { nulls } : {}) });
   }
   applyLimit(ast.limit, select, ctx);
@@ -337,8 +463,19 @@ function analyzeFrom(
             ? "cross"
             : "inner";
     if (item.type === "unnest") {
-      if (i === 0) fail("sql_invalid", "UNNEST as the first FROM item is not supported yet.", item);
-      analyzeUnnest(item, kind, select, scope, ctx);
+      const from = analyzeUnnest(item, kind, select, scope, ctx, opts);
+      if (i === 0) {
+        if (!from) fail("sql_invalid", "UNNEST of a record cannot be the first FROM item.", item);
+        select.from = from!;
+      } else if (from) {
+        select.joins.push({
+          kind: kind === "left" ? "left" : "cross",
+          item: from,
+          ...(kind === "left"
+            ? { on: { k: "lit", value: true, type: { t: "scalar", s: "BOOL" } } as Expr }
+            : {}),
+        });
+      }
       return;
     }
     if (item.using) fail("sql_invalid", "JOIN … USING is not supported yet.", item);
@@ -366,8 +503,25 @@ function bindTableItem(
   ctx: CompileContext,
   opts: QueryOptions,
 ): { from: FromItem; cte?: CteInfo } {
-  if (item.expr?.ast || item.expr?.type === "select") {
-    return fail("sql_invalid", "Subqueries in FROM are not supported yet.", item);
+  if (item.expr?.ast) {
+    const analyzed = analyzeQuery(item.expr.ast, ctx, {
+      final: false,
+      ctes: opts.ctes,
+      ...(opts.outer ? { outer: opts.outer } : {}),
+    });
+    const alias = ctx.alias("s");
+    const derived = new DerivedRelation(analyzed.outputs, analyzed.branches, alias);
+    if (analyzed.order && !analyzed.query.body.limit) analyzed.query.body.orderBy = [];
+    const info: CteInfo = {
+      name: alias,
+      cte: { name: alias, query: analyzed.query },
+      derived,
+      outputs: analyzed.outputs,
+      values: analyzed.branches[0]!.values,
+      ...(analyzed.order ? { order: analyzed.order } : {}),
+    };
+    bindDerived(scope, String(item.as ?? alias), alias, info);
+    return { from: { k: "subquery", query: analyzed.query, alias }, cte: info };
   }
   const name = [item.db, item.table].filter(Boolean).map(String).join(".");
   const aliasName = String(item.as ?? item.table);
@@ -375,35 +529,7 @@ function bindTableItem(
   if (cte) {
     const alias = ctx.alias("r");
     ctx.referenced.add(cte.cte.name);
-    const columnValue = (i: number): Value => {
-      const v = cte.values[i]!;
-      const o = cte.outputs[i]!;
-      if (v.kind === "record") {
-        return {
-          kind: "record",
-          rec: {
-            root: derivedRoot(alias, cte.derived, i),
-            path: [],
-            node: v.rec.node,
-            repeated: v.rec.repeated,
-          },
-        };
-      }
-      const col: Expr = { k: "col", rel: alias, col: o.phys, type: v.expr.type };
-      if (isFromJson(v.expr)) col.fromJson = true;
-      if (notNull(v.expr)) col.notNull = true;
-      return { kind: "expr", expr: col };
-    };
-    const names = cte.outputs.map((o) => o.name);
-    scope.vars.push({
-      name: aliasName.toLowerCase(),
-      column: (n) => {
-        const i = names.findIndex((x) => x.toLowerCase() === n.toLowerCase());
-        return i < 0 ? undefined : columnValue(i);
-      },
-      columnNames: () => names.filter(Boolean),
-      schemaless: false,
-    });
+    bindDerived(scope, aliasName, alias, cte);
     return { from: { k: "cte", name: cte.cte.name, alias }, cte };
   }
   if (ctx.mode === "consumer") {
@@ -429,6 +555,39 @@ function bindTableItem(
   return { from: { k: "table", table: source.table, alias } };
 }
 
+/** Makes a CTE's or subquery's outputs visible under `aliasName`; records resolve on demand. */
+function bindDerived(scope: Scope, aliasName: string, alias: string, info: CteInfo): void {
+  const columnValue = (i: number): Value => {
+    const v = info.values[i]!;
+    const o = info.outputs[i]!;
+    if (v.kind === "record") {
+      return {
+        kind: "record",
+        rec: {
+          root: derivedRoot(alias, info.derived, i),
+          path: [],
+          node: v.rec.node,
+          repeated: v.rec.repeated,
+        },
+      };
+    }
+    const col: Expr = { k: "col", rel: alias, col: o.phys, type: v.expr.type };
+    if (isFromJson(v.expr)) col.fromJson = true;
+    if (notNull(v.expr)) col.notNull = true;
+    return { kind: "expr", expr: col };
+  };
+  const names = info.outputs.map((o) => o.name);
+  scope.vars.push({
+    name: aliasName.toLowerCase(),
+    column: (n) => {
+      const i = names.findIndex((x) => x.toLowerCase() === n.toLowerCase());
+      return i < 0 ? undefined : columnValue(i);
+    },
+    columnNames: () => names.filter(Boolean),
+    schemaless: false,
+  });
+}
+
 function isFromJson(e: Expr): boolean {
   return "fromJson" in e && e.fromJson === true;
 }
@@ -444,12 +603,13 @@ function analyzeUnnest(
   select: Select,
   scope: Scope,
   ctx: CompileContext,
-): void {
-  const env: ExprEnv = { scope, ctx, clause: "from" };
+  opts: QueryOptions,
+): FromItem | undefined {
+  const env: ExprEnv = { scope, ctx, clause: "from", ctes: opts.ctes };
   const value = analyzeValue(item.expr, env);
   const name = String(item.as ?? "").toLowerCase();
-  if (item.with_offset) fail("sql_invalid", "UNNEST … WITH OFFSET is not supported yet.", item);
-  if (value.kind === "record") {
+  const offsetName = item.with_offset ? String(item.with_offset.as ?? "offset").toLowerCase() : undefined;
+  if (value.kind === "record" && !offsetName) {
     const rec = value.rec;
     const presence = and(rec.guard, rec.root.presence(rec.path))!;
     let element: RecordValue;
@@ -465,23 +625,45 @@ function analyzeUnnest(
       }
     }
     scope.vars.push(elementVar(name, element));
-    return;
+    return undefined;
   }
-  const t: SqlType = value.expr.type;
+  let array: Expr;
+  let t: SqlType;
+  if (value.kind === "record") {
+    // WITH OFFSET over a one-element record: expand its JSON text as an array of one.
+    array = {
+      k: "call",
+      fn: "__JSON_WRAP_ARRAY",
+      args: [recordAsExpr({ ...value.rec, repeated: false })],
+      type: { t: "records", node: value.rec.node },
+    };
+    t = array.type;
+  } else {
+    array = value.expr;
+    t = array.type;
+  }
   if (t.t === "null") {
-    // UNNEST of a field the schema does not know: no rows (CROSS) or NULL element (LEFT).
+    // UNNEST of a field the schema does not know: no rows (CROSS) or a NULL element (LEFT).
     if (kind !== "left") select.where.push({ k: "lit", value: false, type: { t: "scalar", s: "BOOL" } });
     scope.vars.push({
       name,
       column: () => undefined,
       columnNames: () => [],
-      self: { kind: "expr", expr: value.expr },
+      self: { kind: "expr", expr: array },
       schemaless: true,
     });
-    return;
+    if (offsetName)
+      scope.vars.push({
+        name: offsetName,
+        column: () => undefined,
+        columnNames: () => [],
+        self: { kind: "expr", expr: { k: "lit", value: null, type: INT64 } },
+        schemaless: false,
+      });
+    return undefined;
   }
   if (t.t !== "records" && t.t !== "array") {
-    fail("sql_invalid", `UNNEST needs an array, got ${typeName(t)}.`, item);
+    return fail("sql_invalid", `UNNEST needs an array, got ${typeName(t)}.`, item);
   }
   const alias = ctx.alias("u");
   const elementType: SqlType =
@@ -491,9 +673,8 @@ function analyzeUnnest(
     rel: alias,
     col: "value",
     type: t.t === "array" ? elementType : { t: "scalar", s: "STRING" },
-    fromJson: true,
+    ...(t.t === "array" && !t.native ? { fromJson: true } : {}),
   };
-  const from: FromItem = { k: "unnest", array: value.expr, alias, elementType };
   if (t.t === "array") {
     scope.vars.push({
       name,
@@ -507,16 +688,22 @@ function analyzeUnnest(
       elementVar(name, { root: elementRoot(elementExpr), path: [], node: t.node, repeated: false }),
     );
   }
-  const on = item.on ? analyzeCondition(item.on, { scope, ctx, clause: "on" }) : undefined;
-  select.joins.push({
-    kind: kind === "left" ? "left" : "cross",
-    item: from,
-    ...(on
-      ? { on }
-      : kind === "left"
-        ? { on: { k: "lit", value: true, type: { t: "scalar", s: "BOOL" } } }
-        : {}),
-  });
+  if (offsetName) {
+    const off: Expr = { k: "col", rel: alias, col: "off", type: INT64 };
+    scope.vars.push({
+      name: offsetName,
+      column: () => undefined,
+      columnNames: () => [],
+      self: { kind: "expr", expr: off },
+      schemaless: false,
+    });
+  }
+  if (item.on) {
+    const on = analyzeCondition(item.on, { scope, ctx, clause: "on", ctes: opts.ctes });
+    if (!(on.k === "lit" && on.value === true))
+      fail("sql_invalid", "JOIN UNNEST(array) … ON supports only ON TRUE.", item.on);
+  }
+  return { k: "unnest", array, alias, elementType, withOffset: !!offsetName };
 }
 
 function analyzeOnForElement(

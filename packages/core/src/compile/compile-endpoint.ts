@@ -88,6 +88,19 @@ function compileUncached(endpoint: EndpointDefinition, opts: CompileOptions): Co
   }
   const query = analyzed.query;
   query.ctes = [...storedCtes, ...query.ctes];
+  // Engine lists leave as JSON text, which the wire conversion reads like arrays from events.
+  for (const branch of analyzed.branches) {
+    for (const item of branch.select.items) {
+      if (item.expr.type.t === "array" && item.expr.type.native) {
+        item.expr = {
+          k: "call",
+          fn: "__ARRAY_TO_JSON",
+          args: [item.expr],
+          type: { ...item.expr.type, native: false },
+        };
+      }
+    }
+  }
   capRows(query, endpoint.maxRows + 1);
   const columns: OutputColumn[] = analyzed.outputs.map((o, i) => ({
     name: o.name,

@@ -61,7 +61,7 @@ export type FromItem =
   | { k: "cte"; name: string; alias: string }
   | { k: "subquery"; query: Query; alias: string }
   /** a real array expanded to rows: JSON text array → one row per element (`alias.value`) */
-  | { k: "unnest"; array: Expr; alias: string; elementType: SqlType; withOffset?: string };
+  | { k: "unnest"; array: Expr; alias: string; elementType: SqlType; withOffset: boolean };
 
 export interface Join {
   kind: "inner" | "left" | "right" | "full" | "cross";

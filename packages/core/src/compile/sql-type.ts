@@ -8,8 +8,8 @@ export type SqlType =
   | { t: "record"; node: FieldNode; repeated: boolean }
   /** an array of objects: REPEATED RECORD of N elements */
   | { t: "records"; node: FieldNode }
-  /** ARRAY<scalar> */
-  | { t: "array"; element: ScalarType }
+  /** ARRAY<scalar>: JSON text when read from an event, an engine list when `native` (SPLIT, ARRAY_AGG…) */
+  | { t: "array"; element: ScalarType; native?: boolean }
   /** NULL literal, or a field the schema does not know: NULL of any type */
   | { t: "null" }
   | { t: "interval" }

@@ -1,19 +1,159 @@
-import { type FunctionEmitter, rename } from "./sql-emitter.ts";
+import type { Expr } from "../compile/ir.ts";
+import { QesError } from "../errors.ts";
+import { type CallExpr, type FunctionEmitter, rename, type SqlEmitter } from "./sql-emitter.ts";
+
+const distinct = (call: CallExpr) => (call.agg?.distinct ? "DISTINCT " : "");
+const scalarOf = (call: CallExpr, i: number) => {
+  const t = call.args[i]?.type;
+  return t?.t === "scalar" ? t.s : undefined;
+};
+
+/** BigQuery's GREATEST / LEAST are NULL when any argument is; the engines skip NULLs. */
+const nullIfAnyNull =
+  (fn: string): FunctionEmitter =>
+  (args) =>
+    `CASE WHEN ${args.map((a) => `${a} IS NULL`).join(" OR ")} THEN NULL ELSE ${fn}(${args.join(", ")}) END`;
+
+/** A string-literal argument, known at compile time (formats, JSON paths). */
+export function literalArg(call: CallExpr, i: number, what: string): string {
+  const a: Expr | undefined = call.args[i];
+  if (a?.k === "lit" && typeof a.value === "string") return a.value;
+  throw new QesError("sql_invalid", `${call.fn} needs ${what} as a string literal.`);
+}
+
+/** Position for SUBSTR: BigQuery counts a negative position from the end and treats 0 as 1. */
+function substrStart(s: string, pos: string, call: CallExpr): string {
+  const p = call.args[1];
+  if (p?.k === "lit" && typeof p.value === "number" && p.value > 0) return pos;
+  return `CASE WHEN ${pos} < 0 THEN greatest(length(${s}) + ${pos} + 1, 1) WHEN ${pos} = 0 THEN 1 ELSE ${pos} END`;
+}
+
+/** BigQuery JSONPath (`$.a.b`, `$['a']`, `$.a[0]`) → keys; undefined keys are refused. */
+export function jsonPathKeys(path: string): Array<string | number> {
+  if (!path.startsWith("$")) throw new QesError("sql_invalid", `JSONPath must start with $: ${path}.`);
+  const keys: Array<string | number> = [];
+  let i = 1;
+  while (i < path.length) {
+    if (path[i] === ".") {
+      let j = i + 1;
+      if (path[j] === '"') {
+        const end = path.indexOf('"', j + 1);
+        if (end < 0) throw new QesError("sql_invalid", `Invalid JSONPath ${path}.`);
+        keys.push(path.slice(j + 1, end));
+        i = end + 1;
+        continue;
+      }
+      while (j < path.length && path[j] !== "." && path[j] !== "[") j++;
+      if (j === i + 1) throw new QesError("sql_invalid", `Invalid JSONPath ${path}.`);
+      keys.push(path.slice(i + 1, j));
+      i = j;
+    } else if (path[i] === "[") {
+      const end = path.indexOf("]", i);
+      if (end < 0) throw new QesError("sql_invalid", `Invalid JSONPath ${path}.`);
+      const inner = path.slice(i + 1, end).trim();
+      if (/^\d+$/.test(inner)) keys.push(Number(inner));
+      else if (/^'.*'$|^".*"$/.test(inner)) keys.push(inner.slice(1, -1));
+      else throw new QesError("sql_invalid", `Invalid JSONPath ${path}.`);
+      i = end + 1;
+    } else {
+      throw new QesError("sql_invalid", `Invalid JSONPath ${path}.`);
+    }
+  }
+  return keys;
+}
+
+/** FORMAT with a literal format string, expanded at compile time into concatenation. */
+export function formatCall(
+  args: string[],
+  call: CallExpr,
+  e: SqlEmitter,
+  fixed: (x: string, digits: number) => string,
+): string {
+  const format = literalArg(call, 0, "its format");
+  const pieces: string[] = [];
+  let literal = "";
+  let next = 1;
+  for (let i = 0; i < format.length; i++) {
+    const c = format[i]!;
+    if (c !== "%") {
+      literal += c;
+      continue;
+    }
+    const m = /^%(\.(\d+))?([sdifT%t])/.exec(format.slice(i));
+    if (!m)
+      throw new QesError(
+        "sql_invalid",
+        `FORMAT specifier at position ${i + 1} of '${format}' is not supported.`,
+      );
+    i += m[0].length - 1;
+    if (m[3] === "%") {
+      literal += "%";
+      continue;
+    }
+    if (literal) pieces.push(e.stringLiteral(literal));
+    literal = "";
+    const arg = args[next];
+    const argExpr = call.args[next];
+    next++;
+    if (arg === undefined || !argExpr)
+      throw new QesError("sql_invalid", `FORMAT '${format}' needs more arguments.`);
+    const text =
+      m[3] === "f" ? fixed(arg, m[2] === undefined ? 6 : Number(m[2])) : e.cast(arg, argExpr.type, "STRING");
+    pieces.push(`coalesce(${text}, 'NULL')`);
+  }
+  if (literal) pieces.push(e.stringLiteral(literal));
+  if (next !== args.length)
+    throw new QesError(
+      "sql_invalid",
+      `FORMAT '${format}' has ${next - 1} specifiers for ${args.length - 1} values.`,
+    );
+  return pieces.length ? `(${pieces.join(" || ")})` : "''";
+}
+
+const MICROS_PER: Record<string, number> = {
+  MICROSECOND: 1,
+  MILLISECOND: 1_000,
+  SECOND: 1_000_000,
+  MINUTE: 60_000_000,
+  HOUR: 3_600_000_000,
+  DAY: 86_400_000_000,
+};
+
+export function microsPer(call: CallExpr, i: number): number {
+  const part = call.args[i];
+  const unit = part?.k === "datepart" ? MICROS_PER[part.part] : undefined;
+  if (!unit)
+    throw new QesError(
+      "sql_invalid",
+      `${call.fn} supports MICROSECOND to DAY, not ${part?.k === "datepart" ? part.part : "this part"}.`,
+    );
+  return unit;
+}
 
 /** Emitters shared by the standard-SQL engines; dialects spread this table and override rows. */
 export const DEFAULT_FUNCTIONS: Record<string, FunctionEmitter> = {
-  COUNT: (args, call) =>
-    args.length === 0 ? "count(*)" : `count(${call.agg?.distinct ? "DISTINCT " : ""}${args[0]})`,
+  COUNT: (args, call) => (args.length === 0 ? "count(*)" : `count(${distinct(call)}${args[0]})`),
   SUM: (args, call, e) =>
-    `CAST(sum(${call.agg?.distinct ? "DISTINCT " : ""}${args[0]}) AS ${e.typeName(call.type.t === "scalar" ? call.type.s : "FLOAT64")})`,
-  AVG: (args, call, e) =>
-    `avg(${call.agg?.distinct ? "DISTINCT " : ""}${e.cast(args[0]!, call.args[0]!.type, "FLOAT64")})`,
+    `CAST(sum(${distinct(call)}${args[0]})${e.overOf(call)} AS ${e.typeName(call.type.t === "scalar" ? call.type.s : "FLOAT64")})`,
+  AVG: (args, call, e) => `avg(${distinct(call)}${e.cast(args[0]!, call.args[0]!.type, "FLOAT64")})`,
   MIN: rename("min"),
   MAX: rename("max"),
   // BigQuery leaves ANY_VALUE's choice open; every backend takes the minimum (DESIGN.md §3).
   ANY_VALUE: rename("min"),
   LOGICAL_OR: rename("bool_or"),
   LOGICAL_AND: rename("bool_and"),
+  // APPROX_COUNT_DISTINCT is exact here (DESIGN.md §3).
+  APPROX_COUNT_DISTINCT: ([x]) => `count(DISTINCT ${x})`,
+  ROW_NUMBER: rename("row_number"),
+  RANK: rename("rank"),
+  DENSE_RANK: rename("dense_rank"),
+  PERCENT_RANK: rename("percent_rank"),
+  CUME_DIST: rename("cume_dist"),
+  NTILE: rename("ntile"),
+  LAG: rename("lag"),
+  LEAD: rename("lead"),
+  FIRST_VALUE: rename("first_value"),
+  LAST_VALUE: rename("last_value"),
   COALESCE: rename("coalesce"),
   IFNULL: rename("coalesce"),
   NULLIF: rename("nullif"),
@@ -21,11 +161,44 @@ export const DEFAULT_FUNCTIONS: Record<string, FunctionEmitter> = {
   LOWER: rename("lower"),
   UPPER: rename("upper"),
   LENGTH: rename("length"),
+  CHAR_LENGTH: rename("length"),
   STARTS_WITH: rename("starts_with"),
+  CONTAINS_SUBSTR: ([a, b]) => `(strpos(lower(${a}), lower(${b})) > 0)`,
+  SUBSTR: ([s, p, l], call) => `substr(${s}, ${substrStart(s!, p!, call)}${l === undefined ? "" : `, ${l}`})`,
+  SUBSTRING: ([s, p, l], call) =>
+    `substr(${s}, ${substrStart(s!, p!, call)}${l === undefined ? "" : `, ${l}`})`,
+  LTRIM: rename("ltrim"),
+  RTRIM: rename("rtrim"),
+  REPLACE: rename("replace"),
+  STRPOS: rename("strpos"),
+  LEFT: rename("left"),
+  RIGHT: rename("right"),
+  REVERSE: rename("reverse"),
   // BigQuery's CONCAT is NULL when any argument is; `||` behaves so on every engine.
   CONCAT: (args) => `(${args.join(" || ")})`,
+  SAFE_DIVIDE: ([a, b], call, e) =>
+    `CASE WHEN ${b} = 0 THEN NULL ELSE ${e.cast(a!, call.args[0]!.type, "FLOAT64")} / ${b} END`,
+  MOD: ([a, b]) => `(${a} % ${b})`,
+  ABS: rename("abs"),
+  SIGN: rename("sign"),
+  FLOOR: (args, call, e) => `floor(${e.cast(args[0]!, call.args[0]!.type, "FLOAT64")})`,
+  CEIL: (args, call, e) => `ceil(${e.cast(args[0]!, call.args[0]!.type, "FLOAT64")})`,
+  CEILING: (args, call, e) => `ceil(${e.cast(args[0]!, call.args[0]!.type, "FLOAT64")})`,
+  SQRT: (args, call, e) => `sqrt(${e.cast(args[0]!, call.args[0]!.type, "FLOAT64")})`,
+  POW: ([a, b], call, e) => `power(${e.cast(a!, call.args[0]!.type, "FLOAT64")}, ${b})`,
+  POWER: ([a, b], call, e) => `power(${e.cast(a!, call.args[0]!.type, "FLOAT64")}, ${b})`,
+  LN: (args, call, e) => `ln(${e.cast(args[0]!, call.args[0]!.type, "FLOAT64")})`,
+  EXP: (args, call, e) => `exp(${e.cast(args[0]!, call.args[0]!.type, "FLOAT64")})`,
+  GREATEST: nullIfAnyNull("greatest"),
+  LEAST: nullIfAnyNull("least"),
   TIMESTAMP_TRUNC: ([ts, part]) => `date_trunc(${part}, ${ts})`,
   TIMESTAMP_SUB: ([ts, iv]) => `(${ts} - ${iv})`,
   TIMESTAMP_ADD: ([ts, iv]) => `(${ts} + ${iv})`,
-  LEAST: rename("least"),
+  DATE_SUB: ([d, iv]) => `CAST(${d} - ${iv} AS DATE)`,
+  DATE_ADD: ([d, iv]) => `CAST(${d} + ${iv} AS DATE)`,
+  DATE_TRUNC: ([d, part]) => `CAST(date_trunc(${part}, ${d}) AS DATE)`,
+  DATETIME_TRUNC: ([d, part]) => `date_trunc(${part}, ${d})`,
+  TIMESTAMP: ([x], call, e) =>
+    scalarOf(call, 0) === "TIMESTAMP" ? x! : e.cast(x!, call.args[0]!.type, "TIMESTAMP"),
+  __JSON_WRAP_ARRAY: ([x]) => `('[' || ${x} || ']')`,
 };

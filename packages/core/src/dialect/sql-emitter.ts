@@ -1,4 +1,4 @@
-import type { Cte, Expr, FromItem, OrderItem, Query, Select, SetOp } from "../compile/ir.ts";
+import type { Cte, Expr, FromItem, OrderItem, Query, Select, SetOp, WindowSpec } from "../compile/ir.ts";
 import type { SqlType } from "../compile/sql-type.ts";
 import { QesError } from "../errors.ts";
 import type { ScalarType } from "../schema/schema-model.ts";
@@ -29,12 +29,27 @@ export abstract class SqlEmitter implements Dialect {
   /** value at `path` inside JSON text `base`: typed scalar, or JSON text when `type` is not scalar */
   abstract jsonExtract(base: string, path: string[], type: SqlType): string;
   abstract safeCast(expr: string, from: SqlType, to: ScalarType): string;
-  /** a FROM item expanding a JSON array (text) to rows with one column `value` */
-  abstract unnestFrom(array: string, alias: string, elementType: SqlType): string;
+  /**
+   * A FROM item expanding an array to rows with a column `value` (and `off`, its 0-based
+   * position, when asked): JSON text of an array, or an engine list when the type is `native`.
+   */
+  abstract unnestFrom(
+    array: string,
+    alias: string,
+    arrayType: SqlType,
+    elementType: SqlType,
+    withOffset: boolean,
+  ): string;
   abstract interval(amount: string, unit: string): string;
+  /** whether the engine reads QUALIFY; otherwise the select is wrapped in a filtering subquery */
+  readonly supportsQualify: boolean = true;
+
+  /** CTEs of the query being emitted (subqueries in expressions emit with the same set) */
+  protected usedCtes: Set<string> = new Set();
 
   emit(query: Query): string {
     const used = this.reachableCtes(query);
+    this.usedCtes = used;
     return this.query(query, used);
   }
 
@@ -69,6 +84,7 @@ export abstract class SqlEmitter implements Dialect {
   }
 
   protected select(s: Select, used: Set<string>): string {
+    if (s.qualify && !this.supportsQualify) return this.selectWithQualifyWrapped(s, used);
     const items = s.items.length
       ? s.items.map((i) => `${this.expr(i.expr)} AS ${this.quoteIdent(i.name)}`).join(", ")
       : "NULL AS _none";
@@ -86,6 +102,35 @@ export abstract class SqlEmitter implements Dialect {
     if (s.orderBy.length) sql += `\nORDER BY ${s.orderBy.map((o) => this.orderItem(o)).join(", ")}`;
     sql += this.limitClause(s.limit, s.offset);
     return sql;
+  }
+
+  /** For engines without QUALIFY: filter a subquery that computes the condition as a column. */
+  protected selectWithQualifyWrapped(s: Select, used: Set<string>): string {
+    const inner: Select = {
+      ...s,
+      qualify: undefined,
+      orderBy: [],
+      limit: undefined,
+      offset: undefined,
+      items: [
+        ...s.items,
+        { expr: s.qualify!, name: "__qualify" },
+        ...s.orderBy.map((o, i) => ({ expr: o.expr, name: `__order${i}` })),
+      ],
+    } as Select;
+    const alias = this.quoteIdent("__q");
+    const cols = s.items
+      .map((i) => `${alias}.${this.quoteIdent(i.name)} AS ${this.quoteIdent(i.name)}`)
+      .join(", ");
+    let sql = `SELECT ${cols || "NULL AS _none"}\nFROM (\n${this.select(inner, used)}\n) AS ${alias}\nWHERE ${alias}."__qualify"`;
+    if (s.orderBy.length) {
+      sql += `\nORDER BY ${s.orderBy
+        .map((o, i) =>
+          this.orderItem({ ...o, expr: { k: "col", rel: "__q", col: `__order${i}`, type: o.expr.type } }),
+        )
+        .join(", ")}`;
+    }
+    return sql + this.limitClause(s.limit, s.offset);
   }
 
   protected limitClause(limit?: Expr, offset?: Expr): string {
@@ -112,7 +157,7 @@ export abstract class SqlEmitter implements Dialect {
       case "subquery":
         return `(\n${this.query(f.query, used)}\n) AS ${this.quoteIdent(f.alias)}`;
       case "unnest":
-        return this.unnestFrom(this.expr(f.array), f.alias, f.elementType);
+        return this.unnestFrom(this.expr(f.array), f.alias, f.array.type, f.elementType, f.withOffset);
     }
   }
 
@@ -129,18 +174,19 @@ export abstract class SqlEmitter implements Dialect {
       case "param":
         return this.param(e.index, e.type);
       case "col":
-        return `${this.quoteIdent(e.rel)}.${this.quoteIdent(e.col)}`;
+        return e.rel ? `${this.quoteIdent(e.rel)}.${this.quoteIdent(e.col)}` : this.quoteIdent(e.col);
       case "json":
         return this.jsonExtract(this.expr(e.base), e.path, e.type);
       case "call": {
         const emit = this.functions[e.fn];
         if (!emit)
           throw new QesError("function_not_allowed", `Function ${e.fn} is not available on ${this.name}.`);
-        return emit(
-          e.args.map((a) => this.expr(a)),
-          e,
-          this,
-        );
+        this.overPlaced = false;
+        const args = e.args.map((a) => this.expr(a));
+        this.overPlaced = false;
+        const sql = emit(args, e, this);
+        // Emitters that wrap an aggregate (CAST(sum(x) AS …)) place OVER themselves via overOf.
+        return e.over && !this.overPlaced ? `${sql}${this.overOf(e)}` : sql;
       }
       case "op":
         return this.operator(e.op, e.args, e.type);
@@ -162,9 +208,36 @@ export abstract class SqlEmitter implements Dialect {
         return "*";
       case "in":
         return `${this.wrap(e.expr)} ${e.not ? "NOT IN" : "IN"} (${e.list.map((x) => this.expr(x)).join(", ")})`;
-      case "subquery":
-        throw new QesError("sql_invalid", "Subqueries are not supported yet.");
+      case "subquery": {
+        const sub = this.query(e.query, this.usedCtes);
+        if (e.mode === "exists") return `EXISTS (${sub})`;
+        if (e.mode === "in") return `${this.wrap(e.expr!)} ${e.not ? "NOT IN" : "IN"} (${sub})`;
+        return `(${sub})`;
+      }
     }
+  }
+
+  private overPlaced = false;
+
+  /** ` OVER (…)` of a windowed call, for emitters that must place it inside a wrapper. */
+  overOf(call: CallExpr): string {
+    if (!call.over) return "";
+    this.overPlaced = true;
+    return ` OVER (${this.windowSpec(call.over)})`;
+  }
+
+  protected windowSpec(w: WindowSpec): string {
+    const parts: string[] = [];
+    if (w.partitionBy.length) parts.push(`PARTITION BY ${w.partitionBy.map((p) => this.expr(p)).join(", ")}`);
+    if (w.orderBy.length) parts.push(`ORDER BY ${w.orderBy.map((o) => this.orderItem(o)).join(", ")}`);
+    if (w.frame) parts.push(w.frame);
+    return parts.join(" ");
+  }
+
+  /** ORDER BY inside an aggregate (`ARRAY_AGG(x ORDER BY …)`). */
+  aggregateOrder(call: CallExpr): string {
+    const order = call.agg?.orderBy ?? [];
+    return order.length ? ` ORDER BY ${order.map((o) => this.orderItem(o)).join(", ")}` : "";
   }
 
   cast(expr: string, _from: SqlType, to: ScalarType): string {
@@ -252,5 +325,58 @@ function visitBody(b: Select | SetOp, onQuery: (q: Query) => void, onCte?: (name
     if (!f) continue;
     if (f.k === "cte") onCte?.(f.name);
     if (f.k === "subquery") onQuery(f.query);
+    if (f.k === "unnest") visitExpr(f.array, onQuery);
+  }
+  const exprs: Expr[] = [
+    ...b.items.map((i) => i.expr),
+    ...b.where,
+    ...b.groupBy,
+    ...b.orderBy.map((o) => o.expr),
+    ...b.joins.flatMap((j) => (j.on ? [j.on] : [])),
+  ];
+  if (b.having) exprs.push(b.having);
+  if (b.qualify) exprs.push(b.qualify);
+  for (const e of exprs) visitExpr(e, onQuery);
+}
+
+/** Calls `onQuery` for every subquery inside an expression. */
+function visitExpr(e: Expr, onQuery: (q: Query) => void): void {
+  switch (e.k) {
+    case "subquery":
+      onQuery(e.query);
+      if (e.expr) visitExpr(e.expr, onQuery);
+      return;
+    case "call":
+      e.args.forEach((a) => visitExpr(a, onQuery));
+      e.agg?.orderBy?.forEach((o) => visitExpr(o.expr, onQuery));
+      e.over?.partitionBy.forEach((p) => visitExpr(p, onQuery));
+      e.over?.orderBy.forEach((o) => visitExpr(o.expr, onQuery));
+      return;
+    case "op":
+      e.args.forEach((a) => visitExpr(a, onQuery));
+      return;
+    case "case":
+      if (e.operand) visitExpr(e.operand, onQuery);
+      for (const [w, t] of e.whens) {
+        visitExpr(w, onQuery);
+        visitExpr(t, onQuery);
+      }
+      if (e.else) visitExpr(e.else, onQuery);
+      return;
+    case "cast":
+      visitExpr(e.expr, onQuery);
+      return;
+    case "in":
+      visitExpr(e.expr, onQuery);
+      e.list.forEach((x) => visitExpr(x, onQuery));
+      return;
+    case "json":
+      visitExpr(e.base, onQuery);
+      return;
+    case "interval":
+      visitExpr(e.value, onQuery);
+      return;
+    default:
+      return;
   }
 }

@@ -423,8 +423,38 @@ function operandEnd(tokens: Token[], start: number): number {
       if (depth === 0) return k;
       depth--;
     } else if (depth === 0 && k > start && OPERAND_BOUNDARY.has(v)) return k;
+    // Two values side by side: the second is an alias (`a IS DISTINCT FROM b alias`).
+    else if (
+      depth === 0 &&
+      k > start &&
+      endsValue(tokens[k - 1]!) &&
+      startsValue(t) &&
+      !isWord(tokens[k - 2], "INTERVAL")
+    )
+      return k;
   }
   return tokens.length;
+}
+
+function endsValue(t: Token): boolean {
+  return (
+    t.type === "string" ||
+    t.type === "number" ||
+    t.type === "param" ||
+    t.type === "quoted_ident" ||
+    (t.type === "ident" && !OPERAND_BOUNDARY.has(t.value) && t.value !== "INTERVAL") ||
+    (t.type === "punct" && (t.value === ")" || t.value === "]"))
+  );
+}
+
+function startsValue(t: Token): boolean {
+  return (
+    t.type === "ident" ||
+    t.type === "quoted_ident" ||
+    t.type === "string" ||
+    t.type === "number" ||
+    t.type === "param"
+  );
 }
 
 /** Splits tokens at depth-0 commas. */

@@ -91,14 +91,11 @@ function restoreOriginal(node: unknown, d: DesugaredSql): void {
       const o = d.origin(obj.loc.start.offset);
       obj.loc = { start: { line: o.line, column: o.column } };
     }
-    if (
-      (obj.type === "single_quote_string" || obj.type === "string" || obj.type === "double_quote_string") &&
-      typeof obj.value === "string" &&
-      obj.value.startsWith(STRING_PLACEHOLDER)
-    ) {
+    if (typeof obj.value === "string" && obj.value.startsWith(STRING_PLACEHOLDER)) {
       const value = d.strings[Number(obj.value.slice(STRING_PLACEHOLDER.length))];
       if (value !== undefined) {
-        obj.type = "string";
+        // typed literals (TIMESTAMP '…') keep their type; plain strings become `string`
+        if (obj.type === "single_quote_string" || obj.type === "double_quote_string") obj.type = "string";
         obj.value = value;
       }
     }
