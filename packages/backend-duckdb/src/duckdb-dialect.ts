@@ -77,7 +77,7 @@ export class DuckdbDialect extends SqlEmitter {
     PARSE_TIMESTAMP: ([, s], call) =>
       `try_strptime(${s}, ${this.stringLiteral(translateTimeFormat(literalArg(call, 0, "its format")))})`,
     GENERATE_TIMESTAMP_ARRAY: ([a, b, step]) => `generate_series(${a}, ${b}, ${step})`,
-    __EXTRACT: ([part, ts], call) => duckdbExtract(call, ts!),
+    __EXTRACT: ([, ts], call) => duckdbExtract(call, ts!),
     __QUANTILE: ([x, k, n]) =>
       `list_sort(list(${x}) FILTER (WHERE ${x} IS NOT NULL))[greatest(1, (${k} * count(${x}) + ${n} - 1) // ${n})]`,
     ARRAY_AGG: ([x], call) => {

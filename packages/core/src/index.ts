@@ -14,6 +14,7 @@ export * from "./params/bind-params.ts";
 export * from "./params/parse-timestamp.ts";
 export * from "./parse/parse-sql.ts";
 export * from "./sandbox/regex-subset.ts";
+export * from "./schema/event-lines.ts";
 export * from "./schema/flatten-event.ts";
 export * from "./schema/infer-schema.ts";
 export * from "./schema/json-value.ts";

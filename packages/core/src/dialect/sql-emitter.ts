@@ -347,13 +347,13 @@ function visitExpr(e: Expr, onQuery: (q: Query) => void): void {
       if (e.expr) visitExpr(e.expr, onQuery);
       return;
     case "call":
-      e.args.forEach((a) => visitExpr(a, onQuery));
-      e.agg?.orderBy?.forEach((o) => visitExpr(o.expr, onQuery));
-      e.over?.partitionBy.forEach((p) => visitExpr(p, onQuery));
-      e.over?.orderBy.forEach((o) => visitExpr(o.expr, onQuery));
+      for (const a of e.args) visitExpr(a, onQuery);
+      for (const o of e.agg?.orderBy ?? []) visitExpr(o.expr, onQuery);
+      for (const p of e.over?.partitionBy ?? []) visitExpr(p, onQuery);
+      for (const o of e.over?.orderBy ?? []) visitExpr(o.expr, onQuery);
       return;
     case "op":
-      e.args.forEach((a) => visitExpr(a, onQuery));
+      for (const a of e.args) visitExpr(a, onQuery);
       return;
     case "case":
       if (e.operand) visitExpr(e.operand, onQuery);
@@ -368,7 +368,7 @@ function visitExpr(e: Expr, onQuery: (q: Query) => void): void {
       return;
     case "in":
       visitExpr(e.expr, onQuery);
-      e.list.forEach((x) => visitExpr(x, onQuery));
+      for (const x of e.list) visitExpr(x, onQuery);
       return;
     case "json":
       visitExpr(e.base, onQuery);
