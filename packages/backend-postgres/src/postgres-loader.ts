@@ -4,6 +4,7 @@ import {
   cloneSourceSchema,
   createFlattener,
   type EventFlattener,
+  iterateLinesNow,
   type LoadOptions,
   type LoadSummary,
   type LogEvent,
@@ -35,6 +36,9 @@ import {
  * refuses, rolls everything back.
  */
 
+/** a load of at least this many events that also grows its table by ANALYZE_GROWTH × analyzes it */
+const ANALYZE_MIN_EVENTS = 1000;
+const ANALYZE_GROWTH = 0.2;
 /** progress is reported every this many events, and at the end */
 const PROGRESS_EVERY = 10_000;
 /** COPY data is sent in chunks of about this many characters */
@@ -310,6 +314,17 @@ async function tuneLoadTransaction(client: pg.ClientBase): Promise<void> {
   await client.query("set local maintenance_work_mem = '256MB'");
 }
 
+/** Rows of a table: 0 when it is empty, else the planner's estimate (at least 1). */
+async function estimatedRows(client: pg.ClientBase, schema: string, table: string): Promise<number> {
+  const { rowCount } = await client.query(`select 1 from ${qualified(schema, table)} limit 1`);
+  if ((rowCount ?? 0) === 0) return 0;
+  const { rows } = await client.query<{ n: number }>(
+    "select greatest(reltuples, 1)::float8 as n from pg_class where oid = $1::regclass",
+    [qualified(schema, table)],
+  );
+  return rows[0]?.n ?? 1;
+}
+
 /**
  * Into an empty table, COPY without indexes and build them at the end: one sorted build instead
  * of a million scattered insertions (about 3× faster). Dropping them locks the table until the
@@ -331,14 +346,6 @@ async function deferIndexesOfEmptyTable(
   return rows.map((r) => r.indexdef);
 }
 
-function iterate<T>(items: AsyncIterable<T> | Iterable<T>): AsyncIterable<T> | Iterable<T> {
-  if (Symbol.asyncIterator in items) {
-    const iterator = items[Symbol.asyncIterator]();
-    return { [Symbol.asyncIterator]: () => iterator };
-  }
-  return items;
-}
-
 /**
  * Loads NDJSON lines into one source in one transaction (COPY). Creates the source when new;
  * widens its schema (ALTER TABLE in the same transaction); a malformed line refuses the whole
@@ -355,9 +362,8 @@ export async function loadEvents(
   if (sourceName.trim() === "" || sourceName.length > 200) {
     throw new QesError("invalid_event", "a source name must be 1 to 200 characters");
   }
-  // Take the iterator before the first await: a readline interface emits lines from the moment it
-  // exists, and lines emitted before an iterator listens are lost.
-  const input = iterate(lines);
+  // before the first await: a readline interface drops lines emitted before an iterator listens
+  const input = iterateLinesNow(lines);
   const started = performance.now();
   const now = opts.nowMicros ?? nowMicros();
   let client: pg.PoolClient;
@@ -381,7 +387,9 @@ export async function loadEvents(
       created = true;
     }
     await tuneLoadTransaction(client);
-    const deferred = await deferIndexesOfEmptyTable(client, config.schema, source.table);
+    const rowsBefore = await estimatedRows(client, config.schema, source.table);
+    const deferred =
+      rowsBefore === 0 ? await deferIndexesOfEmptyTable(client, config.schema, source.table) : [];
     const working = cloneSourceSchema(source);
     load = new SourceLoad(client, config.schema, working);
 
@@ -399,6 +407,10 @@ export async function loadEvents(
     }
     await load.finish();
     for (const definition of deferred) await client.query(definition);
+    // fresh statistics right away, so the first queries after a large load plan with them
+    if (events >= ANALYZE_MIN_EVENTS && events >= rowsBefore * ANALYZE_GROWTH) {
+      await client.query(`analyze ${qualified(config.schema, source.table)}`);
+    }
     opts.onProgress?.({ events, bytes });
     if (load.schemaChanged) await saveSource(client, config.schema, working);
     await client.query("commit");

@@ -1,0 +1,87 @@
+import { cloneSourceSchema, type JsonObject, type JsonValue, newSourceSchema, widenSchema } from "@qes/core";
+import { describe, expect, it } from "vitest";
+import { schemaCoversEvent } from "../src/event-coverage.ts";
+
+/** A small deterministic PRNG (mulberry32). */
+function prng(seed: number): () => number {
+  let a = seed >>> 0;
+  return () => {
+    a = (a + 0x6d2b79f5) >>> 0;
+    let t = a;
+    t = Math.imul(t ^ (t >>> 15), t | 1);
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+}
+
+const KEYS = ["a", "b", "c", "id", "timestamp", "project"];
+
+function randomValue(rnd: () => number, depth: number): JsonValue {
+  const r = rnd();
+  if (depth > 3 || r < 0.45) {
+    const s = rnd();
+    if (s < 0.15) return null;
+    if (s < 0.35) return Math.floor(rnd() * 100);
+    if (s < 0.45) return rnd() * 10;
+    if (s < 0.55) return 2n ** 60n;
+    if (s < 0.7) return rnd() < 0.5;
+    return `s${Math.floor(rnd() * 5)}`;
+  }
+  if (r < 0.75) return randomObject(rnd, depth + 1);
+  const n = Math.floor(rnd() * 4);
+  const kind = rnd();
+  return Array.from({ length: n }, () =>
+    kind < 0.4
+      ? randomObject(rnd, depth + 1)
+      : kind < 0.8
+        ? randomValue(rnd, 99)
+        : randomValue(rnd, depth + 1),
+  );
+}
+
+function randomObject(rnd: () => number, depth: number): JsonObject {
+  const out: JsonObject = {};
+  for (const key of KEYS) if (rnd() < 0.5) out[key] = randomValue(rnd, depth);
+  return out;
+}
+
+describe("schemaCoversEvent agrees with core's widenSchema", () => {
+  it("on 20,000 random events over evolving schemas", () => {
+    const rnd = prng(7);
+    let disagreements = 0;
+    for (let round = 0; round < 200; round++) {
+      const schema = newSourceSchema(`s${round}`);
+      for (let i = 0; i < 100; i++) {
+        const body = randomObject(rnd, 0);
+        const covered = schemaCoversEvent(schema.fields, body);
+        const changes = widenSchema(cloneSourceSchema(schema), body);
+        if (covered !== (changes.length === 0)) disagreements++;
+        expect({
+          body: JSON.stringify(body, (_, v) => (typeof v === "bigint" ? `${v}n` : v)),
+          covered,
+        }).toEqual({
+          body: JSON.stringify(body, (_, v) => (typeof v === "bigint" ? `${v}n` : v)),
+          covered: changes.length === 0,
+        });
+        widenSchema(schema, body);
+      }
+    }
+    expect(disagreements).toBe(0);
+  });
+
+  it("a seeded edge-like event is covered once its schema has seen it", () => {
+    const schema = newSourceSchema("edge");
+    const event = {
+      event_message: "GET",
+      metadata: {
+        request: { method: "GET", headers: { x: "1" } },
+        response: { status_code: 200 },
+        tags: ["a"],
+      },
+    };
+    expect(schemaCoversEvent(schema.fields, event)).toBe(false);
+    widenSchema(schema, event);
+    expect(schemaCoversEvent(schema.fields, event)).toBe(true);
+    expect(schemaCoversEvent(schema.fields, { metadata: { response: { status_code: 1.5 } } })).toBe(false);
+  });
+});

@@ -1,0 +1,105 @@
+import pg from "pg";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import type { PostgresBackend } from "../src/index.ts";
+import { freshBackend, handQuery, scalar, tableOf } from "./helpers.ts";
+
+const EDGE = "cloudflare.logs.prod";
+const EVENTS = 40_000;
+const PROJECTS = 40;
+
+interface PlanNode {
+  "Node Type": string;
+  "Index Name"?: string;
+  "Scan Direction"?: string;
+  Plans?: PlanNode[];
+}
+
+function nodes(plan: PlanNode): PlanNode[] {
+  return [plan, ...(plan.Plans ?? []).flatMap(nodes)];
+}
+
+/** Edge events over 40 projects and three days, in no particular order. */
+function* edgeEvents(): Generator<string> {
+  const start = Date.UTC(2025, 0, 13);
+  for (let i = 0; i < EVENTS; i++) {
+    const ms = start + ((i * 7919) % (3 * 86_400_000));
+    yield JSON.stringify({
+      id: `e${i}`,
+      timestamp: new Date(ms).toISOString(),
+      event_message: `GET | 200 | /rest/v1/t${i % 13}`,
+      project: `project${i % PROJECTS}`,
+      metadata: { request: { method: "GET", path: `/rest/v1/t${i % 13}` }, response: { status_code: 200 } },
+    });
+  }
+}
+
+describe("logs.all-shaped queries use the (project, timestamp) index", () => {
+  let backend: PostgresBackend;
+  let dispose: () => Promise<void>;
+  let table: string;
+  let metadataColumn: string;
+
+  beforeAll(async () => {
+    ({ backend, dispose } = await freshBackend("idx"));
+    await backend.load(EDGE, edgeEvents());
+    table = await tableOf(backend, EDGE);
+    metadataColumn = (await backend.schema()).sources[EDGE]!.fields.metadata!.column!;
+  }, 120_000);
+  afterAll(async () => {
+    await dispose();
+  });
+
+  /** EXPLAIN with bound values, as the reader runs it: the extended protocol's unnamed statement. */
+  async function plan(sql: string, values: (string | null)[]): Promise<PlanNode[]> {
+    const client = new pg.Client({ connectionString: backend.config.queryUrl });
+    await client.connect();
+    try {
+      const { rows } = await client.query(`explain (format json) ${sql}`, values);
+      return nodes((rows[0]["QUERY PLAN"] as { Plan: PlanNode }[])[0]!.Plan);
+    } finally {
+      await client.end();
+    }
+  }
+
+  it("newest 100 rows of one project after a start time: a backward index scan, no sort", async () => {
+    const sql = `select id, "timestamp", event_message, ${metadataColumn} as metadata from ${table}
+      where project = $1 and "timestamp" > $2::timestamptz order by "timestamp" desc limit 100`;
+    const found = await plan(sql, ["project7", "2025-01-14 00:00:00+00"]);
+    const scan = found.find((n) => n["Node Type"] === "Index Scan");
+    expect(scan?.["Index Name"]).toMatch(/project_timestamp/);
+    expect(scan?.["Scan Direction"]).toBe("Backward");
+    expect(found.some((n) => n["Node Type"] === "Sort" || n["Node Type"] === "Seq Scan")).toBe(false);
+  });
+
+  it("logs.all's optional bounds (`$n is null or …`) keep the index", async () => {
+    const sql = `select * from (select t."timestamp", t.id, t.event_message, t.${metadataColumn} as metadata from ${table} as t
+      where t.project = $1
+        and ($2::timestamptz is null or t."timestamp" > $2::timestamptz)
+        and ($3::timestamptz is null or t."timestamp" <= $3::timestamptz)
+      order by t."timestamp" desc) as edge_logs limit 100`;
+    for (const bounds of [
+      [null, null],
+      ["2025-01-14 00:00:00+00", null],
+      ["2025-01-14 00:00:00+00", "2025-01-15 00:00:00+00"],
+    ]) {
+      const found = await plan(sql, ["project7", ...bounds]);
+      expect(found.find((n) => n["Node Type"] === "Index Scan")?.["Index Name"]).toMatch(/project_timestamp/);
+      expect(found.some((n) => n["Node Type"] === "Seq Scan")).toBe(false);
+    }
+  });
+
+  it("returns the newest rows of that project", async () => {
+    const result = await backend.execute(
+      handQuery(
+        `select id, "timestamp" from ${table} where project = $1 order by "timestamp" desc limit 100`,
+        [scalar("id", "STRING"), scalar("timestamp", "TIMESTAMP")],
+        [["project", "STRING"]],
+      ),
+      ["project7"],
+      { maxRows: 100, timeoutMs: 5000 },
+    );
+    expect(result.rows).toHaveLength(100);
+    const times = result.rows.map((r) => r.timestamp as number);
+    expect([...times].sort((a, b) => b - a)).toEqual(times);
+  });
+});
