@@ -50,7 +50,7 @@ async function eventsFile(): Promise<string> {
   for (const line of generateEvents(EDGE, EVENTS, SEED, NOW)) {
     buffer += line + "\n";
     if (buffer.length > 1 << 20) {
-      if (!out.write(buffer)) await new Promise((r) => out.once("drain", r));
+      if (!out.write(buffer)) await new Promise<void>((r) => out.once("drain", () => r()));
       buffer = "";
     }
   }
