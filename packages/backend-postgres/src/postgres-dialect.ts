@@ -1,13 +1,19 @@
 import {
+  type CallExpr,
   DEFAULT_FUNCTIONS,
   type FunctionEmitter,
+  formatCall,
   formatTimestampMicros,
+  jsonPathKeys,
+  literalArg,
+  microsPer,
   QesError,
   rename,
   type ScalarType,
   SqlEmitter,
   type SqlType,
 } from "@qes/core";
+import { translateTimeFormat } from "./postgres-time-format.ts";
 
 const TYPE_NAMES: Record<ScalarType, string> = {
   STRING: "text",
@@ -71,7 +77,125 @@ export class PostgresDialect extends SqlEmitter {
     TIMESTAMP_MICROS: ([n]) => `(TIMESTAMPTZ 'epoch' + ${n} * INTERVAL '1 microsecond')`,
     ANY_VALUE: (args, call) =>
       call.type.t === "scalar" && call.type.s === "BOOL" ? `bool_and(${args[0]})` : `min(${args[0]})`,
+    MIN: (args, call) =>
+      call.type.t === "scalar" && call.type.s === "BOOL" ? `bool_and(${args[0]})` : `min(${args[0]})`,
+    MAX: (args, call) =>
+      call.type.t === "scalar" && call.type.s === "BOOL" ? `bool_or(${args[0]})` : `max(${args[0]})`,
+    APPROX_COUNT_DISTINCT: ([x]) => `count(DISTINCT ${x})`,
+    UNIX_MILLIS: ([ts]) => `CAST(floor(extract(epoch FROM ${ts}) * 1000) AS bigint)`,
+    UNIX_SECONDS: ([ts]) => `CAST(floor(extract(epoch FROM ${ts})) AS bigint)`,
+    TIMESTAMP_MILLIS: ([n]) => `(TIMESTAMPTZ 'epoch' + ${n} * INTERVAL '1 millisecond')`,
+    TIMESTAMP_SECONDS: ([n]) => `(TIMESTAMPTZ 'epoch' + ${n} * INTERVAL '1 second')`,
+    TIMESTAMP_DIFF: ([a, b], call) => `((${this.micros(a!)} - ${this.micros(b!)}) / ${microsPer(call, 2)})`,
+    DATE_DIFF: ([a, b], call) => {
+      const part = call.args[2]?.k === "datepart" ? call.args[2].part : "";
+      if (part === "DAY") return `CAST(${a} - ${b} AS bigint)`;
+      const months = (d: string) => `(extract(year FROM ${d}) * 12 + extract(month FROM ${d}))`;
+      if (part === "MONTH") return `CAST(${months(a!)} - ${months(b!)} AS bigint)`;
+      if (part === "YEAR") return `CAST(extract(year FROM ${a}) - extract(year FROM ${b}) AS bigint)`;
+      throw new QesError("sql_invalid", `DATE_DIFF by ${part} is not supported on PostgreSQL.`);
+    },
+    FORMAT_TIMESTAMP: ([, ts], call) =>
+      `to_char(${ts} AT TIME ZONE 'UTC', ${this.stringLiteral(translateTimeFormat(literalArg(call, 0, "its format")))})`,
+    PARSE_TIMESTAMP: ([, s], call) =>
+      `(to_timestamp(${s}, ${this.stringLiteral(translateTimeFormat(literalArg(call, 0, "its format")))})::timestamp AT TIME ZONE 'UTC')`,
+    GENERATE_TIMESTAMP_ARRAY: ([a, b, step]) => `ARRAY(SELECT generate_series(${a}, ${b}, ${step}))`,
+    __EXTRACT: ([, ts], call) => postgresExtract(call, ts!),
+    __QUANTILE: ([x, k, n]) =>
+      `(array_agg(${x} ORDER BY ${x}) FILTER (WHERE ${x} IS NOT NULL))[greatest(1, (${k} * count(${x}) + ${n} - 1) / ${n})]`,
+    ARRAY_AGG: ([x], call) => {
+      const filter = call.agg?.ignoreNulls ? ` FILTER (WHERE ${x} IS NOT NULL)` : "";
+      const agg = `array_agg(${call.agg?.distinct ? "DISTINCT " : ""}${x}${this.aggregateOrder(call)})${filter}${this.overOf(call)}`;
+      return call.agg?.limit === undefined ? agg : `(${agg})[1:${call.agg.limit}]`;
+    },
+    STRING_AGG: ([x, d], call) => {
+      const delim = d ?? "','";
+      const dist = call.agg?.distinct ? "DISTINCT " : "";
+      if (call.agg?.limit === undefined)
+        return `string_agg(${dist}${x}, ${delim}${this.aggregateOrder(call)})`;
+      return `array_to_string((array_agg(${dist}${x}${this.aggregateOrder(call)}))[1:${call.agg.limit}], ${delim})`;
+    },
+    // substring(… FROM pattern) is BigQuery's REGEXP_EXTRACT: first group or whole match, NULL when none.
+    REGEXP_EXTRACT: ([s, p]) => `substring(${s} FROM ${p})`,
+    REGEXP_REPLACE: ([s, p, r]) => `regexp_replace(${s}, ${p}, ${r}, 'g')`,
+    SPLIT: ([s, d]) => `string_to_array(${s}, ${d ?? "','"})`,
+    TRIM: ([s, c]) => (c === undefined ? `btrim(${s})` : `btrim(${s}, ${c})`),
+    CHAR_LENGTH: rename("char_length"),
+    ROUND: ([x, n]) =>
+      `CAST(round(CAST(${x} AS numeric)${n === undefined ? "" : `, CAST(${n} AS integer)`}) AS double precision)`,
+    TRUNC: ([x, n]) =>
+      `CAST(trunc(CAST(${x} AS numeric)${n === undefined ? "" : `, CAST(${n} AS integer)`}) AS double precision)`,
+    DIV: ([a, b]) => `(${a} / ${b})`,
+    LOG10: (args, call) => `log(${this.cast(args[0]!, call.args[0]!.type, "FLOAT64")})`,
+    LEFT: ([s, n]) => `left(${s}, CAST(${n} AS integer))`,
+    RIGHT: ([s, n]) => `right(${s}, CAST(${n} AS integer))`,
+    SUBSTR: (args, call) => this.substr(args, call),
+    SUBSTRING: (args, call) => this.substr(args, call),
+    ARRAY_LENGTH: ([a], call) => (isNative(call, 0) ? `cardinality(${a})` : `json_array_length(${a}::json)`),
+    ARRAY_TO_STRING: ([a, d], call) =>
+      isNative(call, 0)
+        ? `array_to_string(${a}, ${d})`
+        : `(SELECT string_agg(e, ${d}) FROM json_array_elements_text(${a}::json) AS e)`,
+    JSON_VALUE: ([x], call) => this.jsonValue(x!, call),
+    JSON_EXTRACT_SCALAR: ([x], call) => this.jsonValue(x!, call),
+    JSON_QUERY: ([x], call) => this.jsonQuery(x!, call),
+    JSON_EXTRACT: ([x], call) => this.jsonQuery(x!, call),
+    FORMAT: (args, call) =>
+      formatCall(args, call, this, (x, digits) => `CAST(round(CAST(${x} AS numeric), ${digits}) AS text)`),
+    __ARRAY_AT: ([a, i], call) => this.arrayAt(a!, i!, call),
+    __ARRAY_CONTAINS: ([a, x], call) =>
+      isNative(call, 0)
+        ? `(${x} = ANY(${a}))`
+        : `(${x} IN (SELECT ${this.safeCast("e", { t: "scalar", s: "STRING" }, scalarOfArgElement(call))} FROM json_array_elements_text(${a}::json) AS e))`,
+    __ARRAY_TO_JSON: ([a]) => `CAST(to_json(${a}) AS text)`,
   };
+
+  override readonly supportsQualify = false;
+
+  /** Unix microseconds of a TIMESTAMP, exactly (extract returns numeric). */
+  private micros(ts: string): string {
+    return `CAST(extract(epoch FROM ${ts}) * 1000000 AS bigint)`;
+  }
+
+  private substr([s, p, l]: string[], call: CallExpr): string {
+    const pos = call.args[1];
+    const start =
+      pos?.k === "lit" && typeof pos.value === "number" && pos.value > 0
+        ? p
+        : `CASE WHEN ${p} < 0 THEN greatest(char_length(${s}) + ${p} + 1, 1) WHEN ${p} = 0 THEN 1 ELSE ${p} END`;
+    return `substr(${s}, CAST(${start} AS integer)${l === undefined ? "" : `, CAST(${l} AS integer)`})`;
+  }
+
+  private jsonKeys(call: CallExpr): string {
+    const path = call.args.length > 1 ? literalArg(call, 1, "a JSONPath") : "$";
+    const keys = jsonPathKeys(path);
+    return this.stringLiteral(
+      `{${keys.map((k) => `"${String(k).replace(/["\\]/g, (c) => `\\${c}`)}"`).join(",")}}`,
+    );
+  }
+
+  /** Text that looks like a JSON object or array; other text gives NULL instead of an error. */
+  private asJson(x: string): string {
+    return `CASE WHEN ${x} ~ '^\\s*[\\[{]' AND ${x} ~ '[\\]}]\\s*$' THEN CAST(${x} AS json) END`;
+  }
+
+  private jsonValue(x: string, call: CallExpr): string {
+    const j = `(${this.asJson(x)} #> ${this.jsonKeys(call)})`;
+    return `CASE WHEN json_typeof(${j}) IN ('object', 'array') THEN NULL ELSE (${this.asJson(x)} #>> ${this.jsonKeys(call)}) END`;
+  }
+
+  private jsonQuery(x: string, call: CallExpr): string {
+    return `CAST(${this.asJson(x)} #> ${this.jsonKeys(call)} AS text)`;
+  }
+
+  private arrayAt(a: string, i: string, call: CallExpr): string {
+    const t = call.args[0]!.type;
+    if (t.t === "array" && t.native) return `(${a})[${i} + 1]`;
+    if (t.t === "records") return `CAST(${a}::json -> CAST(${i} AS integer) AS text)`;
+    const element = t.t === "array" ? t.element : "STRING";
+    const text = `(${a}::json ->> CAST(${i} AS integer))`;
+    return `CASE WHEN ${i} >= 0 THEN ${element === "STRING" ? text : this.safeCast(text, { t: "scalar", s: "STRING" }, element)} END`;
+  }
 
   typeName(type: ScalarType): string {
     return TYPE_NAMES[type];
@@ -95,8 +219,8 @@ export class PostgresDialect extends SqlEmitter {
     const pathLit = this.stringLiteral(
       `{${path.map((p) => `"${p.replace(/["\\]/g, (c) => `\\${c}`)}"`).join(",")}}`,
     );
-    if (type.t !== "scalar") return `(${base} #> ${pathLit})`;
-    const text = `(${base} #>> ${pathLit})`;
+    if (type.t !== "scalar") return `(CAST(${base} AS json) #> ${pathLit})`;
+    const text = `(CAST(${base} AS json) #>> ${pathLit})`;
     return type.s === "STRING" ? text : this.safeCast(text, { t: "scalar", s: "STRING" }, type.s);
   }
 
@@ -128,20 +252,68 @@ export class PostgresDialect extends SqlEmitter {
     return `CAST(${expr} AS ${TYPE_NAMES[to]})`;
   }
 
-  unnestFrom(array: string, alias: string, elementType: SqlType): string {
+  unnestFrom(
+    array: string,
+    alias: string,
+    arrayType: SqlType,
+    elementType: SqlType,
+    withOffset: boolean,
+  ): string {
+    const ord = withOffset ? ", e.n - 1 AS off" : "";
+    const ordinality = withOffset ? " WITH ORDINALITY" : "";
+    const cols = withOffset ? "v, n" : "v";
+    if (arrayType.t === "array" && arrayType.native) {
+      return `LATERAL (SELECT e.v AS value${ord} FROM unnest(${array})${ordinality} AS e(${cols})) AS ${this.quoteIdent(alias)}`;
+    }
     const value =
       elementType.t === "scalar" && elementType.s !== "STRING"
         ? this.safeCast("e.v", { t: "scalar", s: "STRING" }, elementType.s)
         : "e.v";
     const fn = elementType.t === "scalar" ? "json_array_elements_text" : "json_array_elements";
     const element = elementType.t === "scalar" ? value : "e.v::text";
-    return `LATERAL (SELECT ${element} AS value FROM ${fn}(CASE WHEN json_typeof(${array}::json) = 'array' THEN ${array}::json END) AS e(v)) AS ${this.quoteIdent(alias)}`;
+    return `LATERAL (SELECT ${element} AS value${ord} FROM ${fn}(CASE WHEN json_typeof(${array}::json) = 'array' THEN ${array}::json END)${ordinality} AS e(${cols})) AS ${this.quoteIdent(alias)}`;
   }
 
   interval(amount: string, unit: string): string {
     const one = INTERVAL_UNIT[unit];
     if (!one) throw new QesError("sql_invalid", `INTERVAL … ${unit} is not supported.`);
     return `(${amount} * INTERVAL '${one}')`;
+  }
+}
+
+function isNative(call: CallExpr, i: number): boolean {
+  const t = call.args[i]?.type;
+  return t?.t === "array" && t.native === true;
+}
+
+function scalarOfArgElement(call: CallExpr): ScalarType {
+  const t = call.args[0]?.type;
+  return t?.t === "array" ? t.element : "STRING";
+}
+
+function postgresExtract(call: CallExpr, ts: string): string {
+  const part = call.args[0]?.k === "datepart" ? call.args[0].part : "";
+  const source = call.args[1]?.type;
+  const local = source?.t === "scalar" && source.s === "TIMESTAMP" ? `(${ts} AT TIME ZONE 'UTC')` : ts;
+  switch (part) {
+    case "DATE":
+      return `CAST(${local} AS date)`;
+    case "DAYOFWEEK":
+      return `CAST(extract(dow FROM ${local}) + 1 AS bigint)`;
+    case "DAYOFYEAR":
+      return `CAST(extract(doy FROM ${local}) AS bigint)`;
+    case "ISOWEEK":
+      return `CAST(extract(week FROM ${local}) AS bigint)`;
+    case "ISOYEAR":
+      return `CAST(extract(isoyear FROM ${local}) AS bigint)`;
+    case "WEEK":
+      return `CAST(floor((extract(doy FROM ${local}) + 6 - extract(dow FROM ${local})) / 7) AS bigint)`;
+    case "MICROSECOND":
+      return `(CAST(extract(microseconds FROM ${local}) AS bigint) % 1000000)`;
+    case "MILLISECOND":
+      return `(CAST(floor(extract(milliseconds FROM ${local})) AS bigint) % 1000)`;
+    default:
+      return `CAST(extract(${part.toLowerCase()} FROM ${local}) AS bigint)`;
   }
 }
 

@@ -13,9 +13,13 @@ import { queryTypeParsers, toWireRows } from "./postgres-values.ts";
  * values never become SQL.
  */
 
-/** Connection options of query sessions (libpq `options`, applied before any statement runs). */
-export function querySessionOptions(statementTimeoutMs: number): string {
+/**
+ * Connection options of query sessions (libpq `options`, applied before any statement runs).
+ * Compiled SQL names log tables unqualified: the search path is the log schema only.
+ */
+export function querySessionOptions(statementTimeoutMs: number, schema: string): string {
   return [
+    `-c search_path=${schema}`,
     "-c default_transaction_read_only=on",
     `-c statement_timeout=${statementTimeoutMs}`,
     "-c TimeZone=UTC",
@@ -34,7 +38,9 @@ export function createQueryPool(config: ResolvedPostgresConfig): pg.Pool {
     connectionTimeoutMillis: config.connectTimeoutMs,
     idleTimeoutMillis: 30_000,
     application_name: "qes-query",
-    options: [fromUrl, querySessionOptions(config.statementTimeoutMs)].filter(Boolean).join(" "),
+    options: [fromUrl, querySessionOptions(config.statementTimeoutMs, config.schema)]
+      .filter(Boolean)
+      .join(" "),
     types: queryTypeParsers,
   });
   // An idle connection dropped by the server (restart, admin shutdown) is removed by the pool;
