@@ -1,0 +1,247 @@
+import { AUTH, col, EDGE, PG, type SqlCase, STORAGE } from "./case.ts";
+
+// Type coercion against literals (DESIGN.md §3 departures: a field inferred from JSON compared with
+// a literal of another type is cast to the literal's type; a value that cannot be cast is NULL),
+// and arithmetic: BigQuery "Operators", "Mathematical functions", "Conversion rules".
+
+const RESP = `${EDGE}, unnest(metadata) m, unnest(m.response) r`;
+const HEADERS = `${EDGE}, unnest(metadata) m, unnest(m.request) q, unnest(q.headers) h`;
+const BOT = `${EDGE}, unnest(metadata) m, unnest(m.request) q, unnest(q.cf) c, unnest(c.botManagement) b`;
+const PARSED = `${PG}, unnest(metadata) m, unnest(m.parsed) p`;
+const CAST_TO_LITERAL =
+  "DESIGN.md §3 departure: a JSON field compared with a literal of another type is cast to the literal's type";
+const UNCASTABLE = "DESIGN.md §3 departure: a value that cannot be cast to the literal's type is NULL";
+
+export const coercionCases: SqlCase[] = [
+  // ---------------------------------------------------------------- JSON fields against literals
+  {
+    name: "an INT64 field equals a string literal as text",
+    rule: `${CAST_TO_LITERAL} (metadata.status = '200' compares as text)`,
+    sql: `select id from ${AUTH} cross join unnest(metadata) as metadata where metadata.status = '200'`,
+    expect: col("id", "a01", "a02", "a06", "a09"),
+  },
+  {
+    name: "a string literal on the left of an INT64 field",
+    rule: CAST_TO_LITERAL,
+    sql: `select id from ${AUTH} cross join unnest(metadata) as metadata where '500' = metadata.status`,
+    expect: col("id", "a04"),
+  },
+  {
+    name: "an INT64 field against a string literal orders as text",
+    rule: `${CAST_TO_LITERAL}: '200' < '3' as text`,
+    sql: `select id from ${AUTH} cross join unnest(metadata) as metadata where metadata.status < '3'`,
+    expect: col("id", "a01", "a02", "a06", "a09"),
+  },
+  {
+    name: "an INT64 field against a non-numeric string literal",
+    rule: CAST_TO_LITERAL,
+    sql: `select count(*) as n from ${AUTH} cross join unnest(metadata) as metadata where metadata.status != 'abc'`,
+    expect: [{ n: 7 }],
+  },
+  {
+    name: "an INT64 field IN a list of string literals",
+    rule: CAST_TO_LITERAL,
+    sql: `select id from ${AUTH} cross join unnest(metadata) as metadata where metadata.status in ('400', '500')`,
+    expect: col("id", "a03", "a04"),
+  },
+  {
+    name: "an INT64 field against a number literal compares as numbers",
+    rule: "BigQuery comparison operators; log-event-shapes.md §3 (status >= 400)",
+    sql: `select id from ${AUTH} cross join unnest(metadata) as metadata where metadata.status >= 400`,
+    expect: col("id", "a03", "a04", "a07"),
+  },
+  {
+    name: "CAST(metadata.status AS INT64) >= 400, as Studio writes it",
+    rule: "BigQuery CAST AS INT64; log-event-shapes.md §3",
+    sql: `select id from ${AUTH} cross join unnest(metadata) as metadata where cast(metadata.status as int64) >= 400`,
+    expect: col("id", "a03", "a04", "a07"),
+  },
+  {
+    name: "an INT64 field against a FLOAT64 literal",
+    rule: "BigQuery conversion rules: INT64 coerces to FLOAT64",
+    sql: `select id from ${RESP} where r.status_code = 200.0`,
+    expect: col("id", "e01", "e10", "e12"),
+  },
+  {
+    name: "a FLOAT64 field against an INT64 literal",
+    rule: "BigQuery conversion rules: INT64 coerces to FLOAT64",
+    sql: `select id from ${STORAGE}, unnest(metadata) m where m.responseTime > 50`,
+    expect: col("id", "s04", "s06"),
+  },
+  {
+    name: "a numeric-looking STRING field against a number literal compares as numbers",
+    rule: `${CAST_TO_LITERAL} (compared as numbers, not text)`,
+    sql: `select id from ${HEADERS} where h.content_length > 100`,
+    expect: col("id", "e02"),
+  },
+  {
+    name: "a STRING field against a number: '17' < 9 is false, '512' < 9 is false",
+    rule: `${CAST_TO_LITERAL} (as text '17' < '9' would be true)`,
+    sql: `select id from ${HEADERS} where h.content_length < 9`,
+    expect: col("id", "e01", "e03", "e04", "e07", "e08", "e12"),
+  },
+  {
+    name: "a STRING field equals a number literal",
+    rule: CAST_TO_LITERAL,
+    sql: `select id from ${HEADERS} where h.content_length = 17`,
+    expect: col("id", "e05"),
+  },
+  {
+    name: "a STRING field compared with a string literal stays text",
+    rule: "BigQuery comparison of STRING with STRING",
+    sql: `select id from ${HEADERS} where h.content_length = '512'`,
+    expect: col("id", "e02"),
+  },
+  {
+    name: "a BOOL field against a string literal compares as text",
+    rule: CAST_TO_LITERAL,
+    sql: `select id from ${BOT} where b.verifiedBot = 'true'`,
+    expect: col("id", "e04", "e12"),
+  },
+  {
+    name: "a field widened to STRING keeps the text of its numbers",
+    rule: "DESIGN.md §3 schema: a conflicting type widens to STRING",
+    sql: `select id, p.query_id from ${PARSED} where p.query_id is not null`,
+    expect: [
+      { id: "p02", query_id: "1234567890123" },
+      { id: "p05", query_id: "-" },
+    ],
+  },
+  {
+    name: "a widened STRING field equals a number where it can be cast",
+    rule: `${CAST_TO_LITERAL}; ${UNCASTABLE}`,
+    sql: `select id from ${PARSED} where p.query_id = 1234567890123`,
+    expect: col("id", "p02"),
+  },
+  {
+    name: "an uncastable value is NULL, so NOT (…) does not hold either",
+    rule: UNCASTABLE,
+    sql: `select id from ${PARSED} where not (p.query_id > 0)`,
+    expect: [],
+  },
+  {
+    name: "an uncastable value is NULL in IS NULL tests of the comparison",
+    rule: UNCASTABLE,
+    sql: `select id, (p.query_id > 0) is null as unknown from ${PARSED} where p.query_id is not null`,
+    expect: [
+      { id: "p02", unknown: false },
+      { id: "p05", unknown: true },
+    ],
+  },
+  {
+    name: "a missing field against a literal is NULL, never an error",
+    rule: "DESIGN.md §3 departure: a field the schema does not know evaluates to NULL",
+    sql: `select count(*) as n from ${AUTH} cross join unnest(metadata) as m where m.no_such_field = 'x' or m.no_such_field > 3`,
+    expect: [{ n: 0 }],
+  },
+  {
+    name: "SAFE_CAST of a numeric-looking string in arithmetic",
+    rule: "BigQuery SAFE_CAST AS INT64",
+    sql: `select safe_cast(h.content_length as int64) + 1 as n from ${HEADERS} where id = 'e05'`,
+    expect: [{ n: 18 }],
+  },
+  {
+    name: "comparing two literals of different types is an error",
+    rule: "BigQuery: no matching signature for operator = for INT64 and STRING (the departure covers JSON fields only)",
+    sql: `select 1 = '1' as x`,
+    expect: { error: "sql_invalid" },
+  },
+  {
+    name: "adding a string literal to a number is an error",
+    rule: "BigQuery: no matching signature for operator + for STRING and INT64",
+    sql: `select 'a' + 1 as x`,
+    expect: { error: "sql_invalid" },
+  },
+  {
+    name: "SUM of a STRING field is an error",
+    rule: "BigQuery SUM: no matching signature for STRING",
+    sql: `select sum(h.content_length) as s from ${HEADERS}`,
+    expect: { error: "sql_invalid" },
+  },
+
+  // ---------------------------------------------------------------- arithmetic and math functions
+  {
+    name: "division with / is FLOAT64",
+    rule: "BigQuery arithmetic operators: X / Y returns FLOAT64 for INT64 inputs",
+    sql: `select 7 / 2 as a, 10 / 5 as b`,
+    expect: [{ a: 3.5, b: 2 }],
+  },
+  {
+    name: "INT64 + FLOAT64 is FLOAT64",
+    rule: "BigQuery arithmetic operators: result supertype",
+    sql: `select r.status_code + 0.5 as x from ${RESP} where id = 'e01'`,
+    expect: [{ x: 200.5 }],
+  },
+  {
+    name: "INT64 arithmetic stays INT64",
+    rule: "BigQuery arithmetic operators",
+    sql: `select 2 * 3 as a, 7 - 10 as b, -(4) as c`,
+    expect: [{ a: 6, b: -3, c: -4 }],
+  },
+  {
+    name: "SAFE_DIVIDE",
+    rule: "BigQuery SAFE_DIVIDE: NULL on division by zero",
+    sql: `select safe_divide(10, 4) as a, safe_divide(1, 0) as b, safe_divide(0, 0) as c`,
+    expect: [{ a: 2.5, b: null, c: null }],
+  },
+  {
+    name: "SAFE_DIVIDE of two aggregates",
+    rule: "BigQuery SAFE_DIVIDE over COUNTIF and COUNT",
+    sql: `select safe_divide(countif(r.status_code >= 400), count(*)) as error_rate from ${RESP} where project = 'beta'`,
+    expect: [{ error_rate: 1 / 3 }],
+  },
+  {
+    name: "DIV truncates toward zero",
+    rule: "BigQuery DIV: integer division (DIV(-20, 3) = -6)",
+    sql: `select div(10, 4) as a, div(-7, 2) as b, div(-20, 3) as c`,
+    expect: [{ a: 2, b: -3, c: -6 }],
+  },
+  {
+    name: "MOD takes the sign of the dividend",
+    rule: "BigQuery MOD",
+    sql: `select mod(10, 3) as a, mod(-10, 3) as b, mod(10, -3) as c`,
+    expect: [{ a: 1, b: -1, c: 1 }],
+  },
+  {
+    name: "MOD of a field",
+    rule: "BigQuery MOD",
+    sql: `select mod(r.status_code, 100) as m from ${RESP} where id = 'e04'`,
+    expect: [{ m: 4 }],
+  },
+  {
+    name: "ROUND rounds halfway cases away from zero",
+    rule: "BigQuery ROUND: halfway cases are rounded away from zero",
+    sql: `select round(2.5) as a, round(-2.5) as b, round(0.5) as c, round(1.4) as d`,
+    expect: [{ a: 3, b: -3, c: 1, d: 1 }],
+  },
+  {
+    name: "ROUND to digits, negative digits too",
+    rule: "BigQuery ROUND(X, N)",
+    sql: `select round(3.14159, 2) as a, round(12.345, 1) as b, round(1234.5, -2) as c, round(1250, -2) as d`,
+    expect: [{ a: 3.14, b: 12.3, c: 1200, d: 1300 }],
+  },
+  {
+    name: "ROUND of a percentage",
+    rule: "BigQuery ROUND; / returns FLOAT64",
+    sql: `select round(100 * countif(r.status_code >= 400) / count(*), 1) as pct from ${RESP}`,
+    expect: [{ pct: 45.5 }],
+  },
+  {
+    name: "ABS, FLOOR, CEIL",
+    rule: "BigQuery ABS, FLOOR, CEIL",
+    sql: `select abs(-3) as a, floor(2.7) as b, ceil(2.1) as c, floor(-2.5) as d, ceil(-2.5) as e`,
+    expect: [{ a: 3, b: 2, c: 3, d: -3, e: -2 }],
+  },
+  {
+    name: "GREATEST and LEAST",
+    rule: "BigQuery GREATEST, LEAST: NULL if any argument is NULL",
+    sql: `select greatest(1, 5, 3) as g, least(1, 5, 3) as l, greatest(1, null) as gn`,
+    expect: [{ g: 5, l: 1, gn: null }],
+  },
+  {
+    name: "POW and SQRT",
+    rule: "BigQuery POW, SQRT",
+    sql: `select pow(2, 10) as p, sqrt(16) as s`,
+    expect: [{ p: 1024, s: 4 }],
+  },
+];

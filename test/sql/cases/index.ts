@@ -1,0 +1,23 @@
+import { aggregateCases } from "./aggregates.ts";
+import { basicCases } from "./basics.ts";
+import type { SqlCase } from "./case.ts";
+import { coercionCases } from "./coercion.ts";
+import { errorCases } from "./errors.ts";
+import { functionCases } from "./functions.ts";
+import { queryCases } from "./queries.ts";
+import { timeCases } from "./time.ts";
+import { unnestCases } from "./unnest.ts";
+
+/** Every case of the table, grouped by file (the feature they exercise). */
+export const CASE_GROUPS: Record<string, SqlCase[]> = {
+  basics: basicCases,
+  queries: queryCases,
+  unnest: unnestCases,
+  aggregates: aggregateCases,
+  functions: functionCases,
+  time: timeCases,
+  coercion: coercionCases,
+  errors: errorCases,
+};
+
+export const ALL_CASES: SqlCase[] = Object.values(CASE_GROUPS).flat();

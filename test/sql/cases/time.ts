@@ -1,0 +1,600 @@
+import { col, EDGE, PG, REST, RT, type SqlCase, us } from "./case.ts";
+
+// CAST / SAFE_CAST, timestamp, datetime and date functions, and timestamps compared with string
+// literals: BigQuery "Conversion functions", "Timestamp functions", "Datetime functions", "Date
+// functions", "Format elements", "Array functions" (GENERATE_TIMESTAMP_ARRAY), and DESIGN.md §3
+// (literal coercion) and §4 (wire values). CURRENT_TIMESTAMP() is pinned to 2025-01-15T12:00:00Z
+// unless a case says otherwise.
+
+const RESP = `${EDGE}, unnest(metadata) m, unnest(m.response) r`;
+const HEADERS = `${EDGE}, unnest(metadata) m, unnest(m.request) q, unnest(q.headers) h`;
+const BOT = `${EDGE}, unnest(metadata) m, unnest(m.request) q, unnest(q.cf) c, unnest(c.botManagement) b`;
+const NOW = "DESIGN.md §5: CURRENT_TIMESTAMP() is taken once per request and bound (pinned in tests)";
+
+export const timeCases: SqlCase[] = [
+  // ---------------------------------------------------------------- CAST and SAFE_CAST
+  {
+    name: "CAST INT64 AS STRING",
+    rule: "BigQuery CAST AS STRING",
+    sql: `select cast(r.status_code as string) as s from ${RESP} where id = 'e01'`,
+    expect: [{ s: "200" }],
+  },
+  {
+    name: "CAST STRING AS INT64",
+    rule: "BigQuery CAST AS INT64",
+    sql: `select cast(h.content_length as int64) as n from ${HEADERS} where id = 'e02'`,
+    expect: [{ n: 512 }],
+  },
+  {
+    name: "CAST a hex STRING AS INT64",
+    rule: "BigQuery CAST AS INT64: a hex string can be cast to an integer",
+    sql: `select cast('0x1F' as int64) as a, cast('-0x123' as int64) as b`,
+    expect: [{ a: 31, b: -291 }],
+  },
+  {
+    name: "SAFE_CAST of an invalid integer is NULL",
+    rule: "BigQuery SAFE_CAST: NULL instead of an error",
+    sql: `select safe_cast('abc' as int64) as a, safe_cast('12.5' as int64) as b`,
+    expect: [{ a: null, b: null }],
+  },
+  {
+    name: "CAST FLOAT64 AS INT64 rounds halfway cases away from zero",
+    rule: "BigQuery CAST AS INT64: closest integer; halfway cases round away from zero",
+    sql: `select cast(2.5 as int64) as a, cast(-2.5 as int64) as b, cast(1.4 as int64) as c, cast(0.5 as int64) as d`,
+    expect: [{ a: 3, b: -3, c: 1, d: 1 }],
+  },
+  {
+    name: "CAST STRING AS FLOAT64",
+    rule: "BigQuery CAST AS FLOAT64; SAFE_CAST",
+    sql: `select cast('3.5' as float64) as a, cast('1e3' as float64) as b, safe_cast('x' as float64) as c`,
+    expect: [{ a: 3.5, b: 1000, c: null }],
+  },
+  {
+    name: "CAST INT64 AS FLOAT64",
+    rule: "BigQuery CAST AS FLOAT64",
+    sql: `select cast(r.status_code as float64) / 8 as f from ${RESP} where id = 'e01'`,
+    expect: [{ f: 25 }],
+  },
+  {
+    name: "CAST STRING AS BOOL accepts only true and false, in any case",
+    rule: 'BigQuery CAST AS BOOL: "true"/"false", case-insensitive; other strings are invalid',
+    sql: `select cast('true' as bool) as a, cast('FALSE' as bool) as b, safe_cast('yes' as bool) as c, safe_cast('1' as bool) as d, safe_cast('t' as bool) as e`,
+    expect: [{ a: true, b: false, c: null, d: null, e: null }],
+  },
+  {
+    name: "CAST between INT64 and BOOL",
+    rule: "BigQuery CAST AS BOOL (0 is FALSE) and CAST AS INT64 (TRUE is 1)",
+    sql: `select cast(0 as bool) as a, cast(5 as bool) as b, cast(true as int64) as c, cast(false as int64) as d`,
+    expect: [{ a: false, b: true, c: 1, d: 0 }],
+  },
+  {
+    name: "CAST BOOL AS STRING",
+    rule: 'BigQuery CAST AS STRING: "true" / "false"',
+    sql: `select id, cast(b.verifiedBot as string) as s from ${BOT} where id in ('e03', 'e04')`,
+    expect: [
+      { id: "e03", s: "false" },
+      { id: "e04", s: "true" },
+    ],
+  },
+  {
+    name: "CAST TIMESTAMP AS STRING",
+    rule: "BigQuery CAST AS STRING: UTC, with zero, three or six subsecond digits, suffix +00",
+    sql: `select id, cast(timestamp as string) as s from ${EDGE} where id in ('e01', 'e03', 'e04')`,
+    expect: [
+      { id: "e01", s: "2025-01-15 10:00:00+00" },
+      { id: "e03", s: "2025-01-15 10:30:00.500+00" },
+      { id: "e04", s: "2025-01-15 10:59:59.999999+00" },
+    ],
+  },
+  {
+    name: "CAST STRING AS TIMESTAMP in canonical forms",
+    rule: "BigQuery CAST AS TIMESTAMP: canonical timestamp format, no zone = UTC",
+    sql: `select cast('2025-01-15 10:00:00' as timestamp) as a, cast('2025-01-15 11:00:00+01:00' as timestamp) as b, cast('2025-01-15T10:00:00.000001Z' as timestamp) as c, cast('2025-01-15 10:00:00 UTC' as timestamp) as d`,
+    expect: [
+      {
+        a: us("2025-01-15T10:00:00Z"),
+        b: us("2025-01-15T10:00:00Z"),
+        c: us("2025-01-15T10:00:00.000001Z"),
+        d: us("2025-01-15T10:00:00Z"),
+      },
+    ],
+  },
+  {
+    name: "SAFE_CAST of an invalid timestamp or date is NULL",
+    rule: "BigQuery SAFE_CAST: NULL instead of an error",
+    sql: `select safe_cast('not a time' as timestamp) as a, safe_cast('2025-13-01' as date) as b, safe_cast('2025-02-30' as date) as c`,
+    expect: [{ a: null, b: null, c: null }],
+  },
+  {
+    name: "CAST TIMESTAMP AS DATETIME and DATE",
+    rule: "BigQuery CAST AS DATETIME / DATE (UTC); DESIGN.md §4 DATETIME and DATE wire values",
+    sql: `select cast(timestamp as datetime) as dt, cast(timestamp as date) as d from ${EDGE} where id = 'e03'`,
+    expect: [{ dt: "2025-01-15T10:30:00.500000", d: "2025-01-15" }],
+  },
+  {
+    name: "CAST STRING AS DATETIME and DATE",
+    rule: "BigQuery CAST AS DATETIME / DATE: canonical literal formats ([M]M-[D]D allowed)",
+    sql: `select cast('2025-01-15 10:00:00.25' as datetime) as a, cast('2025-01-15 10:00:00' as datetime) as b, cast('2025-1-5' as date) as c`,
+    expect: [{ a: "2025-01-15T10:00:00.250000", b: "2025-01-15T10:00:00", c: "2025-01-05" }],
+  },
+  {
+    name: "CAST DATETIME and DATE AS TIMESTAMP",
+    rule: "BigQuery CAST AS TIMESTAMP from DATETIME / DATE (default time zone UTC)",
+    sql: `select cast(datetime '2025-01-15 10:00:00' as timestamp) as a, cast(date '2025-01-15' as timestamp) as b`,
+    expect: [{ a: us("2025-01-15T10:00:00Z"), b: us("2025-01-15T00:00:00Z") }],
+  },
+  {
+    name: "CAST DATETIME and DATE AS STRING",
+    rule: "BigQuery CAST AS STRING: DATETIME 'YYYY-MM-DD HH:MM:SS', DATE 'YYYY-MM-DD'",
+    sql: `select cast(datetime '2025-01-15 10:00:00' as string) as a, cast(date '2025-01-05' as string) as b`,
+    expect: [{ a: "2025-01-15 10:00:00", b: "2025-01-05" }],
+  },
+  {
+    name: "DATETIME and DATE literals",
+    rule: "BigQuery lexical: DATETIME and DATE literals; DESIGN.md §4 wire values",
+    sql: `select datetime '2025-01-15 10:00:00' as a, datetime '2025-01-15 10:00:00.000001' as b, date '2025-01-15' as c`,
+    expect: [{ a: "2025-01-15T10:00:00", b: "2025-01-15T10:00:00.000001", c: "2025-01-15" }],
+  },
+
+  // ---------------------------------------------------------------- CURRENT_TIMESTAMP and windows
+  {
+    name: "CURRENT_TIMESTAMP() is the pinned request time",
+    rule: NOW,
+    sql: `select current_timestamp() as now`,
+    expect: [{ now: us("2025-01-15T12:00:00Z") }],
+  },
+  {
+    name: "CURRENT_TIMESTAMP without parentheses",
+    rule: "BigQuery CURRENT_TIMESTAMP: parentheses are optional",
+    sql: `select current_timestamp as now`,
+    expect: [{ now: us("2025-01-15T12:00:00Z") }],
+  },
+  {
+    name: "CURRENT_TIMESTAMP keeps microseconds of the request time",
+    rule: NOW,
+    sql: `select current_timestamp() as now`,
+    now: "2025-01-15T11:30:00.123456Z",
+    expect: [{ now: us("2025-01-15T11:30:00.123456Z") }],
+  },
+  {
+    name: "CURRENT_DATE follows the pinned request time",
+    rule: `${NOW}; BigQuery CURRENT_DATE (UTC)`,
+    sql: `select current_date() as d`,
+    now: "2025-01-15T23:59:59.999999Z",
+    expect: [{ d: "2025-01-15" }],
+  },
+  {
+    name: "last hour, exclusive: the event exactly one hour old is out",
+    rule: `${NOW}; BigQuery TIMESTAMP_SUB; > is strict`,
+    sql: `select id from ${EDGE} where timestamp > timestamp_sub(current_timestamp(), interval 1 hour)`,
+    expect: col("id", "e06", "e07", "e08", "e09"),
+  },
+  {
+    name: "last hour, inclusive: the event exactly one hour old is in",
+    rule: `${NOW}; BigQuery TIMESTAMP_SUB; >= includes the boundary`,
+    sql: `select id from ${EDGE} where timestamp >= timestamp_sub(current_timestamp(), interval 1 hour)`,
+    expect: col("id", "e05", "e06", "e07", "e08", "e09"),
+  },
+  {
+    name: "a 30-minute window from a request time with microseconds",
+    rule: `${NOW}; BigQuery TIMESTAMP_SUB`,
+    sql: `select id from ${EDGE} where timestamp > timestamp_sub(current_timestamp(), interval 30 minute)`,
+    now: "2025-01-15T11:30:00.123456Z",
+    expect: col("id", "e06", "e07", "e08", "e09"),
+  },
+  {
+    name: "TIMESTAMP_SUB in hours across midnight",
+    rule: `${NOW}; BigQuery TIMESTAMP_SUB`,
+    sql: `select count(*) as n from ${EDGE} where timestamp >= timestamp_sub(current_timestamp(), interval 12 hour)`,
+    expect: [{ n: 11 }],
+  },
+  {
+    name: "TIMESTAMP_SUB of a day",
+    rule: `${NOW}; BigQuery TIMESTAMP_SUB: DAY is 24 hours`,
+    sql: `select timestamp_sub(current_timestamp(), interval 1 day) as t`,
+    expect: [{ t: us("2025-01-14T12:00:00Z") }],
+  },
+  {
+    name: "TIMESTAMP_ADD of a microsecond reaches the next hour",
+    rule: "BigQuery TIMESTAMP_ADD: MICROSECOND; TIMESTAMP literals",
+    sql: `select id from ${EDGE} where timestamp_add(timestamp, interval 1 microsecond) = timestamp '2025-01-15 11:00:00'`,
+    expect: col("id", "e04"),
+  },
+  {
+    name: "TIMESTAMP_ADD in minutes",
+    rule: "BigQuery TIMESTAMP_ADD: MINUTE",
+    sql: `select timestamp_add(timestamp, interval 90 minute) as t from ${EDGE} where id = 'e01'`,
+    expect: [{ t: us("2025-01-15T11:30:00Z") }],
+  },
+  {
+    name: "TIMESTAMP_SUB of a millisecond",
+    rule: "BigQuery TIMESTAMP_SUB: MILLISECOND",
+    sql: `select timestamp_sub(timestamp '2025-01-15 10:00:00', interval 1 millisecond) as t`,
+    expect: [{ t: us("2025-01-15T09:59:59.999Z") }],
+  },
+  {
+    name: "TIMESTAMP + INTERVAL",
+    rule: "BigQuery operators: TIMESTAMP + INTERVAL",
+    sql: `select timestamp + interval 1 hour as t from ${REST} where id = 't01'`,
+    expect: [{ t: us("2025-01-15T11:00:00Z") }],
+  },
+
+  // ---------------------------------------------------------------- TIMESTAMP_TRUNC
+  {
+    name: "TIMESTAMP_TRUNC to second, minute, hour, day at a microsecond before the hour",
+    rule: "BigQuery TIMESTAMP_TRUNC: rounds down to the start of the part",
+    sql: `select timestamp_trunc(timestamp, second) as s, timestamp_trunc(timestamp, minute) as mi, timestamp_trunc(timestamp, hour) as h, timestamp_trunc(timestamp, day) as d from ${EDGE} where id = 'e04'`,
+    expect: [
+      {
+        s: us("2025-01-15T10:59:59Z"),
+        mi: us("2025-01-15T10:59:00Z"),
+        h: us("2025-01-15T10:00:00Z"),
+        d: us("2025-01-15T00:00:00Z"),
+      },
+    ],
+  },
+  {
+    name: "TIMESTAMP_TRUNC to millisecond",
+    rule: "BigQuery TIMESTAMP_TRUNC: MILLISECOND",
+    sql: `select timestamp_trunc(timestamp, millisecond) as ms from ${EDGE} where id = 'e12'`,
+    expect: [{ ms: us("2025-01-15T09:00:00.123Z") }],
+  },
+  {
+    name: "TIMESTAMP_TRUNC to week, ISO week, week(monday), month and year",
+    rule: "BigQuery TIMESTAMP_TRUNC: WEEK starts Sunday, ISOWEEK and WEEK(MONDAY) Monday",
+    sql: `select timestamp_trunc(timestamp, week) as w, timestamp_trunc(timestamp, isoweek) as iw, timestamp_trunc(timestamp, week(monday)) as wm, timestamp_trunc(timestamp, month) as mo, timestamp_trunc(timestamp, quarter) as qu, timestamp_trunc(timestamp, year) as y from ${EDGE} where id = 'e10'`,
+    expect: [
+      {
+        w: us("2025-01-12T00:00:00Z"),
+        iw: us("2025-01-13T00:00:00Z"),
+        wm: us("2025-01-13T00:00:00Z"),
+        mo: us("2025-01-01T00:00:00Z"),
+        qu: us("2025-01-01T00:00:00Z"),
+        y: us("2025-01-01T00:00:00Z"),
+      },
+    ],
+  },
+  {
+    name: "TIMESTAMP_TRUNC of a string literal",
+    rule: "BigQuery literal coercion: a STRING literal argument is coerced to TIMESTAMP",
+    sql: `select timestamp_trunc('2025-01-15 10:45:00', hour) as h`,
+    expect: [{ h: us("2025-01-15T10:00:00Z") }],
+  },
+  {
+    name: "TIMESTAMP_TRUNC to day at the microsecond before midnight",
+    rule: "BigQuery TIMESTAMP_TRUNC: DAY (UTC)",
+    sql: `select id, timestamp_trunc(timestamp, day) as d from ${EDGE} where id in ('e10', 'e11')`,
+    expect: [
+      { id: "e10", d: us("2025-01-14T00:00:00Z") },
+      { id: "e11", d: us("2025-01-15T00:00:00Z") },
+    ],
+  },
+
+  // ---------------------------------------------------------------- TIMESTAMP_DIFF
+  {
+    name: "TIMESTAMP_DIFF counts whole parts",
+    rule: "BigQuery TIMESTAMP_DIFF: the whole number of part intervals",
+    sql: `select
+  timestamp_diff(timestamp '2025-01-15 10:59:59.999999', timestamp '2025-01-15 10:00:00', microsecond) as us_,
+  timestamp_diff(timestamp '2025-01-15 10:59:59.999999', timestamp '2025-01-15 10:00:00', millisecond) as ms,
+  timestamp_diff(timestamp '2025-01-15 10:59:59.999999', timestamp '2025-01-15 10:00:00', second) as s,
+  timestamp_diff(timestamp '2025-01-15 10:59:59.999999', timestamp '2025-01-15 10:00:00', minute) as mi,
+  timestamp_diff(timestamp '2025-01-15 10:59:59.999999', timestamp '2025-01-15 10:00:00', hour) as h`,
+    expect: [{ us_: 3599999999, ms: 3599999, s: 3599, mi: 59, h: 0 }],
+  },
+  {
+    name: "TIMESTAMP_DIFF of an earlier first argument is negative, truncated toward zero",
+    rule: "BigQuery TIMESTAMP_DIFF: negative when the first timestamp is earlier; whole intervals",
+    sql: `select
+  timestamp_diff(timestamp '2025-01-15 10:00:00', timestamp '2025-01-15 10:59:59.999999', second) as s,
+  timestamp_diff(timestamp '2025-01-15 10:00:00', timestamp '2025-01-15 10:59:59.999999', minute) as mi,
+  timestamp_diff(timestamp '2025-01-15 10:00:00', timestamp '2025-01-15 10:59:59.999999', hour) as h`,
+    expect: [{ s: -3599, mi: -59, h: 0 }],
+  },
+  {
+    name: "TIMESTAMP_DIFF in days",
+    rule: "BigQuery TIMESTAMP_DIFF: DAY is 24 hours (documented example −61)",
+    sql: `select timestamp_diff(timestamp '2018-08-14', timestamp '2018-10-14', day) as a, timestamp_diff(timestamp '2025-01-15 12:00:00', timestamp '2025-01-14 23:59:59.999999', day) as b`,
+    expect: [{ a: -61, b: 0 }],
+  },
+  {
+    name: "TIMESTAMP_DIFF of string literals",
+    rule: "BigQuery TIMESTAMP_DIFF documented example: string literals coerced, 0 whole hours",
+    sql: `select timestamp_diff('2001-02-01 01:00:00', '2001-02-01 00:00:01', hour) as diff`,
+    expect: [{ diff: 0 }],
+  },
+  {
+    name: "the age of events in minutes",
+    rule: `${NOW}; BigQuery TIMESTAMP_DIFF`,
+    sql: `select id, timestamp_diff(current_timestamp(), timestamp, minute) as age from ${EDGE} where project = 'beta'`,
+    expect: [
+      { id: "e06", age: 45 },
+      { id: "e07", age: 40 },
+      { id: "e08", age: 15 },
+    ],
+  },
+
+  // ---------------------------------------------------------------- unix conversions
+  {
+    name: "TIMESTAMP_MICROS, TIMESTAMP_MILLIS, TIMESTAMP_SECONDS",
+    rule: "BigQuery TIMESTAMP_MICROS / _MILLIS / _SECONDS",
+    sql: `select timestamp_micros(1736935200000001) as a, timestamp_millis(1736935200123) as b, timestamp_seconds(1736935200) as c`,
+    expect: [
+      {
+        a: us("2025-01-15T10:00:00.000001Z"),
+        b: us("2025-01-15T10:00:00.123Z"),
+        c: us("2025-01-15T10:00:00Z"),
+      },
+    ],
+  },
+  {
+    name: "TIMESTAMP_MICROS of a field holding µs",
+    rule: "BigQuery TIMESTAMP_MICROS; log-event-shapes.md realtime context.time is µs",
+    sql: `select id, timestamp_micros(c.time) as t from ${RT}, unnest(metadata) m, unnest(m.context) c`,
+    expect: [
+      { id: "r02", t: us("2025-01-15T10:01:00Z") },
+      { id: "r04", t: us("2025-01-15T10:03:00Z") },
+    ],
+  },
+  {
+    name: "UNIX_MICROS, UNIX_MILLIS and UNIX_SECONDS round down",
+    rule: "BigQuery UNIX_MICROS / _MILLIS / _SECONDS: truncate by rounding down",
+    sql: `select unix_micros(timestamp) as a, unix_millis(timestamp) as b, unix_seconds(timestamp) as c from ${EDGE} where id = 'e04'`,
+    expect: [{ a: 1736938799999999, b: 1736938799999, c: 1736938799 }],
+  },
+  {
+    name: "UNIX_SECONDS before 1970 rounds down, not toward zero",
+    rule: "BigQuery UNIX_SECONDS / UNIX_MILLIS: rounding down to the beginning of the second / millisecond",
+    sql: `select unix_seconds(timestamp '1969-12-31 23:59:59.5') as s, unix_millis(timestamp '1969-12-31 23:59:59.9995') as ms`,
+    expect: [{ s: -1, ms: -1 }],
+  },
+
+  // ---------------------------------------------------------------- DATETIME, DATE, EXTRACT
+  {
+    name: "DATETIME(ts, 'UTC') with and without a fraction",
+    rule: "BigQuery DATETIME(timestamp, time_zone); DESIGN.md §4 (.ffffff only when not zero)",
+    sql: `select id, datetime(timestamp, 'UTC') as dt from ${EDGE} where id in ('e01', 'e03', 'e04', 'e12')`,
+    expect: [
+      { id: "e01", dt: "2025-01-15T10:00:00" },
+      { id: "e03", dt: "2025-01-15T10:30:00.500000" },
+      { id: "e04", dt: "2025-01-15T10:59:59.999999" },
+      { id: "e12", dt: "2025-01-15T09:00:00.123456" },
+    ],
+  },
+  {
+    name: "DATETIME(ts, zone) in another time zone",
+    rule: "BigQuery DATETIME(timestamp, time_zone) with a tz database name",
+    sql: `select datetime(timestamp, 'America/New_York') as dt from ${EDGE} where id = 'e01'`,
+    expect: [{ dt: "2025-01-15T05:00:00" }],
+  },
+  {
+    name: "DATE(ts)",
+    rule: "BigQuery DATE(timestamp) in UTC; DESIGN.md §4 DATE wire value",
+    sql: `select id, date(timestamp) as d from ${EDGE} where id in ('e10', 'e11')`,
+    expect: [
+      { id: "e10", d: "2025-01-14" },
+      { id: "e11", d: "2025-01-15" },
+    ],
+  },
+  {
+    name: "DATE(year, month, day)",
+    rule: "BigQuery DATE(year, month, day)",
+    sql: `select date(2025, 1, 5) as d`,
+    expect: [{ d: "2025-01-05" }],
+  },
+  {
+    name: "DATE(ts, zone)",
+    rule: "BigQuery DATE(timestamp, time_zone)",
+    sql: `select date(timestamp, 'America/Los_Angeles') as d from ${EDGE} where id = 'e11'`,
+    expect: [{ d: "2025-01-14" }],
+  },
+  {
+    name: "EXTRACT time parts at a microsecond before the hour",
+    rule: "BigQuery EXTRACT from TIMESTAMP: lower parts are truncated; MILLISECOND and MICROSECOND are the subsecond part",
+    sql: `select extract(hour from timestamp) as h, extract(minute from timestamp) as mi, extract(second from timestamp) as s, extract(millisecond from timestamp) as ms, extract(microsecond from timestamp) as mus from ${EDGE} where id = 'e04'`,
+    expect: [{ h: 10, mi: 59, s: 59, ms: 999, mus: 999999 }],
+  },
+  {
+    name: "EXTRACT date parts",
+    rule: "BigQuery EXTRACT: DAYOFWEEK 1 = Sunday; WEEK Sunday-based from 0; ISOWEEK",
+    sql: `select extract(year from timestamp) as y, extract(quarter from timestamp) as q, extract(month from timestamp) as mo, extract(day from timestamp) as d, extract(dayofweek from timestamp) as dow, extract(dayofyear from timestamp) as doy, extract(week from timestamp) as w, extract(isoweek from timestamp) as iw from ${EDGE} where id = 'e04'`,
+    expect: [{ y: 2025, q: 1, mo: 1, d: 15, dow: 4, doy: 15, w: 2, iw: 3 }],
+  },
+  {
+    name: "EXTRACT DATE",
+    rule: "BigQuery EXTRACT(DATE FROM timestamp) returns a DATE",
+    sql: `select extract(date from timestamp) as d from ${EDGE} where id = 'e10'`,
+    expect: [{ d: "2025-01-14" }],
+  },
+  {
+    name: "EXTRACT … AT TIME ZONE",
+    rule: "BigQuery EXTRACT(part FROM timestamp AT TIME ZONE tz)",
+    sql: `select extract(hour from timestamp at time zone 'America/Los_Angeles') as h from ${EDGE} where id = 'e01'`,
+    expect: [{ h: 2 }],
+  },
+
+  // ---------------------------------------------------------------- FORMAT_TIMESTAMP, PARSE_TIMESTAMP
+  {
+    name: "FORMAT_TIMESTAMP with %Y-%m-%d %H:%M:%S and %F %T",
+    rule: "BigQuery FORMAT_TIMESTAMP; format elements %Y %m %d %H %M %S %F %T",
+    sql: `select format_timestamp('%Y-%m-%d %H:%M:%S', timestamp) as a, format_timestamp('%F %T', timestamp) as b from ${EDGE} where id = 'e04'`,
+    expect: [{ a: "2025-01-15 10:59:59", b: "2025-01-15 10:59:59" }],
+  },
+  {
+    name: "FORMAT_TIMESTAMP with subsecond digits",
+    rule: "BigQuery format elements: %E6S and %E3S",
+    sql: `select format_timestamp('%H:%M:%E6S', timestamp) as a, format_timestamp('%E3S', timestamp) as b from ${EDGE} where id = 'e04'`,
+    expect: [{ a: "10:59:59.999999", b: "59.999" }],
+  },
+  {
+    name: "FORMAT_TIMESTAMP with names and day of year",
+    rule: "BigQuery format elements: %a %b %e %j",
+    sql: `select format_timestamp('%a %b %e', timestamp) as a, format_timestamp('%j', timestamp) as b from ${EDGE} where id = 'e04'`,
+    expect: [{ a: "Wed Jan 15", b: "015" }],
+  },
+  {
+    name: "FORMAT_TIMESTAMP %s is epoch seconds",
+    rule: "BigQuery format elements: %s",
+    sql: `select format_timestamp('%s', timestamp) as s from ${EDGE} where id = 'e04'`,
+    expect: [{ s: "1736938799" }],
+  },
+  {
+    name: "FORMAT_TIMESTAMP in a time zone",
+    rule: "BigQuery FORMAT_TIMESTAMP(format, timestamp, time_zone)",
+    sql: `select format_timestamp('%H:%M', timestamp, 'America/New_York') as a, format_timestamp('%H:%M', timestamp, 'UTC') as b from ${EDGE} where id = 'e01'`,
+    expect: [{ a: "05:00", b: "10:00" }],
+  },
+  {
+    name: "PARSE_TIMESTAMP",
+    rule: "BigQuery PARSE_TIMESTAMP (UTC by default)",
+    sql: `select parse_timestamp('%Y-%m-%d %H:%M:%S', '2025-01-15 10:00:00') as t`,
+    expect: [{ t: us("2025-01-15T10:00:00Z") }],
+  },
+  {
+    name: "PARSE_TIMESTAMP of an nginx time with an offset",
+    rule: "BigQuery PARSE_TIMESTAMP: %d/%b/%Y:%H:%M:%S %z; log-event-shapes.md kong access lines",
+    sql: `select id, parse_timestamp('%d/%b/%Y:%H:%M:%S %z', regexp_extract(event_message, r'\\[([^\\]]+)\\]')) as t from ${EDGE} where project = 'gamma' and id in ('e10', 'e11')`,
+    expect: [
+      { id: "e10", t: us("2025-01-14T23:59:59Z") },
+      { id: "e11", t: us("2025-01-15T00:00:00Z") },
+    ],
+  },
+  {
+    name: "PARSE_TIMESTAMP with fractional seconds",
+    rule: "BigQuery format elements: %E*S parses any number of subsecond digits",
+    sql: `select id, parse_timestamp('%Y-%m-%d %H:%M:%E*S UTC', p.timestamp) as t from ${PG}, unnest(metadata) m, unnest(m.parsed) p where p.timestamp is not null`,
+    expect: [
+      { id: "p07", t: us("2025-01-15T10:30:00Z") },
+      { id: "p08", t: us("2025-01-15T10:35:00Z") },
+    ],
+  },
+  {
+    name: "TIMESTAMP(string) and TIMESTAMP(string, zone)",
+    rule: "BigQuery TIMESTAMP(string_expression[, time_zone])",
+    sql: `select timestamp('2025-01-15 10:00:00') as a, timestamp('2025-01-15 10:00:00', 'America/New_York') as b`,
+    expect: [{ a: us("2025-01-15T10:00:00Z"), b: us("2025-01-15T15:00:00Z") }],
+  },
+
+  // ---------------------------------------------------------------- GENERATE_TIMESTAMP_ARRAY
+  {
+    name: "GENERATE_TIMESTAMP_ARRAY includes the end when it falls on a step",
+    rule: "BigQuery GENERATE_TIMESTAMP_ARRAY; DESIGN.md §4 array of TIMESTAMP → array of µs",
+    sql: `select generate_timestamp_array(timestamp '2025-01-15 10:00:00', timestamp '2025-01-15 12:00:00', interval 1 hour) as ts`,
+    expect: [{ ts: [us("2025-01-15T10:00:00Z"), us("2025-01-15T11:00:00Z"), us("2025-01-15T12:00:00Z")] }],
+  },
+  {
+    name: "GENERATE_TIMESTAMP_ARRAY stops before an end off the step",
+    rule: "BigQuery GENERATE_TIMESTAMP_ARRAY",
+    sql: `select generate_timestamp_array('2025-01-15 10:00:00', '2025-01-15 11:30:00', interval 1 hour) as ts`,
+    expect: [{ ts: [us("2025-01-15T10:00:00Z"), us("2025-01-15T11:00:00Z")] }],
+  },
+  {
+    name: "zero-filled hourly buckets from GENERATE_TIMESTAMP_ARRAY",
+    rule: "BigQuery GENERATE_TIMESTAMP_ARRAY with UNNEST and LEFT JOIN",
+    sql: `with buckets as (
+  select b from unnest(generate_timestamp_array(timestamp '2025-01-15 09:00:00', timestamp '2025-01-15 11:00:00', interval 1 hour)) as b
+),
+hits as (
+  select timestamp_trunc(timestamp, hour) as h, count(*) as n from ${EDGE} where project = 'alpha' group by h
+)
+select buckets.b as bucket, coalesce(hits.n, 0) as n from buckets left join hits on hits.h = buckets.b order by bucket`,
+    expect: [
+      { bucket: us("2025-01-15T09:00:00Z"), n: 0 },
+      { bucket: us("2025-01-15T10:00:00Z"), n: 4 },
+      { bucket: us("2025-01-15T11:00:00Z"), n: 2 },
+    ],
+  },
+
+  // ---------------------------------------------------------------- comparing with string literals and parameters
+  {
+    name: "a TIMESTAMP compared with a string literal",
+    rule: "DESIGN.md §3 (BigQuery rule): a TIMESTAMP compared with a string literal coerces the literal",
+    sql: `select id from ${EDGE} where timestamp >= '2025-01-15 11:00:00'`,
+    expect: col("id", "e05", "e06", "e07", "e08", "e09"),
+  },
+  {
+    name: "a TIMESTAMP compared with an ISO literal with T and Z",
+    rule: "DESIGN.md §3 literal coercion; BigQuery canonical timestamp format (T separator, Z zone)",
+    sql: `select id from ${EDGE} where timestamp > '2025-01-15T10:59:59.999999Z'`,
+    expect: col("id", "e05", "e06", "e07", "e08", "e09"),
+  },
+  {
+    name: "BETWEEN two string literals is inclusive to the microsecond",
+    rule: "DESIGN.md §3 literal coercion; BigQuery BETWEEN is inclusive",
+    sql: `select id from ${EDGE} where timestamp between '2025-01-15 10:00:00' and '2025-01-15 10:30:00.5'`,
+    expect: col("id", "e01", "e02", "e03"),
+  },
+  {
+    name: "TIMESTAMP equality with a microsecond literal",
+    rule: "DESIGN.md §3 literal coercion; TIMESTAMP microsecond precision",
+    sql: `select id from ${EDGE} where timestamp = '2025-01-15 10:00:00.000001'`,
+    expect: col("id", "e02"),
+  },
+  {
+    name: "a string literal on the left of a TIMESTAMP comparison",
+    rule: "DESIGN.md §3 literal coercion",
+    sql: `select id from ${EDGE} where '2025-01-15 11:50:00' < timestamp`,
+    expect: col("id", "e09"),
+  },
+  {
+    name: "a string literal with an offset compared with a TIMESTAMP",
+    rule: "DESIGN.md §3 literal coercion; BigQuery timestamp literals with a UTC offset",
+    sql: `select id from ${EDGE} where timestamp < '2025-01-15 01:00:00+01:00'`,
+    expect: col("id", "e10"),
+  },
+  {
+    name: "a TIMESTAMP literal",
+    rule: "BigQuery lexical: TIMESTAMP literals",
+    sql: `select id from ${EDGE} where timestamp < timestamp '2025-01-15 00:00:00'`,
+    expect: col("id", "e10"),
+  },
+  {
+    name: "a DATE compared with a string literal",
+    rule: "DESIGN.md §3: a DATE compared with a string literal coerces the literal",
+    sql: `select id from ${EDGE} where date(timestamp) = '2025-01-14'`,
+    expect: col("id", "e10"),
+  },
+  {
+    name: "a DATETIME compared with a string literal",
+    rule: "DESIGN.md §3: a DATETIME compared with a string literal coerces the literal",
+    sql: `select id from ${EDGE} where datetime(timestamp, 'UTC') >= '2025-01-15 11:45:00'`,
+    expect: col("id", "e08", "e09"),
+  },
+  {
+    name: "a string literal that is not a timestamp is an error",
+    rule: "BigQuery literal coercion: could not cast literal to TIMESTAMP (a compile-time error)",
+    sql: `select id from ${EDGE} where timestamp > 'yesterday'`,
+    expect: { error: "sql_invalid" },
+  },
+  {
+    name: "timestamp parameters: exclusive start, inclusive end, microsecond exact",
+    rule: "DESIGN.md §5: timestamp parameters normalised with microseconds intact",
+    sql: `select id from ${EDGE} where timestamp > @start and timestamp <= @end`,
+    params: {
+      start: { kind: "timestamp", value: "2025-01-15T10:00:00Z" },
+      end: { kind: "timestamp", value: "2025-01-15T10:59:59.999999Z" },
+    },
+    expect: col("id", "e02", "e03", "e04"),
+  },
+  {
+    name: "a timestamp parameter with a zone offset",
+    rule: "DESIGN.md §5: timestamp parameters are ISO 8601",
+    sql: `select id from ${EDGE} where timestamp >= @start`,
+    params: { start: { kind: "timestamp", value: "2025-01-15T12:15:00+01:00" } },
+    expect: col("id", "e06", "e07", "e08", "e09"),
+  },
+  {
+    name: "an absent timestamp parameter is NULL",
+    rule: "DESIGN.md §5: an absent timestamp parameter binds NULL",
+    sql: `select id from ${EDGE} where (@start is null or timestamp > @start) and project = 'beta'`,
+    params: { start: { kind: "timestamp" } },
+    expect: col("id", "e06", "e07", "e08"),
+  },
+  {
+    name: "an empty timestamp parameter is NULL",
+    rule: "DESIGN.md §5: an empty timestamp parameter binds NULL",
+    sql: `select count(*) as n from ${REST} where @start is null or timestamp > @start`,
+    params: { start: { kind: "timestamp", value: "" } },
+    expect: [{ n: 3 }],
+  },
+];
