@@ -8,7 +8,8 @@
  *
  * The events file is generated once (deterministic seed) into .tmp/bench/ and reused.
  */
-import { createReadStream, createWriteStream, existsSync, mkdirSync } from "node:fs";
+import { createReadStream, createWriteStream, existsSync, mkdirSync, readFileSync } from "node:fs";
+import { cpus, loadavg } from "node:os";
 import { createInterface } from "node:readline";
 import { parseArgs } from "node:util";
 import { createPostgresBackend, readerRoleFor } from "@qes/backend-postgres";
@@ -57,6 +58,17 @@ async function eventsFile(): Promise<string> {
   await new Promise<void>((r) => out.end(buffer, r));
   console.error(`generated ${path} in ${((performance.now() - started) / 1000).toFixed(1)} s`);
   return path;
+}
+
+/** CPU seconds (user + system) a server process has used, when it runs on this machine. */
+function backendCpuSeconds(pid: number): number | null {
+  try {
+    const fields = readFileSync(`/proc/${pid}/stat`, "utf8").split(") ")[1]!.split(" ");
+    // fields after the command: state is [0], utime [11], stime [12], in clock ticks (100 Hz)
+    return (Number(fields[11]) + Number(fields[12])) / 100;
+  } catch {
+    return null;
+  }
 }
 
 async function time(fn: () => Promise<unknown>, runs = RUNS): Promise<number> {

@@ -1,12 +1,13 @@
-import type {
-  Backend,
-  BoundValues,
-  CompiledQuery,
-  ExecuteOptions,
-  LoadOptions,
-  LoadSummary,
-  LogSchema,
-  QueryResult,
+import {
+  type Backend,
+  type BoundValues,
+  type CompiledQuery,
+  type ExecuteOptions,
+  type LoadOptions,
+  type LoadSummary,
+  type LogSchema,
+  QesError,
+  type QueryResult,
 } from "@qes/core";
 import { Kysely, PostgresDialect } from "kysely";
 import pg from "pg";
@@ -99,6 +100,25 @@ export class PostgresBackend implements Backend {
       await this.refreshSchema(true);
     } catch (e) {
       throw toQesError(e, "preparing storage");
+    }
+    await this.checkReaderLogin();
+  }
+
+  /** The query role must be able to log in (pg_hba, password) before the service says it is ready. */
+  private async checkReaderLogin(): Promise<void> {
+    try {
+      await this.executor.health();
+    } catch (e) {
+      const cause = (e as { cause?: { code?: string } }).cause;
+      if (cause?.code?.startsWith("28")) {
+        throw new QesError(
+          "invalid_config",
+          `the query role ${this.config.readerRole} cannot log in (${cause.code}): allow it in pg_hba.conf, or set ` +
+            "QES_POSTGRES_QUERY_URL with its password",
+          { cause: e },
+        );
+      }
+      throw e;
     }
   }
 

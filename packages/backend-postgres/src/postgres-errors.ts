@@ -69,6 +69,11 @@ export function toQesError(e: unknown, doing: string): QesError {
       cause: e,
     });
   }
+  if (code?.startsWith("28")) {
+    return new QesError("backend_unavailable", `PostgreSQL refused the login (${doing}): ${messageOf(e)}`, {
+      cause: e,
+    });
+  }
   if (code === "57014" || code === "55P03") {
     return new QesError("query_timeout", "the query took longer than its time limit and was cancelled", {
       cause: e,

@@ -59,7 +59,7 @@ function isRoleRace(e: unknown): boolean {
  * database, roles are not) a lost race is recognised and retried.
  */
 export async function ensureReaderRole(client: pg.ClientBase, config: ResolvedPostgresConfig): Promise<void> {
-  if (!config.managesReaderRole) return;
+  if (!config.managesReaderRole) return checkGivenReader(client, config);
   const role = ident(config.readerRole);
   const rights = await ownerRights(client);
   const canManage = rights.superuser || rights.createRole;
@@ -97,6 +97,31 @@ export async function ensureReaderRole(client: pg.ClientBase, config: ResolvedPo
     }
   } finally {
     await client.query("select pg_advisory_unlock($1::bigint)", [advisoryKey("qes:roles")]);
+  }
+}
+
+/**
+ * A query role the operator chose (QES_POSTGRES_QUERY_URL) must exist and be weaker than the
+ * owner: qes grants it SELECT, but cannot take rights away from it.
+ */
+async function checkGivenReader(client: pg.ClientBase, config: ResolvedPostgresConfig): Promise<void> {
+  const { rows } = await client.query<{ rolsuper: boolean; owner: boolean }>(
+    "select rolsuper, rolname = current_user as owner from pg_roles where rolname = $1",
+    [config.readerRole],
+  );
+  const role = rows[0];
+  if (role === undefined) {
+    throw new QesError(
+      "invalid_config",
+      `QES_POSTGRES_QUERY_URL names the role ${config.readerRole}, which does not exist`,
+    );
+  }
+  if (role.rolsuper || role.owner) {
+    throw new QesError(
+      "invalid_config",
+      `QES_POSTGRES_QUERY_URL must log in as a role that may only SELECT; ${config.readerRole} is ` +
+        (role.owner ? "the owner (QES_POSTGRES_URL's user)" : "a superuser"),
+    );
   }
 }
 

@@ -260,6 +260,46 @@ describe("PostgreSQL execution is read-only by construction", () => {
     }
   });
 
+  it("QES_POSTGRES_QUERY_URL: an operator's role gets SELECT; the owner or a superuser is refused", async () => {
+    const given = `${schema}_given`;
+    await ownerQuery(`create role "${given}" login`);
+    const url = new URL(TEST_POSTGRES_URL);
+    url.username = given;
+    const withGiven = createPostgresBackend({
+      url: TEST_POSTGRES_URL,
+      schema,
+      pool: 1,
+      queryUrl: url.toString(),
+    });
+    try {
+      await withGiven.init();
+      const result = await withGiven.execute(
+        handQuery(`select count(*) as n, current_user as u from ${table}`, [
+          scalar("n", "INT64"),
+          scalar("u", "STRING"),
+        ]),
+        [],
+        { maxRows: 1, timeoutMs: 5000 },
+      );
+      expect(result.rows).toEqual([{ n: 5, u: given }]);
+    } finally {
+      await withGiven.close();
+      await ownerQuery(`drop owned by "${given}"`);
+      await ownerQuery(`drop role "${given}"`);
+    }
+    const asOwner = createPostgresBackend({
+      url: TEST_POSTGRES_URL,
+      schema,
+      pool: 1,
+      queryUrl: TEST_POSTGRES_URL,
+    });
+    try {
+      expect((await qesFailure(asOwner.init())).code).toBe("invalid_config");
+    } finally {
+      await asOwner.close();
+    }
+  });
+
   it("health answers through the query role", async () => {
     await expect(backend.health()).resolves.toBeUndefined();
   });
