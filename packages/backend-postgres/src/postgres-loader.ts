@@ -1,6 +1,7 @@
 import { finished } from "node:stream/promises";
 import {
   type ColumnValue,
+  civilFromDays,
   cloneSourceSchema,
   createFlattener,
   type EventFlattener,
@@ -79,11 +80,10 @@ class TimestampText {
     }
     const d = Number(days);
     if (d !== this.day) {
-      this.day = d;
-      const date = new Date(d * 86_400_000);
-      const year = date.getUTCFullYear();
+      const { year, month, day } = civilFromDays(d);
       if (!(year >= 1 && year <= 9999)) throw new RangeError("timestamp out of range");
-      this.dayText = `${String(year).padStart(4, "0")}-${pad2(date.getUTCMonth() + 1)}-${pad2(date.getUTCDate())} `;
+      this.day = d;
+      this.dayText = `${String(year).padStart(4, "0")}-${pad2(month)}-${pad2(day)} `;
     }
     const t = Number(within);
     const seconds = Math.floor(t / 1_000_000);
