@@ -59,7 +59,7 @@ describe("qes load", () => {
       bad,
       `${event("bad-1", 1)}\n${event("bad-2", 2)}\n{"event_message": "cut off",\n${event("bad-4", 4)}\n`,
     );
-    const res = await runCli(["load", "--source", "cloudflare.logs.prod", bad], env);
+    const res = await runCli(["load", "--source", "cloudflare.logs.prod", bad], { env });
     expect(res.code).toBe(1);
     expect(res.stderr).toContain(`${bad}:3`);
     expect(res.stderr).toContain("Nothing from");
@@ -69,11 +69,10 @@ describe("qes load", () => {
   it("loads good files and prints events, seconds and events per second", async () => {
     const good = join(dir, "good.ndjson");
     writeFileSync(good, `${event("good-1", 1)}\n${event("good-2", 2)}\n`);
-    const res = await runCli(
-      ["load", "--source", "cloudflare.logs.prod", good, "-"],
+    const res = await runCli(["load", "--source", "cloudflare.logs.prod", good, "-"], {
       env,
-      `${event("stdin-1", 3)}\n`,
-    );
+      stdin: `${event("stdin-1", 3)}\n`,
+    });
     expect(res.stderr).toBe("");
     expect(res.code).toBe(0);
     expect(res.stdout).toMatch(
@@ -94,7 +93,7 @@ describe("qes load", () => {
     try {
       const file = join(dir, "more.ndjson");
       writeFileSync(file, `${event("more-1", 5)}\n`);
-      const res = await runCli(["load", "--source", "cloudflare.logs.prod", file], env);
+      const res = await runCli(["load", "--source", "cloudflare.logs.prod", file], { env });
       expect(res.code).toBe(1);
       expect(res.stderr).toContain("qes serve");
     } finally {
@@ -103,7 +102,7 @@ describe("qes load", () => {
   });
 
   it("refuses a command line without --source with the usage", async () => {
-    const res = await runCli(["load", "x.ndjson"], env);
+    const res = await runCli(["load", "x.ndjson"], { env });
     expect(res.code).toBe(2);
     expect(res.stderr).toContain("--source");
   });

@@ -1,7 +1,12 @@
-import { spawn } from "node:child_process";
-import { fileURLToPath } from "node:url";
+import { type ChildProcessWithoutNullStreams, spawn } from "node:child_process";
+import { createRequire } from "node:module";
+import { join } from "node:path";
+import { fileURLToPath, pathToFileURL } from "node:url";
 
 export const REPO_ROOT = fileURLToPath(new URL("../../..", import.meta.url));
+const CLI = join(REPO_ROOT, "packages/server/src/cli/main.ts");
+/** tsx resolved from the repository, so the CLI can run with any working directory */
+const TSX = pathToFileURL(createRequire(join(REPO_ROOT, "package.json")).resolve("tsx")).href;
 
 export interface CliResult {
   code: number | null;
@@ -9,14 +14,31 @@ export interface CliResult {
   stderr: string;
 }
 
-/** Runs `qes <args>` the way `pnpm qes` does, from the repository root. */
-export function runCli(args: string[], env: Record<string, string>, stdin?: string): Promise<CliResult> {
+export interface CliOptions {
+  env?: Record<string, string>;
+  /** default: the repository root, as `pnpm qes` runs */
+  cwd?: string;
+  stdin?: string;
+}
+
+/** Starts `qes <args>` the way `pnpm qes` does (`node --import tsx …/cli/main.ts`). */
+export function spawnCli(args: string[], opts: CliOptions = {}): ChildProcessWithoutNullStreams {
+  const env: Record<string, string | undefined> = { ...process.env, NODE_ENV: "test", ...opts.env };
+  // the CLI reads its configuration from the environment: keep the test runner's out of it
+  for (const key of Object.keys(env)) {
+    if (key.startsWith("QES_") && !(opts.env && key in opts.env)) delete env[key];
+  }
+  return spawn(process.execPath, ["--import", TSX, CLI, ...args], {
+    cwd: opts.cwd ?? REPO_ROOT,
+    env,
+    stdio: ["pipe", "pipe", "pipe"],
+  });
+}
+
+/** Runs `qes <args>` to completion. */
+export function runCli(args: string[], opts: CliOptions = {}): Promise<CliResult> {
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, ["--import", "tsx", "packages/server/src/cli/main.ts", ...args], {
-      cwd: REPO_ROOT,
-      env: { ...process.env, NODE_ENV: "test", ...env },
-      stdio: ["pipe", "pipe", "pipe"],
-    });
+    const child = spawnCli(args, opts);
     let stdout = "";
     let stderr = "";
     child.stdout.setEncoding("utf8").on("data", (c: string) => {
@@ -27,6 +49,6 @@ export function runCli(args: string[], env: Record<string, string>, stdin?: stri
     });
     child.on("error", reject);
     child.on("close", (code) => resolve({ code, stdout, stderr }));
-    child.stdin.end(stdin ?? "");
+    child.stdin.end(opts.stdin ?? "");
   });
 }
