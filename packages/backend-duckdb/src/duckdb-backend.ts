@@ -6,6 +6,7 @@ import {
   type BoundValues,
   type CompiledQuery,
   type ExecuteOptions,
+  iterateLinesNow,
   type LoadOptions,
   type LoadSummary,
   type LogSchema,
@@ -109,11 +110,12 @@ class DuckdbBackend implements Backend {
     lines: AsyncIterable<string> | Iterable<string>,
     opts?: LoadOptions,
   ): Promise<LoadSummary> {
+    const pending = iterateLinesNow(lines);
     const run = async (): Promise<LoadSummary> => {
       const { admin, schema } = this.ready();
       if (this.config.readOnly)
         throw new QesError("backend_unavailable", "the DuckDB store is open read-only");
-      const outcome = await loadIntoDuckdb(admin, schema, source, lines, opts);
+      const outcome = await loadIntoDuckdb(admin, schema, source, pending, opts);
       if (outcome.schema) {
         const now = this.current!;
         this.current = {
