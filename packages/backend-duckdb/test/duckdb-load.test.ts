@@ -216,6 +216,42 @@ describe("DuckDB storage and load", () => {
     expect((await backend.schema()).sources["test.bigint"]!.fields.metadata!.fields!.fresh).toBeUndefined();
   });
 
+  it("widens a column while queries on it run, and they keep their snapshot", async () => {
+    const lines = (n: number, value: (i: number) => unknown) =>
+      Array.from({ length: n }, (_, i) =>
+        JSON.stringify({ event_message: `e${i}`, metadata: { a: value(i) } }),
+      );
+    await backend.load(
+      "test.concurrent",
+      lines(5000, (i) => i),
+    );
+    const a = (await backend.schema()).sources["test.concurrent"]!.fields.metadata!.fields!.a!;
+    const n = [{ name: "n", type: { kind: "scalar", type: "INT64" } } as const];
+    const slow = backend.execute(
+      handQuery(
+        `select count(*) as n from src_test_concurrent x, src_test_concurrent y where x.${a.column} >= 0`,
+        n,
+      ),
+      [],
+      run,
+    );
+    const widen = backend.load(
+      "test.concurrent",
+      lines(5000, (i) => `s${i}`),
+    );
+    const counts = Promise.all(
+      Array.from({ length: 5 }, () =>
+        backend.execute(handQuery("select count(*) as n from src_test_concurrent", n), [], run),
+      ),
+    );
+    expect((await slow).rows).toEqual([{ n: 25_000_000 }]);
+    await widen;
+    for (const r of await counts) expect([5000, 10000]).toContain(r.rows[0]!.n);
+    expect((await backend.schema()).sources["test.concurrent"]!.fields.metadata!.fields!.a!.type).toBe(
+      "STRING",
+    );
+  });
+
   it("persists the schema across a reopen", async () => {
     const path = join(tmp.dir, "reopen.duckdb");
     const a = createDuckdbBackend({ path });
