@@ -6,5 +6,11 @@ export default defineConfig({
     testTimeout: 60_000,
     hookTimeout: 120_000,
     env: { NODE_ENV: "test" },
+    // type tests (`*.test-d.ts`: expectTypeOf, @ts-expect-error) run by tsc beside the others
+    typecheck: {
+      enabled: true,
+      include: ["packages/*/test/**/*.test-d.ts", "test/**/*.test-d.ts"],
+      tsconfig: "test/sdk/tsconfig.typecheck.json",
+    },
   },
 });
