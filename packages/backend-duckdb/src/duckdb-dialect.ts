@@ -3,6 +3,7 @@ import {
   DEFAULT_FUNCTIONS,
   type FunctionEmitter,
   formatCall,
+  type FormatSpec,
   jsonPathKeys,
   literalArg,
   microsPer,
@@ -44,7 +45,8 @@ export class DuckdbDialect extends SqlEmitter {
   readonly name = "duckdb";
   readonly functions: Record<string, FunctionEmitter> = {
     ...DEFAULT_FUNCTIONS,
-    COUNTIF: ([c], call) => `CAST(count_if(${c})${this.overOf(call)} AS BIGINT)`,
+    // count_if over no rows is NULL in DuckDB; BigQuery's COUNTIF is 0.
+    COUNTIF: ([c], call) => `coalesce(CAST(count_if(${c})${this.overOf(call)} AS BIGINT), 0)`,
     ENDS_WITH: rename("ends_with"),
     REGEXP_CONTAINS: rename("regexp_matches"),
     // Stored timestamps are UTC already; other zones need ICU, which this build cannot load.
@@ -62,10 +64,11 @@ export class DuckdbDialect extends SqlEmitter {
       }
       return `CAST(${args[0]} AS TIMESTAMP)`;
     },
-    DATE: ([a]) => `CAST(${a} AS DATE)`,
+    DATE: (args) => (args.length === 3 ? `make_date(${args.join(", ")})` : `CAST(${args[0]} AS DATE)`),
     UNIX_MICROS: rename("epoch_us"),
-    UNIX_MILLIS: ([ts]) => `(epoch_us(${ts}) // 1000)`,
-    UNIX_SECONDS: ([ts]) => `(epoch_us(${ts}) // 1000000)`,
+    // BigQuery rounds down (toward the past), also before 1970.
+    UNIX_MILLIS: ([ts]) => `CAST(floor(epoch_us(${ts}) / 1000) AS BIGINT)`,
+    UNIX_SECONDS: ([ts]) => `CAST(floor(epoch_us(${ts}) / 1000000) AS BIGINT)`,
     TIMESTAMP_MICROS: rename("make_timestamp"),
     TIMESTAMP_MILLIS: ([n]) => `make_timestamp(${n} * 1000)`,
     TIMESTAMP_SECONDS: ([n]) => `make_timestamp(${n} * 1000000)`,
@@ -112,7 +115,7 @@ export class DuckdbDialect extends SqlEmitter {
     JSON_EXTRACT_SCALAR: ([x], call) => this.jsonValue(x!, call),
     JSON_QUERY: ([x], call) => this.jsonQuery(x!, call),
     JSON_EXTRACT: ([x], call) => this.jsonQuery(x!, call),
-    FORMAT: (args, call) => formatCall(args, call, this, (x, digits) => `printf('%.${digits}f', ${x})`),
+    FORMAT: (args, call) => formatCall(args, call, this, (x, type, s) => this.formatSpec(x, type, s)),
     __ARRAY_AT: ([a, i], call) => this.arrayAt(a!, i!, call),
     __ARRAY_CONTAINS: ([a, x], call) => {
       const t = call.args[0]!.type;
@@ -121,8 +124,60 @@ export class DuckdbDialect extends SqlEmitter {
         : `CAST(json_extract_string(${a}, '$[*]') AS ${TYPE_NAMES[t.t === "array" ? t.element : "STRING"]}[])`;
       return `list_contains(${list}, ${x})`;
     },
-    __ARRAY_TO_JSON: ([a]) => `CAST(to_json(${a}) AS VARCHAR)`,
+    __ARRAY_TO_JSON: ([a], call) => {
+      const t = call.args[0]!.type;
+      // TIMESTAMP elements leave as unix microseconds, like every TIMESTAMP on the wire.
+      if (t.t === "array" && t.element === "TIMESTAMP") return `CAST(to_json(list_transform(${a}, x -> epoch_us(x))) AS VARCHAR)`;
+      return `CAST(to_json(${a}) AS VARCHAR)`;
+    },
+    __ARRAY: (args, call) => {
+      const t = call.type;
+      const element = TYPE_NAMES[t.t === "array" ? t.element : "STRING"];
+      return args.length ? `[${args.join(", ")}]` : `CAST([] AS ${element}[])`;
+    },
+    __JSON_OBJECT: (args, call) =>
+      `CAST(json_object(${args.map((a, i) => (i % 2 === 1 && isJsonText(call, i) ? `json(${a})` : a)).join(", ")}) AS VARCHAR)`,
+    __JSON_ARRAY: (args) => `CAST(json_array(${args.map((a) => `json(${a})`).join(", ")}) AS VARCHAR)`,
   };
+
+  private formatSpec(x: string, type: SqlType, s: FormatSpec): string {
+    const head = `%${s.flags.replace("'", "")}${s.width ?? ""}${s.precision !== undefined ? `.${s.precision}` : ""}`;
+    switch (s.conversion) {
+      case "d":
+      case "i":
+      case "x":
+      case "X":
+      case "o":
+        return `printf('${head}${s.conversion === "i" ? "d" : s.conversion}', ${x})`;
+      case "f":
+      case "e":
+      case "E":
+      case "g":
+      case "G":
+        return `printf('${s.precision === undefined ? `${head}.6` : head}${s.conversion}', CAST(${x} AS DOUBLE))`;
+      default:
+        return `printf('${head}s', ${this.cast(x, type, "STRING")})`;
+    }
+  }
+
+  override literal(value: string | number | bigint | boolean | null, type: SqlType): string {
+    // BigQuery integers are INT64: DuckDB would type small literals INTEGER and overflow.
+    if (type.t === "scalar" && type.s === "INT64" && (typeof value === "number" || typeof value === "bigint")) {
+      return `CAST(${value} AS BIGINT)`;
+    }
+    return super.literal(value, type);
+  }
+
+  override cast(expr: string, from: SqlType, to: ScalarType): string {
+    const fromString = from.t === "scalar" && from.s === "STRING";
+    if (fromString && to === "BOOL") return `CASE lower(${expr}) WHEN 'true' THEN TRUE WHEN 'false' THEN FALSE END`;
+    if (fromString && to === "INT64") {
+      // Decimal and hexadecimal text, as BigQuery reads it; DuckDB alone would round '1.5'.
+      return `CASE WHEN regexp_matches(${expr}, '^\\s*[+-]?0[xX][0-9a-fA-F]+\\s*$') THEN (CASE WHEN ltrim(${expr}) LIKE '-%' THEN -1 ELSE 1 END) * CAST(regexp_replace(trim(${expr}), '^[+-]', '') AS BIGINT) ELSE CAST(${expr} AS BIGINT) END`;
+    }
+    if (from.t === "scalar" && from.s === "TIMESTAMP" && to === "STRING") return timestampText(expr);
+    return `CAST(${expr} AS ${TYPE_NAMES[to]})`;
+  }
 
   private jsonPath(call: CallExpr): string {
     const path = call.args.length > 1 ? literalArg(call, 1, "a JSONPath") : "$";
@@ -174,7 +229,13 @@ export class DuckdbDialect extends SqlEmitter {
     return type.s === "STRING" ? text : `TRY_CAST(${text} AS ${TYPE_NAMES[type.s]})`;
   }
 
-  safeCast(expr: string, _from: SqlType, to: ScalarType): string {
+  safeCast(expr: string, from: SqlType, to: ScalarType): string {
+    const fromString = from.t !== "scalar" || from.s === "STRING";
+    if (fromString && to === "INT64") {
+      return `CASE WHEN regexp_matches(${expr}, '^\\s*[+-]?([0-9]+|0[xX][0-9a-fA-F]+)\\s*$') THEN TRY_CAST(${this.cast(expr, from, "INT64")} AS BIGINT) END`;
+    }
+    if (fromString && to === "BOOL") return this.cast(expr, from, "BOOL");
+    if (from.t === "scalar" && from.s === "TIMESTAMP" && to === "STRING") return timestampText(expr);
     return `TRY_CAST(${expr} AS ${TYPE_NAMES[to]})`;
   }
 
@@ -203,6 +264,18 @@ export class DuckdbDialect extends SqlEmitter {
     if (!fn) throw new QesError("sql_invalid", `INTERVAL … ${unit} is not supported.`);
     return `${fn}(CAST(${amount} AS INTEGER))`;
   }
+}
+
+/** Arguments that hold JSON text (records), embedded as JSON rather than as strings. */
+function isJsonText(call: CallExpr, i: number): boolean {
+  const t = call.args[i]?.type;
+  return t?.t === "record" || t?.t === "records" || (t?.t === "array" && !t.native);
+}
+
+/** BigQuery's text of a TIMESTAMP: UTC, 0, 3 or 6 fractional digits, suffix +00. */
+function timestampText(ts: string): string {
+  const us = `(epoch_us(${ts}) % 1000000 + 1000000) % 1000000`;
+  return `(strftime(${ts}, '%Y-%m-%d %H:%M:%S') || CASE WHEN ${us} = 0 THEN '' WHEN ${us} % 1000 = 0 THEN '.' || lpad(CAST(${us} // 1000 AS VARCHAR), 3, '0') ELSE '.' || lpad(CAST(${us} AS VARCHAR), 6, '0') END || '+00')`;
 }
 
 function isNative(call: CallExpr, i: number): boolean {

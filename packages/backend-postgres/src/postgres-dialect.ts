@@ -3,6 +3,8 @@ import {
   DEFAULT_FUNCTIONS,
   type FunctionEmitter,
   formatCall,
+  type FormatSpec,
+  truncate,
   formatTimestampMicros,
   jsonPathKeys,
   literalArg,
@@ -56,10 +58,10 @@ export class PostgresDialect extends SqlEmitter {
     LENGTH: rename("char_length"),
     ENDS_WITH: ([a, b]) => `(right(${a}, char_length(${b})) = ${b})`,
     REGEXP_CONTAINS: ([s, p]) => `(${s} ~ ${p})`,
-    TIMESTAMP_TRUNC: ([ts, part], call) =>
+    TIMESTAMP_TRUNC: ([ts], call) =>
       call.args[0]?.type.t === "scalar" && call.args[0].type.s === "TIMESTAMP"
-        ? `date_trunc(${part}, ${ts}, 'UTC')`
-        : `date_trunc(${part}, ${ts})`,
+        ? truncate(ts!, call, this, "'UTC'")
+        : truncate(ts!, call, this),
     DATETIME: (args, call) => {
       const from = call.args[0]?.type;
       if (from?.t === "scalar" && from.s === "TIMESTAMP")
@@ -67,6 +69,7 @@ export class PostgresDialect extends SqlEmitter {
       return `CAST(${args[0]} AS timestamp)`;
     },
     DATE: (args, call) => {
+      if (args.length === 3) return `make_date(${args.map((a) => `CAST(${a} AS integer)`).join(", ")})`;
       const from = call.args[0]?.type;
       if (from?.t === "scalar" && from.s === "TIMESTAMP")
         return `CAST(${args[0]} AT TIME ZONE ${args[1] ?? "'UTC'"} AS date)`;
@@ -118,7 +121,8 @@ export class PostgresDialect extends SqlEmitter {
     // substring(… FROM pattern) is BigQuery's REGEXP_EXTRACT: first group or whole match, NULL when none.
     REGEXP_EXTRACT: ([s, p]) => `substring(${s} FROM ${p})`,
     REGEXP_REPLACE: ([s, p, r]) => `regexp_replace(${s}, ${p}, ${r}, 'g')`,
-    SPLIT: ([s, d]) => `string_to_array(${s}, ${d ?? "','"})`,
+    // BigQuery splits '' into [''] where string_to_array gives [].
+    SPLIT: ([s, d]) => `CASE WHEN ${s} = '' THEN ARRAY[''] ELSE string_to_array(${s}, ${d ?? "','"}) END`,
     TRIM: ([s, c]) => (c === undefined ? `btrim(${s})` : `btrim(${s}, ${c})`),
     CHAR_LENGTH: rename("char_length"),
     ROUND: ([x, n]) =>
@@ -140,17 +144,70 @@ export class PostgresDialect extends SqlEmitter {
     JSON_EXTRACT_SCALAR: ([x], call) => this.jsonValue(x!, call),
     JSON_QUERY: ([x], call) => this.jsonQuery(x!, call),
     JSON_EXTRACT: ([x], call) => this.jsonQuery(x!, call),
-    FORMAT: (args, call) =>
-      formatCall(args, call, this, (x, digits) => `CAST(round(CAST(${x} AS numeric), ${digits}) AS text)`),
+    FORMAT: (args, call) => formatCall(args, call, this, (x, type, spec) => this.formatSpec(x, type, spec)),
     __ARRAY_AT: ([a, i], call) => this.arrayAt(a!, i!, call),
     __ARRAY_CONTAINS: ([a, x], call) =>
       isNative(call, 0)
         ? `(${x} = ANY(${a}))`
         : `(${x} IN (SELECT ${this.safeCast("e", { t: "scalar", s: "STRING" }, scalarOfArgElement(call))} FROM json_array_elements_text(${a}::json) AS e))`,
-    __ARRAY_TO_JSON: ([a]) => `CAST(to_json(${a}) AS text)`,
+    __ARRAY_TO_JSON: ([a], call) => {
+      const t = call.args[0]!.type;
+      // TIMESTAMP elements leave as unix microseconds, like every TIMESTAMP on the wire.
+      if (t.t === "array" && t.element === "TIMESTAMP") {
+        return `(SELECT CAST(coalesce(json_agg(${this.micros("e.v")} ORDER BY e.n), '[]') AS text) FROM unnest(${a}) WITH ORDINALITY AS e(v, n))`;
+      }
+      return `CAST(to_json(${a}) AS text)`;
+    },
+    __ARRAY: (args, call) => {
+      const t = call.type;
+      const element = TYPE_NAMES[t.t === "array" ? t.element : "STRING"];
+      return `CAST(ARRAY[${args.join(", ")}] AS ${element}[])`;
+    },
+    __JSON_OBJECT: (args, call) =>
+      `CAST(json_build_object(${args.map((a, i) => (i % 2 === 1 && isJsonText(call, i) ? `CAST(${a} AS json)` : a)).join(", ")}) AS text)`,
+    __JSON_ARRAY: (args) =>
+      `CAST(json_build_array(${args.map((a) => `CAST(${a} AS json)`).join(", ")}) AS text)`,
   };
 
   override readonly supportsQualify = false;
+
+  private formatSpec(x: string, type: SqlType, s: FormatSpec): string {
+    let text: string;
+    switch (s.conversion) {
+      case "d":
+      case "i":
+        text = `CAST(${x} AS text)`;
+        break;
+      case "x":
+        text = `to_hex(${x})`;
+        break;
+      case "X":
+        text = `upper(to_hex(${x}))`;
+        break;
+      case "f":
+        text = `CAST(round(CAST(${x} AS numeric), ${s.precision ?? 6}) AS text)`;
+        break;
+      case "s":
+      case "t":
+      case "T":
+        text = this.cast(x, type, "STRING");
+        break;
+      default:
+        throw new QesError("sql_invalid", `FORMAT %${s.conversion} is not supported on PostgreSQL.`);
+    }
+    if (s.width === undefined) return text;
+    if (s.flags.includes("-")) return `rpad(${text}, greatest(${s.width}, char_length(${text})))`;
+    const pad = s.flags.includes("0") && s.conversion !== "s" ? "'0'" : "' '";
+    return `lpad(${text}, greatest(${s.width}, char_length(${text})), ${pad})`;
+  }
+
+  override literal(value: string | number | bigint | boolean | null, type: SqlType): string {
+    // BigQuery integers are INT64: PostgreSQL would type small literals integer and overflow.
+    if (type.t === "scalar" && type.s === "INT64" && (typeof value === "number" || typeof value === "bigint")) {
+      return `CAST(${value} AS bigint)`;
+    }
+    return super.literal(value, type);
+  }
 
   /** Unix microseconds of a TIMESTAMP, exactly (extract returns numeric). */
   private micros(ts: string): string {
@@ -246,8 +303,19 @@ export class PostgresDialect extends SqlEmitter {
   }
 
   override cast(expr: string, from: SqlType, to: ScalarType): string {
-    if (from.t === "scalar" && from.s === "TIMESTAMP" && to === "STRING") {
-      return `to_char(${expr} AT TIME ZONE 'UTC', 'YYYY-MM-DD HH24:MI:SS.USOF')`;
+    const f = from.t === "scalar" ? from.s : undefined;
+    if (f === "TIMESTAMP" && to === "STRING") {
+      // BigQuery's text of a TIMESTAMP: UTC, 0, 3 or 6 fractional digits, suffix +00.
+      const us = `(CAST(extract(microseconds FROM ${expr}) AS bigint) % 1000000)`;
+      return `(to_char(${expr} AT TIME ZONE 'UTC', 'YYYY-MM-DD HH24:MI:SS') || CASE WHEN ${us} = 0 THEN '' WHEN ${us} % 1000 = 0 THEN '.' || lpad(CAST(${us} / 1000 AS text), 3, '0') ELSE '.' || lpad(CAST(${us} AS text), 6, '0') END || '+00')`;
+    }
+    if (f === "BOOL" && to === "INT64") return `CAST(CAST(${expr} AS integer) AS bigint)`;
+    if (f === "INT64" && to === "BOOL") return `(${expr} <> 0)`;
+    // BigQuery rounds half away from zero; a double cast rounds half to even.
+    if (f === "FLOAT64" && to === "INT64") return `CAST(round(CAST(${expr} AS numeric)) AS bigint)`;
+    if (f === "STRING" && to === "BOOL") return `CASE lower(${expr}) WHEN 'true' THEN TRUE WHEN 'false' THEN FALSE END`;
+    if (f === "STRING" && to === "INT64") {
+      return `CASE WHEN ${expr} ~ '^\\s*[+-]?0[xX][0-9a-fA-F]+\\s*$' THEN (CASE WHEN ltrim(${expr}) LIKE '-%' THEN -1 ELSE 1 END) * CAST(('x' || lpad(substring(trim(${expr}) FROM '0[xX]([0-9a-fA-F]+)'), 16, '0'))::bit(64) AS bigint) ELSE CAST(${expr} AS bigint) END`;
     }
     return `CAST(${expr} AS ${TYPE_NAMES[to]})`;
   }
@@ -279,6 +347,12 @@ export class PostgresDialect extends SqlEmitter {
     if (!one) throw new QesError("sql_invalid", `INTERVAL … ${unit} is not supported.`);
     return `(${amount} * INTERVAL '${one}')`;
   }
+}
+
+/** Arguments that hold JSON text (records), embedded as JSON rather than as strings. */
+function isJsonText(call: CallExpr, i: number): boolean {
+  const t = call.args[i]?.type;
+  return t?.t === "record" || t?.t === "records" || (t?.t === "array" && !t.native);
 }
 
 function isNative(call: CallExpr, i: number): boolean {
@@ -313,7 +387,8 @@ function postgresExtract(call: CallExpr, ts: string): string {
     case "MILLISECOND":
       return `(CAST(floor(extract(milliseconds FROM ${local})) AS bigint) % 1000)`;
     default:
-      return `CAST(extract(${part.toLowerCase()} FROM ${local}) AS bigint)`;
+      // extract returns numeric with fractions (59.999999 seconds): lower parts are truncated.
+      return `CAST(floor(extract(${part.toLowerCase()} FROM ${local})) AS bigint)`;
   }
 }
 

@@ -236,9 +236,12 @@ const specs: FunctionSpec[] = [
     name: "DATE",
     kind: "scalar",
     minArgs: 1,
-    maxArgs: 2,
+    maxArgs: 3,
     literalAs: ["TIMESTAMP", "STRING"],
-    returns: checked([[0, "TIMESTAMP", "DATETIME", "DATE"]], () => DATE),
+    returns: (a, n) =>
+      a.length === 3
+        ? checked([[0, "INT64"], [1, "INT64"], [2, "INT64"]], () => DATE)(a, n)
+        : checked([[0, "TIMESTAMP", "DATETIME", "DATE"], [1, "STRING"]], () => DATE)(a, n),
   },
   {
     name: "UNIX_MICROS",

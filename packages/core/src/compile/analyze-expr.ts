@@ -2,7 +2,7 @@ import { lookupFunction } from "../catalogue/functions.ts";
 import { QesError } from "../errors.ts";
 import { type AstNode, locationOf } from "../parse/parse-sql.ts";
 import { checkRegexPattern } from "../sandbox/regex-subset.ts";
-import type { ScalarType } from "../schema/schema-model.ts";
+import type { FieldNode, ScalarType } from "../schema/schema-model.ts";
 import { analyzeQuery } from "./analyze-query.ts";
 import { coerceForComparison, coerceLiteralTo, literalOfNumber } from "./coerce.ts";
 import type { CompileContext, CteInfo } from "./compile-context.ts";
@@ -31,6 +31,8 @@ export interface ExprEnv {
   clause: Clause;
   /** CTEs visible to subqueries */
   ctes?: Map<string, CteInfo>;
+  /** named windows of the SELECT (WINDOW w AS (…)) */
+  windows?: Map<string, AstNode>;
   /** resolves SELECT-list aliases (GROUP BY, ORDER BY, HAVING, QUALIFY) */
   alias?: (name: string) => Expr | undefined;
 }
@@ -134,6 +136,10 @@ function analyzeValueInner(node: AstNode, env: ExprEnv): Value {
       return internalValue(node, env) ?? expr(analyzeFunction(node, env));
     case "aggr_func":
       return expr(analyzeAggregate(node, env));
+    case "any_value":
+      return expr(analyzeAggregate({ ...node, name: "ANY_VALUE" }, env));
+    case "struct":
+      return analyzeStruct(node, env);
     case "cast":
       return expr(analyzeCast(node, env));
     case "interval": {
@@ -212,7 +218,10 @@ function resolveColumnRef(node: AstNode, env: ExprEnv): Value {
     const next = rest[0];
     if (!next || !("name" in next)) {
       current = rangeVar.self;
-      if (!current && !next) current = env.scope.findColumn(first.name);
+      if (!current && !next) {
+        const found = env.scope.findColumn(first.name);
+        current = found && !("ambiguous" in found) ? found : undefined;
+      }
       if (!current)
         fail("sql_invalid", `${first.name} is a table alias, not a value; name one of its columns.`, node);
     } else {
@@ -226,7 +235,11 @@ function resolveColumnRef(node: AstNode, env: ExprEnv): Value {
     }
   }
   if (!current) {
-    current = env.scope.findColumn(first.name);
+    const found = env.scope.findColumn(first.name);
+    if (found && "ambiguous" in found) {
+      return fail("sql_invalid", `Column name ${first.name} is ambiguous: it is in ${found.ambiguous.join(" and ")}; qualify it.`, node);
+    }
+    current = found;
     if (!current) {
       if (env.scope.anySchemaless() && !env.alias?.(first.name))
         return expr({ k: "lit", value: null, type: NULL_TYPE });
@@ -314,8 +327,22 @@ function analyzeBinary(node: AstNode, env: ExprEnv): Expr {
   if (op === "IN" || op === "NOT IN") {
     const left = analyzeExpr(node.left, env);
     const right = node.right;
-    if (right?.type !== "expr_list")
-      return fail("sql_invalid", "IN (subquery) and IN UNNEST are not supported yet.", node);
+    if (right?.type === "unnest") {
+      const arr = analyzeExpr(right.expr, env);
+      if (arr.type.t === "null") return { k: "lit", value: null, type: BOOL };
+      if (arr.type.t !== "array") fail("sql_invalid", `IN UNNEST needs an array, got ${typeName(arr.type)}.`, right);
+      const element: SqlType = { t: "scalar", s: (arr.type as { element: ScalarType }).element };
+      const [l] = coerceForComparison(left, { k: "lit", value: null, type: element }, node);
+      const test: Expr = { k: "call", fn: "__ARRAY_CONTAINS", args: [arr, l], type: BOOL };
+      // BigQuery: a NULL value is never IN an array (NULL), and NOT IN an empty array is TRUE.
+      return op === "NOT IN" ? { k: "op", op: "NOT", args: [test], type: BOOL } : test;
+    }
+    const only = right?.type === "expr_list" && right.value?.length === 1 ? right.value[0] : undefined;
+    if (only?.ast) {
+      const sub = analyzeSubquery(only.ast, env, "in");
+      return sub.k === "subquery" ? { ...sub, expr: left, not: op === "NOT IN" } : sub;
+    }
+    if (right?.type !== "expr_list") return fail("sql_invalid", "IN needs a list, a subquery or UNNEST(array).", node);
     const list = (right.value as AstNode[]).map(
       (v) => coerceForComparison(left, analyzeExpr(v, env), node)[1],
     );
@@ -342,6 +369,13 @@ function analyzeBinary(node: AstNode, env: ExprEnv): Expr {
     return { k: "op", op: op === "<>" ? "!=" : op, args: [l, r], type: BOOL };
   }
   if (op === "||") return { k: "call", fn: "CONCAT", args: [leftRaw, rightRaw], type: STRING };
+  if ((op === "+" || op === "-") && rightRaw.type.t === "interval") {
+    const ts = coerceLiteralTo(leftRaw, "TIMESTAMP", node.left);
+    if (ts.type.t === "scalar" && (ts.type.s === "TIMESTAMP" || ts.type.s === "DATETIME" || ts.type.s === "DATE")) {
+      const fn = op === "+" ? "TIMESTAMP_ADD" : "TIMESTAMP_SUB";
+      return { k: "call", fn, args: [ts, rightRaw], type: ts.type.s === "DATE" ? { t: "scalar", s: "DATETIME" } : ts.type };
+    }
+  }
   if (op === "+" || op === "-" || op === "*" || op === "/") {
     for (const side of [leftRaw, rightRaw]) {
       if (side.type.t !== "null" && !isNumeric(side.type)) {
@@ -357,6 +391,11 @@ function analyzeBinary(node: AstNode, env: ExprEnv): Expr {
 function analyzeUnary(node: AstNode, env: ExprEnv): Expr {
   const op = String(node.operator).toUpperCase();
   if (op === "NOT") return { k: "op", op: "NOT", args: [analyzeCondition(node.expr, env)], type: BOOL };
+  if (op === "NOT EXISTS" || op === "EXISTS") {
+    if (!node.expr?.ast) fail("sql_invalid", "EXISTS needs a subquery.", node);
+    const sub = analyzeSubquery(node.expr.ast, env, "exists");
+    return op === "EXISTS" ? sub : { k: "op", op: "NOT", args: [sub], type: BOOL };
+  }
   if (op === "-") {
     const e = analyzeExpr(node.expr, env);
     if (e.k === "lit" && (typeof e.value === "number" || typeof e.value === "bigint")) {
@@ -409,6 +448,10 @@ function analyzeFunction(node: AstNode, env: ExprEnv): Expr {
   const name = functionName(node);
   const internal = analyzeInternal(name.toLowerCase(), node, env);
   if (internal) return internal;
+  if (name.toUpperCase() === "NOT" && (node.args?.value ?? []).length === 1) {
+    return { k: "op", op: "NOT", args: [analyzeCondition(node.args.value[0], env)], type: BOOL };
+  }
+  if (name.toUpperCase() === "APPROX_QUANTILES") return approxQuantilesArray(node, env);
   if (name.toUpperCase() === "EXISTS") {
     const sub = (node.args?.value ?? [])[0] as AstNode | undefined;
     if (!sub?.ast) fail("sql_invalid", "EXISTS needs a subquery.", node);
@@ -495,7 +538,18 @@ function checkAggregateAllowed(name: string, env: ExprEnv, node: AstNode): void 
   }
 }
 
+const WEEKDAYS = ["MONDAY", "TUESDAY", "WEDNESDAY", "THURSDAY", "FRIDAY", "SATURDAY", "SUNDAY"];
+
 function datePart(node: AstNode): Expr {
+  // WEEK(<WEEKDAY>): weeks that start on that day
+  if (node.type === "function" && functionName(node).toUpperCase() === "WEEK") {
+    const day = (node.args?.value ?? [])[0] as AstNode | undefined;
+    const daySteps = day?.type === "column_ref" ? columnRefPath(day) : [];
+    const name = daySteps.length === 1 && "name" in daySteps[0]! ? daySteps[0].name.toUpperCase() : "";
+    if (!WEEKDAYS.includes(name)) return fail("sql_invalid", "WEEK(…) needs a weekday such as MONDAY.", node);
+    const part = `WEEK(${name})`;
+    return { k: "datepart", part, type: { t: "datepart", part } };
+  }
   const steps = node.type === "column_ref" ? columnRefPath(node) : [];
   const step = steps.length === 1 ? steps[0] : undefined;
   const part = step && "name" in step ? step.name.toUpperCase() : undefined;
@@ -587,6 +641,34 @@ function analyzeInternal(name: string, node: AstNode, env: ExprEnv): Expr | unde
     case "__qes_array_agg":
     case "__qes_string_agg":
       return analyzeOrderedAggregate(name === "__qes_array_agg" ? "ARRAY_AGG" : "STRING_AGG", node, env);
+    case "__qes_float":
+      return { k: "lit", value: Number(stringArg(args[0], "a number")), type: FLOAT64 };
+    case "__qes_interval": {
+      const unit = stringArg(args[1], "an interval unit").toUpperCase();
+      if (!DATE_PARTS.has(unit) || unit === "DATE") fail("sql_invalid", `Unknown interval unit ${unit}.`, node);
+      const value = analyzeExpr(args[0]!, env);
+      if (value.type.t !== "null" && !(value.type.t === "scalar" && value.type.s === "INT64")) {
+        fail("sql_invalid", `INTERVAL needs an INT64 amount, got ${typeName(value.type)}.`, node);
+      }
+      return { k: "interval", value, unit, type: { t: "interval" } };
+    }
+    case "__qes_extract":
+      return analyzeExtractPart(stringArg(args[0], "a date part").toUpperCase(), args[1]!, env, node);
+    case "__qes_array":
+    case "__qes_array_typed": {
+      const typed = name === "__qes_array_typed";
+      const declared = typed ? parseElementType(stringArg(args[0], "an element type"), node) : undefined;
+      const items = (typed ? args.slice(1) : args).map((a) => analyzeValue(a, env));
+      return arrayLiteral(items, declared, node);
+    }
+    case "__qes_array_subquery": {
+      const sub = args[0]!;
+      if (!sub.ast) fail("sql_invalid", "ARRAY(…) needs a subquery.", node);
+      const q = analyzeSubquery(sub.ast, env, "scalar");
+      if (q.type.t !== "scalar" && q.type.t !== "null") fail("sql_invalid", "ARRAY(subquery) of records is not supported.", node);
+      if (q.k !== "subquery") return q;
+      return { ...q, mode: "array", type: { t: "array", element: q.type.t === "scalar" ? q.type.s : "STRING", native: true } };
+    }
     case "__qes_nulls_first":
     case "__qes_nulls_last":
       return fail("sql_invalid", "NULLS FIRST / NULLS LAST is allowed only in ORDER BY.", node);
@@ -738,9 +820,14 @@ function bigintSafe(_k: string, v: unknown): unknown {
 const FRAME_BOUND = /^(UNBOUNDED PRECEDING|UNBOUNDED FOLLOWING|CURRENT ROW|\d+ PRECEDING|\d+ FOLLOWING)$/i;
 
 function withWindow(call: Extract<Expr, { k: "call" }>, over: AstNode, env: ExprEnv): Expr {
-  const spec = over?.as_window_specification?.window_specification;
+  const named = over?.as_window_specification;
+  const spec =
+    typeof named === "string"
+      ? env.windows?.get(named.toLowerCase())?.as_window_specification?.window_specification
+      : named?.window_specification;
+  if (typeof named === "string" && !spec) return fail("sql_invalid", `Window ${named} is not defined.`, over);
   if (!spec)
-    return fail("sql_invalid", "Named windows are not supported; write the window in OVER (…).", over);
+    return fail("sql_invalid", "Invalid OVER clause.", over);
   const inner: ExprEnv = { ...env, clause: "select" };
   const partitionBy = ((spec.partitionby ?? []) as AstNode[]).map((p) => analyzeExpr(p.expr, inner));
   const orderBy: OrderItem[] = ((spec.orderby ?? []) as AstNode[]).map((o) => {
@@ -799,9 +886,12 @@ function analyzeSubquery(ast: AstNode, env: ExprEnv, mode: "scalar" | "exists" |
 }
 
 function analyzeExtract(node: AstNode, env: ExprEnv): Expr {
-  const part = String(node.args?.field ?? "").toUpperCase();
+  return analyzeExtractPart(String(node.args?.field ?? "").toUpperCase(), node.args.source, env, node);
+}
+
+function analyzeExtractPart(part: string, sourceNode: AstNode, env: ExprEnv, node: AstNode): Expr {
   if (!DATE_PARTS.has(part)) fail("sql_invalid", `EXTRACT(${part} …) is not supported.`, node);
-  const source = coerceLiteralTo(analyzeExpr(node.args.source, env), "TIMESTAMP", node.args.source);
+  const source = coerceLiteralTo(analyzeExpr(sourceNode, env), "TIMESTAMP", sourceNode);
   if (source.type.t !== "null" && !isTemporalType(source.type)) {
     fail("sql_invalid", `EXTRACT needs a TIMESTAMP, DATETIME or DATE, got ${typeName(source.type)}.`, node);
   }
@@ -816,4 +906,104 @@ function analyzeExtract(node: AstNode, env: ExprEnv): Expr {
 
 function isTemporalType(t: SqlType): boolean {
   return t.t === "scalar" && (t.s === "TIMESTAMP" || t.s === "DATETIME" || t.s === "DATE");
+}
+
+// ---------------------------------------------------------------------------------------------
+// literals of arrays and structs
+
+const ELEMENT_TYPES: Record<string, ScalarType> = {
+  INT64: "INT64",
+  INT: "INT64",
+  INTEGER: "INT64",
+  FLOAT64: "FLOAT64",
+  STRING: "STRING",
+  BOOL: "BOOL",
+  BOOLEAN: "BOOL",
+  TIMESTAMP: "TIMESTAMP",
+  DATETIME: "DATETIME",
+  DATE: "DATE",
+};
+
+function parseElementType(text: string, node: AstNode): ScalarType {
+  const t = ELEMENT_TYPES[text.trim().toUpperCase()];
+  if (!t) return fail("sql_invalid", `ARRAY<${text}> is not supported; use a scalar element type.`, node);
+  return t;
+}
+
+/** `[a, b]`: an engine list of scalars, or JSON text of an array of structs. */
+function arrayLiteral(items: Value[], declared: ScalarType | undefined, node: AstNode): Expr {
+  if (items.some((v) => v.kind === "record")) {
+    if (!items.every((v) => v.kind === "record")) fail("sql_invalid", "An array literal mixes structs and other values.", node);
+    const recs = items.map((v) => (v as Extract<Value, { kind: "record" }>).rec);
+    const fields: Record<string, FieldNode> = {};
+    for (const r of recs) Object.assign(fields, r.node.fields ?? {});
+    const recNode: FieldNode = { name: "", kind: "records", fields };
+    return { k: "call", fn: "__JSON_ARRAY", args: recs.map((r) => recordAsExpr(r)), type: { t: "records", node: recNode } };
+  }
+  const exprs = items.map((v) => (v as Extract<Value, { kind: "expr" }>).expr);
+  let type: SqlType = declared ? { t: "scalar", s: declared } : { t: "null" };
+  for (const e of exprs) {
+    const c = commonType(type, e.type);
+    if (!c || (c.t !== "scalar" && c.t !== "null")) fail("sql_invalid", "Array elements must share one scalar type.", node);
+    type = c!;
+  }
+  const element: ScalarType = type.t === "scalar" ? type.s : "INT64";
+  const args = exprs.map((e) => (e.type.t === "scalar" && e.type.s !== element ? ({ k: "cast", expr: e, to: element, safe: false, type: { t: "scalar", s: element } } as Expr) : e));
+  return { k: "call", fn: "__ARRAY", args, type: { t: "array", element, native: true } };
+}
+
+/** `STRUCT(1 AS a, 'x' AS b)`: JSON text of an object, read like a record from an event. */
+function analyzeStruct(node: AstNode, env: ExprEnv): Value {
+  const items = (node.expr_list ?? []) as AstNode[];
+  const declared = Array.isArray(node.definition?.definition) ? (node.definition.definition as AstNode[]) : [];
+  const fields: Record<string, FieldNode> = {};
+  const args: Expr[] = [];
+  items.forEach((item, i) => {
+    const name = String(item.as ?? declared[i]?.field_name ?? `_field_${i + 1}`);
+    const v = analyzeValue(item.expr, env);
+    let e: Expr;
+    let field: FieldNode;
+    if (v.kind === "record") {
+      e = recordAsExpr(v.rec);
+      field = { ...v.rec.node, name, kind: v.rec.repeated ? "record" : "record" };
+    } else {
+      e = v.expr;
+      const t = e.type;
+      field =
+        t.t === "array"
+          ? { name, kind: "array", type: t.element }
+          : t.t === "records"
+            ? { ...t.node, name, kind: "records" }
+            : { name, kind: "scalar", type: t.t === "scalar" ? t.s : "STRING" };
+    }
+    fields[name] = field;
+    args.push({ k: "lit", value: name, type: STRING }, e);
+  });
+  const json: Expr = { k: "call", fn: "__JSON_OBJECT", args, type: STRING };
+  return { kind: "record", rec: { root: elementRoot(json), path: [], node: { name: "", kind: "record", fields }, repeated: false } };
+}
+
+/** APPROX_QUANTILES(x, n) as a whole: n+1 exact quantiles, as an array (DESIGN.md §3). */
+function approxQuantilesArray(node: AstNode, env: ExprEnv): Expr {
+  checkAggregateAllowed("APPROX_QUANTILES", env, node);
+  const [xNode, nNode] = (node.args?.value ?? []) as AstNode[];
+  if (!xNode || nNode?.type !== "number") {
+    return fail("sql_invalid", "APPROX_QUANTILES needs a value and an integer number of quantiles.", node);
+  }
+  const n = Number(nNode.value);
+  if (!Number.isInteger(n) || n < 1 || n > 1000) fail("sql_invalid", "APPROX_QUANTILES needs 1 to 1000 quantiles.", nNode);
+  const x = analyzeExpr(xNode, { ...env, clause: "select" });
+  if (x.type.t !== "scalar" && x.type.t !== "null") fail("sql_invalid", `APPROX_QUANTILES of ${typeName(x.type)} is not supported.`, node);
+  const element = x.type.t === "scalar" ? x.type.s : "INT64";
+  const args: Expr[] = [];
+  for (let k = 0; k <= n; k++) {
+    args.push({
+      k: "call",
+      fn: "__QUANTILE",
+      args: [x, { k: "lit", value: k, type: INT64 }, { k: "lit", value: n, type: INT64 }],
+      type: x.type,
+      agg: {},
+    });
+  }
+  return { k: "call", fn: "__ARRAY", args, type: { t: "array", element, native: true } };
 }

@@ -162,6 +162,20 @@ function analyzeBody(ast: AstNode, ctx: CompileContext, opts: QueryOptions): Ana
       }
     });
   }
+  // Columns take their common supertype in every branch (INT64 with FLOAT64 is FLOAT64).
+  first.outputs.forEach((o, c) => {
+    let common: SqlType = { t: "null" };
+    for (const b of branches) common = commonType(common, valueType(b.branches[0]!.values[c]!)) ?? common;
+    if (common.t !== "scalar") return;
+    for (const b of branches) {
+      const item = b.branches[0]!.select.items.find((it) => it.name === o.phys);
+      if (item && item.expr.type.t === "scalar" && item.expr.type.s !== common.s) {
+        item.expr = { k: "cast", expr: item.expr, to: common.s, safe: false, type: common };
+      }
+      const v = b.branches[0]!.values[c]!;
+      if (v.kind === "expr" && item) b.branches[0]!.values[c] = { kind: "expr", expr: item.expr };
+    }
+  });
   let body: Body = first.query.body;
   branches.slice(1).forEach((b, i) => {
     body = { k: "setop", op: ops[i]!, left: { ctes: [], body }, right: b.query, orderBy: [] };
@@ -221,11 +235,14 @@ function analyzeSelect(ast: AstNode, ctx: CompileContext, opts: QueryOptions): A
   };
   const fromVar: { cte?: CteInfo; alias?: string } = {};
   analyzeFrom((ast.from ?? []) as AstNode[], select, scope, ctx, opts, fromVar);
+  const windows = new Map<string, AstNode>();
+  for (const w of (ast.window?.expr ?? []) as AstNode[]) windows.set(String(w.name).toLowerCase(), w);
   const env = (clause: ExprEnv["clause"], alias?: ExprEnv["alias"]): ExprEnv => ({
     scope,
     ctx,
     clause,
     ctes: opts.ctes,
+    windows,
     ...(alias ? { alias } : {}),
   });
   if (ast.where) select.where.push(analyzeCondition(ast.where, env("where")));
@@ -367,7 +384,9 @@ function starColumns(e: AstNode, scope: Scope, item: AstNode): Array<[string, Va
   if (table && vars.length === 0) fail("sql_invalid", `Unrecognized name: ${table}.`, item);
   const out: Array<[string, Value]> = [];
   for (const v of vars) {
-    for (const name of v.columnNames()) out.push([name, v.column(name)!]);
+    for (const name of v.columnNames()) {
+      if (!v.starExclude?.has(name.toLowerCase())) out.push([name, v.column(name)!]);
+    }
   }
   return out;
 }
@@ -514,7 +533,7 @@ function ungrouped(e: Expr, groups: Set<string>): Expr | undefined {
 export function hasAggregate(e: Expr): boolean {
   switch (e.k) {
     case "call":
-      return !!e.agg || e.args.some(hasAggregate);
+      return (!!e.agg && !e.over) || e.args.some(hasAggregate);
     case "op":
       return e.args.some(hasAggregate);
     case "case":
@@ -570,7 +589,19 @@ function analyzeFrom(
       }
       return;
     }
-    if (item.using) fail("sql_invalid", "JOIN … USING is not supported yet.", item);
+    // FROM t, t.arr AS x: an implicit UNNEST of a path that starts at an earlier FROM item.
+    if (i > 0 && item.db && !item.expr && scope.findVar(String(item.db))) {
+      const path: AstNode = { type: "column_ref", table: item.db, column: item.table, subFields: [], loc: item.loc };
+      const from = analyzeUnnest({ type: "unnest", expr: path, as: item.as ?? item.table, on: item.on, loc: item.loc }, kind, select, scope, ctx, opts);
+      if (from) select.joins.push({ kind: kind === "left" ? "left" : "cross", item: from, ...(kind === "left" ? { on: { k: "lit", value: true, type: { t: "scalar", s: "BOOL" } } as Expr } : {}) });
+      return;
+    }
+    const using = ((item.using ?? []) as AstNode[]).map((u) => String(u.value ?? u));
+    const leftValues = using.map((name) => {
+      const v = scope.findColumn(name);
+      if (!v || "ambiguous" in v || v.kind !== "expr") fail("sql_invalid", `USING column ${name} must name one column of the left side.`, item);
+      return (v as Extract<Value, { kind: "expr" }>).expr;
+    });
     const bound = bindTableItem(item, scope, ctx, opts);
     if (i === 0) {
       select.from = bound.from;
@@ -579,7 +610,19 @@ function analyzeFrom(
         fromVar.alias = bound.from.alias;
       }
     } else {
-      const on = item.on ? analyzeCondition(item.on, { scope, ctx, clause: "on" }) : undefined;
+      let on = item.on ? analyzeCondition(item.on, { scope, ctx, clause: "on", ctes: opts.ctes }) : undefined;
+      if (using.length) {
+        // JOIN … USING (c): equal columns, merged into one name (the left side's).
+        const right = scope.vars[scope.vars.length - 1]!;
+        right.starExclude = new Set(using.map((u) => u.toLowerCase()));
+        using.forEach((name, k) => {
+          const r = right.column(name);
+          if (!r || r.kind !== "expr") fail("sql_invalid", `USING column ${name} is not a column of the joined table.`, item);
+          const eq: Expr = { k: "op", op: "=", args: [leftValues[k]!, (r as Extract<Value, { kind: "expr" }>).expr], type: { t: "scalar", s: "BOOL" } };
+          on = on ? { k: "op", op: "AND", args: [on, eq], type: { t: "scalar", s: "BOOL" } } : eq;
+          scope.merged.set(name.toLowerCase(), { kind: "expr", expr: leftValues[k]! });
+        });
+      }
       if ((kind === "inner" || kind === "left" || kind === "right" || kind === "full") && !on) {
         fail("sql_invalid", `${kind.toUpperCase()} JOIN needs an ON condition.`, item);
       }

@@ -25,7 +25,7 @@ export type Expr =
   | {
       k: "subquery";
       query: Query;
-      mode: "scalar" | "exists" | "in";
+      mode: "scalar" | "exists" | "in" | "array";
       expr?: Expr;
       not?: boolean;
       type: SqlType;

@@ -21,6 +21,8 @@ export interface RangeVar {
   columnNames(): string[];
   /** the range variable used as a value (an UNNEST alias is the element itself) */
   self?: Value;
+  /** columns left out of SELECT * (the right side of JOIN … USING) */
+  starExclude?: Set<string>;
   /** a source table or a record from one: unknown field names are NULL (DESIGN.md §3) */
   schemaless: boolean;
 }
@@ -110,14 +112,25 @@ export class Scope {
     return undefined;
   }
 
-  /** First FROM item (in FROM order) that has the column; enclosing scopes after. */
-  findColumn(name: string): Value | undefined {
+  /** Columns merged by JOIN … USING: one name, no ambiguity. */
+  readonly merged = new Map<string, Value>();
+
+  /**
+   * The FROM item of the nearest scope that has the column; enclosing scopes after. A name found
+   * in two FROM items of one scope is ambiguous, as in BigQuery.
+   */
+  findColumn(name: string): Value | { ambiguous: string[] } | undefined {
     const lower = name.toLowerCase();
     for (let s: Scope | undefined = this; s; s = s.parent) {
+      const merged = s.merged.get(lower);
+      if (merged) return merged;
+      const found: Array<[RangeVar, Value]> = [];
       for (const v of s.vars) {
         const c = v.column(lower);
-        if (c) return c;
+        if (c) found.push([v, c]);
       }
+      if (found.length === 1) return found[0]![1];
+      if (found.length > 1) return { ambiguous: found.map(([v]) => v.name) };
     }
     return undefined;
   }

@@ -62,12 +62,23 @@ export function jsonPathKeys(path: string): Array<string | number> {
   return keys;
 }
 
-/** FORMAT with a literal format string, expanded at compile time into concatenation. */
+/** One FORMAT specifier: `%[flags][width][.precision]conversion`. */
+export interface FormatSpec {
+  flags: string;
+  width?: number;
+  precision?: number;
+  conversion: string;
+}
+
+/**
+ * FORMAT with a literal format string, expanded at compile time into a concatenation; each
+ * specifier is written by the dialect (`spec`). A NULL argument prints as NULL (BigQuery).
+ */
 export function formatCall(
   args: string[],
   call: CallExpr,
   e: SqlEmitter,
-  fixed: (x: string, digits: number) => string,
+  spec: (arg: string, argType: Expr["type"], s: FormatSpec) => string,
 ): string {
   const format = literalArg(call, 0, "its format");
   const pieces: string[] = [];
@@ -79,14 +90,10 @@ export function formatCall(
       literal += c;
       continue;
     }
-    const m = /^%(\.(\d+))?([sdifT%t])/.exec(format.slice(i));
-    if (!m)
-      throw new QesError(
-        "sql_invalid",
-        `FORMAT specifier at position ${i + 1} of '${format}' is not supported.`,
-      );
+    const m = /^%([-+ 0#']*)(\d+)?(?:\.(\d+))?([sdifxXoeEgGtT%])/.exec(format.slice(i));
+    if (!m) throw new QesError("sql_invalid", `FORMAT specifier at position ${i + 1} of '${format}' is not supported.`);
     i += m[0].length - 1;
-    if (m[3] === "%") {
+    if (m[4] === "%") {
       literal += "%";
       continue;
     }
@@ -95,19 +102,51 @@ export function formatCall(
     const arg = args[next];
     const argExpr = call.args[next];
     next++;
-    if (arg === undefined || !argExpr)
-      throw new QesError("sql_invalid", `FORMAT '${format}' needs more arguments.`);
-    const text =
-      m[3] === "f" ? fixed(arg, m[2] === undefined ? 6 : Number(m[2])) : e.cast(arg, argExpr.type, "STRING");
-    pieces.push(`coalesce(${text}, 'NULL')`);
+    if (arg === undefined || !argExpr) throw new QesError("sql_invalid", `FORMAT '${format}' needs more arguments.`);
+    const s: FormatSpec = {
+      flags: m[1] ?? "",
+      conversion: m[4]!,
+      ...(m[2] !== undefined ? { width: Number(m[2]) } : {}),
+      ...(m[3] !== undefined ? { precision: Number(m[3]) } : {}),
+    };
+    pieces.push(`coalesce(${spec(arg, argExpr.type, s)}, 'NULL')`);
   }
   if (literal) pieces.push(e.stringLiteral(literal));
-  if (next !== args.length)
-    throw new QesError(
-      "sql_invalid",
-      `FORMAT '${format}' has ${next - 1} specifiers for ${args.length - 1} values.`,
-    );
+  if (next !== args.length) {
+    throw new QesError("sql_invalid", `FORMAT '${format}' has ${next - 1} specifiers for ${args.length - 1} values.`);
+  }
   return pieces.length ? `(${pieces.join(" || ")})` : "''";
+}
+
+const WEEK_START_OFFSET: Record<string, number> = {
+  MONDAY: 0,
+  TUESDAY: 1,
+  WEDNESDAY: 2,
+  THURSDAY: 3,
+  FRIDAY: 4,
+  SATURDAY: 5,
+  SUNDAY: 6,
+};
+
+/**
+ * date_trunc by a BigQuery part. The engines' weeks start on Monday (ISOWEEK); BigQuery's WEEK
+ * starts on Sunday and WEEK(<day>) on that day: shift, truncate, shift back.
+ */
+export function truncate(value: string, call: CallExpr, e: SqlEmitter, zoneArg?: string): string {
+  const part = call.args[1]?.k === "datepart" ? call.args[1].part : "DAY";
+  const trunc = (unit: string, v: string) => (zoneArg ? `date_trunc('${unit}', ${v}, ${zoneArg})` : `date_trunc('${unit}', ${v})`);
+  let weekDay: string | undefined;
+  if (part === "WEEK") weekDay = "SUNDAY";
+  else if (part.startsWith("WEEK(")) weekDay = part.slice(5, -1);
+  else if (part === "ISOWEEK") weekDay = "MONDAY";
+  if (weekDay !== undefined) {
+    const k = WEEK_START_OFFSET[weekDay] ?? 0;
+    if (k === 0) return trunc("week", value);
+    const shift = e.interval(e.literal(k, { t: "scalar", s: "INT64" }), "DAY");
+    return `(${trunc("week", `${value} - ${shift}`)} + ${shift})`;
+  }
+  if (part === "ISOYEAR") throw new QesError("sql_invalid", "Truncation to ISOYEAR is not supported.");
+  return trunc(part.toLowerCase(), value);
 }
 
 const MICROS_PER: Record<string, number> = {
@@ -191,13 +230,13 @@ export const DEFAULT_FUNCTIONS: Record<string, FunctionEmitter> = {
   EXP: (args, call, e) => `exp(${e.cast(args[0]!, call.args[0]!.type, "FLOAT64")})`,
   GREATEST: nullIfAnyNull("greatest"),
   LEAST: nullIfAnyNull("least"),
-  TIMESTAMP_TRUNC: ([ts, part]) => `date_trunc(${part}, ${ts})`,
+  TIMESTAMP_TRUNC: ([ts], call, e) => truncate(ts!, call, e),
   TIMESTAMP_SUB: ([ts, iv]) => `(${ts} - ${iv})`,
   TIMESTAMP_ADD: ([ts, iv]) => `(${ts} + ${iv})`,
   DATE_SUB: ([d, iv]) => `CAST(${d} - ${iv} AS DATE)`,
   DATE_ADD: ([d, iv]) => `CAST(${d} + ${iv} AS DATE)`,
-  DATE_TRUNC: ([d, part]) => `CAST(date_trunc(${part}, ${d}) AS DATE)`,
-  DATETIME_TRUNC: ([d, part]) => `date_trunc(${part}, ${d})`,
+  DATE_TRUNC: ([d], call, e) => `CAST(${truncate(d!, call, e)} AS DATE)`,
+  DATETIME_TRUNC: ([d], call, e) => truncate(d!, call, e),
   TIMESTAMP: ([x], call, e) =>
     scalarOf(call, 0) === "TIMESTAMP" ? x! : e.cast(x!, call.args[0]!.type, "TIMESTAMP"),
   __JSON_WRAP_ARRAY: ([x]) => `('[' || ${x} || ']')`,

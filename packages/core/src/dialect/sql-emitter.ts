@@ -212,6 +212,7 @@ export abstract class SqlEmitter implements Dialect {
         const sub = this.query(e.query, this.usedCtes);
         if (e.mode === "exists") return `EXISTS (${sub})`;
         if (e.mode === "in") return `${this.wrap(e.expr!)} ${e.not ? "NOT IN" : "IN"} (${sub})`;
+        if (e.mode === "array") return `ARRAY(${sub})`;
         return `(${sub})`;
       }
     }

@@ -15,7 +15,10 @@ import { lexSql, type Token } from "./lex-sql.ts";
  * - `a IS [NOT] DISTINCT FROM b` → `__qes_is_[not_]distinct(a, b)`;
  * - `e AT TIME ZONE z` → `__qes_at_time_zone(e, z)`;
  * - `ARRAY_AGG` / `STRING_AGG` with DISTINCT, IGNORE NULLS, ORDER BY, LIMIT → `__qes_array_agg(…)`;
- * - `QUALIFY` without `WHERE` gets `WHERE TRUE`; `FROM (a JOIN b …)` loses its parentheses.
+ * - `QUALIFY` without `WHERE` gets `WHERE TRUE`; `FROM (a JOIN b …)` loses its parentheses;
+ * - `.25`, `1.5e3` → `__qes_float('…')`; array literals `[a, b]`, `ARRAY<T>[…]` →
+ *   `__qes_array(…)`, `__qes_array_typed('T', …)`; `ARRAY(SELECT …)` → `__qes_array_subquery(…)`;
+ * - `INTERVAL n UNIT` → `__qes_interval(n, 'UNIT')`; `EXTRACT(part FROM e)` → `__qes_extract('part', e)`.
  */
 export interface DesugaredSql {
   /** SQL for the parser: one line */
@@ -237,6 +240,71 @@ function rewrite(tokens: Token[], strings: string[]): Out[] {
     if (t.type === "string") {
       out.push(stringOut(t.value, strings, t));
       i++;
+      continue;
+    }
+    // numbers the parser cannot read: `.25`, `1.5e3`
+    if (t.type === "number" && (t.text.startsWith(".") || /[eE]/.test(t.text)) && !/^0[xX]/.test(t.text)) {
+      out.push(synth("__qes_float", t), punct("(", t), stringOut(t.text, strings, t), punct(")", t));
+      i++;
+      continue;
+    }
+    // INTERVAL n UNIT (the parser knows only some units)
+    if (isWord(t, "INTERVAL")) {
+      let end = i + 1;
+      if (tokens[end]?.value === "-" || tokens[end]?.value === "+") end++;
+      if (tokens[end]?.value === "(") end = matching(tokens, end) + 1;
+      else end++;
+      const unit = tokens[end];
+      if (unit?.type === "ident") {
+        out.push(synth("__qes_interval", t), punct("(", t), ...rewrite(tokens.slice(i + 1, end), strings));
+        out.push(punct(",", unit), stringOut(unit.value, strings, unit), punct(")", unit));
+        i = end + 1;
+        continue;
+      }
+    }
+    // EXTRACT(part FROM e)
+    if (isWord(t, "EXTRACT") && next?.value === "(" && tokens[i + 2]?.type === "ident" && isWord(tokens[i + 3], "FROM")) {
+      const close = matching(tokens, i + 1);
+      out.push(synth("__qes_extract", t), punct("(", t), stringOut(tokens[i + 2]!.value, strings, tokens[i + 2]!), punct(",", t));
+      out.push(...rewrite(tokens.slice(i + 4, close), strings), punct(")", tokens[close]!));
+      i = close + 1;
+      continue;
+    }
+    // ARRAY(SELECT …), ARRAY<T>[…], and array literals […]
+    if (isWord(t, "ARRAY") && next?.value === "(" && isWord(tokens[i + 2], "SELECT") || (isWord(t, "ARRAY") && next?.value === "(" && isWord(tokens[i + 2], "WITH"))) {
+      const close = matching(tokens, i + 1);
+      out.push(synth("__qes_array_subquery", t), punct("(", t), punct("(", t), ...rewrite(tokens.slice(i + 2, close), strings), punct(")", t), punct(")", tokens[close]!));
+      i = close + 1;
+      continue;
+    }
+    if (isWord(t, "ARRAY") && next?.value === "<") {
+      let k = i + 2;
+      let depth = 1;
+      for (; k < tokens.length && depth > 0; k++) {
+        if (tokens[k]!.value === "<") depth++;
+        if (tokens[k]!.value === ">") depth--;
+        if (tokens[k]!.value === ">>") depth -= 2;
+      }
+      const typeText = tokens.slice(i + 2, k - 1).map((x) => x.text).join(" ");
+      if (tokens[k]?.value === "[") {
+        const close = matching(tokens, k);
+        out.push(synth("__qes_array_typed", t), punct("(", t), stringOut(typeText, strings, t));
+        for (const part of splitTopLevel(tokens.slice(k + 1, close))) if (part.length) out.push(punct(",", t), ...rewrite(part, strings));
+        out.push(punct(")", tokens[close]!));
+        i = close + 1;
+        continue;
+      }
+    }
+    if (t.type === "punct" && t.value === "[" && !isPrimaryEnd(out[out.length - 1])) {
+      const close = matching(tokens, i);
+      out.push(synth("__qes_array", t), punct("(", t));
+      splitTopLevel(tokens.slice(i + 1, close)).forEach((part, n) => {
+        if (part.length === 0) return;
+        if (n > 0) out.push(punct(",", t));
+        out.push(...rewrite(part, strings));
+      });
+      out.push(punct(")", tokens[close]!));
+      i = close + 1;
       continue;
     }
     // ARRAY_AGG / STRING_AGG with modifiers

@@ -1,4 +1,4 @@
-import { isInt64Number, isJsonObject, type JsonObject, type JsonValue } from "./json-value.ts";
+import { isInt64Number, isJsonObject, type JsonObject, type JsonValue, setOwn } from "./json-value.ts";
 import {
   BUILTIN_SOURCES,
   FIXED_COLUMNS,
@@ -234,7 +234,7 @@ class Widener {
     const existing = Object.hasOwn(fields, name) ? fields[name] : undefined;
     if (existing === undefined) {
       if (seen.kind === "empty_array") return;
-      fields[name] = this.create(name, seen, path, place);
+      setOwn(fields, name, this.create(name, seen, path, place));
     } else {
       this.widen(existing, seen, path, place);
     }

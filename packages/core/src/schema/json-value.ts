@@ -63,3 +63,13 @@ export function textOfJsonValue(value: JsonValue): string | null {
   if (typeof value === "number" || typeof value === "boolean") return String(value);
   return jsonText(value);
 }
+
+/**
+ * Sets an own property even for the key `__proto__` (which plain assignment would turn into a
+ * prototype change): event keys are data, whatever they are called.
+ */
+export function setOwn<T>(target: Record<string, T>, key: string, value: T): void {
+  if (key === "__proto__")
+    Object.defineProperty(target, key, { value, enumerable: true, writable: true, configurable: true });
+  else target[key] = value;
+}

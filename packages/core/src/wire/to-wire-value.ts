@@ -1,4 +1,4 @@
-import { isJsonObject, type JsonValue, jsonText, parseJsonText } from "../schema/json-value.ts";
+import { isJsonObject, type JsonValue, jsonText, parseJsonText, setOwn } from "../schema/json-value.ts";
 import type { FieldNode, ScalarType } from "../schema/schema-model.ts";
 import { formatDate, formatMicros } from "../schema/timestamp-micros.ts";
 import type { WireType, WireValue } from "./wire-type.ts";
@@ -90,7 +90,7 @@ function shapeObject(fields: Record<string, FieldNode> | undefined, obj: Record<
   const out: Record<string, WireValue> = {};
   for (const key of Object.keys(obj)) {
     const node = fields !== undefined && Object.hasOwn(fields, key) ? fields[key] : undefined;
-    out[key] = shapeField(node, obj[key]!);
+    setOwn(out, key, shapeField(node, obj[key]!));
   }
   return out;
 }
