@@ -111,4 +111,17 @@ describe("schema inference", () => {
       "metadata.recs": '[{"a":1}]',
     });
   });
+
+  it("treats a key named __proto__ as data", () => {
+    const s = newSourceSchema("x");
+    const e = ev({});
+    e.body = JSON.parse('{"metadata":{"__proto__":{"polluted":1},"ok":2}}');
+    widenSchema(s, e.body);
+    const fields = s.fields.metadata!.fields!;
+    expect(Object.keys(fields)).toEqual(["__proto__", "ok"]);
+    expect(Object.getPrototypeOf(fields)).toBe(Object.prototype);
+    const saved = JSON.parse(JSON.stringify(s)).fields.metadata.fields;
+    expect(Object.getOwnPropertyDescriptor(saved, "__proto__")?.value.kind).toBe("record");
+    expect(flattenEvent(s, e)).toMatchObject({ f2: true });
+  });
 });
