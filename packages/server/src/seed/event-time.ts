@@ -39,14 +39,6 @@ export function isoMicros(micros: bigint): string {
   return `${iso.slice(0, 19)}.${fraction}Z`;
 }
 
-/** `15/Jan/2025:09:00:00 +0000`, the nginx access-log time */
-export function nginxTime(micros: bigint): string {
-  const d = new Date(Number(micros / 1000n));
-  const month = d.toLocaleString("en-US", { month: "short", timeZone: "UTC" });
-  const pad = (n: number) => String(n).padStart(2, "0");
-  return `${pad(d.getUTCDate())}/${month}/${d.getUTCFullYear()}:${pad(d.getUTCHours())}:${pad(d.getUTCMinutes())}:${pad(d.getUTCSeconds())} +0000`;
-}
-
 /** `2025-01-15 09:00:00.123 UTC`, PostgreSQL's log time */
 export function postgresTime(micros: bigint): string {
   const iso = new Date(Number(micros / 1000n)).toISOString();

@@ -1,3 +1,5 @@
+const HEX_BYTE = Array.from({ length: 256 }, (_, i) => i.toString(16).padStart(2, "0"));
+
 /**
  * A small seeded pseudo-random generator (sfc32 seeded through splitmix32): the same seed gives
  * the same events on every machine, at any size, without storing anything.
@@ -66,8 +68,15 @@ export class Prng {
 
   hex(length: number): string {
     let s = "";
-    while (s.length < length) s += this.uint32().toString(16).padStart(8, "0");
-    return s.slice(0, length);
+    while (s.length < length) {
+      const v = this.uint32();
+      s +=
+        (HEX_BYTE[v & 255] as string) +
+        HEX_BYTE[(v >>> 8) & 255] +
+        HEX_BYTE[(v >>> 16) & 255] +
+        HEX_BYTE[v >>> 24];
+    }
+    return s.length === length ? s : s.slice(0, length);
   }
 
   /** a version-4 UUID */

@@ -117,7 +117,7 @@ function route(rng: Prng): Route {
 }
 
 /** `cloudflare.logs.prod`: the edge/proxy request log in the hosted Cloudflare-worker shape */
-export function edgeLogEvent({ rng, project, iso }: EventContext): EventBody {
+export function edgeLogEvent({ rng, project, micros }: EventContext): EventBody {
   const r = route(rng);
   const host = `${project}.supabase.co`;
   const url = `https://${host}${r.path}${r.search}`;
@@ -197,7 +197,7 @@ export function edgeLogEvent({ rng, project, iso }: EventContext): EventBody {
           content_length: String(length),
           content_type:
             r.path.startsWith("/storage") && r.method === "GET" ? "image/png" : "application/json",
-          date: new Date(iso).toUTCString(),
+          date: new Date(Number(micros) / 1000).toUTCString(),
           sb_gateway_version: "1",
           x_sb_edge_region: rng.pick(EDGE_REGIONS),
         },

@@ -8,7 +8,7 @@ const FUNCTIONS = [
 ] as const;
 
 /** `deno-relay-logs`: one line per function invocation at the edge relay */
-export function functionEdgeLogEvent({ rng, project, iso }: EventContext): EventBody {
+export function functionEdgeLogEvent({ rng, project, micros }: EventContext): EventBody {
   const [name, functionId] = rng.pick(FUNCTIONS);
   const method = rng.pick(["POST", "POST", "GET", "OPTIONS"]);
   const status = rng.weighted([
@@ -52,7 +52,7 @@ export function functionEdgeLogEvent({ rng, project, iso }: EventContext): Event
         headers: {
           content_length: String(rng.int(2, 20_000)),
           content_type: "application/json",
-          date: new Date(iso).toUTCString(),
+          date: new Date(Number(micros) / 1000).toUTCString(),
           server: "deno/gcp-europe-west3",
           vary: "Accept-Encoding",
           x_sb_edge_region: rng.pick(EDGE_REGIONS),
