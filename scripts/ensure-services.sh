@@ -43,8 +43,9 @@ wait_for() {
 apt_install() {
   say "installing $* from Debian packages"
   export DEBIAN_FRONTEND=noninteractive
-  apt-get update -qq
-  apt-get install -y -qq "$@" >/dev/null
+  # another apt-get (ensure-chromium.sh, unattended upgrades) may hold the lock for a while
+  apt-get -o DPkg::Lock::Timeout=300 update -qq
+  apt-get -o DPkg::Lock::Timeout=300 install -y -qq "$@" >/dev/null
 }
 
 start_postgres() {
