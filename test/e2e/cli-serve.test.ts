@@ -69,9 +69,22 @@ describe("qes serve --demo in an empty directory", () => {
     }
   });
 
-  it("serves the 100 newest edge rows of a seeded project, newest first", async () => {
+  it("serves the 100 newest edge rows of a seeded project, newest first, by name and by the printed id", async () => {
     const res = await query(`/api/endpoints/query/logs.all?project=${PROJECT}`);
     expect(res.status).toBe(200);
+    const id = /\n {2}logs\.all\s+([0-9a-f-]{36})\n/.exec(stdout)?.[1];
+    expect(id).toBe("6a3c1f0e-2b7d-4c58-9e41-0d8f5b2a7c19");
+    // demo events arrive every 3 s: compare two answers taken back to back, retrying a race
+    const ids = async (path: string) => (await query(path)).body.result.map((r) => r.id);
+    let same = false;
+    for (let attempt = 0; attempt < 5 && !same; attempt++) {
+      const [byName, byId] = [
+        await ids(`/api/endpoints/query/logs.all?project=${PROJECT}`),
+        await ids(`/api/endpoints/query/${id}?project=${PROJECT}`),
+      ];
+      same = byId.length === 100 && JSON.stringify(byId) === JSON.stringify(byName);
+    }
+    expect(same).toBe(true);
     const rows = res.body.result;
     expect(rows).toHaveLength(100);
     const times = rows.map((r) => r.timestamp as number);

@@ -119,6 +119,8 @@ function printBanner(service: RunningService, keys: ResolvedKeys, demo: boolean)
     out.push("API tokens: from QES_API_KEYS (put one in $QES_TOKEN for the lines below)");
   }
   if (demo) out.push(`Demo mode: fresh events every ${DEMO_EVERY_MS / 1000} s.`);
+  out.push("", "Endpoints (call them by name or by id):");
+  for (const def of service.registry.list()) out.push(`  ${def.name.padEnd(20)} ${def.id}`);
   out.push("", "Try:", ...curlLines(service.url, token, service.registry).map((l) => `  ${l}`), "");
   // the token goes to the terminal only, never through the logger
   process.stdout.write(`${out.join("\n")}\n`);
