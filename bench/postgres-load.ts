@@ -90,17 +90,44 @@ async function main(): Promise<void> {
   const rows: [string, string][] = [];
   try {
     // --- load, as `qes load` reads a file
+    const monitor = new pg.Client({ connectionString: args.url });
+    await monitor.connect();
+    let copyPid: number | null = null;
+    const loadAvgBefore = loadavg()[0]!;
+    const cpuBefore = process.cpuUsage();
     const input = createInterface({ input: createReadStream(file), crlfDelay: Number.POSITIVE_INFINITY });
     const summary = await backend.load(EDGE, input, {
       onProgress: (p) => {
         if (p.events % 100_000 === 0) console.error(`  ${p.events} events`);
+        if (copyPid === null && p.events >= Math.min(100_000, EVENTS / 2)) {
+          copyPid = 0;
+          void monitor
+            .query(
+              "select pid from pg_stat_activity where application_name = 'qes-owner' and query ilike 'copy %'",
+            )
+            .then((r) => {
+              copyPid = r.rows[0]?.pid ?? null;
+            });
+        }
       },
     });
+    const cpu = process.cpuUsage(cpuBefore);
+    await monitor.end();
     rows.push([
       `load ${summary.events} seeded edge events (COPY, one transaction)`,
       `${summary.seconds.toFixed(1)} s`,
     ]);
     rows.push(["load rate", `${Math.round(summary.eventsPerSecond)} events/s`]);
+    const pgCpu = copyPid ? backendCpuSeconds(copyPid) : null;
+    rows.push([
+      "CPU used by the load: node (read, parse, widen, flatten, encode) / PostgreSQL backend (COPY, index build, ANALYZE)",
+      `${((cpu.user + cpu.system) / 1e6).toFixed(1)} s / ${pgCpu === null ? "n/a" : pgCpu.toFixed(1) + " s"}`,
+    ]);
+    rows.push([
+      "machine: cores / 1-min load average before → after the load",
+      `${cpus().length} / ${loadAvgBefore.toFixed(1)} → ${loadavg()[0]!.toFixed(1)}`,
+    ]);
+    console.error(rows.map((r) => r.join(": ")).join("\n"));
 
     const logSchema = await backend.schema();
     const edge = logSchema.sources[EDGE]!;
@@ -169,7 +196,8 @@ async function main(): Promise<void> {
     await reader.end();
 
     const compare = Number(args["compare-json"]);
-    if (compare > 0) rows.push(...(await compareJsonTypes(owner, table, metadata.column!, compare)));
+    if (compare > 0)
+      rows.push(...(await compareJsonTypes(owner, schema, edge.table, metadata.column!, compare)));
     await owner.end();
   } finally {
     await backend.close();
@@ -193,21 +221,25 @@ async function main(): Promise<void> {
  */
 async function compareJsonTypes(
   owner: pg.Client,
-  table: string,
+  schema: string,
+  source: string,
   column: string,
   n: number,
 ): Promise<[string, string][]> {
   const out: [string, string][] = [];
+  const table = `"${schema}"."${source}"`;
   const dump = `/tmp/qes-bench-${process.pid}.copy`;
   await owner.query(`copy (select * from ${table} limit ${n}) to '${dump}'`);
   for (const type of ["json", "jsonb", "text"]) {
-    const t = `${table}_${type}`;
+    const t = `"${schema}"."${source}_${type}"`;
     await owner.query(`create table ${t} (like ${table})`);
     await owner.query(`alter table ${t} alter column "${column}" type ${type} using "${column}"::${type}`);
     await owner.query("set default_toast_compression = 'lz4'");
     const started = performance.now();
     await owner.query(`copy ${t} from '${dump}'`);
     const copyMs = performance.now() - started;
+    await owner.query(`create index on ${t} ("timestamp")`);
+    await owner.query(`analyze ${t}`);
     const asJson = type === "text" ? `"${column}"::json` : `"${column}"`;
     const read100 = await time(
       () => owner.query(`select "${column}"::text from ${t} order by "timestamp" desc limit 100`),
@@ -226,7 +258,10 @@ async function compareJsonTypes(
       () => owner.query(`select count(*) from ${t} where (${asJson} -> 'request' ->> 'method') = 'POST'`),
       3,
     );
-    const { rows } = await owner.query(`select pg_size_pretty(pg_total_relation_size('${t}')) as size`);
+    const { rows } = await owner.query(
+      "select pg_size_pretty(pg_total_relation_size($1::regclass)) as size",
+      [t],
+    );
     out.push([
       `metadata as ${type}: COPY ${n} rows / 100 rows' text / a nested field over all rows / unnest an array / size`,
       `${(copyMs / 1000).toFixed(1)} s / ${read100.toFixed(2)} ms / ${fieldPath.toFixed(0)} ms / ${underArray.toFixed(0)} ms / ${rows[0].size}`,

@@ -120,7 +120,8 @@ class CopyWriter {
   private failure: Error | null = null;
 
   constructor(client: pg.ClientBase, sql: string) {
-    this.stream = client.query(copyFrom(sql));
+    // a deep buffer lets parsing run ahead while the server consumes the previous chunks
+    this.stream = client.query(copyFrom(sql, { highWaterMark: 1 << 22 }));
     this.stream.on("error", (e: Error) => {
       this.failure ??= e;
     });
