@@ -7,12 +7,14 @@ import {
   jsonPathKeys,
   literalArg,
   microsPer,
+  truncate,
   QesError,
   rename,
   type ScalarType,
   SqlEmitter,
   type SqlType,
 } from "@qes/core";
+import { formatTimestampSql, fromLocalSql, stringToTimestampSql, toLocalSql, zoneName } from "./duckdb-time.ts";
 import { translateTimeFormat } from "./duckdb-time-format.ts";
 
 const TYPE_NAMES: Record<ScalarType, string> = {
@@ -49,22 +51,23 @@ export class DuckdbDialect extends SqlEmitter {
     COUNTIF: ([c], call) => `coalesce(CAST(count_if(${c})${this.overOf(call)} AS BIGINT), 0)`,
     ENDS_WITH: rename("ends_with"),
     REGEXP_CONTAINS: rename("regexp_matches"),
-    // Stored timestamps are UTC already; other zones need ICU, which this build cannot load.
-    DATETIME: (args, call) => {
-      const zone = call.args[1];
-      if (
-        zone &&
-        !(
-          zone.k === "lit" &&
-          typeof zone.value === "string" &&
-          /^(UTC|Etc\/UTC|\+00(:00)?|Z)$/i.test(zone.value)
-        )
-      ) {
-        throw new QesError("sql_invalid", "DATETIME(…, zone) supports only 'UTC' on the DuckDB backend.");
-      }
-      return `CAST(${args[0]} AS TIMESTAMP)`;
+    DATETIME: (args, call) =>
+      isTimestamp(call, 0) ? toLocalSql(args[0]!, zoneName(args[1])) : `CAST(${args[0]} AS TIMESTAMP)`,
+    DATE: (args, call) => {
+      if (args.length === 3) return `make_date(${args.join(", ")})`;
+      return isTimestamp(call, 0) ? `CAST(${toLocalSql(args[0]!, zoneName(args[1]))} AS DATE)` : `CAST(${args[0]} AS DATE)`;
     },
-    DATE: (args) => (args.length === 3 ? `make_date(${args.join(", ")})` : `CAST(${args[0]} AS DATE)`),
+    TIMESTAMP: (args, call) => {
+      const t = call.args[0]?.type;
+      if (t?.t === "scalar" && t.s === "STRING") return stringToTimestampSql(args[0]!, zoneName(args[1]));
+      if (t?.t === "scalar" && t.s !== "TIMESTAMP") return fromLocalSql(`CAST(${args[0]} AS TIMESTAMP)`, zoneName(args[1]));
+      return args[0]!;
+    },
+    TIMESTAMP_TRUNC: ([ts, , zone], call) => {
+      if (zone === undefined) return truncate(ts!, call, this);
+      const z = zoneName(zone);
+      return fromLocalSql(truncate(toLocalSql(ts!, z), call, this), z);
+    },
     UNIX_MICROS: rename("epoch_us"),
     // BigQuery rounds down (toward the past), also before 1970.
     UNIX_MILLIS: ([ts]) => `CAST(floor(epoch_us(${ts}) / 1000) AS BIGINT)`,
@@ -75,8 +78,8 @@ export class DuckdbDialect extends SqlEmitter {
     TIMESTAMP_DIFF: ([a, b], call) =>
       `CAST(trunc((epoch_us(${a}) - epoch_us(${b})) / ${microsPer(call, 2)}) AS BIGINT)`,
     DATE_DIFF: ([a, b, part]) => `date_diff(${part}, ${b}, ${a})`,
-    FORMAT_TIMESTAMP: ([, ts], call) =>
-      `strftime(${ts}, ${this.stringLiteral(translateTimeFormat(literalArg(call, 0, "its format")))})`,
+    FORMAT_TIMESTAMP: ([, ts, zone], call) =>
+      formatTimestampSql(literalArg(call, 0, "its format"), ts!, zone === undefined ? undefined : zoneName(zone)),
     PARSE_TIMESTAMP: ([, s], call) =>
       `try_strptime(${s}, ${this.stringLiteral(translateTimeFormat(literalArg(call, 0, "its format")))})`,
     GENERATE_TIMESTAMP_ARRAY: ([a, b, step]) => `generate_series(${a}, ${b}, ${step})`,
@@ -101,9 +104,9 @@ export class DuckdbDialect extends SqlEmitter {
     SPLIT: ([s, d]) => `string_split(${s}, ${d ?? "','"})`,
     TRIM: (args) => `trim(${args.join(", ")})`,
     ROUND: ([x, n], call) =>
-      `round(${this.cast(x!, call.args[0]!.type, "FLOAT64")}${n === undefined ? "" : `, ${n}`})`,
+      `round(${this.cast(x!, call.args[0]!.type, "FLOAT64")}${n === undefined ? "" : `, CAST(${n} AS INTEGER)`})`,
     TRUNC: ([x, n], call) =>
-      `trunc(${this.cast(x!, call.args[0]!.type, "FLOAT64")}${n === undefined ? "" : `, ${n}`})`,
+      `trunc(${this.cast(x!, call.args[0]!.type, "FLOAT64")}${n === undefined ? "" : `, CAST(${n} AS INTEGER)`})`,
     DIV: ([a, b]) => `((${a} - ${a} % ${b}) // ${b})`,
     LOG10: (args, call) => `log10(${this.cast(args[0]!, call.args[0]!.type, "FLOAT64")})`,
     ARRAY_LENGTH: ([a], call) => (isNative(call, 0) ? `len(${a})` : `json_array_length(${a})`),
@@ -176,6 +179,7 @@ export class DuckdbDialect extends SqlEmitter {
       return `CASE WHEN regexp_matches(${expr}, '^\\s*[+-]?0[xX][0-9a-fA-F]+\\s*$') THEN (CASE WHEN ltrim(${expr}) LIKE '-%' THEN -1 ELSE 1 END) * CAST(regexp_replace(trim(${expr}), '^[+-]', '') AS BIGINT) ELSE CAST(${expr} AS BIGINT) END`;
     }
     if (from.t === "scalar" && from.s === "TIMESTAMP" && to === "STRING") return timestampText(expr);
+    if (fromString && to === "TIMESTAMP") return stringToTimestampSql(expr);
     return `CAST(${expr} AS ${TYPE_NAMES[to]})`;
   }
 
@@ -236,6 +240,7 @@ export class DuckdbDialect extends SqlEmitter {
     }
     if (fromString && to === "BOOL") return this.cast(expr, from, "BOOL");
     if (from.t === "scalar" && from.s === "TIMESTAMP" && to === "STRING") return timestampText(expr);
+    if (fromString && to === "TIMESTAMP") return stringToTimestampSql(expr, "UTC", true);
     return `TRY_CAST(${expr} AS ${TYPE_NAMES[to]})`;
   }
 
@@ -276,6 +281,11 @@ function isJsonText(call: CallExpr, i: number): boolean {
 function timestampText(ts: string): string {
   const us = `(epoch_us(${ts}) % 1000000 + 1000000) % 1000000`;
   return `(strftime(${ts}, '%Y-%m-%d %H:%M:%S') || CASE WHEN ${us} = 0 THEN '' WHEN ${us} % 1000 = 0 THEN '.' || lpad(CAST(${us} // 1000 AS VARCHAR), 3, '0') ELSE '.' || lpad(CAST(${us} AS VARCHAR), 6, '0') END || '+00')`;
+}
+
+function isTimestamp(call: CallExpr, i: number): boolean {
+  const t = call.args[i]?.type;
+  return t?.t === "scalar" && t.s === "TIMESTAMP";
 }
 
 function isNative(call: CallExpr, i: number): boolean {

@@ -15,7 +15,7 @@ import {
   SqlEmitter,
   type SqlType,
 } from "@qes/core";
-import { translateTimeFormat } from "./postgres-time-format.ts";
+import { formatTimestampSql, translateTimeFormat } from "./postgres-time-format.ts";
 
 const TYPE_NAMES: Record<ScalarType, string> = {
   STRING: "text",
@@ -58,9 +58,9 @@ export class PostgresDialect extends SqlEmitter {
     LENGTH: rename("char_length"),
     ENDS_WITH: ([a, b]) => `(right(${a}, char_length(${b})) = ${b})`,
     REGEXP_CONTAINS: ([s, p]) => `(${s} ~ ${p})`,
-    TIMESTAMP_TRUNC: ([ts], call) =>
+    TIMESTAMP_TRUNC: ([ts, , zone], call) =>
       call.args[0]?.type.t === "scalar" && call.args[0].type.s === "TIMESTAMP"
-        ? truncate(ts!, call, this, "'UTC'")
+        ? truncate(ts!, call, this, zone ?? "'UTC'")
         : truncate(ts!, call, this),
     DATETIME: (args, call) => {
       const from = call.args[0]?.type;
@@ -85,6 +85,8 @@ export class PostgresDialect extends SqlEmitter {
     MAX: (args, call) =>
       call.type.t === "scalar" && call.type.s === "BOOL" ? `bool_or(${args[0]})` : `max(${args[0]})`,
     APPROX_COUNT_DISTINCT: ([x]) => `count(DISTINCT ${x})`,
+    LAG: (args, call) => this.shiftCall("lag", args, call),
+    LEAD: (args, call) => this.shiftCall("lead", args, call),
     UNIX_MILLIS: ([ts]) => `CAST(floor(extract(epoch FROM ${ts}) * 1000) AS bigint)`,
     UNIX_SECONDS: ([ts]) => `CAST(floor(extract(epoch FROM ${ts})) AS bigint)`,
     TIMESTAMP_MILLIS: ([n]) => `(TIMESTAMPTZ 'epoch' + ${n} * INTERVAL '1 millisecond')`,
@@ -98,8 +100,19 @@ export class PostgresDialect extends SqlEmitter {
       if (part === "YEAR") return `CAST(extract(year FROM ${a}) - extract(year FROM ${b}) AS bigint)`;
       throw new QesError("sql_invalid", `DATE_DIFF by ${part} is not supported on PostgreSQL.`);
     },
-    FORMAT_TIMESTAMP: ([, ts], call) =>
-      `to_char(${ts} AT TIME ZONE 'UTC', ${this.stringLiteral(translateTimeFormat(literalArg(call, 0, "its format")))})`,
+    FORMAT_TIMESTAMP: ([, ts, zone], call) =>
+      formatTimestampSql(literalArg(call, 0, "its format"), ts!, zone, (x) => this.stringLiteral(x)),
+    TIMESTAMP: (args, call) => {
+      const t = call.args[0]?.type;
+      if (t?.t === "scalar" && t.s === "STRING") {
+        const s = typedLiteral(args[0]!);
+        const zone = args[1] ?? "'UTC'";
+        // An explicit offset in the text wins over the zone argument.
+        return `CASE WHEN ${s} ~ '(Z|UTC|[+-][0-9]{1,2}(:?[0-9]{2})?)\\s*$' AND ${s} ~ '[0-9]:[0-9]' THEN CAST(${s} AS timestamptz) ELSE (CAST(${s} AS timestamp) AT TIME ZONE ${zone}) END`;
+      }
+      if (t?.t === "scalar" && t.s !== "TIMESTAMP") return `(CAST(${args[0]} AS timestamp) AT TIME ZONE ${args[1] ?? "'UTC'"})`;
+      return args[0]!;
+    },
     PARSE_TIMESTAMP: ([, s], call) =>
       `(to_timestamp(${s}, ${this.stringLiteral(translateTimeFormat(literalArg(call, 0, "its format")))})::timestamp AT TIME ZONE 'UTC')`,
     GENERATE_TIMESTAMP_ARRAY: ([a, b, step]) => `ARRAY(SELECT generate_series(${a}, ${b}, ${step}))`,
@@ -209,6 +222,15 @@ export class PostgresDialect extends SqlEmitter {
     return super.literal(value, type);
   }
 
+  /** LAG/LEAD: the offset is an integer and the default has the value's type. */
+  private shiftCall(fn: string, [x, offset, dflt]: string[], call: CallExpr): string {
+    const t = call.args[0]!.type;
+    const parts = [x!];
+    if (offset !== undefined) parts.push(`CAST(${offset} AS integer)`);
+    if (dflt !== undefined) parts.push(t.t === "scalar" ? `CAST(${dflt} AS ${TYPE_NAMES[t.s]})` : dflt);
+    return `${fn}(${parts.join(", ")})`;
+  }
+
   /** Unix microseconds of a TIMESTAMP, exactly (extract returns numeric). */
   private micros(ts: string): string {
     return `CAST(extract(epoch FROM ${ts}) * 1000000 AS bigint)`;
@@ -281,7 +303,8 @@ export class PostgresDialect extends SqlEmitter {
     return type.s === "STRING" ? text : this.safeCast(text, { t: "scalar", s: "STRING" }, type.s);
   }
 
-  safeCast(expr: string, from: SqlType, to: ScalarType): string {
+  safeCast(raw: string, from: SqlType, to: ScalarType): string {
+    const expr = typedLiteral(raw);
     const fromText = from.t !== "scalar" || from.s === "STRING";
     if (!fromText) return `CAST(${expr} AS ${TYPE_NAMES[to]})`;
     switch (to) {
@@ -302,7 +325,8 @@ export class PostgresDialect extends SqlEmitter {
     }
   }
 
-  override cast(expr: string, from: SqlType, to: ScalarType): string {
+  override cast(raw: string, from: SqlType, to: ScalarType): string {
+    const expr = typedLiteral(raw);
     const f = from.t === "scalar" ? from.s : undefined;
     if (f === "TIMESTAMP" && to === "STRING") {
       // BigQuery's text of a TIMESTAMP: UTC, 0, 3 or 6 fractional digits, suffix +00.
@@ -347,6 +371,14 @@ export class PostgresDialect extends SqlEmitter {
     if (!one) throw new QesError("sql_invalid", `INTERVAL … ${unit} is not supported.`);
     return `(${amount} * INTERVAL '${one}')`;
   }
+}
+
+/**
+ * A bare string literal is coerced while PostgreSQL parses the statement, before a CASE can
+ * guard it; typed as text, it is converted at run time only where the CASE reaches it.
+ */
+function typedLiteral(expr: string): string {
+  return expr.startsWith("'") && expr.endsWith("'") ? `${expr}::text` : expr;
 }
 
 /** Arguments that hold JSON text (records), embedded as JSON rather than as strings. */

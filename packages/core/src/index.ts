@@ -23,3 +23,4 @@ export * from "./schema/schema-model.ts";
 export * from "./schema/timestamp-micros.ts";
 export * from "./wire/to-wire-value.ts";
 export * from "./wire/wire-type.ts";
+export * from "./dialect/time-zones.ts";
