@@ -44,7 +44,7 @@ afterAll(async () => {
   rmSync(shots, { recursive: true, force: true });
 });
 
-const text = (selector: string) => page.locator(selector).innerText();
+const text = async (selector: string) => (await page.locator(selector).textContent()) ?? "";
 
 describe("examples/web in headless Chromium", () => {
   it("charts usage.api-counts: one bar segment per series with requests", async () => {
