@@ -1,20 +1,26 @@
 import {
   type CallExpr,
   DEFAULT_FUNCTIONS,
+  type FormatSpec,
   type FunctionEmitter,
   formatCall,
-  type FormatSpec,
   jsonPathKeys,
   literalArg,
   microsPer,
-  truncate,
   QesError,
   rename,
   type ScalarType,
   SqlEmitter,
   type SqlType,
+  truncate,
 } from "@qes/core";
-import { formatTimestampSql, fromLocalSql, stringToTimestampSql, toLocalSql, zoneName } from "./duckdb-time.ts";
+import {
+  formatTimestampSql,
+  fromLocalSql,
+  stringToTimestampSql,
+  toLocalSql,
+  zoneName,
+} from "./duckdb-time.ts";
 import { translateTimeFormat } from "./duckdb-time-format.ts";
 
 const TYPE_NAMES: Record<ScalarType, string> = {
@@ -55,12 +61,15 @@ export class DuckdbDialect extends SqlEmitter {
       isTimestamp(call, 0) ? toLocalSql(args[0]!, zoneName(args[1])) : `CAST(${args[0]} AS TIMESTAMP)`,
     DATE: (args, call) => {
       if (args.length === 3) return `make_date(${args.join(", ")})`;
-      return isTimestamp(call, 0) ? `CAST(${toLocalSql(args[0]!, zoneName(args[1]))} AS DATE)` : `CAST(${args[0]} AS DATE)`;
+      return isTimestamp(call, 0)
+        ? `CAST(${toLocalSql(args[0]!, zoneName(args[1]))} AS DATE)`
+        : `CAST(${args[0]} AS DATE)`;
     },
     TIMESTAMP: (args, call) => {
       const t = call.args[0]?.type;
       if (t?.t === "scalar" && t.s === "STRING") return stringToTimestampSql(args[0]!, zoneName(args[1]));
-      if (t?.t === "scalar" && t.s !== "TIMESTAMP") return fromLocalSql(`CAST(${args[0]} AS TIMESTAMP)`, zoneName(args[1]));
+      if (t?.t === "scalar" && t.s !== "TIMESTAMP")
+        return fromLocalSql(`CAST(${args[0]} AS TIMESTAMP)`, zoneName(args[1]));
       return args[0]!;
     },
     TIMESTAMP_TRUNC: ([ts, , zone], call) => {
@@ -79,7 +88,11 @@ export class DuckdbDialect extends SqlEmitter {
       `CAST(trunc((epoch_us(${a}) - epoch_us(${b})) / ${microsPer(call, 2)}) AS BIGINT)`,
     DATE_DIFF: ([a, b, part]) => `date_diff(${part}, ${b}, ${a})`,
     FORMAT_TIMESTAMP: ([, ts, zone], call) =>
-      formatTimestampSql(literalArg(call, 0, "its format"), ts!, zone === undefined ? undefined : zoneName(zone)),
+      formatTimestampSql(
+        literalArg(call, 0, "its format"),
+        ts!,
+        zone === undefined ? undefined : zoneName(zone),
+      ),
     PARSE_TIMESTAMP: ([, s], call) =>
       `try_strptime(${s}, ${this.stringLiteral(translateTimeFormat(literalArg(call, 0, "its format")))})`,
     GENERATE_TIMESTAMP_ARRAY: ([a, b, step]) => `generate_series(${a}, ${b}, ${step})`,
@@ -130,7 +143,8 @@ export class DuckdbDialect extends SqlEmitter {
     __ARRAY_TO_JSON: ([a], call) => {
       const t = call.args[0]!.type;
       // TIMESTAMP elements leave as unix microseconds, like every TIMESTAMP on the wire.
-      if (t.t === "array" && t.element === "TIMESTAMP") return `CAST(to_json(list_transform(${a}, x -> epoch_us(x))) AS VARCHAR)`;
+      if (t.t === "array" && t.element === "TIMESTAMP")
+        return `CAST(to_json(list_transform(${a}, x -> epoch_us(x))) AS VARCHAR)`;
       return `CAST(to_json(${a}) AS VARCHAR)`;
     },
     __ARRAY: (args, call) => {
@@ -165,7 +179,11 @@ export class DuckdbDialect extends SqlEmitter {
 
   override literal(value: string | number | bigint | boolean | null, type: SqlType): string {
     // BigQuery integers are INT64: DuckDB would type small literals INTEGER and overflow.
-    if (type.t === "scalar" && type.s === "INT64" && (typeof value === "number" || typeof value === "bigint")) {
+    if (
+      type.t === "scalar" &&
+      type.s === "INT64" &&
+      (typeof value === "number" || typeof value === "bigint")
+    ) {
       return `CAST(${value} AS BIGINT)`;
     }
     return super.literal(value, type);
@@ -173,7 +191,8 @@ export class DuckdbDialect extends SqlEmitter {
 
   override cast(expr: string, from: SqlType, to: ScalarType): string {
     const fromString = from.t === "scalar" && from.s === "STRING";
-    if (fromString && to === "BOOL") return `CASE lower(${expr}) WHEN 'true' THEN TRUE WHEN 'false' THEN FALSE END`;
+    if (fromString && to === "BOOL")
+      return `CASE lower(${expr}) WHEN 'true' THEN TRUE WHEN 'false' THEN FALSE END`;
     if (fromString && to === "INT64") {
       // Decimal and hexadecimal text, as BigQuery reads it; DuckDB alone would round '1.5'.
       return `CASE WHEN regexp_matches(${expr}, '^\\s*[+-]?0[xX][0-9a-fA-F]+\\s*$') THEN (CASE WHEN ltrim(${expr}) LIKE '-%' THEN -1 ELSE 1 END) * CAST(regexp_replace(trim(${expr}), '^[+-]', '') AS BIGINT) ELSE CAST(${expr} AS BIGINT) END`;

@@ -47,7 +47,10 @@ export function stringToTimestampSql(s: string, zone = "UTC", safe = false): str
   const hours = `CAST(regexp_extract(${s}, ${EXPLICIT_OFFSET}, 4) AS BIGINT)`;
   const minutes = `coalesce(TRY_CAST(regexp_extract(${s}, ${EXPLICIT_OFFSET}, 6) AS BIGINT), 0)`;
   const local = `${cast}(${bare} AS TIMESTAMP)`;
-  const inZone = zoneRules(zone).transitions.length === 0 && zoneRules(zone).offsets[0] === 0 ? local : fromLocalSql(local, zone);
+  const inZone =
+    zoneRules(zone).transitions.length === 0 && zoneRules(zone).offsets[0] === 0
+      ? local
+      : fromLocalSql(local, zone);
   return `CASE WHEN regexp_matches(${s}, ${EXPLICIT_OFFSET}) THEN ${local} - to_seconds(${sign} * (${hours} * 3600 + ${minutes} * 60)) WHEN regexp_matches(${s}, '(Z|UTC)\\s*$') THEN ${local} ELSE ${inZone} END`;
 }
 

@@ -1,10 +1,9 @@
 import {
   type CallExpr,
   DEFAULT_FUNCTIONS,
+  type FormatSpec,
   type FunctionEmitter,
   formatCall,
-  type FormatSpec,
-  truncate,
   formatTimestampMicros,
   jsonPathKeys,
   literalArg,
@@ -14,6 +13,7 @@ import {
   type ScalarType,
   SqlEmitter,
   type SqlType,
+  truncate,
 } from "@qes/core";
 import { formatTimestampSql, translateTimeFormat } from "./postgres-time-format.ts";
 
@@ -44,7 +44,7 @@ const INTERVAL_UNIT: Record<string, string> = {
 const INT_TEXT = "'^\\s*[+-]?[0-9]{1,18}\\s*$'";
 const FLOAT_TEXT = "'^\\s*[+-]?([0-9]+[.]?[0-9]*|[.][0-9]+)([eE][+-]?[0-9]+)?\\s*$'";
 const TIMESTAMP_TEXT =
-  "'^\\s*[0-9]{4}-[0-9]{2}-[0-9]{2}([ Tt][0-9]{2}:[0-9]{2}(:[0-9]{2}([.][0-9]+)?)?)?\\s*(Z|z|UTC|[+-][0-9]{2}(:?[0-9]{2})?)?\\s*$'";
+  "'^\\s*[0-9]{4}-(0[1-9]|1[0-2])-(0[1-9]|[12][0-9]|3[01])([ Tt]([01][0-9]|2[0-3]):[0-5][0-9](:[0-5][0-9]([.][0-9]+)?)?)?\\s*(Z|z|UTC|[+-][0-9]{2}(:?[0-9]{2})?)?\\s*$'";
 
 /**
  * PostgreSQL. Sessions may run in any time zone: every TIMESTAMP is built or truncated in UTC
@@ -110,7 +110,8 @@ export class PostgresDialect extends SqlEmitter {
         // An explicit offset in the text wins over the zone argument.
         return `CASE WHEN ${s} ~ '(Z|UTC|[+-][0-9]{1,2}(:?[0-9]{2})?)\\s*$' AND ${s} ~ '[0-9]:[0-9]' THEN CAST(${s} AS timestamptz) ELSE (CAST(${s} AS timestamp) AT TIME ZONE ${zone}) END`;
       }
-      if (t?.t === "scalar" && t.s !== "TIMESTAMP") return `(CAST(${args[0]} AS timestamp) AT TIME ZONE ${args[1] ?? "'UTC'"})`;
+      if (t?.t === "scalar" && t.s !== "TIMESTAMP")
+        return `(CAST(${args[0]} AS timestamp) AT TIME ZONE ${args[1] ?? "'UTC'"})`;
       return args[0]!;
     },
     PARSE_TIMESTAMP: ([, s], call) =>
@@ -216,7 +217,11 @@ export class PostgresDialect extends SqlEmitter {
 
   override literal(value: string | number | bigint | boolean | null, type: SqlType): string {
     // BigQuery integers are INT64: PostgreSQL would type small literals integer and overflow.
-    if (type.t === "scalar" && type.s === "INT64" && (typeof value === "number" || typeof value === "bigint")) {
+    if (
+      type.t === "scalar" &&
+      type.s === "INT64" &&
+      (typeof value === "number" || typeof value === "bigint")
+    ) {
       return `CAST(${value} AS bigint)`;
     }
     return super.literal(value, type);
@@ -317,11 +322,11 @@ export class PostgresDialect extends SqlEmitter {
       case "BOOL":
         return `CASE lower(${expr}) WHEN 'true' THEN TRUE WHEN 'false' THEN FALSE END`;
       case "TIMESTAMP":
-        return `CASE WHEN ${expr} ~ ${TIMESTAMP_TEXT} THEN CAST(${expr} AS timestamptz) END`;
+        return validDateThen(expr, `CAST(${expr} AS timestamptz)`);
       case "DATETIME":
-        return `CASE WHEN ${expr} ~ ${TIMESTAMP_TEXT} THEN CAST(${expr} AS timestamp) END`;
+        return validDateThen(expr, `CAST(${expr} AS timestamp)`);
       case "DATE":
-        return `CASE WHEN ${expr} ~ ${TIMESTAMP_TEXT} THEN CAST(${expr} AS date) END`;
+        return validDateThen(expr, `CAST(${expr} AS date)`);
     }
   }
 
@@ -337,7 +342,8 @@ export class PostgresDialect extends SqlEmitter {
     if (f === "INT64" && to === "BOOL") return `(${expr} <> 0)`;
     // BigQuery rounds half away from zero; a double cast rounds half to even.
     if (f === "FLOAT64" && to === "INT64") return `CAST(round(CAST(${expr} AS numeric)) AS bigint)`;
-    if (f === "STRING" && to === "BOOL") return `CASE lower(${expr}) WHEN 'true' THEN TRUE WHEN 'false' THEN FALSE END`;
+    if (f === "STRING" && to === "BOOL")
+      return `CASE lower(${expr}) WHEN 'true' THEN TRUE WHEN 'false' THEN FALSE END`;
     if (f === "STRING" && to === "INT64") {
       return `CASE WHEN ${expr} ~ '^\\s*[+-]?0[xX][0-9a-fA-F]+\\s*$' THEN (CASE WHEN ltrim(${expr}) LIKE '-%' THEN -1 ELSE 1 END) * CAST(('x' || lpad(substring(trim(${expr}) FROM '0[xX]([0-9a-fA-F]+)'), 16, '0'))::bit(64) AS bigint) ELSE CAST(${expr} AS bigint) END`;
     }
@@ -371,6 +377,19 @@ export class PostgresDialect extends SqlEmitter {
     if (!one) throw new QesError("sql_invalid", `INTERVAL … ${unit} is not supported.`);
     return `(${amount} * INTERVAL '${one}')`;
   }
+}
+
+/**
+ * `then` when `text` is a timestamp with a real calendar day (no 2025-02-30), else NULL; nested
+ * CASEs because AND does not promise to test its left side first.
+ */
+function validDateThen(text: string, then: string): string {
+  const part = (re: string) => `CAST(substring(${text} FROM '${re}') AS integer)`;
+  const year = part("^\\s*([0-9]{4})");
+  const month = part("^\\s*[0-9]{4}-([0-9]{2})");
+  const day = part("^\\s*[0-9]{4}-[0-9]{2}-([0-9]{2})");
+  const lastDay = `extract(day FROM make_date(${year}, ${month}, 1) + INTERVAL '1 month' - INTERVAL '1 day')`;
+  return `CASE WHEN ${text} ~ ${TIMESTAMP_TEXT} THEN CASE WHEN ${day} <= ${lastDay} THEN ${then} END END`;
 }
 
 /**

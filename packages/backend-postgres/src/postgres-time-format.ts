@@ -22,7 +22,7 @@ const ELEMENTS: Record<string, string> = {
   R: "HH24:MI",
 };
 
-/** BigQuery format → to_char / to_timestamp pattern (for PARSE_TIMESTAMP). */
+/** BigQuery format → to_timestamp pattern (PARSE_TIMESTAMP), where %z reads an offset. */
 export function translateTimeFormat(format: string): string {
   let out = "";
   for (let i = 0; i < format.length; i++) {
@@ -45,8 +45,13 @@ export function translateTimeFormat(format: string): string {
       out += "%";
       continue;
     }
+    if (next === "z") {
+      out += "TZHTZM";
+      continue;
+    }
     const element = next === undefined ? undefined : ELEMENTS[next];
-    if (element === undefined) throw new QesError("sql_invalid", `Format element %${next ?? ""} is not supported.`);
+    if (element === undefined)
+      throw new QesError("sql_invalid", `Format element %${next ?? ""} is not supported.`);
     out += element;
   }
   return out;
@@ -56,7 +61,12 @@ export function translateTimeFormat(format: string): string {
  * FORMAT_TIMESTAMP on PostgreSQL, piece by piece: to_char for most elements, expressions for
  * %s (epoch seconds), %e (space-padded day), %z and %Z (in the zone asked for).
  */
-export function formatTimestampSql(format: string, ts: string, zone: string | undefined, quote: (s: string) => string): string {
+export function formatTimestampSql(
+  format: string,
+  ts: string,
+  zone: string | undefined,
+  quote: (s: string) => string,
+): string {
   const z = zone ?? "'UTC'";
   const local = `(${ts} AT TIME ZONE ${z})`;
   const pieces: string[] = [];
@@ -109,7 +119,8 @@ export function formatTimestampSql(format: string, ts: string, zone: string | un
       continue;
     }
     const element = n === undefined ? undefined : ELEMENTS[n];
-    if (element === undefined) throw new QesError("sql_invalid", `Format element %${n ?? ""} is not supported.`);
+    if (element === undefined)
+      throw new QesError("sql_invalid", `Format element %${n ?? ""} is not supported.`);
     pattern += element;
   }
   flush();

@@ -240,8 +240,21 @@ const specs: FunctionSpec[] = [
     literalAs: ["TIMESTAMP", "STRING"],
     returns: (a, n) =>
       a.length === 3
-        ? checked([[0, "INT64"], [1, "INT64"], [2, "INT64"]], () => DATE)(a, n)
-        : checked([[0, "TIMESTAMP", "DATETIME", "DATE"], [1, "STRING"]], () => DATE)(a, n),
+        ? checked(
+            [
+              [0, "INT64"],
+              [1, "INT64"],
+              [2, "INT64"],
+            ],
+            () => DATE,
+          )(a, n)
+        : checked(
+            [
+              [0, "TIMESTAMP", "DATETIME", "DATE"],
+              [1, "STRING"],
+            ],
+            () => DATE,
+          )(a, n),
   },
   {
     name: "UNIX_MICROS",
@@ -587,9 +600,17 @@ function moreFunctions(): FunctionSpec[] {
     fn("TIMESTAMP_SECONDS", "scalar", [1, 1], [[0, "INT64"]], TIMESTAMP),
     fn("UNIX_MILLIS", "scalar", [1, 1], [[0, ...TIME]], INT64, { literalAs: ["TIMESTAMP"] }),
     fn("UNIX_SECONDS", "scalar", [1, 1], [[0, ...TIME]], INT64, { literalAs: ["TIMESTAMP"] }),
-    fn("TIMESTAMP", "scalar", [1, 2], [[0, "STRING", "TIMESTAMP", "DATETIME", "DATE"]], TIMESTAMP, {
-      literalAs: ["TIMESTAMP"],
-    }),
+    // The text is read at run time: a zone argument applies only to text without an offset.
+    fn(
+      "TIMESTAMP",
+      "scalar",
+      [1, 2],
+      [
+        [0, "STRING", "TIMESTAMP", "DATETIME", "DATE"],
+        [1, "STRING"],
+      ],
+      TIMESTAMP,
+    ),
     fn(
       "FORMAT_TIMESTAMP",
       "scalar",

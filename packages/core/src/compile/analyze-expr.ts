@@ -237,7 +237,11 @@ function resolveColumnRef(node: AstNode, env: ExprEnv): Value {
   if (!current) {
     const found = env.scope.findColumn(first.name);
     if (found && "ambiguous" in found) {
-      return fail("sql_invalid", `Column name ${first.name} is ambiguous: it is in ${found.ambiguous.join(" and ")}; qualify it.`, node);
+      return fail(
+        "sql_invalid",
+        `Column name ${first.name} is ambiguous: it is in ${found.ambiguous.join(" and ")}; qualify it.`,
+        node,
+      );
     }
     current = found;
     if (!current) {
@@ -330,7 +334,8 @@ function analyzeBinary(node: AstNode, env: ExprEnv): Expr {
     if (right?.type === "unnest") {
       const arr = analyzeExpr(right.expr, env);
       if (arr.type.t === "null") return { k: "lit", value: null, type: BOOL };
-      if (arr.type.t !== "array") fail("sql_invalid", `IN UNNEST needs an array, got ${typeName(arr.type)}.`, right);
+      if (arr.type.t !== "array")
+        fail("sql_invalid", `IN UNNEST needs an array, got ${typeName(arr.type)}.`, right);
       const element: SqlType = { t: "scalar", s: (arr.type as { element: ScalarType }).element };
       const [l] = coerceForComparison(left, { k: "lit", value: null, type: element }, node);
       const test: Expr = { k: "call", fn: "__ARRAY_CONTAINS", args: [arr, l], type: BOOL };
@@ -342,7 +347,8 @@ function analyzeBinary(node: AstNode, env: ExprEnv): Expr {
       const sub = analyzeSubquery(only.ast, env, "in");
       return sub.k === "subquery" ? { ...sub, expr: left, not: op === "NOT IN" } : sub;
     }
-    if (right?.type !== "expr_list") return fail("sql_invalid", "IN needs a list, a subquery or UNNEST(array).", node);
+    if (right?.type !== "expr_list")
+      return fail("sql_invalid", "IN needs a list, a subquery or UNNEST(array).", node);
     const list = (right.value as AstNode[]).map(
       (v) => coerceForComparison(left, analyzeExpr(v, env), node)[1],
     );
@@ -371,9 +377,17 @@ function analyzeBinary(node: AstNode, env: ExprEnv): Expr {
   if (op === "||") return { k: "call", fn: "CONCAT", args: [leftRaw, rightRaw], type: STRING };
   if ((op === "+" || op === "-") && rightRaw.type.t === "interval") {
     const ts = coerceLiteralTo(leftRaw, "TIMESTAMP", node.left);
-    if (ts.type.t === "scalar" && (ts.type.s === "TIMESTAMP" || ts.type.s === "DATETIME" || ts.type.s === "DATE")) {
+    if (
+      ts.type.t === "scalar" &&
+      (ts.type.s === "TIMESTAMP" || ts.type.s === "DATETIME" || ts.type.s === "DATE")
+    ) {
       const fn = op === "+" ? "TIMESTAMP_ADD" : "TIMESTAMP_SUB";
-      return { k: "call", fn, args: [ts, rightRaw], type: ts.type.s === "DATE" ? { t: "scalar", s: "DATETIME" } : ts.type };
+      return {
+        k: "call",
+        fn,
+        args: [ts, rightRaw],
+        type: ts.type.s === "DATE" ? { t: "scalar", s: "DATETIME" } : ts.type,
+      };
     }
   }
   if (op === "+" || op === "-" || op === "*" || op === "/") {
@@ -645,7 +659,8 @@ function analyzeInternal(name: string, node: AstNode, env: ExprEnv): Expr | unde
       return { k: "lit", value: Number(stringArg(args[0], "a number")), type: FLOAT64 };
     case "__qes_interval": {
       const unit = stringArg(args[1], "an interval unit").toUpperCase();
-      if (!DATE_PARTS.has(unit) || unit === "DATE") fail("sql_invalid", `Unknown interval unit ${unit}.`, node);
+      if (!DATE_PARTS.has(unit) || unit === "DATE")
+        fail("sql_invalid", `Unknown interval unit ${unit}.`, node);
       const value = analyzeExpr(args[0]!, env);
       if (value.type.t !== "null" && !(value.type.t === "scalar" && value.type.s === "INT64")) {
         fail("sql_invalid", `INTERVAL needs an INT64 amount, got ${typeName(value.type)}.`, node);
@@ -665,9 +680,14 @@ function analyzeInternal(name: string, node: AstNode, env: ExprEnv): Expr | unde
       const sub = args[0]!;
       if (!sub.ast) fail("sql_invalid", "ARRAY(…) needs a subquery.", node);
       const q = analyzeSubquery(sub.ast, env, "scalar");
-      if (q.type.t !== "scalar" && q.type.t !== "null") fail("sql_invalid", "ARRAY(subquery) of records is not supported.", node);
+      if (q.type.t !== "scalar" && q.type.t !== "null")
+        fail("sql_invalid", "ARRAY(subquery) of records is not supported.", node);
       if (q.k !== "subquery") return q;
-      return { ...q, mode: "array", type: { t: "array", element: q.type.t === "scalar" ? q.type.s : "STRING", native: true } };
+      return {
+        ...q,
+        mode: "array",
+        type: { t: "array", element: q.type.t === "scalar" ? q.type.s : "STRING", native: true },
+      };
     }
     case "__qes_nulls_first":
     case "__qes_nulls_last":
@@ -826,8 +846,7 @@ function withWindow(call: Extract<Expr, { k: "call" }>, over: AstNode, env: Expr
       ? env.windows?.get(named.toLowerCase())?.as_window_specification?.window_specification
       : named?.window_specification;
   if (typeof named === "string" && !spec) return fail("sql_invalid", `Window ${named} is not defined.`, over);
-  if (!spec)
-    return fail("sql_invalid", "Invalid OVER clause.", over);
+  if (!spec) return fail("sql_invalid", "Invalid OVER clause.", over);
   const inner: ExprEnv = { ...env, clause: "select" };
   const partitionBy = ((spec.partitionby ?? []) as AstNode[]).map((p) => analyzeExpr(p.expr, inner));
   const orderBy: OrderItem[] = ((spec.orderby ?? []) as AstNode[]).map((o) => {
@@ -933,29 +952,42 @@ function parseElementType(text: string, node: AstNode): ScalarType {
 /** `[a, b]`: an engine list of scalars, or JSON text of an array of structs. */
 function arrayLiteral(items: Value[], declared: ScalarType | undefined, node: AstNode): Expr {
   if (items.some((v) => v.kind === "record")) {
-    if (!items.every((v) => v.kind === "record")) fail("sql_invalid", "An array literal mixes structs and other values.", node);
+    if (!items.every((v) => v.kind === "record"))
+      fail("sql_invalid", "An array literal mixes structs and other values.", node);
     const recs = items.map((v) => (v as Extract<Value, { kind: "record" }>).rec);
     const fields: Record<string, FieldNode> = {};
     for (const r of recs) Object.assign(fields, r.node.fields ?? {});
     const recNode: FieldNode = { name: "", kind: "records", fields };
-    return { k: "call", fn: "__JSON_ARRAY", args: recs.map((r) => recordAsExpr(r)), type: { t: "records", node: recNode } };
+    return {
+      k: "call",
+      fn: "__JSON_ARRAY",
+      args: recs.map((r) => recordAsExpr(r)),
+      type: { t: "records", node: recNode },
+    };
   }
   const exprs = items.map((v) => (v as Extract<Value, { kind: "expr" }>).expr);
   let type: SqlType = declared ? { t: "scalar", s: declared } : { t: "null" };
   for (const e of exprs) {
     const c = commonType(type, e.type);
-    if (!c || (c.t !== "scalar" && c.t !== "null")) fail("sql_invalid", "Array elements must share one scalar type.", node);
+    if (!c || (c.t !== "scalar" && c.t !== "null"))
+      fail("sql_invalid", "Array elements must share one scalar type.", node);
     type = c!;
   }
   const element: ScalarType = type.t === "scalar" ? type.s : "INT64";
-  const args = exprs.map((e) => (e.type.t === "scalar" && e.type.s !== element ? ({ k: "cast", expr: e, to: element, safe: false, type: { t: "scalar", s: element } } as Expr) : e));
+  const args = exprs.map((e) =>
+    e.type.t === "scalar" && e.type.s !== element
+      ? ({ k: "cast", expr: e, to: element, safe: false, type: { t: "scalar", s: element } } as Expr)
+      : e,
+  );
   return { k: "call", fn: "__ARRAY", args, type: { t: "array", element, native: true } };
 }
 
 /** `STRUCT(1 AS a, 'x' AS b)`: JSON text of an object, read like a record from an event. */
 function analyzeStruct(node: AstNode, env: ExprEnv): Value {
   const items = (node.expr_list ?? []) as AstNode[];
-  const declared = Array.isArray(node.definition?.definition) ? (node.definition.definition as AstNode[]) : [];
+  const declared = Array.isArray(node.definition?.definition)
+    ? (node.definition.definition as AstNode[])
+    : [];
   const fields: Record<string, FieldNode> = {};
   const args: Expr[] = [];
   items.forEach((item, i) => {
@@ -980,7 +1012,10 @@ function analyzeStruct(node: AstNode, env: ExprEnv): Value {
     args.push({ k: "lit", value: name, type: STRING }, e);
   });
   const json: Expr = { k: "call", fn: "__JSON_OBJECT", args, type: STRING };
-  return { kind: "record", rec: { root: elementRoot(json), path: [], node: { name: "", kind: "record", fields }, repeated: false } };
+  return {
+    kind: "record",
+    rec: { root: elementRoot(json), path: [], node: { name: "", kind: "record", fields }, repeated: false },
+  };
 }
 
 /** APPROX_QUANTILES(x, n) as a whole: n+1 exact quantiles, as an array (DESIGN.md §3). */
@@ -991,9 +1026,11 @@ function approxQuantilesArray(node: AstNode, env: ExprEnv): Expr {
     return fail("sql_invalid", "APPROX_QUANTILES needs a value and an integer number of quantiles.", node);
   }
   const n = Number(nNode.value);
-  if (!Number.isInteger(n) || n < 1 || n > 1000) fail("sql_invalid", "APPROX_QUANTILES needs 1 to 1000 quantiles.", nNode);
+  if (!Number.isInteger(n) || n < 1 || n > 1000)
+    fail("sql_invalid", "APPROX_QUANTILES needs 1 to 1000 quantiles.", nNode);
   const x = analyzeExpr(xNode, { ...env, clause: "select" });
-  if (x.type.t !== "scalar" && x.type.t !== "null") fail("sql_invalid", `APPROX_QUANTILES of ${typeName(x.type)} is not supported.`, node);
+  if (x.type.t !== "scalar" && x.type.t !== "null")
+    fail("sql_invalid", `APPROX_QUANTILES of ${typeName(x.type)} is not supported.`, node);
   const element = x.type.t === "scalar" ? x.type.s : "INT64";
   const args: Expr[] = [];
   for (let k = 0; k <= n; k++) {

@@ -265,6 +265,11 @@ function analyzeSelect(ast: AstNode, ctx: CompileContext, opts: QueryOptions): A
         for (const x of listed) except.add((implicitName(x.expr) ?? "").toLowerCase());
       } else if (modifier === "replace") {
         for (const x of listed) {
+          // `* EXCEPT (…) REPLACE (…)` arrives as REPLACE entries `__qes_except AS name` (desugar.ts)
+          if (x.expr?.type === "column_ref" && implicitName(x.expr)?.toLowerCase() === "__qes_except") {
+            except.add(String(x.as).toLowerCase());
+            continue;
+          }
           if (!x.as) fail("sql_invalid", "SELECT * REPLACE needs `expression AS column`.", x.expr);
           replace.set(String(x.as).toLowerCase(), analyzeValue(x.expr, env("select")));
         }
@@ -591,15 +596,36 @@ function analyzeFrom(
     }
     // FROM t, t.arr AS x: an implicit UNNEST of a path that starts at an earlier FROM item.
     if (i > 0 && item.db && !item.expr && scope.findVar(String(item.db))) {
-      const path: AstNode = { type: "column_ref", table: item.db, column: item.table, subFields: [], loc: item.loc };
-      const from = analyzeUnnest({ type: "unnest", expr: path, as: item.as ?? item.table, on: item.on, loc: item.loc }, kind, select, scope, ctx, opts);
-      if (from) select.joins.push({ kind: kind === "left" ? "left" : "cross", item: from, ...(kind === "left" ? { on: { k: "lit", value: true, type: { t: "scalar", s: "BOOL" } } as Expr } : {}) });
+      const path: AstNode = {
+        type: "column_ref",
+        table: item.db,
+        column: item.table,
+        subFields: [],
+        loc: item.loc,
+      };
+      const from = analyzeUnnest(
+        { type: "unnest", expr: path, as: item.as ?? item.table, on: item.on, loc: item.loc },
+        kind,
+        select,
+        scope,
+        ctx,
+        opts,
+      );
+      if (from)
+        select.joins.push({
+          kind: kind === "left" ? "left" : "cross",
+          item: from,
+          ...(kind === "left"
+            ? { on: { k: "lit", value: true, type: { t: "scalar", s: "BOOL" } } as Expr }
+            : {}),
+        });
       return;
     }
     const using = ((item.using ?? []) as AstNode[]).map((u) => String(u.value ?? u));
     const leftValues = using.map((name) => {
       const v = scope.findColumn(name);
-      if (!v || "ambiguous" in v || v.kind !== "expr") fail("sql_invalid", `USING column ${name} must name one column of the left side.`, item);
+      if (!v || "ambiguous" in v || v.kind !== "expr")
+        fail("sql_invalid", `USING column ${name} must name one column of the left side.`, item);
       return (v as Extract<Value, { kind: "expr" }>).expr;
     });
     const bound = bindTableItem(item, scope, ctx, opts);
@@ -617,8 +643,14 @@ function analyzeFrom(
         right.starExclude = new Set(using.map((u) => u.toLowerCase()));
         using.forEach((name, k) => {
           const r = right.column(name);
-          if (!r || r.kind !== "expr") fail("sql_invalid", `USING column ${name} is not a column of the joined table.`, item);
-          const eq: Expr = { k: "op", op: "=", args: [leftValues[k]!, (r as Extract<Value, { kind: "expr" }>).expr], type: { t: "scalar", s: "BOOL" } };
+          if (!r || r.kind !== "expr")
+            fail("sql_invalid", `USING column ${name} is not a column of the joined table.`, item);
+          const eq: Expr = {
+            k: "op",
+            op: "=",
+            args: [leftValues[k]!, (r as Extract<Value, { kind: "expr" }>).expr],
+            type: { t: "scalar", s: "BOOL" },
+          };
           on = on ? { k: "op", op: "AND", args: [on, eq], type: { t: "scalar", s: "BOOL" } } : eq;
           scope.merged.set(name.toLowerCase(), { kind: "expr", expr: leftValues[k]! });
         });

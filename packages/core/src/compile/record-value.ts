@@ -87,7 +87,9 @@ export function tableRoot(rel: string, source: SourceSchema): RecordRoot {
 /** An element of a JSON array expanded by UNNEST: fields are read from the element's JSON text. */
 export function elementRoot(element: Expr): RecordRoot {
   const at = (path: string[], type: SqlType): Expr =>
-    path.length === 0 ? element : { k: "json", base: element, path, type, fromJson: true };
+    path.length === 0
+      ? ({ ...element, type } as Expr)
+      : { k: "json", base: element, path, type, fromJson: true };
   return {
     leaf: (path, node) => at(path, leafType(node)),
     presence: (path) => isNotNull(at(path, STRING)),

@@ -91,7 +91,11 @@ export function formatCall(
       continue;
     }
     const m = /^%([-+ 0#']*)(\d+)?(?:\.(\d+))?([sdifxXoeEgGtT%])/.exec(format.slice(i));
-    if (!m) throw new QesError("sql_invalid", `FORMAT specifier at position ${i + 1} of '${format}' is not supported.`);
+    if (!m)
+      throw new QesError(
+        "sql_invalid",
+        `FORMAT specifier at position ${i + 1} of '${format}' is not supported.`,
+      );
     i += m[0].length - 1;
     if (m[4] === "%") {
       literal += "%";
@@ -102,7 +106,8 @@ export function formatCall(
     const arg = args[next];
     const argExpr = call.args[next];
     next++;
-    if (arg === undefined || !argExpr) throw new QesError("sql_invalid", `FORMAT '${format}' needs more arguments.`);
+    if (arg === undefined || !argExpr)
+      throw new QesError("sql_invalid", `FORMAT '${format}' needs more arguments.`);
     const s: FormatSpec = {
       flags: m[1] ?? "",
       conversion: m[4]!,
@@ -113,7 +118,10 @@ export function formatCall(
   }
   if (literal) pieces.push(e.stringLiteral(literal));
   if (next !== args.length) {
-    throw new QesError("sql_invalid", `FORMAT '${format}' has ${next - 1} specifiers for ${args.length - 1} values.`);
+    throw new QesError(
+      "sql_invalid",
+      `FORMAT '${format}' has ${next - 1} specifiers for ${args.length - 1} values.`,
+    );
   }
   return pieces.length ? `(${pieces.join(" || ")})` : "''";
 }
@@ -134,7 +142,8 @@ const WEEK_START_OFFSET: Record<string, number> = {
  */
 export function truncate(value: string, call: CallExpr, e: SqlEmitter, zoneArg?: string): string {
   const part = call.args[1]?.k === "datepart" ? call.args[1].part : "DAY";
-  const trunc = (unit: string, v: string) => (zoneArg ? `date_trunc('${unit}', ${v}, ${zoneArg})` : `date_trunc('${unit}', ${v})`);
+  const trunc = (unit: string, v: string) =>
+    zoneArg ? `date_trunc('${unit}', ${v}, ${zoneArg})` : `date_trunc('${unit}', ${v})`;
   let weekDay: string | undefined;
   if (part === "WEEK") weekDay = "SUNDAY";
   else if (part.startsWith("WEEK(")) weekDay = part.slice(5, -1);

@@ -49,8 +49,16 @@ function computeRules(zone: string): ZoneRules {
   }
   const offsetAt = (ms: number): number => {
     const parts: Record<string, number> = {};
-    for (const p of format.formatToParts(new Date(ms))) if (p.type !== "literal") parts[p.type] = Number(p.value);
-    const local = Date.UTC(parts.year!, parts.month! - 1, parts.day!, parts.hour!, parts.minute!, parts.second!);
+    for (const p of format.formatToParts(new Date(ms)))
+      if (p.type !== "literal") parts[p.type] = Number(p.value);
+    const local = Date.UTC(
+      parts.year!,
+      parts.month! - 1,
+      parts.day!,
+      parts.hour!,
+      parts.minute!,
+      parts.second!,
+    );
     return Math.round((local - Math.floor(ms / 1000) * 1000) / 1000);
   };
   const start = Date.UTC(FROM_YEAR, 0, 1);

@@ -138,7 +138,7 @@ export function desugarSql(sql: string): DesugaredSql {
     }
   }
   const strings: string[] = [];
-  const pre = parenthesisedJoins(qualifyWithoutWhere(tokens.slice(0, -1)));
+  const pre = starExceptReplace(joinGroups(parenthesisedJoins(qualifyWithoutWhere(tokens.slice(0, -1)))));
   const out = rewrite(pre, strings);
   // Render on one line, remembering where each token came from.
   let text = "";
@@ -263,17 +263,37 @@ function rewrite(tokens: Token[], strings: string[]): Out[] {
       }
     }
     // EXTRACT(part FROM e)
-    if (isWord(t, "EXTRACT") && next?.value === "(" && tokens[i + 2]?.type === "ident" && isWord(tokens[i + 3], "FROM")) {
+    if (
+      isWord(t, "EXTRACT") &&
+      next?.value === "(" &&
+      tokens[i + 2]?.type === "ident" &&
+      isWord(tokens[i + 3], "FROM")
+    ) {
       const close = matching(tokens, i + 1);
-      out.push(synth("__qes_extract", t), punct("(", t), stringOut(tokens[i + 2]!.value, strings, tokens[i + 2]!), punct(",", t));
+      out.push(
+        synth("__qes_extract", t),
+        punct("(", t),
+        stringOut(tokens[i + 2]!.value, strings, tokens[i + 2]!),
+        punct(",", t),
+      );
       out.push(...rewrite(tokens.slice(i + 4, close), strings), punct(")", tokens[close]!));
       i = close + 1;
       continue;
     }
     // ARRAY(SELECT …), ARRAY<T>[…], and array literals […]
-    if (isWord(t, "ARRAY") && next?.value === "(" && isWord(tokens[i + 2], "SELECT") || (isWord(t, "ARRAY") && next?.value === "(" && isWord(tokens[i + 2], "WITH"))) {
+    if (
+      (isWord(t, "ARRAY") && next?.value === "(" && isWord(tokens[i + 2], "SELECT")) ||
+      (isWord(t, "ARRAY") && next?.value === "(" && isWord(tokens[i + 2], "WITH"))
+    ) {
       const close = matching(tokens, i + 1);
-      out.push(synth("__qes_array_subquery", t), punct("(", t), punct("(", t), ...rewrite(tokens.slice(i + 2, close), strings), punct(")", t), punct(")", tokens[close]!));
+      out.push(
+        synth("__qes_array_subquery", t),
+        punct("(", t),
+        punct("(", t),
+        ...rewrite(tokens.slice(i + 2, close), strings),
+        punct(")", t),
+        punct(")", tokens[close]!),
+      );
       i = close + 1;
       continue;
     }
@@ -285,11 +305,15 @@ function rewrite(tokens: Token[], strings: string[]): Out[] {
         if (tokens[k]!.value === ">") depth--;
         if (tokens[k]!.value === ">>") depth -= 2;
       }
-      const typeText = tokens.slice(i + 2, k - 1).map((x) => x.text).join(" ");
+      const typeText = tokens
+        .slice(i + 2, k - 1)
+        .map((x) => x.text)
+        .join(" ");
       if (tokens[k]?.value === "[") {
         const close = matching(tokens, k);
         out.push(synth("__qes_array_typed", t), punct("(", t), stringOut(typeText, strings, t));
-        for (const part of splitTopLevel(tokens.slice(k + 1, close))) if (part.length) out.push(punct(",", t), ...rewrite(part, strings));
+        for (const part of splitTopLevel(tokens.slice(k + 1, close)))
+          if (part.length) out.push(punct(",", t), ...rewrite(part, strings));
         out.push(punct(")", tokens[close]!));
         i = close + 1;
         continue;
@@ -667,6 +691,172 @@ function parenthesisedJoins(tokens: Token[]): Token[] {
     if (!hasJoin) continue;
     result.splice(close, 1);
     result.splice(k + 1, 1);
+  }
+  return result;
+}
+
+const JOIN_BOUNDARY = new Set([
+  "JOIN",
+  "CROSS",
+  "LEFT",
+  "RIGHT",
+  "INNER",
+  "FULL",
+  "WHERE",
+  "GROUP",
+  "HAVING",
+  "QUALIFY",
+  "WINDOW",
+  "ORDER",
+  "LIMIT",
+  "UNION",
+  "EXCEPT",
+  "INTERSECT",
+]);
+
+const synthToken = (at: Token, text: string): Token => ({
+  ...at,
+  type: "ident",
+  text,
+  value: text.toUpperCase(),
+});
+const synthPunct = (at: Token, text: string): Token => ({ ...at, type: "punct", text, value: text });
+
+/**
+ * `X [INNER] JOIN (Y … JOIN Z ON c1) ON c` reads as `X JOIN Y ON TRUE … JOIN Z ON (c1) AND (c)`:
+ * for inner joins the grouping does not change the rows. Outer joins of a group are refused.
+ */
+function joinGroups(tokens: Token[]): Token[] {
+  let result = [...tokens];
+  for (let k = 0; k < result.length - 1; k++) {
+    if (!isWord(result[k], "JOIN") || result[k + 1]?.value !== "(" || result[k + 1]?.type !== "punct")
+      continue;
+    const first = result[k + 2];
+    if (!first || isWord(first, "SELECT") || isWord(first, "WITH") || first.value === "(") continue;
+    const close = matching(result, k + 1);
+    if (!isWord(result[close + 1], "ON")) continue;
+    const before = result[k - 1];
+    if (
+      isWord(before, "LEFT") ||
+      isWord(before, "RIGHT") ||
+      isWord(before, "FULL") ||
+      isWord(before, "OUTER")
+    ) {
+      throw new QesError("sql_invalid", "A parenthesised join group may follow only an inner JOIN.", {
+        line: result[k]!.line,
+        column: result[k]!.column,
+      });
+    }
+    // the outer ON condition: up to the next join or clause at depth 0
+    let end = close + 2;
+    let depth = 0;
+    for (; end < result.length; end++) {
+      const t = result[end]!;
+      if (t.type === "punct" && t.value === "(") depth++;
+      else if (t.type === "punct" && t.value === ")") {
+        if (depth === 0) break;
+        depth--;
+      } else if (
+        depth === 0 &&
+        ((t.type === "punct" && (t.value === "," || t.value === ";")) ||
+          (t.type === "ident" && JOIN_BOUNDARY.has(t.value)))
+      )
+        break;
+    }
+    const outerOn = result.slice(close + 2, end);
+    const inner = result.slice(k + 2, close);
+    if (
+      inner.some(
+        (t, i) => (isWord(t, "LEFT") || isWord(t, "RIGHT") || isWord(t, "FULL")) && isDepthZero(inner, i),
+      )
+    ) {
+      throw new QesError("sql_invalid", "Outer joins inside a parenthesised join group are not supported.", {
+        line: result[k]!.line,
+        column: result[k]!.column,
+      });
+    }
+    const at = result[k]!;
+    // find the last depth-0 join of the group, to attach the outer condition to it
+    let lastJoin = -1;
+    for (let i = 0; i < inner.length; i++)
+      if (isDepthZero(inner, i) && (isWord(inner[i], "JOIN") || inner[i]!.value === ",")) lastJoin = i;
+    let rewritten: Token[];
+    const cond = [synthPunct(at, "("), ...outerOn, synthPunct(at, ")")];
+    if (lastJoin < 0) {
+      rewritten = [...inner, synthToken(at, "ON"), ...cond];
+    } else {
+      // the first item joins ON TRUE; the last join gets the outer condition
+      let firstEnd = 0;
+      for (let i = 0; i < inner.length; i++) {
+        const t = inner[i]!;
+        if (
+          isDepthZero(inner, i) &&
+          (isWord(t, "JOIN") || isWord(t, "CROSS") || isWord(t, "INNER") || t.value === ",")
+        ) {
+          firstEnd = i;
+          break;
+        }
+      }
+      const head = [...inner.slice(0, firstEnd), synthToken(at, "ON"), synthToken(at, "TRUE")];
+      const tail = inner.slice(firstEnd);
+      const lastInTail = lastJoin - firstEnd;
+      const lastHasOn = tail.some((t, i) => i > lastInTail && isWord(t, "ON") && isDepthZero(tail, i));
+      let tailTokens: Token[];
+      if (lastHasOn) tailTokens = [...tail, synthToken(at, "AND"), ...cond];
+      else {
+        // a CROSS JOIN / comma item becomes an inner JOIN … ON condition
+        const prefix = tail
+          .slice(0, lastInTail)
+          .filter((_, i) => !(i === lastInTail - 1 && isWord(tail[i], "CROSS")));
+        tailTokens = [
+          ...prefix,
+          synthToken(at, "JOIN"),
+          ...tail.slice(lastInTail + 1),
+          synthToken(at, "ON"),
+          ...cond,
+        ];
+      }
+      rewritten = [...head, ...tailTokens];
+    }
+    result = [...result.slice(0, k + 1), ...rewritten, ...result.slice(end)];
+  }
+  return result;
+}
+
+function isDepthZero(tokens: Token[], index: number): boolean {
+  let depth = 0;
+  for (let i = 0; i < index; i++) {
+    const t = tokens[i]!;
+    if (t.type === "punct" && (t.value === "(" || t.value === "[")) depth++;
+    if (t.type === "punct" && (t.value === ")" || t.value === "]")) depth--;
+  }
+  return depth === 0;
+}
+
+/** `* EXCEPT (a) REPLACE (e AS b)` → `* REPLACE (e AS b, __qes_except AS a)`: one modifier for the parser. */
+function starExceptReplace(tokens: Token[]): Token[] {
+  const result = [...tokens];
+  for (let k = 0; k < result.length - 2; k++) {
+    if (result[k]!.value !== "*" || !isWord(result[k + 1], "EXCEPT") || result[k + 2]?.value !== "(")
+      continue;
+    const exceptClose = matching(result, k + 2);
+    if (!isWord(result[exceptClose + 1], "REPLACE") || result[exceptClose + 2]?.value !== "(") continue;
+    const replaceClose = matching(result, exceptClose + 2);
+    const names = splitTopLevel(result.slice(k + 3, exceptClose));
+    const replaced = result.slice(exceptClose + 3, replaceClose);
+    const at = result[k + 1]!;
+    const extra: Token[] = [];
+    for (const n of names)
+      extra.push(synthPunct(at, ","), synthToken(at, "__qes_except"), synthToken(at, "AS"), ...n);
+    result.splice(
+      k + 1,
+      replaceClose - k,
+      synthToken(at, "REPLACE"),
+      synthPunct(at, "("),
+      ...replaced,
+      ...extra,
+      synthPunct(at, ")"),
+    );
   }
   return result;
 }
