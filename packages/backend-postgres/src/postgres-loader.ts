@@ -1,10 +1,7 @@
 import { finished } from "node:stream/promises";
 import {
-  type ColumnValue,
   civilFromDays,
   cloneSourceSchema,
-  createFlattener,
-  type EventFlattener,
   iterateLinesNow,
   type LoadOptions,
   type LoadSummary,
@@ -20,6 +17,7 @@ import type pg from "pg";
 import { from as copyFrom } from "pg-copy-streams";
 import { schemaCoversEvent } from "./event-coverage.ts";
 import type { ResolvedPostgresConfig } from "./postgres-config.ts";
+import { type CopyRowEncoder, createCopyRowEncoder } from "./postgres-copy-row.ts";
 import { toQesError } from "./postgres-errors.ts";
 import { ident, qualified } from "./postgres-sql.ts";
 import {
@@ -46,18 +44,6 @@ const PROGRESS_EVERY = 10_000;
 const CHUNK_CHARS = 1 << 18;
 
 const MICROS_PER_DAY = 86_400_000_000n;
-
-/** COPY text format: backslash, tab, newline and carriage return escaped; NUL cannot be stored. */
-function copyText(text: string): string {
-  // fast path: most values have nothing to escape
-  if (!/[\\\t\n\r\0]/.test(text)) return text;
-  return text
-    .replaceAll("\\", "\\\\")
-    .replaceAll("\t", "\\t")
-    .replaceAll("\n", "\\n")
-    .replaceAll("\r", "\\r")
-    .replaceAll("\0", "");
-}
 
 function pad2(n: number): string {
   return n < 10 ? "0" + n : String(n);
@@ -99,18 +85,6 @@ class TimestampText {
       String(fraction).padStart(6, "0") +
       "+00"
     );
-  }
-}
-
-function copyValue(value: ColumnValue): string {
-  if (value === null) return "\\N";
-  switch (typeof value) {
-    case "string":
-      return copyText(value);
-    case "boolean":
-      return value ? "t" : "f";
-    default:
-      return String(value);
   }
 }
 
@@ -176,7 +150,7 @@ const MAX_PENDING = 2000;
  * between two COPY statements, in the same transaction).
  */
 class SourceLoad {
-  private flattener: EventFlattener;
+  private encoder: CopyRowEncoder;
   private copy: CopyWriter | null = null;
   private text = "";
   /** input line of each row of the current COPY, to point a refused value at its line */
@@ -193,7 +167,7 @@ class SourceLoad {
     /** the working model, widened in place */
     private readonly source: SourceSchema,
   ) {
-    this.flattener = createFlattener(source);
+    this.encoder = createCopyRowEncoder(source);
   }
 
   get schemaChanged(): boolean {
@@ -221,7 +195,7 @@ class SourceLoad {
     if (this.changes.length > 0) {
       await this.endCopy();
       await applySchemaChanges(this.client, this.schema, this.source, this.changes);
-      this.flattener = createFlattener(this.source);
+      this.encoder = createCopyRowEncoder(this.source);
       this.changes = [];
       this.changed = true;
     }
@@ -234,14 +208,13 @@ class SourceLoad {
 
   private async encode(event: LogEvent, line: number): Promise<void> {
     if (this.copy === null) {
-      const columns = this.flattener.columns.map((c) => ident(c.column)).join(", ");
+      const columns = this.encoder.columns.map((c) => ident(c.column)).join(", ");
       this.copy = new CopyWriter(
         this.client,
         `copy ${qualified(this.schema, this.source.table)} (${columns}) from stdin`,
       );
       this.copyLines = [];
     }
-    const values = this.flattener.flatten(event);
     let timestamp: string;
     try {
       timestamp = this.timestamps.format(event.timestamp);
@@ -249,15 +222,10 @@ class SourceLoad {
       throw new QesError(
         "invalid_event",
         `line ${line}: "timestamp" is outside the years 0001–9999 that a TIMESTAMP can hold`,
-        {
-          line,
-        },
+        { line },
       );
     }
-    // fixed columns first: id, timestamp, event_message, project (physicalColumns order)
-    let row = copyValue(values[0]!) + "\t" + timestamp;
-    for (let c = 2; c < values.length; c++) row += "\t" + copyValue(values[c]!);
-    this.text += row + "\n";
+    this.text += this.encoder.encode(event, timestamp) + "\n";
     this.copyLines.push(line);
     if (this.text.length >= CHUNK_CHARS) await this.flushText();
   }
