@@ -1,0 +1,377 @@
+/** FROM items: sources, CTEs, subqueries, joins, and UNNEST (records flattened, arrays expanded). */
+import { QesError } from "../errors.ts";
+import { type AstNode, locationOf } from "../parse/parse-sql.ts";
+import { analyzeCondition, analyzeValue, type ExprEnv, fail, recordAsExpr } from "./analyze-expr.ts";
+import { analyzeQuery, type QueryOptions } from "./analyze-query.ts";
+import { notNull } from "./analyze-select.ts";
+import type { CompileContext, CteInfo } from "./compile-context.ts";
+import type { Expr, FromItem, Join, Select } from "./ir.ts";
+import { and, elementRoot, type RecordValue, tableRoot } from "./record-value.ts";
+import { fieldOf } from "./resolve-names.ts";
+import { DerivedRelation, derivedRoot, type RangeVar, Scope, type Value } from "./scope.ts";
+import { INT64, type SqlType, typeName } from "./sql-type.ts";
+
+export function analyzeFrom(
+  items: AstNode[],
+  select: Select,
+  scope: Scope,
+  ctx: CompileContext,
+  opts: QueryOptions,
+  fromVar: { cte?: CteInfo; alias?: string },
+): void {
+  items.forEach((item, i) => {
+    const joinText = String(item.join ?? (i === 0 ? "" : "CROSS JOIN")).toUpperCase();
+    const kind: Join["kind"] = joinText.startsWith("LEFT")
+      ? "left"
+      : joinText.startsWith("RIGHT")
+        ? "right"
+        : joinText.startsWith("FULL")
+          ? "full"
+          : joinText.startsWith("CROSS") || joinText === ""
+            ? "cross"
+            : "inner";
+    if (item.type === "unnest") {
+      const from = analyzeUnnest(item, kind, select, scope, ctx, opts);
+      if (i === 0) {
+        if (!from) fail("sql_invalid", "UNNEST of a record cannot be the first FROM item.", item);
+        select.from = from!;
+      } else if (from) {
+        select.joins.push({
+          kind: kind === "left" ? "left" : "cross",
+          item: from,
+          ...(kind === "left"
+            ? { on: { k: "lit", value: true, type: { t: "scalar", s: "BOOL" } } as Expr }
+            : {}),
+        });
+      }
+      return;
+    }
+    // FROM t, t.arr AS x: an implicit UNNEST of a path that starts at an earlier FROM item.
+    if (i > 0 && item.db && !item.expr && scope.findVar(String(item.db))) {
+      const path: AstNode = {
+        type: "column_ref",
+        table: item.db,
+        column: item.table,
+        subFields: [],
+        loc: item.loc,
+      };
+      const from = analyzeUnnest(
+        { type: "unnest", expr: path, as: item.as ?? item.table, on: item.on, loc: item.loc },
+        kind,
+        select,
+        scope,
+        ctx,
+        opts,
+      );
+      if (from)
+        select.joins.push({
+          kind: kind === "left" ? "left" : "cross",
+          item: from,
+          ...(kind === "left"
+            ? { on: { k: "lit", value: true, type: { t: "scalar", s: "BOOL" } } as Expr }
+            : {}),
+        });
+      return;
+    }
+    const using = ((item.using ?? []) as AstNode[]).map((u) => String(u.value ?? u));
+    const leftValues = using.map((name) => {
+      const v = scope.findColumn(name);
+      if (!v || "ambiguous" in v || v.kind !== "expr")
+        fail("sql_invalid", `USING column ${name} must name one column of the left side.`, item);
+      return (v as Extract<Value, { kind: "expr" }>).expr;
+    });
+    const bound = bindTableItem(item, scope, ctx, opts);
+    if (i === 0) {
+      select.from = bound.from;
+      if (bound.cte) {
+        fromVar.cte = bound.cte;
+        fromVar.alias = bound.from.alias;
+      }
+    } else {
+      let on = item.on ? analyzeCondition(item.on, { scope, ctx, clause: "on", ctes: opts.ctes }) : undefined;
+      if (using.length) {
+        // JOIN … USING (c): equal columns, merged into one name (the left side's).
+        const right = scope.vars[scope.vars.length - 1]!;
+        right.starExclude = new Set(using.map((u) => u.toLowerCase()));
+        using.forEach((name, k) => {
+          const r = right.column(name);
+          if (r?.kind !== "expr")
+            fail("sql_invalid", `USING column ${name} is not a column of the joined table.`, item);
+          const eq: Expr = {
+            k: "op",
+            op: "=",
+            args: [leftValues[k]!, (r as Extract<Value, { kind: "expr" }>).expr],
+            type: { t: "scalar", s: "BOOL" },
+          };
+          on = on ? { k: "op", op: "AND", args: [on, eq], type: { t: "scalar", s: "BOOL" } } : eq;
+          scope.merged.set(name.toLowerCase(), { kind: "expr", expr: leftValues[k]! });
+        });
+      }
+      if ((kind === "inner" || kind === "left" || kind === "right" || kind === "full") && !on) {
+        fail("sql_invalid", `${kind.toUpperCase()} JOIN needs an ON condition.`, item);
+      }
+      select.joins.push({ kind, item: bound.from, ...(on ? { on } : {}) });
+      fromVar.cte = undefined;
+    }
+  });
+}
+
+export function bindTableItem(
+  item: AstNode,
+  scope: Scope,
+  ctx: CompileContext,
+  opts: QueryOptions,
+): { from: FromItem; cte?: CteInfo } {
+  if (item.expr?.ast) {
+    const analyzed = analyzeQuery(item.expr.ast, ctx, {
+      final: false,
+      ctes: opts.ctes,
+      ...(opts.outer ? { outer: opts.outer } : {}),
+    });
+    const alias = ctx.alias("s");
+    const derived = new DerivedRelation(analyzed.outputs, analyzed.branches, alias);
+    if (analyzed.order && !analyzed.query.body.limit) analyzed.query.body.orderBy = [];
+    const info: CteInfo = {
+      name: alias,
+      cte: { name: alias, query: analyzed.query },
+      derived,
+      outputs: analyzed.outputs,
+      values: analyzed.branches[0]!.values,
+      ...(analyzed.order ? { order: analyzed.order } : {}),
+    };
+    bindDerived(scope, String(item.as ?? alias), alias, info);
+    return { from: { k: "subquery", query: analyzed.query, alias }, cte: info };
+  }
+  const name = [item.db, item.table].filter(Boolean).map(String).join(".");
+  const aliasName = String(item.as ?? item.table);
+  const cte = !item.db ? opts.ctes.get(name.toLowerCase()) : undefined;
+  if (cte) {
+    const alias = ctx.alias("r");
+    ctx.referenced.add(cte.cte.name);
+    bindDerived(scope, aliasName, alias, cte);
+    return { from: { k: "cte", name: cte.cte.name, alias }, cte };
+  }
+  if (ctx.mode === "consumer") {
+    throw new QesError(
+      "relation_not_allowed",
+      `Table ${name} is not allowed: consumer SQL may read only the stored query's CTEs (${[...opts.ctes.values()].map((c) => c.name).join(", ")}).`,
+      locationOf(item),
+    );
+  }
+  const source = ctx.schema.sources[name];
+  if (!source) {
+    throw new QesError("relation_not_allowed", `Table ${name} is not a known log source.`, locationOf(item));
+  }
+  const alias = ctx.alias("t");
+  const root = tableRoot(alias, source);
+  const rec: RecordValue = {
+    root,
+    path: [],
+    node: { name, kind: "record", fields: source.fields },
+    repeated: false,
+  };
+  scope.vars.push({ ...recordVar(aliasName.toLowerCase(), rec, true), self: undefined });
+  return { from: { k: "table", table: source.table, alias } };
+}
+
+/** Makes a CTE's or subquery's outputs visible under `aliasName`; records resolve on demand. */
+export function bindDerived(scope: Scope, aliasName: string, alias: string, info: CteInfo): void {
+  const columnValue = (i: number): Value => {
+    const v = info.values[i]!;
+    const o = info.outputs[i]!;
+    if (v.kind === "record") {
+      return {
+        kind: "record",
+        rec: {
+          root: derivedRoot(alias, info.derived, i),
+          path: [],
+          node: v.rec.node,
+          repeated: v.rec.repeated,
+        },
+      };
+    }
+    const col: Expr = { k: "col", rel: alias, col: o.phys, type: v.expr.type };
+    if (isFromJson(v.expr)) col.fromJson = true;
+    if (notNull(v.expr)) col.notNull = true;
+    return { kind: "expr", expr: col };
+  };
+  const names = info.outputs.map((o) => o.name);
+  scope.vars.push({
+    name: aliasName.toLowerCase(),
+    column: (n) => {
+      const i = names.findIndex((x) => x.toLowerCase() === n.toLowerCase());
+      return i < 0 ? undefined : columnValue(i);
+    },
+    columnNames: () => names.filter(Boolean),
+    schemaless: false,
+  });
+}
+
+export function isFromJson(e: Expr): boolean {
+  return "fromJson" in e && e.fromJson === true;
+}
+
+/**
+ * UNNEST of a record (a JSON object, REPEATED RECORD of ≤1) needs no join: its element is the
+ * object itself, present or not. CROSS JOIN keeps rows where it is present; LEFT JOIN … ON keeps
+ * every row and guards the element's fields. Only real arrays become engine-level unnests.
+ */
+export function analyzeUnnest(
+  item: AstNode,
+  kind: Join["kind"],
+  select: Select,
+  scope: Scope,
+  ctx: CompileContext,
+  opts: QueryOptions,
+): FromItem | undefined {
+  const env: ExprEnv = { scope, ctx, clause: "from", ctes: opts.ctes };
+  const value = analyzeValue(item.expr, env);
+  const name = String(item.as ?? "").toLowerCase();
+  const offsetName = item.with_offset ? String(item.with_offset.as ?? "offset").toLowerCase() : undefined;
+  if (value.kind === "record" && !offsetName) {
+    const rec = value.rec;
+    const presence = and(rec.guard, rec.root.presence(rec.path))!;
+    let element: RecordValue;
+    if (kind === "left") {
+      const on = item.on ? analyzeOnForElement(item, rec, name, scope, ctx) : undefined;
+      element = { ...rec, repeated: false, guard: on ? and(presence, on) : presence };
+    } else {
+      select.where.push(presence);
+      element = { ...rec, repeated: false };
+      if (item.on) {
+        const on = analyzeOnForElement(item, rec, name, scope, ctx);
+        if (on) select.where.push(on);
+      }
+    }
+    scope.vars.push(elementVar(name, element));
+    return undefined;
+  }
+  let array: Expr;
+  let t: SqlType;
+  if (value.kind === "record") {
+    // WITH OFFSET over a one-element record: expand its JSON text as an array of one.
+    array = {
+      k: "call",
+      fn: "__JSON_WRAP_ARRAY",
+      args: [recordAsExpr({ ...value.rec, repeated: false })],
+      type: { t: "records", node: value.rec.node },
+    };
+    t = array.type;
+  } else {
+    array = value.expr;
+    t = array.type;
+  }
+  if (t.t === "null") {
+    // UNNEST of a field the schema does not know: no rows (CROSS) or a NULL element (LEFT).
+    if (kind !== "left") select.where.push({ k: "lit", value: false, type: { t: "scalar", s: "BOOL" } });
+    scope.vars.push({
+      name,
+      column: () => undefined,
+      columnNames: () => [],
+      self: { kind: "expr", expr: array },
+      schemaless: true,
+    });
+    if (offsetName)
+      scope.vars.push({
+        name: offsetName,
+        column: () => undefined,
+        columnNames: () => [],
+        self: { kind: "expr", expr: { k: "lit", value: null, type: INT64 } },
+        schemaless: false,
+      });
+    return undefined;
+  }
+  if (t.t !== "records" && t.t !== "array") {
+    return fail("sql_invalid", `UNNEST needs an array, got ${typeName(t)}.`, item);
+  }
+  const alias = ctx.alias("u");
+  const elementType: SqlType =
+    t.t === "array" ? { t: "scalar", s: t.element } : { t: "record", node: t.node, repeated: false };
+  const elementExpr: Expr = {
+    k: "col",
+    rel: alias,
+    col: "value",
+    type: t.t === "array" ? elementType : { t: "scalar", s: "STRING" },
+    ...(t.t === "array" && !t.native ? { fromJson: true } : {}),
+  };
+  if (t.t === "array") {
+    scope.vars.push({
+      name,
+      column: () => undefined,
+      columnNames: () => [],
+      self: { kind: "expr", expr: elementExpr },
+      schemaless: false,
+    });
+  } else {
+    scope.vars.push(
+      elementVar(name, { root: elementRoot(elementExpr), path: [], node: t.node, repeated: false }),
+    );
+  }
+  if (offsetName) {
+    const off: Expr = { k: "col", rel: alias, col: "off", type: INT64 };
+    scope.vars.push({
+      name: offsetName,
+      column: () => undefined,
+      columnNames: () => [],
+      self: { kind: "expr", expr: off },
+      schemaless: false,
+    });
+  }
+  if (item.on) {
+    const on = analyzeCondition(item.on, { scope, ctx, clause: "on", ctes: opts.ctes });
+    if (!(on.k === "lit" && on.value === true))
+      fail("sql_invalid", "JOIN UNNEST(array) … ON supports only ON TRUE.", item.on);
+  }
+  return { k: "unnest", array, alias, elementType, withOffset: !!offsetName };
+}
+
+export function analyzeOnForElement(
+  item: AstNode,
+  rec: RecordValue,
+  name: string,
+  scope: Scope,
+  ctx: CompileContext,
+): Expr | undefined {
+  if (!item.on) return undefined;
+  const inner = new Scope(scope);
+  inner.vars.push(elementVar(name, { ...rec, repeated: false }));
+  const on = analyzeCondition(item.on, { scope: inner, ctx, clause: "on" });
+  return on.k === "lit" && on.value === true ? undefined : on;
+}
+
+export function elementVar(name: string, element: RecordValue): RangeVar {
+  return recordVar(name, element);
+}
+
+/** Fixed columns of every source: typed by the service, not inferred from JSON, never NULL for id/timestamp. */
+export const TYPED_BY_SERVICE = new Set(["id", "timestamp", "event_message", "project"]);
+
+export const NEVER_NULL = new Set(["id", "timestamp"]);
+
+/** A range variable whose columns are the fields of a record (a table row or an UNNEST element). */
+export function recordVar(name: string, rec: RecordValue, isTableRow = false): RangeVar {
+  return {
+    name,
+    column: (n) => {
+      const v = fieldOf(rec, n);
+      if (v.kind === "expr" && v.expr.k === "lit" && v.expr.value === null && !hasField(rec, n))
+        return undefined;
+      if (isTableRow && v.kind === "expr" && v.expr.k === "col") {
+        const field = n.toLowerCase();
+        if (TYPED_BY_SERVICE.has(field) && rec.node.fields?.[field]) {
+          const { fromJson: _, ...rest } = v.expr;
+          return { kind: "expr", expr: { ...rest, ...(NEVER_NULL.has(field) ? { notNull: true } : {}) } };
+        }
+      }
+      return v;
+    },
+    columnNames: () => Object.keys(rec.node.fields ?? {}),
+    self: { kind: "record", rec },
+    schemaless: true,
+  };
+}
+
+export function hasField(rec: RecordValue, name: string): boolean {
+  const lower = name.toLowerCase();
+  return Object.keys(rec.node.fields ?? {}).some((k) => k.toLowerCase() === lower);
+}

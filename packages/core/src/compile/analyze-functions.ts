@@ -1,0 +1,309 @@
+/** Calls: catalogue functions, aggregates (with ORDER BY / LIMIT / IGNORE NULLS), windows, EXTRACT. */
+import { lookupFunction } from "../catalogue/functions.ts";
+import type { AstNode } from "../parse/parse-sql.ts";
+import { checkRegexPattern } from "../sandbox/regex-subset.ts";
+import {
+  analyzeCondition,
+  analyzeExpr,
+  DATE_PARTS,
+  type ExprEnv,
+  fail,
+  withPosition,
+} from "./analyze-expr.ts";
+import { analyzeInternal, indexLiteral, stringArg } from "./analyze-internal.ts";
+import { analyzeSubquery } from "./analyze-literals.ts";
+import { coerceLiteralTo } from "./coerce.ts";
+import type { AggregateOptions, Expr, OrderItem } from "./ir.ts";
+import { columnRefPath } from "./resolve-names.ts";
+import { BOOL, INT64, type SqlType, STRING, typeName } from "./sql-type.ts";
+
+export function functionName(node: AstNode): string {
+  const parts: string[] = [];
+  if (node.name?.schema?.value) parts.push(String(node.name.schema.value));
+  for (const p of node.name?.name ?? []) parts.push(String(p.value));
+  return parts.join(".");
+}
+
+export function analyzeFunction(node: AstNode, env: ExprEnv): Expr {
+  const name = functionName(node);
+  const internal = analyzeInternal(name.toLowerCase(), node, env);
+  if (internal) return internal;
+  if (name.toUpperCase() === "NOT" && (node.args?.value ?? []).length === 1) {
+    return { k: "op", op: "NOT", args: [analyzeCondition(node.args.value[0], env)], type: BOOL };
+  }
+  if (name.toUpperCase() === "APPROX_QUANTILES") return approxQuantilesArray(node, env);
+  if (name.toUpperCase() === "EXISTS") {
+    const sub = (node.args?.value ?? [])[0] as AstNode | undefined;
+    if (!sub?.ast) fail("sql_invalid", "EXISTS needs a subquery.", node);
+    return analyzeSubquery(sub!.ast, env, "exists");
+  }
+  const spec = lookupFunction(name);
+  if (!spec) {
+    return fail(
+      "function_not_allowed",
+      `Function ${name.toUpperCase()} is not allowed: it is not in the catalogue of BigQuery functions qes supports.`,
+      node,
+    );
+  }
+  if (spec.kind === "window" && !node.over) fail("sql_invalid", `${spec.name} needs an OVER clause.`, node);
+  const rawArgs = (node.args?.value ?? []) as AstNode[];
+  if (rawArgs.length < spec.minArgs || rawArgs.length > spec.maxArgs) {
+    fail(
+      "sql_invalid",
+      `${spec.name} takes ${spec.minArgs === spec.maxArgs ? spec.minArgs : `${spec.minArgs} to ${spec.maxArgs}`} arguments, got ${rawArgs.length}.`,
+      node,
+    );
+  }
+  if (spec.kind === "aggregate" || node.over) checkAggregateAllowed(spec.name, env, node);
+  const args = rawArgs.map((a, i) => {
+    if (spec.datePartArgs?.includes(i)) return datePart(a);
+    const e = analyzeExpr(a, env.clause === "select" || !spec.kind.startsWith("agg") ? env : env);
+    const target = spec.literalAs?.[i];
+    return target ? coerceLiteralTo(e, target, a) : e;
+  });
+  for (const i of spec.patternArgs ?? []) checkPatternArg(args[i]!, rawArgs[i]!, env);
+  if (spec.name === "CURRENT_TIMESTAMP" || spec.name === "CURRENT_DATE" || spec.name === "CURRENT_DATETIME") {
+    // One instant per request, bound by the service (DESIGN.md §5).
+    const now = env.ctx.now();
+    const param: Expr = { k: "param", index: now.index, type: now.type };
+    if (spec.name === "CURRENT_TIMESTAMP") return param;
+    const zone = args[0] ? [args[0]] : [];
+    return spec.name === "CURRENT_DATE"
+      ? { k: "call", fn: "DATE", args: [param, ...zone], type: { t: "scalar", s: "DATE" } }
+      : { k: "call", fn: "DATETIME", args: [param, ...zone], type: { t: "scalar", s: "DATETIME" } };
+  }
+  const type = withPosition(
+    () =>
+      spec.returns(
+        args.map((a) => a.type),
+        spec.name,
+      ),
+    node,
+  );
+  const call: Expr = {
+    k: "call",
+    fn: spec.name,
+    args,
+    type,
+    ...(spec.kind === "aggregate" ? { agg: {} } : {}),
+  };
+  if (node.over) return withWindow(call, node.over, env);
+  return call;
+}
+
+export function analyzeAggregate(node: AstNode, env: ExprEnv): Expr {
+  const name = String(node.name).toUpperCase();
+  const spec = lookupFunction(name);
+  if (!spec) return fail("function_not_allowed", `Function ${name} is not allowed.`, node);
+  checkAggregateAllowed(name, env, node);
+  const argNode = node.args?.expr as AstNode | undefined;
+  const args = argNode && argNode.type !== "star" ? [analyzeExpr(argNode, { ...env, clause: "select" })] : [];
+  const distinct = String(node.args?.distinct ?? "").toUpperCase() === "DISTINCT";
+  const type = withPosition(
+    () =>
+      spec.returns(
+        args.map((a) => a.type),
+        name,
+      ),
+    node,
+  );
+  const call: Expr = { k: "call", fn: name, args, type, agg: { distinct } };
+  if (node.over) return withWindow(call, node.over, env);
+  return call;
+}
+
+export function checkAggregateAllowed(name: string, env: ExprEnv, node: AstNode): void {
+  if (env.clause === "where" || env.clause === "group" || env.clause === "on" || env.clause === "from") {
+    fail("sql_invalid", `Aggregate function ${name} is not allowed in ${env.clause.toUpperCase()}.`, node);
+  }
+}
+
+export const WEEKDAYS = ["MONDAY", "TUESDAY", "WEDNESDAY", "THURSDAY", "FRIDAY", "SATURDAY", "SUNDAY"];
+
+export function datePart(node: AstNode): Expr {
+  // WEEK(<WEEKDAY>): weeks that start on that day
+  if (node.type === "function" && functionName(node).toUpperCase() === "WEEK") {
+    const day = (node.args?.value ?? [])[0] as AstNode | undefined;
+    const daySteps = day?.type === "column_ref" ? columnRefPath(day) : [];
+    const name = daySteps.length === 1 && "name" in daySteps[0]! ? daySteps[0].name.toUpperCase() : "";
+    if (!WEEKDAYS.includes(name)) return fail("sql_invalid", "WEEK(…) needs a weekday such as MONDAY.", node);
+    const part = `WEEK(${name})`;
+    return { k: "datepart", part, type: { t: "datepart", part } };
+  }
+  const steps = node.type === "column_ref" ? columnRefPath(node) : [];
+  const step = steps.length === 1 ? steps[0] : undefined;
+  const part = step && "name" in step ? step.name.toUpperCase() : undefined;
+  if (!part || !DATE_PARTS.has(part))
+    return fail("sql_invalid", "Expected a date part such as HOUR or DAY.", node);
+  return { k: "datepart", part, type: { t: "datepart", part } };
+}
+
+export function checkPatternArg(arg: Expr, node: AstNode, env: ExprEnv): void {
+  if (arg.k === "lit" && typeof arg.value === "string") {
+    const problem = checkRegexPattern(arg.value);
+    if (problem) fail("sql_invalid", `Invalid regular expression '${arg.value}': ${problem}.`, node);
+  } else if (arg.k === "param") {
+    const p = env.ctx.params[arg.index - 1];
+    if (p?.kind === "endpoint") env.ctx.patternParams.add(p.name);
+  }
+}
+
+export function analyzeOrderedAggregate(fn: "ARRAY_AGG" | "STRING_AGG", node: AstNode, env: ExprEnv): Expr {
+  checkAggregateAllowed(fn, env, node);
+  const args = (node.args?.value ?? []) as AstNode[];
+  const flags = new Set(stringArg(args[0], "aggregate flags").split(",").filter(Boolean));
+  const values: Expr[] = [];
+  const orderBy: OrderItem[] = [];
+  let limit: number | undefined;
+  const inner: ExprEnv = { ...env, clause: "select" };
+  for (const a of args.slice(1)) {
+    const name = a.type === "function" ? functionName(a).toLowerCase() : "";
+    if (name === "__qes_order") {
+      const [k, dir, nulls] = a.args.value as AstNode[];
+      const n = stringArg(nulls, "NULLS order").toLowerCase();
+      orderBy.push({
+        expr: analyzeExpr(k!, inner),
+        desc: stringArg(dir, "direction") === "DESC",
+        ...(n ? { nulls: n as "first" | "last" } : {}),
+      });
+    } else if (name === "__qes_limit") {
+      limit = indexLiteral(a.args.value[0]);
+      if (limit < 0) fail("sql_invalid", `${fn} LIMIT must not be negative.`, a);
+    } else values.push(analyzeExpr(a, inner));
+  }
+  const x = values[0];
+  if (!x) return fail("sql_invalid", `${fn} needs an argument.`, node);
+  if (fn === "ARRAY_AGG" && values.length !== 1) fail("sql_invalid", "ARRAY_AGG takes one argument.", node);
+  if (fn === "STRING_AGG" && values.length > 2)
+    fail("sql_invalid", "STRING_AGG takes a value and an optional delimiter.", node);
+  if (x.type.t !== "scalar" && x.type.t !== "null")
+    fail("sql_invalid", `${fn} of ${typeName(x.type)} is not supported.`, node);
+  if (flags.has("DISTINCT") && orderBy.some((o) => !sameExpr(o.expr, x))) {
+    fail("sql_invalid", `${fn}(DISTINCT …) may only be ordered by its argument.`, node);
+  }
+  // BigQuery leaves the order unspecified without ORDER BY; every backend orders by value.
+  if (orderBy.length === 0) orderBy.push({ expr: x, desc: false });
+  const element = x.type.t === "scalar" ? x.type.s : "STRING";
+  const type: SqlType = fn === "ARRAY_AGG" ? { t: "array", element, native: true } : STRING;
+  const agg: AggregateOptions = {
+    distinct: flags.has("DISTINCT"),
+    orderBy,
+    ignoreNulls: flags.has("IGNORE_NULLS"),
+  };
+  if (limit !== undefined) agg.limit = limit;
+  const call: Expr = { k: "call", fn, args: values, type, agg };
+  return node.over ? withWindow(call, node.over, env) : call;
+}
+
+export function sameExpr(a: Expr, b: Expr): boolean {
+  return JSON.stringify(a, bigintSafe) === JSON.stringify(b, bigintSafe);
+}
+
+export function bigintSafe(_k: string, v: unknown): unknown {
+  return typeof v === "bigint" ? `${v}n` : v;
+}
+
+// ---------------------------------------------------------------------------------------------
+// windows, subqueries, EXTRACT
+
+export const FRAME_BOUND =
+  /^(UNBOUNDED PRECEDING|UNBOUNDED FOLLOWING|CURRENT ROW|\d+ PRECEDING|\d+ FOLLOWING)$/i;
+
+export function withWindow(call: Extract<Expr, { k: "call" }>, over: AstNode, env: ExprEnv): Expr {
+  const named = over?.as_window_specification;
+  const spec =
+    typeof named === "string"
+      ? env.windows?.get(named.toLowerCase())?.as_window_specification?.window_specification
+      : named?.window_specification;
+  if (typeof named === "string" && !spec) return fail("sql_invalid", `Window ${named} is not defined.`, over);
+  if (!spec) return fail("sql_invalid", "Invalid OVER clause.", over);
+  const inner: ExprEnv = { ...env, clause: "select" };
+  const partitionBy = ((spec.partitionby ?? []) as AstNode[]).map((p) => analyzeExpr(p.expr, inner));
+  const orderBy: OrderItem[] = ((spec.orderby ?? []) as AstNode[]).map((o) => {
+    const { node, nulls } = unwrapNullsNode(o.expr);
+    return {
+      expr: analyzeExpr(node, inner),
+      desc: String(o.type ?? "ASC").toUpperCase() === "DESC",
+      ...(nulls ? { nulls } : {}),
+    };
+  });
+  let frame: string | undefined;
+  const f = spec.window_frame_clause;
+  if (f) {
+    const kind = String(f.left?.value ?? f.type ?? "").toUpperCase();
+    const bounds = f.operator === "BETWEEN" ? (f.right?.value ?? []) : [];
+    const texts = (bounds as AstNode[]).map((b) => String(b.value).toUpperCase());
+    if (
+      (kind !== "ROWS" && kind !== "RANGE") ||
+      texts.length !== 2 ||
+      !texts.every((t) => FRAME_BOUND.test(t))
+    ) {
+      fail("sql_invalid", "Window frames must be ROWS|RANGE BETWEEN <bound> AND <bound>.", over);
+    }
+    frame = `${kind} BETWEEN ${texts[0]} AND ${texts[1]}`;
+  }
+  return { ...call, over: { partitionBy, orderBy, ...(frame ? { frame } : {}) } };
+}
+
+export function unwrapNullsNode(node: AstNode): { node: AstNode; nulls?: "first" | "last" } {
+  if (node?.type === "function") {
+    const name = functionName(node).toLowerCase();
+    if (name === "__qes_nulls_first" || name === "__qes_nulls_last") {
+      return { node: node.args.value[0], nulls: name.endsWith("first") ? "first" : "last" };
+    }
+  }
+  return { node };
+}
+
+export function analyzeExtract(node: AstNode, env: ExprEnv): Expr {
+  return analyzeExtractPart(String(node.args?.field ?? "").toUpperCase(), node.args.source, env, node);
+}
+
+export function analyzeExtractPart(part: string, sourceNode: AstNode, env: ExprEnv, node: AstNode): Expr {
+  if (!DATE_PARTS.has(part)) fail("sql_invalid", `EXTRACT(${part} …) is not supported.`, node);
+  const source = coerceLiteralTo(analyzeExpr(sourceNode, env), "TIMESTAMP", sourceNode);
+  if (source.type.t !== "null" && !isTemporalType(source.type)) {
+    fail("sql_invalid", `EXTRACT needs a TIMESTAMP, DATETIME or DATE, got ${typeName(source.type)}.`, node);
+  }
+  const type: SqlType = part === "DATE" ? { t: "scalar", s: "DATE" } : INT64;
+  return {
+    k: "call",
+    fn: "__EXTRACT",
+    args: [{ k: "datepart", part, type: { t: "datepart", part } }, source],
+    type,
+  };
+}
+
+export function isTemporalType(t: SqlType): boolean {
+  return t.t === "scalar" && (t.s === "TIMESTAMP" || t.s === "DATETIME" || t.s === "DATE");
+}
+
+// ---------------------------------------------------------------------------------------------
+// literals of arrays and structs
+
+/** APPROX_QUANTILES(x, n) as a whole: n+1 exact quantiles, as an array (DESIGN.md §3). */
+export function approxQuantilesArray(node: AstNode, env: ExprEnv): Expr {
+  checkAggregateAllowed("APPROX_QUANTILES", env, node);
+  const [xNode, nNode] = (node.args?.value ?? []) as AstNode[];
+  if (!xNode || nNode?.type !== "number") {
+    return fail("sql_invalid", "APPROX_QUANTILES needs a value and an integer number of quantiles.", node);
+  }
+  const n = Number(nNode.value);
+  if (!Number.isInteger(n) || n < 1 || n > 1000)
+    fail("sql_invalid", "APPROX_QUANTILES needs 1 to 1000 quantiles.", nNode);
+  const x = analyzeExpr(xNode, { ...env, clause: "select" });
+  if (x.type.t !== "scalar" && x.type.t !== "null")
+    fail("sql_invalid", `APPROX_QUANTILES of ${typeName(x.type)} is not supported.`, node);
+  const element = x.type.t === "scalar" ? x.type.s : "INT64";
+  const args: Expr[] = [];
+  for (let k = 0; k <= n; k++) {
+    args.push({
+      k: "call",
+      fn: "__QUANTILE",
+      args: [x, { k: "lit", value: k, type: INT64 }, { k: "lit", value: n, type: INT64 }],
+      type: x.type,
+      agg: {},
+    });
+  }
+  return { k: "call", fn: "__ARRAY", args, type: { t: "array", element, native: true } };
+}

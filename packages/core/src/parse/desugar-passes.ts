@@ -1,0 +1,200 @@
+/** Passes over whole statements before the main rewrite: QUALIFY, join groups, * EXCEPT … REPLACE. */
+import { QesError } from "../errors.ts";
+import type { Token } from "./lex-sql.ts";
+import { isDepthZero, isWord, matching, splitTopLevel, synthPunct, synthToken } from "./token-scan.ts";
+
+/** The parser reads QUALIFY only after WHERE: add `WHERE TRUE` where a query has none. */
+export function qualifyWithoutWhere(tokens: Token[]): Token[] {
+  const result = [...tokens];
+  for (let q = result.length - 1; q >= 0; q--) {
+    if (!isWord(result[q], "QUALIFY")) continue;
+    let depth = 0;
+    let hasWhere = false;
+    let insertAt = q;
+    for (let k = q - 1; k >= 0; k--) {
+      const t = result[k]!;
+      if (t.type === "punct" && t.value === ")") depth++;
+      else if (t.type === "punct" && t.value === "(") {
+        if (depth === 0) break;
+        depth--;
+      } else if (depth === 0) {
+        if (isWord(t, "WHERE")) hasWhere = true;
+        if (isWord(t, "GROUP") || isWord(t, "HAVING") || isWord(t, "WINDOW")) insertAt = k;
+        if (isWord(t, "SELECT")) break;
+      }
+    }
+    if (!hasWhere) {
+      const at = result[insertAt]!;
+      const where: Token = { ...at, type: "ident", text: "WHERE", value: "WHERE" };
+      const truth: Token = { ...at, type: "ident", text: "TRUE", value: "TRUE" };
+      result.splice(insertAt, 0, where, truth);
+    }
+  }
+  return result;
+}
+
+/** `FROM (a JOIN b ON …) JOIN c` reads as `FROM a JOIN b ON … JOIN c` (left-deep, same rows). */
+export function parenthesisedJoins(tokens: Token[]): Token[] {
+  const result = [...tokens];
+  for (let k = 0; k < result.length - 1; k++) {
+    if (!isWord(result[k], "FROM") || result[k + 1]?.value !== "(" || result[k + 1]?.type !== "punct")
+      continue;
+    const inner = result[k + 2];
+    if (!inner || isWord(inner, "SELECT") || isWord(inner, "WITH") || inner.value === "(") continue;
+    const close = matching(result, k + 1);
+    const body = result.slice(k + 2, close);
+    const hasJoin = body.some((t) => isWord(t, "JOIN"));
+    if (!hasJoin) continue;
+    result.splice(close, 1);
+    result.splice(k + 1, 1);
+  }
+  return result;
+}
+
+export const JOIN_BOUNDARY = new Set([
+  "JOIN",
+  "CROSS",
+  "LEFT",
+  "RIGHT",
+  "INNER",
+  "FULL",
+  "WHERE",
+  "GROUP",
+  "HAVING",
+  "QUALIFY",
+  "WINDOW",
+  "ORDER",
+  "LIMIT",
+  "UNION",
+  "EXCEPT",
+  "INTERSECT",
+]);
+
+/**
+ * `X [INNER] JOIN (Y … JOIN Z ON c1) ON c` reads as `X JOIN Y ON TRUE … JOIN Z ON (c1) AND (c)`:
+ * for inner joins the grouping does not change the rows. Outer joins of a group are refused.
+ */
+export function joinGroups(tokens: Token[]): Token[] {
+  let result = [...tokens];
+  for (let k = 0; k < result.length - 1; k++) {
+    if (!isWord(result[k], "JOIN") || result[k + 1]?.value !== "(" || result[k + 1]?.type !== "punct")
+      continue;
+    const first = result[k + 2];
+    if (!first || isWord(first, "SELECT") || isWord(first, "WITH") || first.value === "(") continue;
+    const close = matching(result, k + 1);
+    if (!isWord(result[close + 1], "ON")) continue;
+    const before = result[k - 1];
+    if (
+      isWord(before, "LEFT") ||
+      isWord(before, "RIGHT") ||
+      isWord(before, "FULL") ||
+      isWord(before, "OUTER")
+    ) {
+      throw new QesError("sql_invalid", "A parenthesised join group may follow only an inner JOIN.", {
+        line: result[k]!.line,
+        column: result[k]!.column,
+      });
+    }
+    // the outer ON condition: up to the next join or clause at depth 0
+    let end = close + 2;
+    let depth = 0;
+    for (; end < result.length; end++) {
+      const t = result[end]!;
+      if (t.type === "punct" && t.value === "(") depth++;
+      else if (t.type === "punct" && t.value === ")") {
+        if (depth === 0) break;
+        depth--;
+      } else if (
+        depth === 0 &&
+        ((t.type === "punct" && (t.value === "," || t.value === ";")) ||
+          (t.type === "ident" && JOIN_BOUNDARY.has(t.value)))
+      )
+        break;
+    }
+    const outerOn = result.slice(close + 2, end);
+    const inner = result.slice(k + 2, close);
+    if (
+      inner.some(
+        (t, i) => (isWord(t, "LEFT") || isWord(t, "RIGHT") || isWord(t, "FULL")) && isDepthZero(inner, i),
+      )
+    ) {
+      throw new QesError("sql_invalid", "Outer joins inside a parenthesised join group are not supported.", {
+        line: result[k]!.line,
+        column: result[k]!.column,
+      });
+    }
+    const at = result[k]!;
+    // find the last depth-0 join of the group, to attach the outer condition to it
+    let lastJoin = -1;
+    for (let i = 0; i < inner.length; i++)
+      if (isDepthZero(inner, i) && (isWord(inner[i], "JOIN") || inner[i]!.value === ",")) lastJoin = i;
+    let rewritten: Token[];
+    const cond = [synthPunct(at, "("), ...outerOn, synthPunct(at, ")")];
+    if (lastJoin < 0) {
+      rewritten = [...inner, synthToken(at, "ON"), ...cond];
+    } else {
+      // the first item joins ON TRUE; the last join gets the outer condition
+      let firstEnd = 0;
+      for (let i = 0; i < inner.length; i++) {
+        const t = inner[i]!;
+        if (
+          isDepthZero(inner, i) &&
+          (isWord(t, "JOIN") || isWord(t, "CROSS") || isWord(t, "INNER") || t.value === ",")
+        ) {
+          firstEnd = i;
+          break;
+        }
+      }
+      const head = [...inner.slice(0, firstEnd), synthToken(at, "ON"), synthToken(at, "TRUE")];
+      const tail = inner.slice(firstEnd);
+      const lastInTail = lastJoin - firstEnd;
+      const lastHasOn = tail.some((t, i) => i > lastInTail && isWord(t, "ON") && isDepthZero(tail, i));
+      let tailTokens: Token[];
+      if (lastHasOn) tailTokens = [...tail, synthToken(at, "AND"), ...cond];
+      else {
+        // a CROSS JOIN / comma item becomes an inner JOIN … ON condition
+        const prefix = tail
+          .slice(0, lastInTail)
+          .filter((_, i) => !(i === lastInTail - 1 && isWord(tail[i], "CROSS")));
+        tailTokens = [
+          ...prefix,
+          synthToken(at, "JOIN"),
+          ...tail.slice(lastInTail + 1),
+          synthToken(at, "ON"),
+          ...cond,
+        ];
+      }
+      rewritten = [...head, ...tailTokens];
+    }
+    result = [...result.slice(0, k + 1), ...rewritten, ...result.slice(end)];
+  }
+  return result;
+}
+
+/** `* EXCEPT (a) REPLACE (e AS b)` → `* REPLACE (e AS b, __qes_except AS a)`: one modifier for the parser. */
+export function starExceptReplace(tokens: Token[]): Token[] {
+  const result = [...tokens];
+  for (let k = 0; k < result.length - 2; k++) {
+    if (result[k]!.value !== "*" || !isWord(result[k + 1], "EXCEPT") || result[k + 2]?.value !== "(")
+      continue;
+    const exceptClose = matching(result, k + 2);
+    if (!isWord(result[exceptClose + 1], "REPLACE") || result[exceptClose + 2]?.value !== "(") continue;
+    const replaceClose = matching(result, exceptClose + 2);
+    const names = splitTopLevel(result.slice(k + 3, exceptClose));
+    const replaced = result.slice(exceptClose + 3, replaceClose);
+    const at = result[k + 1]!;
+    const extra: Token[] = [];
+    for (const n of names)
+      extra.push(synthPunct(at, ","), synthToken(at, "__qes_except"), synthToken(at, "AS"), ...n);
+    result.splice(
+      k + 1,
+      replaceClose - k,
+      synthToken(at, "REPLACE"),
+      synthPunct(at, "("),
+      ...replaced,
+      ...extra,
+      synthPunct(at, ")"),
+    );
+  }
+  return result;
+}
