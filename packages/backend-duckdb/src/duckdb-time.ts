@@ -1,4 +1,4 @@
-import { QesError, zoneRules } from "@qes/core";
+import { parseTimeFormat, QesError, zoneRules } from "@qes/core";
 
 /**
  * Time zones and timestamp text on DuckDB, which has no ICU extension here (no network to load
@@ -54,9 +54,34 @@ export function stringToTimestampSql(s: string, zone = "UTC", safe = false): str
   return `CASE WHEN regexp_matches(${s}, ${EXPLICIT_OFFSET}) THEN ${local} - to_seconds(${sign} * (${hours} * 3600 + ${minutes} * 60)) WHEN regexp_matches(${s}, '(Z|UTC)\\s*$') THEN ${local} ELSE ${inZone} END`;
 }
 
+/** BigQuery format elements that strftime writes as they are, or as a short sequence. */
+export const STRFTIME: Record<string, string> = {
+  Y: "%Y",
+  m: "%m",
+  d: "%d",
+  H: "%H",
+  M: "%M",
+  S: "%S",
+  y: "%y",
+  j: "%j",
+  b: "%b",
+  B: "%B",
+  a: "%a",
+  A: "%A",
+  I: "%I",
+  p: "%p",
+  F: "%Y-%m-%d",
+  T: "%H:%M:%S",
+  D: "%m/%d/%y",
+  R: "%H:%M",
+  "E*S": "%S.%f",
+  E6S: "%S.%f",
+  E3S: "%S.%g",
+};
+
 /**
- * FORMAT_TIMESTAMP / FORMAT_DATETIME on DuckDB: BigQuery format elements, piece by piece, since
- * strftime lacks several (%F, %T, %e, %s, %E…S, %z in a zone).
+ * FORMAT_TIMESTAMP on DuckDB, piece by piece: strftime lacks several BigQuery elements (%e,
+ * %s, and %z / %Z in a zone other than UTC).
  */
 export function formatTimestampSql(format: string, ts: string, zone?: string): string {
   const local = zone ? toLocalSql(ts, zone) : ts;
@@ -67,75 +92,21 @@ export function formatTimestampSql(format: string, ts: string, zone?: string): s
     if (strf) pieces.push(`strftime(${local}, '${strf.replace(/'/g, "''")}')`);
     strf = "";
   };
-  const expr = (sql: string) => {
-    flush();
-    pieces.push(sql);
-  };
-  for (let i = 0; i < format.length; i++) {
-    const c = format[i]!;
-    if (c !== "%") {
-      strf += c === "%" ? "%%" : c;
+  for (const p of parseTimeFormat(format)) {
+    if ("literal" in p) {
+      strf += p.literal.replace(/%/g, "%%");
       continue;
     }
-    const n = format[i + 1];
-    i++;
-    switch (n) {
-      case "Y":
-      case "m":
-      case "d":
-      case "H":
-      case "M":
-      case "S":
-      case "y":
-      case "j":
-      case "b":
-      case "B":
-      case "a":
-      case "A":
-      case "I":
-      case "p":
-        strf += `%${n}`;
-        break;
-      case "F":
-        strf += "%Y-%m-%d";
-        break;
-      case "T":
-        strf += "%H:%M:%S";
-        break;
-      case "D":
-        strf += "%m/%d/%y";
-        break;
-      case "R":
-        strf += "%H:%M";
-        break;
-      case "%":
-        strf += "%%";
-        break;
-      case "e":
-        expr(`lpad(CAST(day(${local}) AS VARCHAR), 2, ' ')`);
-        break;
-      case "s":
-        expr(`CAST(CAST(floor(epoch_us(${ts}) / 1000000) AS BIGINT) AS VARCHAR)`);
-        break;
-      case "z":
-        expr(
-          `(CASE WHEN ${offset} < 0 THEN '-' ELSE '+' END || lpad(CAST(abs(${offset}) // 3600 AS VARCHAR), 2, '0') || lpad(CAST(abs(${offset}) % 3600 // 60 AS VARCHAR), 2, '0'))`,
-        );
-        break;
-      case "Z":
-        expr(`'${(zone ?? "UTC").replace(/'/g, "''")}'`);
-        break;
-      case "E": {
-        const spec = format.slice(i + 1, i + 3);
-        i += 2;
-        if (spec === "*S" || spec === "6S") strf += "%S.%f";
-        else if (spec === "3S") strf += "%S.%g";
-        else throw new QesError("sql_invalid", `Format element %E${spec} is not supported.`);
-        break;
-      }
-      default:
-        throw new QesError("sql_invalid", `Format element %${n ?? ""} is not supported.`);
-    }
+    const special: Record<string, string> = {
+      e: `lpad(CAST(day(${local}) AS VARCHAR), 2, ' ')`,
+      s: `CAST(CAST(floor(epoch_us(${ts}) / 1000000) AS BIGINT) AS VARCHAR)`,
+      z: `(CASE WHEN ${offset} < 0 THEN '-' ELSE '+' END || lpad(CAST(abs(${offset}) // 3600 AS VARCHAR), 2, '0') || lpad(CAST(abs(${offset}) % 3600 // 60 AS VARCHAR), 2, '0'))`,
+      Z: `'${(zone ?? "UTC").replace(/'/g, "''")}'`,
+    };
+    if (p.element in special) {
+      flush();
+      pieces.push(special[p.element]!);
+    } else strf += STRFTIME[p.element];
   }
   flush();
   return pieces.length === 0 ? "''" : pieces.length === 1 ? pieces[0]! : `(${pieces.join(" || ")})`;

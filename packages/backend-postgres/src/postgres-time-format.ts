@@ -1,7 +1,7 @@
-import { QesError } from "@qes/core";
+import { parseTimeFormat, QesError } from "@qes/core";
 
-/** BigQuery format elements that map to one to_char pattern. */
-const ELEMENTS: Record<string, string> = {
+/** BigQuery format elements that map to one to_char / to_timestamp pattern. */
+const PATTERNS: Record<string, string> = {
   Y: "YYYY",
   m: "MM",
   d: "DD",
@@ -20,41 +20,28 @@ const ELEMENTS: Record<string, string> = {
   T: "HH24:MI:SS",
   D: "MM/DD/YY",
   R: "HH24:MI",
+  "E*S": "SS.US",
+  E6S: "SS.US",
+  E3S: "SS.MS",
 };
+
+/** Literal text in a to_char pattern: letters are quoted so they are not read as fields. */
+function patternLiteral(text: string): string {
+  return text.replace(/[A-Za-z]+/g, (w) => `"${w}"`);
+}
 
 /** BigQuery format → to_timestamp pattern (PARSE_TIMESTAMP), where %z reads an offset. */
 export function translateTimeFormat(format: string): string {
-  let out = "";
-  for (let i = 0; i < format.length; i++) {
-    const c = format[i]!;
-    if (c !== "%") {
-      out += /[A-Za-z]/.test(c) ? `"${c}"` : c;
-      continue;
-    }
-    const next = format[i + 1];
-    i++;
-    if (next === "E") {
-      const spec = format.slice(i + 1, i + 3);
-      i += 2;
-      if (spec === "*S" || spec === "6S") out += "SS.US";
-      else if (spec === "3S") out += "SS.MS";
-      else throw new QesError("sql_invalid", `Format element %E${spec} is not supported.`);
-      continue;
-    }
-    if (next === "%") {
-      out += "%";
-      continue;
-    }
-    if (next === "z") {
-      out += "TZHTZM";
-      continue;
-    }
-    const element = next === undefined ? undefined : ELEMENTS[next];
-    if (element === undefined)
-      throw new QesError("sql_invalid", `Format element %${next ?? ""} is not supported.`);
-    out += element;
-  }
-  return out;
+  return parseTimeFormat(format)
+    .map((p) => {
+      if ("literal" in p) return patternLiteral(p.literal);
+      if (p.element === "z") return "TZHTZM";
+      const pattern = PATTERNS[p.element];
+      if (!pattern)
+        throw new QesError("sql_invalid", `PARSE_TIMESTAMP does not support %${p.element} on PostgreSQL.`);
+      return pattern;
+    })
+    .join("");
 }
 
 /**
@@ -69,59 +56,28 @@ export function formatTimestampSql(
 ): string {
   const z = zone ?? "'UTC'";
   const local = `(${ts} AT TIME ZONE ${z})`;
+  const offset = `CAST(extract(epoch FROM (${local} - (${ts} AT TIME ZONE 'UTC'))) AS integer)`;
   const pieces: string[] = [];
   let pattern = "";
   const flush = () => {
     if (pattern) pieces.push(`to_char(${local}, ${quote(pattern)})`);
     pattern = "";
   };
-  const expr = (sql: string) => {
-    flush();
-    pieces.push(sql);
-  };
-  for (let i = 0; i < format.length; i++) {
-    const c = format[i]!;
-    if (c !== "%") {
-      pattern += /[A-Za-z]/.test(c) ? `"${c}"` : c;
+  for (const p of parseTimeFormat(format)) {
+    if ("literal" in p) {
+      pattern += patternLiteral(p.literal);
       continue;
     }
-    const n = format[i + 1];
-    i++;
-    if (n === "E") {
-      const spec = format.slice(i + 1, i + 3);
-      i += 2;
-      if (spec === "*S" || spec === "6S") pattern += "SS.US";
-      else if (spec === "3S") pattern += "SS.MS";
-      else throw new QesError("sql_invalid", `Format element %E${spec} is not supported.`);
-      continue;
-    }
-    if (n === "%") {
-      pattern += "%";
-      continue;
-    }
-    if (n === "s") {
-      expr(`CAST(CAST(floor(extract(epoch FROM ${ts})) AS bigint) AS text)`);
-      continue;
-    }
-    if (n === "e") {
-      expr(`lpad(CAST(extract(day FROM ${local}) AS integer)::text, 2, ' ')`);
-      continue;
-    }
-    if (n === "z") {
-      const off = `CAST(extract(epoch FROM (${local} - (${ts} AT TIME ZONE 'UTC'))) AS integer)`;
-      expr(
-        `(CASE WHEN ${off} < 0 THEN '-' ELSE '+' END || lpad((abs(${off}) / 3600)::text, 2, '0') || lpad((abs(${off}) % 3600 / 60)::text, 2, '0'))`,
-      );
-      continue;
-    }
-    if (n === "Z") {
-      expr(z);
-      continue;
-    }
-    const element = n === undefined ? undefined : ELEMENTS[n];
-    if (element === undefined)
-      throw new QesError("sql_invalid", `Format element %${n ?? ""} is not supported.`);
-    pattern += element;
+    const special: Record<string, string> = {
+      s: `CAST(CAST(floor(extract(epoch FROM ${ts})) AS bigint) AS text)`,
+      e: `lpad(CAST(CAST(extract(day FROM ${local}) AS integer) AS text), 2, ' ')`,
+      z: `(CASE WHEN ${offset} < 0 THEN '-' ELSE '+' END || lpad(CAST(abs(${offset}) / 3600 AS text), 2, '0') || lpad(CAST(abs(${offset}) % 3600 / 60 AS text), 2, '0'))`,
+      Z: z,
+    };
+    if (p.element in special) {
+      flush();
+      pieces.push(special[p.element]!);
+    } else pattern += PATTERNS[p.element];
   }
   flush();
   return pieces.length === 0 ? "''" : pieces.length === 1 ? pieces[0]! : `(${pieces.join(" || ")})`;

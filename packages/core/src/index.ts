@@ -7,6 +7,7 @@ export * from "./compile/sql-type.ts";
 export * from "./dialect/default-functions.ts";
 export * from "./dialect/dialect.ts";
 export * from "./dialect/sql-emitter.ts";
+export * from "./dialect/time-format.ts";
 export * from "./dialect/time-zones.ts";
 export * from "./endpoint/endpoint-definition.ts";
 export * from "./endpoint/load-endpoints.ts";

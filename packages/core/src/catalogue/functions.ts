@@ -82,163 +82,73 @@ const numericResult = (a: SqlType[]) =>
 
 const specs: FunctionSpec[] = [
   // aggregates
-  { name: "COUNT", kind: "aggregate", minArgs: 0, maxArgs: 1, returns: fixed(INT64) },
-  {
-    name: "COUNTIF",
-    kind: "aggregate",
-    minArgs: 1,
-    maxArgs: 1,
-    returns: checked([[0, "BOOL"]], () => INT64),
-  },
-  {
-    name: "SUM",
-    kind: "aggregate",
-    minArgs: 1,
-    maxArgs: 1,
-    returns: checked([[0, "INT64", "FLOAT64"]], (a) =>
-      a[0]?.t === "scalar" && a[0].s === "INT64" ? INT64 : FLOAT64,
-    ),
-  },
-  {
-    name: "AVG",
-    kind: "aggregate",
-    minArgs: 1,
-    maxArgs: 1,
-    returns: checked([[0, "FLOAT64"]], () => FLOAT64),
-  },
-  { name: "MIN", kind: "aggregate", minArgs: 1, maxArgs: 1, returns: sameAsFirst },
-  { name: "MAX", kind: "aggregate", minArgs: 1, maxArgs: 1, returns: sameAsFirst },
-  { name: "ANY_VALUE", kind: "aggregate", minArgs: 1, maxArgs: 1, returns: sameAsFirst },
-  {
-    name: "LOGICAL_OR",
-    kind: "aggregate",
-    minArgs: 1,
-    maxArgs: 1,
-    returns: checked([[0, "BOOL"]], () => BOOL),
-  },
-  {
-    name: "LOGICAL_AND",
-    kind: "aggregate",
-    minArgs: 1,
-    maxArgs: 1,
-    returns: checked([[0, "BOOL"]], () => BOOL),
-  },
+  fn("COUNT", "aggregate", [0, 1], [], INT64),
+  fn("COUNTIF", "aggregate", [1, 1], [[0, "BOOL"]], INT64),
+  fn("SUM", "aggregate", [1, 1], [[0, ...NUM]], (a) => numericResult(a.slice(0, 1))),
+  fn("AVG", "aggregate", [1, 1], [[0, ...NUM]], FLOAT64),
+  fn("MIN", "aggregate", [1, 1], [], sameAsFirst),
+  fn("MAX", "aggregate", [1, 1], [], sameAsFirst),
+  fn("ANY_VALUE", "aggregate", [1, 1], [], sameAsFirst),
+  fn("LOGICAL_OR", "aggregate", [1, 1], [[0, "BOOL"]], BOOL),
+  fn("LOGICAL_AND", "aggregate", [1, 1], [[0, "BOOL"]], BOOL),
   // conditionals
-  { name: "COALESCE", kind: "scalar", minArgs: 1, maxArgs: 100, returns: (a, n) => common(n, a) },
-  { name: "IFNULL", kind: "scalar", minArgs: 2, maxArgs: 2, returns: (a, n) => common(n, a) },
-  { name: "NULLIF", kind: "scalar", minArgs: 2, maxArgs: 2, returns: sameAsFirst },
-  {
-    name: "IF",
-    kind: "scalar",
-    minArgs: 3,
-    maxArgs: 3,
-    returns: checked([[0, "BOOL"]], (a, n) => common(n, a.slice(1))),
-  },
+  fn("COALESCE", "scalar", [1, 100], [], (a, n) => common(n, a)),
+  fn("IFNULL", "scalar", [2, 2], [], (a, n) => common(n, a)),
+  fn("NULLIF", "scalar", [2, 2], [], sameAsFirst),
+  fn("IF", "scalar", [3, 3], [[0, "BOOL"]], (a, n) => common(n, a.slice(1))),
   // strings
-  {
-    name: "LOWER",
-    kind: "scalar",
-    minArgs: 1,
-    maxArgs: 1,
-    returns: checked([[0, "STRING"]], () => STRING),
-  },
-  {
-    name: "UPPER",
-    kind: "scalar",
-    minArgs: 1,
-    maxArgs: 1,
-    returns: checked([[0, "STRING"]], () => STRING),
-  },
-  {
-    name: "LENGTH",
-    kind: "scalar",
-    minArgs: 1,
-    maxArgs: 1,
-    returns: checked([[0, "STRING"]], () => INT64),
-  },
-  {
-    name: "STARTS_WITH",
-    kind: "scalar",
-    minArgs: 2,
-    maxArgs: 2,
-    returns: checked(
-      [
-        [0, "STRING"],
-        [1, "STRING"],
-      ],
-      () => BOOL,
-    ),
-  },
-  {
-    name: "ENDS_WITH",
-    kind: "scalar",
-    minArgs: 2,
-    maxArgs: 2,
-    returns: checked(
-      [
-        [0, "STRING"],
-        [1, "STRING"],
-      ],
-      () => BOOL,
-    ),
-  },
-  { name: "CONCAT", kind: "scalar", minArgs: 1, maxArgs: 100, returns: fixed(STRING) },
-  {
-    name: "REGEXP_CONTAINS",
-    kind: "scalar",
-    minArgs: 2,
-    maxArgs: 2,
-    patternArgs: [1],
-    returns: checked(
-      [
-        [0, "STRING"],
-        [1, "STRING"],
-      ],
-      () => BOOL,
-    ),
-  },
+  fn("LOWER", "scalar", [1, 1], [[0, "STRING"]], STRING),
+  fn("UPPER", "scalar", [1, 1], [[0, "STRING"]], STRING),
+  fn("LENGTH", "scalar", [1, 1], [[0, "STRING"]], INT64),
+  fn(
+    "STARTS_WITH",
+    "scalar",
+    [2, 2],
+    [
+      [0, "STRING"],
+      [1, "STRING"],
+    ],
+    BOOL,
+  ),
+  fn(
+    "ENDS_WITH",
+    "scalar",
+    [2, 2],
+    [
+      [0, "STRING"],
+      [1, "STRING"],
+    ],
+    BOOL,
+  ),
+  fn("CONCAT", "scalar", [1, 100], [], STRING),
+  fn(
+    "REGEXP_CONTAINS",
+    "scalar",
+    [2, 2],
+    [
+      [0, "STRING"],
+      [1, "STRING"],
+    ],
+    BOOL,
+    { patternArgs: [1] },
+  ),
   // time
-  { name: "CURRENT_TIMESTAMP", kind: "scalar", minArgs: 0, maxArgs: 0, returns: fixed(TIMESTAMP) },
-  {
-    name: "TIMESTAMP_TRUNC",
-    kind: "scalar",
-    minArgs: 2,
-    maxArgs: 3,
+  fn("CURRENT_TIMESTAMP", "scalar", [0, 0], [], TIMESTAMP),
+  fn("TIMESTAMP_TRUNC", "scalar", [2, 3], [[0, ...TIME]], TIMESTAMP, {
     literalAs: ["TIMESTAMP"],
     datePartArgs: [1],
-    returns: checked([[0, "TIMESTAMP"]], () => TIMESTAMP),
-  },
-  {
-    name: "TIMESTAMP_SUB",
-    kind: "scalar",
-    minArgs: 2,
-    maxArgs: 2,
-    literalAs: ["TIMESTAMP"],
-    returns: checked([[0, "TIMESTAMP"]], () => TIMESTAMP),
-  },
-  {
-    name: "TIMESTAMP_ADD",
-    kind: "scalar",
-    minArgs: 2,
-    maxArgs: 2,
-    literalAs: ["TIMESTAMP"],
-    returns: checked([[0, "TIMESTAMP"]], () => TIMESTAMP),
-  },
-  {
-    name: "DATETIME",
-    kind: "scalar",
-    minArgs: 1,
-    maxArgs: 2,
+  }),
+  fn("TIMESTAMP_SUB", "scalar", [2, 2], [[0, ...TIME]], TIMESTAMP, { literalAs: ["TIMESTAMP"] }),
+  fn("TIMESTAMP_ADD", "scalar", [2, 2], [[0, ...TIME]], TIMESTAMP, { literalAs: ["TIMESTAMP"] }),
+  fn("DATETIME", "scalar", [1, 2], [[0, "TIMESTAMP", "DATETIME", "DATE"]], DATETIME, {
     literalAs: ["TIMESTAMP", "STRING"],
-    returns: checked([[0, "TIMESTAMP", "DATETIME", "DATE"]], () => DATETIME),
-  },
-  {
-    name: "DATE",
-    kind: "scalar",
-    minArgs: 1,
-    maxArgs: 3,
-    literalAs: ["TIMESTAMP", "STRING"],
-    returns: (a, n) =>
+  }),
+  fn(
+    "DATE",
+    "scalar",
+    [1, 3],
+    [],
+    (a, n) =>
       a.length === 3
         ? checked(
             [
@@ -255,22 +165,10 @@ const specs: FunctionSpec[] = [
             ],
             () => DATE,
           )(a, n),
-  },
-  {
-    name: "UNIX_MICROS",
-    kind: "scalar",
-    minArgs: 1,
-    maxArgs: 1,
-    literalAs: ["TIMESTAMP"],
-    returns: checked([[0, "TIMESTAMP"]], () => INT64),
-  },
-  {
-    name: "TIMESTAMP_MICROS",
-    kind: "scalar",
-    minArgs: 1,
-    maxArgs: 1,
-    returns: checked([[0, "INT64"]], () => TIMESTAMP),
-  },
+    { literalAs: ["TIMESTAMP", "STRING"] },
+  ),
+  fn("UNIX_MICROS", "scalar", [1, 1], [[0, ...TIME]], INT64, { literalAs: ["TIMESTAMP"] }),
+  fn("TIMESTAMP_MICROS", "scalar", [1, 1], [[0, "INT64"]], TIMESTAMP),
   ...moreFunctions(),
 ];
 
