@@ -36,13 +36,7 @@ export function analyzeFrom(
         if (!from) fail("sql_invalid", "UNNEST of a record cannot be the first FROM item.", item);
         select.from = from!;
       } else if (from) {
-        select.joins.push({
-          kind: kind === "left" ? "left" : "cross",
-          item: from,
-          ...(kind === "left"
-            ? { on: { k: "lit", value: true, type: { t: "scalar", s: "BOOL" } } as Expr }
-            : {}),
-        });
+        joinArray(select, kind, from);
       }
       return;
     }
@@ -63,14 +57,7 @@ export function analyzeFrom(
         ctx,
         opts,
       );
-      if (from)
-        select.joins.push({
-          kind: kind === "left" ? "left" : "cross",
-          item: from,
-          ...(kind === "left"
-            ? { on: { k: "lit", value: true, type: { t: "scalar", s: "BOOL" } } as Expr }
-            : {}),
-        });
+      if (from) joinArray(select, kind, from);
       return;
     }
     const using = ((item.using ?? []) as AstNode[]).map((u) => String(u.value ?? u));
@@ -374,4 +361,10 @@ export function recordVar(name: string, rec: RecordValue, isTableRow = false): R
 export function hasField(rec: RecordValue, name: string): boolean {
   const lower = name.toLowerCase();
   return Object.keys(rec.node.fields ?? {}).some((k) => k.toLowerCase() === lower);
+}
+
+/** An expanded array joins its row: CROSS, or LEFT … ON TRUE (keeping rows whose array is empty). */
+function joinArray(select: Select, kind: Join["kind"], from: FromItem): void {
+  const on: Expr = { k: "lit", value: true, type: { t: "scalar", s: "BOOL" } };
+  select.joins.push(kind === "left" ? { kind: "left", item: from, on } : { kind: "cross", item: from });
 }
