@@ -2,23 +2,42 @@ import { type Backend, type EndpointRegistry, QesError } from "@qes/core";
 import express, { type NextFunction, type Request, type Response } from "express";
 import type { Logger } from "pino";
 import type { ApiKeyVerifier } from "./auth/api-keys.ts";
+import type { JwtVerifier } from "./auth/jwt.ts";
 import type { Clock } from "./clock.ts";
 import { type ErrorFormat, toHttpError } from "./errors/http-errors.ts";
+import { cors } from "./http/cors.ts";
 import { requestId } from "./http/request-id.ts";
 import { requestLog } from "./logging/request-log.ts";
+import type { Metrics } from "./observability/metrics.ts";
+import type { QueryService } from "./query/query-service.ts";
+import type { RedisConnection } from "./redis/redis-connection.ts";
 import { queryEndpointRoute } from "./routes/query-endpoint.ts";
+import { healthRoute, metricsRoute, openApiRoute, readyRoute } from "./routes/service-routes.ts";
 
 export interface AppDeps {
   backend: Backend;
   registry: EndpointRegistry;
   verifier: ApiKeyVerifier;
+  jwt?: JwtVerifier;
   logger: Logger;
   clock: Clock;
-  queryTimeoutMs: number;
   errorFormat: ErrorFormat;
+  queries: QueryService;
+  metrics: Metrics;
+  redis?: RedisConnection;
+  cacheKind: "redis" | "memory" | "off";
+  corsOrigins: readonly string[];
+  /** service version shown in the OpenAPI document */
+  version: string;
 }
 
-/** The express application: request id → request log → routes → errors in the shape of DESIGN.md §7. */
+/** largest POST body (consumer SQL and parameters) */
+const BODY_LIMIT = "1mb";
+
+/**
+ * The express application: request id → request log and metrics → CORS → routes → errors in
+ * the shape of DESIGN.md §7.
+ */
 export function createApp(deps: AppDeps): express.Express {
   const app = express();
   app.disable("x-powered-by");
@@ -26,15 +45,21 @@ export function createApp(deps: AppDeps): express.Express {
   app.set("query parser", false);
   app.use(requestId);
   app.use(requestLog(deps.logger));
+  app.use(requestMetrics(deps.metrics, deps.backend.name));
+  if (deps.corsOrigins.length > 0) app.use(cors(deps.corsOrigins));
 
-  app.get("/health", (_req, res) => {
-    res.json({ status: "ok" });
-  });
-  app.get("/ready", async (_req, res) => {
-    await deps.backend.health();
-    res.json({ status: "ready", backend: deps.backend.name });
-  });
-  app.get("/api/endpoints/query/:idOrName", queryEndpointRoute(deps));
+  app.get("/health", healthRoute());
+  app.get("/ready", readyRoute(deps));
+  app.get("/metrics", metricsRoute(deps));
+  app.get("/api/openapi.json", openApiRoute(deps));
+  const query = queryEndpointRoute(deps);
+  app.get("/api/endpoints/query/:idOrName", query);
+  // any content type: a browser's simple request sends text/plain
+  app.post(
+    "/api/endpoints/query/:idOrName",
+    express.json({ limit: BODY_LIMIT, strict: false, type: () => true }),
+    query,
+  );
 
   app.use((req: Request, _res: Response, next: NextFunction) => {
     next(new QesError("endpoint_not_found", `Nothing is served at ${req.method} ${req.path}.`));
@@ -42,6 +67,26 @@ export function createApp(deps: AppDeps): express.Express {
   app.use(errorHandler(deps.logger, deps.errorFormat));
   return app;
 }
+
+/** one latency observation per request: route, endpoint, backend, status, cache outcome */
+function requestMetrics(metrics: Metrics, backend: string) {
+  return (req: Request, res: Response, next: NextFunction): void => {
+    const started = performance.now();
+    res.on("finish", () => {
+      const endpoint = typeof res.locals.endpointName === "string" ? res.locals.endpointName : "";
+      const route = endpoint !== "" ? "query" : KNOWN_ROUTES.has(req.path) ? req.path : "other";
+      const cache = typeof res.locals.cache === "string" ? res.locals.cache : "";
+      metrics.httpRequestSeconds.observe(
+        { route, endpoint, backend, status: String(res.statusCode), cache },
+        (performance.now() - started) / 1000,
+      );
+      if (cache !== "") metrics.cacheRequests.inc({ endpoint, outcome: cache });
+    });
+    next();
+  };
+}
+
+const KNOWN_ROUTES = new Set(["/health", "/ready", "/metrics", "/api/openapi.json"]);
 
 function errorHandler(logger: Logger, format: ErrorFormat) {
   return (err: unknown, _req: Request, res: Response, next: NextFunction): void => {
@@ -59,11 +104,15 @@ function errorHandler(logger: Logger, format: ErrorFormat) {
   };
 }
 
-/** express's own 4xx errors (a malformed percent-encoding in the path, …) as our codes */
+/** express's own 4xx errors (a malformed percent-encoding in the path, a bad body, …) as our codes */
 function fromExpressError(err: unknown): unknown {
   if (err instanceof QesError || typeof err !== "object" || err === null) return err;
   const status = (err as { status?: unknown }).status;
   if (status === 413) return new QesError("request_too_large", "The request is too large.");
+  const type = (err as { type?: unknown }).type;
+  if (type === "entity.parse.failed") {
+    return new QesError("invalid_parameter", "The request body is not valid JSON.");
+  }
   if (typeof status === "number" && status >= 400 && status < 500) {
     return new QesError("invalid_parameter", "The request is malformed.");
   }

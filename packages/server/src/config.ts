@@ -1,3 +1,5 @@
+import { createPublicKey, type KeyObject } from "node:crypto";
+import { readFileSync } from "node:fs";
 import { QesError, splitEndpointDirs } from "@qes/core";
 
 /**
@@ -12,9 +14,15 @@ export interface QesConfig {
   queryTimeoutMs: number;
   cacheMaxEntries: number;
   warmMaxKeys: number;
+  /**
+   * factor applied to every endpoint's `warmIntervalSeconds` (`QES_WARM_INTERVAL_SCALE`, default 1);
+   * tests shorten 300 s to a second or two with it
+   */
+  warmIntervalScale: number;
   redis: { url?: string; prefix: string };
   /** raw `QES_API_KEYS`; parsed by auth/api-keys.ts */
   apiKeys?: string;
+  /** `publicKey` is PEM text (read from a file when the variable names one) */
   jwt: { secret?: string; publicKey?: string };
   endpointDirs: string[];
   corsOrigins: string[];
@@ -47,6 +55,7 @@ export function loadConfig(env: Env = process.env): QesConfig {
     queryTimeoutMs: integer(env, "QES_QUERY_TIMEOUT_MS", 30_000, 1, 24 * 3600_000),
     cacheMaxEntries: integer(env, "QES_CACHE_MAX_ENTRIES", 10_000, 0, 100_000_000),
     warmMaxKeys: integer(env, "QES_WARM_MAX_KEYS", 1000, 0, 10_000_000),
+    warmIntervalScale: decimal(env, "QES_WARM_INTERVAL_SCALE", 1, 1e-6, 1000),
     redis: { prefix: text(env, "QES_REDIS_PREFIX") ?? "qes:" },
     jwt: {},
     endpointDirs: splitEndpointDirs(env.QES_ENDPOINTS_DIR),
@@ -62,9 +71,13 @@ export function loadConfig(env: Env = process.env): QesConfig {
   const apiKeys = text(env, "QES_API_KEYS");
   if (apiKeys !== undefined) config.apiKeys = apiKeys;
   const secret = text(env, "QES_JWT_SECRET");
-  if (secret !== undefined) config.jwt.secret = secret;
+  if (secret !== undefined) {
+    // HS256 with a short secret can be brute-forced offline from any token
+    if (secret.length < 32) bad("QES_JWT_SECRET", "must be at least 32 characters");
+    config.jwt.secret = secret;
+  }
   const publicKey = text(env, "QES_JWT_PUBLIC_KEY");
-  if (publicKey !== undefined) config.jwt.publicKey = publicKey;
+  if (publicKey !== undefined) config.jwt.publicKey = publicKeyPem(publicKey);
   for (const origin of config.corsOrigins) {
     if (origin !== "*" && !/^https?:\/\/[^/\s]+$/.test(origin)) {
       bad("QES_CORS_ORIGINS", `"${origin}" is not an origin such as https://app.example.com`);
@@ -93,6 +106,40 @@ function integer(env: Env, name: string, fallback: number, min: number, max: num
   const n = Number(v);
   if (n < min || n > max) bad(name, `${n} is outside ${min}…${max}`);
   return n;
+}
+
+function decimal(env: Env, name: string, fallback: number, min: number, max: number): number {
+  const v = text(env, name);
+  if (v === undefined) return fallback;
+  if (!/^\d+(\.\d+)?(e-?\d+)?$/i.test(v)) bad(name, `"${v}" is not a number`);
+  const n = Number(v);
+  if (!(n >= min && n <= max)) bad(name, `${n} is outside ${min}…${max}`);
+  return n;
+}
+
+/**
+ * `QES_JWT_PUBLIC_KEY`: PEM text (`\n` escapes accepted, as env files often hold one line) or the
+ * path of a PEM file; an RSA or EC public key, checked here so a bad key stops start-up.
+ */
+function publicKeyPem(v: string): string {
+  const name = "QES_JWT_PUBLIC_KEY";
+  let pem = v.replace(/\\n/g, "\n");
+  if (!pem.startsWith("-----BEGIN")) {
+    try {
+      pem = readFileSync(v, "utf8");
+    } catch {
+      bad(name, "is neither PEM text (-----BEGIN PUBLIC KEY-----…) nor a readable PEM file");
+    }
+  }
+  let key: KeyObject;
+  try {
+    key = createPublicKey(pem);
+  } catch {
+    return bad(name, "is not a valid PEM public key");
+  }
+  if (key.asymmetricKeyType !== "rsa" && key.asymmetricKeyType !== "ec")
+    bad(name, `must be an RSA (RS256) or EC (ES256) key, not ${key.asymmetricKeyType}`);
+  return pem;
 }
 
 function oneOf<T extends string>(env: Env, name: string, allowed: readonly T[], fallback: T): T {

@@ -15,7 +15,10 @@ export interface ApiKey {
 
 /** who a request runs as, once authenticated */
 export interface Principal {
+  /** endpoint names (and, from JWT scopes, lower-case UUIDs) this principal may run; absent = all */
   endpoints?: ReadonlySet<string>;
+  /** parameter values fixed by a JWT `params` claim: a request may omit or repeat them, not change them */
+  pinned?: Readonly<Record<string, string>>;
 }
 
 const TOKEN = /^[A-Za-z0-9_-]{16,}$/;
@@ -89,7 +92,11 @@ export class ApiKeyVerifier {
 }
 
 export function principalAllows(principal: Principal, endpoint: EndpointDefinition): boolean {
-  return principal.endpoints === undefined || principal.endpoints.has(endpoint.name);
+  return (
+    principal.endpoints === undefined ||
+    principal.endpoints.has(endpoint.name) ||
+    principal.endpoints.has(endpoint.id.toLowerCase())
+  );
 }
 
 /**

@@ -1,6 +1,8 @@
 import {
   type Backend,
+  type BoundRequest,
   bindRequestParams,
+  type CompiledQuery,
   compileEndpoint,
   type EndpointDefinition,
   type QueryResult,
@@ -25,19 +27,44 @@ export interface EndpointQueryResult extends QueryResult {
   canonical: Record<string, string | null>;
 }
 
-/** compile (cached in core per endpoint version and schema version) → bind → execute */
+export interface PreparedEndpointQuery {
+  compiled: CompiledQuery;
+  bound: BoundRequest;
+}
+
+/**
+ * compile (cached in core per endpoint version and schema version) → validate and bind; throws the
+ * 400/422 errors of a bad request before anything runs or any cache is read.
+ */
+export async function prepareEndpointQuery(
+  backend: Backend,
+  endpoint: EndpointDefinition,
+  params: Record<string, string | undefined>,
+  consumerSql: string | undefined,
+  nowMicros: bigint,
+): Promise<PreparedEndpointQuery> {
+  const schema = await backend.schema();
+  const compiled = compileEndpoint(endpoint, {
+    schema,
+    dialect: backend.dialect,
+    ...(consumerSql !== undefined ? { consumerSql } : {}),
+  });
+  return { compiled, bound: bindRequestParams(endpoint, compiled, params, nowMicros) };
+}
+
+/** compile → bind → execute, without cache */
 export async function runEndpointQuery(
   backend: Backend,
   endpoint: EndpointDefinition,
   req: EndpointQueryRequest,
 ): Promise<EndpointQueryResult> {
-  const schema = await backend.schema();
-  const compiled = compileEndpoint(endpoint, {
-    schema,
-    dialect: backend.dialect,
-    ...(req.consumerSql !== undefined ? { consumerSql: req.consumerSql } : {}),
-  });
-  const bound = bindRequestParams(endpoint, compiled, req.params, req.nowMicros);
+  const { compiled, bound } = await prepareEndpointQuery(
+    backend,
+    endpoint,
+    req.params,
+    req.consumerSql,
+    req.nowMicros,
+  );
   const result = await backend.execute(compiled, bound.values, {
     maxRows: endpoint.maxRows,
     timeoutMs: req.timeoutMs,

@@ -1,40 +1,43 @@
-import { type Backend, type EndpointRegistry, QesError } from "@qes/core";
+import { type EndpointRegistry, QesError } from "@qes/core";
 import type { Request, Response } from "express";
-import { type ApiKeyVerifier, principalAllows } from "../auth/api-keys.ts";
+import type { ApiKeyVerifier } from "../auth/api-keys.ts";
+import { applyPinned, authenticate, authorize } from "../auth/authenticate.ts";
+import type { JwtVerifier } from "../auth/jwt.ts";
 import { requestToken } from "../auth/request-token.ts";
 import type { Clock } from "../clock.ts";
-import { headerList, queryStringParams } from "../http/request-params.ts";
-import { runEndpointQuery } from "../query/run-endpoint-query.ts";
+import { mergeBodyParams } from "../http/body-params.ts";
+import { queryStringParams } from "../http/request-params.ts";
+import { sendAnswer } from "../http/send-answer.ts";
+import type { QueryService } from "../query/query-service.ts";
+import { redactionRequested } from "../redaction/redaction-header.ts";
 
 export interface QueryEndpointDeps {
-  backend: Backend;
   registry: EndpointRegistry;
   verifier: ApiKeyVerifier;
+  jwt?: JwtVerifier;
   clock: Clock;
-  queryTimeoutMs: number;
+  queries: QueryService;
 }
 
 /**
- * `GET /api/endpoints/query/:idOrName` (SPEC.md §4.1): authenticate, find the endpoint by UUID
- * or name, run it with the query-string parameters, answer `200 {"result": [...]}`.
+ * `GET|POST /api/endpoints/query/:idOrName` (SPEC.md §4.1, DESIGN.md §7): authenticate (401),
+ * find the endpoint by UUID or name (404), authorise (403, pinned JWT parameters included), then
+ * answer from the cache or the backend: `200 {"result": [...]}`.
  */
 export function queryEndpointRoute(deps: QueryEndpointDeps) {
   return async (req: Request<{ idOrName: string }>, res: Response): Promise<void> => {
     const nowMicros = deps.clock();
-    const params = queryStringParams(req.originalUrl);
+    const query = queryStringParams(req.originalUrl);
+    const given = req.method === "POST" ? mergeBodyParams(query, req.body) : query;
 
-    const principal = deps.verifier.verify(requestToken(req, params));
-    if (!principal) {
-      throw new QesError("unauthorized", "A valid API token is required in the X-API-KEY header.");
-    }
+    const principal = authenticate(requestToken(req, query), deps.verifier, deps.jwt);
     const endpoint = deps.registry.get(req.params.idOrName);
     if (!endpoint) {
       throw new QesError("endpoint_not_found", `No endpoint has the id or name "${req.params.idOrName}".`);
     }
-    if (!principalAllows(principal, endpoint)) {
-      throw new QesError("forbidden", `This API token may not run the endpoint "${endpoint.name}".`);
-    }
     res.locals.endpointName = endpoint.name;
+    authorize(principal, endpoint);
+    const params = applyPinned(principal, given);
 
     const sql = params.sql;
     if (sql !== undefined && sql !== "" && !endpoint.sandboxable) {
@@ -50,19 +53,15 @@ export function queryEndpointRoute(deps: QueryEndpointDeps) {
     res.on("close", () => {
       if (!res.writableFinished) controller.abort();
     });
-    const result = await runEndpointQuery(deps.backend, endpoint, {
+    const answer = await deps.queries.answer({
+      endpoint,
       params,
       ...(sql !== undefined && sql !== "" ? { consumerSql: sql } : {}),
+      redact: endpoint.redactPii || redactionRequested(req.headers),
       nowMicros,
-      timeoutMs: deps.queryTimeoutMs,
       signal: controller.signal,
     });
-
-    if (result.ignored.length > 0) res.setHeader("QES-Ignored-Params", headerList(result.ignored));
-    if (result.rowLimitReached) res.setHeader("QES-Row-Limit-Reached", "true");
-    const body = Buffer.from(JSON.stringify({ result: result.rows }), "utf8");
-    res.status(200).setHeader("Content-Type", "application/json; charset=utf-8");
-    res.setHeader("Content-Length", body.length);
-    res.end(body);
+    res.locals.cache = answer.cache;
+    sendAnswer(res, answer);
   };
 }

@@ -1,0 +1,53 @@
+import { type EndpointDefinition, QesError } from "@qes/core";
+import { type ApiKeyVerifier, type Principal, principalAllows } from "./api-keys.ts";
+import { type JwtVerifier, looksLikeJwt } from "./jwt.ts";
+
+/**
+ * Who presents `token`: a static API key (hash compared in constant time) or, when JWTs are
+ * configured, a verified JWT. Throws 401 `unauthorized` for a missing, malformed, expired or
+ * unknown token. Messages never repeat the token.
+ */
+export function authenticate(
+  token: string | undefined,
+  keys: ApiKeyVerifier,
+  jwts: JwtVerifier | undefined,
+): Principal {
+  if (token === undefined || token === "") {
+    throw new QesError(
+      "unauthorized",
+      "An access token is required: X-API-KEY header, Authorization: Bearer, or api_key parameter.",
+    );
+  }
+  const principal = jwts?.enabled && looksLikeJwt(token) ? jwts.verify(token) : keys.verify(token);
+  if (!principal) throw new QesError("unauthorized", "The access token is not valid.");
+  return principal;
+}
+
+/** 403 `forbidden` unless the principal may run the endpoint. */
+export function authorize(principal: Principal, endpoint: EndpointDefinition): void {
+  if (!principalAllows(principal, endpoint)) {
+    throw new QesError("forbidden", `This access token may not run the endpoint "${endpoint.name}".`);
+  }
+}
+
+/**
+ * Applies a JWT's pinned parameters to the request's: an absent value takes the pinned one, the
+ * same value is fine, another value is 403 `forbidden`. Returns the parameters to bind.
+ */
+export function applyPinned(principal: Principal, params: Record<string, string>): Record<string, string> {
+  const pinned = principal.pinned;
+  if (pinned === undefined) return params;
+  const out: Record<string, string> = Object.assign(Object.create(null), params);
+  for (const [name, value] of Object.entries(pinned)) {
+    const given = params[name];
+    if (given !== undefined && given !== value) {
+      throw new QesError(
+        "forbidden",
+        `Parameter "${name}" is fixed by the access token; this request gives another value.`,
+        { param: name },
+      );
+    }
+    out[name] = value;
+  }
+  return out;
+}

@@ -1,0 +1,88 @@
+import { type Backend, compileEndpoint, type EndpointRegistry, type OutputColumn } from "@qes/core";
+import type { Request, Response } from "express";
+import type { ApiKeyVerifier, Principal } from "../auth/api-keys.ts";
+import { principalAllows } from "../auth/api-keys.ts";
+import { authenticate } from "../auth/authenticate.ts";
+import type { JwtVerifier } from "../auth/jwt.ts";
+import { requestToken } from "../auth/request-token.ts";
+import { queryStringParams } from "../http/request-params.ts";
+import type { Metrics } from "../observability/metrics.ts";
+import { openApiDocument } from "../openapi/openapi-document.ts";
+import type { RedisConnection } from "../redis/redis-connection.ts";
+
+export interface ServiceRoutesDeps {
+  backend: Backend;
+  registry: EndpointRegistry;
+  verifier: ApiKeyVerifier;
+  jwt?: JwtVerifier;
+  metrics: Metrics;
+  redis?: RedisConnection;
+  cacheKind: "redis" | "memory" | "off";
+  version: string;
+}
+
+/** `GET /health`: the process is up. */
+export function healthRoute() {
+  return (_req: Request, res: Response): void => {
+    res.json({ status: "ok" });
+  };
+}
+
+/**
+ * `GET /ready`: 200 when the backend answers, 503 `backend_unavailable` (error shape) when not.
+ * Redis being down is not a reason to take the instance out of rotation — it answers from the
+ * backend — so it is reported in the body only (and in `qes_redis_up`).
+ */
+export function readyRoute(deps: ServiceRoutesDeps) {
+  return async (_req: Request, res: Response): Promise<void> => {
+    await deps.backend.health();
+    res.json({
+      status: "ready",
+      backend: deps.backend.name,
+      redis: deps.redis ? (deps.redis.up ? "up" : "down") : "disabled",
+      cache: deps.cacheKind,
+    });
+  };
+}
+
+/** `GET /metrics`: Prometheus text format. */
+export function metricsRoute(deps: ServiceRoutesDeps) {
+  return async (_req: Request, res: Response): Promise<void> => {
+    deps.metrics.redisUp.set(deps.redis?.up ? 1 : 0);
+    if (!deps.redis) deps.metrics.redisUp.reset();
+    const text = await deps.metrics.registry.metrics();
+    res.setHeader("Content-Type", deps.metrics.registry.contentType);
+    res.end(text);
+  };
+}
+
+/**
+ * `GET /api/openapi.json`: the OpenAPI document of the endpoints the caller's token may run (it
+ * needs a token, as the endpoints do: the document names them and their parameters).
+ */
+export function openApiRoute(deps: ServiceRoutesDeps) {
+  return async (req: Request, res: Response): Promise<void> => {
+    const principal: Principal = authenticate(
+      requestToken(req, queryStringParams(req.originalUrl)),
+      deps.verifier,
+      deps.jwt,
+    );
+    const endpoints = deps.registry.list().filter((e) => principalAllows(principal, e));
+    const columns = new Map<string, readonly OutputColumn[]>();
+    const schema = await deps.backend.schema();
+    for (const endpoint of endpoints) {
+      try {
+        columns.set(
+          endpoint.id,
+          compileEndpoint(endpoint, { schema, dialect: deps.backend.dialect }).columns,
+        );
+      } catch {
+        // described without a row schema
+      }
+    }
+    const body = Buffer.from(JSON.stringify(openApiDocument({ endpoints, columns, version: deps.version })));
+    res.setHeader("Content-Type", "application/json; charset=utf-8");
+    res.setHeader("Content-Length", body.length);
+    res.end(body);
+  };
+}
