@@ -1,0 +1,68 @@
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { createDuckdbBackend } from "@qes/backend-duckdb";
+import { createPostgresBackend, readerRoleFor } from "@qes/backend-postgres";
+import type { Backend } from "@qes/core";
+import pg from "pg";
+import { TEST_POSTGRES_URL } from "../../support/backends.ts";
+
+export { TEST_POSTGRES_URL };
+
+let counter = 0;
+/** a name unique to this test process and call: schemas, Redis prefixes */
+export const unique = (prefix: string) => `${prefix}_${process.pid}_${Date.now().toString(36)}_${counter++}`;
+
+export interface Store {
+  backend: Backend;
+  /** PostgreSQL only: the schema, for `QES_POSTGRES_SCHEMA` of qes processes */
+  schema?: string;
+  dispose(): Promise<void>;
+}
+
+/** a PostgreSQL schema of its own, initialised and loaded; dispose drops schema and reader role */
+export async function postgresStore(
+  loads: Record<string, string[]>,
+  url = TEST_POSTGRES_URL,
+): Promise<Store> {
+  const schema = unique("qes_http");
+  const backend = createPostgresBackend({ url, schema, pool: 4 });
+  await backend.init();
+  for (const [source, lines] of Object.entries(loads)) await backend.load(source, lines);
+  return {
+    backend,
+    schema,
+    async dispose() {
+      await backend.close();
+      await dropSchema(schema);
+    },
+  };
+}
+
+export async function dropSchema(schema: string): Promise<void> {
+  const client = new pg.Client({ connectionString: TEST_POSTGRES_URL });
+  await client.connect();
+  try {
+    await client.query(`DROP SCHEMA IF EXISTS "${schema}" CASCADE`);
+    const role = readerRoleFor(schema);
+    await client.query(`DROP OWNED BY "${role}"`).catch(() => undefined);
+    await client.query(`DROP ROLE IF EXISTS "${role}"`).catch(() => undefined);
+  } finally {
+    await client.end();
+  }
+}
+
+/** a DuckDB file in a temp dir, loaded */
+export async function duckdbStore(loads: Record<string, string[]>): Promise<Store> {
+  const dir = mkdtempSync(join(tmpdir(), "qes-http-"));
+  const backend = createDuckdbBackend({ path: join(dir, "qes.duckdb"), memoryLimit: "256MB", threads: 1 });
+  await backend.init();
+  for (const [source, lines] of Object.entries(loads)) await backend.load(source, lines);
+  return {
+    backend,
+    async dispose() {
+      await backend.close();
+      rmSync(dir, { recursive: true, force: true });
+    },
+  };
+}
