@@ -97,12 +97,13 @@ describe("PII redaction", () => {
   );
 
   it("cannot be switched off on an endpoint that redacts", async () => {
-    for (const headers of [
+    const variants: Record<string, string>[] = [
       {},
       { "QES-ENDPOINT-REDACT-PII": "false" },
       { "SVC-ENDPOINT-REDACT-PII": "false", "LF-ENDPOINT-REDACT-PII": "0" },
       { "QES-ENDPOINT-REDACT-PII": "true" },
-    ]) {
+    ];
+    for (const headers of variants) {
       const res = await get("/api/endpoints/query/pii.always?project=pii", headers);
       expect(res.status).toBe(200);
       expect(res.text).toContain("REDACTED");
