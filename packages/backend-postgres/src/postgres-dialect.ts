@@ -13,6 +13,7 @@ import {
   type ScalarType,
   SqlEmitter,
   type SqlType,
+  toPostgresRegex,
   truncate,
 } from "@qes/core";
 import { formatTimestampSql, translateTimeFormat } from "./postgres-time-format.ts";
@@ -52,12 +53,13 @@ const TIMESTAMP_TEXT =
  */
 export class PostgresDialect extends SqlEmitter {
   readonly name = "postgres";
+  readonly regexSyntax = "postgres" as const;
   readonly functions: Record<string, FunctionEmitter> = {
     ...DEFAULT_FUNCTIONS,
     COUNTIF: ([c]) => `count(*) FILTER (WHERE ${c})`,
     LENGTH: rename("char_length"),
     ENDS_WITH: ([a, b]) => `(right(${a}, char_length(${b})) = ${b})`,
-    REGEXP_CONTAINS: ([s, p]) => `(${s} ~ ${p})`,
+    REGEXP_CONTAINS: ([s, p], call) => `(${s} ~ ${this.regex(p!, call)})`,
     TIMESTAMP_TRUNC: ([ts, , zone], call) =>
       call.args[0]?.type.t === "scalar" && call.args[0].type.s === "TIMESTAMP"
         ? truncate(ts!, call, this, zone ?? "'UTC'")
@@ -133,8 +135,8 @@ export class PostgresDialect extends SqlEmitter {
       return `array_to_string((array_agg(${dist}${x}${this.aggregateOrder(call)}))[1:${call.agg.limit}], ${delim})`;
     },
     // substring(… FROM pattern) is BigQuery's REGEXP_EXTRACT: first group or whole match, NULL when none.
-    REGEXP_EXTRACT: ([s, p]) => `substring(${s} FROM ${p})`,
-    REGEXP_REPLACE: ([s, p, r]) => `regexp_replace(${s}, ${p}, ${r}, 'g')`,
+    REGEXP_EXTRACT: ([s, p], call) => `substring(${s} FROM ${this.regex(p!, call)})`,
+    REGEXP_REPLACE: ([s, p, r], call) => `regexp_replace(${s}, ${this.regex(p!, call)}, ${r}, 'g')`,
     // BigQuery splits '' into [''] where string_to_array gives [].
     SPLIT: ([s, d]) => `CASE WHEN ${s} = '' THEN ARRAY[''] ELSE string_to_array(${s}, ${d ?? "','"}) END`,
     TRIM: ([s, c]) => (c === undefined ? `btrim(${s})` : `btrim(${s}, ${c})`),
@@ -225,6 +227,15 @@ export class PostgresDialect extends SqlEmitter {
       return `CAST(${value} AS bigint)`;
     }
     return super.literal(value, type);
+  }
+
+  /** A pattern (argument 1) in RE2's newline behaviour: literals at compile time, others at run time. */
+  private regex(p: string, call: CallExpr): string {
+    const arg = call.args[1];
+    if (arg?.k === "lit" && typeof arg.value === "string")
+      return this.stringLiteral(toPostgresRegex(arg.value));
+    // Pattern parameters arrive translated (bindRequestParams); other expressions as they are.
+    return p;
   }
 
   /** LAG/LEAD: the offset is an integer and the default has the value's type. */

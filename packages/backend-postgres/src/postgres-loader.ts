@@ -1,6 +1,5 @@
 import { finished } from "node:stream/promises";
 import {
-  civilFromDays,
   cloneSourceSchema,
   iterateLinesNow,
   type LoadOptions,
@@ -17,8 +16,9 @@ import type pg from "pg";
 import { from as copyFrom } from "pg-copy-streams";
 import { schemaCoversEvent } from "./event-coverage.ts";
 import type { ResolvedPostgresConfig } from "./postgres-config.ts";
-import { type CopyRowEncoder, createCopyRowEncoder } from "./postgres-copy-row.ts";
 import { toQesError } from "./postgres-errors.ts";
+import { BatchEncoder, type EncodedBatch } from "./postgres-load-batch.ts";
+import { LoadWorkers, loadWorkerCount } from "./postgres-load-workers.ts";
 import { ident, qualified } from "./postgres-sql.ts";
 import {
   applySchemaChanges,
@@ -38,55 +38,16 @@ import {
 /** a load of at least this many events that also grows its table by ANALYZE_GROWTH × analyzes it */
 const ANALYZE_MIN_EVENTS = 1000;
 const ANALYZE_GROWTH = 0.2;
+/** lines per batch: the unit of encoding (here or in a worker) and of writing */
+const BATCH_LINES = 2000;
+/** a load's first lines are encoded on its own thread (small loads never start workers) */
+const IN_THREAD_LINES = 20_000;
+/** batches out at workers at once */
+const MAX_INFLIGHT = 8;
 /** progress is reported every this many events, and at the end */
 const PROGRESS_EVERY = 10_000;
 /** COPY data is sent in chunks of about this many characters */
 const CHUNK_CHARS = 1 << 18;
-
-const MICROS_PER_DAY = 86_400_000_000n;
-
-function pad2(n: number): string {
-  return n < 10 ? "0" + n : String(n);
-}
-
-/**
- * `YYYY-MM-DD HH:MM:SS.ffffff+00` of unix microseconds. The date part is formatted once per day
- * seen (events of a load cluster in few days); the rest is integer arithmetic on numbers.
- */
-class TimestampText {
-  private day = Number.NaN;
-  private dayText = "";
-
-  format(micros: bigint): string {
-    let days = micros / MICROS_PER_DAY;
-    let within = micros % MICROS_PER_DAY;
-    if (within < 0n) {
-      within += MICROS_PER_DAY;
-      days -= 1n;
-    }
-    const d = Number(days);
-    if (d !== this.day) {
-      const { year, month, day } = civilFromDays(d);
-      if (!(year >= 1 && year <= 9999)) throw new RangeError("timestamp out of range");
-      this.day = d;
-      this.dayText = `${String(year).padStart(4, "0")}-${pad2(month)}-${pad2(day)} `;
-    }
-    const t = Number(within);
-    const seconds = Math.floor(t / 1_000_000);
-    const fraction = t - seconds * 1_000_000;
-    return (
-      this.dayText +
-      pad2(Math.floor(seconds / 3600)) +
-      ":" +
-      pad2(Math.floor(seconds / 60) % 60) +
-      ":" +
-      pad2(seconds % 60) +
-      "." +
-      String(fraction).padStart(6, "0") +
-      "+00"
-    );
-  }
-}
 
 /** A COPY … FROM STDIN in progress on the load's connection. */
 class CopyWriter {
@@ -140,25 +101,19 @@ function copyLineOf(e: unknown): number | undefined {
   return m ? Number(m[1]) : undefined;
 }
 
-/** Events held while schema changes wait to be applied (only while a load discovers fields). */
-const MAX_PENDING = 2000;
-
 /**
- * The rows of one load call. Each event is encoded into COPY text as soon as it is parsed, so
- * its parsed form dies young (cheap to collect). An event the schema does not cover widens the
- * working model; it and the events after it wait until the changes are applied (ALTER TABLE
- * between two COPY statements, in the same transaction).
+ * The rows of one load call, written batch by batch in input order. A batch comes encoded
+ * against some schema version (here or in a worker); one encoded against an older version is
+ * encoded again. Events the schema does not cover widen the working model: the changes are
+ * applied at once (ALTER TABLE between two COPY statements, same transaction) and those events
+ * are written after them.
  */
 class SourceLoad {
-  private encoder: CopyRowEncoder;
+  private encoder: BatchEncoder;
   private copy: CopyWriter | null = null;
   private text = "";
   /** input line of each row of the current COPY, to point a refused value at its line */
   private copyLines: number[] = [];
-  private readonly timestamps = new TimestampText();
-  private changes: SchemaChange[] = [];
-  private pending: LogEvent[] = [];
-  private pendingLines: number[] = [];
   private changed = false;
 
   constructor(
@@ -166,67 +121,77 @@ class SourceLoad {
     private readonly schema: string,
     /** the working model, widened in place */
     private readonly source: SourceSchema,
+    private readonly now: bigint,
+    /** told about every new version of the model */
+    private readonly onWidened: (source: SourceSchema, version: number) => void,
   ) {
-    this.encoder = createCopyRowEncoder(source);
+    this.encoder = new BatchEncoder(source, 0);
   }
 
   get schemaChanged(): boolean {
     return this.changed;
   }
 
-  async add(event: LogEvent, line: number): Promise<void> {
-    if (!schemaCoversEvent(this.source.fields, event.body)) {
-      const changes = widenSchema(this.source, event.body);
-      for (const change of changes) this.changes.push(change);
-    }
-    if (this.changes.length === 0) return this.encode(event, line);
-    this.pending.push(event);
-    this.pendingLines.push(line);
-    if (this.pending.length >= MAX_PENDING) await this.applyChanges();
+  get version(): number {
+    return this.encoder.version;
   }
 
-  /** Applies pending changes and writes the events that waited for them; ends the last COPY. */
+  /** Encodes a batch on this thread. */
+  encodeHere(lines: string[], firstLine: number): EncodedBatch {
+    return this.encoder.encode(lines, firstLine, this.now);
+  }
+
+  /** Writes a batch's rows; `encoded` may come from a worker, or be null when one failed. */
+  async write(lines: string[], firstLine: number, encoded: EncodedBatch | null): Promise<number> {
+    const batch =
+      encoded !== null && encoded.version === this.version ? encoded : this.encodeHere(lines, firstLine);
+    if (batch.error) throw new QesError("invalid_event", batch.error.message, { line: batch.error.line });
+    await this.append(batch.text, batch.rowLines);
+    if (batch.uncovered.length > 0)
+      await this.widen(batch.uncovered.map((i) => [lines[i]!, firstLine + i] as const));
+    return batch.events;
+  }
+
+  /** Ends the last COPY. */
   async finish(): Promise<void> {
-    await this.applyChanges();
     await this.endCopy();
   }
 
-  private async applyChanges(): Promise<void> {
-    if (this.changes.length > 0) {
-      await this.endCopy();
-      await applySchemaChanges(this.client, this.schema, this.source, this.changes);
-      this.encoder = createCopyRowEncoder(this.source);
-      this.changes = [];
-      this.changed = true;
+  private async widen(uncovered: (readonly [string, number])[]): Promise<void> {
+    const events: LogEvent[] = [];
+    const lines: number[] = [];
+    const changes: SchemaChange[] = [];
+    for (const [text, line] of uncovered) {
+      const event = parseEvent(text, line, this.now)!;
+      if (!schemaCoversEvent(this.source.fields, event.body)) {
+        for (const change of widenSchema(this.source, event.body)) changes.push(change);
+      }
+      events.push(event);
+      lines.push(line);
     }
-    const pending = this.pending;
-    const lines = this.pendingLines;
-    this.pending = [];
-    this.pendingLines = [];
-    for (let i = 0; i < pending.length; i++) await this.encode(pending[i]!, lines[i]!);
+    if (changes.length > 0) {
+      await this.endCopy();
+      await applySchemaChanges(this.client, this.schema, this.source, changes);
+      this.encoder = new BatchEncoder(this.source, this.version + 1);
+      this.changed = true;
+      this.onWidened(this.source, this.version);
+    }
+    const { text, rowLines } = this.encoder.encodeEvents(events, lines);
+    await this.append(text, rowLines);
   }
 
-  private async encode(event: LogEvent, line: number): Promise<void> {
+  private async append(text: string, rowLines: number[]): Promise<void> {
+    if (text === "") return;
     if (this.copy === null) {
-      const columns = this.encoder.columns.map((c) => ident(c.column)).join(", ");
+      const columns = this.encoder.columns.map(ident).join(", ");
       this.copy = new CopyWriter(
         this.client,
         `copy ${qualified(this.schema, this.source.table)} (${columns}) from stdin`,
       );
       this.copyLines = [];
     }
-    let timestamp: string;
-    try {
-      timestamp = this.timestamps.format(event.timestamp);
-    } catch {
-      throw new QesError(
-        "invalid_event",
-        `line ${line}: "timestamp" is outside the years 0001–9999 that a TIMESTAMP can hold`,
-        { line },
-      );
-    }
-    this.text += this.encoder.encode(event, timestamp) + "\n";
-    this.copyLines.push(line);
+    for (const line of rowLines) this.copyLines.push(line);
+    this.text += text;
     if (this.text.length >= CHUNK_CHARS) await this.flushText();
   }
 
@@ -295,7 +260,7 @@ async function estimatedRows(client: pg.ClientBase, schema: string, table: strin
 }
 
 /**
- * Into an empty table, COPY without indexes and build them at the end: one sorted build instead
+ * Into an empty table (the caller checked), COPY without indexes and build them at the end: one sorted build instead
  * of a million scattered insertions (about 3× faster). Dropping them locks the table until the
  * load commits, which on an empty table keeps nobody from data. Returns the statements that
  * re-create them.
@@ -305,8 +270,6 @@ async function deferIndexesOfEmptyTable(
   schema: string,
   table: string,
 ): Promise<string[]> {
-  const { rowCount } = await client.query(`select 1 from ${qualified(schema, table)} limit 1`);
-  if ((rowCount ?? 0) > 0) return [];
   const { rows } = await client.query<{ indexname: string; indexdef: string }>(
     "select indexname, indexdef from pg_indexes where schemaname = $1 and tablename = $2",
     [schema, table],
@@ -342,6 +305,7 @@ export async function loadEvents(
     throw toQesError(e, "connecting to load events");
   }
   let load: SourceLoad | null = null;
+  let workers: LoadWorkers | undefined;
   let broken = false;
   try {
     await client.query("begin");
@@ -360,20 +324,59 @@ export async function loadEvents(
     const deferred =
       rowsBefore === 0 ? await deferIndexesOfEmptyTable(client, config.schema, source.table) : [];
     const working = cloneSourceSchema(source);
-    load = new SourceLoad(client, config.schema, working);
+    const loader = new SourceLoad(client, config.schema, working, now, (widened, version) =>
+      workers?.updateSchema(widened, version),
+    );
+    load = loader;
 
-    let lineNumber = 0;
     let events = 0;
-    let bytes = 0;
+    let bytesRead = 0;
+    let bytesWritten = 0;
+    let lineNumber = 0;
+    let batch: string[] = [];
+    let batchStart = 1;
+    const inflight: { lines: string[]; firstLine: number; bytes: number; encoded: Promise<EncodedBatch> }[] =
+      [];
+    const written = (n: number, bytes: number) => {
+      const before = events;
+      events += n;
+      bytesWritten += bytes;
+      if (Math.floor(events / PROGRESS_EVERY) > Math.floor(before / PROGRESS_EVERY)) {
+        opts.onProgress?.({ events, bytes: bytesWritten });
+      }
+    };
+    const writeOldest = async () => {
+      const oldest = inflight.shift()!;
+      const encoded = await oldest.encoded.catch(() => null);
+      written(await loader.write(oldest.lines, oldest.firstLine, encoded), oldest.bytes);
+    };
+    const dispatch = async () => {
+      const lines = batch;
+      const firstLine = batchStart;
+      const bytes = bytesRead;
+      batch = [];
+      batchStart = lineNumber + 1;
+      bytesRead = 0;
+      if (workers === undefined && firstLine > IN_THREAD_LINES) {
+        workers = new LoadWorkers(loadWorkerCount(), working, loader.version);
+      }
+      if (workers?.usable) {
+        inflight.push({ lines, firstLine, bytes, encoded: workers.encode(lines, firstLine, now) });
+        if (inflight.length >= MAX_INFLIGHT) await writeOldest();
+        return;
+      }
+      while (inflight.length > 0) await writeOldest();
+      written(await loader.write(lines, firstLine, loader.encodeHere(lines, firstLine)), bytes);
+    };
     for await (const line of input) {
       lineNumber++;
-      bytes += Buffer.byteLength(line) + 1;
-      const event = parseEvent(line, lineNumber, now);
-      if (event === null) continue;
-      await load.add(event, lineNumber);
-      events++;
-      if (events % PROGRESS_EVERY === 0) opts.onProgress?.({ events, bytes });
+      bytesRead += Buffer.byteLength(line) + 1;
+      batch.push(line);
+      if (batch.length >= BATCH_LINES) await dispatch();
     }
+    if (batch.length > 0) await dispatch();
+    while (inflight.length > 0) await writeOldest();
+    const bytes = bytesWritten;
     await load.finish();
     for (const definition of deferred) await client.query(definition);
     // fresh statistics right away, so the first queries after a large load plan with them
@@ -381,7 +384,7 @@ export async function loadEvents(
       await client.query(`analyze ${qualified(config.schema, source.table)}`);
     }
     opts.onProgress?.({ events, bytes });
-    if (load.schemaChanged) await saveSource(client, config.schema, working);
+    if (loader.schemaChanged) await saveSource(client, config.schema, working);
     await client.query("commit");
     const seconds = (performance.now() - started) / 1000;
     return {
@@ -392,7 +395,7 @@ export async function loadEvents(
         eventsPerSecond: seconds > 0 ? events / seconds : events,
       },
       source: working,
-      schemaChanged: load.schemaChanged || created,
+      schemaChanged: loader.schemaChanged || created,
     };
   } catch (e) {
     const error = e instanceof Error ? e : new Error(String(e));
@@ -404,6 +407,7 @@ export async function loadEvents(
     }
     throw toQesError(error, "loading events");
   } finally {
+    await workers?.close();
     client.release(broken);
   }
 }

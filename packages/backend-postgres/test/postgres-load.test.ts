@@ -1,6 +1,7 @@
 import { BUILTIN_SOURCES, type FieldNode, isQesError, type LoadProgress, type QesError } from "@qes/core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createPostgresBackend, type PostgresBackend } from "../src/index.ts";
+import { loadWorkerStatistics } from "../src/postgres-load-workers.ts";
 import {
   columnTypes,
   dropStorage,
@@ -196,6 +197,29 @@ describe("PostgreSQL storage: start-up, load, schema", () => {
     expect((await ownerQuery(`select count(*)::int as n from ${table}`)).rows[0].n).toBe(countBefore);
     expect(await columnTypes(schema, before.sources[source]!.table)).toEqual(columnsBefore);
     expect((await backend.schema()).version).toBe(before.version);
+  });
+
+  it("a large load encodes in worker threads: late new fields widen, a late bad line refuses all", async () => {
+    const source = "large.load";
+    const lines = Array.from({ length: 40_000 }, (_, i) =>
+      edgeEvent(i, i === 36_001 ? { late: { deep: 1.5 } } : {}),
+    );
+    const before = { ...loadWorkerStatistics };
+    await backend.load(source, lines);
+    expect(loadWorkerStatistics.batches).toBeGreaterThan(before.batches);
+    expect(loadWorkerStatistics.failures).toBe(before.failures);
+    const model = (await backend.schema()).sources[source]!;
+    const deep = node(model.fields, "late", "deep")!;
+    expect(deep.type).toBe("FLOAT64");
+    const table = await tableOf(backend, source);
+    const { rows } = await ownerQuery(`select count(*)::int as n, max("${deep.column}") as d from ${table}`);
+    expect(rows[0]).toEqual({ n: 40_000, d: 1.5 });
+
+    const bad = Array.from({ length: 40_000 }, (_, i) => edgeEvent(i));
+    bad[33_332] = "{not json";
+    const error = await loadError(backend.load(source, bad));
+    expect(error).toMatchObject({ code: "invalid_event", line: 33_333 });
+    expect((await ownerQuery(`select count(*)::int as n from ${table}`)).rows[0].n).toBe(40_000);
   });
 
   it("a bad first file of a new source does not create it", async () => {

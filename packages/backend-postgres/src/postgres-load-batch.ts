@@ -1,0 +1,136 @@
+import { civilFromDays, isQesError, type LogEvent, parseEvent, type SourceSchema } from "@qes/core";
+import { schemaCoversEvent } from "./event-coverage.ts";
+import { type CopyRowEncoder, createCopyRowEncoder } from "./postgres-copy-row.ts";
+
+/**
+ * A batch of NDJSON lines turned into COPY text against one version of a source's schema. The
+ * same code runs on the load's thread and in load workers (postgres-load-workers.ts).
+ */
+export interface EncodedBatch {
+  /** the schema version the rows were encoded against */
+  version: number;
+  /** COPY rows, each ending in a newline */
+  text: string;
+  /** input line of each row in `text` */
+  rowLines: number[];
+  /** indexes (into the batch) of events the schema does not cover: the caller widens for them */
+  uncovered: number[];
+  /** events in the batch (blank lines are none) */
+  events: number;
+  /** the first line that cannot be loaded; the batch stops there */
+  error?: { message: string; line: number };
+}
+
+const MICROS_PER_DAY = 86_400_000_000n;
+
+function pad2(n: number): string {
+  return n < 10 ? "0" + n : String(n);
+}
+
+/**
+ * `YYYY-MM-DD HH:MM:SS.ffffff+00` of unix microseconds. The date part is formatted once per day
+ * seen (events of a load cluster in few days); the rest is integer arithmetic on numbers.
+ */
+export class TimestampText {
+  private day = Number.NaN;
+  private dayText = "";
+
+  /** null when the instant is outside the years 0001–9999 a TIMESTAMP holds */
+  format(micros: bigint): string | null {
+    let days = micros / MICROS_PER_DAY;
+    let within = micros % MICROS_PER_DAY;
+    if (within < 0n) {
+      within += MICROS_PER_DAY;
+      days -= 1n;
+    }
+    const d = Number(days);
+    if (d !== this.day) {
+      const { year, month, day } = civilFromDays(d);
+      if (!(year >= 1 && year <= 9999)) return null;
+      this.day = d;
+      this.dayText = `${String(year).padStart(4, "0")}-${pad2(month)}-${pad2(day)} `;
+    }
+    const t = Number(within);
+    const seconds = Math.floor(t / 1_000_000);
+    const fraction = t - seconds * 1_000_000;
+    return (
+      this.dayText +
+      pad2(Math.floor(seconds / 3600)) +
+      ":" +
+      pad2(Math.floor(seconds / 60) % 60) +
+      ":" +
+      pad2(seconds % 60) +
+      "." +
+      String(fraction).padStart(6, "0") +
+      "+00"
+    );
+  }
+}
+
+function outOfRange(line: number): { message: string; line: number } {
+  return {
+    message: `line ${line}: "timestamp" is outside the years 0001–9999 that a TIMESTAMP can hold`,
+    line,
+  };
+}
+
+export class BatchEncoder {
+  private readonly rows: CopyRowEncoder;
+  private readonly timestamps = new TimestampText();
+
+  constructor(
+    private readonly source: SourceSchema,
+    readonly version: number,
+  ) {
+    this.rows = createCopyRowEncoder(source);
+  }
+
+  get columns(): string[] {
+    return this.rows.columns.map((c) => c.column);
+  }
+
+  /**
+   * Parses and encodes lines (`firstLine` is the number of `lines[0]`); events the schema does
+   * not cover are left to the caller, by index.
+   */
+  encode(lines: string[], firstLine: number, now: bigint): EncodedBatch {
+    const out: EncodedBatch = { version: this.version, text: "", rowLines: [], uncovered: [], events: 0 };
+    let text = "";
+    for (let i = 0; i < lines.length; i++) {
+      const line = firstLine + i;
+      let event: LogEvent | null;
+      try {
+        event = parseEvent(lines[i]!, line, now);
+      } catch (e) {
+        if (!isQesError(e)) throw e;
+        out.error = { message: e.message, line };
+        break;
+      }
+      if (event === null) continue;
+      out.events++;
+      const timestamp = this.timestamps.format(event.timestamp);
+      if (timestamp === null) {
+        out.error = outOfRange(line);
+        break;
+      }
+      if (!schemaCoversEvent(this.source.fields, event.body)) {
+        out.uncovered.push(i);
+        continue;
+      }
+      text += this.rows.encode(event, timestamp) + "\n";
+      out.rowLines.push(line);
+    }
+    out.text = text;
+    return out;
+  }
+
+  /** Encodes events the schema covers (the caller widened it for them). */
+  encodeEvents(events: LogEvent[], lines: number[]): { text: string; rowLines: number[] } {
+    let text = "";
+    for (const event of events) {
+      // the range was checked when the batch was first encoded
+      text += this.rows.encode(event, this.timestamps.format(event.timestamp)!) + "\n";
+    }
+    return { text, rowLines: lines };
+  }
+}
