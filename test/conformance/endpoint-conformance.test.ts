@@ -18,20 +18,13 @@ import { EventStore, type Row } from "./support/oracle.ts";
 const LOADS = conformanceLoads();
 const EVENTS = new EventStore(LOADS);
 
-/**
- * PII redaction is issue 5's part of the server: its group stays skipped until that lands, then
- * this flag goes (the cases are written and checked against the oracle already).
- */
-const REDACTION_LANDED = false;
-
-const GROUPS: [string, ConformanceCase[], boolean?][] = [
+const GROUPS: [string, ConformanceCase[]][] = [
   ["logs.all (SPEC §4.2)", logsAllCases],
   ["usage.api-counts (SPEC §4.3)", usageCases],
   ["wire values (DESIGN §4)", wireCases],
   ["max rows and QES-Row-Limit-Reached (DESIGN §5)", rowLimitCases],
   ["consumer SQL a log dashboard sends", consumerCases],
-  // issue 5 (server: redaction, cache) owns this behaviour
-  ["PII redaction (DESIGN §7, issue 5)", redactionCases, !REDACTION_LANDED],
+  ["PII redaction (DESIGN §7)", redactionCases],
 ];
 
 describe.each(BACKENDS)("endpoint conformance on $name", (fixture) => {
@@ -44,8 +37,8 @@ describe.each(BACKENDS)("endpoint conformance on $name", (fixture) => {
     await server?.close();
   });
 
-  for (const [group, cases, skip] of GROUPS) {
-    describe.skipIf(skip === true)(group, () => {
+  for (const [group, cases] of GROUPS) {
+    describe(group, () => {
       it.each(cases.map((c) => [c.name, c] as const))("%s", async (_name, c) => {
         const expected = c.oracle(EVENTS);
         const params = c.sql === undefined ? c.params : { ...c.params, sql: c.sql };
