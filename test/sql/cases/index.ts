@@ -5,6 +5,7 @@ import { coercionCases } from "./coercion.ts";
 import { errorCases } from "./errors.ts";
 import { functionCases } from "./functions.ts";
 import { queryCases } from "./queries.ts";
+import { regexCases } from "./regex.ts";
 import { timeCases } from "./time.ts";
 import { unnestCases } from "./unnest.ts";
 
@@ -18,6 +19,7 @@ export const CASE_GROUPS: Record<string, SqlCase[]> = {
   time: timeCases,
   coercion: coercionCases,
   errors: errorCases,
+  regex: regexCases,
 };
 
 export const ALL_CASES: SqlCase[] = Object.values(CASE_GROUPS).flat();

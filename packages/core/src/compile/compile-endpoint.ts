@@ -122,6 +122,7 @@ function compileUncached(endpoint: EndpointDefinition, opts: CompileOptions): Co
     schemaVersion: opts.schema.version,
     dialect: opts.dialect.name,
     patternParams: [...ctx.patternParams],
+    regexSyntax: opts.dialect.regexSyntax ?? "re2",
   };
 }
 

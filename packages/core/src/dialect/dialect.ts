@@ -6,6 +6,8 @@ import type { Query } from "../compile/ir.ts";
  */
 export interface Dialect {
   readonly name: string;
+  /** how the engine reads regular expressions: pattern parameters are translated when bound */
+  readonly regexSyntax?: "re2" | "postgres";
   /** SQL text with positional parameters `$1…$n` */
   emit(query: Query): string;
 }

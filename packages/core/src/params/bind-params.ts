@@ -1,7 +1,7 @@
 import type { BoundValues, CompiledQuery } from "../compile/compiled-query.ts";
 import type { EndpointDefinition, ParamSpec } from "../endpoint/endpoint-definition.ts";
 import { QesError } from "../errors.ts";
-import { checkRegexPattern } from "../sandbox/regex-subset.ts";
+import { checkRegexPattern, toPostgresRegex } from "../sandbox/regex-subset.ts";
 import { formatTimestampMicros, requireTimestampMicros } from "./parse-timestamp.ts";
 
 export interface BoundRequest {
@@ -51,9 +51,14 @@ export function bindRequestParams(
   const ignored = Object.keys(raw)
     .filter((name) => !(name in endpoint.params) && !SERVICE_PARAMS.has(name))
     .sort();
-  const values = compiled.params.map((p) =>
-    p.kind === "now" ? formatTimestampMicros(nowMicros) : (canonical[p.name] ?? null),
-  );
+  const patterns = new Set(compiled.patternParams);
+  const values = compiled.params.map((p) => {
+    if (p.kind === "now") return formatTimestampMicros(nowMicros);
+    const value = canonical[p.name] ?? null;
+    return value !== null && patterns.has(p.name) && compiled.regexSyntax === "postgres"
+      ? toPostgresRegex(value)
+      : value;
+  });
   return { values, ignored, canonical };
 }
 

@@ -1,54 +1,148 @@
 /**
- * The RE2 subset every dialect can express (DESIGN.md §3). BigQuery and DuckDB use RE2; other
- * engines translate from it. Constructs RE2 refuses (backreferences, lookaround) or that not
- * every engine has are refused here, before any backend runs. Returns a description of the first
- * problem, or undefined when the pattern is accepted.
+ * The RE2 subset every dialect can express (DESIGN.md §3). BigQuery and DuckDB run RE2;
+ * PostgreSQL runs POSIX AREs, which share this subset once told to treat newlines as RE2 does
+ * (see `toPostgresRegex`). Everything else is refused here, before any backend runs: a pattern
+ * that one engine would accept and another reject, or read differently, never reaches either.
+ *
+ * Accepted: literals, `.`, classes `[...]` (with POSIX `[:alpha:]` names), groups `(...)` and
+ * `(?:...)`, alternation, quantifiers `* + ? {n} {n,} {n,m}` and their lazy forms, anchors
+ * `^ $`, escapes `\d \D \s \S \w \W \b \B`, `\n \t \r \f \v`, `\xhh`, escaped punctuation, and
+ * one leading case-insensitive flag `(?i)`.
  */
+const PUNCTUATION_ESCAPES = new Set([..."\\.^$|?*+()[]{}/-!\"#%&',:;<=>@_`~ "]);
+const CLASS_ESCAPES = new Set([..."dDsSwWbB"]);
+const CONTROL_ESCAPES = new Set([..."ntrfv"]);
+
 export function checkRegexPattern(pattern: string): string | undefined {
+  let i = pattern.startsWith("(?i)") ? 4 : 0;
   let depth = 0;
   let inClass = false;
-  for (let i = 0; i < pattern.length; i++) {
-    const c = pattern[i];
+  let canRepeat = false;
+  for (; i < pattern.length; i++) {
+    const c = pattern[i]!;
     if (c === "\\") {
       const next = pattern[i + 1];
       if (next === undefined) return "it ends with a lone backslash";
-      if (!inClass && /[1-9]/.test(next))
-        return `backreference \\${next} at position ${i + 1} is not supported`;
-      if (/[pPkgK]/.test(next) && next !== "p" && next !== "P") return `escape \\${next} is not supported`;
+      if (/[1-9]/.test(next)) return `backreference \\${next} at position ${i + 1} is not supported`;
+      if (next === "x") {
+        if (!/^[0-9A-Fa-f]{2}$/.test(pattern.slice(i + 2, i + 4)))
+          return `escape \\x at position ${i + 1} needs two hex digits`;
+        i += 3;
+        canRepeat = true;
+        continue;
+      }
+      if (inClass && (next === "b" || next === "B"))
+        return `\\${next} inside a class at position ${i + 1} is not supported`;
+      if (!PUNCTUATION_ESCAPES.has(next) && !CLASS_ESCAPES.has(next) && !CONTROL_ESCAPES.has(next)) {
+        return `escape \\${next} at position ${i + 1} is not supported`;
+      }
+      canRepeat = next !== "b" && next !== "B";
       i++;
       continue;
     }
     if (inClass) {
-      if (c === "]") inClass = false;
-      continue;
-    }
-    if (c === "[") {
-      inClass = true;
-      if (pattern[i + 1] === "^") i++;
-      if (pattern[i + 1] === "]") i++;
-      continue;
-    }
-    if (c === "(") {
-      if (pattern[i + 1] === "?") {
-        const rest = pattern.slice(i + 2, i + 4);
-        if (rest.startsWith("=") || rest.startsWith("!") || rest === "<=" || rest === "<!") {
-          return `lookaround at position ${i + 1} is not supported`;
-        }
-        if (rest.startsWith(">")) return `atomic group at position ${i + 1} is not supported`;
+      if (c === "[" && pattern[i + 1] === ":") {
+        const end = pattern.indexOf(":]", i + 2);
+        if (end < 0) return `unterminated character class name at position ${i + 1}`;
+        i = end + 1;
+        continue;
       }
-      depth++;
+      if (c === "]") {
+        inClass = false;
+        canRepeat = true;
+      }
       continue;
     }
-    if (c === ")") {
-      depth--;
-      if (depth < 0) return `unmatched ")" at position ${i + 1}`;
-      continue;
-    }
-    if ((c === "*" || c === "+" || c === "?") && pattern[i + 1] === "+") {
-      return `possessive quantifier at position ${i + 1} is not supported`;
+    switch (c) {
+      case "[":
+        inClass = true;
+        if (pattern[i + 1] === "^") i++;
+        if (pattern[i + 1] === "]") i++;
+        continue;
+      case "(":
+        if (pattern[i + 1] === "?") {
+          if (pattern[i + 2] !== ":")
+            return `group syntax (?${pattern[i + 2] ?? ""} at position ${i + 1} is not supported`;
+          i += 2;
+        }
+        depth++;
+        canRepeat = false;
+        continue;
+      case ")":
+        depth--;
+        if (depth < 0) return `unmatched ")" at position ${i + 1}`;
+        canRepeat = true;
+        continue;
+      case "*":
+      case "+":
+      case "?":
+      case "{": {
+        if (!canRepeat) return `nothing to repeat at position ${i + 1}`;
+        if (c === "{") {
+          const m = /^\{(\d{1,4})(,(\d{1,4})?)?\}/.exec(pattern.slice(i));
+          if (!m) return `invalid repetition at position ${i + 1}`;
+          if (m[3] !== undefined && Number(m[3]) < Number(m[1]))
+            return `invalid repetition range at position ${i + 1}`;
+          if (Number(m[3] ?? m[1]) > 1000) return `repetition over 1000 at position ${i + 1}`;
+          i += m[0].length - 1;
+        }
+        if (pattern[i + 1] === "+") return `possessive quantifier at position ${i + 1} is not supported`;
+        if (pattern[i + 1] === "?") i++;
+        canRepeat = false;
+        continue;
+      }
+      case "|":
+      case "^":
+        canRepeat = false;
+        continue;
+      case "$":
+        canRepeat = false;
+        continue;
+      default:
+        canRepeat = true;
     }
   }
   if (inClass) return 'missing "]"';
   if (depth > 0) return 'missing ")"';
   return undefined;
+}
+
+/**
+ * The same pattern for PostgreSQL's AREs. Their default mode already reads the subset as RE2
+ * does (`^`/`$` at the ends of the text, negated classes and `\s` matching newlines) except
+ * for `.`, which also matches a newline there: each `.` outside a class becomes `[^\n]`.
+ */
+export function toPostgresRegex(pattern: string): string {
+  let out = "";
+  let inClass = false;
+  for (let i = 0; i < pattern.length; i++) {
+    const c = pattern[i]!;
+    if (c === "\\") {
+      out += c + (pattern[i + 1] ?? "");
+      i++;
+      continue;
+    }
+    if (inClass) {
+      if (c === "[" && pattern[i + 1] === ":") {
+        const end = pattern.indexOf(":]", i + 2);
+        if (end >= 0) {
+          out += pattern.slice(i, end + 2);
+          i = end + 1;
+          continue;
+        }
+      }
+      if (c === "]") inClass = false;
+      out += c;
+      continue;
+    }
+    if (c === "[") {
+      inClass = true;
+      out += c;
+      if (pattern[i + 1] === "^") out += pattern[++i];
+      if (pattern[i + 1] === "]") out += pattern[++i];
+      continue;
+    }
+    out += c === "." ? "[^\\n]" : c;
+  }
+  return out;
 }

@@ -1,0 +1,44 @@
+import { describe, expect, it } from "vitest";
+import { checkRegexPattern, toPostgresRegex } from "../src/sandbox/regex-subset.ts";
+
+describe("the RE2 subset every engine reads alike", () => {
+  it.each([
+    "/rest",
+    "^https://[a-z0-9-]+\\.supabase\\.co/",
+    "(?i)get|post",
+    "\\d{2,3}-\\w+\\s*",
+    "[[:alpha:]][^\\]x]*",
+    "(?:a|b)+?c",
+    "\\x41\\.\\/",
+    "a{3}b{2,}c{1,4}",
+  ])("accepts %s", (p) => {
+    expect(checkRegexPattern(p)).toBeUndefined();
+  });
+
+  it.each([
+    ["(a)\\1", "backreference"],
+    ["a(?=b)", "group syntax"],
+    ["a(?<!b)", "group syntax"],
+    ["(?P<name>a)", "group syntax"],
+    ["a(?i)b", "group syntax"],
+    ["\\p{L}", "escape \\p"],
+    ["\\Qa.b\\E", "escape \\Q"],
+    ["a\\z", "escape \\z"],
+    ["a++", "possessive"],
+    ["*a", "nothing to repeat"],
+    ["a{2,1}", "invalid repetition range"],
+    ["a{5000}", "repetition over 1000"],
+    ["(ab", 'missing ")"'],
+    ["ab)", 'unmatched ")"'],
+    ["[ab", 'missing "]"'],
+    ["ab\\", "lone backslash"],
+  ])("refuses %s", (p, why) => {
+    expect(checkRegexPattern(p)).toContain(why);
+  });
+
+  it("gives PostgreSQL RE2's newline behaviour for dots, leaving classes and escapes alone", () => {
+    expect(toPostgresRegex("a.b")).toBe("a[^\\n]b");
+    expect(toPostgresRegex("(?i)a.b\\.[.]")).toBe("(?i)a[^\\n]b\\.[.]");
+    expect(toPostgresRegex("[[:alpha:].]x.")).toBe("[[:alpha:].]x[^\\n]");
+  });
+});

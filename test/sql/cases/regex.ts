@@ -1,0 +1,61 @@
+import type { SqlCase } from "./case.ts";
+
+// Regular expressions: RE2 semantics (BigQuery's) for the subset every engine expresses
+// (DESIGN.md §3); the rest is refused before any engine runs.
+
+export const regexCases: SqlCase[] = [
+  {
+    name: "a dot does not match a newline (RE2)",
+    rule: "RE2 syntax: . matches any character except newline, unless (?s)",
+    sql: `select regexp_contains('a\\nb', 'a.b') as dot, regexp_contains('a\\nb', 'a[^x]b') as class, regexp_contains('a\\nb', r'a\\sb') as space`,
+    expect: [{ dot: false, class: true, space: true }],
+  },
+  {
+    name: "anchors match only at the ends of the text",
+    rule: "RE2 syntax: ^ and $ are text anchors without (?m)",
+    sql: `select regexp_contains('x\\nab', '^ab') as start, regexp_contains('ab\\nx', 'ab$') as finish, regexp_contains('ab', '^ab$') as whole`,
+    expect: [{ start: false, finish: false, whole: true }],
+  },
+  {
+    name: "a leading (?i) makes the match case-insensitive",
+    rule: "RE2 flags: (?i)",
+    sql: `select regexp_contains('GET /Rest/v1', '(?i)/rest/') as i, regexp_contains('GET /Rest/v1', '/rest/') as plain`,
+    expect: [{ i: true, plain: false }],
+  },
+  {
+    name: "classes, escapes and lazy quantifiers",
+    rule: "RE2 syntax: \\d \\w [[:alpha:]] {n,m} and lazy *?",
+    sql: `select regexp_extract('id=abc123;', r'(\\d{2,3})') as digits, regexp_extract('<a><b>', '<(.*?)>') as lazy, regexp_contains('x_9', r'^\\w+$') as word, regexp_contains('abc', '^[[:alpha:]]+$') as alpha`,
+    expect: [{ digits: "123", lazy: "a", word: true, alpha: true }],
+  },
+  {
+    name: "REGEXP_REPLACE with a group reference in the replacement",
+    rule: "BigQuery REGEXP_REPLACE: \\1 in the replacement; every match replaced",
+    sql: `select regexp_replace('a1b22c333', r'(\\d+)', r'<\\1>') as r`,
+    expect: [{ r: "a<1>b<22>c<333>" }],
+  },
+  {
+    name: "a backreference is refused",
+    rule: "DESIGN.md §3: RE2 has no backreferences; refused before any engine runs",
+    sql: `select regexp_contains('aa', r'(a)\\1') as x`,
+    expect: { error: "sql_invalid" },
+  },
+  {
+    name: "a lookahead is refused",
+    rule: "DESIGN.md §3: RE2 has no lookaround",
+    sql: `select regexp_contains('ab', 'a(?=b)') as x`,
+    expect: { error: "sql_invalid" },
+  },
+  {
+    name: "an inline flag other than a leading (?i) is refused",
+    rule: "DESIGN.md §3: only the subset every engine reads alike",
+    sql: `select regexp_contains('ab', 'a(?s).b') as x`,
+    expect: { error: "sql_invalid" },
+  },
+  {
+    name: "a unicode class is refused",
+    rule: "DESIGN.md §3: \\p{…} is not in PostgreSQL's AREs",
+    sql: `select regexp_contains('ab', r'\\p{L}') as x`,
+    expect: { error: "sql_invalid" },
+  },
+];
