@@ -33,7 +33,6 @@ export interface FunctionSpec {
   returns: (args: SqlType[], name: string) => SqlType;
 }
 
-const fixed = (t: SqlType) => () => t;
 const sameAsFirst = (args: SqlType[]) => args[0] ?? STRING;
 
 function expectArg(name: string, args: SqlType[], i: number, ...accepted: ScalarType[]): void {
