@@ -69,7 +69,11 @@ export async function startService(opts: StartServiceOptions): Promise<RunningSe
     });
   }
 
-  const metrics = new Metrics({ backend: backend.name, executedQueries: () => backend.executedQueries() });
+  const metrics = new Metrics({
+    backend: backend.name,
+    executedQueries: () => backend.executedQueries(),
+    redis: config.redis.url !== undefined,
+  });
   const clock = requestClock(config.testNowMicros);
   const prefix = config.redis.prefix;
   let redis: RedisConnection | undefined;

@@ -79,13 +79,15 @@ export class Metrics {
     registers: [this.registry],
   });
 
-  readonly redisUp = new Gauge({
-    name: "qes_redis_up",
-    help: "1 when Redis answers, 0 when it does not; absent without QES_REDIS_URL",
-    registers: [this.registry],
-  });
+  /** 1 when Redis answers, 0 when not; only with QES_REDIS_URL */
+  readonly redisUp: Gauge;
 
-  constructor(opts: { backend: string; executedQueries: () => number }) {
+  constructor(opts: { backend: string; executedQueries: () => number; redis: boolean }) {
+    this.redisUp = new Gauge({
+      name: "qes_redis_up",
+      help: "1 when Redis answers, 0 when it does not (present only with QES_REDIS_URL)",
+      registers: opts.redis ? [this.registry] : [],
+    });
     this.registry.setDefaultLabels({ service: "qes" });
     collectDefaultMetrics({ register: this.registry, prefix: "qes_" });
     new Gauge({

@@ -48,8 +48,7 @@ export function readyRoute(deps: ServiceRoutesDeps) {
 /** `GET /metrics`: Prometheus text format. */
 export function metricsRoute(deps: ServiceRoutesDeps) {
   return async (_req: Request, res: Response): Promise<void> => {
-    deps.metrics.redisUp.set(deps.redis?.up ? 1 : 0);
-    if (!deps.redis) deps.metrics.redisUp.reset();
+    if (deps.redis) deps.metrics.redisUp.set(deps.redis.up ? 1 : 0);
     const text = await deps.metrics.registry.metrics();
     res.setHeader("Content-Type", deps.metrics.registry.contentType);
     res.end(text);

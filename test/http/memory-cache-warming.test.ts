@@ -1,0 +1,118 @@
+import { QesError } from "@qes/core";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { EDGE_EVENTS } from "./support/events.ts";
+import { faultyBackend } from "./support/faulty-backend.ts";
+import { call, type HttpServer, type Reply, startHttpServer, TOKEN } from "./support/in-process.ts";
+import { metricSum, scrape } from "./support/prometheus.ts";
+import { duckdbStore, type Store } from "./support/stores.ts";
+
+/**
+ * Without QES_REDIS_URL, on DuckDB: the in-process LRU (QES_CACHE_MAX_ENTRIES), warming by
+ * in-process timers (QES_WARM_INTERVAL_SCALE shortens counts.short's 1 s to 300 ms; its cache
+ * lives 2 s), a failed refresh keeping the last good value, keys nobody asks for dropping out, and
+ * QES_CACHE_MAX_ENTRIES=0 turning caching off.
+ */
+let store: Store;
+let faulty: ReturnType<typeof faultyBackend>;
+let lru: HttpServer;
+let warming: HttpServer;
+let off: HttpServer;
+
+beforeAll(async () => {
+  store = await duckdbStore({ "cloudflare.logs.prod": EDGE_EVENTS });
+  faulty = faultyBackend(store.backend);
+  lru = await startHttpServer(faulty.backend, { QES_CACHE_MAX_ENTRIES: "3" });
+  warming = await startHttpServer(faulty.backend, { QES_WARM_INTERVAL_SCALE: "0.3" });
+  off = await startHttpServer(faulty.backend, { QES_CACHE_MAX_ENTRIES: "0" });
+});
+afterAll(async () => {
+  for (const s of [lru, warming, off]) await s?.close();
+  await store?.dispose();
+});
+
+const get = (server: HttpServer, path: string) =>
+  call(`${server.url}${path}`, { headers: { "X-API-KEY": TOKEN } });
+const xcache = (r: Reply) => r.headers.get("x-cache");
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+const metric = async (server: HttpServer, name: string, labels: Record<string, string> = {}) =>
+  metricSum(await scrape(server.url), name, labels);
+
+describe("the in-process cache", () => {
+  it("reports itself in /ready and has no Redis gauge", async () => {
+    const ready = await get(lru, "/ready");
+    expect(ready.body).toEqual({ status: "ready", backend: "duckdb", redis: "disabled", cache: "memory" });
+    expect(await scrape(lru.url)).not.toContain("qes_redis_up");
+  });
+
+  it("serves a HIT after a MISS and drops the least recently used beyond QES_CACHE_MAX_ENTRIES", async () => {
+    const path = (p: string) => `/api/endpoints/query/pii.cached?project=${p}`;
+    for (const p of ["a", "b", "c"]) expect(xcache(await get(lru, path(p)))).toBe("MISS");
+    const hit = await get(lru, path("a"));
+    expect(xcache(hit)).toBe("HIT");
+    expect(hit.headers.get("age")).toBe("0");
+    // a is now the most recent: d pushes out b
+    expect(xcache(await get(lru, path("d")))).toBe("MISS");
+    expect(xcache(await get(lru, path("a")))).toBe("HIT");
+    expect(xcache(await get(lru, path("b")))).toBe("MISS");
+  });
+
+  it("is off with QES_CACHE_MAX_ENTRIES=0: every answer is BYPASS", async () => {
+    for (let i = 0; i < 2; i++) {
+      expect(xcache(await get(off, "/api/endpoints/query/pii.cached?project=a"))).toBe("BYPASS");
+    }
+    expect((await get(off, "/ready")).body.cache).toBe("off");
+  });
+});
+
+describe("warming without Redis (in-process timers)", () => {
+  const path = "/api/endpoints/query/counts.short?pattern=alpha";
+
+  it("refreshes a requested key every interval, so it stays fresh", async () => {
+    expect(xcache(await get(warming, path))).toBe("MISS");
+    await sleep(1300);
+    const fresh = await get(warming, path);
+    expect(xcache(fresh)).toBe("HIT");
+    // refreshed within the last 300 ms, though first stored 1.3 s ago
+    expect(fresh.headers.get("age")).toBe("0");
+    expect(
+      await metric(warming, "qes_warm_refreshes_total", { endpoint: "counts.short" }),
+    ).toBeGreaterThanOrEqual(3);
+    expect(await metric(warming, "qes_backend_queries_total", { origin: "warm" })).toBeGreaterThanOrEqual(3);
+    expect(await metric(warming, "qes_warm_keys", { endpoint: "counts.short" })).toBe(1);
+  });
+
+  it("keeps the last good value when a refresh fails", async () => {
+    const before = await get(warming, path);
+    faulty.failWith(new QesError("backend_unavailable", "PostgreSQL is unavailable"));
+    try {
+      const failures = await metric(warming, "qes_warm_failures_total", { endpoint: "counts.short" });
+      await sleep(1100);
+      expect(await metric(warming, "qes_warm_failures_total", { endpoint: "counts.short" })).toBeGreaterThan(
+        failures,
+      );
+      const kept = await get(warming, path);
+      expect(kept.status).toBe(200);
+      expect(xcache(kept)).toBe("HIT");
+      expect(kept.text).toBe(before.text);
+      // not refreshed for a second: the value stored before the failures
+      expect(Number(kept.headers.get("age"))).toBeGreaterThanOrEqual(1);
+    } finally {
+      faulty.failWith(undefined);
+    }
+    await sleep(700);
+    const again = await get(warming, path);
+    expect(xcache(again)).toBe("HIT");
+    expect(again.headers.get("age")).toBe("0");
+  });
+
+  it("drops a key nobody requested within the cache lifetime", async () => {
+    await sleep(2600);
+    expect(await metric(warming, "qes_warm_keys", { endpoint: "counts.short" })).toBe(0);
+    const refreshes = await metric(warming, "qes_warm_refreshes_total", { endpoint: "counts.short" });
+    await sleep(700);
+    expect(await metric(warming, "qes_warm_refreshes_total", { endpoint: "counts.short" })).toBe(refreshes);
+    // and the last refreshed value expires a lifetime later
+    await sleep(2100);
+    expect(xcache(await get(warming, path))).toBe("MISS");
+  });
+});
