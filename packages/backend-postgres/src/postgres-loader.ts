@@ -361,7 +361,10 @@ export async function loadEvents(
         workers = new LoadWorkers(loadWorkerCount(), working, loader.version);
       }
       if (workers?.usable) {
-        inflight.push({ lines, firstLine, bytes, encoded: workers.encode(lines, firstLine, now) });
+        const encoded = workers.encode(lines, firstLine, now);
+        // settled later in input order, or never when the load fails first
+        encoded.catch(() => undefined);
+        inflight.push({ lines, firstLine, bytes, encoded });
         if (inflight.length >= MAX_INFLIGHT) await writeOldest();
         return;
       }

@@ -222,6 +222,30 @@ describe("PostgreSQL storage: start-up, load, schema", () => {
     expect((await ownerQuery(`select count(*)::int as n from ${table}`)).rows[0].n).toBe(40_000);
   });
 
+  it("concurrent loads into one new source queue and keep every widening", async () => {
+    const source = "concurrent.source";
+    const other = createPostgresBackend({ url: TEST_POSTGRES_URL, schema, pool: 2 });
+    await other.init();
+    try {
+      await Promise.all(
+        [backend, other, backend].map((b, k) =>
+          b.load(
+            source,
+            Array.from({ length: 300 }, (_, i) =>
+              edgeEvent(i, { metadata: { [`field${k}`]: i, shared: k } }),
+            ),
+          ),
+        ),
+      );
+    } finally {
+      await other.close();
+    }
+    const model = (await backend.schema()).sources[source]!;
+    for (const k of [0, 1, 2]) expect(node(model.fields, "metadata", `field${k}`)?.type).toBe("INT64");
+    const { rows } = await ownerQuery(`select count(*)::int as n from ${await tableOf(backend, source)}`);
+    expect(rows[0].n).toBe(900);
+  });
+
   it("a bad first file of a new source does not create it", async () => {
     const error = await loadError(backend.load("never.created", [edgeEvent(1), "[1, 2]"]));
     expect(error).toMatchObject({ code: "invalid_event", line: 2 });
