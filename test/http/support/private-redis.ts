@@ -31,7 +31,7 @@ export class PrivateRedis {
 
   /** starts the server (again) on the same port and waits until it answers PING */
   async restart(): Promise<void> {
-    if (this.#child && this.#child.exitCode === null) throw new Error("redis-server is running");
+    if (this.#running()) throw new Error("redis-server is running");
     this.#child = spawn(
       "redis-server",
       [
@@ -73,11 +73,16 @@ export class PrivateRedis {
   /** SIGKILL, as a crash: no goodbye to clients */
   async kill(): Promise<void> {
     const child = this.#child;
-    if (!child || child.exitCode !== null) return;
+    if (!child || !this.#running()) return;
     await new Promise<void>((resolve) => {
       child.once("exit", () => resolve());
       child.kill("SIGKILL");
     });
+  }
+
+  #running(): boolean {
+    const child = this.#child;
+    return child !== undefined && child.exitCode === null && child.signalCode === null;
   }
 
   async stop(): Promise<void> {

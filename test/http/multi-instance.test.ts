@@ -1,0 +1,178 @@
+import { Redis } from "ioredis";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { EDGE_EVENTS } from "./support/events.ts";
+import { apiKeys, call, JWT_SECRET, type Reply, TEST_NOW, TOKEN } from "./support/in-process.ts";
+import { epoch, signJwt } from "./support/jwt.ts";
+import { metricSum, scrape } from "./support/prometheus.ts";
+import { type QesProcess, startQes } from "./support/qes-process.ts";
+import { postgresStore, type Store, TEST_POSTGRES_URL, unique } from "./support/stores.ts";
+
+/**
+ * Two `qes serve` processes on one PostgreSQL schema sharing one Redis (a prefix of their own), as
+ * an operator runs several instances: one backend query for 50 identical concurrent misses split
+ * across both, one instance's result served by the other, warming once per interval across both
+ * (usage.api-counts' 300 s shortened to 1.5 s by QES_WARM_INTERVAL_SCALE), no token in either
+ * log, and a graceful SIGTERM.
+ */
+const USAGE_ID = "0b1e7d52-8f3a-4e6c-a1d9-5c2f7e804b63";
+const PREFIX = `${unique("qes_multi")}:`;
+const WARM_MS = 1500;
+let store: Store;
+let a: QesProcess;
+let b: QesProcess;
+let redis: Redis;
+
+beforeAll(async () => {
+  store = await postgresStore({ "cloudflare.logs.prod": EDGE_EVENTS });
+  const env = {
+    QES_BACKEND: "postgres",
+    QES_POSTGRES_URL: TEST_POSTGRES_URL,
+    QES_POSTGRES_SCHEMA: store.schema as string,
+    QES_POSTGRES_POOL: "4",
+    QES_REDIS_URL: "redis://127.0.0.1:6379",
+    QES_REDIS_PREFIX: PREFIX,
+    QES_API_KEYS: apiKeys(),
+    QES_JWT_SECRET: JWT_SECRET,
+    QES_SEED: "false",
+    QES_TEST_NOW: TEST_NOW,
+    QES_WARM_INTERVAL_SCALE: String(WARM_MS / 300_000),
+    LOG_LEVEL: "debug",
+  };
+  [a, b] = await Promise.all([startQes(env), startQes(env)]);
+  redis = new Redis("redis://127.0.0.1:6379");
+}, 120_000);
+
+afterAll(async () => {
+  await Promise.all([a?.stop("SIGKILL"), b?.stop("SIGKILL")]);
+  await store?.dispose();
+  if (redis) {
+    const keys = await redis.keys(`${PREFIX}*`);
+    if (keys.length > 0) await redis.del(...keys);
+    redis.disconnect();
+  }
+});
+
+const usage = (interval: string, project: string) =>
+  `/api/endpoints/query/usage.api-counts?interval=${interval}&project=${project}`;
+const get = (on: QesProcess, path: string, headers: Record<string, string> = { "X-API-KEY": TOKEN }) =>
+  call(`${on.url}${path}`, { headers });
+const xcache = (r: Reply) => r.headers.get("x-cache");
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+/** a metric summed over both instances */
+async function both(name: string, labels: Record<string, string> = {}): Promise<number> {
+  const [ta, tb] = await Promise.all([scrape(a.url), scrape(b.url)]);
+  return metricSum(ta, name, labels) + metricSum(tb, name, labels);
+}
+
+describe("two instances sharing Redis", () => {
+  it("run one backend query for 50 identical concurrent misses split across both", async () => {
+    const requestQueries = await both("qes_backend_queries_total", { origin: "request" });
+    const allQueries = await both("qes_backend_queries_total");
+    const executed = await both("qes_backend_executed_queries");
+    const path = usage("daily", "alpha");
+    const replies = await Promise.all(Array.from({ length: 50 }, (_, i) => get(i % 2 === 0 ? a : b, path)));
+    expect(new Set(replies.map((r) => r.status))).toEqual(new Set([200]));
+    expect(new Set(replies.map((r) => r.text)).size).toBe(1);
+    expect(replies[0]?.body.result.length).toBeGreaterThan(0);
+    expect(replies.filter((r) => xcache(r) === "MISS").length).toBeGreaterThanOrEqual(1);
+    expect(await both("qes_backend_queries_total", { origin: "request" })).toBe(requestQueries + 1);
+    // the backends' own count agrees with the metric (warming may have run meanwhile)
+    expect((await both("qes_backend_executed_queries")) - executed).toBe(
+      (await both("qes_backend_queries_total")) - allQueries,
+    );
+  });
+
+  it("serve on one instance what the other cached", async () => {
+    const path = usage("hourly", "beta");
+    const miss = await get(a, path);
+    expect(xcache(miss)).toBe("MISS");
+    const hit = await get(b, path);
+    expect(xcache(hit)).toBe("HIT");
+    expect(hit.text).toBe(miss.text);
+    const byId = await get(b, `/api/endpoints/query/${USAGE_ID}?project=beta&interval=hourly`);
+    expect(xcache(byId)).toBe("HIT");
+  });
+
+  it("refresh each requested key once per warm interval in total, over three intervals", async () => {
+    for (const [on, interval, project] of [
+      [a, "hourly", "gamma"],
+      [b, "minutely", "delta"],
+      [a, "daily", "beta"],
+    ] as const) {
+      expect((await get(on, usage(interval, project))).status).toBe(200);
+    }
+    const tracked = await redis.zcard((await redis.keys(`${PREFIX}warm:${USAGE_ID}:*`))[0] as string);
+    // the two keys of the tests above and the three just requested
+    expect(tracked).toBe(5);
+    const keys = (await redis.keys(`${PREFIX}cache:${USAGE_ID}:*`)).filter((k) => !k.endsWith(":lock"));
+    expect(keys).toHaveLength(5);
+
+    const runs = await both("qes_warm_runs_total", { endpoint: "usage.api-counts" });
+    const refreshes = await both("qes_warm_refreshes_total", { endpoint: "usage.api-counts" });
+    // sample when each cached value was produced (its first 8 bytes) every 50 ms
+    const producedAt = new Map<string, Set<number>>(keys.map((k) => [k, new Set()]));
+    const initial = new Map<string, number>();
+    const started = Date.now();
+    while (Date.now() - started < 3 * WARM_MS + WARM_MS / 2) {
+      for (const key of keys) {
+        const head = await redis.getrangeBuffer(key, 0, 7);
+        const at = head.readDoubleBE(0);
+        if (!initial.has(key)) initial.set(key, at);
+        else if (at !== initial.get(key)) producedAt.get(key)?.add(at);
+      }
+      await sleep(50);
+    }
+    const runsDone = (await both("qes_warm_runs_total", { endpoint: "usage.api-counts" })) - runs;
+    const refreshed = (await both("qes_warm_refreshes_total", { endpoint: "usage.api-counts" })) - refreshes;
+    const perKey = keys.map((k) => producedAt.get(k)?.size ?? 0);
+    // 5.25 s of 1.5 s intervals: three or four runs in total, not one per instance and interval
+    expect(runsDone).toBeGreaterThanOrEqual(3);
+    expect(runsDone).toBeLessThanOrEqual(4);
+    expect(refreshed).toBe(runsDone * 5);
+    for (const n of perKey) expect(n).toBe(runsDone);
+    expect(await both("qes_warm_failures_total")).toBe(0);
+  });
+
+  it("write no token, JWT or api_key value to either log", async () => {
+    const jwt = signJwt({ scope: "query", exp: epoch(300) }, "HS256", JWT_SECRET);
+    const expired = signJwt({ scope: "query", exp: epoch(-300) }, "HS256", JWT_SECRET);
+    const secrets = [TOKEN, jwt, expired, "wrong-token-0123456789abcdef"];
+    for (const on of [a, b]) {
+      expect((await get(on, `${usage("daily", "alpha")}&api_key=${TOKEN}`, {})).status).toBe(200);
+      expect((await get(on, `/api/endpoints/query/logs.all?project=alpha&api_key=${jwt}`, {})).status).toBe(
+        200,
+      );
+      expect((await get(on, usage("daily", "alpha"), { Authorization: `Bearer ${jwt}` })).status).toBe(200);
+      expect((await get(on, usage("daily", "alpha"), { "X-API-KEY": expired })).status).toBe(401);
+      expect((await get(on, `${usage("daily", "alpha")}&api_key=${secrets[3]}`, {})).status).toBe(401);
+    }
+    await sleep(200);
+    for (const on of [a, b]) {
+      const log = on.output();
+      expect(log).toContain('"status":401');
+      expect(log).toContain("/api/endpoints/query/logs.all?project=alpha");
+      for (const secret of secrets) expect(log.includes(secret)).toBe(false);
+      expect(log).not.toContain("api_key");
+      expect(log).not.toContain(JWT_SECRET);
+    }
+  });
+
+  it("stop gracefully on SIGTERM: the request in flight completes, then the process exits 0", async () => {
+    // a consumer query that takes a while on PostgreSQL
+    const joins = Array.from({ length: 11 }, (_, i) => `edge_logs as e${i}`).join(" cross join ");
+    const slow = get(
+      b,
+      `/api/endpoints/query/logs.all?project=alpha&sql=${encodeURIComponent(`select count(*) as n from ${joins}`)}`,
+    );
+    await sleep(150);
+    const code = b.stop("SIGTERM");
+    const res = await slow;
+    expect(res.status).toBe(200);
+    expect(res.body.result[0].n).toBe(4 ** 11);
+    expect(await code).toBe(0);
+    expect(b.output()).toContain('"msg":"stopped"');
+    // the other instance still answers, from the shared cache
+    expect(xcache(await get(a, usage("hourly", "beta")))).toBe("HIT");
+  });
+});

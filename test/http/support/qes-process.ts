@@ -1,0 +1,50 @@
+import { spawnCli } from "../../e2e/support/run-cli.ts";
+
+export interface QesProcess {
+  url: string;
+  pid: number;
+  /** everything the process wrote to stdout and stderr so far */
+  output(): string;
+  /** sends `signal` and resolves with the exit code */
+  stop(signal?: NodeJS.Signals): Promise<number | null>;
+}
+
+/**
+ * `qes serve` as its own process, configured by environment only (the runner's QES_* variables
+ * are not passed on), on a free port; resolves once it prints that it listens.
+ */
+export async function startQes(env: Record<string, string>): Promise<QesProcess> {
+  const child = spawnCli(["serve"], { env: { PORT: "0", ...env } });
+  let out = "";
+  child.stdout.setEncoding("utf8").on("data", (c: string) => {
+    out += c;
+  });
+  child.stderr.setEncoding("utf8").on("data", (c: string) => {
+    out += c;
+  });
+  const exited = new Promise<number | null>((resolve) => child.on("exit", (code) => resolve(code)));
+  const deadline = Date.now() + 90_000;
+  let url: string | undefined;
+  while (url === undefined) {
+    url = /qes is listening on (http:\/\/\S+)/.exec(out)?.[1];
+    if (url !== undefined) break;
+    if (child.exitCode !== null || Date.now() > deadline) {
+      child.kill("SIGKILL");
+      throw new Error(`qes serve did not start:\n${out}`);
+    }
+    await new Promise((r) => setTimeout(r, 50));
+  }
+  return {
+    url,
+    pid: child.pid as number,
+    output: () => out,
+    async stop(signal = "SIGTERM") {
+      if (child.exitCode !== null) return child.exitCode;
+      child.kill(signal);
+      const timer = setTimeout(() => child.kill("SIGKILL"), 30_000);
+      const code = await exited;
+      clearTimeout(timer);
+      return code;
+    },
+  };
+}
