@@ -1,3 +1,7 @@
+import { generateKeyPairSync } from "node:crypto";
+import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 import { QesError } from "@qes/core";
 import { describe, expect, it } from "vitest";
 import { loadConfig } from "../src/config.ts";
@@ -48,10 +52,29 @@ describe("loadConfig", () => {
     ["QES_ERROR_FORMAT", "xml"],
     ["QES_SEED", "yes"],
     ["QES_CORS_ORIGINS", "not an origin"],
+    ["QES_WARM_INTERVAL_SCALE", "fast"],
+    ["QES_WARM_INTERVAL_SCALE", "0"],
+    ["QES_JWT_SECRET", "too-short"],
+    ["QES_JWT_PUBLIC_KEY", "-----BEGIN PUBLIC KEY-----\\nnot a key\\n-----END PUBLIC KEY-----"],
+    ["QES_JWT_PUBLIC_KEY", "/no/such/key.pem"],
   ])("stops on a bad %s (%s) and names it", (name, value) => {
     const e = refused({ [name]: value });
     expect(e.code).toBe("invalid_config");
     expect(e.message.startsWith(`${name}:`)).toBe(true);
+  });
+
+  it("reads QES_WARM_INTERVAL_SCALE and the JWT keys", () => {
+    expect(loadConfig({}).warmIntervalScale).toBe(1);
+    expect(loadConfig({ QES_WARM_INTERVAL_SCALE: "0.005" }).warmIntervalScale).toBe(0.005);
+    const secret = "s".repeat(32);
+    expect(loadConfig({ QES_JWT_SECRET: secret }).jwt.secret).toBe(secret);
+    const { publicKey } = generateKeyPairSync("ec", { namedCurve: "P-256" });
+    const pem = publicKey.export({ type: "spki", format: "pem" }).toString();
+    expect(loadConfig({ QES_JWT_PUBLIC_KEY: pem.replaceAll("\n", "\\n") }).jwt.publicKey).toBe(pem);
+    const dir = mkdtempSync(join(tmpdir(), "qes-config-"));
+    writeFileSync(join(dir, "key.pem"), pem);
+    expect(loadConfig({ QES_JWT_PUBLIC_KEY: join(dir, "key.pem") }).jwt.publicKey).toBe(pem);
+    rmSync(dir, { recursive: true });
   });
 
   it("honours QES_TEST_NOW only when NODE_ENV=test", () => {
