@@ -13,6 +13,8 @@ export const BENCH_POSTGRES_URL =
 export interface BenchBackend {
   name: "duckdb" | "postgres";
   backend: Backend;
+  /** the DuckDB file, or the PostgreSQL schema */
+  location: string;
   /** seconds the load took, or null when an earlier run's store was reused */
   loadSeconds: number | null;
   /** runs SQL on the engine directly, outside the backend (EXPLAIN, sizes) */
@@ -42,8 +44,10 @@ export async function openLoadedBackend(
   let backend: Backend;
   let raw: BenchBackend["raw"];
   let closeRaw = async () => undefined as void;
+  let location: string;
   if (engine === "duckdb") {
     const path = join(BENCH_DIR, `bench-${key}.duckdb`);
+    location = path;
     if (!reuse) {
       rmSync(path, { force: true });
       rmSync(`${path}.wal`, { force: true });
@@ -54,6 +58,7 @@ export async function openLoadedBackend(
     };
   } else {
     const schema = `qes_bench_${key}`;
+    location = schema;
     if (!reuse) await dropPostgresSchema(schema);
     backend = createPostgresBackend({ url: BENCH_POSTGRES_URL, schema, pool: 10 });
     const client = new pg.Client({ connectionString: BENCH_POSTGRES_URL });
@@ -79,6 +84,7 @@ export async function openLoadedBackend(
   return {
     name: engine,
     backend,
+    location,
     loadSeconds,
     raw,
     close: async () => {

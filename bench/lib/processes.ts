@@ -1,0 +1,102 @@
+import { type ChildProcess, spawn } from "node:child_process";
+import { closeSync, openSync, readFileSync } from "node:fs";
+import { createServer } from "node:net";
+
+/** a free loopback port (bound and released; the caller binds it right away) */
+export function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const s = createServer();
+    s.once("error", reject);
+    s.listen(0, "127.0.0.1", () => {
+      const port = (s.address() as { port: number }).port;
+      s.close(() => resolve(port));
+    });
+  });
+}
+
+export interface Child {
+  process: ChildProcess;
+  output(): string;
+  stop(): Promise<void>;
+}
+
+/**
+ * Starts a process writing its output to a file (not a pipe: reading a busy server's request log
+ * would cost this process CPU during the measurement); `stop` sends SIGTERM to it, and only it.
+ */
+export function startChild(command: string, args: string[], env: Record<string, string | undefined>, logFile: string): Child {
+  const fd = openSync(logFile, "w");
+  const child = spawn(command, args, { env: env as NodeJS.ProcessEnv, stdio: ["ignore", fd, fd] });
+  closeSync(fd);
+  return {
+    process: child,
+    output: () => {
+      try {
+        return readFileSync(logFile, "utf8").slice(-5000);
+      } catch {
+        return "";
+      }
+    },
+    stop: () =>
+      new Promise<void>((resolve) => {
+        if (child.exitCode !== null || child.signalCode !== null) return resolve();
+        const timer = setTimeout(() => child.kill("SIGKILL"), 10_000);
+        child.once("exit", () => {
+          clearTimeout(timer);
+          resolve();
+        });
+        child.kill("SIGTERM");
+      }),
+  };
+}
+
+/** polls a URL until it answers 200 */
+export async function waitForHttp(url: string, timeoutMs: number, child?: Child): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (Date.now() < deadline) {
+    if (child && child.process.exitCode !== null) throw new Error(`process exited:\n${child.output()}`);
+    try {
+      const res = await fetch(url);
+      if (res.ok) return;
+    } catch {
+      // not up yet
+    }
+    await new Promise((r) => setTimeout(r, 100));
+  }
+  throw new Error(`${url} did not answer within ${timeoutMs} ms${child ? `:\n${child.output()}` : ""}`);
+}
+
+/** resident set size of a process in bytes (Linux /proc) */
+export function rssBytes(pid: number): number {
+  try {
+    const m = /VmRSS:\s+(\d+) kB/.exec(readFileSync(`/proc/${pid}/status`, "utf8"));
+    return m ? Number(m[1]) * 1024 : Number.NaN;
+  } catch {
+    return Number.NaN;
+  }
+}
+
+/** samples RSS every `everyMs` until stopped; returns the peak */
+export function sampleRss(pid: number, everyMs = 100): { stop(): number } {
+  let peak = rssBytes(pid);
+  const timer = setInterval(() => {
+    const r = rssBytes(pid);
+    if (r > peak || Number.isNaN(peak)) peak = r;
+  }, everyMs);
+  return {
+    stop: () => {
+      clearInterval(timer);
+      return Math.max(peak, rssBytes(pid) || 0);
+    },
+  };
+}
+
+/** CPU seconds (user + system) a process has used so far (Linux /proc, 100 ticks a second) */
+export function cpuSeconds(pid: number): number {
+  try {
+    const fields = readFileSync(`/proc/${pid}/stat`, "utf8").split(") ")[1]!.split(" ");
+    return (Number(fields[11]) + Number(fields[12])) / 100;
+  } catch {
+    return Number.NaN;
+  }
+}
