@@ -34,6 +34,7 @@ export class RedisStore {
   readonly #redis: LockedRedis;
   readonly #connection: RedisConnection;
   readonly #logger: Logger;
+  readonly #reads = new Map<string, Promise<CacheEntry | undefined>>();
 
   constructor(connection: RedisConnection, logger: Logger) {
     this.#connection = connection;
@@ -49,9 +50,22 @@ export class RedisStore {
     return this.#connection.up;
   }
 
-  async get(key: string): Promise<CacheEntry | undefined> {
-    const value = await this.#redis.getBuffer(key);
-    return value === null ? undefined : decodeEntry(value);
+  /**
+   * The entry of a key. Identical concurrent reads share one GET: a popular key read by many
+   * requests at once costs one round trip and one parse, not one per request.
+   */
+  get(key: string): Promise<CacheEntry | undefined> {
+    const running = this.#reads.get(key);
+    if (running) return running;
+    const read = this.#redis
+      .getBuffer(key)
+      .then((value) => (value === null ? undefined : decodeEntry(value)));
+    this.#reads.set(key, read);
+    const done = () => {
+      if (this.#reads.get(key) === read) this.#reads.delete(key);
+    };
+    read.then(done, done);
+    return read;
   }
 
   async set(key: string, entry: CacheEntry, ttlMs: number): Promise<void> {
