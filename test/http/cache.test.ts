@@ -159,6 +159,57 @@ describe("the result cache", () => {
     expect(xcache(await get(path))).toBe("HIT");
   });
 
+  it("runs the query itself when another instance took the lock and died without a value", async () => {
+    const path = "/api/endpoints/query/usage.api-counts?interval=hourly&project=alpha";
+    const first = await get(path);
+    expect(xcache(first)).toBe("MISS");
+    // the key of this request: the one holding its bytes (after the 9-byte entry header)
+    const keys = (await redis.keys(`${PREFIX}cache:${USAGE_ID}:*`)).filter((k) => !k.endsWith(":lock"));
+    const values = await Promise.all(keys.map((k) => redis.getBuffer(k)));
+    const mine = keys.filter((_, i) => values[i]?.subarray(9).toString() === first.text);
+    expect(mine).toHaveLength(1);
+    await redis.del(mine[0] as string);
+    // a holder that took the lock and died: no heartbeat, the lock lapses after 1.5 s
+    await redis.set(`${mine[0]}:lock`, "dead-instance", "PX", 1500);
+    const queries = await backendQueries();
+    const started = Date.now();
+    const res = await get(path);
+    expect(res.status).toBe(200);
+    expect(xcache(res)).toBe("MISS");
+    expect(res.text).toBe(first.text);
+    // it waited for the lock to lapse, then ran the query once
+    expect(Date.now() - started).toBeGreaterThanOrEqual(1000);
+    expect(await backendQueries()).toBe(queries + 1);
+    expect(xcache(await get(path))).toBe("HIT");
+  });
+
+  it("keeps at most QES_WARM_MAX_KEYS keys warm per endpoint, the most recently requested", async () => {
+    const prefix = `${unique("qes_warmmax")}:`;
+    const bounded = await startHttpServer(faulty.backend, {
+      QES_REDIS_URL: "redis://127.0.0.1:6379",
+      QES_REDIS_PREFIX: prefix,
+      QES_WARM_MAX_KEYS: "2",
+    });
+    try {
+      for (const p of ["one", "two", "three"]) {
+        const res = await call(`${bounded.url}/api/endpoints/query/counts.short?pattern=${p}`, {
+          headers: { "X-API-KEY": TOKEN },
+        });
+        expect(res.status).toBe(200);
+        await new Promise((r) => setTimeout(r, 20));
+      }
+      await new Promise((r) => setTimeout(r, 100));
+      const [set] = await redis.keys(`${prefix}warm:*`);
+      const members = await redis.zrange(set as string, 0, -1);
+      expect(members).toHaveLength(2);
+      expect(members.map((m) => JSON.parse(m)[0].pattern)).toEqual(["two", "three"]);
+    } finally {
+      await bounded.close();
+      const keys = await redis.keys(`${prefix}*`);
+      if (keys.length > 0) await redis.del(...keys);
+    }
+  });
+
   it("counts hits, misses and bypasses per endpoint in /metrics", async () => {
     const metrics = await scrape(server.url);
     expect(
