@@ -9,8 +9,8 @@ import { type CopyRowEncoder, createCopyRowEncoder } from "./postgres-copy-row.t
 export interface EncodedBatch {
   /** the schema version the rows were encoded against */
   version: number;
-  /** COPY rows, each ending in a newline */
-  text: string;
+  /** COPY rows, each ending in a newline (UTF-8 bytes when they come from a worker) */
+  text: string | Uint8Array;
   /** input line of each row in `text` */
   rowLines: number[];
   /** indexes (into the batch) of events the schema does not cover: the caller widens for them */

@@ -4,6 +4,7 @@ import type { WorkerMessage, WorkerReply } from "./postgres-load-workers.ts";
 
 /** Entry of a load worker: encodes batches against the latest schema it was sent. */
 let encoder: BatchEncoder | null = null;
+const utf8 = new TextEncoder();
 
 parentPort!.on("message", (message: WorkerMessage) => {
   if (message.type === "schema") {
@@ -11,10 +12,16 @@ parentPort!.on("message", (message: WorkerMessage) => {
     return;
   }
   let reply: WorkerReply;
+  let transfer: ArrayBuffer[] = [];
   try {
-    reply = { id: message.id, batch: encoder!.encode(message.lines, message.firstLine, message.now) };
+    const batch = encoder!.encode(message.lines, message.firstLine, message.now);
+    // UTF-8 here, handed over without a copy: the loader's thread writes the bytes as they are
+    const bytes = utf8.encode(batch.text as string);
+    batch.text = bytes;
+    transfer = [bytes.buffer as ArrayBuffer];
+    reply = { id: message.id, batch };
   } catch (e) {
     reply = { id: message.id, error: e instanceof Error ? e.message : String(e) };
   }
-  parentPort!.postMessage(reply);
+  parentPort!.postMessage(reply, transfer);
 });

@@ -62,9 +62,9 @@ class CopyWriter {
     });
   }
 
-  async write(text: string): Promise<void> {
+  async write(data: string | Uint8Array): Promise<void> {
     if (this.failure) throw this.failure;
-    if (this.stream.write(text)) return;
+    if (this.stream.write(data)) return;
     await new Promise<void>((resolve, reject) => {
       const onDrain = () => {
         this.stream.off("error", onError);
@@ -180,8 +180,8 @@ class SourceLoad {
     await this.append(text, rowLines);
   }
 
-  private async append(text: string, rowLines: number[]): Promise<void> {
-    if (text === "") return;
+  private async append(text: string | Uint8Array, rowLines: number[]): Promise<void> {
+    if (text.length === 0) return;
     if (this.copy === null) {
       const columns = this.encoder.columns.map(ident).join(", ");
       this.copy = new CopyWriter(
@@ -191,19 +191,28 @@ class SourceLoad {
       this.copyLines = [];
     }
     for (const line of rowLines) this.copyLines.push(line);
+    if (typeof text !== "string") {
+      await this.flushText();
+      await this.writeCopy(text);
+      return;
+    }
     this.text += text;
     if (this.text.length >= CHUNK_CHARS) await this.flushText();
+  }
+
+  private async writeCopy(data: string | Uint8Array): Promise<void> {
+    try {
+      await this.copy!.write(data);
+    } catch (e) {
+      throw this.refused(e);
+    }
   }
 
   private async flushText(): Promise<void> {
     if (this.copy === null || this.text === "") return;
     const text = this.text;
     this.text = "";
-    try {
-      await this.copy.write(text);
-    } catch (e) {
-      throw this.refused(e);
-    }
+    await this.writeCopy(text);
   }
 
   private async endCopy(): Promise<void> {
