@@ -6,6 +6,7 @@ import {
   formatCall,
   jsonPathKeys,
   literalArg,
+  MAX_GENERATED_ELEMENTS,
   microsPer,
   QesError,
   rename,
@@ -95,7 +96,12 @@ export class DuckdbDialect extends SqlEmitter {
       ),
     PARSE_TIMESTAMP: ([, s], call) =>
       `try_strptime(${s}, ${this.stringLiteral(translateTimeFormat(literalArg(call, 0, "its format")))})`,
-    GENERATE_TIMESTAMP_ARRAY: ([a, b, step]) => `generate_series(${a}, ${b}, ${step})`,
+    // generate_series neither sees interrupts nor counts against the memory limit while it fills
+    // one list: a century in microseconds would run on past any timeout. Refuse it first.
+    GENERATE_TIMESTAMP_ARRAY: ([a, b, step]) =>
+      `CASE WHEN abs(epoch_us(${b}) - epoch_us(${a})) // greatest(abs(epoch_us(${step})), 1) > ${MAX_GENERATED_ELEMENTS} ` +
+      `THEN error(${this.stringLiteral(`GENERATE_TIMESTAMP_ARRAY would produce more than ${MAX_GENERATED_ELEMENTS} elements`)}) ` +
+      `ELSE generate_series(${a}, ${b}, ${step}) END`,
     __EXTRACT: ([, ts], call) => duckdbExtract(call, ts!),
     __QUANTILE: ([x, k, n]) =>
       `list_sort(list(${x}) FILTER (WHERE ${x} IS NOT NULL))[greatest(1, (${k} * count(${x}) + ${n} - 1) // ${n})]`,
@@ -158,22 +164,28 @@ export class DuckdbDialect extends SqlEmitter {
   };
 
   private formatSpec(x: string, type: SqlType, s: FormatSpec): string {
-    const head = `%${s.flags.replace("'", "")}${s.width ?? ""}${s.precision !== undefined ? `.${s.precision}` : ""}`;
+    // printf has no grouping flag: every `'` goes (not only the first, or the rest would end the
+    // format literal early), and the format is written as a literal like any other text.
+    const head = `%${s.flags.replaceAll("'", "")}${s.width ?? ""}${s.precision !== undefined ? `.${s.precision}` : ""}`;
+    const printf = (format: string, arg: string) => `printf(${this.stringLiteral(format)}, ${arg})`;
     switch (s.conversion) {
       case "d":
       case "i":
       case "x":
       case "X":
       case "o":
-        return `printf('${head}${s.conversion === "i" ? "d" : s.conversion}', ${x})`;
+        return printf(`${head}${s.conversion === "i" ? "d" : s.conversion}`, x);
       case "f":
       case "e":
       case "E":
       case "g":
       case "G":
-        return `printf('${s.precision === undefined ? `${head}.6` : head}${s.conversion}', CAST(${x} AS DOUBLE))`;
+        return printf(
+          `${s.precision === undefined ? `${head}.6` : head}${s.conversion}`,
+          `CAST(${x} AS DOUBLE)`,
+        );
       default:
-        return `printf('${head}s', ${this.cast(x, type, "STRING")})`;
+        return printf(`${head}s`, this.cast(x, type, "STRING"));
     }
   }
 

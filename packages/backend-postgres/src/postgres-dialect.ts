@@ -7,6 +7,7 @@ import {
   formatTimestampMicros,
   jsonPathKeys,
   literalArg,
+  MAX_GENERATED_ELEMENTS,
   microsPer,
   QesError,
   rename,
@@ -118,7 +119,14 @@ export class PostgresDialect extends SqlEmitter {
     },
     PARSE_TIMESTAMP: ([, s], call) =>
       `(to_timestamp(${s}, ${this.stringLiteral(translateTimeFormat(literalArg(call, 0, "its format")))})::timestamp AT TIME ZONE 'UTC')`,
-    GENERATE_TIMESTAMP_ARRAY: ([a, b, step]) => `ARRAY(SELECT generate_series(${a}, ${b}, ${step}))`,
+    // More elements than the limit are an error, as on DuckDB. PostgreSQL has no error function:
+    // the message is cast to integer, and names the arguments so that it is never a constant the
+    // planner would fold (and raise) while the condition is still undecided.
+    GENERATE_TIMESTAMP_ARRAY: ([a, b, step]) => {
+      const tooMany = `abs(extract(epoch FROM ${b}) - extract(epoch FROM ${a})) / greatest(abs(extract(epoch FROM ${step})), 0.000001) > ${MAX_GENERATED_ELEMENTS}`;
+      const message = `${this.stringLiteral(`GENERATE_TIMESTAMP_ARRAY would produce more than ${MAX_GENERATED_ELEMENTS} elements: from `)} || CAST((${a}) AS text) || ' to ' || CAST((${b}) AS text) || ' by ' || CAST((${step}) AS text)`;
+      return `CASE WHEN ${tooMany} THEN ARRAY[CAST(CAST(CAST(${message} AS integer) AS text) AS timestamptz)] ELSE ARRAY(SELECT generate_series(${a}, ${b}, ${step})) END`;
+    },
     __EXTRACT: ([, ts], call) => postgresExtract(call, ts!),
     __QUANTILE: ([x, k, n]) =>
       `(array_agg(${x} ORDER BY ${x}) FILTER (WHERE ${x} IS NOT NULL))[greatest(1, (${k} * count(${x}) + ${n} - 1) / ${n})]`,

@@ -115,9 +115,12 @@ function compileUncached(endpoint: EndpointDefinition, opts: CompileOptions): Co
       );
     seen.add(c.name);
   }
+  // Only the parameters the emitted SQL uses are bound: consumer SQL that reads no stored CTE
+  // (`select 1 as x`) has none, and an engine refuses values for parameters it does not see.
+  const emitted = opts.dialect.emit(query);
   return {
-    sql: opts.dialect.emit(query),
-    params: ctx.params,
+    sql: emitted.sql,
+    params: emitted.params.map((index) => ctx.params[index - 1]!),
     columns,
     schemaVersion: opts.schema.version,
     dialect: opts.dialect.name,

@@ -62,6 +62,15 @@ export function jsonPathKeys(path: string): Array<string | number> {
   return keys;
 }
 
+/** Largest width or precision of a FORMAT specifier. */
+export const MAX_FORMAT_WIDTH = 10_000;
+
+/**
+ * Most elements GENERATE_TIMESTAMP_ARRAY may produce for one row: each dialect refuses more at run
+ * time (an engine cannot interrupt, nor count against its memory limit, one huge array).
+ */
+export const MAX_GENERATED_ELEMENTS = 1_000_000;
+
 /** One FORMAT specifier: `%[flags][width][.precision]conversion`. */
 export interface FormatSpec {
   flags: string;
@@ -97,6 +106,13 @@ export function formatCall(
         `FORMAT specifier at position ${i + 1} of '${format}' is not supported.`,
       );
     i += m[0].length - 1;
+    // a width or precision of 999999999 is a gigabyte per value; no output needs more than this
+    if (Number(m[2] ?? 0) > MAX_FORMAT_WIDTH || Number(m[3] ?? 0) > MAX_FORMAT_WIDTH) {
+      throw new QesError(
+        "sql_invalid",
+        `FORMAT specifier ${m[0]} asks for more than ${MAX_FORMAT_WIDTH} characters.`,
+      );
+    }
     if (m[4] === "%") {
       literal += "%";
       continue;

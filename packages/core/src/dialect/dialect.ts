@@ -8,6 +8,15 @@ export interface Dialect {
   readonly name: string;
   /** how the engine reads regular expressions: pattern parameters are translated when bound */
   readonly regexSyntax?: "re2" | "postgres";
-  /** SQL text with positional parameters `$1…$n` */
-  emit(query: Query): string;
+  /**
+   * SQL text with positional parameters `$1…$n`, numbered in the order they first appear;
+   * `params[k]` is the query tree's parameter index (1-based) that `$k+1` stands for. Parameters
+   * that only parts left out of the SQL use (a stored CTE consumer SQL does not read) are not in it.
+   */
+  emit(query: Query): EmittedSql;
+}
+
+export interface EmittedSql {
+  sql: string;
+  params: number[];
 }

@@ -2,7 +2,7 @@ import type { Cte, Expr, FromItem, OrderItem, Query, Select, SetOp, WindowSpec }
 import type { SqlType } from "../compile/sql-type.ts";
 import { QesError } from "../errors.ts";
 import type { ScalarType } from "../schema/schema-model.ts";
-import type { Dialect } from "./dialect.ts";
+import type { Dialect, EmittedSql } from "./dialect.ts";
 
 export type CallExpr = Extract<Expr, { k: "call" }>;
 /** Emits one catalogue function from its emitted arguments (sqlglot's TRANSFORMS, one row each). */
@@ -47,10 +47,15 @@ export abstract class SqlEmitter implements Dialect {
   /** CTEs of the query being emitted (subqueries in expressions emit with the same set) */
   protected usedCtes: Set<string> = new Set();
 
-  emit(query: Query): string {
+  /** query-tree parameter index → emitted `$n`, in order of first appearance */
+  private paramSlots: Map<number, number> = new Map();
+
+  emit(query: Query): EmittedSql {
     const used = this.reachableCtes(query);
     this.usedCtes = used;
-    return this.query(query, used);
+    this.paramSlots = new Map();
+    const sql = this.query(query, used);
+    return { sql, params: [...this.paramSlots.keys()] };
   }
 
   quoteIdent(name: string): string {
@@ -171,8 +176,14 @@ export abstract class SqlEmitter implements Dialect {
     switch (e.k) {
       case "lit":
         return this.literal(e.value, e.type);
-      case "param":
-        return this.param(e.index, e.type);
+      case "param": {
+        let slot = this.paramSlots.get(e.index);
+        if (slot === undefined) {
+          slot = this.paramSlots.size + 1;
+          this.paramSlots.set(e.index, slot);
+        }
+        return this.param(slot, e.type);
+      }
       case "col":
         return e.rel ? `${this.quoteIdent(e.rel)}.${this.quoteIdent(e.col)}` : this.quoteIdent(e.col);
       case "json":

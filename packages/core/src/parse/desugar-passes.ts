@@ -18,6 +18,15 @@ export function qualifyWithoutWhere(tokens: Token[]): Token[] {
         if (depth === 0) break;
         depth--;
       } else if (depth === 0) {
+        // one QUALIFY per SELECT: stopping here also keeps a run of them linear, not quadratic
+        if (isWord(t, "QUALIFY")) {
+          const second = result[q]!;
+          throw new QesError(
+            "sql_syntax",
+            `A second QUALIFY in one SELECT (line ${second.line}, column ${second.column}).`,
+            { line: second.line, column: second.column },
+          );
+        }
         if (isWord(t, "WHERE")) hasWhere = true;
         if (isWord(t, "GROUP") || isWord(t, "HAVING") || isWord(t, "WINDOW")) insertAt = k;
         if (isWord(t, "SELECT")) break;

@@ -45,8 +45,25 @@ export const STRING_PLACEHOLDER = "__qes_s";
 
 export const SUBSCRIPT_MODES = ["OFFSET", "ORDINAL", "SAFE_OFFSET", "SAFE_ORDINAL"] as const;
 
+/**
+ * Deepest nesting of brackets, and of constructs the rewrite wraps around the expression before
+ * them (chained subscripts, IS DISTINCT FROM, AT TIME ZONE, NULLS FIRST). Beyond it a query is
+ * `sql_too_complex`: the rewrite and the parser recurse per level, and each wrap copies what it
+ * wraps, so deeper input would cost quadratic time or overflow the stack.
+ */
+export const MAX_SQL_NESTING = 128;
+
+function tooDeep(t: Token): never {
+  throw new QesError(
+    "sql_too_complex",
+    `The query nests deeper than ${MAX_SQL_NESTING} levels (line ${t.line}, column ${t.column}).`,
+    { line: t.line, column: t.column },
+  );
+}
+
 export function desugarSql(sql: string): DesugaredSql {
   const tokens = lexSql(sql);
+  let depth = 0;
   for (const t of tokens) {
     if (
       (t.type === "ident" || t.type === "quoted_ident") &&
@@ -57,6 +74,8 @@ export function desugarSql(sql: string): DesugaredSql {
         column: t.column,
       });
     }
+    if (t.type === "punct" && (t.value === "(" || t.value === "[") && ++depth > MAX_SQL_NESTING) tooDeep(t);
+    if (t.type === "punct" && (t.value === ")" || t.value === "]")) depth--;
   }
   const strings: string[] = [];
   const pre = starExceptReplace(joinGroups(parenthesisedJoins(qualifyWithoutWhere(tokens.slice(0, -1)))));
@@ -97,6 +116,18 @@ export function needsSpace(a: Out, b: Out): boolean {
   if (a.value === "." || a.value === "(" || a.value === "[") return false;
   if (b.value === "(" && a.kind === "synthetic") return false;
   return true;
+}
+
+/** how many wraps deep the expression starting with a synthetic token is */
+const wrapDepth = new WeakMap<Out, number>();
+
+/** `head` wraps `inner` (the tokens of the expression it wraps): one level deeper than `inner`. */
+function wrapping(head: Out, inner: readonly Out[]): Out {
+  const first = inner[0];
+  const depth = (first ? (wrapDepth.get(first) ?? 0) : 0) + 1;
+  if (depth > MAX_SQL_NESTING) tooDeep(head.origin);
+  wrapDepth.set(head, depth);
+  return head;
 }
 
 export function rewrite(tokens: Token[], strings: string[]): Out[] {
@@ -226,7 +257,7 @@ export function rewrite(tokens: Token[], strings: string[]): Out[] {
       const start = primaryStart(out);
       const primary = out.splice(start);
       const sub: Out[] = [
-        synth("__qes_subscript", t),
+        wrapping(synth("__qes_subscript", t), primary),
         punct("(", t),
         ...primary,
         punct(",", t),
@@ -245,7 +276,7 @@ export function rewrite(tokens: Token[], strings: string[]): Out[] {
         i += 2;
       }
       if (fields.length) {
-        out.push(synth("__qes_path", t), punct("(", t), ...sub);
+        out.push(wrapping(synth("__qes_path", t), sub), punct("(", t), ...sub);
         for (const f of fields)
           out.push(punct(",", f), stringOut(f.type === "ident" ? f.text : f.value, strings, f));
         out.push(punct(")", t));
@@ -266,7 +297,7 @@ export function rewrite(tokens: Token[], strings: string[]): Out[] {
       out.splice(
         start,
         out.length - start,
-        synth(`__qes_nulls_${next!.value.toLowerCase()}`, t),
+        wrapping(synth(`__qes_nulls_${next!.value.toLowerCase()}`, t), item),
         punct("(", t),
         ...item,
         punct(")", t),
@@ -287,7 +318,7 @@ export function rewrite(tokens: Token[], strings: string[]): Out[] {
         const rightEnd = operandEnd(tokens, rightStart);
         const right = rewrite(tokens.slice(rightStart, rightEnd), strings);
         out.push(
-          synth(not ? "__qes_is_not_distinct" : "__qes_is_distinct", t),
+          wrapping(synth(not ? "__qes_is_not_distinct" : "__qes_is_distinct", t), left),
           punct("(", t),
           ...left,
           punct(",", t),
@@ -309,7 +340,14 @@ export function rewrite(tokens: Token[], strings: string[]): Out[] {
       const left = out.splice(start);
       const zoneEnd = operandEnd(tokens, i + 3);
       const zone = rewrite(tokens.slice(i + 3, zoneEnd), strings);
-      out.push(synth("__qes_at_time_zone", t), punct("(", t), ...left, punct(",", t), ...zone, punct(")", t));
+      out.push(
+        wrapping(synth("__qes_at_time_zone", t), left),
+        punct("(", t),
+        ...left,
+        punct(",", t),
+        ...zone,
+        punct(")", t),
+      );
       i = zoneEnd;
       continue;
     }

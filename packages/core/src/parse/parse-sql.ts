@@ -31,12 +31,13 @@ export function parseSelect(sql: string): AstNode {
     );
   }
   if (sql.trim() === "") throw new QesError("sql_syntax", "SQL is empty.", { line: 1, column: 1 });
-  const desugared = desugarSql(sql);
+  const desugared = tooComplexOnStackOverflow(() => desugarSql(sql));
   if (desugared.text.trim() === "") throw new QesError("sql_syntax", "SQL is empty.", { line: 1, column: 1 });
   let ast: unknown;
   try {
     ast = parser.astify(desugared.text, { database: "bigquery", parseOptions: { includeLocations: true } });
   } catch (e) {
+    if (e instanceof RangeError) throw tooComplex();
     const err = e as { message?: string; location?: { start?: { offset: number } }; found?: string | null };
     const offset = err.location?.start?.offset;
     const loc = offset === undefined ? undefined : desugared.origin(offset);
@@ -64,6 +65,20 @@ export function parseSelect(sql: string): AstNode {
     );
   }
   return stmt;
+}
+
+function tooComplex(): QesError {
+  return new QesError("sql_too_complex", "The query is nested too deeply to parse.");
+}
+
+/** The last guard behind the nesting limits: a stack overflow is the query's size, not a bug to answer 500. */
+function tooComplexOnStackOverflow<T>(run: () => T): T {
+  try {
+    return run();
+  } catch (e) {
+    if (e instanceof RangeError) throw tooComplex();
+    throw e;
+  }
 }
 
 export function locationOf(node: AstNode | undefined | null): { line?: number; column?: number } {

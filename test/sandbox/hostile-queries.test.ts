@@ -1,0 +1,157 @@
+import { HTTP_STATUS_OF } from "@qes/core";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { BACKENDS } from "../support/backends.ts";
+import { CONTROL_CASES, HOSTILE_CASES, type HostileCase } from "./cases/hostile-cases.ts";
+import {
+  type Answer,
+  getQuery,
+  PROJECT,
+  postQuery,
+  type SandboxServer,
+  SECRET,
+  startSandboxServer,
+} from "./support/sandbox-server.ts";
+
+// Issue 4: hostile consumer SQL sent over HTTP to a real qes on every backend, each answered with
+// its 4xx code (DESIGN.md §5, §7) while the backend's counter of executed queries does not move.
+
+const ENDPOINT = "logs.all";
+
+function sendSql(server: SandboxServer, sql: string, via: "get" | "post" = "get"): Promise<Answer> {
+  return via === "post"
+    ? postQuery(server, ENDPOINT, { project: PROJECT, sql })
+    : getQuery(server, ENDPOINT, { project: PROJECT, sql });
+}
+
+function describeAnswer(a: Answer): string {
+  return JSON.stringify(a.body).slice(0, 400);
+}
+
+describe.each(BACKENDS)("hostile consumer SQL on $name", (fixture) => {
+  let server: SandboxServer;
+  let executedAtStart = 0;
+  let metricAtStart = 0;
+
+  beforeAll(async () => {
+    server = await startSandboxServer(fixture);
+    executedAtStart = server.backend.executedQueries();
+    metricAtStart = await server.metricExecuted();
+  });
+  afterAll(async () => {
+    await server?.close();
+  });
+
+  describe("refused before the backend runs", () => {
+    it.each(HOSTILE_CASES.map((c) => [c.name, c] as const))("%s", async (_name, c: HostileCase) => {
+      const before = server.backend.executedQueries();
+      const answer = await sendSql(server, c.sql, c.via);
+      expect(answer.status, describeAnswer(answer)).toBe(HTTP_STATUS_OF[c.code]);
+      expect(answer.body?.error?.code, describeAnswer(answer)).toBe(c.code);
+      expect(typeof answer.body.error.message).toBe("string");
+      expect(answer.body.error.message.length).toBeGreaterThan(0);
+      expect(answer.body.error.requestId).toBe(answer.headers["x-request-id"]);
+      expect(JSON.stringify(answer.body)).not.toContain(SECRET);
+      expect(server.backend.executedQueries(), "the backend ran a query").toBe(before);
+    });
+
+    it("left the counter of executed queries where it was, in process and in /metrics", async () => {
+      expect(server.backend.executedQueries()).toBe(executedAtStart);
+      expect(await server.metricExecuted()).toBe(metricAtStart);
+    });
+  });
+
+  describe("a GET URL or a POST body beyond the limits", () => {
+    it("answers a query string longer than Node's header limit with 413 request_too_large", async () => {
+      const before = server.backend.executedQueries();
+      const sql = `select id from edge_logs where id = '${"x".repeat(20_000)}'`;
+      const answer = await getQuery(server, ENDPOINT, { project: PROJECT, sql });
+      expect(answer.status).toBe(413);
+      expect(answer.body.error.code).toBe("request_too_large");
+      expect(server.backend.executedQueries()).toBe(before);
+    });
+
+    it("answers a POST body over the limit with 413 request_too_large", async () => {
+      const before = server.backend.executedQueries();
+      const sql = `select id from edge_logs where id = '${"x".repeat(2_000_000)}'`;
+      const answer = await postQuery(server, ENDPOINT, { project: PROJECT, sql });
+      expect(answer.status).toBe(413);
+      expect(answer.body.error.code).toBe("request_too_large");
+      expect(server.backend.executedQueries()).toBe(before);
+    });
+  });
+
+  describe("FORMAT flags cannot break out of the emitted format string", () => {
+    // `%''--e`: a DuckDB emitter that removed only one quote left `printf('%'--e', …)`: the rest
+    // of the line became a comment and a newline inside a later string literal ended it, so the
+    // literal's text ran as SQL, here reading the physical table past the project filter.
+    const payload =
+      '\n|| chr(37)), chr(120))) AS "c0", (SELECT string_agg(event_message, chr(44)) FROM src_cloudflare_logs_prod) AS "c1"\n--';
+    const sql = `select format("%''--e", 1.0) as a, ${JSON.stringify(payload)} as b from edge_logs limit 1`;
+
+    it("keeps the payload a string (or refuses the specifier) and never shows another project's events", async () => {
+      const answer = await sendSql(server, sql, "post");
+      expect(JSON.stringify(answer.body)).not.toContain(SECRET);
+      if (answer.status === 200) {
+        expect(answer.body.result).toHaveLength(1);
+        expect(answer.body.result[0].b).toBe(payload);
+      } else {
+        expect(answer.status, describeAnswer(answer)).toBe(422);
+        expect(answer.body.error.code).toBe("sql_invalid");
+      }
+    });
+  });
+
+  describe("arrays too large for one row are refused by the engine at once", () => {
+    // DuckDB's generate_series neither sees interrupts nor counts against the memory limit while
+    // it fills one list: a century in microseconds ran on past every timeout. The dialects refuse
+    // more than MAX_GENERATED_ELEMENTS before generating (this query does reach the backend).
+    it.each([
+      ["literal bounds", "generate_timestamp_array('2000-01-01', '2100-01-01', interval 1 microsecond)"],
+      [
+        "bounds from a column",
+        "generate_timestamp_array(timestamp_sub(timestamp, interval 3650 day), timestamp, interval 1 second)",
+      ],
+    ])("GENERATE_TIMESTAMP_ARRAY with %s", async (_name, call) => {
+      const started = performance.now();
+      const answer = await sendSql(server, `select array_length(${call}) as n from edge_logs`);
+      expect(answer.status, describeAnswer(answer)).toBe(422);
+      expect(answer.body.error.code).toBe("sql_invalid");
+      expect(answer.body.error.message).toContain(
+        "GENERATE_TIMESTAMP_ARRAY would produce more than 1000000 elements",
+      );
+      // refused up front, not after the query timeout (10 s here)
+      expect(performance.now() - started).toBeLessThan(5000);
+    });
+
+    it("still generates arrays below the limit", async () => {
+      const answer = await sendSql(
+        server,
+        "select array_length(generate_timestamp_array(timestamp_sub(timestamp, interval 1 day), timestamp, interval 1 minute)) as n from edge_logs limit 1",
+      );
+      expect(answer.status, describeAnswer(answer)).toBe(200);
+      expect(answer.body.result).toEqual([{ n: 1441 }]);
+    });
+  });
+
+  describe("valid queries as controls", () => {
+    it.each(CONTROL_CASES.map((c) => [c.name, c] as const))("%s runs once", async (_name, c) => {
+      const before = server.backend.executedQueries();
+      const answer = await sendSql(server, c.sql, c.via);
+      expect(answer.status, describeAnswer(answer)).toBe(200);
+      expect(answer.body.result).toEqual(c.rows);
+      expect(server.backend.executedQueries()).toBe(before + 1);
+    });
+
+    it("publishes the moved counter in /metrics", async () => {
+      expect(await server.metricExecuted()).toBe(server.backend.executedQueries());
+    });
+  });
+});
+
+describe("the hostile table", () => {
+  it("holds at least 150 cases, each named once", () => {
+    expect(HOSTILE_CASES.length).toBeGreaterThanOrEqual(150);
+    const names = HOSTILE_CASES.map((c) => c.name);
+    expect(new Set(names).size).toBe(names.length);
+  });
+});
