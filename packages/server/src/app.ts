@@ -74,7 +74,11 @@ function requestMetrics(metrics: Metrics, backend: string) {
     const started = performance.now();
     res.on("finish", () => {
       const endpoint = typeof res.locals.endpointName === "string" ? res.locals.endpointName : "";
-      const route = endpoint !== "" ? "query" : KNOWN_ROUTES.has(req.path) ? req.path : "other";
+      const route = req.path.startsWith("/api/endpoints/query/")
+        ? "query"
+        : KNOWN_ROUTES.has(req.path)
+          ? req.path
+          : "other";
       const cache = typeof res.locals.cache === "string" ? res.locals.cache : "";
       metrics.httpRequestSeconds.observe(
         { route, endpoint, backend, status: String(res.statusCode), cache },
