@@ -97,6 +97,10 @@ describe("Redis outage", () => {
     expect(xcache(await get(late as HttpServer, PATH))).toBe("HIT");
     const logs = server.logs();
     expect(logs).toContain("redis connection lost");
+    // a line written on behalf of a request names it
+    for (const line of logs.split("\n").filter((l) => l.includes('"msg":"redis failed'))) {
+      expect(JSON.parse(line).requestId).toMatch(/^[0-9a-f-]{36}$/);
+    }
     expect(logs.match(/"msg":"redis connected"/g)?.length).toBeGreaterThanOrEqual(2);
     // warming scheduled again on the new (empty) Redis
     await until(

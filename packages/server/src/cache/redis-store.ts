@@ -81,13 +81,14 @@ export class RedisStore {
     ttlMs: number,
     produce: () => Promise<CacheEntry>,
     maxWaitMs: number,
+    requestId?: string,
   ): Promise<{ entry: CacheEntry; source: FillSource }> {
     const lockKey = `${key}:lock`;
     const deadline = Date.now() + maxWaitMs;
     for (;;) {
       const token = randomUUID();
       const acquired = await this.#redis.set(lockKey, token, "PX", LOCK_TTL_MS, "NX");
-      if (acquired === "OK") return this.#fillHoldingLock(key, lockKey, token, ttlMs, produce);
+      if (acquired === "OK") return this.#fillHoldingLock(key, lockKey, token, ttlMs, produce, requestId);
 
       // another instance is running the query: wait for its value, or for its lock to go
       let pause = POLL_FIRST_MS;
@@ -104,7 +105,7 @@ export class RedisStore {
       if (!lockGone) {
         // waited as long as a query may take: run it here rather than fail the request
         const entry = await produce();
-        await this.#trySet(key, entry, ttlMs);
+        await this.#trySet(key, entry, ttlMs, requestId);
         return { entry, source: "ran" };
       }
       // the holder finished without a value (failed) or died: try to take the lock ourselves
@@ -117,6 +118,7 @@ export class RedisStore {
     token: string,
     ttlMs: number,
     produce: () => Promise<CacheEntry>,
+    requestId: string | undefined,
   ): Promise<{ entry: CacheEntry; source: FillSource }> {
     const heartbeat = setInterval(() => {
       this.#redis.qesExtendLock(lockKey, token, LOCK_TTL_MS).catch(() => undefined);
@@ -127,7 +129,7 @@ export class RedisStore {
       const existing = await this.get(key);
       if (existing) return { entry: existing, source: "peer" };
       const entry = await produce();
-      await this.#trySet(key, entry, ttlMs);
+      await this.#trySet(key, entry, ttlMs, requestId);
       return { entry, source: "ran" };
     } finally {
       clearInterval(heartbeat);
@@ -135,11 +137,14 @@ export class RedisStore {
     }
   }
 
-  async #trySet(key: string, entry: CacheEntry, ttlMs: number): Promise<void> {
+  async #trySet(key: string, entry: CacheEntry, ttlMs: number, requestId?: string): Promise<void> {
     try {
       await this.set(key, entry, ttlMs);
     } catch (e) {
-      this.#logger.warn({ err: { message: (e as Error).message } }, "could not store a result in redis");
+      this.#logger.warn(
+        { requestId, err: { message: (e as Error).message } },
+        "could not store a result in redis",
+      );
     }
   }
 }

@@ -49,6 +49,8 @@ export class ResultCache {
     key: string,
     ttlMs: number,
     produce: () => Promise<CacheEntry>,
+    /** the request's id, on the log lines a failure writes */
+    requestId?: string,
   ): Promise<CachedAnswer> {
     const store = this.#store;
     if (store instanceof MemoryStore) {
@@ -67,7 +69,7 @@ export class ResultCache {
     try {
       hit = await store.get(key);
     } catch (e) {
-      this.#redisFailed(e);
+      this.#redisFailed(e, requestId);
       return this.#bypass(endpoint, key, produce);
     }
     if (hit) return { entry: hit, cache: "HIT" };
@@ -82,11 +84,12 @@ export class ResultCache {
             return produce();
           },
           this.#peerWaitMs,
+          requestId,
         );
       } catch (e) {
         if (started) throw e;
         // Redis failed before our query ran: answer from the backend
-        this.#redisFailed(e);
+        this.#redisFailed(e, requestId);
         return { entry: await produce(), source: "bypass" };
       }
     });
@@ -122,7 +125,10 @@ export class ResultCache {
     return flight;
   }
 
-  #redisFailed(e: unknown): void {
-    this.#logger.warn({ err: { message: (e as Error).message } }, "redis failed; answering from the backend");
+  #redisFailed(e: unknown, requestId: string | undefined): void {
+    this.#logger.warn(
+      { requestId, err: { message: (e as Error).message } },
+      "redis failed; answering from the backend",
+    );
   }
 }

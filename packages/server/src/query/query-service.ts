@@ -31,6 +31,8 @@ export interface AnswerRequest {
   nowMicros: bigint;
   /** aborts an uncached query when the client goes away (shared flights are never aborted) */
   signal?: AbortSignal;
+  /** the request's id, for log lines written on its behalf */
+  requestId?: string;
 }
 
 export interface Answer {
@@ -78,6 +80,7 @@ export class QueryService {
       cacheKey(this.#deps.keyPrefix, endpoint, spec),
       endpoint.cacheTtlSeconds * 1000,
       () => this.#produce(endpoint, compiled, bound.values, req.redact, "request"),
+      req.requestId,
     );
     return { ...answer, ignored: bound.ignored };
   }

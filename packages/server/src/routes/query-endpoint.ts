@@ -60,6 +60,7 @@ export function queryEndpointRoute(deps: QueryEndpointDeps) {
       redact: endpoint.redactPii || redactionRequested(req.headers),
       nowMicros,
       signal: controller.signal,
+      requestId: String(res.locals.requestId),
     });
     res.locals.cache = answer.cache;
     sendAnswer(res, answer);
