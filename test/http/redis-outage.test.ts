@@ -85,6 +85,18 @@ describe("Redis outage", () => {
     expect((await get(late, "/ready")).body.redis).toBe("down");
   });
 
+  it("shuts down without waiting for the dead Redis", async () => {
+    const doomed = await startHttpServer(store.backend, {
+      QES_REDIS_URL: redis.url,
+      QES_REDIS_PREFIX: "outage:",
+    });
+    expect((await get(doomed, PATH)).status).toBe(200);
+    const started = Date.now();
+    await doomed.close();
+    // a graceful close waits for a running warm job; with Redis gone there is none to wait for
+    expect(Date.now() - started).toBeLessThan(3000);
+  });
+
   it("caches again once Redis is back (empty after its crash)", async () => {
     await redis.restart();
     for (const on of [server, late as HttpServer]) {

@@ -187,9 +187,12 @@ export class Warmer {
   async close(): Promise<void> {
     this.#closed = true;
     for (const timer of this.#timers) clearInterval(timer);
+    // with Redis down there is no job to finish and nothing to say goodbye to: do not wait
+    const up = this.#opts.redis?.connection.up ?? false;
+    if (!up) for (const c of this.#bullConnections) c.disconnect();
     const closing: Promise<unknown>[] = [];
-    if (this.#worker) closing.push(withTimeout(this.#worker.close(), 10_000));
-    if (this.#queue) closing.push(withTimeout(this.#queue.close(), 5_000));
+    if (this.#worker) closing.push(withTimeout(this.#worker.close(!up), up ? 10_000 : 500));
+    if (this.#queue) closing.push(withTimeout(this.#queue.close(), up ? 5_000 : 500));
     await Promise.allSettled(closing);
     for (const c of this.#bullConnections) c.disconnect();
   }
