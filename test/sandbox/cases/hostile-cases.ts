@@ -209,6 +209,9 @@ const functionNames: Array<[string, string]> = [
   ["EXTERNAL_QUERY (BigQuery)", "EXTERNAL_QUERY('conn', 'select 1')"],
   ["SESSION_USER (BigQuery)", "SESSION_USER()"],
   ["sleep (MySQL style)", "sleep(10)"],
+  ["constructor (a key every object inherits)", "constructor(id)"],
+  ["__proto__ as a function", "__proto__(id)"],
+  ["hasOwnProperty as a function", "hasOwnProperty(id)"],
   ["upper-case READ_CSV", "READ_CSV('/etc/passwd')"],
   ["mixed-case Pg_Read_File", "Pg_Read_File('/etc/passwd')"],
   ["backtick-quoted pg_sleep", "`pg_sleep`(30)"],
@@ -792,6 +795,13 @@ const parameters: HostileCase[] = [
     sql: "select @project(1) as x from edge_logs",
     code: "sql_syntax",
   },
+  {
+    name: "@constructor (a key every object inherits)",
+    sql: "select @constructor as x from edge_logs",
+    code: "sql_invalid",
+  },
+  { name: "@__proto__", sql: "select @__proto__ as x from edge_logs", code: "sql_invalid" },
+  { name: "@toString", sql: "select @toString as x from edge_logs", code: "sql_invalid" },
   { name: "parameter as a table", sql: "select * from @project", code: "sql_syntax" },
 ];
 
@@ -907,6 +917,17 @@ export const CONTROL_CASES: ControlCase[] = [
     name: "a query that reads no CTE",
     sql: "select 1 as x",
     rows: [{ x: 1 }],
+  },
+  {
+    name: "fields named like inherited object keys are unknown fields: NULL",
+    sql: "select m.constructor as a, m.__proto__ as b, metadata[0].request[0].toString as c from edge_logs cross join unnest(metadata) as m order by id limit 1",
+    rows: [{ a: null, b: null, c: null }],
+  },
+  {
+    name: "a filter of 300 conditions",
+    sql: `select count(*) as n from edge_logs where ${Array.from({ length: 300 }, (_, i) => `id != 'x${i}'`).join(" and ")}`,
+    rows: [{ n: 3 }],
+    via: "post",
   },
   {
     name: "a name that only looks reserved",

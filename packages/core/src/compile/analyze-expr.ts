@@ -166,16 +166,31 @@ export function analyzeValueInner(node: AstNode, env: ExprEnv): Value {
 
 export const COMPARISON = new Set(["=", "!=", "<>", "<", ">", "<=", ">="]);
 
+/**
+ * `a AND b AND c …` (or OR): the parser nests a chain one level per operand, so a filter of 70
+ * conditions would count as 70 levels of nesting (sql_too_complex) and recurse as deep. The chain
+ * is read as a list instead, each operand one level below it, and rebuilt as a balanced tree
+ * (AND and OR are associative), which the emitter walks log₂(n) deep.
+ */
+function analyzeLogicalChain(op: "AND" | "OR", node: AstNode, env: ExprEnv): Expr {
+  const operands: AstNode[] = [];
+  const stack: AstNode[] = [node];
+  while (stack.length) {
+    const n = stack.pop()!;
+    if (n.type === "binary_expr" && String(n.operator).toUpperCase() === op) stack.push(n.right, n.left);
+    else operands.push(n);
+  }
+  const args = operands.map((o) => analyzeCondition(o, env));
+  const build = (from: number, to: number): Expr =>
+    to - from === 1
+      ? args[from]!
+      : { k: "op", op, args: [build(from, (from + to) >> 1), build((from + to) >> 1, to)], type: BOOL };
+  return build(0, args.length);
+}
+
 export function analyzeBinary(node: AstNode, env: ExprEnv): Expr {
   const op = String(node.operator).toUpperCase();
-  if (op === "AND" || op === "OR") {
-    return {
-      k: "op",
-      op,
-      args: [analyzeCondition(node.left, env), analyzeCondition(node.right, env)],
-      type: BOOL,
-    };
-  }
+  if (op === "AND" || op === "OR") return analyzeLogicalChain(op, node, env);
   if (op === "IS" || op === "IS NOT") {
     const left = analyzeExpr(node.left, env);
     const r = node.right;

@@ -145,7 +145,7 @@ export function bindTableItem(
       locationOf(item),
     );
   }
-  const source = ctx.schema.sources[name];
+  const source = Object.hasOwn(ctx.schema.sources, name) ? ctx.schema.sources[name] : undefined;
   if (!source) {
     throw new QesError("relation_not_allowed", `Table ${name} is not a known log source.`, locationOf(item));
   }

@@ -50,7 +50,8 @@ export class CompileContext {
   }
 
   param(name: string, node: AstNode): { index: number; type: SqlType } {
-    const spec = this.paramSpecs[name];
+    // own keys only: `@constructor` or `@__proto__` is not declared by any endpoint
+    const spec = Object.hasOwn(this.paramSpecs, name) ? this.paramSpecs[name] : undefined;
     if (!spec) {
       throw new QesError(
         "sql_invalid",

@@ -51,7 +51,7 @@ function nodeAt(source: SourceSchema, path: string[]): FieldNode | undefined {
   let fields: Record<string, FieldNode> | undefined = source.fields;
   let node: FieldNode | undefined;
   for (const name of path) {
-    node = fields?.[name];
+    node = fields && Object.hasOwn(fields, name) ? fields[name] : undefined;
     if (!node) return undefined;
     fields = node.fields;
   }

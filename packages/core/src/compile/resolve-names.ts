@@ -120,7 +120,10 @@ export function step_(value: Value, step: PathStep, node: AstNode): Value {
 
 /** Field `name` of a record (through the one-element array of a repeated record). */
 export function fieldOf(rec: RecordValue, name: string): Value {
-  const child = rec.node.fields?.[name] ?? findCaseInsensitive(rec.node.fields, name);
+  // own keys only: `m.constructor` is a field the schema does not know (NULL), not Object's
+  const fields = rec.node.fields;
+  const child =
+    (fields && Object.hasOwn(fields, name) ? fields[name] : undefined) ?? findCaseInsensitive(fields, name);
   if (!child) return expr({ k: "lit", value: null, type: NULL_TYPE });
   const path = [...rec.path, child.name];
   if (child.kind === "record")

@@ -29,7 +29,7 @@ export function bindRequestParams(
   raw: Record<string, string | undefined>,
   nowMicros: bigint,
 ): BoundRequest {
-  const canonical: Record<string, string | null> = {};
+  const canonical: Record<string, string | null> = Object.create(null);
   for (const [name, spec] of Object.entries(endpoint.params)) {
     canonical[name] = normaliseParam(name, spec, raw[name]);
   }
@@ -49,7 +49,7 @@ export function bindRequestParams(
     }
   }
   const ignored = Object.keys(raw)
-    .filter((name) => !(name in endpoint.params) && !SERVICE_PARAMS.has(name))
+    .filter((name) => !Object.hasOwn(endpoint.params, name) && !SERVICE_PARAMS.has(name))
     .sort();
   const patterns = new Set(compiled.patternParams);
   const values = compiled.params.map((p) => {
