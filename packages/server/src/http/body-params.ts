@@ -5,8 +5,9 @@ import { QesError } from "@qes/core";
  * query string. A parameter given in both with different values is a 400 `invalid_parameter`.
  */
 export function mergeBodyParams(query: Record<string, string>, body: unknown): Record<string, string> {
-  if (body === undefined || body === null) return query;
-  if (typeof body !== "object" || Array.isArray(body)) {
+  if (body === undefined) return query;
+  // JSON `null` is a body too, and not an object
+  if (typeof body !== "object" || body === null || Array.isArray(body)) {
     throw new QesError("invalid_parameter", "The request body must be a JSON object of string values.");
   }
   const params: Record<string, string> = Object.assign(Object.create(null), query);

@@ -24,7 +24,23 @@ export function queryStringParams(originalUrl: string): Record<string, string> {
   return params;
 }
 
-/** Header value listing parameter names; names are percent-encoded so any name is a valid header value. */
+/** Longest header value `headerList` writes: a client (Node's own: 16 KiB) refuses longer headers. */
+export const MAX_HEADER_LIST = 2048;
+
+/**
+ * Header value listing parameter names; names are percent-encoded so any name is a valid header
+ * value. A POST body may name thousands: past `MAX_HEADER_LIST` characters the list ends in
+ * ` (+N more)`, which no encoded name can be mistaken for (encoded names hold no space).
+ */
 export function headerList(names: readonly string[]): string {
-  return names.map((n) => encodeURIComponent(n)).join(", ");
+  let out = "";
+  for (let i = 0; i < names.length; i++) {
+    const item = (i > 0 ? ", " : "") + encodeURIComponent(names[i]!);
+    if (out.length + item.length > MAX_HEADER_LIST) {
+      const more = `(+${names.length - i} more)`;
+      return i > 0 ? `${out}, ${more}` : more;
+    }
+    out += item;
+  }
+  return out;
 }
