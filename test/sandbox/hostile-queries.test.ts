@@ -51,6 +51,10 @@ describe.each(BACKENDS)("hostile consumer SQL on $name", (fixture) => {
       expect(answer.body.error.message.length).toBeGreaterThan(0);
       expect(answer.body.error.requestId).toBe(answer.headers["x-request-id"]);
       expect(JSON.stringify(answer.body)).not.toContain(SECRET);
+      if (answer.status === 422 && !c.noPosition) {
+        expect(answer.body.error.line, "line of the refused construct").toBeGreaterThan(0);
+        expect(answer.body.error.column, "column of the refused construct").toBeGreaterThan(0);
+      }
       expect(server.backend.executedQueries(), "the backend ran a query").toBe(before);
     });
 

@@ -129,6 +129,20 @@ export function bindTableItem(
     bindDerived(scope, String(item.as ?? alias), alias, info);
     return { from: { k: "subquery", query: analyzed.query, alias }, cte: info };
   }
+  if (item.expr?.type === "function") {
+    // `FROM read_csv(…)`, `FROM glob(…)`, `, LATERAL (…)`: table functions are not relations
+    const parts = [item.expr.name?.schema, ...(item.expr.name?.name ?? [])] as Array<{ value?: unknown }>;
+    const fn =
+      parts
+        .map((p) => p?.value)
+        .filter(Boolean)
+        .join(".") || "a function";
+    throw new QesError(
+      "relation_not_allowed",
+      `Table function ${String(fn)} is not allowed in FROM: ${ctx.mode === "consumer" ? "consumer SQL may read only the stored query's CTEs" : "only log sources are"}.`,
+      locationOf(item.expr),
+    );
+  }
   const name = [item.db, item.table].filter(Boolean).map(String).join(".");
   const aliasName = String(item.as ?? item.table);
   const cte = !item.db ? opts.ctes.get(name.toLowerCase()) : undefined;

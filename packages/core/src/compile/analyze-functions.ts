@@ -1,6 +1,6 @@
 /** Calls: catalogue functions, aggregates (with ORDER BY / LIMIT / IGNORE NULLS), windows, EXTRACT. */
 import { lookupFunction } from "../catalogue/functions.ts";
-import type { AstNode } from "../parse/parse-sql.ts";
+import { type AstNode, locationOf } from "../parse/parse-sql.ts";
 import { checkRegexPattern } from "../sandbox/regex-subset.ts";
 import {
   analyzeCondition,
@@ -80,12 +80,14 @@ export function analyzeFunction(node: AstNode, env: ExprEnv): Expr {
       ),
     node,
   );
+  const at = locationOf(node);
   const call: Expr = {
     k: "call",
     fn: spec.name,
     args,
     type,
     ...(spec.kind === "aggregate" ? { agg: {} } : {}),
+    ...(at.line !== undefined && at.column !== undefined ? { at: { line: at.line, column: at.column } } : {}),
   };
   if (node.over) return withWindow(call, node.over, env);
   return call;
@@ -199,7 +201,9 @@ export function sameExpr(a: Expr, b: Expr): boolean {
   return JSON.stringify(a, bigintSafe) === JSON.stringify(b, bigintSafe);
 }
 
-export function bigintSafe(_k: string, v: unknown): unknown {
+export function bigintSafe(k: string, v: unknown): unknown {
+  // where a call is written (`at`) does not make it another expression
+  if (k === "at") return undefined;
   return typeof v === "bigint" ? `${v}n` : v;
 }
 

@@ -40,7 +40,8 @@ export function describeColumn(e: Expr, _outputs: DerivedOutput[]): string | und
 }
 
 export function exprKey(e: Expr): string {
-  return JSON.stringify(e, (_k, v) => (typeof v === "bigint" ? `${v}n` : v));
+  // where a call is written (`at`) does not make it another expression
+  return JSON.stringify(e, (k, v) => (k === "at" ? undefined : typeof v === "bigint" ? `${v}n` : v));
 }
 
 /** The first column reference of `e` outside aggregates and grouped expressions, if any. */

@@ -82,17 +82,25 @@ export class CompileContext {
     return index;
   }
 
+  /** per level entered, the nearest location (the parser gives CASE, NOT, … none of their own) */
+  private readonly at: Array<{ line?: number; column?: number }> = [];
+
   enter(node: AstNode): void {
-    if (++this.depth > MAX_NESTING) {
+    const own = locationOf(node);
+    const at = own.line !== undefined ? own : (this.at[this.at.length - 1] ?? {});
+    if (this.depth + 1 > MAX_NESTING) {
       throw new QesError(
         "sql_too_complex",
-        `The query nests deeper than ${MAX_NESTING} levels.`,
-        locationOf(node),
+        `The query nests deeper than ${MAX_NESTING} levels${at.line !== undefined ? ` (line ${at.line}, column ${at.column})` : ""}.`,
+        at,
       );
     }
+    this.depth++;
+    this.at.push(at);
   }
 
   leave(): void {
     this.depth--;
+    this.at.pop();
   }
 }

@@ -14,7 +14,16 @@ export type Expr =
   | { k: "col"; rel: string; col: string; type: SqlType; fromJson?: boolean; notNull?: boolean }
   /** a value read from JSON text at a relative path (below arrays, or whole nested objects) */
   | { k: "json"; base: Expr; path: string[]; type: SqlType; fromJson: true }
-  | { k: "call"; fn: string; args: Expr[]; type: SqlType; agg?: AggregateOptions; over?: WindowSpec }
+  | {
+      k: "call";
+      fn: string;
+      args: Expr[];
+      type: SqlType;
+      agg?: AggregateOptions;
+      over?: WindowSpec;
+      /** where the call is in the SQL, for errors only a dialect finds (a FORMAT it cannot write) */
+      at?: { line: number; column: number };
+    }
   | { k: "op"; op: string; args: Expr[]; type: SqlType }
   | { k: "case"; operand?: Expr; whens: Array<[Expr, Expr]>; else?: Expr; type: SqlType }
   | { k: "cast"; expr: Expr; to: ScalarType; safe: boolean; type: SqlType }

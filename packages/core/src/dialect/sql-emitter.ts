@@ -166,6 +166,17 @@ export abstract class SqlEmitter implements Dialect {
     }
   }
 
+  /** Errors a function's emitter raises point at the call in the SQL. */
+  private located(e: CallExpr, emit: () => string): string {
+    try {
+      return emit();
+    } catch (err) {
+      if (err instanceof QesError && err.line === undefined && e.at)
+        throw new QesError(err.code, err.message, { ...e.at, cause: err });
+      throw err;
+    }
+  }
+
   /** An expression in a position where precedence matters. */
   wrap(e: Expr): string {
     const sql = this.expr(e);
@@ -195,7 +206,7 @@ export abstract class SqlEmitter implements Dialect {
         this.overPlaced = false;
         const args = e.args.map((a) => this.expr(a));
         this.overPlaced = false;
-        const sql = emit(args, e, this);
+        const sql = this.located(e, () => emit(args, e, this));
         // Emitters that wrap an aggregate (CAST(sum(x) AS …)) place OVER themselves via overOf.
         return e.over && !this.overPlaced ? `${sql}${this.overOf(e)}` : sql;
       }

@@ -37,6 +37,8 @@ export interface DesugaredSql {
   strings: string[];
   /** original line and column of a position in `text` */
   origin(offset: number): { line: number; column: number };
+  /** where each `@name` parameter first appears (the parser gives parameters no location) */
+  paramAt: Map<string, { line: number; column: number }>;
 }
 
 export const INTERNAL_PREFIX = "__QES_";
@@ -93,9 +95,13 @@ export function desugarSql(sql: string): DesugaredSql {
     prev = o;
   }
   const eof = tokens[tokens.length - 1]!;
+  const paramAt = new Map<string, { line: number; column: number }>();
+  for (const t of tokens)
+    if (t.type === "param" && !paramAt.has(t.value)) paramAt.set(t.value, { line: t.line, column: t.column });
   return {
     text,
     strings,
+    paramAt,
     origin(offset) {
       let lo = 0;
       let hi = starts.length - 1;

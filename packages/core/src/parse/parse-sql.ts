@@ -40,31 +40,55 @@ export function parseSelect(sql: string): AstNode {
     if (e instanceof RangeError) throw tooComplex();
     const err = e as { message?: string; location?: { start?: { offset: number } }; found?: string | null };
     const offset = err.location?.start?.offset;
-    const loc = offset === undefined ? undefined : desugared.origin(offset);
+    if (offset === undefined) {
+      // not the grammar's own error (the parser failed inside a rule, as on CREATE SCHEMA): no
+      // place to point at but the statement's start
+      const start = desugared.origin(0);
+      throw new QesError(
+        "sql_syntax",
+        `Syntax error: this statement cannot be read (line ${start.line}, column ${start.column}).`,
+        start,
+      );
+    }
+    const loc = desugared.origin(offset);
     const near = err.found == null ? "end of input" : `"${err.found}"`;
     throw new QesError(
       "sql_syntax",
-      `Syntax error at ${near}${loc ? ` (line ${loc.line}, column ${loc.column})` : ""}.`,
-      {
-        ...(loc ? { line: loc.line, column: loc.column } : {}),
-      },
+      `Syntax error at ${near} (line ${loc.line}, column ${loc.column}).`,
+      loc,
+    );
+  }
+  const statements = Array.isArray(ast) ? ast : [ast];
+  if (statements.length !== 1) {
+    // the parser locates only some statements: the second starts after the first one's `;`
+    const firstEnd = (statements[0] as AstNode | undefined)?.loc?.end?.offset;
+    const at = typeof firstEnd === "number" ? secondStatementAt(desugared.text, firstEnd) : undefined;
+    const loc = at === undefined ? undefined : desugared.origin(at);
+    throw new QesError(
+      "statement_not_allowed",
+      `Only one statement is allowed${loc ? `; another starts at line ${loc.line}, column ${loc.column}` : ""}.`,
+      loc ?? {},
     );
   }
   restoreOriginal(ast, desugared);
-  const statements = Array.isArray(ast) ? ast : [ast];
-  if (statements.length !== 1) {
-    const second = statements[1] as AstNode | undefined;
-    throw new QesError("statement_not_allowed", "Only one statement is allowed.", locationOf(second));
-  }
   const stmt = statements[0] as AstNode;
   if (stmt?.type !== "select") {
     throw new QesError(
       "statement_not_allowed",
       `Only SELECT queries are allowed; got ${String(stmt?.type ?? "an unknown statement").toUpperCase()}.`,
-      locationOf(stmt),
+      // the parser locates only SELECTs: a statement starts at the text's first token
+      stmt?.loc ? locationOf(stmt) : desugared.origin(0),
     );
   }
   return stmt;
+}
+
+/** Offset of the first token after the `;` that ends the statement ending at `from`. */
+function secondStatementAt(text: string, from: number): number | undefined {
+  let i = text.indexOf(";", from);
+  if (i < 0) return undefined;
+  while (i < text.length && (text[i] === ";" || text[i] === " ")) i++;
+  return i < text.length ? i : undefined;
 }
 
 function tooComplex(): QesError {
@@ -105,6 +129,9 @@ function restoreOriginal(node: unknown, d: DesugaredSql): void {
     if (obj.loc?.start && typeof obj.loc.start.offset === "number") {
       const o = d.origin(obj.loc.start.offset);
       obj.loc = { start: { line: o.line, column: o.column } };
+    } else if (obj.type === "param" && !obj.loc) {
+      const at = d.paramAt.get(String(obj.value));
+      if (at) obj.loc = { start: at };
     }
     if (typeof obj.value === "string" && obj.value.startsWith(STRING_PLACEHOLDER)) {
       const value = d.strings[Number(obj.value.slice(STRING_PLACEHOLDER.length))];

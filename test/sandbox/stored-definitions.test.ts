@@ -1,0 +1,167 @@
+import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { QesError, type QesErrorCode } from "@qes/core";
+import { afterAll, describe, expect, it } from "vitest";
+import { runCli } from "../e2e/support/run-cli.ts";
+import { BACKENDS } from "../support/backends.ts";
+import { startSandboxServer } from "./support/sandbox-server.ts";
+
+// DESIGN.md §2 and §5: stored queries pass the same sandbox as consumer SQL (known sources only,
+// one SELECT, catalogue functions only); a definition in a QES_ENDPOINTS_DIR that does not stops
+// `qes check` and start-up with its file, line and column.
+
+interface BadDefinition {
+  /** endpoint name: `<name>.sql` and `<name>.json` */
+  name: string;
+  sql: string;
+  code: QesErrorCode;
+  /** where the problem is: line, and the text its column points at */
+  line: number;
+  at: string;
+}
+
+const BAD: BadDefinition[] = [
+  {
+    name: "unknown.source",
+    sql: "-- edge requests\nselect id, timestamp\nfrom `no.such.source`\nlimit 10",
+    code: "relation_not_allowed",
+    line: 3,
+    at: "`no.such.source`",
+  },
+  {
+    name: "physical.table",
+    sql: "select id\nfrom src_cloudflare_logs_prod",
+    code: "relation_not_allowed",
+    line: 2,
+    at: "src_cloudflare_logs_prod",
+  },
+  {
+    name: "catalog.subquery",
+    sql: "select id\nfrom `cloudflare.logs.prod`\nwhere id in (\n  select table_name from information_schema.tables)",
+    code: "relation_not_allowed",
+    line: 4,
+    at: "information_schema.tables",
+  },
+  {
+    name: "inherited.key",
+    sql: "select *\nfrom `constructor`",
+    code: "relation_not_allowed",
+    line: 2,
+    at: "`constructor`",
+  },
+  {
+    name: "engine.file.function",
+    sql: "select id,\n  read_csv('/etc/passwd') as leak\nfrom `cloudflare.logs.prod`",
+    code: "function_not_allowed",
+    line: 2,
+    at: "read_csv",
+  },
+  {
+    name: "engine.function.in.cte",
+    sql: "with slow as (\n  select id, pg_sleep(5) as z from `postgres.logs`\n)\nselect id from slow",
+    code: "function_not_allowed",
+    line: 2,
+    at: "pg_sleep",
+  },
+  {
+    name: "settings.function",
+    sql: "select id\nfrom `gotrue.logs.prod`\nwhere current_setting('is_superuser') = 'on'",
+    code: "function_not_allowed",
+    line: 3,
+    at: "current_setting",
+  },
+  {
+    name: "two.statements",
+    sql: "select id from `cloudflare.logs.prod`;\ndelete from `cloudflare.logs.prod` where true",
+    code: "statement_not_allowed",
+    line: 2,
+    at: "delete",
+  },
+  {
+    name: "undeclared.parameter",
+    sql: "select id\nfrom `cloudflare.logs.prod`\nwhere project = @tenant",
+    code: "sql_invalid",
+    line: 3,
+    at: "@tenant",
+  },
+  {
+    name: "reserved.name",
+    sql: "select id as ok,\n  __qes_float('1') as x\nfrom `cloudflare.logs.prod`",
+    code: "sql_invalid",
+    line: 2,
+    at: "__qes_float",
+  },
+];
+
+const SETTINGS = (i: number) =>
+  JSON.stringify({ id: `5d0c8f7e-9a1b-4c2d-8e3f-${String(i).padStart(12, "0")}`, sandboxable: true });
+
+const dirs: string[] = [];
+afterAll(() => {
+  for (const d of dirs) rmSync(d, { recursive: true, force: true });
+});
+
+function endpointDir(defs: BadDefinition[]): string {
+  const dir = mkdtempSync(join(tmpdir(), "qes-sandbox-endpoints-"));
+  dirs.push(dir);
+  defs.forEach((d, i) => {
+    writeFileSync(join(dir, `${d.name}.sql`), d.sql);
+    writeFileSync(join(dir, `${d.name}.json`), SETTINGS(i));
+  });
+  return dir;
+}
+
+/** 1-based column of `at` on line `line` of the SQL */
+function columnOf(d: BadDefinition): number {
+  const text = d.sql.split("\n")[d.line - 1]!;
+  const i = text.indexOf(d.at);
+  if (i < 0) throw new Error(`"${d.at}" is not on line ${d.line} of ${d.name}`);
+  return i + 1;
+}
+
+describe("qes check over a directory of hostile definitions", () => {
+  it("fails each one with file:line:column and its code, and exits 1", async () => {
+    const work = mkdtempSync(join(tmpdir(), "qes-sandbox-check-"));
+    dirs.push(work);
+    const dir = endpointDir(BAD);
+    const res = await runCli(["check", dir], {
+      env: {
+        QES_DUCKDB_PATH: join(work, "qes.duckdb"),
+        QES_DUCKDB_THREADS: "1",
+        QES_DUCKDB_MEMORY_LIMIT: "256MB",
+      },
+    });
+    expect(res.code, res.stderr).toBe(1);
+    // the built-ins still pass beside them
+    expect(res.stdout).toMatch(/ok\s+logs\.all/);
+    for (const d of BAD) {
+      expect(res.stderr).toContain(`FAIL  ${d.name}\n`);
+      expect(res.stderr).toContain(`${join(dir, `${d.name}.sql`)}:${d.line}:${columnOf(d)}: ${d.code}: `);
+    }
+  });
+});
+
+describe.each(BACKENDS)("start-up on $name", (fixture) => {
+  it.each(
+    BAD.filter((d) => ["unknown.source", "engine.file.function"].includes(d.name)).map(
+      (d) => [d.name, d] as const,
+    ),
+  )("refuses to start with %s, naming file, line and column", async (_name, d) => {
+    const dir = endpointDir([d]);
+    const error = await startSandboxServer(fixture, { QES_ENDPOINTS_DIR: dir }).then(
+      async (server) => {
+        await server.close();
+        return undefined;
+      },
+      (e: unknown) => e,
+    );
+    expect(error).toBeInstanceOf(QesError);
+    const e = error as QesError;
+    expect(e.code).toBe("invalid_config");
+    expect(e.file).toBe(join(dir, `${d.name}.sql`));
+    expect(e.line).toBe(d.line);
+    expect(e.column).toBe(columnOf(d));
+    expect(e.message).toContain(`${join(dir, `${d.name}.sql`)}:${d.line}:${columnOf(d)}: ${d.code}`);
+  });
+});
