@@ -205,6 +205,26 @@ describe("500, 503, 504", () => {
     expectError(await get(sql(`select count(*) as n from ${joins}`)), 504, "query_timeout");
   });
 
+  it("cancels the query of a client that goes away, logging it as such, not as a failure", async () => {
+    const joins = Array.from({ length: 14 }, (_, i) => `edge_logs as e${i}`).join(" cross join ");
+    const controller = new AbortController();
+    const id = `abort-${Date.now()}`;
+    const pending = fetch(`${server.url}${sql(`select count(*) as n from ${joins}`)}`, {
+      headers: { "X-API-KEY": TOKEN, "X-Request-Id": id },
+      signal: controller.signal,
+    }).catch((e: Error) => e.name);
+    await new Promise((r) => setTimeout(r, 100));
+    controller.abort();
+    expect(await pending).toBe("AbortError");
+    await new Promise((r) => setTimeout(r, 400));
+    const lines = server
+      .logs()
+      .split("\n")
+      .filter((l) => l.includes(id));
+    expect(lines.some((l) => l.includes("client closed the request"))).toBe(true);
+    expect(lines.some((l) => l.includes('"level":50'))).toBe(false);
+  });
+
   it("500 internal for a bug, without its message or stack", async () => {
     const bug = new Error("boom in /srv/qes/secret/path.ts");
     faulty.failWith(bug);

@@ -99,6 +99,12 @@ function errorHandler(logger: Logger, format: ErrorFormat) {
       return;
     }
     const requestId = String(res.locals.requestId);
+    if (res.destroyed || (err as { name?: unknown } | null)?.name === "AbortError") {
+      // the client went away and its query was cancelled: nobody to answer, nothing broken
+      logger.info({ requestId }, "client closed the request; query cancelled");
+      if (!res.destroyed) res.destroy();
+      return;
+    }
     const http = toHttpError(fromExpressError(err), requestId, format);
     if (http.unexpected) logger.error({ err, requestId }, "request failed");
     const body = Buffer.from(JSON.stringify(http.body), "utf8");
