@@ -11,6 +11,10 @@ describe("the RE2 subset every engine reads alike", () => {
     "(?:a|b)+?c",
     "\\x41\\.\\/",
     "a{3}b{2,}c{1,4}",
+    "a{255}",
+    "(a{10}b{10}){100}",
+    "((x{40})y){25}",
+    "\\d{200}(a){2}",
   ])("accepts %s", (p) => {
     expect(checkRegexPattern(p)).toBeUndefined();
   });
@@ -27,7 +31,15 @@ describe("the RE2 subset every engine reads alike", () => {
     ["a++", "possessive"],
     ["*a", "nothing to repeat"],
     ["a{2,1}", "invalid repetition range"],
-    ["a{5000}", "repetition over 1000"],
+    ["a{5000}", "repetition over 255"],
+    // PostgreSQL refuses counts over 255 (RE2 and DuckDB read them)
+    ["a{256}", "repetition over 255"],
+    ["a{2,256}", "repetition over 255"],
+    // RE2 refuses nested counts whose product is over 1000 (PostgreSQL reads them)
+    ["(a{11}){100}", "nested repetitions over 1000"],
+    ["(((a{100}){100}){100})", "nested repetitions over 1000"],
+    ["((x{40})y){26}", "nested repetitions over 1000"],
+    ["(?:a|b{200}){6}", "nested repetitions over 1000"],
     ["(ab", 'missing ")"'],
     ["ab)", 'unmatched ")"'],
     ["[ab", 'missing "]"'],

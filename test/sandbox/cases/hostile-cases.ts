@@ -826,6 +826,16 @@ const invalid: HostileCase[] = [
     code: "sql_invalid",
   },
   {
+    name: "regular expression nesting counts past RE2's limit",
+    sql: "select count(*) as n from edge_logs where regexp_contains(event_message, r'(((a{100}){100}){100})')",
+    code: "sql_invalid",
+  },
+  {
+    name: "regular expression count past PostgreSQL's limit",
+    sql: "select count(*) as n from edge_logs where regexp_contains(event_message, r'a{256}')",
+    code: "sql_invalid",
+  },
+  {
     name: "FORMAT with an unknown specifier",
     sql: "select format('%n', 1) as x from edge_logs",
     code: "sql_invalid",

@@ -13,11 +13,24 @@ const PUNCTUATION_ESCAPES = new Set([..."\\.^$|?*+()[]{}/-!\"#%&',:;<=>@_`~ "]);
 const CLASS_ESCAPES = new Set([..."dDsSwWbB"]);
 const CONTROL_ESCAPES = new Set([..."ntrfv"]);
 
+/** PostgreSQL's limit on one count (RE_DUP_MAX; RE2 allows 1000). */
+const MAX_COUNT = 255;
+/** RE2's limit on the product of nested counts (`(a{100}){100}` is refused). */
+const MAX_REPEAT = 1000;
+
 export function checkRegexPattern(pattern: string): string | undefined {
   let i = pattern.startsWith("(?i)") ? 4 : 0;
   let depth = 0;
   let inClass = false;
   let canRepeat = false;
+  // per open group, the largest product of nested counted repetitions inside it; `atom` is that
+  // product for the last atom (what a following quantifier repeats)
+  const nested: number[] = [1];
+  let atom = 1;
+  const isAtom = (product: number) => {
+    atom = product;
+    nested[nested.length - 1] = Math.max(nested[nested.length - 1]!, product);
+  };
   for (; i < pattern.length; i++) {
     const c = pattern[i]!;
     if (c === "\\") {
@@ -29,6 +42,7 @@ export function checkRegexPattern(pattern: string): string | undefined {
           return `escape \\x at position ${i + 1} needs two hex digits`;
         i += 3;
         canRepeat = true;
+        isAtom(1);
         continue;
       }
       if (inClass && (next === "b" || next === "B"))
@@ -37,6 +51,7 @@ export function checkRegexPattern(pattern: string): string | undefined {
         return `escape \\${next} at position ${i + 1} is not supported`;
       }
       canRepeat = next !== "b" && next !== "B";
+      if (!inClass && canRepeat) isAtom(1);
       i++;
       continue;
     }
@@ -50,6 +65,7 @@ export function checkRegexPattern(pattern: string): string | undefined {
       if (c === "]") {
         inClass = false;
         canRepeat = true;
+        isAtom(1);
       }
       continue;
     }
@@ -66,12 +82,14 @@ export function checkRegexPattern(pattern: string): string | undefined {
           i += 2;
         }
         depth++;
+        nested.push(1);
         canRepeat = false;
         continue;
       case ")":
         depth--;
         if (depth < 0) return `unmatched ")" at position ${i + 1}`;
         canRepeat = true;
+        isAtom(nested.pop()!);
         continue;
       case "*":
       case "+":
@@ -83,7 +101,15 @@ export function checkRegexPattern(pattern: string): string | undefined {
           if (!m) return `invalid repetition at position ${i + 1}`;
           if (m[3] !== undefined && Number(m[3]) < Number(m[1]))
             return `invalid repetition range at position ${i + 1}`;
-          if (Number(m[3] ?? m[1]) > 1000) return `repetition over 1000 at position ${i + 1}`;
+          if (Number(m[3] ?? m[1]) > MAX_COUNT || Number(m[1]) > MAX_COUNT)
+            return `repetition over ${MAX_COUNT} at position ${i + 1}`;
+          // RE2 counts {n,m} by m ({n,} by n) and refuses nested counts whose product is over 1000
+          const count = Number(m[3] ?? m[1]);
+          if (count > 0) {
+            if (atom * count > MAX_REPEAT)
+              return `nested repetitions over ${MAX_REPEAT} in all at position ${i + 1}`;
+            isAtom(atom * count);
+          }
           i += m[0].length - 1;
         }
         if (pattern[i + 1] === "+") return `possessive quantifier at position ${i + 1} is not supported`;
@@ -100,6 +126,7 @@ export function checkRegexPattern(pattern: string): string | undefined {
         continue;
       default:
         canRepeat = true;
+        isAtom(1);
     }
   }
   if (inClass) return 'missing "]"';
