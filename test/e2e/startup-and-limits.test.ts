@@ -82,10 +82,10 @@ describe("limits and formats", () => {
     expect(res.headers.get("qes-ignored-params")).toBeNull();
   });
 
-  it("refuses consumer SQL on an endpoint that is not sandboxable", async () => {
+  it("refuses consumer SQL on an endpoint that is not sandboxable (422 sql_not_allowed)", async () => {
     const res = await get("/api/endpoints/query/edge.locked?sql=select%201");
-    expect(res.status).toBe(400);
-    expect(res.body.error).toMatchObject({ code: "invalid_parameter", param: "sql" });
+    expect(res.status).toBe(422);
+    expect(res.body.error).toMatchObject({ code: "sql_not_allowed", param: "sql" });
   });
 
   it("answers consumer SQL that leaves the sandbox with 422", async () => {

@@ -114,10 +114,13 @@ describe("400", () => {
         param: "limit",
       },
     );
+  });
+
+  it("422 sql_not_allowed for consumer SQL on an endpoint without query sandboxing", async () => {
     expectError(
       await get(`/api/endpoints/query/pii.always?project=pii&sql=${encodeURIComponent("select 1 as x")}`),
-      400,
-      "invalid_parameter",
+      422,
+      "sql_not_allowed",
       { param: "sql" },
     );
   });

@@ -41,12 +41,11 @@ export function queryEndpointRoute(deps: QueryEndpointDeps) {
 
     const sql = params.sql;
     if (sql !== undefined && sql !== "" && !endpoint.sandboxable) {
+      // DESIGN.md §5: an endpoint without query sandboxing refuses consumer SQL (422).
       throw new QesError(
-        "invalid_parameter",
-        `The endpoint "${endpoint.name}" does not accept consumer SQL.`,
-        {
-          param: "sql",
-        },
+        "sql_not_allowed",
+        `The endpoint "${endpoint.name}" does not accept consumer SQL: its query sandboxing is disabled.`,
+        { param: "sql" },
       );
     }
     const controller = new AbortController();
