@@ -1,7 +1,10 @@
+import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 import { HTTP_STATUS_OF } from "@qes/core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { BACKENDS } from "../support/backends.ts";
-import { CONTROL_CASES, HOSTILE_CASES, type HostileCase } from "./cases/hostile-cases.ts";
+import { CONTROL_CASES, HOSTILE_CASES, type HostileCase, LOCKED_ENDPOINT } from "./cases/hostile-cases.ts";
 import {
   type Answer,
   getQuery,
@@ -17,10 +20,23 @@ import {
 
 const ENDPOINT = "logs.all";
 
-function sendSql(server: SandboxServer, sql: string, via: "get" | "post" = "get"): Promise<Answer> {
+function sendSql(
+  server: SandboxServer,
+  sql: string,
+  via: "get" | "post" = "get",
+  endpoint: HostileCase["endpoint"] = { name: ENDPOINT, params: { project: PROJECT } },
+): Promise<Answer> {
   return via === "post"
-    ? postQuery(server, ENDPOINT, { project: PROJECT, sql })
-    : getQuery(server, ENDPOINT, { project: PROJECT, sql });
+    ? postQuery(server, endpoint.name, { ...endpoint.params, sql })
+    : getQuery(server, endpoint.name, { ...endpoint.params, sql });
+}
+
+/** an endpoint directory with the operator's endpoint that has query sandboxing off */
+function lockedEndpointDir(): string {
+  const dir = mkdtempSync(join(tmpdir(), "qes-sandbox-locked-"));
+  writeFileSync(join(dir, `${LOCKED_ENDPOINT.name}.sql`), LOCKED_ENDPOINT.sql);
+  writeFileSync(join(dir, `${LOCKED_ENDPOINT.name}.json`), JSON.stringify(LOCKED_ENDPOINT.settings));
+  return dir;
 }
 
 function describeAnswer(a: Answer): string {
@@ -32,19 +48,23 @@ describe.each(BACKENDS)("hostile consumer SQL on $name", (fixture) => {
   let executedAtStart = 0;
   let metricAtStart = 0;
 
+  let endpointsDir = "";
+
   beforeAll(async () => {
-    server = await startSandboxServer(fixture);
+    endpointsDir = lockedEndpointDir();
+    server = await startSandboxServer(fixture, { QES_ENDPOINTS_DIR: endpointsDir });
     executedAtStart = server.backend.executedQueries();
     metricAtStart = await server.metricExecuted();
   });
   afterAll(async () => {
     await server?.close();
+    rmSync(endpointsDir, { recursive: true, force: true });
   });
 
   describe("refused before the backend runs", () => {
     it.each(HOSTILE_CASES.map((c) => [c.name, c] as const))("%s", async (_name, c: HostileCase) => {
       const before = server.backend.executedQueries();
-      const answer = await sendSql(server, c.sql, c.via);
+      const answer = await sendSql(server, c.sql, c.via, c.endpoint);
       expect(answer.status, describeAnswer(answer)).toBe(HTTP_STATUS_OF[c.code]);
       expect(answer.body?.error?.code, describeAnswer(answer)).toBe(c.code);
       expect(typeof answer.body.error.message).toBe("string");

@@ -19,6 +19,8 @@ export interface HostileCase {
   via?: "get" | "post";
   /** a refusal of the whole text (its length), with no line and column to point at */
   noPosition?: true;
+  /** another endpoint than logs.all, with its parameters */
+  endpoint?: { name: string; params: Record<string, string> };
 }
 
 const rep = (s: string, n: number) => s.repeat(n);
@@ -852,6 +854,71 @@ const invalid: HostileCase[] = [
   },
 ];
 
+const USAGE = { name: "usage.api-counts", params: { interval: "hourly", project: "alpha" } };
+/** an operator's endpoint without query sandboxing (hostile-queries.test.ts writes it) */
+export const LOCKED_ENDPOINT = {
+  name: "edge.locked",
+  sql: "select id, event_message from `cloudflare.logs.prod` where project = @project",
+  settings: {
+    id: "8d2e3f4a-5b6c-4d7e-9f8a-0b1c2d3e4f5a",
+    sandboxable: false,
+    params: { project: { required: true, kind: "string" } },
+  },
+};
+const LOCKED = { name: LOCKED_ENDPOINT.name, params: { project: "alpha" } };
+
+/** the other endpoints: their own CTEs only, and none at all where sandboxing is off */
+const otherEndpoints: HostileCase[] = [
+  {
+    name: "usage.api-counts: its CTE is allowed, the source behind it is not",
+    sql: "select count(*) as n from requests where path in (select id from `cloudflare.logs.prod`)",
+    code: "relation_not_allowed",
+    endpoint: USAGE,
+  },
+  {
+    name: "usage.api-counts: logs.all's CTEs are not its own",
+    sql: "select * from edge_logs",
+    code: "relation_not_allowed",
+    endpoint: USAGE,
+  },
+  {
+    name: "usage.api-counts: a project pattern outside the RE2 subset",
+    sql: "select count(*) as n from requests",
+    code: "invalid_parameter",
+    endpoint: { name: "usage.api-counts", params: { interval: "hourly", project: "(a)\\1" } },
+    noPosition: true,
+  },
+  {
+    name: "usage.api-counts: an interval outside its allowed values",
+    sql: "select count(*) as n from requests",
+    code: "invalid_parameter",
+    endpoint: { name: "usage.api-counts", params: { interval: "yearly", project: "alpha" } },
+    noPosition: true,
+  },
+  {
+    name: "endpoint without sandboxing: a harmless query",
+    sql: "select 1 as x",
+    code: "sql_not_allowed",
+    endpoint: LOCKED,
+    noPosition: true,
+  },
+  {
+    name: "endpoint without sandboxing: a query of its source",
+    sql: "select * from `cloudflare.logs.prod`",
+    code: "sql_not_allowed",
+    endpoint: LOCKED,
+    noPosition: true,
+  },
+  {
+    name: "endpoint without sandboxing: through POST",
+    sql: "select id from `cloudflare.logs.prod`",
+    code: "sql_not_allowed",
+    endpoint: LOCKED,
+    via: "post",
+    noPosition: true,
+  },
+];
+
 export const HOSTILE_CASES: HostileCase[] = [
   ...statements,
   ...functions,
@@ -861,6 +928,7 @@ export const HOSTILE_CASES: HostileCase[] = [
   ...complexity,
   ...parameters,
   ...invalid,
+  ...otherEndpoints,
 ];
 
 /**
