@@ -63,10 +63,31 @@ function tooDeep(t: Token): never {
   );
 }
 
+/** More tokens than this cost the parser seconds on pathological input: refused up front. */
+export const MAX_SQL_TOKENS = 20_000;
+
 export function desugarSql(sql: string): DesugaredSql {
   const tokens = lexSql(sql);
+  if (tokens.length > MAX_SQL_TOKENS) {
+    throw new QesError(
+      "sql_too_complex",
+      `The query has ${tokens.length} tokens; the limit is ${MAX_SQL_TOKENS}.`,
+      {
+        line: 1,
+        column: 1,
+      },
+    );
+  }
   let depth = 0;
   for (const t of tokens) {
+    if (t.type === "quoted_ident" && /[`\\]/.test(t.value)) {
+      // The lexer reads escapes in quoted names and the parser does not: refuse what they could
+      // read differently rather than let them disagree about where a name ends.
+      throw new QesError("sql_invalid", "Quoted names may not contain a backtick or a backslash.", {
+        line: t.line,
+        column: t.column,
+      });
+    }
     if (
       (t.type === "ident" || t.type === "quoted_ident") &&
       t.value.toUpperCase().startsWith(INTERNAL_PREFIX)

@@ -141,6 +141,14 @@ function restoreOriginal(node: unknown, d: DesugaredSql): void {
         obj.value = value;
       }
     }
+    // a string literal where a name belongs (`FROM "x"`): messages show the text written
+    for (const k of ["table", "db", "as"]) {
+      const v = obj[k];
+      if (typeof v === "string" && v.startsWith(STRING_PLACEHOLDER)) {
+        const text = d.strings[Number(v.slice(STRING_PLACEHOLDER.length))];
+        if (text !== undefined) obj[k] = `'${text}'`;
+      }
+    }
     for (const k of Object.keys(obj)) if (k !== "loc") stack.push(obj[k]);
   }
 }

@@ -12,7 +12,7 @@ export interface Out {
 }
 
 export const tok = (o: Token): Out => ({
-  text: o.type === "ident" ? o.text : o.text,
+  text: o.type === "quoted_ident" ? `\`${o.value}\`` : o.text,
   kind: o.type,
   value: o.type === "ident" || o.type === "punct" ? o.value.toUpperCase() : o.value,
   origin: o,
