@@ -9,7 +9,7 @@
  * Data files and loaded stores are kept under .tmp/bench and reused; the first run generates
  * and loads them (several minutes at 1M events).
  */
-import { execFileSync, spawnSync } from "node:child_process";
+import { spawnSync } from "node:child_process";
 import { readFileSync, writeFileSync } from "node:fs";
 import { cpus, freemem, loadavg, totalmem } from "node:os";
 import { resolve } from "node:path";
@@ -77,11 +77,10 @@ if (args["postgres-load"]) {
 const loadAfter = loadavg();
 
 function version(cmd: string, argv: string[]): string {
-  try {
-    return execFileSync(cmd, argv, { encoding: "utf8", stdio: ["ignore", "pipe", "pipe"] }).trim().split("\n")[0]!;
-  } catch {
-    return "not installed";
-  }
+  // some tools (wrk -v) print their version and exit non-zero
+  const r = spawnSync(cmd, argv, { encoding: "utf8" });
+  if (r.error) return "not installed";
+  return `${r.stdout}${r.stderr}`.trim().split("\n")[0]!;
 }
 const duckdbVersion = JSON.parse(readFileSync(`${ROOT}bench/node_modules/@duckdb/node-api/package.json`, "utf8")).version;
 const machine = [
