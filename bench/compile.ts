@@ -35,7 +35,10 @@ const us = (x: number) => `${(x * 1000).toFixed(0)} µs`;
 export async function runCompileBenchmark(opts: CompileOptions): Promise<Section> {
   const registry = await loadEndpoints([BUILTIN_ENDPOINTS_DIR]);
   const schema = await benchSchema();
-  const dialects: Dialect[] = [duckdbDialect, createPostgresBackend({ url: "postgres://unused@127.0.0.1:1/x", schema: "unused" }).dialect];
+  const dialects: Dialect[] = [
+    duckdbDialect,
+    createPostgresBackend({ url: "postgres://unused@127.0.0.1:1/x", schema: "unused" }).dialect,
+  ];
   const logsAll = registry.get("logs.all")!;
   const queries: { label: string; endpoint: EndpointDefinition; consumerSql?: string }[] = [
     { label: "logs.all (stored, 9 CTEs)", endpoint: logsAll },
@@ -51,8 +54,17 @@ export async function runCompileBenchmark(opts: CompileOptions): Promise<Section
         compileEndpoint({ ...q.endpoint, version: `bench-${n++}` }, { schema: { ...schema }, dialect });
       const compileMs = median(await timeRuns(compile, opts.runs, 5));
       const parseMs = median(await timeRuns(() => parseSelect(q.endpoint.sql), opts.runs, 5));
-      const hitMs = median(await timeRuns(() => compileEndpoint(q.endpoint, { schema, dialect }), opts.runs, 5));
-      rows.push([dialect.name, q.label, us(compileMs), us(parseMs), `${(compileMs / parseMs).toFixed(2)}×`, us(hitMs)]);
+      const hitMs = median(
+        await timeRuns(() => compileEndpoint(q.endpoint, { schema, dialect }), opts.runs, 5),
+      );
+      rows.push([
+        dialect.name,
+        q.label,
+        us(compileMs),
+        us(parseMs),
+        `${(compileMs / parseMs).toFixed(2)}×`,
+        us(hitMs),
+      ]);
     }
     // consumer SQL: logs.all's CTEs plus the consumer's query, over the whole table of cases
     const samplesCompile: number[] = [];

@@ -127,7 +127,12 @@ interface Variant {
   diagnostics?: { name: string; query: CompiledQuery; values: BoundValues }[];
 }
 
-function variants(engine: EngineName, bench: BenchBackend, registry: Map<string, EndpointDefinition>, schema: Parameters<typeof compileEndpoint>[1]["schema"]): Variant[] {
+function variants(
+  engine: EngineName,
+  bench: BenchBackend,
+  registry: Map<string, EndpointDefinition>,
+  schema: Parameters<typeof compileEndpoint>[1]["schema"],
+): Variant[] {
   const l = layoutOf(schema.sources[EDGE]!);
   const logsAll = registry.get("logs.all")!;
   const usage = registry.get("usage.api-counts")!;
@@ -141,11 +146,16 @@ function variants(engine: EngineName, bench: BenchBackend, registry: Map<string,
     if (bounded) params.iso_timestamp_start = `${hourAgo.replace(" ", "T")}Z`;
     out.push({
       name: `logs.all, ${bounded ? "start bound = now − 1 h" : "no bounds"} (newest 100 of one project)`,
-      compiled: { query: compiledLogs, values: bindRequestParams(logsAll, compiledLogs, params, BENCH_NOW_MICROS).values },
+      compiled: {
+        query: compiledLogs,
+        values: bindRequestParams(logsAll, compiledLogs, params, BENCH_NOW_MICROS).values,
+      },
       native: {
         query: handWritten(nativeLogsAll(engine, l, bounded), compiledLogs, [
           { name: "project", type: "STRING", kind: "endpoint" },
-          ...(bounded ? [{ name: "iso_timestamp_start", type: "TIMESTAMP" as const, kind: "endpoint" as const }] : []),
+          ...(bounded
+            ? [{ name: "iso_timestamp_start", type: "TIMESTAMP" as const, kind: "endpoint" as const }]
+            : []),
         ]),
         values: bounded ? [PROJECT, hourAgo] : [PROJECT],
       },
@@ -157,15 +167,27 @@ function variants(engine: EngineName, bench: BenchBackend, registry: Map<string,
     { name: "now", type: "TIMESTAMP", kind: "now" },
   ];
   for (const interval of INTERVALS) {
-    const values = bindRequestParams(usage, compiledUsage, { project: PROJECT, interval }, BENCH_NOW_MICROS).values;
+    const values = bindRequestParams(
+      usage,
+      compiledUsage,
+      { project: PROJECT, interval },
+      BENCH_NOW_MICROS,
+    ).values;
     out.push({
       name: `usage.api-counts, ${interval}`,
       compiled: { query: compiledUsage, values },
-      native: { query: handWritten(nativeUsage(engine, l, interval), compiledUsage, usageParams), values: [PROJECT, nowText] },
+      native: {
+        query: handWritten(nativeUsage(engine, l, interval), compiledUsage, usageParams),
+        values: [PROJECT, nowText],
+      },
       diagnostics: [
         {
           name: "native, counters as regular expressions",
-          query: handWritten(nativeUsage(engine, l, interval, { regexCounters: true }), compiledUsage, usageParams),
+          query: handWritten(
+            nativeUsage(engine, l, interval, { regexCounters: true }),
+            compiledUsage,
+            usageParams,
+          ),
           values: [PROJECT, nowText],
         },
         {
@@ -191,16 +213,24 @@ function timestampText(micros: bigint): string {
 export async function runExecutorBenchmark(opts: ExecutorOptions): Promise<Section> {
   const log = opts.log ?? (() => undefined);
   const file = await ensureEventsFile(EDGE, opts.edgeEvents);
-  const registry = new Map((await loadEndpoints([BUILTIN_ENDPOINTS_DIR])).list().map((e) => [e.name, e] as const));
+  const registry = new Map(
+    (await loadEndpoints([BUILTIN_ENDPOINTS_DIR])).list().map((e) => [e.name, e] as const),
+  );
   const rows: string[][] = [];
   const notes: string[] = [];
   const misses: string[] = [];
   const explain: string[] = [];
   for (const engine of opts.engines) {
-    const bench = await openLoadedBackend(engine, { [EDGE]: file }, { fresh: opts.fresh ?? false, onProgress: log });
+    const bench = await openLoadedBackend(
+      engine,
+      { [EDGE]: file },
+      { fresh: opts.fresh ?? false, onProgress: log },
+    );
     try {
       if (bench.loadSeconds !== null)
-        notes.push(`${engine}: loaded ${count(opts.edgeEvents)} edge events in ${bench.loadSeconds.toFixed(1)} s for this run.`);
+        notes.push(
+          `${engine}: loaded ${count(opts.edgeEvents)} edge events in ${bench.loadSeconds.toFixed(1)} s for this run.`,
+        );
       const schema = await bench.backend.schema();
       for (const v of variants(engine, bench, registry, schema)) {
         const exec = (q: { query: CompiledQuery; values: BoundValues }) => () =>
@@ -251,7 +281,9 @@ export async function runExecutorBenchmark(opts: ExecutorOptions): Promise<Secti
   if (explain.length > 0) {
     const path = `${BENCH_DIR}/explain-postgres-${opts.edgeEvents}.txt`;
     writeFileSync(path, explain.join("\n"));
-    notes.push(`PostgreSQL plans (EXPLAIN ANALYZE) of every compiled and native query of this run: \`${path}\`.`);
+    notes.push(
+      `PostgreSQL plans (EXPLAIN ANALYZE) of every compiled and native query of this run: \`${path}\`.`,
+    );
   }
   if (misses.length > 0) notes.push(`Over the 1.5× target: ${misses.join("; ")} (analysis below).`);
   return {

@@ -11,7 +11,10 @@ import { parseArgs } from "node:util";
 import { BENCH_SEED, ensureAllSources } from "./lib/data.ts";
 
 const { values } = parseArgs({
-  options: { edge: { type: "string", default: "1000000" }, seed: { type: "string", default: String(BENCH_SEED) } },
+  options: {
+    edge: { type: "string", default: "1000000" },
+    seed: { type: "string", default: String(BENCH_SEED) },
+  },
 });
 const started = performance.now();
 const files = await ensureAllSources(Number(values.edge), Number(values.seed));

@@ -17,7 +17,15 @@ import { SEED_PROJECTS } from "@qes/server";
 import { openLoadedBackend } from "./lib/bench-backends.ts";
 import { BENCH_DIR, BENCH_NOW_ISO, EDGE, ensureEventsFile } from "./lib/data.ts";
 import { type LoadResult, loadTool, runLoad } from "./lib/load-generator.ts";
-import { type Child, cpuSeconds, freePort, rssBytes, sampleRss, startChild, waitForHttp } from "./lib/processes.ts";
+import {
+  type Child,
+  cpuSeconds,
+  freePort,
+  rssBytes,
+  sampleRss,
+  startChild,
+  waitForHttp,
+} from "./lib/processes.ts";
 import { isMain, printSection, type Section } from "./lib/report.ts";
 import { median } from "./lib/stats.ts";
 
@@ -44,9 +52,21 @@ interface Target {
 }
 
 const TARGETS = {
-  usage: { label: "usage.api-counts (hourly)", path: `/api/endpoints/query/usage.api-counts?interval=hourly&project=${PROJECT}`, cached: true },
-  logsCached: { label: "logs.all, 100 rows (cached by bench/endpoints)", path: `/api/endpoints/query/logs.all?project=${PROJECT}`, cached: true },
-  logsUncached: { label: "logs.all, 100 rows, uncached (built-in settings)", path: `/api/endpoints/query/logs.all?project=${PROJECT}`, cached: false },
+  usage: {
+    label: "usage.api-counts (hourly)",
+    path: `/api/endpoints/query/usage.api-counts?interval=hourly&project=${PROJECT}`,
+    cached: true,
+  },
+  logsCached: {
+    label: "logs.all, 100 rows (cached by bench/endpoints)",
+    path: `/api/endpoints/query/logs.all?project=${PROJECT}`,
+    cached: true,
+  },
+  logsUncached: {
+    label: "logs.all, 100 rows, uncached (built-in settings)",
+    path: `/api/endpoints/query/logs.all?project=${PROJECT}`,
+    cached: false,
+  },
 } satisfies Record<string, Target>;
 
 interface ServerConfig {
@@ -55,7 +75,11 @@ interface ServerConfig {
   targets: Target[];
 }
 
-async function startQes(duckdbPath: string, extraEnv: Record<string, string>, logName: string): Promise<{ child: Child; url: string }> {
+async function startQes(
+  duckdbPath: string,
+  extraEnv: Record<string, string>,
+  logName: string,
+): Promise<{ child: Child; url: string }> {
   const port = await freePort();
   const env: Record<string, string | undefined> = {
     PATH: process.env.PATH,
@@ -69,7 +93,12 @@ async function startQes(duckdbPath: string, extraEnv: Record<string, string>, lo
     QES_SEED: "false",
     ...extraEnv,
   };
-  const child = startChild(process.execPath, ["--import", "tsx", CLI, "serve"], env, join(BENCH_DIR, `${logName}.log`));
+  const child = startChild(
+    process.execPath,
+    ["--import", "tsx", CLI, "serve"],
+    env,
+    join(BENCH_DIR, `${logName}.log`),
+  );
   const url = `http://127.0.0.1:${port}`;
   await waitForHttp(`${url}/health`, 60_000, child);
   return { child, url };
@@ -124,12 +153,20 @@ export async function runHttpBenchmark(opts: HttpOptions): Promise<Section> {
     return undefined;
   });
   const configs: ServerConfig[] = [
-    { name: "in-process cache", env: { QES_ENDPOINTS_DIR: BENCH_ENDPOINTS }, targets: [TARGETS.usage, TARGETS.logsCached] },
+    {
+      name: "in-process cache",
+      env: { QES_ENDPOINTS_DIR: BENCH_ENDPOINTS },
+      targets: [TARGETS.usage, TARGETS.logsCached],
+    },
     ...(redis
       ? [
           {
             name: "Redis cache",
-            env: { QES_ENDPOINTS_DIR: BENCH_ENDPOINTS, QES_REDIS_URL: redis.url, QES_REDIS_PREFIX: `qesbench${process.pid}:` },
+            env: {
+              QES_ENDPOINTS_DIR: BENCH_ENDPOINTS,
+              QES_REDIS_URL: redis.url,
+              QES_REDIS_PREFIX: `qesbench${process.pid}:`,
+            },
             targets: [TARGETS.usage, TARGETS.logsCached],
           },
         ]
@@ -152,9 +189,11 @@ export async function runHttpBenchmark(opts: HttpOptions): Promise<Section> {
           let body = Buffer.from(await res.arrayBuffer());
           res = await fetch(url, { headers });
           body = Buffer.from(await res.arrayBuffer());
-          if (res.status !== 200) throw new Error(`${target.label}: ${res.status} ${body.toString().slice(0, 300)}`);
+          if (res.status !== 200)
+            throw new Error(`${target.label}: ${res.status} ${body.toString().slice(0, 300)}`);
           const xcache = res.headers.get("x-cache");
-          if (target.cached && xcache !== "HIT") notes.push(`${config.name} / ${target.label}: X-Cache was ${xcache}, not HIT.`);
+          if (target.cached && xcache !== "HIT")
+            notes.push(`${config.name} / ${target.label}: X-Cache was ${xcache}, not HIT.`);
           const bare = await startBare(body, res.headers.get("content-type") ?? "application/json");
           try {
             const q: LoadResult[] = [];
@@ -169,7 +208,13 @@ export async function runHttpBenchmark(opts: HttpOptions): Promise<Section> {
               cpu.push(((cpuSeconds(pid) - before) * 1e6) / Math.max(1, result.requests));
               into.push(result);
             };
-            const spec = (u: string) => ({ url: u, headers, connections: opts.connections, seconds: opts.seconds, maxRequests: 2_000_000 });
+            const spec = (u: string) => ({
+              url: u,
+              headers,
+              connections: opts.connections,
+              seconds: opts.seconds,
+              maxRequests: 2_000_000,
+            });
             for (let i = 0; i < opts.repeats; i++) {
               log(`${config.name}: ${target.label}, round ${i + 1}`);
               const sampler = sampleRss(qes.child.process.pid!);
@@ -196,7 +241,10 @@ export async function runHttpBenchmark(opts: HttpOptions): Promise<Section> {
               `${mb(idleRss)} → ${mb(peak)}`,
               target08 ? (r >= 0.8 ? "≥ 0.8 ✓" : "**miss**") : "—",
             ]);
-            if (errors > 0) notes.push(`${config.name} / ${target.label}: ${errors} errors or non-200 answers during the load.`);
+            if (errors > 0)
+              notes.push(
+                `${config.name} / ${target.label}: ${errors} errors or non-200 answers during the load.`,
+              );
             if (target08 && r < 0.8) misses.push(`${target.label}: ${r.toFixed(2)}×`);
           } finally {
             await bare.child.stop();
@@ -209,7 +257,8 @@ export async function runHttpBenchmark(opts: HttpOptions): Promise<Section> {
   } finally {
     await redis?.child.stop();
   }
-  if (misses.length > 0) notes.push(`Under the 0.8× target with the in-process cache: ${misses.join("; ")} (analysis below).`);
+  if (misses.length > 0)
+    notes.push(`Under the 0.8× target with the in-process cache: ${misses.join("; ")} (analysis below).`);
   if (!redis) notes.push("Redis rows are missing: `redis-server` could not be started on this machine.");
   return {
     title: "HTTP: cache hits against a bare node:http server",
@@ -221,7 +270,20 @@ export async function runHttpBenchmark(opts: HttpOptions): Promise<Section> {
       "Both processes share the machine's 2 cores with the load generator (and with whatever else runs), so the " +
       "throughput ratio moves with the machine's load; the server CPU time per answered request (from /proc) does not, " +
       "and is the figure to compare across runs. RSS: the qes process idle → peak under load.",
-    header: ["cache", "request", "body", "X-Cache", "qes", "bare", "ratio", "CPU per request qes / bare", "qes p50 / p99", "bare p50 / p99", "qes RSS", "target"],
+    header: [
+      "cache",
+      "request",
+      "body",
+      "X-Cache",
+      "qes",
+      "bare",
+      "ratio",
+      "CPU per request qes / bare",
+      "qes p50 / p99",
+      "bare p50 / p99",
+      "qes RSS",
+      "target",
+    ],
     rows,
     notes,
   };

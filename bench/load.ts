@@ -113,7 +113,15 @@ export async function runLoadBenchmark(opts: LoadOptions): Promise<Section> {
       `into typed columns, indexes), medians of ${opts.runs} runs; baselines from the same run: the engine's own bulk ` +
       "ingest of the same files without any of that work, and Node reading and `JSON.parse`-ing every line " +
       `(${floor.toFixed(2)} s here), the floor of any loader written in Node.`,
-    header: ["backend", "data", "backend.load", "throughput", "engine-native ingest", "ratio vs native", "ratio vs JSON.parse floor"],
+    header: [
+      "backend",
+      "data",
+      "backend.load",
+      "throughput",
+      "engine-native ingest",
+      "ratio vs native",
+      "ratio vs JSON.parse floor",
+    ],
     rows,
     notes: [],
   };

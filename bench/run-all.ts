@@ -46,7 +46,9 @@ async function section(title: string, run: () => Promise<Section>): Promise<void
     log(`${title} failed: ${(e as Error).stack ?? e}`);
     sections.push({
       title: `${title}: failed`,
-      intro: `This benchmark failed in this run: \`${String((e as Error).message).split("\n")[0]!.slice(0, 300)}\``,
+      intro: `This benchmark failed in this run: \`${String((e as Error).message)
+        .split("\n")[0]!
+        .slice(0, 300)}\``,
       header: [],
       rows: [],
       notes: [],
@@ -54,21 +56,40 @@ async function section(title: string, run: () => Promise<Section>): Promise<void
   }
 }
 await section("Executor", () =>
-  runExecutorBenchmark({ edgeEvents: args.big ? 10_000_000 : quick ? 50_000 : 1_000_000, engines: ["duckdb", "postgres"], log }),
+  runExecutorBenchmark({
+    edgeEvents: args.big ? 10_000_000 : quick ? 50_000 : 1_000_000,
+    engines: ["duckdb", "postgres"],
+    log,
+  }),
 );
 await section("HTTP", () =>
-  runHttpBenchmark({ edgeEvents: quick ? 20_000 : 200_000, seconds: quick ? 2 : 5, repeats: quick ? 1 : 3, connections: 50, log }),
+  runHttpBenchmark({
+    edgeEvents: quick ? 20_000 : 200_000,
+    seconds: quick ? 2 : 5,
+    repeats: quick ? 1 : 3,
+    connections: 50,
+    log,
+  }),
 );
 await section("Compile time", () => runCompileBenchmark({ runs: quick ? 20 : 100 }));
 await section("Load throughput", () =>
-  runLoadBenchmark({ edgeEvents: quick ? 10_000 : 100_000, runs: quick ? 1 : 3, engines: ["duckdb", "postgres"], log }),
+  runLoadBenchmark({
+    edgeEvents: quick ? 10_000 : 100_000,
+    runs: quick ? 1 : 3,
+    engines: ["duckdb", "postgres"],
+    log,
+  }),
 );
 if (args["postgres-load"]) {
   log("postgres-load (bench/postgres-load.ts)");
-  const r = spawnSync(process.execPath, ["--import", "tsx", "bench/postgres-load.ts", "--runs", "20"], { cwd: ROOT, encoding: "utf8" });
+  const r = spawnSync(process.execPath, ["--import", "tsx", "bench/postgres-load.ts", "--runs", "20"], {
+    cwd: ROOT,
+    encoding: "utf8",
+  });
   sections.push({
     title: "PostgreSQL load and logs.all shape (bench/postgres-load.ts)",
-    intro: "A fresh COPY load of 1M seeded edge events and the newest-100 query, from the PostgreSQL backend's own benchmark.",
+    intro:
+      "A fresh COPY load of 1M seeded edge events and the newest-100 query, from the PostgreSQL backend's own benchmark.",
     header: [],
     rows: [],
     notes: [r.status === 0 ? r.stdout.trim() : `failed:\n\n\`\`\`\n${r.stderr.slice(-2000)}\n\`\`\``],
@@ -82,7 +103,9 @@ function version(cmd: string, argv: string[]): string {
   if (r.error) return "not installed";
   return `${r.stdout}${r.stderr}`.trim().split("\n")[0]!;
 }
-const duckdbVersion = JSON.parse(readFileSync(`${ROOT}bench/node_modules/@duckdb/node-api/package.json`, "utf8")).version;
+const duckdbVersion = JSON.parse(
+  readFileSync(`${ROOT}bench/node_modules/@duckdb/node-api/package.json`, "utf8"),
+).version;
 const machine = [
   `- CPU: ${cpus().length} × ${cpus()[0]?.model ?? "unknown"}; memory ${(totalmem() / 2 ** 30).toFixed(1)} GiB (${(freemem() / 2 ** 30).toFixed(1)} GiB free at the end)`,
   `- Node ${process.version}; PostgreSQL ${version("psql", ["--version"]).replace(/^psql \(PostgreSQL\) /, "")}; @duckdb/node-api ${duckdbVersion}; load generator: ${loadTool() === "wrk" ? version("wrk", ["-v"]).split(" ").slice(0, 2).join(" ") || "wrk" : "Node (bench/lib/load-generator.ts)"}`,

@@ -8,7 +8,9 @@ import pg from "pg";
 import { BENCH_DIR, readLines } from "./data.ts";
 
 export const BENCH_POSTGRES_URL =
-  process.env.QES_BENCH_POSTGRES_URL ?? process.env.QES_TEST_POSTGRES_URL ?? "postgres://postgres@127.0.0.1:5432/test";
+  process.env.QES_BENCH_POSTGRES_URL ??
+  process.env.QES_TEST_POSTGRES_URL ??
+  "postgres://postgres@127.0.0.1:5432/test";
 
 export interface BenchBackend {
   name: "duckdb" | "postgres";
@@ -43,7 +45,7 @@ export async function openLoadedBackend(
   const reuse = !opts.fresh && existsSync(marker) && readFileSync(marker, "utf8") === tag;
   let backend: Backend;
   let raw: BenchBackend["raw"];
-  let closeRaw = async () => undefined as void;
+  let closeRaw = async (): Promise<void> => undefined;
   let location: string;
   if (engine === "duckdb") {
     const path = join(BENCH_DIR, `bench-${key}.duckdb`);

@@ -24,7 +24,11 @@ export function eventsPath(source: SeedSource, count: number, seed = BENCH_SEED)
 }
 
 /** writes the file when missing (atomically, so an interrupted run never leaves half a file) */
-export async function ensureEventsFile(source: SeedSource, count: number, seed = BENCH_SEED): Promise<string> {
+export async function ensureEventsFile(
+  source: SeedSource,
+  count: number,
+  seed = BENCH_SEED,
+): Promise<string> {
   const path = eventsPath(source, count, seed);
   if (existsSync(path)) return path;
   mkdirSync(BENCH_DIR, { recursive: true });
@@ -47,7 +51,10 @@ export async function ensureEventsFile(source: SeedSource, count: number, seed =
  * Files for all nine sources: `edgeEvents` edge events and the other sources in the seed's
  * proportions (SOURCE_SHARES), so a total of edge / 0.55 events.
  */
-export async function ensureAllSources(edgeEvents: number, seed = BENCH_SEED): Promise<Record<SeedSource, string>> {
+export async function ensureAllSources(
+  edgeEvents: number,
+  seed = BENCH_SEED,
+): Promise<Record<SeedSource, string>> {
   const total = Math.round(edgeEvents / 0.55);
   const counts = eventsPerSource(total);
   counts[EDGE] = edgeEvents;

@@ -59,7 +59,8 @@ function runWrk(spec: LoadSpec): Promise<LoadResult> {
         requestsPerSecond: Number(rps?.[1] ?? 0),
         p50Ms: lat("50"),
         p99Ms: lat("99"),
-        errors: Number(non2xx?.[1] ?? 0) + (sockErr ? sockErr.slice(1).reduce((a, b) => a + Number(b), 0) : 0),
+        errors:
+          Number(non2xx?.[1] ?? 0) + (sockErr ? sockErr.slice(1).reduce((a, b) => a + Number(b), 0) : 0),
       });
     });
   });

@@ -24,7 +24,12 @@ export interface Child {
  * Starts a process writing its output to a file (not a pipe: reading a busy server's request log
  * would cost this process CPU during the measurement); `stop` sends SIGTERM to it, and only it.
  */
-export function startChild(command: string, args: string[], env: Record<string, string | undefined>, logFile: string): Child {
+export function startChild(
+  command: string,
+  args: string[],
+  env: Record<string, string | undefined>,
+  logFile: string,
+): Child {
   const fd = openSync(logFile, "w");
   const child = spawn(command, args, { env: env as NodeJS.ProcessEnv, stdio: ["ignore", fd, fd] });
   closeSync(fd);

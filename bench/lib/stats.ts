@@ -47,7 +47,11 @@ export async function timePair(
   return out;
 }
 
-export async function timeRuns(fn: () => Promise<unknown> | unknown, runs: number, warmup = 2): Promise<number[]> {
+export async function timeRuns(
+  fn: () => Promise<unknown> | unknown,
+  runs: number,
+  warmup = 2,
+): Promise<number[]> {
   for (let i = 0; i < warmup; i++) await fn();
   const samples: number[] = [];
   for (let i = 0; i < runs; i++) {
@@ -67,7 +71,9 @@ export function ms(x: number): string {
 }
 
 export function ratio(x: number, baseline: number): string {
-  return Number.isFinite(x) && Number.isFinite(baseline) && baseline > 0 ? `${(x / baseline).toFixed(2)}×` : "n/a";
+  return Number.isFinite(x) && Number.isFinite(baseline) && baseline > 0
+    ? `${(x / baseline).toFixed(2)}×`
+    : "n/a";
 }
 
 export function count(n: number): string {

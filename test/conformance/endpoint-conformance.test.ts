@@ -7,7 +7,11 @@ import { usageCases } from "./cases/usage-api-counts.ts";
 import { rowLimitCases, wireCases } from "./cases/wire-and-limits.ts";
 import type { ConformanceCase } from "./support/case.ts";
 import { expectRows } from "./support/compare.ts";
-import { type ConformanceServer, queryEndpoint, startConformanceServer } from "./support/conformance-server.ts";
+import {
+  type ConformanceServer,
+  queryEndpoint,
+  startConformanceServer,
+} from "./support/conformance-server.ts";
 import { conformanceLoads } from "./support/events.ts";
 import { EventStore, type Row } from "./support/oracle.ts";
 

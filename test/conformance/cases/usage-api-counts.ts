@@ -1,6 +1,15 @@
 import type { ConformanceCase } from "../support/case.ts";
 import { NOW_MICROS } from "../support/events.ts";
-import { datetimeWire, type EventStore, field, groupBy, hasRecord, type Row, sortBy, trunc } from "../support/oracle.ts";
+import {
+  datetimeWire,
+  type EventStore,
+  field,
+  groupBy,
+  hasRecord,
+  type Row,
+  sortBy,
+  trunc,
+} from "../support/oracle.ts";
 
 // SPEC.md §4.3: usage.api-counts, every rule.
 
@@ -40,7 +49,13 @@ export function usageCounts(events: EventStore, interval: Interval, pattern: str
   }));
 }
 
-function usageCase(name: string, rule: string, interval: Interval, project: string, endpoint = "usage.api-counts"): ConformanceCase {
+function usageCase(
+  name: string,
+  rule: string,
+  interval: Interval,
+  project: string,
+  endpoint = "usage.api-counts",
+): ConformanceCase {
   return {
     name,
     rule,
@@ -61,18 +76,53 @@ function usageCase(name: string, rule: string, interval: Interval, project: stri
 
 export const usageCases: ConformanceCase[] = [
   // hand-made events: window edges, a path in two counters, a bucket of zeros, no URL, URL of another project
-  usageCase("usage: hourly, hand-made window edges", "SPEC §4.3: now − 1 hour, >= start, hour buckets", "hourly", "usage1"),
-  usageCase("usage: daily, hand-made window edges", "SPEC §4.3: now − 7 days, day buckets", "daily", "usage1"),
-  usageCase("usage: minutely, a bucket of zeros and a path in two counters", "SPEC §4.3.4–5", "minutely", "usage1"),
+  usageCase(
+    "usage: hourly, hand-made window edges",
+    "SPEC §4.3: now − 1 hour, >= start, hour buckets",
+    "hourly",
+    "usage1",
+  ),
+  usageCase(
+    "usage: daily, hand-made window edges",
+    "SPEC §4.3: now − 7 days, day buckets",
+    "daily",
+    "usage1",
+  ),
+  usageCase(
+    "usage: minutely, a bucket of zeros and a path in two counters",
+    "SPEC §4.3.4–5",
+    "minutely",
+    "usage1",
+  ),
   // the generated data: every interval, the project as a pattern
   usageCase("usage: hourly over generated data", "SPEC §4.3", "hourly", "alpha"),
   usageCase("usage: daily over generated data", "SPEC §4.3", "daily", "alpha"),
   usageCase("usage: minutely over generated data", "SPEC §4.3", "minutely", "alpha"),
   usageCase("usage: addressed by UUID", "SPEC §1.3", "hourly", "beta", USAGE_ID),
-  usageCase("usage: the project is a pattern matching several projects", "SPEC §4.3: regular expression", "daily", "alpha|gamma"),
+  usageCase(
+    "usage: the project is a pattern matching several projects",
+    "SPEC §4.3: regular expression",
+    "daily",
+    "alpha|gamma",
+  ),
   usageCase("usage: a character class", "SPEC §4.3: regular expression", "minutely", "usage[12]"),
-  usageCase("usage: an anchored pattern", "SPEC §4.3: regular expression, contains a match", "hourly", "^https://usage2\\."),
-  usageCase("usage: a pattern matching the path part of the URL", "SPEC §4.3: the URL, not the project", "daily", "/rest/v1/rpc/"),
-  usageCase("usage: a pattern matching nothing", "SPEC §4.3.5: one row per non-empty bucket", "daily", "nobody"),
+  usageCase(
+    "usage: an anchored pattern",
+    "SPEC §4.3: regular expression, contains a match",
+    "hourly",
+    "^https://usage2\\.",
+  ),
+  usageCase(
+    "usage: a pattern matching the path part of the URL",
+    "SPEC §4.3: the URL, not the project",
+    "daily",
+    "/rest/v1/rpc/",
+  ),
+  usageCase(
+    "usage: a pattern matching nothing",
+    "SPEC §4.3.5: one row per non-empty bucket",
+    "daily",
+    "nobody",
+  ),
   usageCase("usage: the dot in a pattern is a wildcard", "SPEC §4.3: regular expression", "hourly", "gamm."),
 ];

@@ -1,5 +1,5 @@
 import type { ConformanceCase } from "../support/case.ts";
-import { dateWire, datetimeWire, field, hasRecord, int64Wire, type Row } from "../support/oracle.ts";
+import { datetimeWire, dateWire, field, hasRecord, int64Wire, type Row } from "../support/oracle.ts";
 import { logsAll } from "./logs-all.ts";
 
 // DESIGN.md §4 (wire values) and §5 (max rows, QES-Row-Limit-Reached).

@@ -3,8 +3,14 @@
  * a bigint, so an oracle can tell `9007199254740993` from `9007199254740992` (JSON.parse cannot).
  * Written for the test's own events only: strict enough for them, not a general validator.
  */
-export type ExactJson = null | boolean | number | bigint | string | ExactJson[] | { [key: string]: ExactJson };
-
+export type ExactJson =
+  | null
+  | boolean
+  | number
+  | bigint
+  | string
+  | ExactJson[]
+  | { [key: string]: ExactJson };
 
 export function parseExactJson(text: string): ExactJson {
   let i = 0;

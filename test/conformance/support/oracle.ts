@@ -38,7 +38,9 @@ export const CTE_NAMES = Object.keys(LOGS_ALL_CTES) as CteName[];
 
 /** ISO 8601 (no zone = UTC, fraction to µs) to unix µs; undefined when malformed */
 export function isoMicros(iso: string): bigint | undefined {
-  const m = /^(\d{4})-(\d{2})-(\d{2})[T ](\d{2}):(\d{2}):(\d{2})(?:\.(\d{1,9}))?(Z|[+-]\d{2}:?\d{2})?$/.exec(iso);
+  const m = /^(\d{4})-(\d{2})-(\d{2})[T ](\d{2}):(\d{2}):(\d{2})(?:\.(\d{1,9}))?(Z|[+-]\d{2}:?\d{2})?$/.exec(
+    iso,
+  );
   if (!m) return undefined;
   const [, y, mo, d, h, mi, s, frac, zone] = m;
   let seconds = BigInt(Date.UTC(+y!, +mo! - 1, +d!, +h!, +mi!, +s!) / 1000);
@@ -93,7 +95,11 @@ export class EventStore {
         const body = parseExactJson(line) as JsonObject;
         const ts = body.timestamp;
         const timestamp =
-          typeof ts === "string" ? isoMicros(ts) : typeof ts === "number" || typeof ts === "bigint" ? BigInt(ts) : undefined;
+          typeof ts === "string"
+            ? isoMicros(ts)
+            : typeof ts === "number" || typeof ts === "bigint"
+              ? BigInt(ts)
+              : undefined;
         if (timestamp === undefined) throw new Error(`conformance events carry timestamps: ${line}`);
         const metadata = isRecord(body.metadata) ? body.metadata : undefined;
         if (metadata) observe(types, "metadata", metadata);
@@ -118,13 +124,18 @@ export class EventStore {
    * The rows of one of logs.all's CTEs for a request: project filter (where the CTE reads it),
    * start exclusive, end inclusive, each skipped when absent or empty; newest first.
    */
-  cte(name: CteName, params: { project: string; iso_timestamp_start?: string; iso_timestamp_end?: string }): LogEvent[] {
+  cte(
+    name: CteName,
+    params: { project: string; iso_timestamp_start?: string; iso_timestamp_end?: string },
+  ): LogEvent[] {
     const def = LOGS_ALL_CTES[name];
     const start = params.iso_timestamp_start ? isoMicros(params.iso_timestamp_start) : undefined;
     const end = params.iso_timestamp_end ? isoMicros(params.iso_timestamp_end) : undefined;
     return this.source(def.source)
       .filter((e) => (def.project === "top" ? e.project : field(e, def.project)) === params.project)
-      .filter((e) => (start === undefined || e.timestamp > start) && (end === undefined || e.timestamp <= end))
+      .filter(
+        (e) => (start === undefined || e.timestamp > start) && (end === undefined || e.timestamp <= end),
+      )
       .sort((a, b) => (a.timestamp < b.timestamp ? 1 : a.timestamp > b.timestamp ? -1 : 0));
   }
 
@@ -139,8 +150,10 @@ export class EventStore {
     const type = this.types.get(source)?.get(path);
     if (v === undefined || v === null) return null;
     if (type === "record") return isRecord(v) ? [this.wireRecord(source, path, v)] : null;
-    if (type === "records") return (v as ExactJson[]).map((el) => (isRecord(el) ? this.wireRecord(source, path, el) : null));
-    if (type === "array") return (v as ExactJson[]).map((el) => scalarWire(this.types.get(source)?.get(`${path}[]`), el));
+    if (type === "records")
+      return (v as ExactJson[]).map((el) => (isRecord(el) ? this.wireRecord(source, path, el) : null));
+    if (type === "array")
+      return (v as ExactJson[]).map((el) => scalarWire(this.types.get(source)?.get(`${path}[]`), el));
     return scalarWire(type, v);
   }
 
@@ -155,7 +168,8 @@ function scalarWire(type: string | undefined, v: ExactJson): Wire {
   if (v === null) return null;
   if (v instanceof FloatNumber) return type === "STRING" ? String(v.value) : v.value;
   if (typeof v === "bigint") return int64Wire(v);
-  if (type === "STRING" && typeof v !== "string") return typeof v === "object" ? JSON.stringify(v) : String(v);
+  if (type === "STRING" && typeof v !== "string")
+    return typeof v === "object" ? JSON.stringify(v) : String(v);
   return v as Wire;
 }
 

@@ -8,7 +8,6 @@ import {
   hasRecord,
   type LogEvent,
   quantile,
-  type Row,
   sortBy,
   trunc,
 } from "../../support/oracle.ts";
@@ -40,7 +39,10 @@ group by r.status_code
 order by requests desc, r.status_code`,
     (events, params) =>
       sortBy(
-        [...groupBy(requests(events, params), status).entries()].map(([s, es]) => ({ status_code: s, requests: es.length })),
+        [...groupBy(requests(events, params), status).entries()].map(([s, es]) => ({
+          status_code: s,
+          requests: es.length,
+        })),
         (r) => desc(r.requests),
         (r) => r.status_code,
       ),
@@ -55,7 +57,12 @@ limit 20`,
       requests(events, params)
         .filter((e) => (status(e) ?? 0) >= 400)
         .slice(0, 20)
-        .map((e) => ({ id: e.id, timestamp: Number(e.timestamp), status_code: status(e), path: field(e, "request.path") as string })),
+        .map((e) => ({
+          id: e.id,
+          timestamp: Number(e.timestamp),
+          status_code: status(e),
+          path: field(e, "request.path") as string,
+        })),
   ),
   consumer(
     "edge: top 10 paths",
@@ -65,10 +72,12 @@ order by hits desc, req.path
 limit 10`,
     (events, params) =>
       sortBy(
-        [...groupBy(requests(events, params), (e) => field(e, "request.path") as string).entries()].map(([path, es]) => ({
-          path,
-          hits: es.length,
-        })),
+        [...groupBy(requests(events, params), (e) => field(e, "request.path") as string).entries()].map(
+          ([path, es]) => ({
+            path,
+            hits: es.length,
+          }),
+        ),
         (r) => desc(r.hits),
         (r) => r.path,
       ).slice(0, 10),
@@ -84,15 +93,16 @@ ${FROM}
 group by req.method
 order by req.method`,
     (events, params) =>
-      sortBy([...groupBy(requests(events, params), (e) => field(e, "request.method") as string).entries()], ([m]) => m).map(
-        ([method, es]) => ({
-          method,
-          ok: es.filter((e) => (status(e) ?? 999) < 300).length,
-          redirects: es.filter((e) => (status(e) ?? 0) >= 300 && (status(e) ?? 0) <= 399).length,
-          client_errors: es.filter((e) => (status(e) ?? 0) >= 400 && (status(e) ?? 0) < 500).length,
-          server_errors: es.filter((e) => (status(e) ?? 0) >= 500).length,
-        }),
-      ),
+      sortBy(
+        [...groupBy(requests(events, params), (e) => field(e, "request.method") as string).entries()],
+        ([m]) => m,
+      ).map(([method, es]) => ({
+        method,
+        ok: es.filter((e) => (status(e) ?? 999) < 300).length,
+        redirects: es.filter((e) => (status(e) ?? 0) >= 300 && (status(e) ?? 0) <= 399).length,
+        client_errors: es.filter((e) => (status(e) ?? 0) >= 400 && (status(e) ?? 0) < 500).length,
+        server_errors: es.filter((e) => (status(e) ?? 0) >= 500).length,
+      })),
   ),
   consumer(
     "edge: latency percentiles with APPROX_QUANTILES",
@@ -128,15 +138,17 @@ group by hour
 order by hour`,
     (events, params) => {
       const rows = requests(events, params).filter((e) => e.timestamp > NOW_MICROS - 24n * HOUR);
-      return sortBy([...groupBy(rows, (e) => trunc(e.timestamp, "hour")).entries()], ([h]) => h).map(([h, es]) => {
-        const xs = es.map((e) => num(field(e, "response.origin_time")));
-        const present = xs.filter((x): x is number => x !== null);
-        return {
-          hour: Number(h),
-          p95: quantile(xs, 0.95),
-          avg_ms: present.length ? present.reduce((a, b) => a + b, 0) / present.length : null,
-        };
-      });
+      return sortBy([...groupBy(rows, (e) => trunc(e.timestamp, "hour")).entries()], ([h]) => h).map(
+        ([h, es]) => {
+          const xs = es.map((e) => num(field(e, "response.origin_time")));
+          const present = xs.filter((x): x is number => x !== null);
+          return {
+            hour: Number(h),
+            p95: quantile(xs, 0.95),
+            avg_ms: present.length ? present.reduce((a, b) => a + b, 0) / present.length : null,
+          };
+        },
+      );
     },
   ),
   consumer(
@@ -147,9 +159,12 @@ group by cf.country
 order by requests desc, cf.country`,
     (events, params) =>
       sortBy(
-        [...groupBy(requests(events, params, "metadata.request.cf"), (e) => field(e, "request.cf.country") as string | null).entries()].map(
-          ([country, es]) => ({ country, requests: es.length }),
-        ),
+        [
+          ...groupBy(
+            requests(events, params, "metadata.request.cf"),
+            (e) => field(e, "request.cf.country") as string | null,
+          ).entries(),
+        ].map(([country, es]) => ({ country, requests: es.length })),
         (r) => desc(r.requests),
         (r) => r.country as string,
       ),
@@ -188,10 +203,12 @@ limit 5`,
         String(field(e, "request.headers.user_agent") ?? "").startsWith("Mozilla"),
       );
       return sortBy(
-        [...groupBy(rows, (e) => field(e, "request.headers.user_agent") as string).entries()].map(([ua, es]) => ({
-          user_agent: ua,
-          n: es.length,
-        })),
+        [...groupBy(rows, (e) => field(e, "request.headers.user_agent") as string).entries()].map(
+          ([ua, es]) => ({
+            user_agent: ua,
+            n: es.length,
+          }),
+        ),
         (r) => desc(r.n),
         (r) => r.user_agent,
       ).slice(0, 5);
@@ -209,9 +226,9 @@ order by n desc, client`,
         (e) => field(e, "request.headers.x_client_info") !== null,
       );
       return sortBy(
-        [...groupBy(rows, (e) => String(field(e, "request.headers.x_client_info")).split("/")[0]!).entries()].map(
-          ([client, es]) => ({ client, n: es.length }),
-        ),
+        [
+          ...groupBy(rows, (e) => String(field(e, "request.headers.x_client_info")).split("/")[0]!).entries(),
+        ].map(([client, es]) => ({ client, n: es.length })),
         (r) => desc(r.n),
         (r) => r.client,
       );
@@ -226,11 +243,13 @@ group by minute
 order by minute`,
     (events, params) => {
       const rows = requests(events, params).filter((e) => e.timestamp >= NOW_MICROS - HOUR);
-      return sortBy([...groupBy(rows, (e) => trunc(e.timestamp, "minute")).entries()], ([m]) => m).map(([m, es]) => ({
-        minute: Number(m),
-        requests: es.length,
-        errors: es.filter((e) => (status(e) ?? 0) >= 500).length,
-      }));
+      return sortBy([...groupBy(rows, (e) => trunc(e.timestamp, "minute")).entries()], ([m]) => m).map(
+        ([m, es]) => ({
+          minute: Number(m),
+          requests: es.length,
+          errors: es.filter((e) => (status(e) ?? 0) >= 500).length,
+        }),
+      );
     },
   ),
   consumer(
@@ -242,11 +261,16 @@ where t.timestamp > timestamp_sub(current_timestamp(), interval 12 hour)
 group by hour
 order by hour desc`,
     (events, params) => {
-      const rows = requests(events, params, "metadata.request.headers").filter((e) => e.timestamp > NOW_MICROS - 12n * HOUR);
-      return sortBy([...groupBy(rows, (e) => trunc(e.timestamp, "hour")).entries()], ([h]) => desc(h)).map(([h, es]) => ({
-        hour: Number(h),
-        clients: new Set(es.map((e) => field(e, "request.headers.x_real_ip")).filter((x) => x !== null)).size,
-      }));
+      const rows = requests(events, params, "metadata.request.headers").filter(
+        (e) => e.timestamp > NOW_MICROS - 12n * HOUR,
+      );
+      return sortBy([...groupBy(rows, (e) => trunc(e.timestamp, "hour")).entries()], ([h]) => desc(h)).map(
+        ([h, es]) => ({
+          hour: Number(h),
+          clients: new Set(es.map((e) => field(e, "request.headers.x_real_ip")).filter((x) => x !== null))
+            .size,
+        }),
+      );
     },
   ),
   consumer(
@@ -263,7 +287,11 @@ limit 15`,
             ["POST", "PATCH", "DELETE"].includes(String(field(e, "request.method"))),
         )
         .slice(0, 15)
-        .map((e) => ({ id: e.id, method: field(e, "request.method") as string, path: field(e, "request.path") as string })),
+        .map((e) => ({
+          id: e.id,
+          method: field(e, "request.method") as string,
+          path: field(e, "request.path") as string,
+        })),
   ),
   consumer(
     "edge: severity labels with CASE",
@@ -277,10 +305,12 @@ order by severity`,
         const s = status(e);
         return s !== null && s >= 500 ? "error" : s !== null && s >= 400 ? "warning" : "ok";
       };
-      return sortBy([...groupBy(requests(events, params), label).entries()], ([l]) => l).map(([severity, es]) => ({
-        severity,
-        n: es.length,
-      }));
+      return sortBy([...groupBy(requests(events, params), label).entries()], ([l]) => l).map(
+        ([severity, es]) => ({
+          severity,
+          n: es.length,
+        }),
+      );
     },
   ),
   consumer(
@@ -291,7 +321,11 @@ group by rh.cf_cache_status
 order by rh.cf_cache_status`,
     (events, params) =>
       sortBy(
-        [...groupBy(requests(events, params, "metadata.response.headers"), (e) => field(e, "response.headers.cf_cache_status")).entries()],
+        [
+          ...groupBy(requests(events, params, "metadata.response.headers"), (e) =>
+            field(e, "response.headers.cf_cache_status"),
+          ).entries(),
+        ],
         ([s]) => s as string | null,
       ).map(([s, es]) => ({ cf_cache_status: s as string | null, n: es.length })),
   ),
@@ -330,8 +364,15 @@ order by t.id`,
       sortBy(
         events.cte("edge_logs", params).filter((e) => hasRecord(e, "metadata.request")),
         (e) => e.id,
-      ).map((e) => ({ id: e.id, path: field(e, "request.path") as string, x_real_ip: field(e, "request.headers.x_real_ip") as string | null })),
-    { params: { project: "wire" }, rule: "DESIGN §3: LEFT JOIN UNNEST(...) ON TRUE keeps the row with NULLs" },
+      ).map((e) => ({
+        id: e.id,
+        path: field(e, "request.path") as string,
+        x_real_ip: field(e, "request.headers.x_real_ip") as string | null,
+      })),
+    {
+      params: { project: "wire" },
+      rule: "DESIGN §3: LEFT JOIN UNNEST(...) ON TRUE keeps the row with NULLs",
+    },
   ),
   consumer(
     "edge: CROSS JOIN UNNEST drops a request without headers",
@@ -363,14 +404,22 @@ limit 10`,
   cross join unnest(req.headers) as h`,
     (events, params) => {
       const rows = requests(events, params, "metadata.request.headers");
-      return [{ n: rows.length, ipv6: rows.filter((e) => String(field(e, "request.headers.cf_connecting_ip") ?? "").includes(":")).length }];
+      return [
+        {
+          n: rows.length,
+          ipv6: rows.filter((e) => String(field(e, "request.headers.cf_connecting_ip") ?? "").includes(":"))
+            .length,
+        },
+      ];
     },
   ),
   consumer(
     "edge: 4xx by the text of the status code",
     `select count(*) as n ${FROM}
 where cast(r.status_code as string) like '4%'`,
-    (events, params) => [{ n: requests(events, params).filter((e) => String(status(e) ?? "").startsWith("4")).length }],
+    (events, params) => [
+      { n: requests(events, params).filter((e) => String(status(e) ?? "").startsWith("4")).length },
+    ],
   ),
   consumer(
     "edge: status counts over a bounded window of another project",
@@ -378,8 +427,16 @@ where cast(r.status_code as string) like '4%'`,
 group by status
 order by status`,
     (events, params) =>
-      sortBy([...groupBy(requests(events, params), status).entries()], ([s]) => s).map(([s, es]) => ({ status: s, n: es.length })),
-    { params: { project: "beta", iso_timestamp_start: "2025-01-14T00:00:00Z", iso_timestamp_end: "2025-01-15T06:00:00Z" } },
+      sortBy([...groupBy(requests(events, params), status).entries()], ([s]) => s).map(([s, es]) => ({
+        status: s,
+        n: es.length,
+      })),
+    {
+      params: {
+        project: "beta",
+        iso_timestamp_start: "2025-01-14T00:00:00Z",
+        iso_timestamp_end: "2025-01-15T06:00:00Z",
+      },
+    },
   ),
 ];
-

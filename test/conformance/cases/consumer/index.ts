@@ -5,4 +5,9 @@ import { perSourceCases } from "./per-source.ts";
 import { serviceCases } from "./services.ts";
 
 /** every consumer query of the table: the kinds a log dashboard sends */
-export const consumerCases: ConformanceCase[] = [...perSourceCases, ...edgeCases, ...serviceCases, ...joinCases];
+export const consumerCases: ConformanceCase[] = [
+  ...perSourceCases,
+  ...edgeCases,
+  ...serviceCases,
+  ...joinCases,
+];

@@ -9,7 +9,6 @@ import {
   groupBy,
   hasRecord,
   type LogEvent,
-  type Row,
   sortBy,
   trunc,
 } from "../../support/oracle.ts";
@@ -19,10 +18,18 @@ import { consumer, type LogsAllParams } from "./consumer-case.ts";
 // bucket or a key, unions over several sources.
 
 const HOUR = 3_600_000_000n;
-const perBucket = (rows: LogEvent[], unit: "minute" | "hour", count: (es: LogEvent[]) => number = (es) => es.length) =>
-  new Map([...groupBy(rows, (e) => trunc(e.timestamp, unit)).entries()].map(([b, es]) => [b, count(es)] as const));
+const perBucket = (
+  rows: LogEvent[],
+  unit: "minute" | "hour",
+  count: (es: LogEvent[]) => number = (es) => es.length,
+) =>
+  new Map(
+    [...groupBy(rows, (e) => trunc(e.timestamp, unit)).entries()].map(([b, es]) => [b, count(es)] as const),
+  );
 const edgeWith = (events: EventStore, params: LogsAllParams) =>
-  events.cte("edge_logs", params).filter((e) => hasRecord(e, "metadata.request") && hasRecord(e, "metadata.response"));
+  events
+    .cte("edge_logs", params)
+    .filter((e) => hasRecord(e, "metadata.request") && hasRecord(e, "metadata.response"));
 
 export const joinCases: ConformanceCase[] = [
   consumer(
@@ -43,12 +50,21 @@ select r.minute, r.requests, coalesce(f.failures, 0) as failures
 from requests as r left join failures as f on r.minute = f.minute
 order by r.minute`,
     (events, params) => {
-      const requests = perBucket(events.cte("edge_logs", params).filter((e) => e.timestamp >= NOW_MICROS - HOUR), "minute");
-      const failures = perBucket(
-        events.cte("auth_logs", params).filter((e) => hasRecord(e, "metadata") && Number(field(e, "status") ?? 0) >= 400),
+      const requests = perBucket(
+        events.cte("edge_logs", params).filter((e) => e.timestamp >= NOW_MICROS - HOUR),
         "minute",
       );
-      return sortBy([...requests.entries()], ([m]) => m).map(([m, n]) => ({ minute: Number(m), requests: n, failures: failures.get(m) ?? 0 }));
+      const failures = perBucket(
+        events
+          .cte("auth_logs", params)
+          .filter((e) => hasRecord(e, "metadata") && Number(field(e, "status") ?? 0) >= 400),
+        "minute",
+      );
+      return sortBy([...requests.entries()], ([m]) => m).map(([m, n]) => ({
+        minute: Number(m),
+        requests: n,
+        failures: failures.get(m) ?? 0,
+      }));
     },
   ),
   consumer(
@@ -84,7 +100,8 @@ order by c.function_id`,
   ),
   consumer(
     "join: rows per source (UNION ALL of nine CTEs)",
-    CTE_NAMES.map((cte) => `select '${cte}' as source, count(*) as n from ${cte}`).join("\nunion all\n") + "\norder by source",
+    CTE_NAMES.map((cte) => `select '${cte}' as source, count(*) as n from ${cte}`).join("\nunion all\n") +
+      "\norder by source",
     (events, params) =>
       sortBy(
         CTE_NAMES.map((cte) => ({ source: cte, n: events.cte(cte, params).length })),
@@ -111,7 +128,9 @@ order by hour`,
     (events, params) => {
       const since = NOW_MICROS - 12n * HOUR;
       const gateway = perBucket(
-        events.cte("edge_logs", params).filter((e) => hasRecord(e, "metadata.response") && e.timestamp > since),
+        events
+          .cte("edge_logs", params)
+          .filter((e) => hasRecord(e, "metadata.response") && e.timestamp > since),
         "hour",
         (es) => es.filter((e) => Number(field(e, "response.status_code") ?? 0) >= 500).length,
       );
@@ -155,7 +174,11 @@ limit 24`,
       const gateway = perBucket(
         events
           .cte("edge_logs", params)
-          .filter((e) => hasRecord(e, "metadata.request") && String(field(e, "request.path") ?? "").startsWith("/storage/")),
+          .filter(
+            (e) =>
+              hasRecord(e, "metadata.request") &&
+              String(field(e, "request.path") ?? "").startsWith("/storage/"),
+          ),
         "hour",
       );
       const storage = perBucket(events.cte("storage_logs", params), "hour");
@@ -205,7 +228,12 @@ order by a.hour`,
       const gateway = perBucket(
         events
           .cte("edge_logs", params)
-          .filter((e) => hasRecord(e, "metadata.request") && /^\/auth\/v1\//.test(String(field(e, "request.path") ?? "")) && e.timestamp > since),
+          .filter(
+            (e) =>
+              hasRecord(e, "metadata.request") &&
+              /^\/auth\/v1\//.test(String(field(e, "request.path") ?? "")) &&
+              e.timestamp > since,
+          ),
         "hour",
       );
       const auth = perBucket(
@@ -241,7 +269,10 @@ order by ws.minute`,
         "minute",
       );
       const rt = perBucket(events.cte("realtime_logs", params), "minute");
-      return sortBy([...ws.entries()].filter(([m]) => rt.has(m)), ([m]) => m).map(([m, n]) => ({
+      return sortBy(
+        [...ws.entries()].filter(([m]) => rt.has(m)),
+        ([m]) => m,
+      ).map(([m, n]) => ({
         minute: Number(m),
         upgrades: n,
         logs: rt.get(m)!,
@@ -250,4 +281,3 @@ order by ws.minute`,
     { params: { project: "alpha", iso_timestamp_start: "2025-01-15T11:00:00Z" } },
   ),
 ];
-

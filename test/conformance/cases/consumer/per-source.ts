@@ -3,8 +3,8 @@ import { before, NOW_MICROS } from "../../support/events.ts";
 import {
   CTE_NAMES,
   type CteName,
-  dateWire,
   datetimeWire,
+  dateWire,
   desc,
   type EventStore,
   groupBy,
@@ -95,7 +95,10 @@ order by hour desc`,
     (cte, events, params) => {
       const rows = events.cte(cte, params).filter((e) => e.timestamp > NOW_MICROS - 24n * HOUR);
       const g = groupBy(rows, (e) => trunc(e.timestamp, "hour"));
-      return sortBy([...g.entries()], ([h]) => desc(h)).map(([h, es]) => ({ hour: datetimeWire(h), events: es.length }));
+      return sortBy([...g.entries()], ([h]) => desc(h)).map(([h, es]) => ({
+        hour: datetimeWire(h),
+        events: es.length,
+      }));
     },
   ),
   ...perSource(

@@ -40,7 +40,11 @@ const postgresCases: ConformanceCase[] = [
     "postgres: counts per severity",
     `select p.error_severity, count(*) as n ${PG} group by p.error_severity order by n desc, p.error_severity`,
     (events, params) =>
-      countsDesc(rowsWith(events, "postgres_logs", params, "metadata.parsed"), (e) => field(e, "parsed.error_severity") as string, "error_severity"),
+      countsDesc(
+        rowsWith(events, "postgres_logs", params, "metadata.parsed"),
+        (e) => field(e, "parsed.error_severity") as string,
+        "error_severity",
+      ),
   ),
   consumer(
     "postgres: the newest errors",
@@ -63,7 +67,9 @@ order by t.timestamp desc`,
     `select p.user_name, count(*) as n ${PG} where p.user_name is not null group by p.user_name order by n desc, p.user_name`,
     (events, params) =>
       countsDesc(
-        rowsWith(events, "postgres_logs", params, "metadata.parsed").filter((e) => field(e, "parsed.user_name") !== null),
+        rowsWith(events, "postgres_logs", params, "metadata.parsed").filter(
+          (e) => field(e, "parsed.user_name") !== null,
+        ),
         (e) => field(e, "parsed.user_name") as string,
         "user_name",
       ),
@@ -76,12 +82,16 @@ ${PG}
 where t.timestamp > timestamp_sub(current_timestamp(), interval 24 hour)
 group by hour order by hour`,
     (events, params) => {
-      const rows = rowsWith(events, "postgres_logs", params, "metadata.parsed").filter((e) => e.timestamp > NOW_MICROS - 24n * HOUR);
-      return sortBy([...groupBy(rows, (e) => trunc(e.timestamp, "hour")).entries()], ([h]) => h).map(([h, es]) => ({
-        hour: Number(h),
-        errors: es.filter((e) => field(e, "parsed.error_severity") === "ERROR").length,
-        warnings: es.filter((e) => field(e, "parsed.error_severity") === "WARNING").length,
-      }));
+      const rows = rowsWith(events, "postgres_logs", params, "metadata.parsed").filter(
+        (e) => e.timestamp > NOW_MICROS - 24n * HOUR,
+      );
+      return sortBy([...groupBy(rows, (e) => trunc(e.timestamp, "hour")).entries()], ([h]) => h).map(
+        ([h, es]) => ({
+          hour: Number(h),
+          errors: es.filter((e) => field(e, "parsed.error_severity") === "ERROR").length,
+          warnings: es.filter((e) => field(e, "parsed.error_severity") === "WARNING").length,
+        }),
+      );
     },
   ),
   consumer(
@@ -133,7 +143,8 @@ order by t.timestamp desc`,
   consumer(
     "auth: counts per level",
     `select metadata.level, count(*) as n ${AUTH} group by metadata.level order by n desc, metadata.level`,
-    (events, params) => countsDesc(rowsWith(events, "auth_logs", params), (e) => field(e, "level") as string, "level"),
+    (events, params) =>
+      countsDesc(rowsWith(events, "auth_logs", params), (e) => field(e, "level") as string, "level"),
   ),
   consumer(
     "auth: failures per path with CAST(status AS INT64)",
@@ -149,7 +160,11 @@ order by failures desc, metadata.path`,
             rowsWith(events, "auth_logs", params).filter((e) => field(e, "path") !== null),
             (e) => field(e, "path") as string,
           ).entries(),
-        ].map(([path, es]) => ({ path, failures: es.filter((e) => (authStatus(e) ?? 0) >= 400).length, n: es.length })),
+        ].map(([path, es]) => ({
+          path,
+          failures: es.filter((e) => (authStatus(e) ?? 0) >= 400).length,
+          n: es.length,
+        })),
         (r) => desc(r.failures),
         (r) => r.path,
       ),
@@ -189,7 +204,9 @@ limit 8`,
   consumer(
     "auth: a numeric field compared with a string literal compares as text",
     `select count(*) as n ${AUTH} where metadata.status = '200'`,
-    (events, params) => [{ n: rowsWith(events, "auth_logs", params).filter((e) => String(field(e, "status")) === "200").length }],
+    (events, params) => [
+      { n: rowsWith(events, "auth_logs", params).filter((e) => String(field(e, "status")) === "200").length },
+    ],
     { rule: "DESIGN §3: a JSON field compared with a literal of another type is cast to the literal's type" },
   ),
   consumer(
@@ -197,7 +214,12 @@ limit 8`,
     `select countif(metadata.status is null) as no_status, countif(metadata.status is not null) as with_status ${AUTH}`,
     (events, params) => {
       const rows = rowsWith(events, "auth_logs", params);
-      return [{ no_status: rows.filter((e) => authStatus(e) === null).length, with_status: rows.filter((e) => authStatus(e) !== null).length }];
+      return [
+        {
+          no_status: rows.filter((e) => authStatus(e) === null).length,
+          with_status: rows.filter((e) => authStatus(e) !== null).length,
+        },
+      ];
     },
   ),
 ];
@@ -220,7 +242,10 @@ ${FN}
 group by m.function_id
 order by m.function_id`,
     (events, params) =>
-      sortBy([...groupBy(fnRows(events, params), (e) => field(e, "function_id") as string).entries()], ([f]) => f).map(([f, es]) => {
+      sortBy(
+        [...groupBy(fnRows(events, params), (e) => field(e, "function_id") as string).entries()],
+        ([f]) => f,
+      ).map(([f, es]) => {
         const xs = es.map((e) => num(field(e, "execution_time_ms")));
         return { function_id: f, invocations: es.length, p50: quantile(xs, 0.5), p95: quantile(xs, 0.95) };
       }),
@@ -230,13 +255,16 @@ order by m.function_id`,
     `select m.function_id, r.status_code, count(*) as n ${FN} group by 1, 2 order by 1, 2`,
     (events, params) =>
       sortBy(
-        [...groupBy(fnRows(events, params), (e) => `${field(e, "function_id")}\u0000${field(e, "response.status_code")}`).entries()].map(
-          ([, es]) => ({
-            function_id: field(es[0]!, "function_id") as string,
-            status_code: num(field(es[0]!, "response.status_code")),
-            n: es.length,
-          }),
-        ),
+        [
+          ...groupBy(
+            fnRows(events, params),
+            (e) => `${field(e, "function_id")}\u0000${field(e, "response.status_code")}`,
+          ).entries(),
+        ].map(([, es]) => ({
+          function_id: field(es[0]!, "function_id") as string,
+          status_code: num(field(es[0]!, "response.status_code")),
+          n: es.length,
+        })),
         (r) => r.function_id,
         (r) => r.status_code,
       ),
@@ -244,7 +272,8 @@ order by m.function_id`,
   consumer(
     "functions: invocations per path name",
     `select req.pathname, count(*) as n ${FN} group by req.pathname order by n desc, req.pathname`,
-    (events, params) => countsDesc(fnRows(events, params), (e) => field(e, "request.pathname") as string, "pathname"),
+    (events, params) =>
+      countsDesc(fnRows(events, params), (e) => field(e, "request.pathname") as string, "pathname"),
   ),
   consumer(
     "functions: the slowest invocations",
@@ -259,12 +288,17 @@ limit 10`,
         (e) => e.id,
       )
         .slice(0, 10)
-        .map((e) => ({ id: e.id, execution_time_ms: num(field(e, "execution_time_ms")), method: field(e, "request.method") as string })),
+        .map((e) => ({
+          id: e.id,
+          execution_time_ms: num(field(e, "execution_time_ms")),
+          method: field(e, "request.method") as string,
+        })),
   ),
   consumer(
     "function logs: counts per level",
     `select m.level, count(*) as n from function_logs as t cross join unnest(t.metadata) as m group by m.level order by n desc, m.level`,
-    (events, params) => countsDesc(rowsWith(events, "function_logs", params), (e) => field(e, "level") as string, "level"),
+    (events, params) =>
+      countsDesc(rowsWith(events, "function_logs", params), (e) => field(e, "level") as string, "level"),
   ),
   consumer(
     "function logs: the newest errors with their function",
@@ -277,7 +311,12 @@ limit 10`,
       rowsWith(events, "function_logs", params)
         .filter((e) => field(e, "level") === "error")
         .slice(0, 10)
-        .map((e) => ({ id: e.id, timestamp: Number(e.timestamp), function_id: field(e, "function_id") as string, event_message: e.event_message })),
+        .map((e) => ({
+          id: e.id,
+          timestamp: Number(e.timestamp),
+          function_id: field(e, "function_id") as string,
+          event_message: e.event_message,
+        })),
   ),
   consumer(
     "function logs: event types per day",
@@ -288,8 +327,16 @@ order by day, m.event_type`,
     (events, params) =>
       sortBy(
         [
-          ...groupBy(rowsWith(events, "function_logs", params), (e) => `${new Date(Number(e.timestamp / 1000n)).toISOString().slice(0, 10)} ${field(e, "event_type")}`).entries(),
-        ].map(([k, es]) => ({ day: k.slice(0, 10), event_type: field(es[0]!, "event_type") as string, n: es.length })),
+          ...groupBy(
+            rowsWith(events, "function_logs", params),
+            (e) =>
+              `${new Date(Number(e.timestamp / 1000n)).toISOString().slice(0, 10)} ${field(e, "event_type")}`,
+          ).entries(),
+        ].map(([k, es]) => ({
+          day: k.slice(0, 10),
+          event_type: field(es[0]!, "event_type") as string,
+          n: es.length,
+        })),
         (r) => r.day,
         (r) => r.event_type,
       ),
@@ -297,18 +344,21 @@ order by day, m.event_type`,
 ];
 
 const RT = `from realtime_logs as t cross join unnest(t.metadata) as m cross join unnest(m.context) as c`;
-const rtRows = (events: EventStore, params: LogsAllParams) => rowsWith(events, "realtime_logs", params, "metadata.context");
+const rtRows = (events: EventStore, params: LogsAllParams) =>
+  rowsWith(events, "realtime_logs", params, "metadata.context");
 
 const realtimeCases: ConformanceCase[] = [
   consumer(
     "realtime: counts per level",
     `select m.level, count(*) as n from realtime_logs as t cross join unnest(t.metadata) as m group by m.level order by n desc, m.level`,
-    (events, params) => countsDesc(rowsWith(events, "realtime_logs", params), (e) => field(e, "level") as string, "level"),
+    (events, params) =>
+      countsDesc(rowsWith(events, "realtime_logs", params), (e) => field(e, "level") as string, "level"),
   ),
   consumer(
     "realtime: top modules",
     `select c.module, count(*) as n ${RT} group by c.module order by n desc, c.module limit 5`,
-    (events, params) => countsDesc(rtRows(events, params), (e) => field(e, "context.module") as string, "module").slice(0, 5),
+    (events, params) =>
+      countsDesc(rtRows(events, params), (e) => field(e, "context.module") as string, "module").slice(0, 5),
   ),
   consumer(
     "realtime: an array of scalars searched with IN UNNEST",
@@ -345,7 +395,10 @@ group by hour
 having problems > 0
 order by hour desc`,
     (events, params) =>
-      sortBy([...groupBy(rowsWith(events, "realtime_logs", params), (e) => trunc(e.timestamp, "hour")).entries()], ([h]) => desc(h))
+      sortBy(
+        [...groupBy(rowsWith(events, "realtime_logs", params), (e) => trunc(e.timestamp, "hour")).entries()],
+        ([h]) => desc(h),
+      )
         .map(([h, es]) => ({
           hour: Number(h),
           problems: es.filter((e) => ["warning", "error"].includes(String(field(e, "level")))).length,
@@ -356,16 +409,22 @@ order by hour desc`,
 ];
 
 const ST = `from storage_logs as t cross join unnest(t.metadata) as m`;
-const stRows = (events: EventStore, params: LogsAllParams, ...more: string[]) => rowsWith(events, "storage_logs", params, ...more);
+const stRows = (events: EventStore, params: LogsAllParams, ...more: string[]) =>
+  rowsWith(events, "storage_logs", params, ...more);
 
 const storageCases: ConformanceCase[] = [
   consumer(
     "storage: responses per status code",
     `select res.statusCode as status, count(*) as n ${ST} cross join unnest(m.res) as res group by status order by status`,
     (events, params) =>
-      sortBy([...groupBy(stRows(events, params, "metadata.res"), (e) => num(field(e, "res.statusCode"))).entries()], ([s]) => s).map(
-        ([s, es]) => ({ status: s, n: es.length }),
-      ),
+      sortBy(
+        [
+          ...groupBy(stRows(events, params, "metadata.res"), (e) =>
+            num(field(e, "res.statusCode")),
+          ).entries(),
+        ],
+        ([s]) => s,
+      ).map(([s, es]) => ({ status: s, n: es.length })),
   ),
   consumer(
     "storage: response time percentiles of a FLOAT64 field",
@@ -391,7 +450,12 @@ ${ST}`,
 group by req.method order by n desc, req.method`,
     (events, params) =>
       sortBy(
-        [...groupBy(stRows(events, params, "metadata.req"), (e) => field(e, "req.method") as string).entries()].map(([method, es]) => {
+        [
+          ...groupBy(
+            stRows(events, params, "metadata.req"),
+            (e) => field(e, "req.method") as string,
+          ).entries(),
+        ].map(([method, es]) => {
           const xs = es.map((e) => num(field(e, "responseTime"))).filter((x): x is number => x !== null);
           return { method, n: es.length, slowest: xs.length ? Math.max(...xs) : null };
         }),
@@ -407,7 +471,11 @@ order by t.timestamp desc`,
     (events, params) =>
       stRows(events, params, "metadata.req")
         .filter((e) => ["warn", "error"].includes(String(field(e, "level"))))
-        .map((e) => ({ id: e.id, level: field(e, "level") as string, url: field(e, "req.url") as string | null })),
+        .map((e) => ({
+          id: e.id,
+          level: field(e, "level") as string,
+          url: field(e, "req.url") as string | null,
+        })),
   ),
   consumer(
     "storage: objects per bucket with REGEXP_EXTRACT",
@@ -429,9 +497,10 @@ const restAndPoolerCases: ConformanceCase[] = [
     "postgrest: messages per host",
     `select m.host, count(*) as n from postgrest_logs as t cross join unnest(t.metadata) as m group by m.host order by m.host`,
     (events, params) =>
-      sortBy([...groupBy(rowsWith(events, "postgrest_logs", params), (e) => field(e, "host") as string).entries()], ([h]) => h).map(
-        ([host, es]) => ({ host, n: es.length }),
-      ),
+      sortBy(
+        [...groupBy(rowsWith(events, "postgrest_logs", params), (e) => field(e, "host") as string).entries()],
+        ([h]) => h,
+      ).map(([host, es]) => ({ host, n: es.length })),
   ),
   consumer(
     "postgrest: request methods from access lines",
@@ -464,8 +533,12 @@ order by hour`,
           ...groupBy(
             events
               .cte("pgbouncer_logs", params)
-              .filter((e) => (e.event_message ?? "").startsWith("LOG stats:") && e.timestamp > NOW_MICROS - 24n * HOUR),
-            (e) => `${new Date(Number(trunc(e.timestamp, "hour") / 1000n)).toISOString().slice(0, 13).replace("T", " ")}:00`,
+              .filter(
+                (e) =>
+                  (e.event_message ?? "").startsWith("LOG stats:") && e.timestamp > NOW_MICROS - 24n * HOUR,
+              ),
+            (e) =>
+              `${new Date(Number(trunc(e.timestamp, "hour") / 1000n)).toISOString().slice(0, 13).replace("T", " ")}:00`,
           ).entries(),
         ],
         ([h]) => h,
@@ -477,7 +550,9 @@ order by hour`,
 from pgbouncer_logs as t cross join unnest(t.metadata) as m
 group by m.host`,
     (events, params) =>
-      [...groupBy(rowsWith(events, "pgbouncer_logs", params), (e) => field(e, "host") as string).entries()].map(([host, es]) => ({
+      [
+        ...groupBy(rowsWith(events, "pgbouncer_logs", params), (e) => field(e, "host") as string).entries(),
+      ].map(([host, es]) => ({
         host,
         logins: es.filter((e) => (e.event_message ?? "").includes("login attempt")).length,
         closings: es.filter((e) => (e.event_message ?? "").includes("closing")).length,
