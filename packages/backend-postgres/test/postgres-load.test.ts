@@ -1,5 +1,5 @@
 import { BUILTIN_SOURCES, type FieldNode, isQesError, type LoadProgress, type QesError } from "@qes/core";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import { createPostgresBackend, type PostgresBackend } from "../src/index.ts";
 import { loadWorkerStatistics } from "../src/postgres-load-workers.ts";
 import {
@@ -240,8 +240,14 @@ describe("PostgreSQL storage: start-up, load, schema", () => {
     } finally {
       await other.close();
     }
-    const model = (await backend.schema()).sources[source]!;
-    for (const k of [0, 1, 2]) expect(node(model.fields, "metadata", `field${k}`)?.type).toBe("INT64");
+    // The other instance's widening reaches this one's schema within a second (DESIGN.md §3).
+    await vi.waitFor(
+      async () => {
+        const model = (await backend.schema()).sources[source]!;
+        for (const k of [0, 1, 2]) expect(node(model.fields, "metadata", `field${k}`)?.type).toBe("INT64");
+      },
+      { timeout: 1500, interval: 100 },
+    );
     const { rows } = await ownerQuery(`select count(*)::int as n from ${await tableOf(backend, source)}`);
     expect(rows[0].n).toBe(900);
   });
