@@ -8,9 +8,8 @@ import { runSql } from "../support/run-sql.ts";
 // Found by the conformance work (issue 6): the matrix runs PostgreSQL in the test database, whose
 // collation is C, so strings compare by code point there as in BigQuery and DuckDB. An operator's
 // database with a linguistic default collation (en_US, ICU) orders, compares and takes MIN/MAX of
-// strings by that collation instead. Kept as an expected failure until the backend pins
-// `COLLATE "C"` (its text columns, or the emitter's string comparisons); then `it.fails` turns red
-// and becomes `it`.
+// strings by that collation instead; the PostgreSQL emitter therefore orders, compares and takes
+// MIN/MAX of strings under `COLLATE "C"`.
 
 const database = `qes_conf_icu_${process.pid}`;
 const schema = "qes_icu";
@@ -61,7 +60,7 @@ afterAll(async () => {
 });
 
 describe("PostgreSQL in a database with an ICU en-US default collation", () => {
-  it.fails("orders strings by code point, as BigQuery and DuckDB do", async () => {
+  it("orders strings by code point, as BigQuery and DuckDB do", async () => {
     if (!icuAvailable || !backend) throw new Error("ICU collations unavailable: nothing to show");
     const rows = await runSql(
       backend,
@@ -70,7 +69,7 @@ describe("PostgreSQL in a database with an ICU en-US default collation", () => {
     expect(rows.map((r) => r.event_message)).toEqual(["-x", "/rest", "B", "_z", "a"]);
   });
 
-  it.fails("takes MIN, MAX and < of strings by code point", async () => {
+  it("takes MIN, MAX and < of strings by code point", async () => {
     if (!icuAvailable || !backend) throw new Error("ICU collations unavailable: nothing to show");
     const rows = await runSql(
       backend,

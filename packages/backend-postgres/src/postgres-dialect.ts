@@ -84,9 +84,13 @@ export class PostgresDialect extends SqlEmitter {
     ANY_VALUE: (args, call) =>
       call.type.t === "scalar" && call.type.s === "BOOL" ? `bool_and(${args[0]})` : `min(${args[0]})`,
     MIN: (args, call) =>
-      call.type.t === "scalar" && call.type.s === "BOOL" ? `bool_and(${args[0]})` : `min(${args[0]})`,
+      call.type.t === "scalar" && call.type.s === "BOOL"
+        ? `bool_and(${args[0]})`
+        : `min(${this.ordered(args[0]!, call.type)})`,
     MAX: (args, call) =>
-      call.type.t === "scalar" && call.type.s === "BOOL" ? `bool_or(${args[0]})` : `max(${args[0]})`,
+      call.type.t === "scalar" && call.type.s === "BOOL"
+        ? `bool_or(${args[0]})`
+        : `max(${this.ordered(args[0]!, call.type)})`,
     APPROX_COUNT_DISTINCT: ([x]) => `count(DISTINCT ${x})`,
     LAG: (args, call) => this.shiftCall("lag", args, call),
     LEAD: (args, call) => this.shiftCall("lead", args, call),
@@ -132,15 +136,16 @@ export class PostgresDialect extends SqlEmitter {
       `(array_agg(${x} ORDER BY ${x}) FILTER (WHERE ${x} IS NOT NULL))[greatest(1, (${k} * count(${x}) + ${n} - 1) / ${n})]`,
     ARRAY_AGG: ([x], call) => {
       const filter = call.agg?.ignoreNulls ? ` FILTER (WHERE ${x} IS NOT NULL)` : "";
-      const agg = `array_agg(${call.agg?.distinct ? "DISTINCT " : ""}${x}${this.aggregateOrder(call)})${filter}${this.overOf(call)}`;
+      // DISTINCT needs the ORDER BY key as written in the argument, collation included.
+      const arg = call.agg?.distinct ? `DISTINCT ${this.ordered(x!, call.args[0]!.type)}` : x;
+      const agg = `array_agg(${arg}${this.aggregateOrder(call)})${filter}${this.overOf(call)}`;
       return call.agg?.limit === undefined ? agg : `(${agg})[1:${call.agg.limit}]`;
     },
     STRING_AGG: ([x, d], call) => {
       const delim = d ?? "','";
-      const dist = call.agg?.distinct ? "DISTINCT " : "";
-      if (call.agg?.limit === undefined)
-        return `string_agg(${dist}${x}, ${delim}${this.aggregateOrder(call)})`;
-      return `array_to_string((array_agg(${dist}${x}${this.aggregateOrder(call)}))[1:${call.agg.limit}], ${delim})`;
+      const arg = call.agg?.distinct ? `DISTINCT ${this.ordered(x!, call.args[0]!.type)}` : x;
+      if (call.agg?.limit === undefined) return `string_agg(${arg}, ${delim}${this.aggregateOrder(call)})`;
+      return `array_to_string((array_agg(${arg}${this.aggregateOrder(call)}))[1:${call.agg.limit}], ${delim})`;
     },
     // substring(… FROM pattern) is BigQuery's REGEXP_EXTRACT: first group or whole match, NULL when none.
     REGEXP_EXTRACT: ([s, p], call) => `substring(${s} FROM ${this.regex(p!, call)})`,
@@ -253,6 +258,11 @@ export class PostgresDialect extends SqlEmitter {
     if (offset !== undefined) parts.push(`CAST(${offset} AS integer)`);
     if (dflt !== undefined) parts.push(t.t === "scalar" ? `CAST(${dflt} AS ${TYPE_NAMES[t.s]})` : dflt);
     return `${fn}(${parts.join(", ")})`;
+  }
+
+  /** Strings order by code point (BigQuery), whatever the database's collation. */
+  override ordered(sql: string, type: SqlType): string {
+    return type.t === "scalar" && type.s === "STRING" ? `(${sql} COLLATE "C")` : sql;
   }
 
   /** Unix microseconds of a TIMESTAMP, exactly (extract returns numeric). */

@@ -200,8 +200,8 @@ export const DEFAULT_FUNCTIONS: Record<string, FunctionEmitter> = {
   SUM: (args, call, e) =>
     `CAST(sum(${distinct(call)}${args[0]})${e.overOf(call)} AS ${e.typeName(call.type.t === "scalar" ? call.type.s : "FLOAT64")})`,
   AVG: (args, call, e) => `avg(${distinct(call)}${e.cast(args[0]!, call.args[0]!.type, "FLOAT64")})`,
-  MIN: rename("min"),
-  MAX: rename("max"),
+  MIN: ([x], call, e) => `min(${e.ordered(x!, call.args[0]!.type)})`,
+  MAX: ([x], call, e) => `max(${e.ordered(x!, call.args[0]!.type)})`,
   // BigQuery leaves ANY_VALUE's choice open; every backend takes the minimum (DESIGN.md §3).
   ANY_VALUE: rename("min"),
   LOGICAL_OR: rename("bool_or"),

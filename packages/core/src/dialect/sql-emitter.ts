@@ -82,10 +82,11 @@ export abstract class SqlEmitter implements Dialect {
 
   protected setOp(s: SetOp, used: Set<string>): string {
     const op = s.op.toUpperCase();
-    let sql = `(${this.query(s.left, used)})\n${op}\n(${this.query(s.right, used)})`;
-    if (s.orderBy.length) sql += `\nORDER BY ${s.orderBy.map((o) => this.orderItem(o)).join(", ")}`;
-    sql += this.limitClause(s.limit, s.offset);
-    return sql;
+    const sql = `(${this.query(s.left, used)})\n${op}\n(${this.query(s.right, used)})`;
+    if (!s.orderBy.length && !s.limit && !s.offset) return sql;
+    // Ordered from outside: engines accept only bare column names in a set operation's ORDER BY.
+    const order = s.orderBy.length ? `\nORDER BY ${s.orderBy.map((o) => this.orderItem(o)).join(", ")}` : "";
+    return `SELECT * FROM (\n${sql}\n) AS "__set"${order}${this.limitClause(s.limit, s.offset)}`;
   }
 
   protected select(s: Select, used: Set<string>): string {
@@ -148,9 +149,18 @@ export abstract class SqlEmitter implements Dialect {
   /** BigQuery sorts NULLs first ascending and last descending; engines differ, so say it. */
   protected orderItem(o: OrderItem): string {
     const dir = o.desc ? "DESC" : "ASC";
-    if (o.expr.k === "col" && o.expr.notNull && !o.nulls) return `${this.expr(o.expr)} ${dir}`;
+    const key = this.ordered(this.expr(o.expr), o.expr.type);
+    if (o.expr.k === "col" && o.expr.notNull && !o.nulls) return `${key} ${dir}`;
     const nulls = o.nulls ?? (o.desc ? "last" : "first");
-    return `${this.expr(o.expr)} ${dir} NULLS ${nulls.toUpperCase()}`;
+    return `${key} ${dir} NULLS ${nulls.toUpperCase()}`;
+  }
+
+  /**
+   * A value where its order matters (ORDER BY, <, MIN): BigQuery orders strings by code point.
+   * Engines whose text order follows a locale override this.
+   */
+  ordered(sql: string, _type: SqlType): string {
+    return sql;
   }
 
   protected fromItem(f: FromItem, used: Set<string>): string {
@@ -303,7 +313,12 @@ export abstract class SqlEmitter implements Dialect {
         return `${this.wrap(a!)} ${op}`;
       case "BETWEEN":
       case "NOT BETWEEN":
-        return `${this.wrap(a!)} ${op} ${this.wrap(b!)} AND ${this.wrap(c!)}`;
+        return `${this.ordered(this.wrap(a!), a!.type)} ${op} ${this.wrap(b!)} AND ${this.wrap(c!)}`;
+      case "<":
+      case ">":
+      case "<=":
+      case ">=":
+        return `${this.ordered(this.wrap(a!), a!.type)} ${op} ${this.wrap(b!)}`;
       case "/":
         return `${this.cast(this.wrap(a!), a!.type, "FLOAT64")} / ${this.wrap(b!)}`;
       default:
