@@ -60,7 +60,19 @@ export class PostgresDialect extends SqlEmitter {
     COUNTIF: ([c]) => `count(*) FILTER (WHERE ${c})`,
     LENGTH: rename("char_length"),
     ENDS_WITH: ([a, b]) => `(right(${a}, char_length(${b})) = ${b})`,
-    REGEXP_CONTAINS: ([s, p], call) => `(${s} ~ ${this.regex(p!, call)})`,
+    REGEXP_CONTAINS: ([s, p], call) => {
+      // A pattern of plain characters is a substring test: strpos skips the regex engine.
+      const lit = call.args[1];
+      if (
+        lit?.k === "lit" &&
+        typeof lit.value === "string" &&
+        lit.value !== "" &&
+        /^[^\\^$.|?*+()[\]{}]+$/.test(lit.value)
+      ) {
+        return `(strpos(${s}, ${p}) > 0)`;
+      }
+      return `(${s} ~ ${this.regex(p!, call)})`;
+    },
     TIMESTAMP_TRUNC: ([ts, , zone], call) =>
       call.args[0]?.type.t === "scalar" && call.args[0].type.s === "TIMESTAMP"
         ? truncate(ts!, call, this, zone ?? "'UTC'")
