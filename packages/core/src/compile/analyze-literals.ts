@@ -5,7 +5,6 @@ import { analyzeQuery } from "./analyze-query.ts";
 import type { Expr } from "./ir.ts";
 import { elementRoot } from "./record-value.ts";
 import type { Value } from "./scope.ts";
-import { Scope as ScopeClass } from "./scope.ts";
 import { BOOL, commonType, type SqlType, STRING } from "./sql-type.ts";
 
 export function analyzeSubquery(ast: AstNode, env: ExprEnv, mode: "scalar" | "exists" | "in"): Expr {
@@ -23,7 +22,6 @@ export function analyzeSubquery(ast: AstNode, env: ExprEnv, mode: "scalar" | "ex
   if (mode !== "exists" && v?.kind !== "expr")
     fail("sql_invalid", "A subquery returning a record is not supported here.", ast);
   const type: SqlType = mode === "scalar" && v?.kind === "expr" ? v.expr.type : BOOL;
-  void ScopeClass;
   return { k: "subquery", query: analyzed.query, mode, type };
 }
 

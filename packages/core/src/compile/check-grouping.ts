@@ -19,24 +19,18 @@ export function checkGrouping(select: Select, values: Value[], outputs: DerivedO
     }
   });
   const check = (e: Expr, where: string) => {
-    const bad = ungrouped(e, groups);
-    if (bad) {
-      const name = bad.k === "col" ? bad.col : "an expression";
-      fail(
-        "sql_invalid",
-        `${where} references ${describeColumn(bad, outputs) ?? name}, which is neither grouped nor aggregated.`,
-        ast,
-      );
+    // Physical names (f7, c0) mean nothing to the author: name the clause and the output instead.
+    if (ungrouped(e, groups)) {
+      fail("sql_invalid", `${where} reads a column that is neither grouped nor aggregated.`, ast);
     }
   };
-  for (const [i, item] of select.items.entries()) check(item.expr, `SELECT list item ${i + 1}`);
+  for (const [i, item] of select.items.entries()) {
+    const name = outputs[Number(item.name.slice(1))]?.name;
+    check(item.expr, `SELECT list item ${i + 1}${name ? ` (${name})` : ""}`);
+  }
   if (select.having) check(select.having, "HAVING");
   if (select.qualify) check(select.qualify, "QUALIFY");
   for (const o of select.orderBy) check(o.expr, "ORDER BY");
-}
-
-export function describeColumn(e: Expr, _outputs: DerivedOutput[]): string | undefined {
-  return e.k === "col" ? `column ${e.col}` : undefined;
 }
 
 export function exprKey(e: Expr): string {

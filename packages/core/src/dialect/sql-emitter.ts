@@ -221,7 +221,7 @@ export abstract class SqlEmitter implements Dialect {
         return e.over && !this.overPlaced ? `${sql}${this.overOf(e)}` : sql;
       }
       case "op":
-        return this.operator(e.op, e.args, e.type);
+        return this.operator(e.op, e.args);
       case "case": {
         const operand = e.operand ? ` ${this.wrap(e.operand)}` : "";
         const whens = e.whens.map(([w, t]) => ` WHEN ${this.expr(w)} THEN ${this.expr(t)}`).join("");
@@ -294,7 +294,7 @@ export abstract class SqlEmitter implements Dialect {
     return type.t === "scalar" && type.s === "FLOAT64" && !/[.eE]/.test(text) ? `${text}.0` : text;
   }
 
-  protected operator(op: string, args: Expr[], type: SqlType): string {
+  protected operator(op: string, args: Expr[]): string {
     const [a, b, c] = args;
     switch (op) {
       case "AND":
@@ -322,7 +322,6 @@ export abstract class SqlEmitter implements Dialect {
       case "/":
         return `${this.cast(this.wrap(a!), a!.type, "FLOAT64")} / ${this.wrap(b!)}`;
       default:
-        void type;
         return `${this.wrap(a!)} ${op} ${this.wrap(b!)}`;
     }
   }
