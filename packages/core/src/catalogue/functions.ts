@@ -72,6 +72,12 @@ function common(name: string, args: SqlType[]): SqlType {
 }
 
 const NUM: ScalarType[] = ["INT64", "FLOAT64"];
+/** the first two (three) arguments are STRING: the commonest signature of string functions */
+const STRINGS2: Array<[number, ...ScalarType[]]> = [
+  [0, "STRING"],
+  [1, "STRING"],
+];
+const STRINGS3: Array<[number, ...ScalarType[]]> = [...STRINGS2, [2, "STRING"]];
 const TIME: ScalarType[] = ["TIMESTAMP"];
 const nativeArray = (element: ScalarType): SqlType => ({ t: "array", element, native: true });
 const elementOf = (t: SqlType | undefined): SqlType =>
@@ -99,38 +105,10 @@ const specs: FunctionSpec[] = [
   fn("LOWER", "scalar", [1, 1], [[0, "STRING"]], STRING),
   fn("UPPER", "scalar", [1, 1], [[0, "STRING"]], STRING),
   fn("LENGTH", "scalar", [1, 1], [[0, "STRING"]], INT64),
-  fn(
-    "STARTS_WITH",
-    "scalar",
-    [2, 2],
-    [
-      [0, "STRING"],
-      [1, "STRING"],
-    ],
-    BOOL,
-  ),
-  fn(
-    "ENDS_WITH",
-    "scalar",
-    [2, 2],
-    [
-      [0, "STRING"],
-      [1, "STRING"],
-    ],
-    BOOL,
-  ),
+  fn("STARTS_WITH", "scalar", [2, 2], STRINGS2, BOOL),
+  fn("ENDS_WITH", "scalar", [2, 2], STRINGS2, BOOL),
   fn("CONCAT", "scalar", [1, 100], [], STRING),
-  fn(
-    "REGEXP_CONTAINS",
-    "scalar",
-    [2, 2],
-    [
-      [0, "STRING"],
-      [1, "STRING"],
-    ],
-    BOOL,
-    { patternArgs: [1] },
-  ),
+  fn("REGEXP_CONTAINS", "scalar", [2, 2], STRINGS2, BOOL, { patternArgs: [1] }),
   // time
   fn("CURRENT_TIMESTAMP", "scalar", [0, 0], [], TIMESTAMP),
   fn("TIMESTAMP_TRUNC", "scalar", [2, 3], [[0, ...TIME]], TIMESTAMP, {
@@ -195,16 +173,7 @@ function moreFunctions(): FunctionSpec[] {
     // aggregates
     fn("APPROX_COUNT_DISTINCT", "aggregate", [1, 1], [], INT64),
     fn("ARRAY_AGG", "aggregate", [1, 1], [], (a) => nativeArray(a[0]?.t === "scalar" ? a[0].s : "STRING")),
-    fn(
-      "STRING_AGG",
-      "aggregate",
-      [1, 2],
-      [
-        [0, "STRING"],
-        [1, "STRING"],
-      ],
-      STRING,
-    ),
+    fn("STRING_AGG", "aggregate", [1, 2], STRINGS2, STRING),
     // window functions
     fn("ROW_NUMBER", "window", [0, 0], [], INT64),
     fn("RANK", "window", [0, 0], [], INT64),
@@ -217,39 +186,9 @@ function moreFunctions(): FunctionSpec[] {
     fn("FIRST_VALUE", "window", [1, 1], [], sameAsFirst),
     fn("LAST_VALUE", "window", [1, 1], [], sameAsFirst),
     // strings
-    fn(
-      "REGEXP_EXTRACT",
-      "scalar",
-      [2, 2],
-      [
-        [0, "STRING"],
-        [1, "STRING"],
-      ],
-      STRING,
-      { patternArgs: [1] },
-    ),
-    fn(
-      "REGEXP_REPLACE",
-      "scalar",
-      [3, 3],
-      [
-        [0, "STRING"],
-        [1, "STRING"],
-        [2, "STRING"],
-      ],
-      STRING,
-      { patternArgs: [1] },
-    ),
-    fn(
-      "CONTAINS_SUBSTR",
-      "scalar",
-      [2, 2],
-      [
-        [0, "STRING"],
-        [1, "STRING"],
-      ],
-      BOOL,
-    ),
+    fn("REGEXP_EXTRACT", "scalar", [2, 2], STRINGS2, STRING, { patternArgs: [1] }),
+    fn("REGEXP_REPLACE", "scalar", [3, 3], STRINGS3, STRING, { patternArgs: [1] }),
+    fn("CONTAINS_SUBSTR", "scalar", [2, 2], STRINGS2, BOOL),
     fn(
       "SUBSTR",
       "scalar",
@@ -272,67 +211,12 @@ function moreFunctions(): FunctionSpec[] {
       ],
       STRING,
     ),
-    fn(
-      "SPLIT",
-      "scalar",
-      [1, 2],
-      [
-        [0, "STRING"],
-        [1, "STRING"],
-      ],
-      nativeArray("STRING"),
-    ),
-    fn(
-      "TRIM",
-      "scalar",
-      [1, 2],
-      [
-        [0, "STRING"],
-        [1, "STRING"],
-      ],
-      STRING,
-    ),
-    fn(
-      "LTRIM",
-      "scalar",
-      [1, 2],
-      [
-        [0, "STRING"],
-        [1, "STRING"],
-      ],
-      STRING,
-    ),
-    fn(
-      "RTRIM",
-      "scalar",
-      [1, 2],
-      [
-        [0, "STRING"],
-        [1, "STRING"],
-      ],
-      STRING,
-    ),
-    fn(
-      "REPLACE",
-      "scalar",
-      [3, 3],
-      [
-        [0, "STRING"],
-        [1, "STRING"],
-        [2, "STRING"],
-      ],
-      STRING,
-    ),
-    fn(
-      "STRPOS",
-      "scalar",
-      [2, 2],
-      [
-        [0, "STRING"],
-        [1, "STRING"],
-      ],
-      INT64,
-    ),
+    fn("SPLIT", "scalar", [1, 2], STRINGS2, nativeArray("STRING")),
+    fn("TRIM", "scalar", [1, 2], STRINGS2, STRING),
+    fn("LTRIM", "scalar", [1, 2], STRINGS2, STRING),
+    fn("RTRIM", "scalar", [1, 2], STRINGS2, STRING),
+    fn("REPLACE", "scalar", [3, 3], STRINGS3, STRING),
+    fn("STRPOS", "scalar", [2, 2], STRINGS2, INT64),
     fn(
       "LEFT",
       "scalar",
@@ -359,46 +243,10 @@ function moreFunctions(): FunctionSpec[] {
     fn("ARRAY_LENGTH", "scalar", [1, 1], [], INT64),
     fn("ARRAY_TO_STRING", "scalar", [2, 2], [[1, "STRING"]], STRING),
     // JSON text
-    fn(
-      "JSON_VALUE",
-      "scalar",
-      [1, 2],
-      [
-        [0, "STRING"],
-        [1, "STRING"],
-      ],
-      STRING,
-    ),
-    fn(
-      "JSON_EXTRACT_SCALAR",
-      "scalar",
-      [1, 2],
-      [
-        [0, "STRING"],
-        [1, "STRING"],
-      ],
-      STRING,
-    ),
-    fn(
-      "JSON_QUERY",
-      "scalar",
-      [1, 2],
-      [
-        [0, "STRING"],
-        [1, "STRING"],
-      ],
-      STRING,
-    ),
-    fn(
-      "JSON_EXTRACT",
-      "scalar",
-      [1, 2],
-      [
-        [0, "STRING"],
-        [1, "STRING"],
-      ],
-      STRING,
-    ),
+    fn("JSON_VALUE", "scalar", [1, 2], STRINGS2, STRING),
+    fn("JSON_EXTRACT_SCALAR", "scalar", [1, 2], STRINGS2, STRING),
+    fn("JSON_QUERY", "scalar", [1, 2], STRINGS2, STRING),
+    fn("JSON_EXTRACT", "scalar", [1, 2], STRINGS2, STRING),
     // numbers
     fn(
       "SAFE_DIVIDE",
@@ -520,17 +368,7 @@ function moreFunctions(): FunctionSpec[] {
       STRING,
       { literalAs: [undefined, "TIMESTAMP"] },
     ),
-    fn(
-      "PARSE_TIMESTAMP",
-      "scalar",
-      [2, 3],
-      [
-        [0, "STRING"],
-        [1, "STRING"],
-        [2, "STRING"],
-      ],
-      TIMESTAMP,
-    ),
+    fn("PARSE_TIMESTAMP", "scalar", [2, 3], STRINGS3, TIMESTAMP),
     fn(
       "GENERATE_TIMESTAMP_ARRAY",
       "scalar",
