@@ -15,6 +15,7 @@ import {
   type SqlType,
   truncate,
 } from "@qes/core";
+import { duckdbColumnType } from "./duckdb-storage.ts";
 import {
   formatTimestampSql,
   fromLocalSql,
@@ -24,17 +25,14 @@ import {
 } from "./duckdb-time.ts";
 import { translateTimeFormat } from "./duckdb-time-format.ts";
 
-const TYPE_NAMES: Record<ScalarType, string> = {
-  STRING: "VARCHAR",
-  INT64: "BIGINT",
-  FLOAT64: "DOUBLE",
-  BOOL: "BOOLEAN",
-  // Timestamps are stored naive in UTC (the ICU extension, and so TIMESTAMPTZ arithmetic, is not
-  // available with external access off); the compiler's types keep TIMESTAMP and DATETIME apart.
-  TIMESTAMP: "TIMESTAMP",
-  DATETIME: "TIMESTAMP",
-  DATE: "DATE",
-};
+// Timestamps are stored naive in UTC (the ICU extension, and so TIMESTAMPTZ arithmetic, is not
+// available with external access off); the compiler's types keep TIMESTAMP and DATETIME apart.
+const SCALARS: ScalarType[] = ["STRING", "INT64", "FLOAT64", "BOOL", "TIMESTAMP", "DATETIME", "DATE"];
+/** SQL type of each scalar: the storage column types (one mapping for DDL and queries). */
+const TYPE_NAMES = Object.fromEntries(SCALARS.map((t) => [t, duckdbColumnType(t)])) as Record<
+  ScalarType,
+  string
+>;
 
 const INTERVAL_FN: Record<string, string> = {
   MICROSECOND: "to_microseconds",
@@ -187,18 +185,6 @@ export class DuckdbDialect extends SqlEmitter {
       default:
         return printf(`${head}s`, this.cast(x, type, "STRING"));
     }
-  }
-
-  override literal(value: string | number | bigint | boolean | null, type: SqlType): string {
-    // BigQuery integers are INT64: DuckDB would type small literals INTEGER and overflow.
-    if (
-      type.t === "scalar" &&
-      type.s === "INT64" &&
-      (typeof value === "number" || typeof value === "bigint")
-    ) {
-      return `CAST(${value} AS BIGINT)`;
-    }
-    return super.literal(value, type);
   }
 
   override cast(expr: string, from: SqlType, to: ScalarType): string {

@@ -17,17 +17,11 @@ import {
   toPostgresRegex,
   truncate,
 } from "@qes/core";
+import { PG_COLUMN_TYPES } from "./postgres-storage.ts";
 import { formatTimestampSql, translateTimeFormat } from "./postgres-time-format.ts";
 
-const TYPE_NAMES: Record<ScalarType, string> = {
-  STRING: "text",
-  INT64: "bigint",
-  FLOAT64: "double precision",
-  BOOL: "boolean",
-  TIMESTAMP: "timestamptz",
-  DATETIME: "timestamp",
-  DATE: "date",
-};
+/** SQL type of each scalar: the storage column types (one table for DDL and queries). */
+const TYPE_NAMES: Record<ScalarType, string> = PG_COLUMN_TYPES;
 
 const INTERVAL_UNIT: Record<string, string> = {
   MICROSECOND: "1 microsecond",
@@ -240,18 +234,6 @@ export class PostgresDialect extends SqlEmitter {
     if (s.flags.includes("-")) return `rpad(${text}, greatest(${s.width}, char_length(${text})))`;
     const pad = s.flags.includes("0") && s.conversion !== "s" ? "'0'" : "' '";
     return `lpad(${text}, greatest(${s.width}, char_length(${text})), ${pad})`;
-  }
-
-  override literal(value: string | number | bigint | boolean | null, type: SqlType): string {
-    // BigQuery integers are INT64: PostgreSQL would type small literals integer and overflow.
-    if (
-      type.t === "scalar" &&
-      type.s === "INT64" &&
-      (typeof value === "number" || typeof value === "bigint")
-    ) {
-      return `CAST(${value} AS bigint)`;
-    }
-    return super.literal(value, type);
   }
 
   /** A pattern (argument 1) in RE2's newline behaviour: literals at compile time, others at run time. */

@@ -287,6 +287,14 @@ export abstract class SqlEmitter implements Dialect {
       return this.timestampLiteral(value, type.s);
     }
     if (typeof value === "string") return this.stringLiteral(value);
+    // BigQuery integers are INT64; engines type small literals as 32-bit and overflow on them.
+    if (
+      type.t === "scalar" &&
+      type.s === "INT64" &&
+      (typeof value === "number" || typeof value === "bigint")
+    ) {
+      return `CAST(${value} AS ${this.typeName("INT64")})`;
+    }
     if (typeof value === "boolean") return value ? "TRUE" : "FALSE";
     if (typeof value === "bigint") return value.toString();
     if (!Number.isFinite(value)) throw new QesError("sql_invalid", `Number ${value} is out of range.`);
