@@ -172,5 +172,20 @@ ensure_redis() {
   say "Redis is up ($REDIS_HOST:$REDIS_PORT)"
 }
 
+# The tests isolate themselves by schema inside one database (QES_TEST_POSTGRES_URL, default
+# `test`), which a fresh Debian cluster does not have: create it when it is missing.
+ensure_test_database() {
+  local url="${QES_TEST_POSTGRES_URL:-postgres://postgres@127.0.0.1:5432/test}"
+  local db="${url##*/}"
+  db="${db%%\?*}"
+  have psql || return 0
+  if psql "$url" -X -q -t -c 'select 1' >/dev/null 2>&1; then return 0; fi
+  say "creating the test database \"$db\""
+  psql "$PG_URL" -X -q -v ON_ERROR_STOP=1 -c "create database \"$db\"" >/dev/null ||
+    die "could not create the test database \"$db\" through $PG_URL." \
+      "psql \"$PG_URL\" -c 'create database \"$db\"'"
+}
+
 ensure_postgres
+ensure_test_database
 ensure_redis
