@@ -116,15 +116,6 @@ describe("400", () => {
     );
   });
 
-  it("422 sql_not_allowed for consumer SQL on an endpoint without query sandboxing", async () => {
-    expectError(
-      await get(`/api/endpoints/query/pii.always?project=pii&sql=${encodeURIComponent("select 1 as x")}`),
-      422,
-      "sql_not_allowed",
-      { param: "sql" },
-    );
-  });
-
   it("invalid_parameter for a POST body that is not a flat object of strings or contradicts the query string", async () => {
     expectError(await post(LOGS, "{not json"), 400, "invalid_parameter");
     expectError(await post(LOGS, "[1,2]"), 400, "invalid_parameter");
@@ -182,6 +173,15 @@ describe("401, 403, 404, 413", () => {
 });
 
 describe("422 consumer SQL", () => {
+  it("422 sql_not_allowed for consumer SQL on an endpoint without query sandboxing", async () => {
+    expectError(
+      await get(`/api/endpoints/query/pii.always?project=pii&sql=${encodeURIComponent("select 1 as x")}`),
+      422,
+      "sql_not_allowed",
+      { param: "sql" },
+    );
+  });
+
   it.each([
     ["sql_syntax", "select from where"],
     ["sql_invalid", "select no_such_column from edge_logs"],
