@@ -1,4 +1,5 @@
 import { type DestinationStream, type Logger, pino } from "pino";
+import { batchedStdout } from "./batched-stdout.ts";
 
 export type { Logger } from "pino";
 
@@ -8,8 +9,11 @@ export interface LoggerOptions {
   destination?: DestinationStream;
 }
 
-/** Structured JSON logs (pino). Nothing that can carry a token is ever passed to it. */
+/**
+ * Structured JSON logs (pino) to stdout, one write per turn of the event loop (batched-stdout.ts).
+ * Nothing that can carry a token is ever passed to it.
+ */
 export function createLogger(opts: LoggerOptions = {}): Logger {
   const options = { level: opts.level ?? process.env.LOG_LEVEL ?? "info", base: { service: "qes" } };
-  return opts.destination ? pino(options, opts.destination) : pino(options);
+  return pino(options, opts.destination ?? batchedStdout());
 }
