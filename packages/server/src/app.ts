@@ -5,6 +5,7 @@ import type { ApiKeyVerifier } from "./auth/api-keys.ts";
 import type { JwtVerifier } from "./auth/jwt.ts";
 import type { Clock } from "./clock.ts";
 import { type ErrorFormat, toHttpError } from "./errors/http-errors.ts";
+import type { CacheHitPath } from "./http/cache-hit-path.ts";
 import { cors } from "./http/cors.ts";
 import { requestId } from "./http/request-id.ts";
 import { requestLog } from "./logging/request-log.ts";
@@ -29,6 +30,8 @@ export interface AppDeps {
   corsOrigins: readonly string[];
   /** service version shown in the OpenAPI document */
   version: string;
+  /** the path answering repeated cache hits in front of this app; told about each cached answer */
+  hits?: CacheHitPath;
 }
 
 /** largest POST body (consumer SQL and parameters) */

@@ -10,6 +10,7 @@ import { checkEndpoints, formatProblem } from "./check/check-endpoints.ts";
 import { requestClock } from "./clock.ts";
 import type { QesConfig } from "./config.ts";
 import { loadServedEndpoints } from "./endpoint-dirs.ts";
+import { CacheHitPath } from "./http/cache-hit-path.ts";
 import { listen } from "./http/listen.ts";
 import { createLogger } from "./logging/logger.ts";
 import { Metrics } from "./observability/metrics.ts";
@@ -119,6 +120,16 @@ export async function startService(opts: StartServiceOptions): Promise<RunningSe
   if (cache) warmer.start();
 
   const jwt = new JwtVerifier(config.jwt);
+  const hits = cache
+    ? new CacheHitPath({
+        cache,
+        trackWarmKey: (endpoint, spec) => queries.trackWarmKey(endpoint, spec),
+        logger,
+        metrics,
+        backendName: backend.name,
+        corsOrigins: config.corsOrigins,
+      })
+    : undefined;
   const app = createApp({
     backend,
     registry,
@@ -133,10 +144,11 @@ export async function startService(opts: StartServiceOptions): Promise<RunningSe
     cacheKind,
     corsOrigins: config.corsOrigins,
     version: VERSION,
+    ...(hits ? { hits } : {}),
   });
   let server: Awaited<ReturnType<typeof listen>>;
   try {
-    server = await listen(app, config.port, opts.host);
+    server = await listen(hits ? hits.before(app) : app, config.port, opts.host);
   } catch (e) {
     await warmer.close();
     await redis?.close();

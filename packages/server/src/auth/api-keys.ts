@@ -19,6 +19,8 @@ export interface Principal {
   endpoints?: ReadonlySet<string>;
   /** parameter values fixed by a JWT `params` claim: a request may omit or repeat them, not change them */
   pinned?: Readonly<Record<string, string>>;
+  /** when the credential stops being valid (a JWT's `exp`, unix ms); absent = never */
+  expiresAtMs?: number;
 }
 
 const TOKEN = /^[A-Za-z0-9_-]{16,}$/;

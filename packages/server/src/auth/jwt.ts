@@ -105,6 +105,7 @@ function principalFromClaims(claims: jwt.JwtPayload): Principal {
     // other scopes belong to other services: ignored
   }
   const principal: Principal = all ? {} : { endpoints };
+  if (typeof claims.exp === "number") principal.expiresAtMs = claims.exp * 1000;
   const params: unknown = claims.params;
   if (params !== undefined) {
     if (typeof params !== "object" || params === null || Array.isArray(params)) {

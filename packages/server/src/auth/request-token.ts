@@ -1,13 +1,16 @@
-import type { Request } from "express";
+import type { IncomingHttpHeaders } from "node:http";
 
 /**
  * The token a request presents: `X-API-KEY`, else `Authorization: Bearer <token>`, else the
  * `api_key` query parameter (accepted for existing clients; stripped from logged URLs).
  */
-export function requestToken(req: Request, query: Record<string, string>): string | undefined {
-  const header = req.get("x-api-key");
-  if (header !== undefined && header !== "") return header.trim();
-  const authorization = req.get("authorization");
+export function requestToken(
+  headers: IncomingHttpHeaders,
+  query: Record<string, string>,
+): string | undefined {
+  const header = headers["x-api-key"];
+  if (typeof header === "string" && header !== "") return header.trim();
+  const authorization = headers.authorization;
   if (authorization !== undefined) {
     const m = /^Bearer\s+(\S+)\s*$/i.exec(authorization);
     if (m) return m[1];

@@ -97,6 +97,18 @@ export class ResultCache {
     return { entry, cache: source === "bypass" ? "BYPASS" : source === "peer" ? "HIT" : "MISS" };
   }
 
+  /**
+   * The stored entry of a key, without a flight or any of a miss's work: synchronous for the
+   * in-process store. From Redis it settles undefined on any failure or while Redis is down: the
+   * caller then takes the full path, which bypasses and reports the failure.
+   */
+  peek(key: string): CacheEntry | undefined | Promise<CacheEntry | undefined> {
+    const store = this.#store;
+    if (store instanceof MemoryStore) return store.get(key);
+    if (!store.available) return undefined;
+    return store.get(key).catch(() => undefined);
+  }
+
   /** stores a refreshed entry (warming); throws when the store cannot take it */
   async store(key: string, entry: CacheEntry, ttlMs: number): Promise<void> {
     if (this.#store instanceof MemoryStore) this.#store.set(key, entry, ttlMs);

@@ -1,7 +1,7 @@
-import { randomUUID } from "node:crypto";
 import type { RequestListener } from "node:http";
 import { createServer, type Server } from "node:http";
 import type { AddressInfo, Socket } from "node:net";
+import { requestIdFor } from "./request-id.ts";
 
 export interface ListeningServer {
   server: Server;
@@ -52,7 +52,7 @@ function answerClientError(err: NodeJS.ErrnoException, socket: Socket): void {
   }
   const tooLarge = err.code === "HPE_HEADER_OVERFLOW" || err.code === "HPE_URI_OVERFLOW";
   const status = tooLarge ? "413 Payload Too Large" : "400 Bad Request";
-  const requestId = randomUUID();
+  const requestId = requestIdFor(undefined);
   const body = JSON.stringify({
     error: tooLarge
       ? { code: "request_too_large", message: "The request line or headers are too large.", requestId }

@@ -16,23 +16,36 @@ export function loggableUrl(originalUrl: string): string {
   return rest === "" ? originalUrl.slice(0, q) : `${originalUrl.slice(0, q)}?${rest}`;
 }
 
+/** what one request log line says; `url` already passed through `loggableUrl` */
+export interface RequestLine {
+  requestId: string;
+  method: string;
+  url: string;
+  status: number;
+  /** time to answer, ms */
+  ms: number;
+  endpoint?: string;
+}
+
+/** writes one request log line (the express middleware and the cache-hit path write the same shape) */
+export function logRequest(logger: Logger, line: RequestLine): void {
+  if (!logger.isLevelEnabled("info")) return;
+  logger.info({ ...line, ms: Math.round(line.ms * 100) / 100 }, "request");
+}
+
 /** One log line per finished request: id, method, URL (credentials stripped), status, time. */
 export function requestLog(logger: Logger) {
   return (req: Request, res: Response, next: NextFunction): void => {
-    const started = process.hrtime.bigint();
+    const started = performance.now();
     res.on("finish", () => {
-      const ms = Number(process.hrtime.bigint() - started) / 1e6;
-      logger.info(
-        {
-          requestId: res.locals.requestId,
-          method: req.method,
-          url: loggableUrl(req.originalUrl),
-          status: res.statusCode,
-          ms: Math.round(ms * 100) / 100,
-          endpoint: res.locals.endpointName,
-        },
-        "request",
-      );
+      logRequest(logger, {
+        requestId: res.locals.requestId,
+        method: req.method,
+        url: loggableUrl(req.originalUrl),
+        status: res.statusCode,
+        ms: performance.now() - started,
+        endpoint: res.locals.endpointName,
+      });
     });
     next();
   };

@@ -40,6 +40,8 @@ export interface Answer {
   cache: CacheOutcome;
   /** request parameters the endpoint does not declare */
   ignored: string[];
+  /** the cache key and spec (cache-key.ts) when the answer went through the cache */
+  cached?: { key: string; spec: string };
 }
 
 /**
@@ -74,15 +76,21 @@ export class QueryService {
       consumerSql: req.consumerSql ?? null,
       redact: req.redact,
     });
-    if (endpoint.warmIntervalSeconds !== undefined) this.#deps.warmKeys?.track(endpoint, spec);
+    this.trackWarmKey(endpoint, spec);
+    const key = cacheKey(this.#deps.keyPrefix, endpoint, spec);
     const answer = await cache.answer(
       endpoint.name,
-      cacheKey(this.#deps.keyPrefix, endpoint, spec),
+      key,
       endpoint.cacheTtlSeconds * 1000,
       () => this.#produce(endpoint, compiled, bound.values, req.redact, "request"),
       req.requestId,
     );
-    return { ...answer, ignored: bound.ignored };
+    return { ...answer, ignored: bound.ignored, cached: { key, spec } };
+  }
+
+  /** notes a request of a warmed endpoint (fire and forget) */
+  trackWarmKey(endpoint: EndpointDefinition, spec: string): void {
+    if (endpoint.warmIntervalSeconds !== undefined) this.#deps.warmKeys?.track(endpoint, spec);
   }
 
   /** warming: runs a noted request again (with a fresh CURRENT_TIMESTAMP) and stores the result */

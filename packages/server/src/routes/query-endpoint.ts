@@ -6,6 +6,7 @@ import type { JwtVerifier } from "../auth/jwt.ts";
 import { requestToken } from "../auth/request-token.ts";
 import type { Clock } from "../clock.ts";
 import { mergeBodyParams } from "../http/body-params.ts";
+import type { CacheHitPath } from "../http/cache-hit-path.ts";
 import { queryStringParams } from "../http/request-params.ts";
 import { sendAnswer } from "../http/send-answer.ts";
 import type { QueryService } from "../query/query-service.ts";
@@ -17,6 +18,8 @@ export interface QueryEndpointDeps {
   jwt?: JwtVerifier;
   clock: Clock;
   queries: QueryService;
+  /** remembers requests answered through the cache, to answer their repeats in front of express */
+  hits?: CacheHitPath;
 }
 
 /**
@@ -30,7 +33,7 @@ export function queryEndpointRoute(deps: QueryEndpointDeps) {
     const query = queryStringParams(req.originalUrl);
     const given = req.method === "POST" ? mergeBodyParams(query, req.body) : query;
 
-    const principal = authenticate(requestToken(req, query), deps.verifier, deps.jwt);
+    const principal = authenticate(requestToken(req.headers, query), deps.verifier, deps.jwt);
     const endpoint = deps.registry.get(req.params.idOrName);
     if (!endpoint) {
       throw new QesError("endpoint_not_found", `No endpoint has the id or name "${req.params.idOrName}".`);
@@ -63,5 +66,14 @@ export function queryEndpointRoute(deps: QueryEndpointDeps) {
     });
     res.locals.cache = answer.cache;
     sendAnswer(res, answer);
+    if (answer.cached) {
+      deps.hits?.remember(req, {
+        endpoint,
+        principal,
+        ignored: answer.ignored,
+        urlHasToken: query.api_key !== undefined,
+        ...answer.cached,
+      });
+    }
   };
 }

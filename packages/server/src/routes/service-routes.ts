@@ -62,7 +62,7 @@ export function metricsRoute(deps: ServiceRoutesDeps) {
 export function openApiRoute(deps: ServiceRoutesDeps) {
   return async (req: Request, res: Response): Promise<void> => {
     const principal: Principal = authenticate(
-      requestToken(req, queryStringParams(req.originalUrl)),
+      requestToken(req.headers, queryStringParams(req.originalUrl)),
       deps.verifier,
       deps.jwt,
     );
