@@ -47,6 +47,7 @@ function cachedLogsAllDir(): string {
   return dir;
 }
 const TOKEN = "bench-token-0123456789abcdef";
+const WARMUP_SECONDS = 2;
 const PROJECT = SEED_PROJECTS[0];
 
 export interface HttpOptions {
@@ -117,14 +118,19 @@ async function startQes(
   return { child, url };
 }
 
-async function startBare(body: Buffer, contentType: string): Promise<{ child: Child; url: string }> {
+/** headers Node writes itself on every response, qes's and the bare server's alike */
+const NODE_HEADERS = new Set(["date", "connection", "keep-alive", "content-length", "transfer-encoding"]);
+
+async function startBare(body: Buffer, headers: Headers): Promise<{ child: Child; url: string }> {
   const port = await freePort();
   const file = join(BENCH_DIR, `bare-body-${port}.json`);
   writeFileSync(file, body);
+  const headersFile = join(BENCH_DIR, `bare-headers-${port}.json`);
+  writeFileSync(headersFile, JSON.stringify([...headers].filter(([name]) => !NODE_HEADERS.has(name))));
   const child = startChild(
     process.execPath,
     ["--import", "tsx", BARE],
-    { PATH: process.env.PATH, BODY_FILE: file, CONTENT_TYPE: contentType, PORT: String(port) },
+    { PATH: process.env.PATH, BODY_FILE: file, HEADERS_FILE: headersFile, PORT: String(port) },
     join(BENCH_DIR, "bare-server.log"),
   );
   const url = `http://127.0.0.1:${port}`;
@@ -208,7 +214,7 @@ export async function runHttpBenchmark(opts: HttpOptions): Promise<Section> {
           const xcache = res.headers.get("x-cache");
           if (target.cached && xcache !== "HIT")
             notes.push(`${config.name} / ${target.label}: X-Cache was ${xcache}, not HIT.`);
-          const bare = await startBare(body, res.headers.get("content-type") ?? "application/json");
+          const bare = await startBare(body, res.headers);
           try {
             const q: LoadResult[] = [];
             const b: LoadResult[] = [];
@@ -229,6 +235,9 @@ export async function runHttpBenchmark(opts: HttpOptions): Promise<Section> {
               seconds: opts.seconds,
               maxRequests: 2_000_000,
             });
+            // unmeasured: both processes reach steady state (JIT, socket buffers) before the rounds
+            await runLoad({ ...spec(url), seconds: WARMUP_SECONDS });
+            await runLoad({ ...spec(bare.url), seconds: WARMUP_SECONDS });
             for (let i = 0; i < opts.repeats; i++) {
               log(`${config.name}: ${target.label}, round ${i + 1}`);
               const sampler = sampleRss(qes.child.process.pid!);
@@ -278,9 +287,9 @@ export async function runHttpBenchmark(opts: HttpOptions): Promise<Section> {
     title: "HTTP: cache hits against a bare node:http server",
     intro:
       `A real \`qes serve\` process (DuckDB, ${opts.edgeEvents.toLocaleString("en-US")} edge events, request logging at its default ` +
-      "level into a file) and a bare `node:http` process that answers with the same bytes and Content-Type, loaded " +
+      "level into a file) and a bare `node:http` process that answers with the same bytes (the body and the headers qes sent for the request: X-Request-Id, X-Cache, Age, Content-Type), loaded " +
       `alternately by ${loadTool() === "wrk" ? "`wrk` (1 thread)" : "the Node load generator (bench/lib/load-generator.ts)"} ` +
-      `over ${opts.connections} keep-alive connections for ${opts.seconds} s, ${opts.repeats} rounds each; medians. ` +
+      `over ${opts.connections} keep-alive connections for ${opts.seconds} s, ${opts.repeats} rounds each after ${WARMUP_SECONDS} s of unmeasured warm-up; medians. ` +
       "Both processes share the machine's 2 cores with the load generator (and with whatever else runs), so the " +
       "throughput ratio moves with the machine's load; the server CPU time per answered request (from /proc) does not, " +
       "and is the figure to compare across runs. RSS: the qes process idle → peak under load.",
