@@ -24,6 +24,12 @@ export interface WarmerOptions {
 /** refreshes at a time within one warming run */
 const REFRESH_CONCURRENCY = 4;
 const QUEUE_NAME = "warm";
+const SCHEDULER_PREFIX = "warm:";
+
+/** one scheduler per endpoint id: every instance upserting it yields one */
+function schedulerId(endpoint: EndpointDefinition): string {
+  return `${SCHEDULER_PREFIX}${endpoint.id}`;
+}
 
 /** the interval of an endpoint's warming, after `QES_WARM_INTERVAL_SCALE`, at least 100 ms */
 export function warmIntervalMs(endpoint: EndpointDefinition, scale: number): number | undefined {
@@ -119,9 +125,10 @@ export class Warmer {
       const queue = this.#queue;
       if (!queue) return;
       try {
+        const wanted = new Set(warmed.map(({ endpoint }) => schedulerId(endpoint)));
         for (const { endpoint, everyMs } of warmed) {
           await queue.upsertJobScheduler(
-            `warm:${endpoint.id}`,
+            schedulerId(endpoint),
             { every: everyMs },
             {
               name: `warm ${endpoint.name}`,
@@ -130,8 +137,20 @@ export class Warmer {
             },
           );
         }
+        // an endpoint removed, or no longer warmed, since a scheduler was made for it: its
+        // scheduler would make a job per interval forever that every worker then ignores
+        const stale: string[] = [];
+        for (const scheduler of await queue.getJobSchedulers()) {
+          if (scheduler.key.startsWith(SCHEDULER_PREFIX) && !wanted.has(scheduler.key)) {
+            await queue.removeJobScheduler(scheduler.key);
+            stale.push(scheduler.key);
+          }
+        }
         logger.info(
-          { schedulers: warmed.map(({ endpoint, everyMs }) => ({ endpoint: endpoint.name, everyMs })) },
+          {
+            schedulers: warmed.map(({ endpoint, everyMs }) => ({ endpoint: endpoint.name, everyMs })),
+            ...(stale.length > 0 ? { removed: stale } : {}),
+          },
           "warming scheduled",
         );
       } catch (e) {
