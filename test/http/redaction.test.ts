@@ -112,6 +112,24 @@ describe("PII redaction", () => {
     }
   });
 
+  it("is switched on by a header given twice, whatever the other value", async () => {
+    // a repeated header reaches the server as one value joined by ", "
+    for (const values of [
+      ["true", "true"],
+      ["false", "TRUE"],
+      ["yes", " true "],
+    ]) {
+      const headers: [string, string][] = [
+        ["X-API-KEY", TOKEN],
+        ...values.map((v): [string, string] => ["QES-ENDPOINT-REDACT-PII", v]),
+      ];
+      const res = await call(`${server.url}/api/endpoints/query/logs.all?project=pii`, { headers });
+      expect(res.status).toBe(200);
+      expect(res.text, values.join("|")).not.toContain("203.0.113.7");
+      expect(res.text).toContain("REDACTED");
+    }
+  });
+
   it("never serves a redacting request the unredacted bytes of the cache, nor the other way round", async () => {
     const plain1 = await get("/api/endpoints/query/pii.cached?project=pii");
     expect(plain1.headers.get("x-cache")).toBe("MISS");
