@@ -67,7 +67,7 @@ await section("HTTP", () =>
     edgeEvents: quick ? 20_000 : 200_000,
     seconds: quick ? 2 : 5,
     // the throughput of two processes sharing two cores moves with the machine: more rounds
-    repeats: quick ? 1 : 5,
+    repeats: quick ? 1 : 7,
     connections: 50,
     log,
   }),
