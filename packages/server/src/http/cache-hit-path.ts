@@ -70,13 +70,12 @@ const MAX_ROUTE_CHARS = 16 * 1024 * 1024;
  * Answers repeated cache hits in front of the router. The full path (express: auth, endpoint
  * lookup, authorisation, parameter validation, compile, cache key) is deterministic in the request
  * line and the credential and redaction headers, so once it has answered a request through the
- * cache, this path remembers its outcome (the cache key and the headers to send) under a memo key of
- * exactly those inputs: `GET`, the raw URL and the SHA-256 of the values of the `X-API-KEY`,
+ * cache, this path remembers its outcome (the cache key and the headers to send) under a memo key
+ * of exactly those inputs: `GET`, the raw URL and the SHA-256 of the values of the `X-API-KEY`,
  * `Authorization` and redaction headers (no token is kept in memory; a URL carrying one is not
- * remembered). A repeat whose entry is still stored
- * is answered here with the stored bytes and the same headers, metrics and log line; anything else
- * (a first request, a miss, an expired entry or JWT, POST, a token in the URL, a request without a
- * credential header) goes the full way.
+ * remembered). A repeat whose entry is still stored is answered here with the stored bytes and the
+ * same headers, metrics and log line; anything else (a first request, a miss, an expired entry or
+ * JWT, POST, a token in the URL, a request without a credential header) goes the full way.
  *
  * What it cannot see: a compile that would now fail after a schema change still answers from the
  * entry stored before it, until the entry expires (the full path does the same for a request that
