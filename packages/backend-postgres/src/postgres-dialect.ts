@@ -236,13 +236,20 @@ export class PostgresDialect extends SqlEmitter {
     return `lpad(${text}, greatest(${s.width}, char_length(${text})), ${pad})`;
   }
 
-  /** A pattern (argument 1) in RE2's newline behaviour: literals at compile time, others at run time. */
+  /**
+   * A pattern (argument 1) in RE2's newline behaviour: literals at compile time, parameters when
+   * bound (bindRequestParams), and patterns the query computes (from columns, CONCAT, …) at run
+   * time: cut into tokens as `toPostgresRegex` reads them (an escape pair, a bracket class, one
+   * character) with each bare `.` made `[^\n]`. A NULL pattern stays NULL; an empty one, empty.
+   */
   private regex(p: string, call: CallExpr): string {
     const arg = call.args[1];
     if (arg?.k === "lit" && typeof arg.value === "string")
       return this.stringLiteral(toPostgresRegex(arg.value));
-    // Pattern parameters arrive translated (bindRequestParams); other expressions as they are.
-    return p;
+    if (arg?.k === "param") return p;
+    const dot = `CASE WHEN qes_re.m[1] = '.' THEN ${this.stringLiteral("[^\\n]")} ELSE qes_re.m[1] END`;
+    const tokens = `regexp_matches(${p}, ${this.stringLiteral(PATTERN_TOKEN)}, 'g') WITH ORDINALITY AS qes_re(m, n)`;
+    return `coalesce((SELECT string_agg(${dot}, '' ORDER BY qes_re.n) FROM ${tokens}), ${p})`;
   }
 
   /** LAG/LEAD: the offset is an integer and the default has the value's type. */
@@ -414,6 +421,9 @@ function validDateThen(text: string, then: string): string {
   const lastDay = `extract(day FROM make_date(${year}, ${month}, 1) + INTERVAL '1 month' - INTERVAL '1 day')`;
   return `CASE WHEN ${text} ~ ${TIMESTAMP_TEXT} THEN CASE WHEN ${day} <= ${lastDay} THEN ${then} END END`;
 }
+
+/** one token of an RE2 pattern as `toPostgresRegex` reads it: an escape pair, a bracket class, a character */
+const PATTERN_TOKEN = String.raw`(\\.|\[\^?\]?(?:\[:[a-z]+:\]|\\.|[^]\\])*\]|.)`;
 
 /**
  * A bare string literal is coerced while PostgreSQL parses the statement, before a CASE can

@@ -11,6 +11,33 @@ export const regexCases: SqlCase[] = [
     expect: [{ dot: false, class: true, space: true }],
   },
   {
+    name: "a pattern computed at run time keeps RE2's dot",
+    rule: "RE2 syntax: . does not match newline, for a pattern from an expression or a column as for a literal",
+    sql: `select regexp_contains('a\\nb', concat('a', '.', 'b')) as dot, regexp_contains('a\\nb', concat('a', r'\\.', 'b')) as escaped, regexp_contains('a.b', concat('a', r'\\.', 'b')) as literal_dot, regexp_contains('a\\nb', concat('a[.', ']b')) as class_dot, regexp_contains('a\\nb', concat('a[^', 'x]b')) as class, regexp_contains('anything', concat('', '')) as empty, regexp_contains('a', cast(null as string)) as null_pattern`,
+    expect: [
+      {
+        dot: false,
+        escaped: false,
+        literal_dot: true,
+        class_dot: false,
+        class: true,
+        empty: true,
+        null_pattern: null,
+      },
+    ],
+  },
+  {
+    name: "a pattern read from a column keeps RE2's dot, escapes and classes",
+    rule: "RE2 syntax: the pattern's meaning does not depend on where it comes from",
+    sql: `with t as (select 'a\\nb' as x, 'a.b' as p union all select 'a.b', r'a\\.b' union all select 'a\\nb', 'a[^x]b' union all select 'A.B', '(?i)a[.]b') select x, p, regexp_contains(x, p) as m from t`,
+    expect: [
+      { x: "a\nb", p: "a.b", m: false },
+      { x: "a.b", p: "a\\.b", m: true },
+      { x: "a\nb", p: "a[^x]b", m: true },
+      { x: "A.B", p: "(?i)a[.]b", m: true },
+    ],
+  },
+  {
     name: "anchors match only at the ends of the text",
     rule: "RE2 syntax: ^ and $ are text anchors without (?m)",
     sql: `select regexp_contains('x\\nab', '^ab') as start, regexp_contains('ab\\nx', 'ab$') as finish, regexp_contains('ab', '^ab$') as whole`,
