@@ -338,6 +338,12 @@ export const functionCases: SqlCase[] = [
     expect: [{ s: null }],
   },
   {
+    name: "a chain of 200 || operators, a NULL among them making it NULL",
+    rule: "BigQuery ||: the concatenation operator, CONCAT of its operands; any NULL operand gives NULL",
+    sql: `select ${Array.from({ length: 200 }, (_, i) => `'${i % 10}'`).join(" || ")} as s, 'a' || cast(null as string) || ${Array.from({ length: 100 }, () => "'b'").join(" || ")} as n`,
+    expect: [{ s: Array.from({ length: 200 }, (_, i) => String(i % 10)).join(""), n: null }],
+  },
+  {
     name: "CONCAT casts a number to STRING",
     rule: "BigQuery CONCAT: values of types that can be cast to STRING",
     sql: `select concat('status=', r.status_code) as s from ${RESP} where id = 'e01'`,

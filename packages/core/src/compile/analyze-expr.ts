@@ -188,9 +188,27 @@ function analyzeLogicalChain(op: "AND" | "OR", node: AstNode, env: ExprEnv): Exp
   return build(0, args.length);
 }
 
+/**
+ * `a || b || c …`: one CONCAT of every operand (BigQuery's `||` is CONCAT, which is NULL when any
+ * argument is, so the grouping never matters), read as a list like a logical chain instead of one
+ * nesting level per operand. `+` chains keep their left-to-right grouping: INT64 overflow and
+ * FLOAT64 rounding depend on it.
+ */
+function analyzeConcatChain(node: AstNode, env: ExprEnv): Expr {
+  const operands: AstNode[] = [];
+  const stack: AstNode[] = [node];
+  while (stack.length) {
+    const n = stack.pop()!;
+    if (n.type === "binary_expr" && n.operator === "||") stack.push(n.right, n.left);
+    else operands.push(n);
+  }
+  return { k: "call", fn: "CONCAT", args: operands.map((o) => analyzeExpr(o, env)), type: STRING };
+}
+
 export function analyzeBinary(node: AstNode, env: ExprEnv): Expr {
   const op = String(node.operator).toUpperCase();
   if (op === "AND" || op === "OR") return analyzeLogicalChain(op, node, env);
+  if (op === "||") return analyzeConcatChain(node, env);
   if (op === "IS" || op === "IS NOT") {
     const left = analyzeExpr(node.left, env);
     const r = node.right;
@@ -248,7 +266,6 @@ export function analyzeBinary(node: AstNode, env: ExprEnv): Expr {
     const [l, r] = coerceForComparison(leftRaw, rightRaw, node);
     return { k: "op", op: op === "<>" ? "!=" : op, args: [l, r], type: BOOL };
   }
-  if (op === "||") return { k: "call", fn: "CONCAT", args: [leftRaw, rightRaw], type: STRING };
   if ((op === "+" || op === "-") && rightRaw.type.t === "interval") {
     const ts = coerceLiteralTo(leftRaw, "TIMESTAMP", node.left);
     if (
