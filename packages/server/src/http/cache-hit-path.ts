@@ -77,6 +77,11 @@ const MAX_ROUTE_CHARS = 16 * 1024 * 1024;
  * same headers, metrics and log line; anything else (a first request, a miss, an expired entry or
  * JWT, POST, a token in the URL, a request without a credential header) goes the full way.
  *
+ * Tokens: the memo holds SHA-256 digests of credential headers, never a token, and a lookup
+ * compares digests, so its timing says nothing usable about a presented token (the full path's
+ * own comparison is constant-time). A wrong or revoked credential has no digest in the memo and
+ * goes the full way; a JWT's route ends at its `exp`.
+ *
  * What it cannot see: a compile that would now fail after a schema change still answers from the
  * entry stored before it, until the entry expires (the full path does the same for a request that
  * still compiles, and loads only widen schemas).
