@@ -79,8 +79,8 @@ const MAX_ROUTE_CHARS = 16 * 1024 * 1024;
  *
  * Tokens: the memo holds SHA-256 digests of credential headers, never a token, and a lookup
  * compares digests, so its timing says nothing usable about a presented token (the full path's
- * own comparison is constant-time). A credential the full path refused has no digest in the memo and
- * goes the full way; a JWT's route ends at its `exp`.
+ * own comparison is constant-time). A credential the full path refused has no digest in the
+ * memo and goes the full way; a JWT's route ends at its `exp`.
  *
  * What it cannot see: a compile that would now fail after a schema change still answers from the
  * entry stored before it, until the entry expires (the full path does the same for a request that
