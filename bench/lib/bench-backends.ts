@@ -1,7 +1,7 @@
 import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { createDuckdbBackend } from "@qes/backend-duckdb";
-import { createPostgresBackend, readerRoleFor } from "@qes/backend-postgres";
+import { createPostgresBackend, dropPostgresStorage } from "@qes/backend-postgres";
 import type { Backend } from "@qes/core";
 import type { SeedSource } from "@qes/server";
 import pg from "pg";
@@ -97,16 +97,7 @@ export async function openLoadedBackend(
 }
 
 export async function dropPostgresSchema(schema: string): Promise<void> {
-  const client = new pg.Client({ connectionString: BENCH_POSTGRES_URL });
-  await client.connect();
-  try {
-    await client.query(`drop schema if exists "${schema}" cascade`);
-    const role = readerRoleFor(schema);
-    await client.query(`drop owned by "${role}"`).catch(() => undefined);
-    await client.query(`drop role if exists "${role}"`).catch(() => undefined);
-  } finally {
-    await client.end();
-  }
+  await dropPostgresStorage(BENCH_POSTGRES_URL, schema);
 }
 
 function hash(s: string): string {

@@ -2,9 +2,8 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { createDuckdbBackend } from "@qes/backend-duckdb";
-import { createPostgresBackend, readerRoleFor } from "@qes/backend-postgres";
+import { createPostgresBackend, dropPostgresStorage } from "@qes/backend-postgres";
 import type { Backend } from "@qes/core";
-import pg from "pg";
 
 /** Shared PostgreSQL server of the test machine (scripts/ensure-services.sh starts it). */
 export const TEST_POSTGRES_URL =
@@ -51,16 +50,7 @@ export const BACKENDS: BackendFixture[] = [
         backend,
         async dispose() {
           await backend.close();
-          const client = new pg.Client({ connectionString: TEST_POSTGRES_URL });
-          await client.connect();
-          try {
-            await client.query(`DROP SCHEMA IF EXISTS "${schema}" CASCADE`);
-            const role = readerRoleFor(schema);
-            await client.query(`DROP OWNED BY "${role}"`).catch(() => undefined);
-            await client.query(`DROP ROLE IF EXISTS "${role}"`).catch(() => undefined);
-          } finally {
-            await client.end();
-          }
+          await dropPostgresStorage(TEST_POSTGRES_URL, schema);
         },
       };
     },

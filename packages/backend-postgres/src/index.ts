@@ -10,4 +10,5 @@ export {
   validateSchemaName,
 } from "./postgres-config.ts";
 export { postgresDialect } from "./postgres-dialect.ts";
+export { dropPostgresStorage } from "./postgres-drop-storage.ts";
 export { PG_COLUMN_TYPES } from "./postgres-storage.ts";

@@ -2,9 +2,9 @@ import type { CompiledQuery, OutputColumn, ScalarType, SqlParam } from "@qes/cor
 import pg from "pg";
 import {
   createPostgresBackend,
+  dropPostgresStorage,
   type PostgresBackend,
   type PostgresBackendConfig,
-  readerRoleFor,
 } from "../src/index.ts";
 
 /** The shared PostgreSQL server of the test machine; each test file works in its own schema. */
@@ -35,16 +35,7 @@ export async function ownerQuery<R extends pg.QueryResultRow = any>(
 
 /** Drops a test schema and its reader role. */
 export async function dropStorage(schema: string, url = TEST_POSTGRES_URL): Promise<void> {
-  const client = new pg.Client({ connectionString: url });
-  await client.connect();
-  try {
-    await client.query(`drop schema if exists "${schema}" cascade`);
-    const role = readerRoleFor(schema);
-    await client.query(`drop owned by "${role}"`).catch(() => undefined);
-    await client.query(`drop role if exists "${role}"`).catch(() => undefined);
-  } finally {
-    await client.end();
-  }
+  await dropPostgresStorage(url, schema);
 }
 
 /** A backend on a fresh schema, initialised; `dispose` closes it and drops the schema. */

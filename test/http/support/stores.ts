@@ -2,9 +2,8 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { createDuckdbBackend } from "@qes/backend-duckdb";
-import { createPostgresBackend, readerRoleFor } from "@qes/backend-postgres";
+import { createPostgresBackend, dropPostgresStorage } from "@qes/backend-postgres";
 import type { Backend } from "@qes/core";
-import pg from "pg";
 import { TEST_POSTGRES_URL } from "../../support/backends.ts";
 
 export { TEST_POSTGRES_URL };
@@ -40,16 +39,7 @@ export async function postgresStore(
 }
 
 export async function dropSchema(schema: string): Promise<void> {
-  const client = new pg.Client({ connectionString: TEST_POSTGRES_URL });
-  await client.connect();
-  try {
-    await client.query(`DROP SCHEMA IF EXISTS "${schema}" CASCADE`);
-    const role = readerRoleFor(schema);
-    await client.query(`DROP OWNED BY "${role}"`).catch(() => undefined);
-    await client.query(`DROP ROLE IF EXISTS "${role}"`).catch(() => undefined);
-  } finally {
-    await client.end();
-  }
+  await dropPostgresStorage(TEST_POSTGRES_URL, schema);
 }
 
 /** a DuckDB file in a temp dir, loaded */
