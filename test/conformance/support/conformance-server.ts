@@ -1,58 +1,21 @@
-import type { Backend } from "@qes/core";
-import { createLogger, loadConfig, parseApiKeys, type RunningService, startService } from "@qes/server";
-import type { BackendFixture, BackendHandle } from "../../support/backends.ts";
+import type { BackendFixture } from "../../support/backends.ts";
+import { type ServedFixture, serveFixture } from "../../support/serve-fixture.ts";
 import { NOW } from "./events.ts";
 
 export const TOKEN = "conformance-token-0123456789";
 
-export interface ConformanceServer {
-  url: string;
-  backend: Backend;
-  service: RunningService;
-  close(): Promise<void>;
-}
+export type ConformanceServer = ServedFixture;
 
 /**
  * A real qes server on a loopback port over one backend of test/support/backends.ts, with the
  * events loaded through the backend first and the clock pinned to `NOW` (QES_TEST_NOW).
  */
-export async function startConformanceServer(
+export function startConformanceServer(
   fixture: BackendFixture,
   loads: Record<string, string[]>,
   env: Record<string, string> = {},
 ): Promise<ConformanceServer> {
-  const handle: BackendHandle = await fixture.create();
-  let service: RunningService | undefined;
-  try {
-    for (const [source, lines] of Object.entries(loads)) await handle.backend.load(source, lines);
-    const config = loadConfig({
-      NODE_ENV: "test",
-      PORT: "0",
-      QES_TEST_NOW: NOW,
-      QES_API_KEYS: TOKEN,
-      ...env,
-    });
-    service = await startService({
-      config,
-      backend: handle.backend,
-      keys: parseApiKeys(config.apiKeys ?? ""),
-      logger: createLogger({ destination: { write: () => undefined } }),
-      host: "127.0.0.1",
-    });
-  } catch (e) {
-    await handle.dispose();
-    throw e;
-  }
-  const running = service;
-  return {
-    url: running.url,
-    backend: handle.backend,
-    service: running,
-    close: async () => {
-      await running.close();
-      await handle.dispose();
-    },
-  };
+  return serveFixture(fixture, loads, { QES_TEST_NOW: NOW, QES_API_KEYS: TOKEN, ...env });
 }
 
 export interface HttpAnswer {

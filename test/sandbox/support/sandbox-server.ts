@@ -1,7 +1,6 @@
 import { request as httpRequest } from "node:http";
-import type { Backend } from "@qes/core";
-import { createLogger, loadConfig, parseApiKeys, type RunningService, startService } from "@qes/server";
-import type { BackendFixture, BackendHandle } from "../../support/backends.ts";
+import type { BackendFixture } from "../../support/backends.ts";
+import { type ServedFixture, serveFixture } from "../../support/serve-fixture.ts";
 
 export const TOKEN = "sandbox-token-0123456789abcdef";
 export const NOW = "2025-01-15T12:00:00Z";
@@ -43,13 +42,9 @@ export const SANDBOX_LOADS: Record<string, string[]> = {
   ],
 };
 
-export interface SandboxServer {
-  url: string;
-  backend: Backend;
-  service: RunningService;
+export interface SandboxServer extends ServedFixture {
   /** `qes_backend_executed_queries` as /metrics publishes it */
   metricExecuted(): Promise<number>;
-  close(): Promise<void>;
 }
 
 /**
@@ -62,44 +57,20 @@ export async function startSandboxServer(
   fixture: BackendFixture,
   env: Record<string, string> = {},
 ): Promise<SandboxServer> {
-  const handle: BackendHandle = await fixture.create();
-  let service: RunningService | undefined;
-  try {
-    for (const [source, lines] of Object.entries(SANDBOX_LOADS)) await handle.backend.load(source, lines);
-    const config = loadConfig({
-      NODE_ENV: "test",
-      PORT: "0",
-      QES_TEST_NOW: NOW,
-      QES_API_KEYS: TOKEN,
-      QES_CACHE_MAX_ENTRIES: "0",
-      QES_QUERY_TIMEOUT_MS: "10000",
-      ...env,
-    });
-    service = await startService({
-      config,
-      backend: handle.backend,
-      keys: parseApiKeys(config.apiKeys ?? ""),
-      logger: createLogger({ destination: { write: () => undefined } }),
-      host: "127.0.0.1",
-    });
-  } catch (e) {
-    await handle.dispose();
-    throw e;
-  }
-  const running = service;
+  const served = await serveFixture(fixture, SANDBOX_LOADS, {
+    QES_TEST_NOW: NOW,
+    QES_API_KEYS: TOKEN,
+    QES_CACHE_MAX_ENTRIES: "0",
+    QES_QUERY_TIMEOUT_MS: "10000",
+    ...env,
+  });
   return {
-    url: running.url,
-    backend: handle.backend,
-    service: running,
+    ...served,
     async metricExecuted() {
-      const text = await (await fetch(`${running.url}/metrics`)).text();
+      const text = await (await fetch(`${served.url}/metrics`)).text();
       const line = text.split("\n").find((l) => l.startsWith("qes_backend_executed_queries"));
       if (!line) throw new Error("/metrics has no qes_backend_executed_queries");
       return Number(line.slice(line.lastIndexOf(" ") + 1));
-    },
-    close: async () => {
-      await running.close();
-      await handle.dispose();
     },
   };
 }
