@@ -78,6 +78,19 @@ const STRINGS2: Array<[number, ...ScalarType[]]> = [
   [1, "STRING"],
 ];
 const STRINGS3: Array<[number, ...ScalarType[]]> = [...STRINGS2, [2, "STRING"]];
+/** two numbers (SAFE_DIVIDE, POW); a number and a count of digits (ROUND, TRUNC); two INT64 (DIV, MOD) */
+const NUMBERS2: Array<[number, ...ScalarType[]]> = [
+  [0, ...NUM],
+  [1, ...NUM],
+];
+const NUMBER_AND_DIGITS: Array<[number, ...ScalarType[]]> = [
+  [0, ...NUM],
+  [1, "INT64"],
+];
+const INTEGERS2: Array<[number, ...ScalarType[]]> = [
+  [0, "INT64"],
+  [1, "INT64"],
+];
 const TIME: ScalarType[] = ["TIMESTAMP"];
 const nativeArray = (element: ScalarType): SqlType => ({ t: "array", element, native: true });
 const elementOf = (t: SqlType | undefined): SqlType =>
@@ -248,82 +261,19 @@ function moreFunctions(): FunctionSpec[] {
     fn("JSON_QUERY", "scalar", [1, 2], STRINGS2, STRING),
     fn("JSON_EXTRACT", "scalar", [1, 2], STRINGS2, STRING),
     // numbers
-    fn(
-      "SAFE_DIVIDE",
-      "scalar",
-      [2, 2],
-      [
-        [0, ...NUM],
-        [1, ...NUM],
-      ],
-      FLOAT64,
-    ),
-    fn(
-      "ROUND",
-      "scalar",
-      [1, 2],
-      [
-        [0, ...NUM],
-        [1, "INT64"],
-      ],
-      FLOAT64,
-    ),
-    fn(
-      "TRUNC",
-      "scalar",
-      [1, 2],
-      [
-        [0, ...NUM],
-        [1, "INT64"],
-      ],
-      FLOAT64,
-    ),
-    fn(
-      "DIV",
-      "scalar",
-      [2, 2],
-      [
-        [0, "INT64"],
-        [1, "INT64"],
-      ],
-      INT64,
-    ),
-    fn(
-      "MOD",
-      "scalar",
-      [2, 2],
-      [
-        [0, "INT64"],
-        [1, "INT64"],
-      ],
-      INT64,
-    ),
+    fn("SAFE_DIVIDE", "scalar", [2, 2], NUMBERS2, FLOAT64),
+    fn("ROUND", "scalar", [1, 2], NUMBER_AND_DIGITS, FLOAT64),
+    fn("TRUNC", "scalar", [1, 2], NUMBER_AND_DIGITS, FLOAT64),
+    fn("DIV", "scalar", [2, 2], INTEGERS2, INT64),
+    fn("MOD", "scalar", [2, 2], INTEGERS2, INT64),
     fn("ABS", "scalar", [1, 1], [[0, ...NUM]], sameAsFirst),
     fn("SIGN", "scalar", [1, 1], [[0, ...NUM]], sameAsFirst),
     fn("FLOOR", "scalar", [1, 1], [[0, ...NUM]], FLOAT64),
     fn("CEIL", "scalar", [1, 1], [[0, ...NUM]], FLOAT64),
     fn("CEILING", "scalar", [1, 1], [[0, ...NUM]], FLOAT64),
     fn("SQRT", "scalar", [1, 1], [[0, ...NUM]], FLOAT64),
-    fn(
-      "POW",
-      "scalar",
-      [2, 2],
-      [
-        [0, ...NUM],
-        [1, ...NUM],
-      ],
-      FLOAT64,
-    ),
-    fn(
-      "POWER",
-      "scalar",
-      [2, 2],
-      [
-        [0, ...NUM],
-        [1, ...NUM],
-      ],
-      FLOAT64,
-    ),
+    fn("POW", "scalar", [2, 2], NUMBERS2, FLOAT64),
+    fn("POWER", "scalar", [2, 2], NUMBERS2, FLOAT64),
     fn("LN", "scalar", [1, 1], [[0, ...NUM]], FLOAT64),
     fn("LOG10", "scalar", [1, 1], [[0, ...NUM]], FLOAT64),
     fn("EXP", "scalar", [1, 1], [[0, ...NUM]], FLOAT64),
