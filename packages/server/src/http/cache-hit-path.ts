@@ -178,14 +178,17 @@ export class CacheHitPath {
     if (id === undefined) return false;
     const route = this.#routes.get(id);
     if (route === undefined) return false;
-    if (route.expiresAtMs <= Date.now()) {
+    const nowMs = Date.now();
+    if (route.expiresAtMs <= nowMs) {
       this.#forget(id);
       return false;
     }
     const found = this.#deps.cache.peek(route.key);
     if (found === undefined) return false;
-    if (!(found instanceof Promise)) return this.#send(req, res, headers, route, found, started);
-    return found.then((entry) => entry !== undefined && this.#send(req, res, headers, route, entry, started));
+    if (!(found instanceof Promise)) return this.#send(req, res, headers, route, found, started, nowMs);
+    return found.then(
+      (entry) => entry !== undefined && this.#send(req, res, headers, route, entry, started, Date.now()),
+    );
   }
 
   #send(
@@ -195,18 +198,22 @@ export class CacheHitPath {
     route: HitRoute,
     entry: CacheEntry,
     started: number,
+    nowMs: number,
   ): true {
     const requestId = requestIdFor(headers.requestId);
     const cors = headers.origin ? this.#cors("GET", req.headers).headers : [];
     let sent: string[];
     if (cors.length === 0) {
       // the same entry in the same second sends the same headers but for the request id: reuse them
-      const age = ageSeconds(entry);
+      const age = ageSeconds(entry, nowMs);
       if (route.sent?.entry !== entry || route.sent.age !== age) {
         route.sent = {
           entry,
           age,
-          headers: flatHeaders([["X-Request-Id", ""]], answerHeaders(entry, "HIT", route.ignoredHeader)),
+          headers: flatHeaders(
+            [["X-Request-Id", ""]],
+            answerHeaders(entry, "HIT", route.ignoredHeader, nowMs),
+          ),
         };
       }
       sent = route.sent.headers;
@@ -214,12 +221,11 @@ export class CacheHitPath {
     } else {
       sent = flatHeaders(
         [["X-Request-Id", requestId], ...cors],
-        answerHeaders(entry, "HIT", route.ignoredHeader),
+        answerHeaders(entry, "HIT", route.ignoredHeader, nowMs),
       );
     }
     res.writeHead(200, sent);
     res.end(entry.body);
-    const nowMs = Date.now();
     if (nowMs - route.trackedAtMs >= RETRACK_MS) {
       route.trackedAtMs = nowMs;
       this.#deps.trackWarmKey(route.endpoint, route.spec);

@@ -38,7 +38,7 @@ export class Metrics {
     registers: [this.registry],
   });
 
-  /** counts kept in plain fields on hot paths, added to their counters when scraped */
+  /** per endpoint, the hit path's counts, added to their counters when scraped */
   readonly #pending = new Map<string, PendingCount>();
 
   readonly cacheRequests = new Counter({
@@ -101,14 +101,13 @@ export class Metrics {
    * and `qes_cache_fast_hits_total` whenever either is scraped.
    */
   fastHitCounters(endpoint: string): { inc(): void } {
-    const key = `fast-hit\0${endpoint}`;
-    let found = this.#pending.get(key);
+    let found = this.#pending.get(endpoint);
     if (found === undefined) {
       found = new PendingCount([
         [this.cacheRequests, { endpoint, outcome: "HIT" }],
         [this.fastHits, { endpoint }],
       ]);
-      this.#pending.set(key, found);
+      this.#pending.set(endpoint, found);
     }
     return found;
   }
