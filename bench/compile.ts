@@ -10,6 +10,7 @@ import { parseArgs } from "node:util";
 import { duckdbDialect } from "@qes/backend-duckdb";
 import { createPostgresBackend } from "@qes/backend-postgres";
 import {
+  BUILTIN_SOURCES,
   compileEndpoint,
   type Dialect,
   type EndpointDefinition,
@@ -20,7 +21,7 @@ import {
   parseSelect,
   widenSchema,
 } from "@qes/core";
-import { BUILTIN_ENDPOINTS_DIR, generateEvents, type SeedSource } from "@qes/server";
+import { BUILTIN_ENDPOINTS_DIR, generateEvents } from "@qes/server";
 import { consumerCases } from "../test/conformance/cases/consumer/index.ts";
 import { BENCH_NOW_MICROS } from "./lib/data.ts";
 import { isMain, printSection, type Section } from "./lib/report.ts";
@@ -116,18 +117,7 @@ export async function runCompileBenchmark(opts: CompileOptions): Promise<Section
 /** a schema with every field of the nine sources, inferred from seeded events */
 async function benchSchema(): Promise<LogSchema> {
   const sources: LogSchema["sources"] = {};
-  const names: SeedSource[] = [
-    "cloudflare.logs.prod",
-    "postgres.logs",
-    "deno-relay-logs",
-    "deno-subhosting-events",
-    "gotrue.logs.prod",
-    "realtime.logs.prod",
-    "storage.logs.prod.2",
-    "postgREST.logs.prod",
-    "pgbouncer.logs.prod",
-  ];
-  for (const name of names) {
+  for (const name of BUILTIN_SOURCES) {
     const source = newSourceSchema(name);
     let i = 0;
     for (const line of generateEvents(name, 2000, 7, BENCH_NOW_MICROS)) {
