@@ -87,6 +87,12 @@ const NUMBER_AND_DIGITS: Array<[number, ...ScalarType[]]> = [
   [0, ...NUM],
   [1, "INT64"],
 ];
+/** a string, then a position and a length (SUBSTR, SUBSTRING) */
+const STRING_AND_POSITIONS: Array<[number, ...ScalarType[]]> = [
+  [0, "STRING"],
+  [1, "INT64"],
+  [2, "INT64"],
+];
 const INTEGERS2: Array<[number, ...ScalarType[]]> = [
   [0, "INT64"],
   [1, "INT64"],
@@ -202,28 +208,8 @@ function moreFunctions(): FunctionSpec[] {
     fn("REGEXP_EXTRACT", "scalar", [2, 2], STRINGS2, STRING, { patternArgs: [1] }),
     fn("REGEXP_REPLACE", "scalar", [3, 3], STRINGS3, STRING, { patternArgs: [1] }),
     fn("CONTAINS_SUBSTR", "scalar", [2, 2], STRINGS2, BOOL),
-    fn(
-      "SUBSTR",
-      "scalar",
-      [2, 3],
-      [
-        [0, "STRING"],
-        [1, "INT64"],
-        [2, "INT64"],
-      ],
-      STRING,
-    ),
-    fn(
-      "SUBSTRING",
-      "scalar",
-      [2, 3],
-      [
-        [0, "STRING"],
-        [1, "INT64"],
-        [2, "INT64"],
-      ],
-      STRING,
-    ),
+    fn("SUBSTR", "scalar", [2, 3], STRING_AND_POSITIONS, STRING),
+    fn("SUBSTRING", "scalar", [2, 3], STRING_AND_POSITIONS, STRING),
     fn("SPLIT", "scalar", [1, 2], STRINGS2, nativeArray("STRING")),
     fn("TRIM", "scalar", [1, 2], STRINGS2, STRING),
     fn("LTRIM", "scalar", [1, 2], STRINGS2, STRING),
