@@ -4,6 +4,7 @@ import {
   bindRequestParams,
   builtinLogSchema,
   compileEndpoint,
+  type Dialect,
   type EndpointDefinition,
   type LogSchema,
   parseEvent,
@@ -117,5 +118,94 @@ describe("parsing limits and names", () => {
   it("shows a string used as a table name as written, not as its internal placeholder", () => {
     const ep = endpoint('select 1 from "edge"');
     expect(() => compileEndpoint(ep, { schema, dialect: duckdbDialect })).toThrow(/'edge'/);
+  });
+});
+
+describe("wide and long queries", () => {
+  const union = (n: number, op = "union all") =>
+    Array.from({ length: n }, (_, i) => `select ${i} as x`).join(` ${op} `);
+
+  it("writes a chain of set operations flat, without one level of parentheses per branch", () => {
+    const { sql } = compileEndpoint(endpoint(union(3)), { schema, dialect: duckdbDialect });
+    expect(sql).toMatch(/\(SELECT [^\n]*\)\nUNION ALL\n\(SELECT [^\n]*\)\nUNION ALL\n\(SELECT [^\n]*\)/);
+    expect(sql).not.toContain("((SELECT");
+  });
+
+  it("keeps the links of another operator grouped as BigQuery reads them, left to right", () => {
+    const ep = endpoint(
+      "select 1 as x union all select 2 as x union distinct select 3 as x union all select 4 as x",
+    );
+    const { sql } = compileEndpoint(ep, { schema, dialect: duckdbDialect });
+    expect(sql).toMatch(
+      /\(\(SELECT [^\n]*\)\nUNION ALL\n\(SELECT [^\n]*\)\)\nUNION DISTINCT\n\(SELECT [^\n]*\)\)\nUNION ALL\n\(SELECT /,
+    );
+  });
+
+  it("compiles the longest chain allowed (256 branches) on every dialect", () => {
+    for (const dialect of [duckdbDialect, postgresDialect]) {
+      const { sql } = compileEndpoint(endpoint(union(256)), { schema, dialect });
+      expect(sql.split("\nUNION ALL\n")).toHaveLength(256);
+    }
+  });
+
+  it.each([
+    ["3,000 UNION ALL branches", union(3000), "A set operation joins 3000 queries; the limit is 256."],
+    ["257 EXCEPT DISTINCT branches", union(257, "except distinct"), "joins 257 queries"],
+    [
+      "3,000 columns",
+      `select ${Array.from({ length: 3000 }, (_, i) => `'s${i}' as c${i}`).join(", ")}`,
+      "The SELECT list has 3000 columns; the limit is 1000.",
+    ],
+  ])("refuses %s as sql_too_complex, where it threw a 500 before", (_name, sql, message) => {
+    expect(() => compileEndpoint(endpoint(sql), { schema, dialect: duckdbDialect })).toThrow(
+      expect.objectContaining({ code: "sql_too_complex", message: expect.stringContaining(message) }),
+    );
+  });
+});
+
+describe("redaction consumer SQL cannot undo", () => {
+  const ep = endpoint(
+    "with a as (select event_message as m, metadata, 1 as n from `cloudflare.logs.prod`), b as (select m, n from a where m != '') select m from b",
+  );
+  const compile = (consumerSql: string | undefined, redact: boolean, dialect: Dialect = duckdbDialect) =>
+    compileEndpoint(ep, {
+      schema,
+      dialect,
+      redact,
+      ...(consumerSql === undefined ? {} : { consumerSql }),
+    }).sql;
+  const finalFrom = (sql: string) => /\nFROM "(q\d+)" AS "r\d+"\nLIMIT [^\n]*$/.exec(sql)?.[1] ?? sql;
+
+  it("reads a stored CTE through a redacting CTE; stored CTEs still read each other as they are", () => {
+    const plain = compile("select m, n from b", false);
+    const redacted = compile("select m, n from b", true);
+    expect(plain).not.toContain("regexp_replace");
+    // one wrapper: b's (a's is not read by the consumer, so it is not emitted); INT64 n untouched
+    expect(redacted.match(/regexp_replace\(/g)).toHaveLength(1);
+    const wrapper = finalFrom(redacted);
+    expect(wrapper).not.toBe(finalFrom(plain));
+    expect(redacted).toMatch(
+      new RegExp(
+        `"${wrapper}" AS \\(\\nSELECT regexp_replace\\(CAST\\("__r"\\."c0" AS VARCHAR\\), '[^']+', 'REDACTED', 'g'\\) AS "c0", "__r"\\."c1" AS "c1"\\nFROM "${finalFrom(plain)}" AS "__r"`,
+      ),
+    );
+  });
+
+  it("redacts the hidden columns consumer SQL adds to a stored CTE, and whole records as JSON text", () => {
+    const redacted = compile(
+      "select metadata[0].request[0].path as p, metadata from a",
+      true,
+      postgresDialect,
+    );
+    // the path (a hidden column of a) and the record's JSON text: two columns, both redacted,
+    // with the pattern PostgreSQL reads (word boundaries as \y)
+    expect(redacted.match(/regexp_replace\(CAST\(/g)).toHaveLength(3);
+    expect(redacted).toContain("\\y");
+    expect(redacted).not.toContain("\\b");
+  });
+
+  it("changes nothing without consumer SQL, and is part of the compiled query's cache key", () => {
+    expect(compile(undefined, true)).toBe(compile(undefined, false));
+    expect(compile("select m from b", false)).not.toBe(compile("select m from b", true));
   });
 });

@@ -59,7 +59,7 @@ describe("PII redaction", () => {
     expect(meta.near_list).toEqual(NEAR_MISSES);
     expect(meta.hops).toEqual([
       { address: "REDACTED", note: "first hop 12:34:56" },
-      { address: "REDACTED", note: "v1.2.3.4" },
+      { address: "REDACTED", note: "vREDACTED" },
     ]);
     expect(meta.request[0].headers[0]).toEqual({
       x_real_ip: "REDACTED",

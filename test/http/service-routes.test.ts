@@ -42,7 +42,7 @@ describe("health, readiness and metrics", () => {
     await call(`${server.url}/api/endpoints/query/usage.api-counts?interval=daily&project=alpha`, {
       headers: auth,
     });
-    const res = await call(`${server.url}/metrics`);
+    const res = await call(`${server.url}/metrics`, { headers: auth });
     expect(res.status).toBe(200);
     expect(res.headers.get("content-type")).toMatch(/^text\/plain/);
     const sum = (name: string, labels: Record<string, string>) => metricSum(res.text, name, labels);

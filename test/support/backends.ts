@@ -1,6 +1,7 @@
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { createClickhouseBackend } from "@qes/backend-clickhouse";
 import { createDuckdbBackend } from "@qes/backend-duckdb";
 import { createPostgresBackend, dropPostgresStorage } from "@qes/backend-postgres";
 import type { Backend } from "@qes/core";
@@ -20,11 +21,18 @@ export interface BackendFixture {
   create(): Promise<BackendHandle>;
 }
 
+/**
+ * chDB binds one data directory per process: every ClickHouse fixture of a test process shares
+ * this one, each in a database of its own; the directory goes when the process exits.
+ */
+const CHDB_TEST_PATH = join(tmpdir(), `qes-chdb-test-${process.pid}`);
+let chdbCleanup = false;
+
 let counter = 0;
 const unique = (prefix: string) => `${prefix}_${process.pid}_${Date.now().toString(36)}_${counter++}`;
 
 /** Every backend the endpoint and SQL tests run on: a new backend joins by adding one entry. */
-export const BACKENDS: BackendFixture[] = [
+const ALL_BACKENDS: BackendFixture[] = [
   {
     name: "duckdb",
     async create() {
@@ -55,4 +63,29 @@ export const BACKENDS: BackendFixture[] = [
       };
     },
   },
+  {
+    name: "clickhouse",
+    async create() {
+      if (!chdbCleanup) {
+        chdbCleanup = true;
+        process.once("exit", () => rmSync(CHDB_TEST_PATH, { recursive: true, force: true }));
+      }
+      const backend = createClickhouseBackend({ path: CHDB_TEST_PATH, database: unique("qes_t") });
+      await backend.init();
+      return {
+        backend,
+        async dispose() {
+          await backend.close();
+        },
+      };
+    },
+  },
 ];
+
+/**
+ * Backends the shared suites run on. ClickHouse joins when `QES_TEST_CLICKHOUSE=1` until its
+ * dialect is complete (then unconditionally).
+ */
+export const BACKENDS: BackendFixture[] = ALL_BACKENDS.filter(
+  (b) => b.name !== "clickhouse" || process.env.QES_TEST_CLICKHOUSE === "1",
+);

@@ -6,17 +6,25 @@ import {
   type BoundValues,
   type CompiledQuery,
   type ExecuteOptions,
+  type IngestBatch,
+  type IngestResult,
   iterateLinesNow,
   type LoadOptions,
   type LoadSummary,
   type LogSchema,
   QesError,
   type QueryResult,
+  type RetentionPolicy,
+  type RetentionReport,
+  type SourceSchema,
+  type SourceStats,
 } from "@qes/core";
-import { type DuckdbConfig, duckdbInstanceOptions } from "./duckdb-config.ts";
+import { DUCKDB_DEFAULTS, type DuckdbConfig, duckdbInstanceOptions } from "./duckdb-config.ts";
 import { duckdbDialect } from "./duckdb-dialect.ts";
 import { executeOnDuckdb } from "./duckdb-executor.ts";
+import { ingestIntoDuckdb } from "./duckdb-ingest.ts";
 import { loadIntoDuckdb } from "./duckdb-loader.ts";
+import { applyDuckdbRetention, duckdbSourceStats } from "./duckdb-retention.ts";
 import { initStorage, readLogSchema } from "./duckdb-storage.ts";
 
 /**
@@ -39,6 +47,12 @@ function storeLocked(path: string, detail: string, cause?: unknown): QesError {
 class DuckdbBackend implements Backend {
   readonly name = "duckdb";
   readonly dialect = duckdbDialect;
+  /**
+   * A running query holds one of Node's libuv pool threads (UV_THREADPOOL_SIZE, 4 by default) for
+   * its whole run, and files, DNS and crypto queue behind them: keep one free. More queries than
+   * DuckDB threads only interleave.
+   */
+  readonly queryConcurrency: number;
   private instance: DuckDBInstance | undefined;
   /** init and loads; queries and health checks use connections of their own */
   private admin: DuckDBConnection | undefined;
@@ -48,6 +62,11 @@ class DuckdbBackend implements Backend {
   private readonly file: string | null;
 
   constructor(private readonly config: DuckdbConfig) {
+    const uvPool = Number(process.env.UV_THREADPOOL_SIZE) || 4;
+    this.queryConcurrency = Math.max(
+      1,
+      Math.min(Math.max(2, config.threads ?? DUCKDB_DEFAULTS.threads), uvPool - 1),
+    );
     this.file = config.path === ":memory:" || config.path === "" ? null : resolve(config.path);
   }
 
@@ -111,24 +130,54 @@ class DuckdbBackend implements Backend {
     opts?: LoadOptions,
   ): Promise<LoadSummary> {
     const pending = iterateLinesNow(lines);
-    const run = async (): Promise<LoadSummary> => {
+    return this.write(async (admin, schema) => {
+      const outcome = await loadIntoDuckdb(admin, schema, source, pending, opts);
+      if (outcome.schema) this.adopt([outcome.schema.source], outcome.schema.version);
+      return outcome.summary;
+    });
+  }
+
+  ingest(batches: readonly IngestBatch[]): Promise<IngestResult[]> {
+    return this.write(async (admin, schema) => {
+      const outcome = await ingestIntoDuckdb(admin, schema, batches);
+      if (outcome.schema) this.adopt(outcome.schema.sources, outcome.schema.version);
+      return outcome.results;
+    });
+  }
+
+  applyRetention(policy: RetentionPolicy, nowMicros: bigint): Promise<RetentionReport[]> {
+    return this.write((admin, schema) => applyDuckdbRetention(admin, schema, policy, nowMicros));
+  }
+
+  async sourceStats(): Promise<SourceStats[]> {
+    const { instance, schema } = this.ready();
+    const conn = await instance.connect();
+    try {
+      return await duckdbSourceStats(conn, schema);
+    } finally {
+      conn.closeSync();
+    }
+  }
+
+  /** Writes share one connection and one schema: run them one at a time, in call order. */
+  private write<T>(work: (admin: DuckDBConnection, schema: LogSchema) => Promise<T>): Promise<T> {
+    const run = async (): Promise<T> => {
       const { admin, schema } = this.ready();
       if (this.config.readOnly)
         throw new QesError("backend_unavailable", "the DuckDB store is open read-only");
-      const outcome = await loadIntoDuckdb(admin, schema, source, pending, opts);
-      if (outcome.schema) {
-        const now = this.current!;
-        this.current = {
-          version: outcome.schema.version,
-          sources: { ...now.sources, [source]: outcome.schema.source },
-        };
-      }
-      return outcome.summary;
+      return work(admin, schema);
     };
-    // Loads share one connection and one schema: run them one at a time.
     const result = this.loads.then(run, run);
     this.loads = result.catch(() => {});
     return result;
+  }
+
+  /** Takes committed source schemas into the in-memory model. */
+  private adopt(sources: readonly SourceSchema[], version: number): void {
+    const now = this.current!;
+    const next = { ...now.sources };
+    for (const source of sources) next[source.name] = source;
+    this.current = { version, sources: next };
   }
 
   async execute(query: CompiledQuery, values: BoundValues, opts: ExecuteOptions): Promise<QueryResult> {

@@ -1,19 +1,23 @@
 import {
+  ADDRESS_PATTERN,
   type CallExpr,
   DEFAULT_FUNCTIONS,
   type FormatSpec,
-  type FunctionEmitter,
+  type FunctionTable,
   formatCall,
   jsonPathKeys,
   literalArg,
   MAX_GENERATED_ELEMENTS,
   microsPer,
   QesError,
+  REDACTED,
   rename,
   type ScalarType,
   SqlEmitter,
   type SqlType,
   truncate,
+  weekNumberNumerator,
+  weekStartDay,
 } from "@qes/core";
 import { duckdbColumnType } from "./duckdb-storage.ts";
 import {
@@ -49,8 +53,8 @@ const INTERVAL_FN: Record<string, string> = {
 
 /** DuckDB: RE2 regular expressions and BigQuery-like functions; most rows are renames. */
 export class DuckdbDialect extends SqlEmitter {
-  readonly name = "duckdb";
-  readonly functions: Record<string, FunctionEmitter> = {
+  readonly name: string = "duckdb";
+  readonly functions: FunctionTable = {
     ...DEFAULT_FUNCTIONS,
     // count_if over no rows is NULL in DuckDB; BigQuery's COUNTIF is 0.
     COUNTIF: ([c], call) => `coalesce(CAST(count_if(${c})${this.overOf(call)} AS BIGINT), 0)`,
@@ -85,7 +89,16 @@ export class DuckdbDialect extends SqlEmitter {
     TIMESTAMP_SECONDS: ([n]) => `make_timestamp(${n} * 1000000)`,
     TIMESTAMP_DIFF: ([a, b], call) =>
       `CAST(trunc((epoch_us(${a}) - epoch_us(${b})) / ${microsPer(call, 2)}) AS BIGINT)`,
-    DATE_DIFF: ([a, b, part]) => `date_diff(${part}, ${b}, ${a})`,
+    // BigQuery counts the part's boundaries crossed from b to a; DuckDB's weeks start on Monday
+    DATE_DIFF: ([a, b, part], call) => {
+      const name = call.args[2]?.k === "datepart" ? call.args[2].part : "";
+      if (weekStartDay(name)) {
+        const start = (d: string) => truncate(d, { ...call, args: [call.args[0]!, call.args[2]!] }, this);
+        return `CAST(date_diff('day', ${start(b!)}, ${start(a!)}) // 7 AS BIGINT)`;
+      }
+      if (name === "ISOYEAR") return `CAST(isoyear(${a}) - isoyear(${b}) AS BIGINT)`;
+      return `date_diff(${part}, ${b}, ${a})`;
+    },
     FORMAT_TIMESTAMP: ([, ts, zone], call) =>
       formatTimestampSql(
         literalArg(call, 0, "its format"),
@@ -159,6 +172,15 @@ export class DuckdbDialect extends SqlEmitter {
     __JSON_OBJECT: (args, call) =>
       `CAST(json_object(${args.map((a, i) => (i % 2 === 1 && isJsonText(call, i) ? `json(${a})` : a)).join(", ")}) AS VARCHAR)`,
     __JSON_ARRAY: (args) => `CAST(json_array(${args.map((a) => `json(${a})`).join(", ")}) AS VARCHAR)`,
+    // RE2 reads the address pattern as written; JSON text is redacted as text (its strings hold
+    // every address), lists element by element
+    __REDACT_ADDRESSES: ([v], call) => {
+      const replace = (text: string) =>
+        `regexp_replace(${text}, ${this.stringLiteral(ADDRESS_PATTERN)}, ${this.stringLiteral(REDACTED)}, 'g')`;
+      return isNative(call, 0)
+        ? `list_transform(${v}, __s -> ${replace("__s")})`
+        : replace(`CAST(${v} AS VARCHAR)`);
+    },
   };
 
   private formatSpec(x: string, type: SqlType, s: FormatSpec): string {
@@ -185,6 +207,11 @@ export class DuckdbDialect extends SqlEmitter {
       default:
         return printf(`${head}s`, this.cast(x, type, "STRING"));
     }
+  }
+
+  // DuckDB divides by zero to Infinity or NULL; BigQuery (and PostgreSQL) raise
+  override divisor(sql: string): string {
+    return `CASE WHEN ${sql} = 0 THEN error('division by zero') ELSE ${sql} END`;
   }
 
   override cast(expr: string, from: SqlType, to: ScalarType): string {
@@ -338,13 +365,14 @@ function duckdbExtract(call: CallExpr, ts: string): string {
     case "ISOYEAR":
       return `isoyear(${ts})`;
     case "WEEK":
-      // BigQuery WEEK: weeks starting on Sunday; days before the year's first Sunday are week 0.
-      return `CAST((dayofyear(${ts}) + 6 - dayofweek(${ts})) // 7 AS BIGINT)`;
+      return `CAST(${weekNumberNumerator(`dayofyear(${ts})`, `dayofweek(${ts})`, part)} // 7 AS BIGINT)`;
     case "MICROSECOND":
       return `(microsecond(${ts}) % 1000000)`;
     case "MILLISECOND":
       return `(millisecond(${ts}) % 1000)`;
     default:
+      if (part.startsWith("WEEK("))
+        return `CAST(${weekNumberNumerator(`dayofyear(${ts})`, `dayofweek(${ts})`, part)} // 7 AS BIGINT)`;
       return `CAST(extract(${part.toLowerCase()} FROM ${ts}) AS BIGINT)`;
   }
 }

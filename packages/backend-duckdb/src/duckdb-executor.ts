@@ -5,6 +5,7 @@ import {
   type ExecuteOptions,
   QesError,
   type QueryResult,
+  userSqlError,
   type WireValue,
 } from "@qes/core";
 import { duckdbRowToWire } from "./duckdb-values.ts";
@@ -28,7 +29,15 @@ export function duckdbQueryError(e: unknown): QesError {
   if (message.startsWith("TransactionContext Error") && /read-only/.test(message)) {
     return new QesError("statement_not_allowed", "queries are read-only", { cause: e });
   }
-  if (SQL_ERROR.test(message)) return new QesError("sql_invalid", message, { cause: e });
+  if (SQL_ERROR.test(message)) return userSqlError(message, e);
+  // the query's own size against QES_DUCKDB_MEMORY_LIMIT (a 3,000-column sort was a 500)
+  if (message.startsWith("Out of Memory Error")) {
+    return new QesError(
+      "sql_too_complex",
+      "The query needs more memory than the engine may use (QES_DUCKDB_MEMORY_LIMIT); select fewer columns or rows.",
+      { cause: e },
+    );
+  }
   return new QesError("internal", `DuckDB: ${message}`, { cause: e });
 }
 

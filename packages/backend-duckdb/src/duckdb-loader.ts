@@ -30,6 +30,7 @@ import {
   parseEvent,
   type SchemaChange,
   type SourceSchema,
+  schemaCoversEvent,
   widenSchema,
 } from "@qes/core";
 import {
@@ -110,7 +111,7 @@ function writeStrings(chunk: DuckDBDataChunk, column: number, rows: ColumnValue[
  * Appends flattened events to one table through DataChunks. Its column order follows the table's
  * actual column order, read from the catalogue after every change.
  */
-class ChunkWriter {
+export class ChunkWriter {
   private appender: DuckDBAppender | undefined;
   private flattener!: EventFlattener;
   /** for each table column, the index into the flattener's values */
@@ -219,7 +220,9 @@ export async function loadIntoDuckdb(
       bytes += Buffer.byteLength(line) + 1;
       const event = parseEvent(line, lineNumber, now);
       if (event === null) continue;
-      const changes: SchemaChange[] = widenSchema(schema, event.body);
+      const changes: SchemaChange[] = schemaCoversEvent(schema.fields, event.body)
+        ? []
+        : widenSchema(schema, event.body);
       if (changes.length > 0) {
         // Events before this one were flattened for the old layout: write them first.
         writer.close();

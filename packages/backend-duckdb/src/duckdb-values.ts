@@ -14,7 +14,7 @@ import {
   type DuckDBValue,
 } from "@duckdb/node-api";
 import type { NormalisedValue, OutputColumn, WireValue } from "@qes/core";
-import { toWireValue } from "@qes/core";
+import { emptyWireRow, toWireValue } from "@qes/core";
 
 /**
  * DuckDB result values → core's normalised values (see `NormalisedValue` in core's
@@ -50,7 +50,7 @@ export function normaliseDuckdbValue(value: DuckDBValue): NormalisedValue {
 
 /** One result row → wire values keyed by the compiled query's output columns, in order. */
 export function duckdbRowToWire(columns: readonly OutputColumn[], values: readonly DuckDBValue[]) {
-  const row: Record<string, WireValue> = {};
+  const row = emptyWireRow();
   for (let i = 0; i < columns.length; i++) {
     const column = columns[i]!;
     row[column.name] = toWireValue(column.type, normaliseDuckdbValue(values[i] ?? null));

@@ -140,3 +140,30 @@ describe("limits", () => {
     expect(backend.executedQueries()).toBe(before + 1);
   });
 });
+
+describe("a query larger than the memory limit", () => {
+  // Issue 12: DuckDB's "Out of Memory Error" (a 3,000-column select over a sorted CTE) was a 500;
+  // it is the query's size, answered 422 sql_too_complex.
+  it("is sql_too_complex, and the engine answers the next query", async () => {
+    const small = createDuckdbBackend({
+      path: join(tmp.dir, "small.duckdb"),
+      threads: 1,
+      memoryLimit: "32MB",
+    });
+    await small.init();
+    try {
+      const big = handQuery(
+        "select len(l) as n from (select list(repeat('x', 200) || i) as l from range(3000000) t(i))",
+        [{ name: "n", type: { kind: "scalar", type: "INT64" } }],
+      );
+      const e = await small.execute(big, [], run).catch((err: unknown) => err);
+      expect(e).toBeInstanceOf(QesError);
+      expect((e as QesError).code).toBe("sql_too_complex");
+      expect((e as QesError).message).toContain("QES_DUCKDB_MEMORY_LIMIT");
+      await small.load("cloudflare.logs.prod", ['{"event_message":"x"}']);
+      expect((await small.execute(count, [], run)).rows).toEqual([{ n: 1 }]);
+    } finally {
+      await small.close();
+    }
+  });
+});

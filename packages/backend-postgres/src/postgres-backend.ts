@@ -3,11 +3,16 @@ import {
   type BoundValues,
   type CompiledQuery,
   type ExecuteOptions,
+  type IngestBatch,
+  type IngestResult,
   type LoadOptions,
   type LoadSummary,
   type LogSchema,
   QesError,
   type QueryResult,
+  type RetentionPolicy,
+  type RetentionReport,
+  type SourceStats,
 } from "@qes/core";
 import { Kysely, PostgresDialect } from "kysely";
 import pg from "pg";
@@ -18,10 +23,12 @@ import {
 } from "./postgres-config.ts";
 import { postgresDialect } from "./postgres-dialect.ts";
 import { toQesError } from "./postgres-errors.ts";
-import { createQueryPool, PostgresExecutor } from "./postgres-executor.ts";
+import { createQueryPool, ignoreErrorsOfCheckedOutClients, PostgresExecutor } from "./postgres-executor.ts";
+import { ingestEvents } from "./postgres-ingest.ts";
 import { loadEvents } from "./postgres-loader.ts";
 import { migrateStorage } from "./postgres-migrations.ts";
 import { ensureReaderRole, grantSchemaUsage, readerPasswordFor } from "./postgres-query-role.ts";
+import { applyPostgresRetention, postgresSourceStats, retentionLockKey } from "./postgres-retention.ts";
 import { advisoryKey } from "./postgres-sql.ts";
 import {
   ensureBuiltinSources,
@@ -43,6 +50,10 @@ export class PostgresBackend implements Backend {
   readonly name = "postgres";
   readonly dialect = postgresDialect;
   readonly config: ResolvedPostgresConfig;
+  /** one query per pooled connection: admitting no more than the pool never waits for a connection */
+  get queryConcurrency(): number {
+    return this.config.pool;
+  }
 
   private readonly ownerPool: pg.Pool;
   private readonly queryPool: pg.Pool;
@@ -62,6 +73,7 @@ export class PostgresBackend implements Backend {
       options: "-c TimeZone=UTC -c DateStyle=ISO",
     });
     this.ownerPool.on("error", () => undefined);
+    ignoreErrorsOfCheckedOutClients(this.ownerPool);
     this.db = new Kysely<any>({ dialect: new PostgresDialect({ pool: this.ownerPool }) });
     this.queryPool = createQueryPool(this.config);
     this.executor = new PostgresExecutor(this.queryPool, this.config);
@@ -169,6 +181,59 @@ export class PostgresBackend implements Backend {
     const result = await loadEvents(this.ownerPool, this.config, source, lines, opts);
     if (result.schemaChanged) await this.refreshSchema(true);
     return result.summary;
+  }
+
+  async ingest(batches: readonly IngestBatch[]): Promise<IngestResult[]> {
+    const result = await ingestEvents(this.ownerPool, this.config, batches);
+    if (result.schemaChanged) await this.refreshSchema(true);
+    return result.results;
+  }
+
+  /**
+   * Runs retention unless another instance is running it right now (a session advisory lock):
+   * then it returns no reports, as the other run does the work.
+   */
+  async applyRetention(policy: RetentionPolicy, nowMicros: bigint): Promise<RetentionReport[]> {
+    let client: pg.PoolClient;
+    try {
+      client = await this.ownerPool.connect();
+    } catch (e) {
+      throw toQesError(e, "connecting to apply retention");
+    }
+    const key = retentionLockKey(this.config.schema);
+    let broken = false;
+    try {
+      const { rows } = await client.query<{ locked: boolean }>(
+        "select pg_try_advisory_lock($1::bigint) as locked",
+        [key],
+      );
+      if (!rows[0]?.locked) return [];
+      try {
+        return await applyPostgresRetention(
+          client,
+          this.config.schema,
+          await this.refreshSchema(true),
+          policy,
+          nowMicros,
+        );
+      } finally {
+        await client.query("select pg_advisory_unlock($1::bigint)", [key]).catch(() => {
+          broken = true;
+        });
+      }
+    } catch (e) {
+      throw toQesError(e, "applying retention");
+    } finally {
+      client.release(broken);
+    }
+  }
+
+  async sourceStats(): Promise<SourceStats[]> {
+    try {
+      return await postgresSourceStats(this.ownerPool, this.config.schema, await this.schema());
+    } catch (e) {
+      throw toQesError(e, "reading source statistics");
+    }
   }
 
   execute(query: CompiledQuery, values: BoundValues, opts: ExecuteOptions): Promise<QueryResult> {

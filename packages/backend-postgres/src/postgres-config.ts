@@ -76,36 +76,6 @@ export function userOfUrl(url: string): string {
   return user === "" ? (process.env.PGUSER ?? process.env.USER ?? "postgres") : user;
 }
 
-function positiveInt(value: string | undefined, variable: string, fallback: number): number {
-  if (value === undefined || value === "") return fallback;
-  if (!/^\d+$/.test(value) || Number(value) < 1) {
-    throw new QesError("invalid_config", `${variable} must be a positive integer, got "${value}"`);
-  }
-  return Number(value);
-}
-
-/** Reads the backend's configuration from the environment (DESIGN.md §8); a bad value names its variable. */
-export function postgresConfigFromEnv(env: NodeJS.ProcessEnv = process.env): PostgresBackendConfig {
-  const url = env.QES_POSTGRES_URL || DEFAULT_POSTGRES_URL;
-  parseUrl(url, "QES_POSTGRES_URL");
-  const schema = validateSchemaName(env.QES_POSTGRES_SCHEMA || DEFAULT_POSTGRES_SCHEMA);
-  const config: PostgresBackendConfig = {
-    url,
-    schema,
-    pool: positiveInt(env.QES_POSTGRES_POOL, "QES_POSTGRES_POOL", DEFAULT_POSTGRES_POOL),
-    statementTimeoutMs: positiveInt(
-      env.QES_QUERY_TIMEOUT_MS,
-      "QES_QUERY_TIMEOUT_MS",
-      DEFAULT_STATEMENT_TIMEOUT_MS,
-    ),
-  };
-  if (env.QES_POSTGRES_QUERY_URL) {
-    parseUrl(env.QES_POSTGRES_QUERY_URL, "QES_POSTGRES_QUERY_URL");
-    config.queryUrl = env.QES_POSTGRES_QUERY_URL;
-  }
-  return config;
-}
-
 /** The configuration with defaults filled in and every value checked. */
 export interface ResolvedPostgresConfig {
   url: string;

@@ -1,8 +1,9 @@
 import {
+  ADDRESS_PATTERN,
   type CallExpr,
   DEFAULT_FUNCTIONS,
   type FormatSpec,
-  type FunctionEmitter,
+  type FunctionTable,
   formatCall,
   formatTimestampMicros,
   jsonPathKeys,
@@ -10,13 +11,16 @@ import {
   MAX_GENERATED_ELEMENTS,
   microsPer,
   QesError,
+  REDACTED,
   rename,
   type ScalarType,
   SqlEmitter,
   type SqlType,
-  toPostgresRegex,
   truncate,
+  weekNumberNumerator,
+  weekStartDay,
 } from "@qes/core";
+import { PATTERN_TOKEN, toPostgresRegex } from "./postgres-regex.ts";
 import { PG_COLUMN_TYPES } from "./postgres-storage.ts";
 import { formatTimestampSql, translateTimeFormat } from "./postgres-time-format.ts";
 
@@ -48,8 +52,16 @@ const TIMESTAMP_TEXT =
  */
 export class PostgresDialect extends SqlEmitter {
   readonly name = "postgres";
-  readonly regexSyntax = "postgres" as const;
-  readonly functions: Record<string, FunctionEmitter> = {
+  override get engineName(): string {
+    return "PostgreSQL";
+  }
+
+  /** RE2 pattern parameters are bound in RE2's newline behaviour (postgres-regex.ts). */
+  bindPattern(pattern: string): string {
+    return toPostgresRegex(pattern);
+  }
+
+  readonly functions: FunctionTable = {
     ...DEFAULT_FUNCTIONS,
     COUNTIF: ([c]) => `count(*) FILTER (WHERE ${c})`,
     LENGTH: rename("char_length"),
@@ -98,6 +110,8 @@ export class PostgresDialect extends SqlEmitter {
         ? `bool_or(${args[0]})`
         : `max(${this.ordered(args[0]!, call.type)})`,
     APPROX_COUNT_DISTINCT: ([x]) => `count(DISTINCT ${x})`,
+    // ntile takes an integer on PostgreSQL; BigQuery's argument is INT64
+    NTILE: ([n]) => `ntile(CAST(${n} AS integer))`,
     LAG: (args, call) => this.shiftCall("lag", args, call),
     LEAD: (args, call) => this.shiftCall("lead", args, call),
     UNIX_MILLIS: ([ts]) => `CAST(floor(extract(epoch FROM ${ts}) * 1000) AS bigint)`,
@@ -105,13 +119,23 @@ export class PostgresDialect extends SqlEmitter {
     TIMESTAMP_MILLIS: ([n]) => `(TIMESTAMPTZ 'epoch' + ${n} * INTERVAL '1 millisecond')`,
     TIMESTAMP_SECONDS: ([n]) => `(TIMESTAMPTZ 'epoch' + ${n} * INTERVAL '1 second')`,
     TIMESTAMP_DIFF: ([a, b], call) => `((${this.micros(a!)} - ${this.micros(b!)}) / ${microsPer(call, 2)})`,
+    // BigQuery counts the part's boundaries crossed from b to a
     DATE_DIFF: ([a, b], call) => {
       const part = call.args[2]?.k === "datepart" ? call.args[2].part : "";
       if (part === "DAY") return `CAST(${a} - ${b} AS bigint)`;
+      if (weekStartDay(part)) {
+        const start = (d: string) =>
+          `CAST(${truncate(d!, { ...call, args: [call.args[0]!, call.args[2]!] }, this)} AS date)`;
+        return `CAST((${start(a!)} - ${start(b!)}) / 7 AS bigint)`;
+      }
       const months = (d: string) => `(extract(year FROM ${d}) * 12 + extract(month FROM ${d}))`;
       if (part === "MONTH") return `CAST(${months(a!)} - ${months(b!)} AS bigint)`;
+      const quarters = (d: string) => `(extract(year FROM ${d}) * 4 + extract(quarter FROM ${d}))`;
+      if (part === "QUARTER") return `CAST(${quarters(a!)} - ${quarters(b!)} AS bigint)`;
       if (part === "YEAR") return `CAST(extract(year FROM ${a}) - extract(year FROM ${b}) AS bigint)`;
-      throw new QesError("sql_invalid", `DATE_DIFF by ${part} is not supported on PostgreSQL.`);
+      if (part === "ISOYEAR")
+        return `CAST(extract(isoyear FROM ${a}) - extract(isoyear FROM ${b}) AS bigint)`;
+      throw new QesError("sql_invalid", `DATE_DIFF by ${part} is not supported.`);
     },
     FORMAT_TIMESTAMP: ([, ts, zone], call) =>
       formatTimestampSql(literalArg(call, 0, "its format"), ts!, zone, (x) => this.stringLiteral(x)),
@@ -202,6 +226,15 @@ export class PostgresDialect extends SqlEmitter {
       `CAST(json_build_object(${args.map((a, i) => (i % 2 === 1 && isJsonText(call, i) ? `CAST(${a} AS json)` : a)).join(", ")}) AS text)`,
     __JSON_ARRAY: (args) =>
       `CAST(json_build_array(${args.map((a) => `CAST(${a} AS json)`).join(", ")}) AS text)`,
+    // the address pattern as PostgreSQL reads it; JSON text is redacted as text (its strings hold
+    // every address), arrays element by element in their order
+    __REDACT_ADDRESSES: ([v], call) => {
+      const replace = (text: string) =>
+        `regexp_replace(${text}, ${this.stringLiteral(toPostgresRegex(ADDRESS_PATTERN))}, ${this.stringLiteral(REDACTED)}, 'g')`;
+      return isNative(call, 0)
+        ? `ARRAY(SELECT ${replace("e.v")} FROM unnest(${v}) WITH ORDINALITY AS e(v, n) ORDER BY e.n)`
+        : replace(`CAST(${v} AS text)`);
+    },
   };
 
   override readonly supportsQualify = false;
@@ -222,6 +255,15 @@ export class PostgresDialect extends SqlEmitter {
       case "f":
         text = `CAST(round(CAST(${x} AS numeric), ${s.precision ?? 6}) AS text)`;
         break;
+      case "e":
+      case "E": {
+        // to_char's EEEE formats a float8 as C's %.*e does, after a sign column (space or -)
+        const precision = s.precision ?? 6;
+        const mask = `9${precision > 0 ? `.${"9".repeat(precision)}` : ""}EEEE`;
+        text = `ltrim(to_char(CAST(${x} AS float8), ${this.stringLiteral(mask)}))`;
+        if (s.conversion === "E") text = `upper(${text})`;
+        break;
+      }
       case "s":
       case "t":
       case "T":
@@ -229,6 +271,10 @@ export class PostgresDialect extends SqlEmitter {
         break;
       default:
         throw new QesError("sql_invalid", `FORMAT %${s.conversion} is not supported on PostgreSQL.`);
+    }
+    if ("dieEf".includes(s.conversion) && (s.flags.includes("+") || s.flags.includes(" "))) {
+      const sign = s.flags.includes("+") ? "'+'" : "' '";
+      text = `(CASE WHEN ${x} >= 0 THEN ${sign} ELSE '' END || ${text})`;
     }
     if (s.width === undefined) return text;
     if (s.flags.includes("-")) return `rpad(${text}, greatest(${s.width}, char_length(${text})))`;
@@ -422,9 +468,6 @@ function validDateThen(text: string, then: string): string {
   return `CASE WHEN ${text} ~ ${TIMESTAMP_TEXT} THEN CASE WHEN ${day} <= ${lastDay} THEN ${then} END END`;
 }
 
-/** one token of an RE2 pattern as `toPostgresRegex` reads it: an escape pair, a bracket class, a character */
-const PATTERN_TOKEN = String.raw`(\\.|\[\^?\]?(?:\[:[a-z]+:\]|\\.|[^]\\])*\]|.)`;
-
 /**
  * A bare string literal is coerced while PostgreSQL parses the statement, before a CASE can
  * guard it; typed as text, it is converted at run time only where the CASE reaches it.
@@ -465,12 +508,14 @@ function postgresExtract(call: CallExpr, ts: string): string {
     case "ISOYEAR":
       return `CAST(extract(isoyear FROM ${local}) AS bigint)`;
     case "WEEK":
-      return `CAST(floor((extract(doy FROM ${local}) + 6 - extract(dow FROM ${local})) / 7) AS bigint)`;
+      return `CAST(floor(${weekNumberNumerator(`extract(doy FROM ${local})`, `extract(dow FROM ${local})`, part)} / 7) AS bigint)`;
     case "MICROSECOND":
       return `(CAST(extract(microseconds FROM ${local}) AS bigint) % 1000000)`;
     case "MILLISECOND":
       return `(CAST(floor(extract(milliseconds FROM ${local})) AS bigint) % 1000)`;
     default:
+      if (part.startsWith("WEEK("))
+        return `CAST(floor(${weekNumberNumerator(`extract(doy FROM ${local})`, `extract(dow FROM ${local})`, part)} / 7) AS bigint)`;
       // extract returns numeric with fractions (59.999999 seconds): lower parts are truncated.
       return `CAST(floor(extract(${part.toLowerCase()} FROM ${local})) AS bigint)`;
   }

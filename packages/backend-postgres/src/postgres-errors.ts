@@ -1,4 +1,4 @@
-import { isQesError, QesError } from "@qes/core";
+import { isQesError, QesError, userSqlError } from "@qes/core";
 
 /** Node socket errors that mean "the server cannot be reached right now". */
 const NETWORK_CODES = new Set([
@@ -58,6 +58,14 @@ export function isUnavailableError(e: unknown): boolean {
 }
 
 /**
+ * True when an error says the server itself is unreachable or refusing, as opposed to the pool's
+ * own wait for a free connection running out ("timeout exceeded when trying to connect").
+ */
+export function isUnavailableServer(e: unknown): boolean {
+  return isUnavailableError(e) && !messageOf(e).includes("timeout exceeded when trying to connect");
+}
+
+/**
  * Maps a pg error to a QesError with a stable code. Messages of server-side failures are the
  * server's own (they name no secrets); internals keep the original as `cause` for the logs.
  */
@@ -85,9 +93,9 @@ export function toQesError(e: unknown, doing: string): QesError {
   if (code === "42501") {
     return new QesError("sql_not_allowed", `not allowed: ${messageOf(e)}`, { cause: e });
   }
-  if (code?.startsWith("22")) {
-    return new QesError("sql_invalid", messageOf(e), { cause: e });
-  }
+  // 22 data exception, 42 syntax error or access rule violation (42501, the reader role's
+  // limits, is above): caused by the query's SQL or its data
+  if (code?.startsWith("22") || code?.startsWith("42")) return userSqlError(messageOf(e), e);
   if (code?.startsWith("54")) {
     return new QesError("sql_too_complex", messageOf(e), { cause: e });
   }

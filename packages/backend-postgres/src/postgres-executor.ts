@@ -2,7 +2,7 @@ import type { BoundValues, CompiledQuery, ExecuteOptions, QueryResult } from "@q
 import { QesError } from "@qes/core";
 import pg from "pg";
 import type { ResolvedPostgresConfig } from "./postgres-config.ts";
-import { isUnavailableError, toQesError } from "./postgres-errors.ts";
+import { isUnavailableError, isUnavailableServer, toQesError } from "./postgres-errors.ts";
 import { queryTypeParsers, toWireRows } from "./postgres-values.ts";
 
 /**
@@ -46,7 +46,20 @@ export function createQueryPool(config: ResolvedPostgresConfig): pg.Pool {
   // An idle connection dropped by the server (restart, admin shutdown) is removed by the pool;
   // without a listener the 'error' event would end the process.
   pool.on("error", () => undefined);
+  ignoreErrorsOfCheckedOutClients(pool);
   return pool;
+}
+
+/**
+ * A pooled client that is checked out but between queries when the server ends its session
+ * (restart, `pg_terminate_backend`) emits 'error' with no listener — the pool listens only while
+ * the client is idle — and that would end the process. Its next query fails instead ("not
+ * queryable"), which the caller reports as unavailable and releases the client as broken.
+ */
+export function ignoreErrorsOfCheckedOutClients(pool: pg.Pool): void {
+  pool.on("connect", (client) => {
+    client.on("error", () => undefined);
+  });
 }
 
 /**
@@ -63,6 +76,14 @@ export function limitedSql(sql: string, maxRows: number): string {
  */
 export function extendedArrayQuery(text: string, values: BoundValues): pg.QueryArrayConfig<BoundValues> {
   return { text, values, rowMode: "array", queryMode: "extended" } as pg.QueryArrayConfig<BoundValues>;
+}
+
+interface CancelConnection {
+  on(event: "error", listener: () => void): void;
+  once(event: "connect", listener: () => void): void;
+  connect(portOrPath: number | string, host?: string): void;
+  cancel(processID: number, secretKey: number): void;
+  end(): void;
 }
 
 const WATCHDOG = Symbol("watchdog");
@@ -96,7 +117,7 @@ export class PostgresExecutor {
     opts.signal?.throwIfAborted();
     const client = await this.connect();
     let broken = false;
-    const onAbort = () => void this.cancel(client);
+    const onAbort = () => this.cancel(client);
     try {
       await this.setTimeout(client, opts.timeoutMs);
       opts.signal?.addEventListener("abort", onAbort, { once: true });
@@ -152,6 +173,15 @@ export class PostgresExecutor {
     try {
       return await this.pool.connect();
     } catch (e) {
+      // every connection of the pool is open and busy with other queries: the server answers, this
+      // process is at its limit. That is not an outage (503) but a moment of overload (429).
+      if (this.pool.totalCount >= this.config.pool && this.pool.idleCount === 0 && !isUnavailableServer(e)) {
+        throw new QesError(
+          "too_many_requests",
+          "Every PostgreSQL connection of this instance is busy; try again shortly.",
+          { retryAfterSeconds: 1, cause: e },
+        );
+      }
       throw toQesError(e, "connecting");
     }
   }
@@ -168,22 +198,30 @@ export class PostgresExecutor {
     state.statementTimeoutMs = timeoutMs;
   }
 
-  /** Cancels the running statement of a pooled connection (a separate short connection). */
-  private async cancel(client: pg.PoolClient): Promise<void> {
-    const pid = (client as unknown as { processID?: number }).processID;
-    if (pid === undefined) return;
-    const canceller = new pg.Client({
-      connectionString: this.config.queryUrl,
-      connectionTimeoutMillis: 2000,
+  /**
+   * Cancels the running statement of a pooled connection with the protocol's CancelRequest (what
+   * libpq's PQcancel sends): a short unauthenticated connection carrying the backend's pid and
+   * secret key, so it needs no free connection slot and no login. The statement then fails with
+   * 57014 and the connection stays usable.
+   */
+  private cancel(client: pg.PoolClient): void {
+    const { processID, secretKey, host, port } = client as unknown as {
+      processID?: number;
+      secretKey?: number;
+      host: string;
+      port: number;
+    };
+    if (processID === undefined || secretKey === undefined) return;
+    // pg's wire connection: typed by @types/pg without the methods a cancel request uses
+    const connection = new pg.Connection() as unknown as CancelConnection;
+    connection.on("error", () => undefined);
+    connection.once("connect", () => {
+      connection.cancel(processID, secretKey);
+      // the server closes the socket once it has read the request
+      connection.end();
     });
-    canceller.on("error", () => undefined);
-    try {
-      await canceller.connect();
-      await canceller.query("select pg_cancel_backend($1)", [pid]);
-    } catch {
-      // the statement timeout still ends it
-    } finally {
-      await canceller.end().catch(() => undefined);
-    }
+    // a Unix socket directory (`host=/var/run/postgresql`) or a TCP host
+    if (host.startsWith("/")) connection.connect(`${host}/.s.PGSQL.${port}`);
+    else connection.connect(port, host);
   }
 }

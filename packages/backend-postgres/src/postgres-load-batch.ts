@@ -1,5 +1,11 @@
-import { civilFromDays, isQesError, type LogEvent, parseEvent, type SourceSchema } from "@qes/core";
-import { schemaCoversEvent } from "./event-coverage.ts";
+import {
+  civilFromDays,
+  isQesError,
+  type LogEvent,
+  parseEvent,
+  type SourceSchema,
+  schemaCoversEvent,
+} from "@qes/core";
 import { type CopyRowEncoder, createCopyRowEncoder } from "./postgres-copy-row.ts";
 
 /**
@@ -15,6 +21,8 @@ export interface EncodedBatch {
   rowLines: number[];
   /** indexes (into the batch) of events the schema does not cover: the caller widens for them */
   uncovered: number[];
+  /** UTC days (since the epoch) of the rows in `text`: their daily partitions must exist */
+  days: number[];
   /** events in the batch (blank lines are none) */
   events: number;
   /** the first line that cannot be loaded; the batch stops there */
@@ -32,7 +40,8 @@ function pad2(n: number): string {
  * seen (events of a load cluster in few days); the rest is integer arithmetic on numbers.
  */
 export class TimestampText {
-  private day = Number.NaN;
+  /** the UTC day of the last instant formatted */
+  day = Number.NaN;
   private dayText = "";
 
   /** null when the instant is outside the years 0001–9999 a TIMESTAMP holds */
@@ -94,8 +103,16 @@ export class BatchEncoder {
    * not cover are left to the caller, by index.
    */
   encode(lines: string[], firstLine: number, now: bigint): EncodedBatch {
-    const out: EncodedBatch = { version: this.version, text: "", rowLines: [], uncovered: [], events: 0 };
+    const out: EncodedBatch = {
+      version: this.version,
+      text: "",
+      rowLines: [],
+      uncovered: [],
+      days: [],
+      events: 0,
+    };
     let text = "";
+    let lastDay = Number.NaN;
     for (let i = 0; i < lines.length; i++) {
       const line = firstLine + i;
       let event: LogEvent | null;
@@ -119,18 +136,24 @@ export class BatchEncoder {
       }
       text += this.rows.encode(event, timestamp) + "\n";
       out.rowLines.push(line);
+      if (this.timestamps.day !== lastDay) {
+        lastDay = this.timestamps.day;
+        if (!out.days.includes(lastDay)) out.days.push(lastDay);
+      }
     }
     out.text = text;
     return out;
   }
 
   /** Encodes events the schema covers (the caller widened it for them). */
-  encodeEvents(events: LogEvent[], lines: number[]): { text: string; rowLines: number[] } {
+  encodeEvents(events: LogEvent[], lines: number[]): { text: string; rowLines: number[]; days: number[] } {
     let text = "";
+    const days = new Set<number>();
     for (const event of events) {
       // the range was checked when the batch was first encoded
       text += this.rows.encode(event, this.timestamps.format(event.timestamp)!) + "\n";
+      days.add(this.timestamps.day);
     }
-    return { text, rowLines: lines };
+    return { text, rowLines: lines, days: [...days] };
   }
 }

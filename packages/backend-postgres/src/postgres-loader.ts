@@ -1,5 +1,6 @@
 import { finished } from "node:stream/promises";
 import {
+  checkSourceName,
   cloneSourceSchema,
   iterateLinesNow,
   type LoadOptions,
@@ -10,15 +11,16 @@ import {
   QesError,
   type SchemaChange,
   type SourceSchema,
+  schemaCoversEvent,
   widenSchema,
 } from "@qes/core";
 import type pg from "pg";
 import { from as copyFrom } from "pg-copy-streams";
-import { schemaCoversEvent } from "./event-coverage.ts";
 import type { ResolvedPostgresConfig } from "./postgres-config.ts";
 import { toQesError } from "./postgres-errors.ts";
 import { BatchEncoder, type EncodedBatch } from "./postgres-load-batch.ts";
 import { LoadWorkers, loadWorkerCount } from "./postgres-load-workers.ts";
+import { coveredDays, ensureDailyPartitions } from "./postgres-partitions.ts";
 import { ident, qualified } from "./postgres-sql.ts";
 import {
   applySchemaChanges,
@@ -50,7 +52,7 @@ const PROGRESS_EVERY = 10_000;
 const CHUNK_CHARS = 1 << 18;
 
 /** A COPY … FROM STDIN in progress on the load's connection. */
-class CopyWriter {
+export class CopyWriter {
   private readonly stream: ReturnType<typeof copyFrom>;
   private failure: Error | null = null;
 
@@ -124,6 +126,8 @@ class SourceLoad {
     private readonly now: bigint,
     /** told about every new version of the model */
     private readonly onWidened: (source: SourceSchema, version: number) => void,
+    /** days the table has partitions for, updated as partitions are added */
+    private readonly partitions: Set<number>,
   ) {
     this.encoder = new BatchEncoder(source, 0);
   }
@@ -146,7 +150,7 @@ class SourceLoad {
     const batch =
       encoded !== null && encoded.version === this.version ? encoded : this.encodeHere(lines, firstLine);
     if (batch.error) throw new QesError("invalid_event", batch.error.message, { line: batch.error.line });
-    await this.append(batch.text, batch.rowLines);
+    await this.append(batch.text, batch.rowLines, batch.days);
     if (batch.uncovered.length > 0)
       await this.widen(batch.uncovered.map((i) => [lines[i]!, firstLine + i] as const));
     return batch.events;
@@ -176,12 +180,17 @@ class SourceLoad {
       this.changed = true;
       this.onWidened(this.source, this.version);
     }
-    const { text, rowLines } = this.encoder.encodeEvents(events, lines);
-    await this.append(text, rowLines);
+    const { text, rowLines, days } = this.encoder.encodeEvents(events, lines);
+    await this.append(text, rowLines, days);
   }
 
-  private async append(text: string | Uint8Array, rowLines: number[]): Promise<void> {
+  private async append(text: string | Uint8Array, rowLines: number[], days: number[]): Promise<void> {
     if (text.length === 0) return;
+    if (days.some((d) => !this.partitions.has(d))) {
+      // a new day: its partition is attached between two COPY statements
+      await this.endCopy();
+      await ensureDailyPartitions(this.client, this.schema, this.source.table, days, this.partitions);
+    }
     if (this.copy === null) {
       const columns = this.encoder.columns.map(ident).join(", ");
       this.copy = new CopyWriter(
@@ -261,8 +270,10 @@ async function tuneLoadTransaction(client: pg.ClientBase): Promise<void> {
 async function estimatedRows(client: pg.ClientBase, schema: string, table: string): Promise<number> {
   const { rowCount } = await client.query(`select 1 from ${qualified(schema, table)} limit 1`);
   if ((rowCount ?? 0) === 0) return 0;
+  // a partitioned table keeps no count of its own: its partitions do
   const { rows } = await client.query<{ n: number }>(
-    "select greatest(reltuples, 1)::float8 as n from pg_class where oid = $1::regclass",
+    `select greatest(coalesce(sum(greatest(c.reltuples, 0)), 0), 1)::float8 as n
+     from pg_inherits i join pg_class c on c.oid = i.inhrelid where i.inhparent = $1::regclass`,
     [qualified(schema, table)],
   );
   return rows[0]?.n ?? 1;
@@ -284,7 +295,8 @@ async function deferIndexesOfEmptyTable(
     [schema, table],
   );
   for (const row of rows) await client.query(`drop index ${qualified(schema, row.indexname)}`);
-  return rows.map((r) => r.indexdef);
+  // a partitioned index reads back as `ON ONLY`, which would not build the partitions' indexes
+  return rows.map((r) => r.indexdef.replace(" ON ONLY ", " ON "));
 }
 
 /**
@@ -300,9 +312,7 @@ export async function loadEvents(
   lines: AsyncIterable<string> | Iterable<string>,
   opts: LoadOptions = {},
 ): Promise<{ summary: LoadSummary; source: SourceSchema; schemaChanged: boolean }> {
-  if (sourceName.trim() === "" || sourceName.length > 200) {
-    throw new QesError("invalid_event", "a source name must be 1 to 200 characters");
-  }
+  checkSourceName(sourceName);
   // before the first await: a readline interface drops lines emitted before an iterator listens
   const input = iterateLinesNow(lines);
   const started = performance.now();
@@ -333,8 +343,13 @@ export async function loadEvents(
     const deferred =
       rowsBefore === 0 ? await deferIndexesOfEmptyTable(client, config.schema, source.table) : [];
     const working = cloneSourceSchema(source);
-    const loader = new SourceLoad(client, config.schema, working, now, (widened, version) =>
-      workers?.updateSchema(widened, version),
+    const loader = new SourceLoad(
+      client,
+      config.schema,
+      working,
+      now,
+      (widened, version) => workers?.updateSchema(widened, version),
+      await coveredDays(client, config.schema, source.table),
     );
     load = loader;
 

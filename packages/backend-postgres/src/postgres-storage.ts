@@ -8,6 +8,7 @@ import {
   type SourceSchema,
 } from "@qes/core";
 import type { ResolvedPostgresConfig } from "./postgres-config.ts";
+import { indexSql, isPartitioned, partitionedTableSql, partitionLegacyTable } from "./postgres-partitions.ts";
 import { grantSelect } from "./postgres-query-role.ts";
 import { advisoryKey, ident, literal, type Queryable, qualified } from "./postgres-sql.ts";
 
@@ -94,18 +95,16 @@ export async function createSource(
     `select table_name from ${qualified(config.schema, "qes_sources")}`,
   );
   const taken = rows.map((r) => r.table_name);
+  // daily partitions share the schema too (`src_x_20250115`)
+  const { rows: relations } = await client.query<{ relname: string }>(
+    "select relname from pg_class where relnamespace = $1::regnamespace",
+    [ident(config.schema)],
+  );
+  for (const r of relations) taken.push(r.relname);
   // reserved: qes' own tables share the schema
   taken.push("qes_sources", "qes_migration", "qes_migration_lock");
   const source = newSourceSchema(name, taken);
-  const table = qualified(config.schema, source.table);
-  await client.query(
-    `create table ${table} (id text not null, "timestamp" timestamptz not null, event_message text, project text)`,
-  );
-  // logs.all and friends: one project, newest first, within a time range
-  await client.query(`create index on ${table} (project, "timestamp")`);
-  // sources filtered on a metadata field (realtime, storage, functions) and the usage counters:
-  // a time window over all projects
-  await client.query(`create index on ${table} ("timestamp")`);
+  for (const sql of partitionedTableSql(config.schema, source.table)) await client.query(sql);
   await grantSelect(client, config, source.table);
   await client.query(
     `insert into ${qualified(config.schema, "qes_sources")} (name, table_name, fields, version)
@@ -202,5 +201,10 @@ export async function ensureBuiltinSources(client: Queryable, config: ResolvedPo
     if (existing.sources[name] === undefined) await createSource(client, config, name);
   }
   // covers tables created before the reader existed or after it was dropped and re-created
-  for (const source of Object.values(existing.sources)) await grantSelect(client, config, source.table);
+  for (const source of Object.values(existing.sources)) {
+    if (!(await isPartitioned(client, config.schema, source.table)))
+      await partitionLegacyTable(client, config.schema, source.table);
+    for (const sql of indexSql(config.schema, source.table)) await client.query(sql);
+    await grantSelect(client, config, source.table);
+  }
 }

@@ -1,4 +1,5 @@
 import {
+  emptyWireRow,
   type NormalisedValue,
   type OutputColumn,
   parseIsoTimestampMicros,
@@ -108,7 +109,7 @@ export function toWireRows(rows: unknown[][], columns: OutputColumn[]): Record<s
   const out: Record<string, WireValue>[] = new Array(rows.length);
   for (let r = 0; r < rows.length; r++) {
     const row = rows[r]!;
-    const wire: Record<string, WireValue> = {};
+    const wire = emptyWireRow();
     for (let c = 0; c < columns.length; c++) {
       const column = columns[c]!;
       wire[column.name] = toWireValue(column.type, normalisePgValue(row[c], column.type));

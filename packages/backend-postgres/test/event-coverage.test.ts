@@ -5,10 +5,10 @@ import {
   type JsonValue,
   newSourceSchema,
   parseEvent,
+  schemaCoversEvent,
   widenSchema,
 } from "@qes/core";
 import { describe, expect, it } from "vitest";
-import { schemaCoversEvent } from "../src/event-coverage.ts";
 import { copyValue, createCopyRowEncoder } from "../src/postgres-copy-row.ts";
 
 /** A small deterministic PRNG (mulberry32). */

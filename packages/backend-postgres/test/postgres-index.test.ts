@@ -10,6 +10,7 @@ const PROJECTS = 40;
 interface PlanNode {
   "Node Type": string;
   "Index Name"?: string;
+  "Relation Name"?: string;
   "Scan Direction"?: string;
   Plans?: PlanNode[];
 }
@@ -33,7 +34,7 @@ function* edgeEvents(): Generator<string> {
   }
 }
 
-describe("logs.all-shaped queries use the (project, timestamp) index", () => {
+describe("logs.all-shaped queries use the timestamp indexes of the daily partitions", () => {
   let backend: PostgresBackend;
   let dispose: () => Promise<void>;
   let table: string;
@@ -65,9 +66,18 @@ describe("logs.all-shaped queries use the (project, timestamp) index", () => {
     const sql = `select id, "timestamp", event_message, ${metadataColumn} as metadata from ${table}
       where project = $1 and "timestamp" > $2::timestamptz order by "timestamp" desc limit 100`;
     const found = await plan(sql, ["project7", "2025-01-14 00:00:00+00"]);
-    const scan = found.find((n) => n["Node Type"] === "Index Scan");
-    expect(scan?.["Index Name"]).toMatch(/project_timestamp/);
-    expect(scan?.["Scan Direction"]).toBe("Backward");
+    // daily partitions: an ordered Append of one backward index scan per day from the start day
+    // on (the planner picks (project, timestamp) or (timestamp) + filter by the heap's order),
+    // the days before the start pruned, no sort, no sequential scan
+    const scans = found.filter((n) => n["Node Type"] === "Index Scan");
+    expect(scans.map((n) => n["Relation Name"]).sort()).toEqual([
+      "src_cloudflare_logs_prod_20250114",
+      "src_cloudflare_logs_prod_20250115",
+    ]);
+    for (const scan of scans) {
+      expect(scan["Index Name"]).toMatch(/timestamp_idx$/);
+      expect(scan["Scan Direction"]).toBe("Backward");
+    }
     expect(found.some((n) => n["Node Type"] === "Sort" || n["Node Type"] === "Seq Scan")).toBe(false);
   });
 
@@ -83,7 +93,8 @@ describe("logs.all-shaped queries use the (project, timestamp) index", () => {
       ["2025-01-14 00:00:00+00", "2025-01-15 00:00:00+00"],
     ]) {
       const found = await plan(sql, ["project7", ...bounds]);
-      expect(found.find((n) => n["Node Type"] === "Index Scan")?.["Index Name"]).toMatch(/project_timestamp/);
+      expect(found.find((n) => n["Node Type"] === "Index Scan")?.["Index Name"]).toMatch(/timestamp_idx$/);
+      expect(found.some((n) => n["Node Type"] === "Sort")).toBe(false);
       expect(found.some((n) => n["Node Type"] === "Seq Scan")).toBe(false);
     }
   });

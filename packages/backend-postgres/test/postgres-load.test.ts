@@ -72,6 +72,7 @@ describe("PostgreSQL storage: start-up, load, schema", () => {
     );
     expect(rows.map((r) => r.indexdef.replace(/^.* USING /, "")).sort()).toEqual([
       'btree ("timestamp")',
+      "btree (id)",
       'btree (project, "timestamp")',
     ]);
   });
@@ -134,7 +135,7 @@ describe("PostgreSQL storage: start-up, load, schema", () => {
       schema,
       edge.table,
     ]);
-    expect(indexes.rowCount).toBe(2);
+    expect(indexes.rowCount).toBe(3);
   });
 
   it("widens: INT64 → FLOAT64 → STRING keeps each row's original text; a record meeting a string becomes STRING", async () => {

@@ -1,5 +1,6 @@
 import type { BoundValues, CompiledQuery } from "./compile/compiled-query.ts";
 import type { Dialect } from "./dialect/dialect.ts";
+import type { LogEvent } from "./schema/parse-event.ts";
 import type { LogSchema } from "./schema/schema-model.ts";
 import type { WireValue } from "./wire/wire-type.ts";
 
@@ -7,6 +8,12 @@ export interface ExecuteOptions {
   /** rows beyond this are not returned; `rowLimitReached` says so */
   maxRows: number;
   timeoutMs: number;
+  /**
+   * Cancellation (DESIGN.md §11): when it aborts (the client went away and nobody else waits for
+   * this query), the backend stops the query in the engine at once — DuckDB `interrupt()`,
+   * PostgreSQL's cancel request, ClickHouse `KILL QUERY` or its client's abort — and rejects with
+   * `signal.reason`. A backend must not leave the query running after it settles.
+   */
   signal?: AbortSignal;
 }
 
@@ -34,6 +41,42 @@ export interface LoadOptions {
   nowMicros?: bigint;
 }
 
+/** Events of one source, already validated and normalised by core (ids filled in). */
+export interface IngestBatch {
+  source: string;
+  events: readonly LogEvent[];
+}
+
+export interface IngestResult {
+  source: string;
+  /** events written by this call */
+  stored: number;
+  /** events not written because their id was already stored in the source, or repeated in the call */
+  duplicates: number;
+}
+
+/** Days of events kept per source; 0 keeps forever (DESIGN.md §10, QES_RETENTION_DAYS). */
+export interface RetentionPolicy {
+  defaultDays: number;
+  perSource: Readonly<Record<string, number>>;
+}
+
+export interface RetentionReport {
+  source: string;
+  deletedEvents: number;
+  /** whole daily partitions dropped (backends that partition by day) */
+  droppedPartitions?: number;
+}
+
+export interface SourceStats {
+  source: string;
+  events: number;
+  /** storage the source's events take, as the engine counts it (may be an estimate) */
+  bytes: number;
+  /** timestamp of the oldest event in unix microseconds; null when the source is empty */
+  oldestMicros: bigint | null;
+}
+
 /**
  * A storage and execution engine for log events (DESIGN.md §6). Execution is read-only by
  * construction; loads are all-or-nothing per call.
@@ -42,6 +85,11 @@ export interface Backend {
   readonly name: string;
   /** the SQL dialect the compiler emits for this backend */
   readonly dialect: Dialect;
+  /**
+   * how many queries the engine runs at once without queueing inside (connection pool size,
+   * threads): the default of `QES_MAX_CONCURRENT_QUERIES`; absent = 4
+   */
+  readonly queryConcurrency?: number;
   /** creates or migrates storage idempotently; the nine built-in sources exist afterwards */
   init(): Promise<void>;
   /** current schema; reflects another process's load within a second */
@@ -55,6 +103,20 @@ export interface Backend {
     lines: AsyncIterable<string> | Iterable<string>,
     opts?: LoadOptions,
   ): Promise<LoadSummary>;
+  /**
+   * Stores every batch in ONE transaction (group commit: the server passes the batches of
+   * concurrent requests together); resolves only after the commit is durable. Sources are created
+   * and schemas widened as by load(). An event whose id is already stored in its source (or
+   * repeated in this call) is not stored again. All or nothing. Results are in batch order.
+   */
+  ingest(batches: readonly IngestBatch[]): Promise<IngestResult[]>;
+  /**
+   * Removes events older than their source's retention (`timestamp < now - days`), reclaiming
+   * the space (DESIGN.md §10). Sources with 0 days are untouched.
+   */
+  applyRetention(policy: RetentionPolicy, nowMicros: bigint): Promise<RetentionReport[]>;
+  /** per-source counters for /metrics; cheap (catalogue statistics where the engine keeps them) */
+  sourceStats(): Promise<SourceStats[]>;
   /** runs a compiled query read-only with bound parameters, a timeout and a row cap */
   execute(query: CompiledQuery, values: BoundValues, opts: ExecuteOptions): Promise<QueryResult>;
   /** throws QesError('backend_unavailable') when the engine cannot answer */

@@ -9,6 +9,7 @@ export type QesErrorCode =
   | "forbidden"
   | "endpoint_not_found"
   | "request_too_large"
+  | "too_many_requests"
   | "sql_syntax"
   | "sql_invalid"
   | "sql_too_complex"
@@ -30,6 +31,8 @@ export interface QesErrorDetails {
   column?: number;
   /** Where the problem is, for definitions loaded from files. */
   file?: string;
+  /** when to try again (`too_many_requests`): sent as the `Retry-After` header */
+  retryAfterSeconds?: number;
   cause?: unknown;
 }
 
@@ -40,6 +43,7 @@ export class QesError extends Error {
   readonly line?: number;
   readonly column?: number;
   readonly file?: string;
+  readonly retryAfterSeconds?: number;
 
   constructor(code: QesErrorCode, message: string, details: QesErrorDetails = {}) {
     super(message, details.cause === undefined ? undefined : { cause: details.cause });
@@ -50,6 +54,7 @@ export class QesError extends Error {
     if (details.line !== undefined) this.line = details.line;
     if (details.column !== undefined) this.column = details.column;
     if (details.file !== undefined) this.file = details.file;
+    if (details.retryAfterSeconds !== undefined) this.retryAfterSeconds = details.retryAfterSeconds;
   }
 }
 
@@ -65,6 +70,7 @@ export const HTTP_STATUS_OF: Record<QesErrorCode, number> = {
   forbidden: 403,
   endpoint_not_found: 404,
   request_too_large: 413,
+  too_many_requests: 429,
   sql_syntax: 422,
   sql_invalid: 422,
   sql_too_complex: 422,

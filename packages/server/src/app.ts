@@ -1,17 +1,21 @@
-import { type Backend, type EndpointRegistry, QesError } from "@qes/core";
+import type { RequestListener } from "node:http";
+import { type Backend, type EndpointRegistry, type LogEvent, QesError } from "@qes/core";
 import express, { type NextFunction, type Request, type Response } from "express";
 import type { Logger } from "pino";
 import type { ApiKeyVerifier } from "./auth/api-keys.ts";
 import type { JwtVerifier } from "./auth/jwt.ts";
 import type { Clock } from "./clock.ts";
 import { type ErrorFormat, toHttpError } from "./errors/http-errors.ts";
-import type { CacheHitPath } from "./http/cache-hit-path.ts";
+import type { AnsweredThroughCache, CacheHitPath } from "./http/cache-hit-path.ts";
 import { cors } from "./http/cors.ts";
 import { requestId } from "./http/request-id.ts";
+import { QUERY_ROUTE_PREFIX, requestLabels } from "./http/request-labels.ts";
+import type { GroupCommitQueue } from "./ingest/group-commit-queue.ts";
 import { requestLog } from "./logging/request-log.ts";
-import type { Metrics } from "./observability/metrics.ts";
+import type { CacheOutcome, Metrics } from "./observability/metrics.ts";
 import type { QueryService } from "./query/query-service.ts";
 import type { RedisConnection } from "./redis/redis-connection.ts";
+import { ingestLogsRoute } from "./routes/ingest-logs.ts";
 import { queryEndpointRoute } from "./routes/query-endpoint.ts";
 import { healthRoute, metricsRoute, openApiRoute, readyRoute } from "./routes/service-routes.ts";
 
@@ -27,11 +31,17 @@ export interface AppDeps {
   metrics: Metrics;
   redis?: RedisConnection;
   cacheKind: "redis" | "memory" | "off";
+  /** SHA-256 of `QES_METRICS_TOKEN`: when present, `/metrics` needs `Authorization: Bearer <it>` */
+  metricsToken?: Buffer;
   corsOrigins: readonly string[];
   /** service version shown in the OpenAPI document */
   version: string;
   /** the path answering repeated cache hits in front of this app; told about each cached answer */
   hits?: CacheHitPath;
+  /** group commit of `POST /api/logs` */
+  queue: GroupCommitQueue<LogEvent>;
+  /** `QES_INGEST_MAX_BYTES` */
+  ingestMaxBytes: number;
 }
 
 /** largest POST body (consumer SQL and parameters) */
@@ -49,6 +59,7 @@ export function createApp(deps: AppDeps): express.Express {
   app.use(requestId);
   app.use(requestLog(deps.logger));
   app.use(requestMetrics(deps.metrics, deps.backend.name));
+  if (deps.hits) app.use(rememberCacheAnswers(deps.hits));
   if (deps.corsOrigins.length > 0) app.use(cors(deps.corsOrigins));
 
   app.get("/health", healthRoute());
@@ -56,13 +67,16 @@ export function createApp(deps: AppDeps): express.Express {
   app.get("/metrics", metricsRoute(deps));
   app.get("/api/openapi.json", openApiRoute(deps));
   const query = queryEndpointRoute(deps);
-  app.get("/api/endpoints/query/:idOrName", query);
+  app.get(`${QUERY_ROUTE_PREFIX}:idOrName`, query);
   // any content type: a browser's simple request sends text/plain
   app.post(
-    "/api/endpoints/query/:idOrName",
+    `${QUERY_ROUTE_PREFIX}:idOrName`,
     express.json({ limit: BODY_LIMIT, strict: false, type: () => true }),
     query,
   );
+
+  // the body is read by the route itself: decompressed within QES_INGEST_MAX_BYTES, after auth
+  app.post("/api/logs", ingestLogsRoute(deps));
 
   app.use((req: Request, _res: Response, next: NextFunction) => {
     next(new QesError("endpoint_not_found", `Nothing is served at ${req.method} ${req.path}.`));
@@ -71,29 +85,43 @@ export function createApp(deps: AppDeps): express.Express {
   return app;
 }
 
+/**
+ * The service's request listener: the express app, with the cache-hit path (when there is a
+ * cache) in front of it, answering repeats of requests the app answered through the cache.
+ */
+export function createRequestListener(deps: AppDeps): RequestListener {
+  const app = createApp(deps);
+  return deps.hits ? deps.hits.before(app) : app;
+}
+
 /** one latency observation per request: route, endpoint, backend, status, cache outcome */
 function requestMetrics(metrics: Metrics, backend: string) {
   return (req: Request, res: Response, next: NextFunction): void => {
     const started = performance.now();
     res.on("finish", () => {
-      const endpoint = typeof res.locals.endpointName === "string" ? res.locals.endpointName : "";
-      const route = req.path.startsWith("/api/endpoints/query/")
-        ? "query"
-        : KNOWN_ROUTES.has(req.path)
-          ? req.path
-          : "other";
-      const cache = typeof res.locals.cache === "string" ? res.locals.cache : "";
-      metrics.httpRequestSeconds.observe(
-        { route, endpoint, backend, status: String(res.statusCode), cache },
-        (performance.now() - started) / 1000,
-      );
-      if (cache !== "") metrics.cacheRequests.inc({ endpoint, outcome: cache });
+      const endpoint = typeof res.locals.endpointName === "string" ? res.locals.endpointName : undefined;
+      const cache = typeof res.locals.cache === "string" ? (res.locals.cache as CacheOutcome) : "";
+      const labels = requestLabels(req.path, endpoint, backend, res.statusCode, cache);
+      metrics.httpRequestSeconds.observe(labels, (performance.now() - started) / 1000);
+      if (cache !== "") metrics.cacheRequests.inc({ endpoint: labels.endpoint, outcome: cache });
     });
     next();
   };
 }
 
-const KNOWN_ROUTES = new Set(["/health", "/ready", "/metrics", "/api/openapi.json"]);
+/**
+ * Tells the cache-hit path about each request the query route answered through the cache (the
+ * route leaves what it decided in `res.locals.answeredThroughCache`), once the answer is sent.
+ */
+function rememberCacheAnswers(hits: CacheHitPath) {
+  return (req: Request, res: Response, next: NextFunction): void => {
+    res.on("finish", () => {
+      const answered = res.locals.answeredThroughCache as AnsweredThroughCache | undefined;
+      if (answered !== undefined && res.statusCode === 200) hits.remember(req, answered);
+    });
+    next();
+  };
+}
 
 function errorHandler(logger: Logger, format: ErrorFormat) {
   return (err: unknown, _req: Request, res: Response, next: NextFunction): void => {
@@ -113,6 +141,7 @@ function errorHandler(logger: Logger, format: ErrorFormat) {
     const body = Buffer.from(JSON.stringify(http.body), "utf8");
     res.status(http.status).setHeader("Content-Type", "application/json; charset=utf-8");
     res.setHeader("Content-Length", body.length);
+    for (const [name, value] of Object.entries(http.headers ?? {})) res.setHeader(name, value);
     res.end(body);
   };
 }

@@ -1,6 +1,8 @@
 import { createPublicKey, type KeyObject } from "node:crypto";
 import { readFileSync } from "node:fs";
-import { QesError, splitEndpointDirs } from "@qes/core";
+import { isIP } from "node:net";
+import { parseRetentionDays, QesError, type RetentionPolicy, splitEndpointDirs } from "@qes/core";
+import { BACKEND_NAMES, BACKEND_PLUGINS, type BackendName } from "./backend/backend-registry.ts";
 
 /**
  * The service's configuration, read from the environment once at start-up (DESIGN.md §8). A bad
@@ -8,9 +10,23 @@ import { QesError, splitEndpointDirs } from "@qes/core";
  */
 export interface QesConfig {
   port: number;
-  backend: "duckdb" | "postgres";
-  duckdb: { path: string; memoryLimit: string; threads: number };
-  postgres: { url: string; schema: string; queryUrl?: string; pool: number };
+  /** listen address (`QES_HOST`): loopback unless an operator opens it (`0.0.0.0` in containers) */
+  host: string;
+  /** `QES_METRICS_TOKEN`: when set, `/metrics` needs `Authorization: Bearer <it>` */
+  metricsToken?: string;
+  /** admission control (DESIGN.md §11) */
+  admission: {
+    /** `QES_MAX_CONCURRENT_QUERIES`; absent = the backend's own concurrency */
+    maxConcurrent?: number;
+    /** `QES_MAX_CONCURRENT_PER_CALLER` */
+    perCaller: number;
+    /** `QES_RATE_LIMIT_PER_MINUTE`; absent = no rate limit */
+    ratePerMinute?: number;
+  };
+  /** `QES_BACKEND`: a name of the backend registry (backend/backend-registry.ts) */
+  backend: BackendName;
+  /** the chosen backend's own settings, read from its variables by its package */
+  backendConfig: unknown;
   queryTimeoutMs: number;
   cacheMaxEntries: number;
   warmMaxKeys: number;
@@ -22,12 +38,22 @@ export interface QesConfig {
   redis: { url?: string; prefix: string };
   /** raw `QES_API_KEYS`; parsed by auth/api-keys.ts */
   apiKeys?: string;
+  ingest: {
+    /** raw `QES_INGEST_KEYS` (grammar of `QES_API_KEYS`, `@a|b` naming sources) */
+    keys?: string;
+    /** `QES_INGEST_MAX_BYTES`: largest body after decompression */
+    maxBytes: number;
+    /** `QES_INGEST_QUEUE_EVENTS`: events waiting for commit before 429 */
+    queueEvents: number;
+  };
   /** `publicKey` is PEM text (read from a file when the variable names one) */
   jwt: { secret?: string; publicKey?: string };
   endpointDirs: string[];
   corsOrigins: string[];
   errorFormat: "standard" | "legacy";
   seed: "auto" | "false";
+  /** `QES_RETENTION_DAYS`: days kept, by default and per source; 0 = forever */
+  retention: RetentionPolicy;
   /** pinned clock in µs (`QES_TEST_NOW`, only with NODE_ENV=test) */
   testNowMicros?: bigint;
   nodeEnv: string;
@@ -35,41 +61,44 @@ export interface QesConfig {
 
 type Env = Record<string, string | undefined>;
 
+/**
+ * 10 MiB: a little more than the 10,000,000 bytes a Vector `http` sink batches by default, so its
+ * full batches fit
+ */
+const DEFAULT_INGEST_MAX_BYTES = 10 * 1024 * 1024;
+
 export function loadConfig(env: Env = process.env): QesConfig {
   const nodeEnv = env.NODE_ENV ?? "development";
+  const backend = oneOf(env, "QES_BACKEND", BACKEND_NAMES, "duckdb");
   const config: QesConfig = {
     port: integer(env, "PORT", 4000, 0, 65535),
-    backend: oneOf(env, "QES_BACKEND", ["duckdb", "postgres"] as const, "duckdb"),
-    duckdb: {
-      path: text(env, "QES_DUCKDB_PATH") ?? "./data/qes.duckdb",
-      memoryLimit: memorySize(env, "QES_DUCKDB_MEMORY_LIMIT", "1GB"),
-      threads: integer(env, "QES_DUCKDB_THREADS", 2, 1, 1024),
-    },
-    postgres: {
-      url:
-        url(env, "QES_POSTGRES_URL", ["postgres:", "postgresql:"]) ??
-        "postgres://postgres@127.0.0.1:5432/postgres",
-      schema: identifier(env, "QES_POSTGRES_SCHEMA", "qes"),
-      pool: integer(env, "QES_POSTGRES_POOL", 10, 1, 1000),
-    },
+    host: listenHost(env, "QES_HOST", "127.0.0.1"),
+    admission: { perCaller: integer(env, "QES_MAX_CONCURRENT_PER_CALLER", 2, 1, 10_000) },
+    backend,
+    backendConfig: BACKEND_PLUGINS[backend].configFromEnv(env),
     queryTimeoutMs: integer(env, "QES_QUERY_TIMEOUT_MS", 30_000, 1, 24 * 3600_000),
     cacheMaxEntries: integer(env, "QES_CACHE_MAX_ENTRIES", 10_000, 0, 100_000_000),
     warmMaxKeys: integer(env, "QES_WARM_MAX_KEYS", 1000, 0, 10_000_000),
     warmIntervalScale: decimal(env, "QES_WARM_INTERVAL_SCALE", 1, 1e-6, 1000),
     redis: { prefix: text(env, "QES_REDIS_PREFIX") ?? "qes:" },
+    retention: parseRetentionDays(env.QES_RETENTION_DAYS),
     jwt: {},
+    ingest: {
+      maxBytes: byteSize(env, "QES_INGEST_MAX_BYTES", DEFAULT_INGEST_MAX_BYTES),
+      queueEvents: integer(env, "QES_INGEST_QUEUE_EVENTS", 100_000, 1, 100_000_000),
+    },
     endpointDirs: splitEndpointDirs(env.QES_ENDPOINTS_DIR),
     corsOrigins: list(env, "QES_CORS_ORIGINS"),
     errorFormat: oneOf(env, "QES_ERROR_FORMAT", ["standard", "legacy"] as const, "standard"),
     seed: oneOf(env, "QES_SEED", ["auto", "false"] as const, "auto"),
     nodeEnv,
   };
-  const queryUrl = url(env, "QES_POSTGRES_QUERY_URL", ["postgres:", "postgresql:"]);
-  if (queryUrl !== undefined) config.postgres.queryUrl = queryUrl;
   const redisUrl = url(env, "QES_REDIS_URL", ["redis:", "rediss:"]);
   if (redisUrl !== undefined) config.redis.url = redisUrl;
   const apiKeys = text(env, "QES_API_KEYS");
   if (apiKeys !== undefined) config.apiKeys = apiKeys;
+  const ingestKeys = text(env, "QES_INGEST_KEYS");
+  if (ingestKeys !== undefined) config.ingest.keys = ingestKeys;
   const secret = text(env, "QES_JWT_SECRET");
   if (secret !== undefined) {
     // HS256 with a short secret can be brute-forced offline from any token
@@ -83,6 +112,15 @@ export function loadConfig(env: Env = process.env): QesConfig {
       bad("QES_CORS_ORIGINS", `"${origin}" is not an origin such as https://app.example.com`);
     }
   }
+  const metricsToken = text(env, "QES_METRICS_TOKEN");
+  if (metricsToken !== undefined) {
+    if (metricsToken.length < 16) bad("QES_METRICS_TOKEN", "must be at least 16 characters");
+    config.metricsToken = metricsToken;
+  }
+  if (text(env, "QES_MAX_CONCURRENT_QUERIES") !== undefined)
+    config.admission.maxConcurrent = integer(env, "QES_MAX_CONCURRENT_QUERIES", 0, 1, 100_000);
+  if (text(env, "QES_RATE_LIMIT_PER_MINUTE") !== undefined)
+    config.admission.ratePerMinute = integer(env, "QES_RATE_LIMIT_PER_MINUTE", 0, 1, 100_000_000);
   const testNow = text(env, "QES_TEST_NOW");
   if (testNow !== undefined && nodeEnv === "test")
     config.testNowMicros = parseInstant("QES_TEST_NOW", testNow);
@@ -163,16 +201,34 @@ function url(env: Env, name: string, protocols: string[]): string | undefined {
   return v;
 }
 
-function identifier(env: Env, name: string, fallback: string): string {
-  const v = text(env, name) ?? fallback;
-  if (!/^[a-z_][a-z0-9_]{0,62}$/.test(v)) bad(name, `"${v}" is not a lower-case SQL identifier`);
-  return v;
+const BYTE_UNITS: Record<string, number> = {
+  "": 1,
+  b: 1,
+  kb: 1e3,
+  mb: 1e6,
+  gb: 1e9,
+  kib: 1024,
+  mib: 1024 ** 2,
+  gib: 1024 ** 3,
+};
+
+/** a byte count: `1048576`, `512KB`, `10MB`, `10MiB` (kB/MB/GB are powers of 1000) */
+function byteSize(env: Env, name: string, fallback: number): number {
+  const v = text(env, name);
+  if (v === undefined) return fallback;
+  const m = /^(\d+)\s*([a-z]*)$/i.exec(v);
+  const unit = BYTE_UNITS[(m?.[2] ?? "").toLowerCase()];
+  if (!m || unit === undefined) bad(name, `"${v}" is not a size such as 10485760, 512KB or 10MiB`);
+  const n = Number(m[1]) * unit;
+  if (n < 1024 || n > 1024 ** 3) bad(name, `${n} bytes is outside 1 KiB…1 GiB`);
+  return n;
 }
 
-function memorySize(env: Env, name: string, fallback: string): string {
+/** an IPv4 or IPv6 address, or a host name, to listen on */
+function listenHost(env: Env, name: string, fallback: string): string {
   const v = text(env, name) ?? fallback;
-  if (!/^\d+(\.\d+)?\s*(B|KB|MB|GB|TB|KiB|MiB|GiB|TiB)$/i.test(v))
-    bad(name, `"${v}" is not a size such as 512MB or 1GB`);
+  if (isIP(v) === 0 && !/^[A-Za-z0-9]([A-Za-z0-9.-]{0,252})$/.test(v))
+    bad(name, `"${v}" is not an address or host name to listen on (127.0.0.1, 0.0.0.0, ::)`);
   return v;
 }
 

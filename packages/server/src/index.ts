@@ -1,6 +1,7 @@
 export { createApp } from "./app.ts";
 export { ApiKeyVerifier, hashToken, parseApiKeys } from "./auth/api-keys.ts";
 export { resolveApiKeys } from "./auth/configured-keys.ts";
+export { type Principal, principalAllows } from "./auth/principal.ts";
 export { openBackend } from "./backend/open-backend.ts";
 export { checkEndpoints, formatProblem } from "./check/check-endpoints.ts";
 export { loadConfig, type QesConfig } from "./config.ts";

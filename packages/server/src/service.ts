@@ -1,7 +1,16 @@
-import { type Backend, type EndpointRegistry, QesError } from "@qes/core";
+import {
+  type Backend,
+  type EndpointRegistry,
+  type LogEvent,
+  QesError,
+  type RetentionReport,
+} from "@qes/core";
 import type { Logger } from "pino";
-import { createApp } from "./app.ts";
-import { type ApiKey, ApiKeyVerifier } from "./auth/api-keys.ts";
+import { Admission } from "./admission/admission.ts";
+import { CallerRateLimit } from "./admission/caller-rate-limit.ts";
+import { QuerySlots } from "./admission/query-slots.ts";
+import { createRequestListener } from "./app.ts";
+import { type ApiKey, ApiKeyVerifier, hashToken, parseApiKeys } from "./auth/api-keys.ts";
 import { JwtVerifier } from "./auth/jwt.ts";
 import { MemoryStore } from "./cache/memory-store.ts";
 import { RedisStore } from "./cache/redis-store.ts";
@@ -12,12 +21,16 @@ import type { QesConfig } from "./config.ts";
 import { loadServedEndpoints } from "./endpoint-dirs.ts";
 import { CacheHitPath } from "./http/cache-hit-path.ts";
 import { listen } from "./http/listen.ts";
+import { GroupCommitQueue } from "./ingest/group-commit-queue.ts";
 import { createLogger } from "./logging/logger.ts";
+import { IngestMetrics } from "./observability/ingest-metrics.ts";
 import { Metrics } from "./observability/metrics.ts";
 import { QueryService } from "./query/query-service.ts";
 import { RedisConnection } from "./redis/redis-connection.ts";
+import { RetentionRunner } from "./retention/retention-runner.ts";
+import { shortRetentionWarnings } from "./retention/retention-warnings.ts";
 import { MemoryWarmKeys, RedisWarmKeys, type WarmKeys } from "./warming/warm-keys.ts";
-import { Warmer } from "./warming/warmer.ts";
+import { Warmer, warmIntervalMs } from "./warming/warmer.ts";
 
 export interface StartServiceOptions {
   config: QesConfig;
@@ -25,8 +38,13 @@ export interface StartServiceOptions {
   backend: Backend;
   /** hashes of the accepted tokens (auth/configured-keys.ts) */
   keys: ApiKey[];
+  /**
+   * ingest tokens beyond `QES_INGEST_KEYS` (which the service parses itself), e.g. the local
+   * credential `qes serve` gives `qes load`
+   */
+  ingestKeys?: ApiKey[];
   logger?: Logger;
-  /** default 0.0.0.0 */
+  /** default `config.host` (`QES_HOST`) */
   host?: string;
 }
 
@@ -36,6 +54,8 @@ export interface RunningService {
   registry: EndpointRegistry;
   logger: Logger;
   metrics: Metrics;
+  /** retention (QES_RETENTION_DAYS): the start-up run's reports when it ends, and one run on demand */
+  retention: { firstRun: Promise<RetentionReport[]>; run(): Promise<RetentionReport[]> };
   /** one warming run of an endpoint now (tests; the schedulers run it on their own) */
   warm(endpointName: string): Promise<void>;
   /**
@@ -50,6 +70,12 @@ const PEER_WAIT_MARGIN_MS = 5000;
 /** how long start-up waits for Redis before serving without it (it joins when it connects) */
 const REDIS_START_WAIT_MS = 3000;
 const VERSION = "0.1.0";
+/** engine slots when neither QES_MAX_CONCURRENT_QUERIES nor the backend says */
+const DEFAULT_CONCURRENCY = 4;
+/** longest wait for an engine slot before 429 (or the query timeout, when shorter) */
+const MAX_QUEUE_WAIT_MS = 10_000;
+/** what a full ingest queue asks shippers to wait: about one group commit */
+const INGEST_RETRY_AFTER_SECONDS = 1;
 
 /**
  * Loads the endpoints, compiles and sandbox-checks every one against the backend (a bad one stops
@@ -76,6 +102,10 @@ export async function startService(opts: StartServiceOptions): Promise<RunningSe
     redis: config.redis.url !== undefined,
   });
   const clock = requestClock(config.testNowMicros);
+  metrics.trackSources(() => backend.sourceStats(), clock);
+  for (const warning of shortRetentionWarnings(registry.list(), await backend.schema(), config.retention)) {
+    logger.warn(warning);
+  }
   const prefix = config.redis.prefix;
   let redis: RedisConnection | undefined;
   let cache: ResultCache | undefined;
@@ -97,7 +127,27 @@ export async function startService(opts: StartServiceOptions): Promise<RunningSe
   }
   const cacheKind = redis ? "redis" : cache ? "memory" : "off";
 
+  const maxConcurrent = config.admission.maxConcurrent ?? backend.queryConcurrency ?? DEFAULT_CONCURRENCY;
+  const admission = new Admission({
+    slots: new QuerySlots({
+      maxConcurrent,
+      perCaller: config.admission.perCaller,
+      queuePerCaller: Math.max(4, 2 * config.admission.perCaller),
+      maxWaitMs: Math.min(config.queryTimeoutMs, MAX_QUEUE_WAIT_MS),
+    }),
+    metrics,
+    ...(config.admission.ratePerMinute !== undefined
+      ? {
+          rate: new CallerRateLimit({
+            perMinute: config.admission.ratePerMinute,
+            ...(redis ? { redis: { client: redis.client, prefix } } : {}),
+          }),
+        }
+      : {}),
+  });
+  metrics.countRunningQueries(() => admission.running);
   const queries = new QueryService({
+    admission,
     backend,
     metrics,
     ...(cache ? { cache } : {}),
@@ -109,7 +159,7 @@ export async function startService(opts: StartServiceOptions): Promise<RunningSe
   const warmer = new Warmer({
     registry,
     keys: warmKeys ?? new MemoryWarmKeys(0),
-    refresh: (endpoint, spec) => queries.refresh(endpoint, spec),
+    refresh: (endpoint, spec, signal) => queries.refresh(endpoint, spec, signal),
     metrics,
     logger,
     intervalScale: config.warmIntervalScale,
@@ -120,6 +170,16 @@ export async function startService(opts: StartServiceOptions): Promise<RunningSe
   if (cache) warmer.start();
 
   const jwt = new JwtVerifier(config.jwt);
+  const ingestKeys = [
+    ...(config.ingest.keys !== undefined ? parseApiKeys(config.ingest.keys, "QES_INGEST_KEYS") : []),
+    ...(opts.ingestKeys ?? []),
+  ];
+  const ingestMetrics = new IngestMetrics(metrics.registry, () => queue.heldEvents);
+  const queue: GroupCommitQueue<LogEvent> = new GroupCommitQueue<LogEvent>({
+    commit: (batches) => ingestMetrics.commit(batches.length, () => backend.ingest(batches)),
+    maxEvents: config.ingest.queueEvents,
+    retryAfterSeconds: INGEST_RETRY_AFTER_SECONDS,
+  });
   const hits = cache
     ? new CacheHitPath({
         cache,
@@ -130,10 +190,10 @@ export async function startService(opts: StartServiceOptions): Promise<RunningSe
         corsOrigins: config.corsOrigins,
       })
     : undefined;
-  const app = createApp({
+  const listener = createRequestListener({
     backend,
     registry,
-    verifier: new ApiKeyVerifier(opts.keys),
+    verifier: new ApiKeyVerifier([...opts.keys, ...ingestKeys]),
     ...(jwt.enabled ? { jwt } : {}),
     logger,
     clock,
@@ -142,13 +202,16 @@ export async function startService(opts: StartServiceOptions): Promise<RunningSe
     metrics,
     ...(redis ? { redis } : {}),
     cacheKind,
+    ...(config.metricsToken !== undefined ? { metricsToken: hashToken(config.metricsToken) } : {}),
     corsOrigins: config.corsOrigins,
     version: VERSION,
     ...(hits ? { hits } : {}),
+    queue,
+    ingestMaxBytes: config.ingest.maxBytes,
   });
   let server: Awaited<ReturnType<typeof listen>>;
   try {
-    server = await listen(hits ? hits.before(app) : app, config.port, opts.host);
+    server = await listen(listener, config.port, opts.host ?? config.host);
   } catch (e) {
     await warmer.close();
     await redis?.close();
@@ -158,6 +221,8 @@ export async function startService(opts: StartServiceOptions): Promise<RunningSe
     { url: server.url, backend: backend.name, endpoints: registry.size, cache: cacheKind },
     "listening",
   );
+  const retention = new RetentionRunner({ backend, policy: config.retention, clock, logger });
+  const firstRun = retention.start();
   let closing: Promise<void> | undefined;
   return {
     url: server.url,
@@ -165,13 +230,18 @@ export async function startService(opts: StartServiceOptions): Promise<RunningSe
     registry,
     logger,
     metrics,
+    retention: { firstRun, run: () => retention.run() },
     warm: async (name) => {
       const endpoint = registry.get(name);
-      if (endpoint) await warmer.warmEndpoint(endpoint);
+      const everyMs = endpoint && warmIntervalMs(endpoint, config.warmIntervalScale);
+      if (endpoint && everyMs !== undefined) await warmer.warmEndpoint(endpoint, everyMs);
     },
     close: () => {
       closing ??= (async () => {
         await server.close();
+        // every acknowledged batch is committed already; this waits for any still being committed
+        await queue.close();
+        await retention.close();
         await warmer.close();
         await redis?.close();
         logger.info("stopped");

@@ -16,7 +16,9 @@ describe("QES_API_KEYS", () => {
       `token-one-0123456789, sha256=${hashToken(other).toString("hex")}@usage.api-counts|logs.all`,
     );
     const verifier = new ApiKeyVerifier(keys);
-    expect(verifier.verify("token-one-0123456789")).toEqual({});
+    expect(verifier.verify("token-one-0123456789")).toEqual({
+      caller: `key:${hashToken("token-one-0123456789").toString("hex")}`,
+    });
     expect([...(verifier.verify(other)?.endpoints ?? [])]).toEqual(["usage.api-counts", "logs.all"]);
     expect(verifier.verify("token-one-012345678")).toBeUndefined();
     expect(verifier.verify("")).toBeUndefined();
@@ -56,7 +58,7 @@ describe("generated token", () => {
     expect(readFileSync(file, "utf8").trim()).toBe(first.generated?.token);
     const second = await resolveApiKeys(undefined, file);
     expect(second.generated).toMatchObject({ token: first.generated?.token, created: false });
-    expect(new ApiKeyVerifier(second.keys).verify(first.generated?.token)).toEqual({});
+    expect(new ApiKeyVerifier(second.keys).verify(first.generated?.token)).toBeDefined();
   });
 
   it("is not generated when QES_API_KEYS is set", async () => {

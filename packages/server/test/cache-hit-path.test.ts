@@ -38,7 +38,7 @@ function setup(maxRoutes: number) {
       { method: "GET", originalUrl: url, rawHeaders },
       {
         endpoint: endpoint as unknown as EndpointDefinition,
-        principal: {},
+        principal: { caller: "key:test" },
         key,
         spec: "[]",
         ignored: [],

@@ -21,9 +21,10 @@ describe("loadConfig", () => {
     const c = loadConfig({});
     expect(c).toMatchObject({
       port: 4000,
+      host: "127.0.0.1",
+      admission: { perCaller: 2 },
       backend: "duckdb",
-      duckdb: { path: "./data/qes.duckdb", memoryLimit: "1GB", threads: 2 },
-      postgres: { url: "postgres://postgres@127.0.0.1:5432/postgres", schema: "qes", pool: 10 },
+      backendConfig: { path: "./data/qes.duckdb", memoryLimit: "1GB", threads: 2 },
       queryTimeoutMs: 30_000,
       cacheMaxEntries: 10_000,
       warmMaxKeys: 1000,
@@ -36,6 +37,23 @@ describe("loadConfig", () => {
     expect(c.redis.url).toBeUndefined();
     expect(c.apiKeys).toBeUndefined();
     expect(c.testNowMicros).toBeUndefined();
+    expect(c.metricsToken).toBeUndefined();
+    expect(c.admission.maxConcurrent).toBeUndefined();
+    expect(c.admission.ratePerMinute).toBeUndefined();
+  });
+
+  it("reads QES_HOST, QES_METRICS_TOKEN and the admission limits", () => {
+    const c = loadConfig({
+      QES_HOST: "0.0.0.0",
+      QES_METRICS_TOKEN: "metrics-0123456789abcdef",
+      QES_MAX_CONCURRENT_QUERIES: "8",
+      QES_MAX_CONCURRENT_PER_CALLER: "3",
+      QES_RATE_LIMIT_PER_MINUTE: "600",
+    });
+    expect(c.host).toBe("0.0.0.0");
+    expect(c.metricsToken).toBe("metrics-0123456789abcdef");
+    expect(c.admission).toEqual({ maxConcurrent: 8, perCaller: 3, ratePerMinute: 600 });
+    expect(loadConfig({ QES_HOST: "::" }).host).toBe("::");
   });
 
   it.each([
@@ -44,9 +62,14 @@ describe("loadConfig", () => {
     ["QES_BACKEND", "mysql"],
     ["QES_DUCKDB_THREADS", "0"],
     ["QES_DUCKDB_MEMORY_LIMIT", "lots"],
-    ["QES_POSTGRES_URL", "mysql://x@y/z"],
-    ["QES_POSTGRES_SCHEMA", "Bad-Schema"],
-    ["QES_POSTGRES_POOL", "-1"],
+    ["QES_POSTGRES_URL", "mysql://x@y/z", "postgres"],
+    ["QES_POSTGRES_SCHEMA", "Bad-Schema", "postgres"],
+    ["QES_POSTGRES_POOL", "-1", "postgres"],
+    ["QES_CLICKHOUSE_URL", "ftp://x@y/z", "clickhouse"],
+    ["QES_CLICKHOUSE_QUERY_URL", "http://reader@y:8123/qes", "clickhouse"],
+    ["QES_CLICKHOUSE_MAX_MEMORY", "lots", "clickhouse"],
+    ["QES_CLICKHOUSE_CLUSTER", "a cluster", "clickhouse"],
+    ["QES_RETENTION_DAYS", "forever", "clickhouse"],
     ["QES_QUERY_TIMEOUT_MS", "soon"],
     ["QES_REDIS_URL", "http://localhost:6379"],
     ["QES_ERROR_FORMAT", "xml"],
@@ -57,8 +80,15 @@ describe("loadConfig", () => {
     ["QES_JWT_SECRET", "too-short"],
     ["QES_JWT_PUBLIC_KEY", "-----BEGIN PUBLIC KEY-----\\nnot a key\\n-----END PUBLIC KEY-----"],
     ["QES_JWT_PUBLIC_KEY", "/no/such/key.pem"],
-  ])("stops on a bad %s (%s) and names it", (name, value) => {
-    const e = refused({ [name]: value });
+    ["QES_HOST", "0.0.0.0:80"],
+    ["QES_HOST", "a host"],
+    ["QES_METRICS_TOKEN", "short"],
+    ["QES_MAX_CONCURRENT_QUERIES", "0"],
+    ["QES_MAX_CONCURRENT_PER_CALLER", "0"],
+    ["QES_MAX_CONCURRENT_PER_CALLER", "two"],
+    ["QES_RATE_LIMIT_PER_MINUTE", "-5"],
+  ])("stops on a bad %s (%s) and names it", (name, value, backend = "duckdb") => {
+    const e = refused({ QES_BACKEND: backend, [name]: value });
     expect(e.code).toBe("invalid_config");
     expect(e.message.startsWith(`${name}:`)).toBe(true);
   });

@@ -4,6 +4,24 @@ import { toHttpError } from "../src/errors/http-errors.ts";
 import { loggableUrl } from "../src/logging/request-log.ts";
 
 describe("toHttpError", () => {
+  it("answers too_many_requests with 429 and a Retry-After of whole seconds, in both formats", () => {
+    const e = new QesError("too_many_requests", "the ingest queue is full", { retryAfterSeconds: 0.2 });
+    const standard = toHttpError(e, "rid");
+    expect(standard.status).toBe(429);
+    expect(standard.headers).toEqual({ "Retry-After": "1" });
+    expect(standard.body).toEqual({
+      error: { code: "too_many_requests", message: "the ingest queue is full", requestId: "rid" },
+    });
+    const legacy = toHttpError(
+      new QesError("too_many_requests", "busy", { retryAfterSeconds: 3 }),
+      "rid",
+      "legacy",
+    );
+    expect(legacy.status).toBe(429);
+    expect(legacy.headers).toEqual({ "Retry-After": "3" });
+    expect(toHttpError(new QesError("invalid_parameter", "x"), "rid").headers).toBeUndefined();
+  });
+
   it("maps codes to status and the body of DESIGN.md §7", () => {
     const e = new QesError("invalid_parameter", "bad interval", {
       param: "interval",

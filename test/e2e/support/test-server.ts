@@ -1,7 +1,7 @@
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { createDuckdbBackend } from "@qes/backend-duckdb";
+import { createDuckdbBackend, type DuckdbConfig } from "@qes/backend-duckdb";
 import type { Backend } from "@qes/core";
 import { createLogger, loadConfig, parseApiKeys, type RunningService, startService } from "@qes/server";
 
@@ -36,11 +36,7 @@ export async function startTestServer(opts: {
     QES_API_KEYS: `${TOKEN},${RESTRICTED_TOKEN}@usage.api-counts`,
     ...opts.env,
   });
-  const backend = createDuckdbBackend({
-    path: config.duckdb.path,
-    memoryLimit: config.duckdb.memoryLimit,
-    threads: config.duckdb.threads,
-  });
+  const backend = createDuckdbBackend(config.backendConfig as DuckdbConfig);
   await backend.init();
   for (const [source, lines] of Object.entries(opts.loads)) await backend.load(source, lines);
   const lines: string[] = [];

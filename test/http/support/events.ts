@@ -75,14 +75,21 @@ export const IP_FORMS: [string, string][] = [
   ["connect to 2001:db8::9: refused", "connect to REDACTED: refused"],
   ["<2001:db8::7>, 2001:db8::8.", "<REDACTED>, REDACTED."],
   ['{"ip":"203.0.113.50","v6":"2001:db8::50"}', '{"ip":"REDACTED","v6":"REDACTED"}'],
+  // glued to word characters and percent-encoded (issue 12): an address inside a word, or a
+  // longer dotted run, is still an address (tcpdump writes `10.0.0.1.443`)
+  ["ip_10.0.0.1", "ip_REDACTED"],
+  ["x10.0.0.1", "xREDACTED"],
+  ["10.0.0.1_", "REDACTED_"],
+  ["a_fe80::1", "a_REDACTED"],
+  ["10%2E0%2E0%2E1", "REDACTED"],
+  ["v1.2.3.4", "vREDACTED"],
+  ["1.2.3.4.5", "REDACTED.5"],
+  ["999.1.1.1", "9REDACTED"],
 ];
 
 /** things that look like addresses and are not: they must come back unchanged */
 export const NEAR_MISSES: string[] = [
-  "1.2.3.4.5",
-  "v1.2.3.4",
   "Chrome/120.0.6099.109",
-  "999.1.1.1",
   "256.256.256.256",
   "1.2.3",
   "3.14159",

@@ -44,7 +44,6 @@ export async function startHttpServer(
     backend,
     keys: parseApiKeys(config.apiKeys ?? ""),
     logger,
-    host: "127.0.0.1",
   });
   return { url: service.url, service, logs: () => lines.join(""), close: () => service.close() };
 }

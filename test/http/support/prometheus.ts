@@ -1,3 +1,5 @@
+import { TOKEN } from "./in-process.ts";
+
 /**
  * Sum of the samples of `name` in a Prometheus text exposition whose labels include every
  * `labels` pair.
@@ -17,9 +19,9 @@ export function metricSum(text: string, name: string, labels: Record<string, str
   return sum;
 }
 
-/** GET <url>/metrics */
-export async function scrape(url: string): Promise<string> {
-  const res = await fetch(`${url}/metrics`);
+/** GET <url>/metrics with a token that may run every endpoint (/metrics names them all) */
+export async function scrape(url: string, token = TOKEN): Promise<string> {
+  const res = await fetch(`${url}/metrics`, { headers: { "X-API-KEY": token } });
   if (res.status !== 200) throw new Error(`/metrics answered ${res.status}`);
   return res.text();
 }

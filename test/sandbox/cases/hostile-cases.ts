@@ -21,6 +21,8 @@ export interface HostileCase {
   noPosition?: true;
   /** another endpoint than logs.all, with its parameters */
   endpoint?: { name: string; params: Record<string, string> };
+  /** the parameter a 400 names */
+  param?: string;
 }
 
 const rep = (s: string, n: number) => s.repeat(n);
@@ -222,6 +224,20 @@ const functionNames: Array<[string, string]> = [
   ["schema-qualified pg_catalog.pg_read_file", "pg_catalog.pg_read_file('/etc/passwd')"],
   ["SAFE. prefix on an engine function", "SAFE.pg_read_file('/etc/passwd')"],
   ["NET.HOST (BigQuery, not in the catalogue)", "NET.HOST('https://example.com')"],
+  // ClickHouse: functions that read files, settings, the server or other tables
+  ["file (ClickHouse reads a file as text)", "file('/etc/passwd')"],
+  ["getSetting (ClickHouse)", "getSetting('readonly')"],
+  ["getMacro (ClickHouse)", "getMacro('replica')"],
+  ["currentUser (ClickHouse)", "currentUser()"],
+  ["hostName (ClickHouse)", "hostName()"],
+  ["getServerPort (ClickHouse)", "getServerPort('http_port')"],
+  ["filesystemAvailable (ClickHouse)", "filesystemAvailable()"],
+  ["dictGet (ClickHouse)", "dictGet('d', 'x', toUInt64(1))"],
+  ["joinGet (ClickHouse)", "joinGet('qes_schema', 'schema', 1)"],
+  ["sleepEachRow (ClickHouse)", "sleepEachRow(3)"],
+  ["throwIf (ClickHouse)", "throwIf(1)"],
+  ["currentDatabase (ClickHouse)", "currentDatabase()"],
+  ["formatQuery (ClickHouse)", "formatQuery('select 1')"],
   ["AEAD.DECRYPT_STRING (BigQuery)", "AEAD.DECRYPT_STRING(b'', b'', '')"],
 ];
 
@@ -247,6 +263,36 @@ const functions: HostileCase[] = [
   {
     name: "duckdb_settings() in FROM",
     sql: "select * from duckdb_settings()",
+    code: "relation_not_allowed",
+  },
+  // ClickHouse table functions: files, network, other servers and the engine's own tables
+  ...[
+    "file('/etc/passwd', 'LineAsString')",
+    "url('http://127.0.0.1:8123/?query=select+1', 'CSV')",
+    "s3('https://bucket.s3.amazonaws.com/x.csv', 'CSV')",
+    "remote('127.0.0.1:9000', system.one)",
+    "remoteSecure('127.0.0.1:9440', 'system', 'users')",
+    "cluster('default', system.one)",
+    "clusterAllReplicas('default', system.processes)",
+    "hdfs('hdfs://127.0.0.1:9000/x', 'CSV')",
+    "mysql('127.0.0.1:3306', 'db', 't', 'u', 'p')",
+    "postgresql('127.0.0.1:5432', 'test', 'pg_authid', 'postgres', '')",
+    "executable('cat /etc/passwd', 'TSV', 'x String')",
+    "merge('qes', '.*')",
+    "input('x String')",
+    "numbers(1000000000000)",
+    "generateRandom('x String')",
+    "azureBlobStorage('DefaultEndpointsProtocol=https', 'c', 'x.csv')",
+  ].map(
+    (call): HostileCase => ({
+      name: `ClickHouse table function ${call.slice(0, call.indexOf("("))} in FROM`,
+      sql: `select * from ${call}`,
+      code: "relation_not_allowed",
+    }),
+  ),
+  {
+    name: "ClickHouse file() in a join of an allowed CTE",
+    sql: "select e.id from edge_logs e join file('/etc/passwd', 'LineAsString') f on true",
     code: "relation_not_allowed",
   },
   {
@@ -353,6 +399,27 @@ const relations: HostileCase[] = [
   { name: "FROM pg_stat_activity", sql: "select query from pg_stat_activity", code: "relation_not_allowed" },
   { name: "FROM pg_settings", sql: "select * from pg_settings", code: "relation_not_allowed" },
   { name: "FROM duckdb_tables()", sql: "select * from duckdb_tables()", code: "relation_not_allowed" },
+  // ClickHouse's system database and qes's own tables, however they are spelt
+  ...[
+    "system.processes",
+    "system.users",
+    "system.settings",
+    "system.tables",
+    "system.parts",
+    "`system.one`",
+    "`system`.`numbers`",
+    "SYSTEM.PROCESSES",
+    "qes_schema",
+    "qes.qes_schema",
+    "default.qes_schema",
+    "INFORMATION_SCHEMA.TABLES",
+  ].map(
+    (table): HostileCase => ({
+      name: `FROM ${table} (ClickHouse)`,
+      sql: `select * from ${table}`,
+      code: "relation_not_allowed",
+    }),
+  ),
   { name: "FROM sqlite_master", sql: "select * from sqlite_master", code: "relation_not_allowed" },
   {
     name: "FROM a CTE name qualified by a dataset",
@@ -608,11 +675,12 @@ const tricks: HostileCase[] = [
   { name: "fullwidth letters", sql: "ｓｅｌｅｃｔ id from edge_logs", code: "sql_syntax" },
   { name: "zero-width space in a keyword", sql: "sel\u200bect id from edge_logs", code: "sql_syntax" },
   {
+    // issue 12: a NUL byte anywhere in SQL is refused before parsing (400, the parameter named)
     name: "NUL character outside a string",
     sql: "select id from edge_logs\u0000; drop table x",
-    code: "sql_syntax",
+    code: "invalid_parameter",
   },
-  { name: "invalid escape in a string", sql: "select '\\q' as x from edge_logs", code: "sql_syntax" },
+  { name: "malformed hex escape in a string", sql: "select '\\x4' as x from edge_logs", code: "sql_syntax" },
   { name: "invalid unicode escape", sql: "select '\\uD800' as x from edge_logs", code: "sql_syntax" },
   { name: "BYTES literal", sql: "select b'\\x00' as x from edge_logs", code: "sql_syntax" },
   {
@@ -628,12 +696,12 @@ const tricks: HostileCase[] = [
   {
     name: "FOR SYSTEM_TIME AS OF on a source",
     sql: `select id from ${SRC} for system_time as of current_timestamp()`,
-    code: "relation_not_allowed",
+    code: "sql_invalid",
   },
   {
     name: "WITH RECURSIVE (unbounded recursion)",
     sql: "with recursive r as (select 1 as n union all select n + 1 from r) select n from r",
-    code: "sql_syntax",
+    code: "sql_invalid",
   },
 ];
 
@@ -764,6 +832,31 @@ const complexity: HostileCase[] = [
     code: "sql_syntax",
     via: "post",
   },
+  // wide and long: before, a 500 (the emitter's stack, DuckDB's memory); now explicit limits
+  {
+    name: "3,000 UNION ALL branches (about 66 KB, inside the length and token limits)",
+    sql: Array.from({ length: 3000 }, (_, i) => `select ${i} as x`).join(" union all "),
+    code: "sql_too_complex",
+    via: "post",
+  },
+  {
+    name: "a SELECT list of 3,000 columns of a CTE",
+    sql: `select ${Array.from({ length: 3000 }, (_, i) => `event_message as c${i}`).join(", ")} from edge_logs`,
+    code: "sql_too_complex",
+    via: "post",
+  },
+  {
+    name: "a SELECT list of 3,000 string literals",
+    sql: `select ${Array.from({ length: 3000 }, (_, i) => `'s${i}' as c${i}`).join(", ")} from edge_logs`,
+    code: "sql_too_complex",
+    via: "post",
+  },
+  {
+    name: "a 3,000-column SELECT list inside a subquery",
+    sql: `select count(*) as n from (select ${Array.from({ length: 3000 }, (_, i) => `id as c${i}`).join(", ")} from edge_logs)`,
+    code: "sql_too_complex",
+    via: "post",
+  },
   {
     name: "SQL over 100,000 characters (a long string literal)",
     sql: `select id from edge_logs where id = '${"x".repeat(100_001)}'`,
@@ -837,6 +930,23 @@ const invalid: HostileCase[] = [
     sql: "select count(*) as n from edge_logs where regexp_contains(event_message, r'a{256}')",
     code: "sql_invalid",
   },
+  // inside the portable subset's shape, refused by RE2's own parser: before, the engine refused
+  // them with its own words (or, on PostgreSQL, read `[[:foo:]]` differently)
+  {
+    name: "regular expression with a reversed class range",
+    sql: "select id from edge_logs where regexp_contains(id, '[b-a]')",
+    code: "sql_invalid",
+  },
+  {
+    name: "regular expression with an unknown POSIX class name",
+    sql: "select regexp_extract(event_message, r'[[:foo:]]+') as x from edge_logs",
+    code: "sql_invalid",
+  },
+  {
+    name: "regular expression with a reversed range in REGEXP_REPLACE",
+    sql: "select regexp_replace(event_message, r'x[9-0]', '') as x from edge_logs",
+    code: "sql_invalid",
+  },
   {
     name: "FORMAT with an unknown specifier",
     sql: "select format('%n', 1) as x from edge_logs",
@@ -887,6 +997,22 @@ const otherEndpoints: HostileCase[] = [
     code: "invalid_parameter",
     endpoint: { name: "usage.api-counts", params: { interval: "hourly", project: "(a)\\1" } },
     noPosition: true,
+  },
+  {
+    name: "usage.api-counts: a project pattern RE2 refuses (reversed range)",
+    sql: "select count(*) as n from requests",
+    code: "invalid_parameter",
+    endpoint: { name: "usage.api-counts", params: { interval: "hourly", project: "[b-a]" } },
+    noPosition: true,
+    param: "project",
+  },
+  {
+    name: "usage.api-counts: a project pattern RE2 refuses (unknown class name)",
+    sql: "select count(*) as n from requests",
+    code: "invalid_parameter",
+    endpoint: { name: "usage.api-counts", params: { interval: "hourly", project: "[[:foo:]]" } },
+    noPosition: true,
+    param: "project",
   },
   {
     name: "usage.api-counts: an interval outside its allowed values",
@@ -1008,6 +1134,18 @@ export const CONTROL_CASES: ControlCase[] = [
   {
     name: "a filter of 300 conditions",
     sql: `select count(*) as n from edge_logs where ${Array.from({ length: 300 }, (_, i) => `id != 'x${i}'`).join(" and ")}`,
+    rows: [{ n: 3 }],
+    via: "post",
+  },
+  {
+    name: "the longest set operation allowed: 256 UNION ALL branches",
+    sql: `select count(*) as n, sum(x) as total from (${Array.from({ length: 256 }, (_, i) => `select ${i} as x`).join(" union all ")})`,
+    rows: [{ n: 256, total: 32640 }],
+    via: "post",
+  },
+  {
+    name: "the widest SELECT list allowed: 1,000 columns of a CTE",
+    sql: `select count(*) as n from (select ${Array.from({ length: 1000 }, (_, i) => `event_message as c${i}`).join(", ")} from edge_logs)`,
     rows: [{ n: 3 }],
     via: "post",
   },

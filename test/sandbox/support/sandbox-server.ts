@@ -67,7 +67,7 @@ export async function startSandboxServer(
   return {
     ...served,
     async metricExecuted() {
-      const text = await (await fetch(`${served.url}/metrics`)).text();
+      const text = await (await fetch(`${served.url}/metrics`, { headers: { "X-API-KEY": TOKEN } })).text();
       const line = text.split("\n").find((l) => l.startsWith("qes_backend_executed_queries"));
       if (!line) throw new Error("/metrics has no qes_backend_executed_queries");
       return Number(line.slice(line.lastIndexOf(" ") + 1));

@@ -210,6 +210,12 @@ export const functionCases: SqlCase[] = [
     expect: [{ msg: "GET | 200 | x.x.x.x | https://alpha.supabase.co/rest/v1/todos?select=* | curl/8.4.0" }],
   },
   {
+    name: "REGEXP_EXTRACT with word boundaries (\\b, \\B)",
+    rule: "RE2 \\b is an ASCII word boundary, \\B its absence (PostgreSQL writes them \\y and \\Y; its \\b is a backspace)",
+    sql: `select regexp_extract(event_message, r'\\b\\d{3}\\b') as code, regexp_extract(event_message, r'\\Bt\\w+') as mid from ${EDGE} where id = 'e04'`,
+    expect: [{ code: "404", mid: "ttps" }],
+  },
+  {
     name: "REGEXP_REPLACE of digits in a path",
     rule: "BigQuery REGEXP_REPLACE",
     sql: `select regexp_replace(q.path, r'\\d+', 'N') as p from ${REQ} where id = 'e12'`,

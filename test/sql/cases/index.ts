@@ -2,8 +2,11 @@ import { aggregateCases } from "./aggregates.ts";
 import { basicCases } from "./basics.ts";
 import type { SqlCase } from "./case.ts";
 import { coercionCases } from "./coercion.ts";
+import { engineSemanticsCases } from "./engine-semantics.ts";
 import { errorCases } from "./errors.ts";
+import { findingCases, joinGroupCases, structCases } from "./findings.ts";
 import { functionCases } from "./functions.ts";
+import { matrixCases } from "./matrix.ts";
 import { queryCases } from "./queries.ts";
 import { regexCases } from "./regex.ts";
 import { timeCases } from "./time.ts";
@@ -20,6 +23,11 @@ export const CASE_GROUPS: Record<string, SqlCase[]> = {
   coercion: coercionCases,
   errors: errorCases,
   regex: regexCases,
+  matrix: matrixCases,
+  findings: findingCases,
+  structs: structCases,
+  joinGroups: joinGroupCases,
+  engineSemantics: engineSemanticsCases,
 };
 
 export const ALL_CASES: SqlCase[] = Object.values(CASE_GROUPS).flat();

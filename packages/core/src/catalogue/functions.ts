@@ -19,8 +19,8 @@ import type { ScalarType } from "../schema/schema-model.ts";
  * functions that touch files, network, settings or catalogs are unreachable because they are not
  * here. Each entry types its call; each dialect has a table that emits it.
  */
-export interface FunctionSpec {
-  name: string;
+export interface FunctionSpec<N extends string = string> {
+  name: N;
   kind: "scalar" | "aggregate" | "window";
   minArgs: number;
   maxArgs: number;
@@ -30,6 +30,10 @@ export interface FunctionSpec {
   datePartArgs?: number[];
   /** argument positions that are regular-expression patterns */
   patternArgs?: number[];
+  /** where qes deliberately differs from BigQuery (DESIGN.md §3), as docs/functions.md says it */
+  departure?: string;
+  /** the scalar types accepted at checked positions (signatures.ts derives signatures from them) */
+  accepts?: ReadonlyArray<readonly [number, ...ScalarType[]]>;
   returns: (args: SqlType[], name: string) => SqlType;
 }
 
@@ -104,7 +108,7 @@ const elementOf = (t: SqlType | undefined): SqlType =>
 const numericResult = (a: SqlType[]) =>
   a.every((x) => x.t === "null" || (x.t === "scalar" && x.s === "INT64")) ? INT64 : FLOAT64;
 
-const specs: FunctionSpec[] = [
+const specs = [
   // aggregates
   fn("COUNT", "aggregate", [0, 1], [], INT64),
   fn("COUNTIF", "aggregate", [1, 1], [[0, "BOOL"]], INT64),
@@ -112,7 +116,9 @@ const specs: FunctionSpec[] = [
   fn("AVG", "aggregate", [1, 1], [[0, ...NUM]], FLOAT64),
   fn("MIN", "aggregate", [1, 1], [], sameAsFirst),
   fn("MAX", "aggregate", [1, 1], [], sameAsFirst),
-  fn("ANY_VALUE", "aggregate", [1, 1], [], sameAsFirst),
+  fn("ANY_VALUE", "aggregate", [1, 1], [], sameAsFirst, {
+    departure: "BigQuery leaves the choice open; every backend takes the minimum.",
+  }),
   fn("LOGICAL_OR", "aggregate", [1, 1], [[0, "BOOL"]], BOOL),
   fn("LOGICAL_AND", "aggregate", [1, 1], [[0, "BOOL"]], BOOL),
   // conditionals
@@ -166,33 +172,52 @@ const specs: FunctionSpec[] = [
   fn("UNIX_MICROS", "scalar", [1, 1], [[0, ...TIME]], INT64, { literalAs: ["TIMESTAMP"] }),
   fn("TIMESTAMP_MICROS", "scalar", [1, 1], [[0, "INT64"]], TIMESTAMP),
   ...moreFunctions(),
-];
+] as const;
 
 /** Compact rows: name, kind, arity, accepted argument types, result. */
-function fn(
-  name: string,
+function fn<const N extends string>(
+  name: N,
   kind: FunctionSpec["kind"],
   arity: [number, number],
   accepts: Array<[number, ...ScalarType[]]>,
   result: SqlType | ((args: SqlType[], name: string) => SqlType),
-  extra: Partial<FunctionSpec> = {},
-): FunctionSpec {
+  extra: Partial<Omit<FunctionSpec, "name">> = {},
+): FunctionSpec<N> {
   return {
     name,
     kind,
     minArgs: arity[0],
     maxArgs: arity[1],
+    accepts,
     returns: checked(accepts, typeof result === "function" ? result : () => result),
     ...extra,
   };
 }
 
-function moreFunctions(): FunctionSpec[] {
+function moreFunctions() {
   return [
     // aggregates
-    fn("APPROX_COUNT_DISTINCT", "aggregate", [1, 1], [], INT64),
-    fn("ARRAY_AGG", "aggregate", [1, 1], [], (a) => nativeArray(a[0]?.t === "scalar" ? a[0].s : "STRING")),
-    fn("STRING_AGG", "aggregate", [1, 2], STRINGS2, STRING),
+    fn("APPROX_COUNT_DISTINCT", "aggregate", [1, 1], [], INT64, {
+      departure: "exact: the number of distinct non-NULL values.",
+    }),
+    // n+1 exact quantiles (DESIGN.md §3); n must be an integer literal (special-forms.ts)
+    fn(
+      "APPROX_QUANTILES",
+      "aggregate",
+      [2, 2],
+      [[1, "INT64"]],
+      (a) => nativeArray(a[0]?.t === "scalar" ? a[0].s : "INT64"),
+      {
+        departure:
+          "exact: quantile k of n over c non-NULL values is the value at rank max(1, ceil(k·c/n)) (percentile_disc); n is an integer literal from 1 to 1000.",
+      },
+    ),
+    fn("ARRAY_AGG", "aggregate", [1, 1], [], (a) => nativeArray(a[0]?.t === "scalar" ? a[0].s : "STRING"), {
+      departure: "without ORDER BY the elements are ordered by value (BigQuery leaves the order open).",
+    }),
+    fn("STRING_AGG", "aggregate", [1, 2], STRINGS2, STRING, {
+      departure: "without ORDER BY the values are joined in value order (BigQuery leaves the order open).",
+    }),
     // window functions
     fn("ROW_NUMBER", "window", [0, 0], [], INT64),
     fn("RANK", "window", [0, 0], [], INT64),
@@ -336,14 +361,34 @@ function moreFunctions(): FunctionSpec[] {
     ),
     fn("DATE_SUB", "scalar", [2, 2], [[0, "DATE"]], DATE, { literalAs: ["DATE"] }),
     fn("DATE_ADD", "scalar", [2, 2], [[0, "DATE"]], DATE, { literalAs: ["DATE"] }),
-  ];
+  ] as const;
 }
 
 export { elementOf, numericResult };
 
-export const FUNCTIONS: ReadonlyMap<string, FunctionSpec> = new Map(specs.map((s) => [s.name, s]));
+/** The name of a catalogue function. */
+export type FunctionName = (typeof specs)[number]["name"];
 
-export function lookupFunction(name: string): FunctionSpec | undefined {
+/**
+ * Catalogue functions that no dialect emits: compile/special-forms.ts rewrites each into other
+ * calls (or a parameter) before any dialect sees it, with the one validation it has.
+ */
+export const SPECIAL_FORM_NAMES = [
+  "APPROX_QUANTILES",
+  "CURRENT_TIMESTAMP",
+  "CURRENT_DATE",
+  "CURRENT_DATETIME",
+] as const satisfies readonly FunctionName[];
+export type SpecialFormName = (typeof SPECIAL_FORM_NAMES)[number];
+
+/** A catalogue function a dialect writes: each dialect's function table has one row per name. */
+export type EmittedFunctionName = Exclude<FunctionName, SpecialFormName>;
+
+export const FUNCTIONS: ReadonlyMap<string, FunctionSpec<FunctionName>> = new Map(
+  specs.map((s) => [s.name, s]),
+);
+
+export function lookupFunction(name: string): FunctionSpec<FunctionName> | undefined {
   return FUNCTIONS.get(name.toUpperCase());
 }
 

@@ -102,6 +102,7 @@ export function analyzeValueInner(node: AstNode, env: ExprEnv): Value {
     case "column_ref":
       return resolveColumnRef(node, env);
     case "number":
+    case "bigint": // integers beyond 2^53, as text
       return expr(literalOfNumber(node.value));
     case "single_quote_string":
     case "double_quote_string":

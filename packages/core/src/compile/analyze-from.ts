@@ -1,7 +1,8 @@
 /** FROM items: sources, CTEs, subqueries, joins, and UNNEST (records flattened, arrays expanded). */
 import { QesError } from "../errors.ts";
-import { type AstNode, locationOf } from "../parse/parse-sql.ts";
+import { type AstNode, aliasText, locationOf } from "../parse/parse-sql.ts";
 import { analyzeCondition, analyzeValue, type ExprEnv, fail, recordAsExpr } from "./analyze-expr.ts";
+import { bindJoinGroup, isJoinGroup } from "./analyze-join-group.ts";
 import { analyzeQuery, type QueryOptions } from "./analyze-query.ts";
 import { notNull } from "./analyze-select.ts";
 import type { CompileContext, CteInfo } from "./compile-context.ts";
@@ -20,6 +21,10 @@ export function analyzeFrom(
   fromVar: { cte?: CteInfo; alias?: string },
 ): void {
   items.forEach((item, i) => {
+    if (item.operator) {
+      const name = String(item.operator.type ?? "this table operator").toUpperCase();
+      fail("sql_invalid", `${name} is not supported by qes.`, item);
+    }
     const joinText = String(item.join ?? (i === 0 ? "" : "CROSS JOIN")).toUpperCase();
     const kind: Join["kind"] = joinText.startsWith("LEFT")
       ? "left"
@@ -50,7 +55,7 @@ export function analyzeFrom(
         loc: item.loc,
       };
       const from = analyzeUnnest(
-        { type: "unnest", expr: path, as: item.as ?? item.table, on: item.on, loc: item.loc },
+        { type: "unnest", expr: path, as: aliasText(item.as) ?? item.table, on: item.on, loc: item.loc },
         kind,
         select,
         scope,
@@ -109,6 +114,8 @@ export function bindTableItem(
   ctx: CompileContext,
   opts: QueryOptions,
 ): { from: FromItem; cte?: CteInfo } {
+  if (item.expr?.ast && isJoinGroup(item.expr.ast))
+    return { from: bindJoinGroup(item.expr.ast, scope, ctx, opts) };
   if (item.expr?.ast) {
     const analyzed = analyzeQuery(item.expr.ast, ctx, {
       final: false,
@@ -126,7 +133,7 @@ export function bindTableItem(
       values: analyzed.branches[0]!.values,
       ...(analyzed.order ? { order: analyzed.order } : {}),
     };
-    bindDerived(scope, String(item.as ?? alias), alias, info);
+    bindDerived(scope, aliasText(item.as) ?? alias, alias, info);
     return { from: { k: "subquery", query: analyzed.query, alias }, cte: info };
   }
   if (item.expr?.type === "function") {
@@ -144,7 +151,7 @@ export function bindTableItem(
     );
   }
   const name = [item.db, item.table].filter(Boolean).map(String).join(".");
-  const aliasName = String(item.as ?? item.table);
+  const aliasName = aliasText(item.as) ?? String(item.table);
   const cte = !item.db ? opts.ctes.get(name.toLowerCase()) : undefined;
   if (cte) {
     const alias = ctx.alias("r");
@@ -227,8 +234,10 @@ export function analyzeUnnest(
 ): FromItem | undefined {
   const env: ExprEnv = { scope, ctx, clause: "from", ctes: opts.ctes };
   const value = analyzeValue(item.expr, env);
-  const name = String(item.as ?? "").toLowerCase();
-  const offsetName = item.with_offset ? String(item.with_offset.as ?? "offset").toLowerCase() : undefined;
+  const name = (aliasText(item.as) ?? "").toLowerCase();
+  const offsetName = item.with_offset
+    ? (aliasText(item.with_offset.as) ?? "offset").toLowerCase()
+    : undefined;
   if (value.kind === "record" && !offsetName) {
     const rec = value.rec;
     const presence = and(rec.guard, rec.root.presence(rec.path))!;
@@ -265,21 +274,11 @@ export function analyzeUnnest(
   if (t.t === "null") {
     // UNNEST of a field the schema does not know: no rows (CROSS) or a NULL element (LEFT).
     if (kind !== "left") select.where.push({ k: "lit", value: false, type: { t: "scalar", s: "BOOL" } });
-    scope.vars.push({
-      name,
-      column: () => undefined,
-      columnNames: () => [],
-      self: { kind: "expr", expr: array },
-      schemaless: true,
-    });
+    scope.vars.push(valueVar(name, { kind: "expr", expr: array }, true));
     if (offsetName)
-      scope.vars.push({
-        name: offsetName,
-        column: () => undefined,
-        columnNames: () => [],
-        self: { kind: "expr", expr: { k: "lit", value: null, type: INT64 } },
-        schemaless: false,
-      });
+      scope.vars.push(
+        valueVar(offsetName, { kind: "expr", expr: { k: "lit", value: null, type: INT64 } }, false),
+      );
     return undefined;
   }
   if (t.t !== "records" && t.t !== "array") {
@@ -296,13 +295,7 @@ export function analyzeUnnest(
     ...(t.t === "array" && !t.native ? { fromJson: true } : {}),
   };
   if (t.t === "array") {
-    scope.vars.push({
-      name,
-      column: () => undefined,
-      columnNames: () => [],
-      self: { kind: "expr", expr: elementExpr },
-      schemaless: false,
-    });
+    scope.vars.push(valueVar(name, { kind: "expr", expr: elementExpr }, false));
   } else {
     scope.vars.push(
       elementVar(name, { root: elementRoot(elementExpr), path: [], node: t.node, repeated: false }),
@@ -310,13 +303,7 @@ export function analyzeUnnest(
   }
   if (offsetName) {
     const off: Expr = { k: "col", rel: alias, col: "off", type: INT64 };
-    scope.vars.push({
-      name: offsetName,
-      column: () => undefined,
-      columnNames: () => [],
-      self: { kind: "expr", expr: off },
-      schemaless: false,
-    });
+    scope.vars.push(valueVar(offsetName, { kind: "expr", expr: off }, false));
   }
   if (item.on) {
     const on = analyzeCondition(item.on, { scope, ctx, clause: "on", ctes: opts.ctes });
@@ -324,6 +311,21 @@ export function analyzeUnnest(
       fail("sql_invalid", "JOIN UNNEST(array) … ON supports only ON TRUE.", item.on);
   }
   return { k: "unnest", array, alias, elementType, withOffset: !!offsetName };
+}
+
+/**
+ * The alias of an UNNEST of scalars (or of its offset): a value, and in `SELECT *` the one column
+ * named after it (`select * from unnest([1, 2]) as x` has a column x).
+ */
+function valueVar(name: string, self: Value, schemaless: boolean): RangeVar {
+  return {
+    name,
+    column: () => undefined,
+    columnNames: () => (name ? [name] : []),
+    star: (n) => (n === name ? self : undefined),
+    self,
+    schemaless,
+  };
 }
 
 export function analyzeOnForElement(

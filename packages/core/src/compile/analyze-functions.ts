@@ -1,21 +1,20 @@
 /** Calls: catalogue functions, aggregates (with ORDER BY / LIMIT / IGNORE NULLS), windows, EXTRACT. */
-import { lookupFunction } from "../catalogue/functions.ts";
+import {
+  type EmittedFunctionName,
+  type FunctionName,
+  lookupFunction,
+  SPECIAL_FORM_NAMES,
+} from "../catalogue/functions.ts";
+import type { CallExpr } from "../dialect/function-table.ts";
 import { type AstNode, locationOf } from "../parse/parse-sql.ts";
 import { checkRegexPattern } from "../sandbox/regex-subset.ts";
-import {
-  analyzeCondition,
-  analyzeExpr,
-  DATE_PARTS,
-  type ExprEnv,
-  fail,
-  withPosition,
-} from "./analyze-expr.ts";
+import { analyzeExpr, DATE_PARTS, type ExprEnv, fail, withPosition } from "./analyze-expr.ts";
 import { analyzeInternal, indexLiteral, stringArg } from "./analyze-internal.ts";
-import { analyzeSubquery } from "./analyze-literals.ts";
 import { coerceLiteralTo } from "./coerce.ts";
 import type { AggregateOptions, Expr, OrderItem } from "./ir.ts";
 import { columnRefPath } from "./resolve-names.ts";
-import { BOOL, INT64, type SqlType, STRING, typeName } from "./sql-type.ts";
+import { checkAggregateClause, specialForm } from "./special-forms.ts";
+import { INT64, type SqlType, STRING, typeName } from "./sql-type.ts";
 
 export function functionName(node: AstNode): string {
   const parts: string[] = [];
@@ -28,15 +27,8 @@ export function analyzeFunction(node: AstNode, env: ExprEnv): Expr {
   const name = functionName(node);
   const internal = analyzeInternal(name.toLowerCase(), node, env);
   if (internal) return internal;
-  if (name.toUpperCase() === "NOT" && (node.args?.value ?? []).length === 1) {
-    return { k: "op", op: "NOT", args: [analyzeCondition(node.args.value[0], env)], type: BOOL };
-  }
-  if (name.toUpperCase() === "APPROX_QUANTILES") return approxQuantilesArray(node, env);
-  if (name.toUpperCase() === "EXISTS") {
-    const sub = (node.args?.value ?? [])[0] as AstNode | undefined;
-    if (!sub?.ast) fail("sql_invalid", "EXISTS needs a subquery.", node);
-    return analyzeSubquery(sub!.ast, env, "exists");
-  }
+  const special = specialForm(name);
+  if (special) return special(node, env);
   const spec = lookupFunction(name);
   if (!spec) {
     return fail(
@@ -62,16 +54,6 @@ export function analyzeFunction(node: AstNode, env: ExprEnv): Expr {
     return target ? coerceLiteralTo(e, target, a) : e;
   });
   for (const i of spec.patternArgs ?? []) checkPatternArg(args[i]!, rawArgs[i]!, env);
-  if (spec.name === "CURRENT_TIMESTAMP" || spec.name === "CURRENT_DATE" || spec.name === "CURRENT_DATETIME") {
-    // One instant per request, bound by the service (DESIGN.md §5).
-    const now = env.ctx.now();
-    const param: Expr = { k: "param", index: now.index, type: now.type };
-    if (spec.name === "CURRENT_TIMESTAMP") return param;
-    const zone = args[0] ? [args[0]] : [];
-    return spec.name === "CURRENT_DATE"
-      ? { k: "call", fn: "DATE", args: [param, ...zone], type: { t: "scalar", s: "DATE" } }
-      : { k: "call", fn: "DATETIME", args: [param, ...zone], type: { t: "scalar", s: "DATETIME" } };
-  }
   const type = withPosition(
     () =>
       spec.returns(
@@ -81,9 +63,9 @@ export function analyzeFunction(node: AstNode, env: ExprEnv): Expr {
     node,
   );
   const at = locationOf(node);
-  const call: Expr = {
+  const call: CallExpr = {
     k: "call",
-    fn: spec.name,
+    fn: emittedName(spec.name, node),
     args,
     type,
     ...(spec.kind === "aggregate" ? { agg: {} } : {}),
@@ -109,15 +91,18 @@ export function analyzeAggregate(node: AstNode, env: ExprEnv): Expr {
       ),
     node,
   );
-  const call: Expr = { k: "call", fn: name, args, type, agg: { distinct } };
+  const call: CallExpr = { k: "call", fn: emittedName(spec.name, node), args, type, agg: { distinct } };
   if (node.over) return withWindow(call, node.over, env);
   return call;
 }
 
-export function checkAggregateAllowed(name: string, env: ExprEnv, node: AstNode): void {
-  if (env.clause === "where" || env.clause === "group" || env.clause === "on" || env.clause === "from") {
-    fail("sql_invalid", `Aggregate function ${name} is not allowed in ${env.clause.toUpperCase()}.`, node);
-  }
+export const checkAggregateAllowed = checkAggregateClause;
+
+/** A catalogue name that reaches a dialect: special forms were rewritten before this point. */
+function emittedName(name: FunctionName, node: AstNode): EmittedFunctionName {
+  if ((SPECIAL_FORM_NAMES as readonly string[]).includes(name))
+    return fail("sql_invalid", `${name} cannot be used here.`, node);
+  return name as EmittedFunctionName;
 }
 
 export const WEEKDAYS = ["MONDAY", "TUESDAY", "WEDNESDAY", "THURSDAY", "FRIDAY", "SATURDAY", "SUNDAY"];
@@ -134,7 +119,9 @@ export function datePart(node: AstNode): Expr {
   }
   const steps = node.type === "column_ref" ? columnRefPath(node) : [];
   const step = steps.length === 1 ? steps[0] : undefined;
-  const part = step && "name" in step ? step.name.toUpperCase() : undefined;
+  // node-sql-parser knows DATE_TRUNC and gives its part as an `origin` keyword, not a name
+  const keyword = node.type === "origin" && typeof node.value === "string" ? node.value : undefined;
+  const part = step && "name" in step ? step.name.toUpperCase() : keyword?.toUpperCase();
   if (!part || !DATE_PARTS.has(part))
     return fail("sql_invalid", "Expected a date part such as HOUR or DAY.", node);
   return { k: "datepart", part, type: { t: "datepart", part } };
@@ -193,7 +180,7 @@ export function analyzeOrderedAggregate(fn: "ARRAY_AGG" | "STRING_AGG", node: As
     ignoreNulls: flags.has("IGNORE_NULLS"),
   };
   if (limit !== undefined) agg.limit = limit;
-  const call: Expr = { k: "call", fn, args: values, type, agg };
+  const call: CallExpr = { k: "call", fn, args: values, type, agg };
   return node.over ? withWindow(call, node.over, env) : call;
 }
 
@@ -213,7 +200,7 @@ export function bigintSafe(k: string, v: unknown): unknown {
 export const FRAME_BOUND =
   /^(UNBOUNDED PRECEDING|UNBOUNDED FOLLOWING|CURRENT ROW|\d+ PRECEDING|\d+ FOLLOWING)$/i;
 
-export function withWindow(call: Extract<Expr, { k: "call" }>, over: AstNode, env: ExprEnv): Expr {
+export function withWindow(call: CallExpr, over: AstNode, env: ExprEnv): Expr {
   const named = over?.as_window_specification;
   const spec =
     typeof named === "string"
@@ -264,7 +251,9 @@ export function analyzeExtract(node: AstNode, env: ExprEnv): Expr {
 }
 
 export function analyzeExtractPart(part: string, sourceNode: AstNode, env: ExprEnv, node: AstNode): Expr {
-  if (!DATE_PARTS.has(part)) fail("sql_invalid", `EXTRACT(${part} …) is not supported.`, node);
+  const weekday = /^WEEK\((\w+)\)$/.exec(part)?.[1];
+  if (!DATE_PARTS.has(part) && !(weekday && WEEKDAYS.includes(weekday)))
+    fail("sql_invalid", `EXTRACT(${part} …) is not supported.`, node);
   const source = coerceLiteralTo(analyzeExpr(sourceNode, env), "TIMESTAMP", sourceNode);
   if (source.type.t !== "null" && !isTemporalType(source.type)) {
     fail("sql_invalid", `EXTRACT needs a TIMESTAMP, DATETIME or DATE, got ${typeName(source.type)}.`, node);
@@ -280,34 +269,4 @@ export function analyzeExtractPart(part: string, sourceNode: AstNode, env: ExprE
 
 export function isTemporalType(t: SqlType): boolean {
   return t.t === "scalar" && (t.s === "TIMESTAMP" || t.s === "DATETIME" || t.s === "DATE");
-}
-
-// ---------------------------------------------------------------------------------------------
-// literals of arrays and structs
-
-/** APPROX_QUANTILES(x, n) as a whole: n+1 exact quantiles, as an array (DESIGN.md §3). */
-export function approxQuantilesArray(node: AstNode, env: ExprEnv): Expr {
-  checkAggregateAllowed("APPROX_QUANTILES", env, node);
-  const [xNode, nNode] = (node.args?.value ?? []) as AstNode[];
-  if (!xNode || nNode?.type !== "number") {
-    return fail("sql_invalid", "APPROX_QUANTILES needs a value and an integer number of quantiles.", node);
-  }
-  const n = Number(nNode.value);
-  if (!Number.isInteger(n) || n < 1 || n > 1000)
-    fail("sql_invalid", "APPROX_QUANTILES needs 1 to 1000 quantiles.", nNode);
-  const x = analyzeExpr(xNode, { ...env, clause: "select" });
-  if (x.type.t !== "scalar" && x.type.t !== "null")
-    fail("sql_invalid", `APPROX_QUANTILES of ${typeName(x.type)} is not supported.`, node);
-  const element = x.type.t === "scalar" ? x.type.s : "INT64";
-  const args: Expr[] = [];
-  for (let k = 0; k <= n; k++) {
-    args.push({
-      k: "call",
-      fn: "__QUANTILE",
-      args: [x, { k: "lit", value: k, type: INT64 }, { k: "lit", value: n, type: INT64 }],
-      type: x.type,
-      agg: {},
-    });
-  }
-  return { k: "call", fn: "__ARRAY", args, type: { t: "array", element, native: true } };
 }

@@ -1,3 +1,4 @@
+import { type DesugaredFormName, isDesugaredForm } from "../catalogue/internal-functions.ts";
 import type { AstNode } from "../parse/parse-sql.ts";
 import {
   analyzeExpr,
@@ -8,18 +9,14 @@ import {
   fail,
   recordAsExpr,
 } from "./analyze-expr.ts";
-import {
-  analyzeExtractPart,
-  analyzeOrderedAggregate,
-  checkAggregateAllowed,
-  functionName,
-} from "./analyze-functions.ts";
+import { analyzeExtractPart, analyzeOrderedAggregate, functionName } from "./analyze-functions.ts";
 import { analyzeSubquery, arrayLiteral, parseElementType } from "./analyze-literals.ts";
 import { coerceForComparison, coerceLiteralTo } from "./coerce.ts";
 import type { Expr } from "./ir.ts";
 import { elementRoot } from "./record-value.ts";
 import { step_ } from "./resolve-names.ts";
 import type { Value } from "./scope.ts";
+import { approxQuantileAt } from "./special-forms.ts";
 import { BOOL, FLOAT64, INT64, typeName } from "./sql-type.ts";
 
 export const SUBSCRIPT_MODE_NAMES = ["offset", "ordinal", "safe_offset", "safe_ordinal"] as const;
@@ -29,73 +26,88 @@ export function stringArg(node: AstNode | undefined, what: string): string {
   return String(node.value);
 }
 
+/** Reads one desugared form back as the construct the user wrote. */
+type FormReader = (node: AstNode, env: ExprEnv, args: AstNode[]) => Expr;
+
+function isDistinct(op: "IS DISTINCT FROM" | "IS NOT DISTINCT FROM"): FormReader {
+  return (node, env, args) => {
+    const [l, r] = coerceForComparison(analyzeExpr(args[0]!, env), analyzeExpr(args[1]!, env), node);
+    return { k: "op", op, args: [l, r], type: BOOL };
+  };
+}
+
+function arrayLiteralForm(typed: boolean): FormReader {
+  return (node, env, args) => {
+    const declared = typed ? parseElementType(stringArg(args[0], "an element type"), node) : undefined;
+    const items = (typed ? args.slice(1) : args).map((a) => analyzeValue(a, env));
+    return arrayLiteral(items, declared, node);
+  };
+}
+
+const outsideAggregate =
+  (what: string): FormReader =>
+  (node) =>
+    fail("sql_invalid", `${what} is allowed only inside ARRAY_AGG or STRING_AGG.`, node);
+
+/** One reader per desugared form (catalogue/internal-functions.ts): a new form needs one here. */
+const FORM_READERS: { readonly [N in DesugaredFormName]: FormReader } = {
+  __qes_subscript: (node, env) => {
+    const v = analyzeValue(node, env);
+    return v.kind === "expr" ? v.expr : recordAsExpr(v.rec);
+  },
+  __qes_path: (node, env) => FORM_READERS.__qes_subscript(node, env, []),
+  __qes_is_distinct: isDistinct("IS DISTINCT FROM"),
+  __qes_is_not_distinct: isDistinct("IS NOT DISTINCT FROM"),
+  __qes_at_time_zone: (_node, env, args) => {
+    const ts = coerceLiteralTo(analyzeExpr(args[0]!, env), "TIMESTAMP", args[0]);
+    const zone = analyzeExpr(args[1]!, env);
+    return { k: "call", fn: "DATETIME", args: [ts, zone], type: { t: "scalar", s: "DATETIME" } };
+  },
+  __qes_array_agg: (node, env) => analyzeOrderedAggregate("ARRAY_AGG", node, env),
+  __qes_string_agg: (node, env) => analyzeOrderedAggregate("STRING_AGG", node, env),
+  __qes_order: outsideAggregate("ORDER BY inside a call"),
+  __qes_limit: outsideAggregate("LIMIT inside a call"),
+  __qes_float: (_node, _env, args) => ({
+    k: "lit",
+    value: Number(stringArg(args[0], "a number")),
+    type: FLOAT64,
+  }),
+  __qes_interval: (node, env, args) => {
+    const unit = stringArg(args[1], "an interval unit").toUpperCase();
+    if (!DATE_PARTS.has(unit) || unit === "DATE") fail("sql_invalid", `Unknown interval unit ${unit}.`, node);
+    const value = analyzeExpr(args[0]!, env);
+    if (value.type.t !== "null" && !(value.type.t === "scalar" && value.type.s === "INT64")) {
+      fail("sql_invalid", `INTERVAL needs an INT64 amount, got ${typeName(value.type)}.`, node);
+    }
+    return { k: "interval", value, unit, type: { t: "interval" } };
+  },
+  __qes_extract: (node, env, args) =>
+    analyzeExtractPart(stringArg(args[0], "a date part").toUpperCase(), args[1]!, env, node),
+  __qes_array: arrayLiteralForm(false),
+  __qes_array_typed: arrayLiteralForm(true),
+  __qes_array_subquery: (node, env, args) => {
+    const sub = args[0]!;
+    if (!sub.ast) fail("sql_invalid", "ARRAY(…) needs a subquery.", node);
+    const q = analyzeSubquery(sub.ast, env, "scalar");
+    if (q.type.t !== "scalar" && q.type.t !== "null")
+      fail("sql_invalid", "ARRAY(subquery) of records is not supported.", node);
+    if (q.k !== "subquery") return q;
+    return {
+      ...q,
+      mode: "array",
+      type: { t: "array", element: q.type.t === "scalar" ? q.type.s : "STRING", native: true },
+    };
+  },
+  __qes_nulls_first: (node) =>
+    fail("sql_invalid", "NULLS FIRST / NULLS LAST is allowed only in ORDER BY.", node),
+  __qes_nulls_last: (node) =>
+    fail("sql_invalid", "NULLS FIRST / NULLS LAST is allowed only in ORDER BY.", node),
+};
+
 export function analyzeInternal(name: string, node: AstNode, env: ExprEnv): Expr | undefined {
   if (!name.startsWith("__qes_")) return undefined;
-  const args = (node.args?.value ?? []) as AstNode[];
-  switch (name) {
-    case "__qes_subscript":
-    case "__qes_path": {
-      const v = analyzeValue(node, env);
-      return v.kind === "expr" ? v.expr : recordAsExpr(v.rec);
-    }
-    case "__qes_is_distinct":
-    case "__qes_is_not_distinct": {
-      const [l, r] = coerceForComparison(analyzeExpr(args[0]!, env), analyzeExpr(args[1]!, env), node);
-      return {
-        k: "op",
-        op: name === "__qes_is_distinct" ? "IS DISTINCT FROM" : "IS NOT DISTINCT FROM",
-        args: [l, r],
-        type: BOOL,
-      };
-    }
-    case "__qes_at_time_zone": {
-      const ts = coerceLiteralTo(analyzeExpr(args[0]!, env), "TIMESTAMP", args[0]);
-      const zone = analyzeExpr(args[1]!, env);
-      return { k: "call", fn: "DATETIME", args: [ts, zone], type: { t: "scalar", s: "DATETIME" } };
-    }
-    case "__qes_array_agg":
-    case "__qes_string_agg":
-      return analyzeOrderedAggregate(name === "__qes_array_agg" ? "ARRAY_AGG" : "STRING_AGG", node, env);
-    case "__qes_float":
-      return { k: "lit", value: Number(stringArg(args[0], "a number")), type: FLOAT64 };
-    case "__qes_interval": {
-      const unit = stringArg(args[1], "an interval unit").toUpperCase();
-      if (!DATE_PARTS.has(unit) || unit === "DATE")
-        fail("sql_invalid", `Unknown interval unit ${unit}.`, node);
-      const value = analyzeExpr(args[0]!, env);
-      if (value.type.t !== "null" && !(value.type.t === "scalar" && value.type.s === "INT64")) {
-        fail("sql_invalid", `INTERVAL needs an INT64 amount, got ${typeName(value.type)}.`, node);
-      }
-      return { k: "interval", value, unit, type: { t: "interval" } };
-    }
-    case "__qes_extract":
-      return analyzeExtractPart(stringArg(args[0], "a date part").toUpperCase(), args[1]!, env, node);
-    case "__qes_array":
-    case "__qes_array_typed": {
-      const typed = name === "__qes_array_typed";
-      const declared = typed ? parseElementType(stringArg(args[0], "an element type"), node) : undefined;
-      const items = (typed ? args.slice(1) : args).map((a) => analyzeValue(a, env));
-      return arrayLiteral(items, declared, node);
-    }
-    case "__qes_array_subquery": {
-      const sub = args[0]!;
-      if (!sub.ast) fail("sql_invalid", "ARRAY(…) needs a subquery.", node);
-      const q = analyzeSubquery(sub.ast, env, "scalar");
-      if (q.type.t !== "scalar" && q.type.t !== "null")
-        fail("sql_invalid", "ARRAY(subquery) of records is not supported.", node);
-      if (q.k !== "subquery") return q;
-      return {
-        ...q,
-        mode: "array",
-        type: { t: "array", element: q.type.t === "scalar" ? q.type.s : "STRING", native: true },
-      };
-    }
-    case "__qes_nulls_first":
-    case "__qes_nulls_last":
-      return fail("sql_invalid", "NULLS FIRST / NULLS LAST is allowed only in ORDER BY.", node);
-    default:
-      return fail("sql_invalid", `Unknown internal construct ${name}.`, node);
-  }
+  if (!isDesugaredForm(name)) return fail("sql_invalid", `Unknown internal construct ${name}.`, node);
+  return FORM_READERS[name](node, env, (node.args?.value ?? []) as AstNode[]);
 }
 
 /** Values of `__qes_subscript(...)` and `__qes_path(...)` (subscripts and the fields after them). */
@@ -112,33 +124,10 @@ export function internalValue(node: AstNode, env: ExprEnv): Value | undefined {
   const mode = SUBSCRIPT_MODE_NAMES[Number(args[1]?.value)] ?? "offset";
   const target = args[0]!;
   const indexNode = args[2]!;
-  // APPROX_QUANTILES(x, n)[OFFSET(k)]: the k-th of n quantiles, exactly (DESIGN.md §3).
+  // APPROX_QUANTILES(x, n)[OFFSET(k)]: the k-th of n quantiles alone (special-forms.ts).
   if (target.type === "function" && functionName(target).toUpperCase() === "APPROX_QUANTILES") {
-    checkAggregateAllowed("APPROX_QUANTILES", env, target);
-    const [xNode, nNode] = (target.args?.value ?? []) as AstNode[];
-    if (!xNode || nNode?.type !== "number")
-      fail("sql_invalid", "APPROX_QUANTILES needs a value and an integer number of quantiles.", target);
-    const x = analyzeExpr(xNode!, { ...env, clause: "select" });
-    const n = Number(nNode!.value);
-    let k = indexLiteral(indexNode);
-    if (mode.endsWith("ordinal")) k -= 1;
-    if (!Number.isInteger(n) || n < 1)
-      fail("sql_invalid", "APPROX_QUANTILES needs at least 1 quantile.", nNode);
-    if (k < 0 || k > n) {
-      if (mode.startsWith("safe")) return expr({ k: "lit", value: null, type: x.type });
-      fail(
-        "sql_invalid",
-        `Quantile index ${k} is out of range: APPROX_QUANTILES(…, ${n}) has ${n + 1} values.`,
-        indexNode,
-      );
-    }
-    return expr({
-      k: "call",
-      fn: "__QUANTILE",
-      args: [x, { k: "lit", value: k, type: INT64 }, { k: "lit", value: n, type: INT64 }],
-      type: x.type,
-      agg: {},
-    });
+    const k = indexLiteral(indexNode) - (mode.endsWith("ordinal") ? 1 : 0);
+    return expr(approxQuantileAt(target, env, k, mode.startsWith("safe"), indexNode));
   }
   const base = analyzeValue(target, env);
   if (base.kind === "record") {

@@ -1,4 +1,4 @@
-import type { AstNode } from "../parse/parse-sql.ts";
+import { type AstNode, aliasText } from "../parse/parse-sql.ts";
 import type { FieldNode, ScalarType } from "../schema/schema-model.ts";
 import { analyzeValue, type ExprEnv, fail, recordAsExpr } from "./analyze-expr.ts";
 import { analyzeQuery } from "./analyze-query.ts";
@@ -86,7 +86,7 @@ export function analyzeStruct(node: AstNode, env: ExprEnv): Value {
   const fields: Record<string, FieldNode> = {};
   const args: Expr[] = [];
   items.forEach((item, i) => {
-    const name = String(item.as ?? declared[i]?.field_name ?? `_field_${i + 1}`);
+    const name = aliasText(item.as) ?? String(declared[i]?.field_name ?? `_field_${i + 1}`);
     const v = analyzeValue(item.expr, env);
     let e: Expr;
     let field: FieldNode;

@@ -1,7 +1,8 @@
-import type { AstNode } from "../parse/parse-sql.ts";
+import { QesError } from "../errors.ts";
+import { type AstNode, locationOf } from "../parse/parse-sql.ts";
 import { fail } from "./analyze-expr.ts";
 import { analyzeSelect, applyLimit, implicitName } from "./analyze-select.ts";
-import type { CompileContext, CteInfo } from "./compile-context.ts";
+import { type CompileContext, type CteInfo, MAX_SET_OPERANDS } from "./compile-context.ts";
 import type { Body, Cte, OrderItem, Query, Select, SetOp } from "./ir.ts";
 import { type DerivedOutput, DerivedRelation, type Scope, type Value, valueType } from "./scope.ts";
 import { commonType, type SqlType, typeName } from "./sql-type.ts";
@@ -112,6 +113,13 @@ export function analyzeBody(ast: AstNode, ctx: CompileContext, opts: QueryOption
       }
       ops.push(op);
     }
+  }
+  if (parts.length > MAX_SET_OPERANDS) {
+    throw new QesError(
+      "sql_too_complex",
+      `A set operation joins ${parts.length} queries; the limit is ${MAX_SET_OPERANDS}.`,
+      locationOf(parts[MAX_SET_OPERANDS]),
+    );
   }
   const last = parts[parts.length - 1]!;
   const orderby = last.orderby;

@@ -1,4 +1,5 @@
-import type { AstNode } from "../parse/parse-sql.ts";
+import { QesError } from "../errors.ts";
+import { type AstNode, aliasText, locationOf } from "../parse/parse-sql.ts";
 import {
   analyzeCondition,
   analyzeExpr,
@@ -10,11 +11,24 @@ import {
 import { analyzeFrom } from "./analyze-from.ts";
 import { type AnalyzedQuery, type QueryOptions, unwrapNulls } from "./analyze-query.ts";
 import { checkGrouping, hasAggregate } from "./check-grouping.ts";
-import type { CompileContext, CteInfo } from "./compile-context.ts";
+import { type CompileContext, type CteInfo, MAX_SELECT_COLUMNS } from "./compile-context.ts";
 import type { Expr, Select, SetOp } from "./ir.ts";
 import { type DerivedOutput, type RangeVar, Scope, type Value } from "./scope.ts";
+import { completeWindowOrders } from "./window-ties.ts";
+
+/**
+ * Parts of a SELECT node the analyser does not read, by the name a user knows them by: refused,
+ * never dropped (the token pass refuses them first; this guards against the parser reading more).
+ */
+const UNREAD_SELECT_PARTS: Record<string, string> = {
+  as_struct_val: "SELECT AS STRUCT / SELECT AS VALUE",
+  for_sys_time_as_of: "FOR SYSTEM_TIME AS OF (time travel)",
+};
 
 export function analyzeSelect(ast: AstNode, ctx: CompileContext, opts: QueryOptions): AnalyzedQuery {
+  for (const [key, name] of Object.entries(UNREAD_SELECT_PARTS))
+    if (ast[key] !== null && ast[key] !== undefined)
+      fail("sql_invalid", `${name} is not supported by qes.`, ast);
   const scope = new Scope(opts.outer);
   const select: Select = {
     k: "select",
@@ -59,11 +73,11 @@ export function analyzeSelect(ast: AstNode, ctx: CompileContext, opts: QueryOpti
         for (const x of listed) {
           // `* EXCEPT (…) REPLACE (…)` arrives as REPLACE entries `__qes_except AS name` (desugar.ts)
           if (x.expr?.type === "column_ref" && implicitName(x.expr)?.toLowerCase() === "__qes_except") {
-            except.add(String(x.as).toLowerCase());
+            except.add(String(aliasText(x.as)).toLowerCase());
             continue;
           }
           if (!x.as) fail("sql_invalid", "SELECT * REPLACE needs `expression AS column`.", x.expr);
-          replace.set(String(x.as).toLowerCase(), analyzeValue(x.expr, env("select")));
+          replace.set(String(aliasText(x.as)).toLowerCase(), analyzeValue(x.expr, env("select")));
         }
       }
       const star = starColumns(e, scope, item);
@@ -84,7 +98,7 @@ export function analyzeSelect(ast: AstNode, ctx: CompileContext, opts: QueryOpti
       continue;
     }
     const value = analyzeValue(e, env("select"));
-    const name = item.as ? String(item.as) : (implicitName(e) ?? `f${anonymous++}_`);
+    const name = aliasText(item.as) ?? implicitName(e) ?? `f${anonymous++}_`;
     outputs.push({ name, phys: "" });
     values.push(value);
   }
@@ -95,6 +109,13 @@ export function analyzeSelect(ast: AstNode, ctx: CompileContext, opts: QueryOpti
     const v = values[i]!;
     return v.kind === "expr" ? v.expr : undefined;
   };
+  if (outputs.length > MAX_SELECT_COLUMNS) {
+    throw new QesError(
+      "sql_too_complex",
+      `The SELECT list has ${outputs.length} columns; the limit is ${MAX_SELECT_COLUMNS}.`,
+      locationOf(ast),
+    );
+  }
   outputs.forEach((o, i) => {
     o.phys = `c${i}`;
     const v = values[i]!;
@@ -121,6 +142,7 @@ export function analyzeSelect(ast: AstNode, ctx: CompileContext, opts: QueryOpti
     select.orderBy.push({ expr: e, desc, ...(nulls ? { nulls } : {}) });
   }
   applyLimit(ast.limit, select, ctx);
+  completeWindowOrders(select);
 
   // A final SELECT without ORDER BY over a CTE that ends in ORDER BY keeps that order.
   const grouped =
@@ -182,7 +204,7 @@ export function starColumns(e: AstNode, scope: Scope, item: AstNode): Array<[str
   const out: Array<[string, Value]> = [];
   for (const v of vars) {
     for (const name of v.columnNames()) {
-      if (!v.starExclude?.has(name.toLowerCase())) out.push([name, v.column(name)!]);
+      if (!v.starExclude?.has(name.toLowerCase())) out.push([name, (v.column(name) ?? v.star?.(name))!]);
     }
   }
   return out;

@@ -21,6 +21,19 @@ export interface CteInfo {
 
 export const MAX_NESTING = 64;
 
+/**
+ * Queries of one chain of UNION ALL / UNION DISTINCT / EXCEPT / INTERSECT. PostgreSQL plans such a
+ * chain in quadratic time (measured: 500 branches 1 s, 1,000 3 s, 3,000 about 30 s of one core),
+ * so a chain longer than this is `sql_too_complex`, on every backend alike.
+ */
+export const MAX_SET_OPERANDS = 256;
+
+/**
+ * Columns of one SELECT list after `*` is expanded. PostgreSQL refuses more than 1,664; DuckDB
+ * ran out of memory sorting 3,000 string columns of a CTE. Beyond it: `sql_too_complex`.
+ */
+export const MAX_SELECT_COLUMNS = 1000;
+
 /** State of one compilation: parameters, generated names, limits. */
 export class CompileContext {
   readonly params: SqlParam[] = [];

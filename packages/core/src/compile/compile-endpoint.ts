@@ -7,6 +7,7 @@ import { analyzeQuery, analyzeWith } from "./analyze-query.ts";
 import { CompileContext } from "./compile-context.ts";
 import type { CompiledQuery, OutputColumn } from "./compiled-query.ts";
 import type { Expr, Query } from "./ir.ts";
+import { redactStoredCtes } from "./redact-stored-ctes.ts";
 import { valueType } from "./scope.ts";
 import { INT64, wireTypeOf } from "./sql-type.ts";
 
@@ -15,6 +16,11 @@ export interface CompileOptions {
   dialect: Dialect;
   /** consumer SQL (`sql` parameter): replaces the stored query's final SELECT */
   consumerSql?: string;
+  /**
+   * the request is redacted: consumer SQL then reads the stored CTEs with every address already
+   * replaced inside the engine (redact-stored-ctes.ts). Without consumer SQL it changes nothing.
+   */
+  redact?: boolean;
 }
 
 const CACHE_LIMIT = 1000;
@@ -34,6 +40,7 @@ export function compileEndpoint(endpoint: EndpointDefinition, opts: CompileOptio
     opts.schema.version,
     opts.dialect.name,
     opts.consumerSql ?? null,
+    redactsInEngine(opts),
   ]);
   let compiled = compiledBySchema.get(opts.schema);
   if (!compiled) {
@@ -50,6 +57,10 @@ export function compileEndpoint(endpoint: EndpointDefinition, opts: CompileOptio
   compiled.set(key, result);
   if (compiled.size > CACHE_LIMIT) compiled.delete(compiled.keys().next().value as string);
   return result;
+}
+
+function redactsInEngine(opts: CompileOptions): boolean {
+  return opts.redact === true && opts.consumerSql !== undefined;
 }
 
 function parseCached(endpoint: EndpointDefinition): AstNode {
@@ -88,6 +99,7 @@ function compileUncached(endpoint: EndpointDefinition, opts: CompileOptions): Co
   }
   const query = analyzed.query;
   query.ctes = [...storedCtes, ...query.ctes];
+  if (redactsInEngine(opts)) redactStoredCtes(query, storedCtes, ctx);
   // Engine lists leave as JSON text, which the wire conversion reads like arrays from events.
   for (const branch of analyzed.branches) {
     for (const item of branch.select.items) {
@@ -125,7 +137,7 @@ function compileUncached(endpoint: EndpointDefinition, opts: CompileOptions): Co
     schemaVersion: opts.schema.version,
     dialect: opts.dialect.name,
     patternParams: [...ctx.patternParams],
-    regexSyntax: opts.dialect.regexSyntax ?? "re2",
+    ...(opts.dialect.bindPattern ? { bindPattern: (p: string) => opts.dialect.bindPattern!(p) } : {}),
   };
 }
 

@@ -26,8 +26,8 @@ export interface CompiledQuery {
   dialect: string;
   /** endpoint parameters used as regular-expression patterns (validated per request) */
   patternParams: string[];
-  /** the engine's pattern syntax: a pattern parameter is translated to it when bound */
-  regexSyntax?: "re2" | "postgres";
+  /** a pattern parameter's value as the engine reads it (the dialect's `bindPattern`) */
+  bindPattern?: (pattern: string) => string;
 }
 
 /**

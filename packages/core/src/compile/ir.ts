@@ -1,3 +1,4 @@
+import type { FunctionTableName } from "../dialect/function-table.ts";
 import type { ScalarType } from "../schema/schema-model.ts";
 import type { SqlType } from "./sql-type.ts";
 
@@ -16,7 +17,7 @@ export type Expr =
   | { k: "json"; base: Expr; path: string[]; type: SqlType; fromJson: true }
   | {
       k: "call";
-      fn: string;
+      fn: FunctionTableName;
       args: Expr[];
       type: SqlType;
       agg?: AggregateOptions;

@@ -1,6 +1,7 @@
 import type { AstNode } from "../parse/parse-sql.ts";
 import { type ExprEnv, expr, fail } from "./analyze-expr.ts";
 import { guarded, leafType, type RecordValue } from "./record-value.ts";
+import { rowStruct } from "./row-struct.ts";
 import type { Value } from "./scope.ts";
 import { NULL_TYPE, typeName } from "./sql-type.ts";
 
@@ -62,8 +63,8 @@ export function resolveColumnRef(node: AstNode, env: ExprEnv): Value {
         const found = env.scope.findColumn(first.name);
         current = found && !("ambiguous" in found) ? found : undefined;
       }
-      if (!current)
-        fail("sql_invalid", `${first.name} is a table alias, not a value; name one of its columns.`, node);
+      // a range variable on its own is a STRUCT of its row (BigQuery)
+      if (!current) current = { kind: "record", rec: rowStruct(rangeVar) };
     } else {
       current = rangeVar.column(next.name);
       if (!current) {
@@ -104,13 +105,15 @@ export function step_(value: Value, step: PathStep, node: AstNode): Value {
       if (zeroBased !== 0) return expr({ k: "lit", value: null, type: NULL_TYPE });
       return { kind: "record", rec: { ...value.rec, repeated: false } };
     }
-    const t = value.kind === "expr" ? value.expr.type : undefined;
-    if (t?.t === "null") return value;
-    return fail(
-      "sql_invalid",
-      `Subscript on a value of type ${t ? typeName(t) : "STRUCT"} is not supported here.`,
-      node,
-    );
+    if (value.kind === "record") {
+      // a STRUCT subscripted by position: its field at that position (out of range: NULL, as
+      // for arrays — DESIGN.md §3)
+      const name = Object.keys(value.rec.node.fields ?? {})[zeroBased];
+      return name === undefined ? expr({ k: "lit", value: null, type: NULL_TYPE }) : fieldOf(value.rec, name);
+    }
+    const t = value.expr.type;
+    if (t.t === "null") return value;
+    return fail("sql_invalid", `Subscript on a value of type ${typeName(t)} is not supported here.`, node);
   }
   if (value.kind === "record") return fieldOf(value.rec, step.name);
   const t = value.expr.type;

@@ -19,6 +19,8 @@ export interface RangeVar {
   column(name: string): Value | undefined;
   /** column names in select-star order */
   columnNames(): string[];
+  /** a column of SELECT * that `column` does not resolve (an UNNEST alias's own value) */
+  star?(name: string): Value | undefined;
   /** the range variable used as a value (an UNNEST alias is the element itself) */
   self?: Value;
   /** columns left out of SELECT * (the right side of JOIN … USING) */

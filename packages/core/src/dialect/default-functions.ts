@@ -1,6 +1,7 @@
 import type { Expr } from "../compile/ir.ts";
 import { QesError } from "../errors.ts";
-import { type CallExpr, type FunctionEmitter, rename, type SqlEmitter } from "./sql-emitter.ts";
+import { type CallExpr, type FunctionEmitter, type FunctionTable, rename } from "./function-table.ts";
+import type { SqlEmitter } from "./sql-emitter.ts";
 
 const distinct = (call: CallExpr) => (call.agg?.distinct ? "DISTINCT " : "");
 const scalarOf = (call: CallExpr, i: number) => {
@@ -152,6 +153,26 @@ const WEEK_START_OFFSET: Record<string, number> = {
   SUNDAY: 6,
 };
 
+/** The day a BigQuery week part starts on (WEEK: Sunday, ISOWEEK: Monday), or undefined. */
+export function weekStartDay(part: string): string | undefined {
+  if (part === "WEEK") return "SUNDAY";
+  if (part.startsWith("WEEK(")) return part.slice(5, -1);
+  if (part === "ISOWEEK") return "MONDAY";
+  return undefined;
+}
+
+/**
+ * BigQuery's week number (WEEK, WEEK(<day>)) as `floor(numerator / 7)`: weeks start on that day
+ * and the days before the year's first one are week 0. `dayOfYear` is 1-based, `dayOfWeek` 0 for
+ * Sunday (both engines' own numbering).
+ */
+export function weekNumberNumerator(dayOfYear: string, dayOfWeek: string, part: string): string {
+  // days since the week's first day: 0 on that day
+  const start = ((WEEK_START_OFFSET[weekStartDay(part) ?? "SUNDAY"] ?? 6) + 1) % 7;
+  const intoWeek = start === 0 ? dayOfWeek : `((${dayOfWeek} + ${7 - start}) % 7)`;
+  return `(${dayOfYear} + 6 - ${intoWeek})`;
+}
+
 /**
  * date_trunc by a BigQuery part. The engines' weeks start on Monday (ISOWEEK); BigQuery's WEEK
  * starts on Sunday and WEEK(<day>) on that day: shift, truncate, shift back.
@@ -160,10 +181,7 @@ export function truncate(value: string, call: CallExpr, e: SqlEmitter, zoneArg?:
   const part = call.args[1]?.k === "datepart" ? call.args[1].part : "DAY";
   const trunc = (unit: string, v: string) =>
     zoneArg ? `date_trunc('${unit}', ${v}, ${zoneArg})` : `date_trunc('${unit}', ${v})`;
-  let weekDay: string | undefined;
-  if (part === "WEEK") weekDay = "SUNDAY";
-  else if (part.startsWith("WEEK(")) weekDay = part.slice(5, -1);
-  else if (part === "ISOWEEK") weekDay = "MONDAY";
+  const weekDay = weekStartDay(part);
   if (weekDay !== undefined) {
     const k = WEEK_START_OFFSET[weekDay] ?? 0;
     if (k === 0) return trunc("week", value);
@@ -195,7 +213,7 @@ export function microsPer(call: CallExpr, i: number): number {
 }
 
 /** Emitters shared by the standard-SQL engines; dialects spread this table and override rows. */
-export const DEFAULT_FUNCTIONS: Record<string, FunctionEmitter> = {
+export const DEFAULT_FUNCTIONS = {
   COUNT: (args, call) => (args.length === 0 ? "count(*)" : `count(${distinct(call)}${args[0]})`),
   SUM: (args, call, e) =>
     `CAST(sum(${distinct(call)}${args[0]})${e.overOf(call)} AS ${e.typeName(call.type.t === "scalar" ? call.type.s : "FLOAT64")})`,
@@ -255,7 +273,15 @@ export const DEFAULT_FUNCTIONS: Record<string, FunctionEmitter> = {
   EXP: (args, call, e) => `exp(${e.cast(args[0]!, call.args[0]!.type, "FLOAT64")})`,
   GREATEST: nullIfAnyNull("greatest"),
   LEAST: nullIfAnyNull("least"),
-  TIMESTAMP_TRUNC: ([ts], call, e) => truncate(ts!, call, e),
+  // A time zone argument needs the engine's own zone arithmetic: a dialect without it refuses.
+  TIMESTAMP_TRUNC: ([ts, , zone], call, e) => {
+    if (zone !== undefined)
+      throw new QesError(
+        "function_not_allowed",
+        `TIMESTAMP_TRUNC with a time zone is not supported on ${e.engineName}.`,
+      );
+    return truncate(ts!, call, e);
+  },
   TIMESTAMP_SUB: ([ts, iv]) => `(${ts} - ${iv})`,
   TIMESTAMP_ADD: ([ts, iv]) => `(${ts} + ${iv})`,
   DATE_SUB: ([d, iv]) => `CAST(${d} - ${iv} AS DATE)`,
@@ -265,4 +291,4 @@ export const DEFAULT_FUNCTIONS: Record<string, FunctionEmitter> = {
   TIMESTAMP: ([x], call, e) =>
     scalarOf(call, 0) === "TIMESTAMP" ? x! : e.cast(x!, call.args[0]!.type, "TIMESTAMP"),
   __JSON_WRAP_ARRAY: ([x]) => `('[' || ${x} || ']')`,
-};
+} satisfies Partial<FunctionTable>;

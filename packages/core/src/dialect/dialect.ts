@@ -6,8 +6,12 @@ import type { Query } from "../compile/ir.ts";
  */
 export interface Dialect {
   readonly name: string;
-  /** how the engine reads regular expressions: pattern parameters are translated when bound */
-  readonly regexSyntax?: "re2" | "postgres";
+  /**
+   * A regular-expression parameter's value (RE2, checked by sandbox/regex-subset.ts) as this
+   * engine reads patterns, applied when a request's values are bound. Absent: the engine reads
+   * RE2 as it is.
+   */
+  bindPattern?(pattern: string): string;
   /**
    * SQL text with positional parameters `$1…$n`, numbered in the order they first appear;
    * `params[k]` is the query tree's parameter index (1-based) that `$k+1` stands for. Parameters

@@ -1,18 +1,22 @@
-import type { Cte, Expr, FromItem, OrderItem, Query, Select, SetOp, WindowSpec } from "../compile/ir.ts";
+import type {
+  Cte,
+  Expr,
+  FromItem,
+  Join,
+  OrderItem,
+  Query,
+  Select,
+  SetOp,
+  WindowSpec,
+} from "../compile/ir.ts";
+import { setOpOperands } from "../compile/set-op-chain.ts";
 import type { SqlType } from "../compile/sql-type.ts";
 import { QesError } from "../errors.ts";
 import type { ScalarType } from "../schema/schema-model.ts";
 import type { Dialect, EmittedSql } from "./dialect.ts";
+import { type CallExpr, type FunctionTable, isUnsupported } from "./function-table.ts";
 
-export type CallExpr = Extract<Expr, { k: "call" }>;
-/** Emits one catalogue function from its emitted arguments (sqlglot's TRANSFORMS, one row each). */
-export type FunctionEmitter = (args: string[], call: CallExpr, emitter: SqlEmitter) => string;
-
-/** `name(args…)` under another name: most rows of a dialect's table. */
-export const rename =
-  (name: string): FunctionEmitter =>
-  (args) =>
-    `${name}(${args.join(", ")})`;
+export { type CallExpr, type FunctionEmitter, rename } from "./function-table.ts";
 
 /**
  * The default emitter: standard SQL for the typed query tree. A dialect subclasses it and
@@ -21,7 +25,11 @@ export const rename =
 export abstract class SqlEmitter implements Dialect {
   abstract readonly name: string;
   /** how each catalogue function is written; dialects spread the default table and override rows */
-  abstract readonly functions: Record<string, FunctionEmitter>;
+  abstract readonly functions: FunctionTable;
+  /** the engine's name in messages ("PostgreSQL"); the dialect's name unless overridden */
+  get engineName(): string {
+    return this.name;
+  }
 
   abstract typeName(type: ScalarType): string;
   abstract param(index: number, type: SqlType): string;
@@ -80,34 +88,114 @@ export abstract class SqlEmitter implements Dialect {
     return b.k === "select" ? this.select(b, used) : this.setOp(b, used);
   }
 
-  protected setOp(s: SetOp, used: Set<string>): string {
-    const op = s.op.toUpperCase();
-    const sql = `(${this.query(s.left, used)})\n${op}\n(${this.query(s.right, used)})`;
+  protected setOp(given: SetOp, used: Set<string>): string {
+    const s = this.setOpWithTiesBroken(given);
+    // one flat chain: engines read `(A) op (B) op (C)` left to right, as the tree says
+    const sql = setOpOperands(s)
+      .map((q) => `(${this.query(q, used)})`)
+      .join(`\n${s.op.toUpperCase()}\n`);
     if (!s.orderBy.length && !s.limit && !s.offset) return sql;
     // Ordered from outside: engines accept only bare column names in a set operation's ORDER BY.
     const order = s.orderBy.length ? `\nORDER BY ${s.orderBy.map((o) => this.orderItem(o)).join(", ")}` : "";
     return `SELECT * FROM (\n${sql}\n) AS "__set"${order}${this.limitClause(s.limit, s.offset)}`;
   }
 
-  protected select(s: Select, used: Set<string>): string {
+  protected select(given: Select, used: Set<string>): string {
+    const distinct = this.distinctOrderedOutside(given);
+    if (distinct) return this.select(distinct, used);
+    const s = this.withTiesBroken(given);
     if (s.qualify && !this.supportsQualify) return this.selectWithQualifyWrapped(s, used);
     const items = s.items.length
       ? s.items.map((i) => `${this.expr(i.expr)} AS ${this.quoteIdent(i.name)}`).join(", ")
       : "NULL AS _none";
     let sql = `SELECT ${s.distinct ? "DISTINCT " : ""}${items}`;
     if (s.from) sql += `\nFROM ${this.fromItem(s.from, used)}`;
-    for (const j of s.joins) {
-      const kw = j.kind === "cross" ? "CROSS JOIN" : `${j.kind.toUpperCase()} JOIN`;
-      sql += `\n${kw} ${this.fromItem(j.item, used)}`;
-      if (j.on) sql += ` ON ${this.expr(j.on)}`;
-    }
+    for (const j of s.joins) sql += `\n${this.joinClause(j, used)}`;
     if (s.where.length) sql += `\nWHERE ${s.where.map((w) => this.wrap(w)).join(" AND ")}`;
-    if (s.groupBy.length) sql += `\nGROUP BY ${s.groupBy.map((g) => this.expr(g)).join(", ")}`;
+    if (s.groupBy.length) sql += `\nGROUP BY ${s.groupBy.map((g) => this.key(g)).join(", ")}`;
     if (s.having) sql += `\nHAVING ${this.expr(s.having)}`;
     if (s.qualify) sql += `\nQUALIFY ${this.expr(s.qualify)}`;
     if (s.orderBy.length) sql += `\nORDER BY ${s.orderBy.map((o) => this.orderItem(o)).join(", ")}`;
     sql += this.limitClause(s.limit, s.offset);
     return sql;
+  }
+
+  /** One join of a FROM clause; engines with their own lateral form (ARRAY JOIN) override it. */
+  protected joinClause(j: Join, used: Set<string>): string {
+    const kw = j.kind === "cross" ? "CROSS JOIN" : `${j.kind.toUpperCase()} JOIN`;
+    return `${kw} ${this.fromItem(j.item, used)}${j.on ? ` ON ${this.expr(j.on)}` : ""}`;
+  }
+
+  /**
+   * SELECT DISTINCT … ORDER BY: the keys are selected columns (BigQuery requires it), but an engine
+   * may not recognise one once it is written for ordering (PostgreSQL: `x COLLATE "C"` "must
+   * appear in select list"). The distinct rows are computed inside and ordered outside, by the
+   * columns the keys name. Undefined when the select is not of that shape.
+   */
+  protected distinctOrderedOutside(s: Select): Select | undefined {
+    if (!s.distinct || !s.orderBy.length) return undefined;
+    const byKey = new Map(s.items.map((i) => [this.key(i.expr), i]));
+    const outer = "__d";
+    const col = (i: Select["items"][number]): Expr => ({
+      k: "col",
+      rel: outer,
+      col: i.name,
+      type: i.expr.type,
+    });
+    const orderBy: OrderItem[] = [];
+    for (const o of s.orderBy) {
+      const item = byKey.get(this.key(o.expr));
+      if (!item) return undefined;
+      orderBy.push({ ...o, expr: col(item) });
+    }
+    const inner: Select = { ...s, orderBy: [], limit: undefined, offset: undefined } as Select;
+    return {
+      k: "select",
+      distinct: false,
+      items: s.items.map((i) => ({ expr: col(i), name: i.name })),
+      from: { k: "subquery", query: { ctes: [], body: inner }, alias: outer },
+      joins: [],
+      where: [],
+      groupBy: [],
+      orderBy,
+      ...(s.limit ? { limit: s.limit } : {}),
+      ...(s.offset ? { offset: s.offset } : {}),
+    };
+  }
+
+  /**
+   * Where LIMIT or OFFSET cuts an ordered result, rows that tie on the ORDER BY keys would be
+   * chosen differently by each engine (BigQuery leaves it unspecified; DESIGN.md §3 says every
+   * backend agrees): the order is completed by every selected column, hidden ones included, so
+   * the rows kept are the same everywhere. Rows equal in all of them are interchangeable.
+   */
+  protected withTiesBroken(s: Select): Select {
+    if (!s.orderBy.length || (!s.limit && !s.offset)) return s;
+    const keys = new Set(s.orderBy.map((o) => this.key(o.expr)));
+    const extra: OrderItem[] = [];
+    for (const item of s.items) {
+      if (!isOrderable(item.expr)) continue;
+      const text = this.key(item.expr);
+      if (keys.has(text)) continue;
+      keys.add(text);
+      extra.push({ expr: item.expr, desc: false });
+    }
+    return extra.length ? { ...s, orderBy: [...s.orderBy, ...extra] } : s;
+  }
+
+  /** A set operation's order completed by its output columns (withTiesBroken). */
+  protected setOpWithTiesBroken(s: SetOp): SetOp {
+    if (!s.orderBy.length || (!s.limit && !s.offset)) return s;
+    let first: Select | SetOp = s;
+    while (first.k === "setop") first = first.left.body;
+    const keys = new Set(s.orderBy.map((o) => this.key(o.expr)));
+    const extra: OrderItem[] = [];
+    for (const item of first.items) {
+      const expr: Expr = { k: "col", rel: "", col: item.name, type: item.expr.type };
+      if (!isOrderable(item.expr) || keys.has(this.key(expr))) continue;
+      extra.push({ expr, desc: false });
+    }
+    return extra.length ? { ...s, orderBy: [...s.orderBy, ...extra] } : s;
   }
 
   /** For engines without QUALIFY: filter a subquery that computes the condition as a column. */
@@ -149,7 +237,12 @@ export abstract class SqlEmitter implements Dialect {
   /** BigQuery sorts NULLs first ascending and last descending; engines differ, so say it. */
   protected orderItem(o: OrderItem): string {
     const dir = o.desc ? "DESC" : "ASC";
-    const key = this.ordered(this.expr(o.expr), o.expr.type);
+    const t = o.expr.type;
+    // records and JSON arrays order by their text (PostgreSQL's json has no ordering)
+    const key =
+      t.t === "record" || t.t === "records" || (t.t === "array" && !t.native)
+        ? this.ordered(this.cast(this.key(o.expr), t, "STRING"), { t: "scalar", s: "STRING" })
+        : this.ordered(this.key(o.expr), t);
     if (o.expr.k === "col" && o.expr.notNull && !o.nulls) return `${key} ${dir}`;
     const nulls = o.nulls ?? (o.desc ? "last" : "first");
     return `${key} ${dir} NULLS ${nulls.toUpperCase()}`;
@@ -211,8 +304,12 @@ export abstract class SqlEmitter implements Dialect {
         return this.jsonExtract(this.expr(e.base), e.path, e.type);
       case "call": {
         const emit = this.functions[e.fn];
-        if (!emit)
-          throw new QesError("function_not_allowed", `Function ${e.fn} is not available on ${this.name}.`);
+        if (isUnsupported(emit))
+          throw new QesError(
+            "function_not_allowed",
+            `Function ${e.fn} is not supported on ${this.engineName}: ${emit.unsupported}.`,
+            e.at,
+          );
         this.overPlaced = false;
         const args = e.args.map((a) => this.expr(a));
         this.overPlaced = false;
@@ -255,16 +352,30 @@ export abstract class SqlEmitter implements Dialect {
   /** ` OVER (…)` of a windowed call, for emitters that must place it inside a wrapper. */
   overOf(call: CallExpr): string {
     if (!call.over) return "";
+    // the spec first: emitting its expressions (an aggregate in ORDER BY) resets the flag
+    const spec = this.windowSpec(call.over);
     this.overPlaced = true;
-    return ` OVER (${this.windowSpec(call.over)})`;
+    return ` OVER (${spec})`;
   }
 
   protected windowSpec(w: WindowSpec): string {
     const parts: string[] = [];
-    if (w.partitionBy.length) parts.push(`PARTITION BY ${w.partitionBy.map((p) => this.expr(p)).join(", ")}`);
+    if (w.partitionBy.length) parts.push(`PARTITION BY ${w.partitionBy.map((p) => this.key(p)).join(", ")}`);
     if (w.orderBy.length) parts.push(`ORDER BY ${w.orderBy.map((o) => this.orderItem(o)).join(", ")}`);
     if (w.frame) parts.push(w.frame);
     return parts.join(" ");
+  }
+
+  /**
+   * A grouping, ordering or partitioning key. A key that folded to a literal (a field the schema
+   * does not know is NULL, `GROUP BY 'x'`) is valid in BigQuery, but engines read a bare literal
+   * there as a position or refuse it ("non-integer constant in GROUP BY"): written as a cast, it is
+   * an expression like any other, with the same (constant) value.
+   */
+  protected key(e: Expr): string {
+    if (e.k !== "lit") return this.expr(e);
+    const type = e.type.t === "scalar" ? e.type.s : "STRING";
+    return this.cast(this.literal(e.value, e.type), e.type, type);
   }
 
   /** ORDER BY inside an aggregate (`ARRAY_AGG(x ORDER BY …)`). */
@@ -328,10 +439,22 @@ export abstract class SqlEmitter implements Dialect {
       case ">=":
         return `${this.ordered(this.wrap(a!), a!.type)} ${op} ${this.wrap(b!)}`;
       case "/":
-        return `${this.cast(this.wrap(a!), a!.type, "FLOAT64")} / ${this.wrap(b!)}`;
+        return `${this.cast(this.wrap(a!), a!.type, "FLOAT64")} / ${this.divisor(this.wrap(b!))}`;
+      case "LIKE":
+      case "NOT LIKE":
+        // BigQuery's LIKE escapes with a backslash; DuckDB has no default escape character
+        return `${this.wrap(a!)} ${op} ${this.wrap(b!)} ESCAPE '\\'`;
       default:
         return `${this.wrap(a!)} ${op} ${this.wrap(b!)}`;
     }
+  }
+
+  /**
+   * The divisor of `/`: BigQuery raises "division by zero". Engines that answer Infinity or NULL
+   * instead override this to raise it, so every backend refuses the same query.
+   */
+  divisor(sql: string): string {
+    return sql;
   }
 
   /** CTEs the final query reads, directly or through other CTEs; the rest are not emitted. */
@@ -359,10 +482,16 @@ export abstract class SqlEmitter implements Dialect {
   }
 }
 
+/** Whether a selected value can complete an order: scalars and JSON text, not engine lists or constants. */
+function isOrderable(e: Expr): boolean {
+  if (e.k === "lit" || e.k === "param") return false;
+  const t = e.type;
+  return t.t === "scalar" || t.t === "record" || t.t === "records" || (t.t === "array" && !t.native);
+}
+
 function visitBody(b: Select | SetOp, onQuery: (q: Query) => void, onCte?: (name: string) => void): void {
   if (b.k === "setop") {
-    onQuery(b.left);
-    onQuery(b.right);
+    for (const q of setOpOperands(b)) onQuery(q);
     return;
   }
   const items = [b.from, ...b.joins.map((j) => j.item)];

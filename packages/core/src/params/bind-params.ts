@@ -1,7 +1,7 @@
 import type { BoundValues, CompiledQuery } from "../compile/compiled-query.ts";
 import type { EndpointDefinition, ParamSpec } from "../endpoint/endpoint-definition.ts";
 import { QesError } from "../errors.ts";
-import { checkRegexPattern, toPostgresRegex } from "../sandbox/regex-subset.ts";
+import { checkRegexPattern } from "../sandbox/regex-subset.ts";
 import { formatTimestampMicros, requireTimestampMicros } from "./parse-timestamp.ts";
 
 export interface BoundRequest {
@@ -55,8 +55,8 @@ export function bindRequestParams(
   const values = compiled.params.map((p) => {
     if (p.kind === "now") return formatTimestampMicros(nowMicros);
     const value = canonical[p.name] ?? null;
-    return value !== null && patterns.has(p.name) && compiled.regexSyntax === "postgres"
-      ? toPostgresRegex(value)
+    return value !== null && patterns.has(p.name) && compiled.bindPattern
+      ? compiled.bindPattern(value)
       : value;
   });
   return { values, ignored, canonical };

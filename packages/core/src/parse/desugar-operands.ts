@@ -1,4 +1,4 @@
-import { rewrite } from "./desugar.ts";
+import { rewrite } from "./desugar-constructs.ts";
 import type { Token } from "./lex-sql.ts";
 import { isWord, type Out, punct, splitTopLevel, stringOut, synth } from "./token-scan.ts";
 
@@ -96,6 +96,17 @@ export function isPrimaryEnd(o: Out | undefined): boolean {
 /** Start (in `out`) of the primary expression that ends at the end of `out`. */
 export function primaryStart(out: Out[]): number {
   let k = out.length - 1;
+  // CASE … END: the primary starts at its CASE (nested CASEs balance like brackets)
+  if (out[k]?.kind === "ident" && out[k]!.value === "END") {
+    let depth = 0;
+    for (; k >= 0; k--) {
+      const o = out[k]!;
+      if (o.kind !== "ident") continue;
+      if (o.value === "END") depth++;
+      else if (o.value === "CASE" && --depth === 0) return k;
+    }
+    return 0;
+  }
   if (out[k]?.value === ")") {
     let depth = 0;
     for (; k >= 0; k--) {

@@ -79,9 +79,13 @@ export const JOIN_BOUNDARY = new Set([
   "INTERSECT",
 ]);
 
+/** The select list that marks a subquery made of a parenthesised join group. */
+export const JOIN_GROUP_MARKER = "__qes_join_group";
+
 /**
  * `X [INNER] JOIN (Y … JOIN Z ON c1) ON c` reads as `X JOIN Y ON TRUE … JOIN Z ON (c1) AND (c)`:
- * for inner joins the grouping does not change the rows. Outer joins of a group are refused.
+ * for inner joins the grouping does not change the rows. `X LEFT|RIGHT|FULL JOIN (group) ON c`, or
+ * a group with outer joins inside, becomes `JOIN (SELECT __qes_join_group FROM group) ON c`.
  */
 export function joinGroups(tokens: Token[]): Token[] {
   let result = [...tokens];
@@ -93,16 +97,28 @@ export function joinGroups(tokens: Token[]): Token[] {
     const close = matching(result, k + 1);
     if (!isWord(result[close + 1], "ON")) continue;
     const before = result[k - 1];
+    const group = result.slice(k + 2, close);
     if (
       isWord(before, "LEFT") ||
       isWord(before, "RIGHT") ||
       isWord(before, "FULL") ||
-      isWord(before, "OUTER")
+      isWord(before, "OUTER") ||
+      group.some(
+        (t, i) => (isWord(t, "LEFT") || isWord(t, "RIGHT") || isWord(t, "FULL")) && isDepthZero(group, i),
+      )
     ) {
-      throw new QesError("sql_invalid", "A parenthesised join group may follow only an inner JOIN.", {
-        line: result[k]!.line,
-        column: result[k]!.column,
-      });
+      // An outer join of a group, or outer joins inside one, change the rows if flattened: the
+      // group becomes a subquery whose range variables the analyser keeps visible by name
+      // (analyze-join-group.ts).
+      const at = result[k + 1]!;
+      result.splice(
+        k + 2,
+        0,
+        synthToken(at, "SELECT"),
+        synthToken(at, JOIN_GROUP_MARKER),
+        synthToken(at, "FROM"),
+      );
+      continue;
     }
     // the outer ON condition: up to the next join or clause at depth 0
     let end = close + 2;
@@ -121,17 +137,7 @@ export function joinGroups(tokens: Token[]): Token[] {
         break;
     }
     const outerOn = result.slice(close + 2, end);
-    const inner = result.slice(k + 2, close);
-    if (
-      inner.some(
-        (t, i) => (isWord(t, "LEFT") || isWord(t, "RIGHT") || isWord(t, "FULL")) && isDepthZero(inner, i),
-      )
-    ) {
-      throw new QesError("sql_invalid", "Outer joins inside a parenthesised join group are not supported.", {
-        line: result[k]!.line,
-        column: result[k]!.column,
-      });
-    }
+    const inner = group;
     const at = result[k]!;
     // find the last depth-0 join of the group, to attach the outer condition to it
     let lastJoin = -1;

@@ -1,15 +1,9 @@
 import { QesError } from "../errors.ts";
-import {
-  aggregateCall,
-  isPrimaryEnd,
-  OPERAND_BOUNDARY,
-  operandEnd,
-  operandStart,
-  primaryStart,
-} from "./desugar-operands.ts";
+import { rewrite } from "./desugar-constructs.ts";
 import { joinGroups, parenthesisedJoins, qualifyWithoutWhere, starExceptReplace } from "./desugar-passes.ts";
 import { lexSql, type Token } from "./lex-sql.ts";
-import { isWord, matching, type Out, punct, splitTopLevel, stringOut, synth, tok } from "./token-scan.ts";
+import type { Out } from "./token-scan.ts";
+import { refuseUnsupportedSyntax } from "./unsupported-syntax.ts";
 
 /**
  * Closes node-sql-parser's gaps on real log queries (NOTES.md) without touching strings or
@@ -37,6 +31,8 @@ export interface DesugaredSql {
   strings: string[];
   /** original line and column of a position in `text` */
   origin(offset: number): { line: number; column: number };
+  /** the text the user wrote at the token a position in `text` came from ("" at the end) */
+  writtenAt(offset: number): string;
   /** where each `@name` parameter first appears (the parser gives parameters no location) */
   paramAt: Map<string, { line: number; column: number }>;
 }
@@ -55,7 +51,7 @@ export const SUBSCRIPT_MODES = ["OFFSET", "ORDINAL", "SAFE_OFFSET", "SAFE_ORDINA
  */
 export const MAX_SQL_NESTING = 128;
 
-function tooDeep(t: Token): never {
+export function tooDeep(t: Token): never {
   throw new QesError(
     "sql_too_complex",
     `The query nests deeper than ${MAX_SQL_NESTING} levels (line ${t.line}, column ${t.column}).`,
@@ -65,6 +61,17 @@ function tooDeep(t: Token): never {
 
 /** More tokens than this cost the parser seconds on pathological input: refused up front. */
 export const MAX_SQL_TOKENS = 20_000;
+
+/**
+ * Passes over the whole statement, in this order, before the construct rules (desugar-constructs.ts)
+ * rewrite expressions. Each has its own input→output tests (packages/core/test/desugar-passes.test.ts).
+ */
+export const STATEMENT_PASSES: ReadonlyArray<{ name: string; run: (tokens: Token[]) => Token[] }> = [
+  { name: "qualify-without-where", run: qualifyWithoutWhere },
+  { name: "parenthesised-joins", run: parenthesisedJoins },
+  { name: "join-groups", run: joinGroups },
+  { name: "star-except-replace", run: starExceptReplace },
+];
 
 export function desugarSql(sql: string): DesugaredSql {
   const tokens = lexSql(sql);
@@ -100,8 +107,9 @@ export function desugarSql(sql: string): DesugaredSql {
     if (t.type === "punct" && (t.value === "(" || t.value === "[") && ++depth > MAX_SQL_NESTING) tooDeep(t);
     if (t.type === "punct" && (t.value === ")" || t.value === "]")) depth--;
   }
+  refuseUnsupportedSyntax(tokens);
   const strings: string[] = [];
-  const pre = starExceptReplace(joinGroups(parenthesisedJoins(qualifyWithoutWhere(tokens.slice(0, -1)))));
+  const pre = STATEMENT_PASSES.reduce((ts, pass) => pass.run(ts), tokens.slice(0, -1));
   const out = rewrite(pre, strings);
   // Render on one line, remembering where each token came from.
   let text = "";
@@ -119,21 +127,27 @@ export function desugarSql(sql: string): DesugaredSql {
   const paramAt = new Map<string, { line: number; column: number }>();
   for (const t of tokens)
     if (t.type === "param" && !paramAt.has(t.value)) paramAt.set(t.value, { line: t.line, column: t.column });
+  const tokenAt = (offset: number): Token => {
+    let lo = 0;
+    let hi = starts.length - 1;
+    if (hi < 0 || offset >= text.length) return eof;
+    while (lo < hi) {
+      const mid = (lo + hi + 1) >> 1;
+      if (starts[mid]! <= offset) lo = mid;
+      else hi = mid - 1;
+    }
+    return origins[lo]!;
+  };
   return {
     text,
     strings,
     paramAt,
     origin(offset) {
-      let lo = 0;
-      let hi = starts.length - 1;
-      if (hi < 0 || offset >= text.length) return { line: eof.line, column: eof.column };
-      while (lo < hi) {
-        const mid = (lo + hi + 1) >> 1;
-        if (starts[mid]! <= offset) lo = mid;
-        else hi = mid - 1;
-      }
-      const t = origins[lo]!;
+      const t = tokenAt(offset);
       return { line: t.line, column: t.column };
+    },
+    writtenAt(offset) {
+      return tokenAt(offset).text;
     },
   };
 }
@@ -143,243 +157,4 @@ export function needsSpace(a: Out, b: Out): boolean {
   if (a.value === "." || a.value === "(" || a.value === "[") return false;
   if (b.value === "(" && a.kind === "synthetic") return false;
   return true;
-}
-
-/** how many wraps deep the expression starting with a synthetic token is */
-const wrapDepth = new WeakMap<Out, number>();
-
-/** `head` wraps `inner` (the tokens of the expression it wraps): one level deeper than `inner`. */
-function wrapping(head: Out, inner: readonly Out[]): Out {
-  const first = inner[0];
-  const depth = (first ? (wrapDepth.get(first) ?? 0) : 0) + 1;
-  if (depth > MAX_SQL_NESTING) tooDeep(head.origin);
-  wrapDepth.set(head, depth);
-  return head;
-}
-
-export function rewrite(tokens: Token[], strings: string[]): Out[] {
-  const out: Out[] = [];
-  let i = 0;
-  while (i < tokens.length) {
-    const t = tokens[i]!;
-    const next = tokens[i + 1];
-    if (t.type === "string") {
-      out.push(stringOut(t.value, strings, t));
-      i++;
-      continue;
-    }
-    // numbers the parser cannot read: `.25`, `1.5e3`
-    if (t.type === "number" && (t.text.startsWith(".") || /[eE]/.test(t.text)) && !/^0[xX]/.test(t.text)) {
-      out.push(synth("__qes_float", t), punct("(", t), stringOut(t.text, strings, t), punct(")", t));
-      i++;
-      continue;
-    }
-    // INTERVAL n UNIT (the parser knows only some units)
-    if (isWord(t, "INTERVAL")) {
-      let end = i + 1;
-      if (tokens[end]?.value === "-" || tokens[end]?.value === "+") end++;
-      if (tokens[end]?.value === "(") end = matching(tokens, end) + 1;
-      else end++;
-      const unit = tokens[end];
-      if (unit?.type === "ident") {
-        out.push(synth("__qes_interval", t), punct("(", t), ...rewrite(tokens.slice(i + 1, end), strings));
-        out.push(punct(",", unit), stringOut(unit.value, strings, unit), punct(")", unit));
-        i = end + 1;
-        continue;
-      }
-    }
-    // EXTRACT(part FROM e)
-    if (
-      isWord(t, "EXTRACT") &&
-      next?.value === "(" &&
-      tokens[i + 2]?.type === "ident" &&
-      isWord(tokens[i + 3], "FROM")
-    ) {
-      const close = matching(tokens, i + 1);
-      out.push(
-        synth("__qes_extract", t),
-        punct("(", t),
-        stringOut(tokens[i + 2]!.value, strings, tokens[i + 2]!),
-        punct(",", t),
-      );
-      out.push(...rewrite(tokens.slice(i + 4, close), strings), punct(")", tokens[close]!));
-      i = close + 1;
-      continue;
-    }
-    // ARRAY(SELECT …), ARRAY<T>[…], and array literals […]
-    if (
-      (isWord(t, "ARRAY") && next?.value === "(" && isWord(tokens[i + 2], "SELECT")) ||
-      (isWord(t, "ARRAY") && next?.value === "(" && isWord(tokens[i + 2], "WITH"))
-    ) {
-      const close = matching(tokens, i + 1);
-      out.push(
-        synth("__qes_array_subquery", t),
-        punct("(", t),
-        punct("(", t),
-        ...rewrite(tokens.slice(i + 2, close), strings),
-        punct(")", t),
-        punct(")", tokens[close]!),
-      );
-      i = close + 1;
-      continue;
-    }
-    if (isWord(t, "ARRAY") && next?.value === "<") {
-      let k = i + 2;
-      let depth = 1;
-      for (; k < tokens.length && depth > 0; k++) {
-        if (tokens[k]!.value === "<") depth++;
-        if (tokens[k]!.value === ">") depth--;
-        if (tokens[k]!.value === ">>") depth -= 2;
-      }
-      const typeText = tokens
-        .slice(i + 2, k - 1)
-        .map((x) => x.text)
-        .join(" ");
-      if (tokens[k]?.value === "[") {
-        const close = matching(tokens, k);
-        out.push(synth("__qes_array_typed", t), punct("(", t), stringOut(typeText, strings, t));
-        for (const part of splitTopLevel(tokens.slice(k + 1, close)))
-          if (part.length) out.push(punct(",", t), ...rewrite(part, strings));
-        out.push(punct(")", tokens[close]!));
-        i = close + 1;
-        continue;
-      }
-    }
-    if (t.type === "punct" && t.value === "[" && !isPrimaryEnd(out[out.length - 1])) {
-      const close = matching(tokens, i);
-      out.push(synth("__qes_array", t), punct("(", t));
-      splitTopLevel(tokens.slice(i + 1, close)).forEach((part, n) => {
-        if (part.length === 0) return;
-        if (n > 0) out.push(punct(",", t));
-        out.push(...rewrite(part, strings));
-      });
-      out.push(punct(")", tokens[close]!));
-      i = close + 1;
-      continue;
-    }
-    // ARRAY_AGG / STRING_AGG with modifiers
-    if (t.type === "ident" && (t.value === "ARRAY_AGG" || t.value === "STRING_AGG") && next?.value === "(") {
-      const close = matching(tokens, i + 1);
-      out.push(...aggregateCall(t, tokens.slice(i + 2, close), strings));
-      out.push(punct(")", tokens[close]!));
-      i = close + 1;
-      continue;
-    }
-    // subscripts
-    if (t.type === "punct" && t.value === "[" && isPrimaryEnd(out[out.length - 1])) {
-      const close = matching(tokens, i);
-      const inner = tokens.slice(i + 1, close);
-      let mode = "OFFSET";
-      let index = inner;
-      const first = inner[0];
-      if (
-        first?.type === "ident" &&
-        (SUBSCRIPT_MODES as readonly string[]).includes(first.value) &&
-        inner[1]?.value === "(" &&
-        matching(inner, 1) === inner.length - 1
-      ) {
-        mode = first.value;
-        index = inner.slice(2, -1);
-      }
-      const start = primaryStart(out);
-      const primary = out.splice(start);
-      const sub: Out[] = [
-        wrapping(synth("__qes_subscript", t), primary),
-        punct("(", t),
-        ...primary,
-        punct(",", t),
-        synth(String(SUBSCRIPT_MODES.indexOf(mode as (typeof SUBSCRIPT_MODES)[number])), t),
-        punct(",", t),
-        ...rewrite(index, strings),
-        punct(")", tokens[close]!),
-      ];
-      i = close + 1;
-      const fields: Token[] = [];
-      while (
-        tokens[i]?.value === "." &&
-        (tokens[i + 1]?.type === "ident" || tokens[i + 1]?.type === "quoted_ident")
-      ) {
-        fields.push(tokens[i + 1]!);
-        i += 2;
-      }
-      if (fields.length) {
-        out.push(wrapping(synth("__qes_path", t), sub), punct("(", t), ...sub);
-        for (const f of fields)
-          out.push(punct(",", f), stringOut(f.type === "ident" ? f.text : f.value, strings, f));
-        out.push(punct(")", t));
-      } else {
-        out.push(...sub);
-      }
-      continue;
-    }
-    // NULLS FIRST | NULLS LAST
-    if (isWord(t, "NULLS") && (isWord(next, "FIRST") || isWord(next, "LAST"))) {
-      let end = out.length;
-      const dir = out[end - 1];
-      const hasDir = isWord(dir, "ASC") || isWord(dir, "DESC");
-      if (hasDir) end--;
-      const start = operandStart(out, end, new Set([",", "BY"]));
-      const item = out.slice(start, end);
-      const tail = hasDir ? [dir!] : [];
-      out.splice(
-        start,
-        out.length - start,
-        wrapping(synth(`__qes_nulls_${next!.value.toLowerCase()}`, t), item),
-        punct("(", t),
-        ...item,
-        punct(")", t),
-        ...tail,
-      );
-      i += 2;
-      continue;
-    }
-    // IS [NOT] DISTINCT FROM
-    if (isWord(t, "IS")) {
-      const not = isWord(next, "NOT");
-      const d = tokens[i + (not ? 2 : 1)];
-      const f = tokens[i + (not ? 3 : 2)];
-      if (isWord(d, "DISTINCT") && isWord(f, "FROM")) {
-        const start = operandStart(out, out.length, OPERAND_BOUNDARY);
-        const left = out.splice(start);
-        const rightStart = i + (not ? 4 : 3);
-        const rightEnd = operandEnd(tokens, rightStart);
-        const right = rewrite(tokens.slice(rightStart, rightEnd), strings);
-        out.push(
-          wrapping(synth(not ? "__qes_is_not_distinct" : "__qes_is_distinct", t), left),
-          punct("(", t),
-          ...left,
-          punct(",", t),
-          ...right,
-          punct(")", t),
-        );
-        i = rightEnd;
-        continue;
-      }
-    }
-    // e AT TIME ZONE z
-    if (
-      isWord(t, "AT") &&
-      isWord(next, "TIME") &&
-      isWord(tokens[i + 2], "ZONE") &&
-      isPrimaryEnd(out[out.length - 1])
-    ) {
-      const start = primaryStart(out);
-      const left = out.splice(start);
-      const zoneEnd = operandEnd(tokens, i + 3);
-      const zone = rewrite(tokens.slice(i + 3, zoneEnd), strings);
-      out.push(
-        wrapping(synth("__qes_at_time_zone", t), left),
-        punct("(", t),
-        ...left,
-        punct(",", t),
-        ...zone,
-        punct(")", t),
-      );
-      i = zoneEnd;
-      continue;
-    }
-    out.push(tok(t));
-    i++;
-  }
-  return out;
 }

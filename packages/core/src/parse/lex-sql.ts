@@ -111,6 +111,14 @@ export function lexSql(sql: string): Token[] {
             i += 2;
             continue;
           }
+          // An escape BigQuery does not know (`\s`, `\d`) is the backslash and the character: the
+          // regex its author meant (a departure, docs/compiler.md); a malformed known one
+          // (`\x4`, `\u12`) is still an error.
+          if (!KNOWN_ESCAPE_START.test(next!)) {
+            value += c + next;
+            i += 2;
+            continue;
+          }
           const decoded = decodeEscape(sql, i);
           if (!decoded) err(`Invalid escape sequence \\${next}`, i);
           value += decoded!.text;
@@ -227,6 +235,9 @@ const SIMPLE_ESCAPES: Record<string, string> = {
   "'": "'",
   "`": "`",
 };
+
+/** Characters that start one of BigQuery's escape sequences after a backslash. */
+const KNOWN_ESCAPE_START = /^[abfnrtv\\?"'`xXuU0-7]$/;
 
 /** BigQuery's escape sequences in (non-raw) string literals. */
 function decodeEscape(sql: string, at: number): { text: string; end: number } | undefined {

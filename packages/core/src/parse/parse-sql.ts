@@ -51,7 +51,10 @@ export function parseSelect(sql: string): AstNode {
       );
     }
     const loc = desugared.origin(offset);
-    const near = err.found == null ? "end of input" : `"${err.found}"`;
+    // quote what the user wrote there, never the desugared text the parser read
+    const written = desugared.writtenAt(offset);
+    const near =
+      written === "" ? "end of input" : `"${written.length > 40 ? `${written.slice(0, 40)}…` : written}"`;
     throw new QesError(
       "sql_syntax",
       `Syntax error at ${near} (line ${loc.line}, column ${loc.column}).`,
@@ -103,6 +106,19 @@ function tooComplexOnStackOverflow<T>(run: () => T): T {
     if (e instanceof RangeError) throw tooComplex();
     throw e;
   }
+}
+
+/**
+ * The text of an alias: the parser gives a plain alias as a string and a backtick-quoted one
+ * (`AS \`my col\``) as a node holding it.
+ */
+export function aliasText(as: unknown): string | undefined {
+  if (as === null || as === undefined) return undefined;
+  if (typeof as === "object") {
+    const value = (as as { value?: unknown }).value;
+    return value === null || value === undefined ? undefined : String(value);
+  }
+  return String(as);
 }
 
 export function locationOf(node: AstNode | undefined | null): { line?: number; column?: number } {

@@ -1,13 +1,16 @@
+import { re2Problem } from "./re2-check.ts";
+
 /**
  * The RE2 subset every dialect can express (DESIGN.md §3). BigQuery and DuckDB run RE2;
  * PostgreSQL runs POSIX AREs, which share this subset once told to treat newlines as RE2 does
- * (see `toPostgresRegex`). Everything else is refused here, before any backend runs: a pattern
+ * (each dialect binds patterns for its engine: `Dialect.bindPattern`). Everything else is refused here, before any backend runs: a pattern
  * that one engine would accept and another reject, or read differently, never reaches either.
  *
  * Accepted: literals, `.`, classes `[...]` (with POSIX `[:alpha:]` names), groups `(...)` and
  * `(?:...)`, alternation, quantifiers `* + ? {n} {n,} {n,m}` and their lazy forms, anchors
  * `^ $`, escapes `\d \D \s \S \w \W \b \B`, `\n \t \r \f \v`, `\xhh`, escaped punctuation, and
- * one leading case-insensitive flag `(?i)`.
+ * one leading case-insensitive flag `(?i)`. What passes is then compiled by RE2 itself
+ * (`re2Problem`): class ranges, POSIX class names and the like are RE2's to judge.
  */
 const PUNCTUATION_ESCAPES = new Set([..."\\.^$|?*+()[]{}/-!\"#%&',:;<=>@_`~ "]);
 const CLASS_ESCAPES = new Set([..."dDsSwWbB"]);
@@ -19,6 +22,11 @@ const MAX_COUNT = 255;
 const MAX_REPEAT = 1000;
 
 export function checkRegexPattern(pattern: string): string | undefined {
+  return subsetProblem(pattern) ?? re2Problem(pattern);
+}
+
+/** what leaves the portable subset, read character by character */
+function subsetProblem(pattern: string): string | undefined {
   let i = pattern.startsWith("(?i)") ? 4 : 0;
   let depth = 0;
   let inClass = false;
@@ -132,44 +140,4 @@ export function checkRegexPattern(pattern: string): string | undefined {
   if (inClass) return 'missing "]"';
   if (depth > 0) return 'missing ")"';
   return undefined;
-}
-
-/**
- * The same pattern for PostgreSQL's AREs. Their default mode already reads the subset as RE2
- * does (`^`/`$` at the ends of the text, negated classes and `\s` matching newlines) except
- * for `.`, which also matches a newline there: each `.` outside a class becomes `[^\n]`.
- */
-export function toPostgresRegex(pattern: string): string {
-  let out = "";
-  let inClass = false;
-  for (let i = 0; i < pattern.length; i++) {
-    const c = pattern[i]!;
-    if (c === "\\") {
-      out += c + (pattern[i + 1] ?? "");
-      i++;
-      continue;
-    }
-    if (inClass) {
-      if (c === "[" && pattern[i + 1] === ":") {
-        const end = pattern.indexOf(":]", i + 2);
-        if (end >= 0) {
-          out += pattern.slice(i, end + 2);
-          i = end + 1;
-          continue;
-        }
-      }
-      if (c === "]") inClass = false;
-      out += c;
-      continue;
-    }
-    if (c === "[") {
-      inClass = true;
-      out += c;
-      if (pattern[i + 1] === "^") out += pattern[++i];
-      if (pattern[i + 1] === "]") out += pattern[++i];
-      continue;
-    }
-    out += c === "." ? "[^\\n]" : c;
-  }
-  return out;
 }

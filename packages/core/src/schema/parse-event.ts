@@ -1,5 +1,6 @@
 import { randomUUID } from "node:crypto";
 import { QesError } from "../errors.ts";
+import { contentEventId } from "./event-id.ts";
 import {
   isJsonObject,
   type JsonObject,
@@ -21,6 +22,9 @@ export interface LogEvent {
 }
 
 const DIGITS = /^-?\d+$/;
+/** 0001-01-01T00:00:00Z and 10000-01-01T00:00:00Z in unix microseconds */
+const MIN_TIMESTAMP = -62_135_596_800_000_000n;
+const MAX_TIMESTAMP = 253_402_300_800_000_000n;
 
 function describe(value: JsonValue): string {
   if (value === null) return "null";
@@ -30,7 +34,12 @@ function describe(value: JsonValue): string {
   return `${typeof value} ${String(value)}`;
 }
 
-function eventTimestamp(value: JsonValue | undefined, line: number, nowMicros: bigint): bigint {
+function eventTimestamp(
+  value: JsonValue | undefined,
+  where: string,
+  nowMicros: bigint,
+  line: number | undefined,
+): bigint {
   if (value === undefined || value === null) return nowMicros;
   if (typeof value === "bigint") return value;
   if (typeof value === "number" && Number.isSafeInteger(value)) return BigInt(value);
@@ -41,9 +50,9 @@ function eventTimestamp(value: JsonValue | undefined, line: number, nowMicros: b
   }
   throw new QesError(
     "invalid_event",
-    `line ${line}: "timestamp" is ${describe(value)}; expected an ISO 8601 timestamp ` +
+    `${where}: "timestamp" is ${describe(value)}; expected an ISO 8601 timestamp ` +
       `(e.g. "2025-01-15T09:00:00.123456Z"; no zone means UTC) or integer unix microseconds`,
-    { line },
+    line === undefined ? {} : { line },
   );
 }
 
@@ -80,7 +89,41 @@ export function parseEvent(line: string, lineNumber: number, nowMicros: bigint):
   const id = value.id;
   return {
     id: id === undefined || id === null ? randomUUID() : (textOfJsonValue(id) as string),
-    timestamp: eventTimestamp(value.timestamp, lineNumber, nowMicros),
+    timestamp: eventTimestamp(value.timestamp, `line ${lineNumber}`, nowMicros, lineNumber),
+    body: value,
+  };
+}
+
+/**
+ * One parsed JSON value (an event of an ingest request) as a normalised event of `source`
+ * (DESIGN.md §10). An event without `id` gets `contentEventId(source, value)`: derived from what
+ * was sent, so a retried request carries the same ids and stores nothing twice. `timestamp`
+ * defaults to `nowMicros` (after the id is derived, so it plays no part in it). Throws
+ * QesError('invalid_event', `<where>: <reason>`) for a value that is not an object or whose
+ * `timestamp` is unusable.
+ *
+ * @param where how the message names the event, e.g. `event 3`
+ */
+export function logEventFromJson(
+  value: JsonValue,
+  source: string,
+  nowMicros: bigint,
+  where = "event",
+): LogEvent {
+  if (!isJsonObject(value)) {
+    throw new QesError("invalid_event", `${where}: an event must be a JSON object, got ${describe(value)}`);
+  }
+  const id = value.id;
+  const timestamp = eventTimestamp(value.timestamp, where, nowMicros, undefined);
+  if (timestamp < MIN_TIMESTAMP || timestamp >= MAX_TIMESTAMP) {
+    throw new QesError(
+      "invalid_event",
+      `${where}: "timestamp" is outside the years 0001–9999 that every backend can store`,
+    );
+  }
+  return {
+    id: id === undefined || id === null ? contentEventId(source, value) : (textOfJsonValue(id) as string),
+    timestamp,
     body: value,
   };
 }

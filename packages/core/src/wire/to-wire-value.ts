@@ -148,3 +148,8 @@ export function toWireValue(type: WireType, value: NormalisedValue): WireValue {
     }
   }
 }
+
+/** An empty result row: prototype-less, so a column named `__proto__` is data like any other. */
+export function emptyWireRow(): Record<string, WireValue> {
+  return Object.create(null) as Record<string, WireValue>;
+}

@@ -1,7 +1,8 @@
 import { createHash, randomBytes, timingSafeEqual } from "node:crypto";
 import { chmod, mkdir, readFile, writeFile } from "node:fs/promises";
 import { dirname } from "node:path";
-import { type EndpointDefinition, QesError } from "@qes/core";
+import { QesError } from "@qes/core";
+import { type IngestRight, type Principal, staticKeyCaller } from "./principal.ts";
 
 /**
  * API tokens (DESIGN.md §8 `QES_API_KEYS`). Only SHA-256 hashes of tokens are kept in memory;
@@ -11,28 +12,39 @@ export interface ApiKey {
   hash: Buffer;
   /** endpoint names this token may run; absent = all */
   endpoints?: ReadonlySet<string>;
+  /**
+   * set for an ingest token (`QES_INGEST_KEYS`): it may send events (to these sources; absent =
+   * any) and never run a query
+   */
+  ingest?: IngestRight;
 }
 
-/** who a request runs as, once authenticated */
-export interface Principal {
-  /** endpoint names (and, from JWT scopes, lower-case UUIDs) this principal may run; absent = all */
-  endpoints?: ReadonlySet<string>;
-  /** parameter values fixed by a JWT `params` claim: a request may omit or repeat them, not change them */
-  pinned?: Readonly<Record<string, string>>;
-  /** when the credential stops being valid (a JWT's `exp`, unix ms); absent = never */
-  expiresAtMs?: number;
-}
+/** which list a token comes from: its variable, what it may do, and what `@names` name */
+export type KeyList = "QES_API_KEYS" | "QES_INGEST_KEYS";
+
+/** no endpoint: what an ingest token may run */
+const NO_ENDPOINTS: ReadonlySet<string> = new Set();
 
 const TOKEN = /^[A-Za-z0-9_-]{16,}$/;
 const HEX_HASH = /^[0-9a-fA-F]{64}$/;
 const ENDPOINT_NAME = /^[A-Za-z0-9_-]+(\.[A-Za-z0-9_-]+)*$/;
+/** a source named in `QES_INGEST_KEYS`: anything but the list's own separators, spaces and controls */
+const SOURCE_NAME_IN_LIST = /^(?:(?![\s,|@\p{Cc}]).){1,200}$/u;
 
 export function hashToken(token: string): Buffer {
   return createHash("sha256").update(token, "utf8").digest();
 }
 
-/** Parses `QES_API_KEYS`: comma-separated `<token>` or `sha256=<hex>`, each optionally `@name1|name2`. */
-export function parseApiKeys(spec: string): ApiKey[] {
+/**
+ * Parses `QES_API_KEYS` (or `QES_INGEST_KEYS`, same grammar): comma-separated `<token>` or
+ * `sha256=<hex>`, each optionally `@name1|name2` — endpoints for query tokens, sources for ingest
+ * tokens.
+ */
+export function parseApiKeys(spec: string, list: KeyList = "QES_API_KEYS"): ApiKey[] {
+  const bad = (message: string): never => {
+    throw new QesError("invalid_config", message, { param: list });
+  };
+  const ingest = list === "QES_INGEST_KEYS";
   const keys: ApiKey[] = [];
   for (const [i, raw] of spec.split(",").entries()) {
     const entry = raw.trim();
@@ -40,7 +52,7 @@ export function parseApiKeys(spec: string): ApiKey[] {
     const at = entry.indexOf("@");
     const secret = at === -1 ? entry : entry.slice(0, at);
     // never echo the entry itself: it may be a token
-    const where = `QES_API_KEYS entry ${i + 1}`;
+    const where = `${list} entry ${i + 1}`;
     let hash: Buffer;
     if (secret.startsWith("sha256=")) {
       const hex = secret.slice("sha256=".length);
@@ -50,25 +62,33 @@ export function parseApiKeys(spec: string): ApiKey[] {
       if (!TOKEN.test(secret)) bad(`${where}: a token must be 16 or more characters of A-Z a-z 0-9 _ -`);
       hash = hashToken(secret);
     }
+    const names =
+      at === -1
+        ? undefined
+        : entry
+            .slice(at + 1)
+            .split("|")
+            .map((s) => s.trim());
+    for (const name of names ?? []) {
+      if (!(ingest ? SOURCE_NAME_IN_LIST : ENDPOINT_NAME).test(name))
+        bad(`${where}: "${name}" after @ is not ${ingest ? "a source" : "an endpoint"} name`);
+    }
     const key: ApiKey = { hash };
-    if (at !== -1) {
-      const names = entry
-        .slice(at + 1)
-        .split("|")
-        .map((s) => s.trim());
-      for (const name of names) {
-        if (!ENDPOINT_NAME.test(name)) bad(`${where}: "${name}" after @ is not an endpoint name`);
-      }
+    if (ingest) {
+      key.endpoints = NO_ENDPOINTS;
+      key.ingest = names ? { sources: new Set(names) } : {};
+    } else if (names) {
       key.endpoints = new Set(names);
     }
     keys.push(key);
   }
-  if (keys.length === 0) bad("QES_API_KEYS: no token given");
+  if (keys.length === 0) bad(`${list}: no token given`);
   return keys;
 }
 
-function bad(message: string): never {
-  throw new QesError("invalid_config", message, { param: "QES_API_KEYS" });
+/** an ingest token for any source (the local credential `qes serve` gives `qes load`) */
+export function ingestKey(token: string): ApiKey {
+  return { hash: hashToken(token), endpoints: NO_ENDPOINTS, ingest: {} };
 }
 
 /** The tokens a server accepts; built from hashes only. */
@@ -83,22 +103,27 @@ export class ApiKeyVerifier {
   verify(token: string | undefined): Principal | undefined {
     if (token === undefined || token === "") return undefined;
     const presented = hashToken(token);
-    let found: ApiKey | undefined;
+    const found: ApiKey[] = [];
     // compare against every key, without stopping early, so timing does not tell which matched
     for (const key of this.#keys) {
-      if (timingSafeEqual(presented, key.hash) && found === undefined) found = key;
+      if (timingSafeEqual(presented, key.hash)) found.push(key);
     }
-    if (!found) return undefined;
-    return found.endpoints ? { endpoints: found.endpoints } : {};
+    const first = found[0];
+    if (first === undefined) return undefined;
+    // a token listed in both QES_API_KEYS and QES_INGEST_KEYS has both rights
+    const query = found.filter((k) => k.ingest === undefined);
+    const ingest = found.filter((k) => k.ingest !== undefined);
+    const principal: Principal = { caller: staticKeyCaller(first.hash) };
+    if (query.length === 0) principal.endpoints = NO_ENDPOINTS;
+    else if (query.every((k) => k.endpoints !== undefined))
+      principal.endpoints = new Set(query.flatMap((k) => [...(k.endpoints ?? [])]));
+    if (ingest.length > 0) {
+      principal.ingest = ingest.every((k) => k.ingest?.sources !== undefined)
+        ? { sources: new Set(ingest.flatMap((k) => [...(k.ingest?.sources ?? [])])) }
+        : {};
+    }
+    return principal;
   }
-}
-
-export function principalAllows(principal: Principal, endpoint: EndpointDefinition): boolean {
-  return (
-    principal.endpoints === undefined ||
-    principal.endpoints.has(endpoint.name) ||
-    principal.endpoints.has(endpoint.id.toLowerCase())
-  );
 }
 
 /**

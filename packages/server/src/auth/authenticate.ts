@@ -1,6 +1,7 @@
 import { type EndpointDefinition, QesError } from "@qes/core";
-import { type ApiKeyVerifier, type Principal, principalAllows } from "./api-keys.ts";
+import type { ApiKeyVerifier } from "./api-keys.ts";
 import { type JwtVerifier, looksLikeJwt } from "./jwt.ts";
+import { type Principal, principalAllows, principalMayIngest } from "./principal.ts";
 
 /**
  * Who presents `token`: a static API key (hash compared in constant time) or, when JWTs are
@@ -26,8 +27,26 @@ export function authenticate(
 /** 403 `forbidden` unless the principal may run the endpoint. */
 export function authorize(principal: Principal, endpoint: EndpointDefinition): void {
   if (!principalAllows(principal, endpoint)) {
-    throw new QesError("forbidden", `This access token may not run the endpoint "${endpoint.name}".`);
+    const ingestOnly = principal.ingest !== undefined && principal.endpoints?.size === 0;
+    throw new QesError(
+      "forbidden",
+      ingestOnly
+        ? "This is an ingest token: it may send events to POST /api/logs, not run endpoints."
+        : `This access token may not run the endpoint "${endpoint.name}".`,
+    );
   }
+}
+
+/** 403 `forbidden` unless the principal may send events to `source` (DESIGN.md §10). */
+export function authorizeIngest(principal: Principal, source: string): void {
+  if (principalMayIngest(principal, source)) return;
+  throw new QesError(
+    "forbidden",
+    principal.ingest === undefined
+      ? "This access token may not send events: ingest needs a token of QES_INGEST_KEYS or a JWT with the scope ingest or ingest:<source>."
+      : `This access token may not send events to the source "${source}".`,
+    { param: "source_name" },
+  );
 }
 
 /**

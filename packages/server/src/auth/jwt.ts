@@ -1,6 +1,7 @@
 import { QesError } from "@qes/core";
 import jwt from "jsonwebtoken";
-import type { Principal } from "./api-keys.ts";
+import { hashToken } from "./api-keys.ts";
+import { jwtCaller, type Principal } from "./principal.ts";
 
 export interface JwtKeys {
   /** HS256 */
@@ -19,7 +20,8 @@ export function looksLikeJwt(token: string): boolean {
 /**
  * Verifies JWTs (DESIGN.md §8): HS256 with `QES_JWT_SECRET`, RS256/ES256 with
  * `QES_JWT_PUBLIC_KEY`; no other algorithm (never `none`). Claims read:
- * - `scope`: space-separated entries, `query` (every endpoint) or `query:<name or UUID>`;
+ * - `scope`: space-separated entries, `query` (every endpoint) or `query:<name or UUID>`, and
+ *   `ingest` (any source) or `ingest:<source>` for `POST /api/logs`;
  * - `params`: an object of pinned parameter values (strings; numbers and booleans as their text).
  * `exp` and `nbf` are enforced when present.
  *
@@ -67,7 +69,7 @@ export class JwtVerifier {
       return undefined;
     }
     if (typeof claims !== "object" || claims === null) return undefined;
-    return principalFromClaims(claims);
+    return principalFromClaims(claims, hashToken(token));
   }
 }
 
@@ -81,14 +83,18 @@ function decodeHeader(token: string): { alg?: unknown } | undefined {
   }
 }
 
-function principalFromClaims(claims: jwt.JwtPayload): Principal {
+function principalFromClaims(claims: jwt.JwtPayload, tokenHash: Buffer): Principal {
   const malformed = (what: string) => new QesError("unauthorized", `The access token is malformed: ${what}.`);
   const endpoints = new Set<string>();
   let all = false;
+  const sources = new Set<string>();
+  let anySource = false;
   const scope: unknown = claims.scope;
   const entries =
     typeof scope === "string"
-      ? scope.split(/\s+/).filter((s) => s !== "")
+      ? // RFC 6749 §3.3: entries are separated by ASCII spaces (%x20) only; a no-break space or a
+        // newline is part of an entry, never a separator
+        scope.split(" ").filter((s) => s !== "")
       : Array.isArray(scope) && scope.every((s) => typeof s === "string")
         ? (scope as string[])
         : scope === undefined
@@ -101,10 +107,16 @@ function principalFromClaims(claims: jwt.JwtPayload): Principal {
       const target = entry.slice("query:".length);
       // UUIDs match in any case, as the route does
       endpoints.add(/^[0-9a-f-]{36}$/i.test(target) ? target.toLowerCase() : target);
+    } else if (entry === "ingest") anySource = true;
+    else if (entry.startsWith("ingest:") && entry.length > "ingest:".length) {
+      sources.add(entry.slice("ingest:".length));
     }
     // other scopes belong to other services: ignored
   }
-  const principal: Principal = all ? {} : { endpoints };
+  const caller = jwtCaller(typeof claims.sub === "string" ? claims.sub : undefined, tokenHash);
+  const principal: Principal = all ? { caller } : { caller, endpoints };
+  if (anySource) principal.ingest = {};
+  else if (sources.size > 0) principal.ingest = { sources };
   if (typeof claims.exp === "number") principal.expiresAtMs = claims.exp * 1000;
   const params: unknown = claims.params;
   if (params !== undefined) {

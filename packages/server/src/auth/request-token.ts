@@ -10,11 +10,14 @@ export function requestToken(
 ): string | undefined {
   const header = headers["x-api-key"];
   if (typeof header === "string" && header !== "") return header.trim();
-  const authorization = headers.authorization;
-  if (authorization !== undefined) {
-    const m = /^Bearer\s+(\S+)\s*$/i.exec(authorization);
-    if (m) return m[1];
-  }
+  const bearer = bearerToken(headers.authorization);
+  if (bearer !== undefined) return bearer;
   const param = query.api_key;
   return param === undefined || param === "" ? undefined : param;
+}
+
+/** the token of an `Authorization: Bearer <token>` header */
+export function bearerToken(authorization: string | undefined): string | undefined {
+  if (authorization === undefined) return undefined;
+  return /^Bearer\s+(\S+)\s*$/i.exec(authorization)?.[1];
 }

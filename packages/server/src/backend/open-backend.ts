@@ -1,14 +1,13 @@
-import { mkdir } from "node:fs/promises";
-import { dirname, resolve } from "node:path";
 import type { Backend } from "@qes/core";
 import type { QesConfig } from "../config.ts";
+import { BACKEND_PLUGINS } from "./backend-registry.ts";
 
 /**
- * The backend chosen by `QES_BACKEND`, created and initialised (the nine sources exist
- * afterwards). Each backend package is imported only when chosen.
+ * The backend chosen by `QES_BACKEND`, created from the registry and initialised (the nine
+ * sources exist afterwards). Its package is imported only now, when chosen.
  */
 export async function openBackend(config: QesConfig): Promise<Backend> {
-  const backend = await createBackend(config);
+  const backend = await BACKEND_PLUGINS[config.backend].create(config.backendConfig);
   try {
     await backend.init();
   } catch (e) {
@@ -18,23 +17,7 @@ export async function openBackend(config: QesConfig): Promise<Backend> {
   return backend;
 }
 
-async function createBackend(config: QesConfig): Promise<Backend> {
-  if (config.backend === "postgres") {
-    const { createPostgresBackend } = await import("@qes/backend-postgres");
-    return createPostgresBackend({
-      url: config.postgres.url,
-      schema: config.postgres.schema,
-      pool: config.postgres.pool,
-      statementTimeoutMs: config.queryTimeoutMs,
-      ...(config.postgres.queryUrl !== undefined ? { queryUrl: config.postgres.queryUrl } : {}),
-    });
-  }
-  const path = resolve(config.duckdb.path);
-  await mkdir(dirname(path), { recursive: true });
-  const { createDuckdbBackend } = await import("@qes/backend-duckdb");
-  return createDuckdbBackend({
-    path,
-    memoryLimit: config.duckdb.memoryLimit,
-    threads: config.duckdb.threads,
-  });
+/** The file or directory of an embedded store only this process may open, if the backend has one. */
+export function exclusiveStoreOf(config: QesConfig): string | undefined {
+  return BACKEND_PLUGINS[config.backend].exclusiveStore?.(config.backendConfig);
 }

@@ -82,10 +82,13 @@ export class RedisStore {
     produce: () => Promise<CacheEntry>,
     maxWaitMs: number,
     requestId?: string,
+    /** nobody waits any more: stop polling for a peer's value */
+    signal?: AbortSignal,
   ): Promise<{ entry: CacheEntry; source: FillSource }> {
     const lockKey = `${key}:lock`;
     const deadline = Date.now() + maxWaitMs;
     for (;;) {
+      signal?.throwIfAborted();
       const token = randomUUID();
       const acquired = await this.#redis.set(lockKey, token, "PX", LOCK_TTL_MS, "NX");
       if (acquired === "OK") return this.#fillHoldingLock(key, lockKey, token, ttlMs, produce, requestId);
@@ -95,6 +98,7 @@ export class RedisStore {
       let lockGone = false;
       while (!lockGone && Date.now() < deadline) {
         await sleep(pause);
+        signal?.throwIfAborted();
         pause = Math.min(POLL_MAX_MS, Math.ceil(pause * 1.5));
         const replies = await this.#redis.multi().getBuffer(key).exists(lockKey).exec();
         const value = replies?.[0]?.[1] as Buffer | null | undefined;

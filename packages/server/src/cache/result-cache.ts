@@ -9,7 +9,33 @@ export interface CachedAnswer {
   cache: CacheOutcome;
 }
 
-type Flight = Promise<{ entry: CacheEntry; source: FillSource | "bypass" }>;
+type Filled = { entry: CacheEntry; source: FillSource | "bypass" };
+
+/**
+ * One query shared by identical concurrent requests. It runs while anyone still waits for it:
+ * when the last waiter leaves (its client went away), the query's signal aborts it in the engine.
+ */
+interface Flight {
+  result: Promise<Filled>;
+  controller: AbortController;
+  /** requests waiting for it with a signal of their own; undefined once one waits without one */
+  waiters: number | undefined;
+}
+
+/** produces a missed entry; `signal` aborts when no request waits for it any more */
+export type Produce = (signal: AbortSignal) => Promise<CacheEntry>;
+
+export interface AnswerOptions {
+  /** the request's id, on the log lines a failure writes */
+  requestId?: string;
+  /** the request's own end (client gone): it stops waiting, and its query stops when nobody else waits */
+  signal?: AbortSignal;
+  /**
+   * called before this request starts a query of its own (never for a hit or a request that joins
+   * another's query): waits for admission or throws (429); returns the release of its slot
+   */
+  admit?: () => Promise<() => void>;
+}
 
 /**
  * Serves an endpoint's responses from Redis or the in-process LRU (DESIGN.md §7):
@@ -48,51 +74,62 @@ export class ResultCache {
     endpoint: string,
     key: string,
     ttlMs: number,
-    produce: () => Promise<CacheEntry>,
-    /** the request's id, on the log lines a failure writes */
-    requestId?: string,
+    produce: Produce,
+    opts: AnswerOptions = {},
   ): Promise<CachedAnswer> {
+    const { requestId } = opts;
     const store = this.#store;
     if (store instanceof MemoryStore) {
       const hit = store.get(key);
       if (hit) return { entry: hit, cache: "HIT" };
-      const { entry } = await this.#flight(endpoint, key, async () => {
-        const produced = await produce();
-        store.set(key, produced, ttlMs);
-        return { entry: produced, source: "ran" };
-      });
+      const { entry } = await this.#flight(
+        endpoint,
+        key,
+        async (signal) => {
+          const produced = await produce(signal);
+          store.set(key, produced, ttlMs);
+          return { entry: produced, source: "ran" };
+        },
+        opts,
+      );
       return { entry, cache: "MISS" };
     }
 
-    if (!store.available) return this.#bypass(endpoint, key, produce);
+    if (!store.available) return this.#bypass(endpoint, key, produce, opts);
     let hit: CacheEntry | undefined;
     try {
       hit = await store.get(key);
     } catch (e) {
       this.#redisFailed(e, requestId);
-      return this.#bypass(endpoint, key, produce);
+      return this.#bypass(endpoint, key, produce, opts);
     }
     if (hit) return { entry: hit, cache: "HIT" };
-    const { entry, source } = await this.#flight(endpoint, key, async () => {
-      let started = false;
-      try {
-        return await store.fill(
-          key,
-          ttlMs,
-          () => {
-            started = true;
-            return produce();
-          },
-          this.#peerWaitMs,
-          requestId,
-        );
-      } catch (e) {
-        if (started) throw e;
-        // Redis failed before our query ran: answer from the backend
-        this.#redisFailed(e, requestId);
-        return { entry: await produce(), source: "bypass" };
-      }
-    });
+    const { entry, source } = await this.#flight(
+      endpoint,
+      key,
+      async (signal) => {
+        let started = false;
+        try {
+          return await store.fill(
+            key,
+            ttlMs,
+            () => {
+              started = true;
+              return produce(signal);
+            },
+            this.#peerWaitMs,
+            requestId,
+            signal,
+          );
+        } catch (e) {
+          if (started || signal.aborted) throw e;
+          // Redis failed before our query ran: answer from the backend
+          this.#redisFailed(e, requestId);
+          return { entry: await produce(signal), source: "bypass" };
+        }
+      },
+      opts,
+    );
     if (source === "peer") this.#metrics.cacheCoalesced.inc({ endpoint, scope: "redis" });
     return { entry, cache: source === "bypass" ? "BYPASS" : source === "peer" ? "HIT" : "MISS" };
   }
@@ -115,24 +152,51 @@ export class ResultCache {
     else await this.#store.set(key, entry, ttlMs);
   }
 
-  async #bypass(endpoint: string, key: string, produce: () => Promise<CacheEntry>): Promise<CachedAnswer> {
-    const { entry } = await this.#flight(endpoint, key, async () => ({
-      entry: await produce(),
-      source: "bypass",
-    }));
+  async #bypass(endpoint: string, key: string, produce: Produce, opts: AnswerOptions): Promise<CachedAnswer> {
+    const { entry } = await this.#flight(
+      endpoint,
+      key,
+      async (signal) => ({ entry: await produce(signal), source: "bypass" }),
+      opts,
+    );
     return { entry, cache: "BYPASS" };
   }
 
-  /** one flight per key in this process: later identical requests await the first one's */
-  #flight(endpoint: string, key: string, run: () => Flight): Flight {
-    const running = this.#flights.get(key);
-    if (running) {
+  /**
+   * One flight per key in this process: later identical requests join the first one's query.
+   * A request that starts one is admitted first (`opts.admit`); one that joins costs nothing.
+   */
+  async #flight(
+    endpoint: string,
+    key: string,
+    run: (signal: AbortSignal) => Promise<Filled>,
+    opts: AnswerOptions,
+  ): Promise<Filled> {
+    let flight = this.#flights.get(key);
+    if (flight === undefined && opts.admit) {
+      opts.signal?.throwIfAborted();
+      const release = await opts.admit();
+      // another request may have started the same query while this one waited for admission
+      flight = this.#flights.get(key);
+      if (flight === undefined) flight = this.#start(key, run, release);
+      else release();
+    } else if (flight === undefined) {
+      flight = this.#start(key, run, () => undefined);
+    } else {
       this.#metrics.cacheCoalesced.inc({ endpoint, scope: "process" });
-      return running;
     }
-    const flight = run().finally(() => {
+    return waitFor(flight, opts.signal);
+  }
+
+  #start(key: string, run: (signal: AbortSignal) => Promise<Filled>, release: () => void): Flight {
+    const controller = new AbortController();
+    const result = run(controller.signal).finally(() => {
+      release();
       if (this.#flights.get(key) === flight) this.#flights.delete(key);
     });
+    const flight: Flight = { controller, waiters: 0, result };
+    // a flight whose every waiter left still settles; nobody reads its outcome
+    result.catch(() => undefined);
     this.#flights.set(key, flight);
     return flight;
   }
@@ -143,4 +207,38 @@ export class ResultCache {
       "redis failed; answering from the backend",
     );
   }
+}
+
+/**
+ * Waits for a flight on behalf of one request. A request with a signal leaves as soon as it
+ * aborts (its promise rejects with the signal's reason); the last such request to leave aborts
+ * the flight's query. A waiter without a signal (warming, tests) keeps the flight running.
+ */
+function waitFor(flight: Flight, signal: AbortSignal | undefined): Promise<Filled> {
+  if (signal === undefined) {
+    flight.waiters = undefined;
+    return flight.result;
+  }
+  if (flight.waiters !== undefined) flight.waiters++;
+  return new Promise<Filled>((resolve, reject) => {
+    const leave = () => {
+      if (flight.waiters !== undefined && --flight.waiters === 0) flight.controller.abort(signal.reason);
+      reject(signal.reason);
+    };
+    if (signal.aborted) {
+      leave();
+      return;
+    }
+    signal.addEventListener("abort", leave, { once: true });
+    flight.result.then(
+      (filled) => {
+        signal.removeEventListener("abort", leave);
+        resolve(filled);
+      },
+      (e: unknown) => {
+        signal.removeEventListener("abort", leave);
+        reject(e);
+      },
+    );
+  });
 }

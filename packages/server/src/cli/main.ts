@@ -4,10 +4,13 @@ import { describeError, UsageError } from "./terminal.ts";
 const USAGE = `usage: qes <command>
 
   serve [--demo]                          serve the HTTP API on PORT (seeds sample data into an empty store)
-  load --source <name> <file.ndjson|->…   load NDJSON events into a source
+  load --source <name> [--url <server>] <file.ndjson|->…
+                                          load NDJSON events into a source (through a running
+                                          server's ingest API when it holds the DuckDB file, or --url)
   seed [--events N] [--days D]            add realistic sample events to all nine sources
   endpoints                               list the endpoints with their ids and settings
   check [dir…]                            compile and sandbox-check every endpoint definition
+  retention                               remove events older than QES_RETENTION_DAYS once (for cron)
 
 Configuration comes from the environment (see README.md).`;
 
@@ -22,11 +25,11 @@ async function main(argv: string[]): Promise<number> {
     case "load": {
       const { values, positionals } = parseArgs({
         args: rest,
-        options: { source: { type: "string", short: "s" } },
+        options: { source: { type: "string", short: "s" }, url: { type: "string" } },
         allowPositionals: true,
       });
       const { loadCommand } = await import("./commands/load.ts");
-      return loadCommand(values.source, positionals);
+      return loadCommand(values.source, positionals, values.url !== undefined ? { url: values.url } : {});
     }
     case "seed": {
       const { values } = parseArgs({
@@ -45,6 +48,11 @@ async function main(argv: string[]): Promise<number> {
       const { positionals } = parseArgs({ args: rest, options: {}, allowPositionals: true });
       const { checkCommand } = await import("./commands/check.ts");
       return checkCommand(positionals);
+    }
+    case "retention": {
+      parseArgs({ args: rest, options: {} });
+      const { retentionCommand } = await import("./commands/retention.ts");
+      return retentionCommand();
     }
     case undefined:
     case "help":

@@ -20,6 +20,8 @@ export interface HttpError {
   body: unknown;
   /** true when the error is not one of ours: log it with its stack */
   unexpected: boolean;
+  /** extra response headers (`Retry-After` of a 429) */
+  headers?: Record<string, string>;
 }
 
 /** codes that keep their status in the legacy format: they are not errors of the query */
@@ -28,6 +30,7 @@ const LEGACY_KEEPS_STATUS: ReadonlySet<QesErrorCode> = new Set([
   "forbidden",
   "endpoint_not_found",
   "request_too_large",
+  "too_many_requests",
 ]);
 
 /**
@@ -47,11 +50,16 @@ export function toHttpError(e: unknown, requestId: string, format: ErrorFormat =
   const internal = e.code === "internal" || e.code === "invalid_config";
   const message = internal ? "internal error; the request id identifies it in the server log" : e.message;
   const status = HTTP_STATUS_OF[e.code];
+  const headers =
+    e.retryAfterSeconds !== undefined
+      ? { headers: { "Retry-After": String(Math.max(1, Math.ceil(e.retryAfterSeconds))) } }
+      : {};
   if (format === "legacy") {
     return {
       status: LEGACY_KEEPS_STATUS.has(e.code) ? status : 200,
       body: { error: message },
       unexpected: internal,
+      ...headers,
     };
   }
   const body: ErrorBody = { error: { code: internal ? "internal" : e.code, message, requestId } };
@@ -61,5 +69,5 @@ export function toHttpError(e: unknown, requestId: string, format: ErrorFormat =
     if (e.line !== undefined) body.error.line = e.line;
     if (e.column !== undefined) body.error.column = e.column;
   }
-  return { status, body, unexpected: internal };
+  return { status, body, unexpected: internal, ...headers };
 }

@@ -2,14 +2,15 @@ import { hash } from "node:crypto";
 import type { IncomingMessage, RequestListener, ServerResponse } from "node:http";
 import type { EndpointDefinition } from "@qes/core";
 import type { Logger } from "pino";
-import type { Principal } from "../auth/api-keys.ts";
+import type { Principal } from "../auth/principal.ts";
 import { ageSeconds, type CacheEntry } from "../cache/cache-entry.ts";
 import type { ResultCache } from "../cache/result-cache.ts";
-import { loggableUrl, type RequestLine } from "../logging/request-log.ts";
+import { loggableUrl } from "../logging/request-log.ts";
 import type { Metrics } from "../observability/metrics.ts";
 import { REDACTION_HEADERS } from "../redaction/redaction-header.ts";
 import { corsPolicy, type HeaderPairs } from "./cors.ts";
 import { requestIdFor } from "./request-id.ts";
+import { QUERY_ROUTE_PREFIX, requestLabels, requestLineFields } from "./request-labels.ts";
 import { answerHeaders, ignoredParamsHeader } from "./send-answer.ts";
 
 export interface CacheHitPathDeps {
@@ -59,7 +60,6 @@ export interface AnsweredThroughCache {
 /** the parts of a request (express's, with the URL before routing) that decide its answer */
 export type RememberedRequest = Pick<IncomingMessage, "method" | "rawHeaders"> & { originalUrl: string };
 
-const QUERY_PATH = "/api/endpoints/query/";
 /** a repeat within this long is not noted for warming again */
 const RETRACK_MS = 1000;
 const DEFAULT_MAX_ROUTES = 10_000;
@@ -139,22 +139,11 @@ export class CacheHitPath {
       key: answered.key,
       spec: answered.spec,
       ignoredHeader: ignoredParamsHeader(answered.ignored),
-      log: this.#deps.logger.child({
-        method: "GET",
-        url: loggableUrl(url),
-        status: 200,
-        endpoint: endpoint.name,
-      } satisfies Omit<RequestLine, "requestId" | "ms">),
+      log: this.#deps.logger.child(requestLineFields("GET", loggableUrl(url), 200, endpoint.name)),
       expiresAtMs: answered.principal.expiresAtMs ?? Number.POSITIVE_INFINITY,
       chars: id.length,
       trackedAtMs: 0,
-      latency: metrics.httpRequestSeconds.series({
-        route: "query",
-        endpoint: endpoint.name,
-        backend: backendName,
-        status: "200",
-        cache: "HIT",
-      }),
+      latency: metrics.httpRequestSeconds.series(requestLabels(url, endpoint.name, backendName, 200, "HIT")),
       hits: metrics.fastHitCounters(endpoint.name),
     };
     this.#routes.set(id, route);
@@ -295,7 +284,7 @@ function hitHeaders(raw: readonly string[]): HitHeaders {
  * the credential headers (by their SHA-256, so no token is kept in memory) and the URL.
  */
 function memoKey(method: string | undefined, url: string, headers: HitHeaders): string | undefined {
-  if (method !== "GET" || !url.startsWith(QUERY_PATH)) return undefined;
+  if (method !== "GET" || !url.startsWith(QUERY_ROUTE_PREFIX)) return undefined;
   // no credential: the full path answers 401
   if (!headers.credential) return undefined;
   return hash("sha256", headers.deciding, "base64") + url;

@@ -1,5 +1,6 @@
 import type { NextFunction, Request, Response } from "express";
 import type { Logger } from "pino";
+import { requestLineFields } from "../http/request-labels.ts";
 
 /** query parameters that carry credentials and never reach a log line */
 const SECRET_PARAMS = new Set(["api_key"]);
@@ -40,11 +41,13 @@ export function requestLog(logger: Logger) {
     res.on("finish", () => {
       logRequest(logger, {
         requestId: res.locals.requestId,
-        method: req.method,
-        url: loggableUrl(req.originalUrl),
-        status: res.statusCode,
+        ...requestLineFields(
+          req.method,
+          loggableUrl(req.originalUrl),
+          res.statusCode,
+          res.locals.endpointName,
+        ),
         ms: performance.now() - started,
-        endpoint: res.locals.endpointName,
       });
     });
     next();

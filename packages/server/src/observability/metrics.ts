@@ -1,9 +1,13 @@
+import type { SourceStats } from "@qes/core";
 import { Counter, collectDefaultMetrics, Gauge, Histogram, type LabelValues, Registry } from "prom-client";
 import { SeriesHistogram } from "./series-histogram.ts";
 
 export type CacheOutcome = "HIT" | "MISS" | "BYPASS";
 /** why a backend query ran: a request, or warming */
 export type QueryOrigin = "request" | "warm";
+
+/** how long per-source statistics are reused between scrapes */
+const SOURCE_STATS_TTL_MS = 15_000;
 
 const LATENCY_BUCKETS = [0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30];
 
@@ -92,6 +96,32 @@ export class Metrics {
     registers: [this.registry],
   });
 
+  readonly admissionRefusals = new Counter({
+    name: "qes_admission_refusals_total",
+    help: "Requests refused with 429 by admission control: reason rate (QES_RATE_LIMIT_PER_MINUTE) or busy (no engine slot)",
+    labelNames: ["reason"] as const,
+    registers: [this.registry],
+  });
+
+  #runningQueries: () => number = () => 0;
+
+  readonly runningQueries = (() => {
+    const running = () => this.#runningQueries();
+    return new Gauge({
+      name: "qes_running_queries",
+      help: "Queries holding an engine slot now (requests and warming), bounded by QES_MAX_CONCURRENT_QUERIES",
+      registers: [this.registry],
+      collect() {
+        this.set(running());
+      },
+    });
+  })();
+
+  /** where `qes_running_queries` reads its value (admission control) */
+  countRunningQueries(count: () => number): void {
+    this.#runningQueries = count;
+  }
+
   /** 1 when Redis answers, 0 when not; only with QES_REDIS_URL */
   readonly redisUp: Gauge;
 
@@ -110,6 +140,43 @@ export class Metrics {
       this.#pending.set(endpoint, found);
     }
     return found;
+  }
+
+  /**
+   * Per-source gauges from the backend's `sourceStats` (catalogue reads), read at most every
+   * `SOURCE_STATS_TTL_MS` however often /metrics is scraped: events, bytes, and the age of the
+   * oldest event (against `nowMicros`, the service's clock).
+   */
+  trackSources(stats: () => Promise<SourceStats[]>, nowMicros: () => bigint): void {
+    let cached: { at: number; value: Promise<SourceStats[]> } | undefined;
+    const read = (): Promise<SourceStats[]> => {
+      if (cached === undefined || Date.now() - cached.at > SOURCE_STATS_TTL_MS) {
+        const value = stats().catch(() => [] as SourceStats[]);
+        cached = { at: Date.now(), value };
+      }
+      return cached.value;
+    };
+    const gauge = (name: string, help: string, pick: (s: SourceStats) => number | undefined) =>
+      new Gauge({
+        name,
+        help,
+        labelNames: ["source"] as const,
+        registers: [this.registry],
+        async collect() {
+          this.reset();
+          for (const s of await read()) {
+            const v = pick(s);
+            if (v !== undefined) this.set({ source: s.source }, v);
+          }
+        },
+      });
+    gauge("qes_source_events", "Events stored per source (the engine's count or estimate)", (s) => s.events);
+    gauge("qes_source_bytes", "Bytes the events of a source take in the store (estimate)", (s) => s.bytes);
+    gauge(
+      "qes_source_oldest_event_age_seconds",
+      "Age of the oldest stored event per source (absent when the source is empty)",
+      (s) => (s.oldestMicros === null ? undefined : Number(nowMicros() - s.oldestMicros) / 1e6),
+    );
   }
 
   #flushPending(): void {

@@ -1,5 +1,7 @@
 import type { EndpointDefinition, FieldNode, OutputColumn, ParamSpec, ScalarType, WireType } from "@qes/core";
 import { REDACTION_HEADERS } from "../redaction/redaction-header.ts";
+import { ingestPath } from "./ingest-path.ts";
+import { servicePaths } from "./service-paths.ts";
 
 type Schema = { [key: string]: unknown };
 
@@ -69,6 +71,8 @@ export interface OpenApiInput {
   /** output columns of each endpoint's stored query, by endpoint id, when it compiles */
   columns: ReadonlyMap<string, readonly OutputColumn[]>;
   version: string;
+  /** `QES_INGEST_MAX_BYTES`, stated in the ingest route's description */
+  ingestMaxBytes: number;
 }
 
 /**
@@ -95,26 +99,13 @@ export function openApiDocument(input: OpenApiInput): Schema {
       description:
         "Stored BigQuery-dialect SQL served as read-only HTTP endpoints over log data. " +
         "Call an endpoint by name (the paths below) or by its UUID (x-qes-endpoint-id).",
+      // the service is private software run by its operator: no public licence is granted
+      license: { name: "Proprietary", identifier: "LicenseRef-Proprietary" },
     },
+    // relative to where this document is served from: the same server answers every path
+    servers: [{ url: "/", description: "this qes server" }],
     security: [{ apiKey: [] }, { bearer: [] }, { apiKeyQuery: [] }],
-    paths: {
-      ...paths,
-      "/health": { get: plainOperation("Process is up", { status: { type: "string", const: "ok" } }) },
-      "/ready": {
-        get: plainOperation("Backend answers (503 backend_unavailable when it does not)", {
-          status: { type: "string" },
-          backend: { type: "string" },
-          redis: { type: "string", enum: ["up", "down", "disabled"] },
-        }),
-      },
-      "/metrics": {
-        get: {
-          summary: "Prometheus metrics",
-          security: [],
-          responses: { "200": { description: "text exposition format", content: { "text/plain": {} } } },
-        },
-      },
-    },
+    paths: { ...paths, ...ingestPath(input.ingestMaxBytes), ...servicePaths() },
     components: {
       securitySchemes: {
         apiKey: { type: "apiKey", in: "header", name: "X-API-KEY" },
@@ -259,19 +250,6 @@ function responses(endpoint: EndpointDefinition, row: Schema): Schema {
     };
   }
   return out;
-}
-
-function plainOperation(summary: string, properties: Schema): Schema {
-  return {
-    summary,
-    security: [],
-    responses: {
-      "200": {
-        description: summary,
-        content: { "application/json": { schema: { type: "object", properties } } },
-      },
-    },
-  };
 }
 
 function rowSchema(endpoint: EndpointDefinition, columns: readonly OutputColumn[] | undefined): Schema {

@@ -1,11 +1,11 @@
 import type { Backend, BoundValues, CompiledQuery, EndpointDefinition, QueryResult } from "@qes/core";
-import { QesError } from "@qes/core";
+import { QesError, redactRows } from "@qes/core";
+import type { Admission } from "../admission/admission.ts";
 import type { CacheEntry } from "../cache/cache-entry.ts";
 import { cacheKey, paramsOfSpec, parseSpecText, specText } from "../cache/cache-key.ts";
 import type { ResultCache } from "../cache/result-cache.ts";
 import type { Clock } from "../clock.ts";
 import type { CacheOutcome, Metrics, QueryOrigin } from "../observability/metrics.ts";
-import { redactRows } from "../redaction/redact-ip.ts";
 import type { WarmKeys } from "../warming/warm-keys.ts";
 import { prepareEndpointQuery } from "./run-endpoint-query.ts";
 
@@ -20,6 +20,8 @@ export interface QueryServiceDeps {
   keyPrefix: string;
   queryTimeoutMs: number;
   clock: Clock;
+  /** engine slots and rates; absent = every query runs at once */
+  admission?: Admission;
 }
 
 export interface AnswerRequest {
@@ -29,7 +31,12 @@ export interface AnswerRequest {
   consumerSql?: string;
   redact: boolean;
   nowMicros: bigint;
-  /** aborts an uncached query when the client goes away (shared flights are never aborted) */
+  /** who asks (`Principal.caller`): admission control counts per caller */
+  caller: string;
+  /**
+   * the client went away: the request stops waiting, and its query stops in the engine unless
+   * identical requests still wait for it
+   */
   signal?: AbortSignal;
   /** the request's id, for log lines written on its behalf */
   requestId?: string;
@@ -65,26 +72,33 @@ export class QueryService {
       req.params,
       req.consumerSql,
       req.nowMicros,
+      req.redact,
     );
-    const cache = this.#deps.cache;
+    const { cache, admission } = this.#deps;
+    const produce = (signal: AbortSignal | undefined) =>
+      this.#produce(endpoint, compiled, bound.values, req.redact, "request", signal);
     if (endpoint.cacheTtlSeconds === 0 || cache === undefined) {
-      const entry = await this.#produce(endpoint, compiled, bound.values, req.redact, "request", req.signal);
-      return { entry, cache: "BYPASS", ignored: bound.ignored };
+      const release = admission ? await admission.admit(req.caller, req.signal) : undefined;
+      try {
+        const entry = await produce(req.signal);
+        return { entry, cache: "BYPASS", ignored: bound.ignored };
+      } finally {
+        release?.();
+      }
     }
     const spec = specText({
       canonical: bound.canonical,
       consumerSql: req.consumerSql ?? null,
       redact: req.redact,
     });
-    this.trackWarmKey(endpoint, spec);
     const key = cacheKey(this.#deps.keyPrefix, endpoint, spec);
-    const answer = await cache.answer(
-      endpoint.name,
-      key,
-      endpoint.cacheTtlSeconds * 1000,
-      () => this.#produce(endpoint, compiled, bound.values, req.redact, "request"),
-      req.requestId,
-    );
+    const answer = await cache.answer(endpoint.name, key, endpoint.cacheTtlSeconds * 1000, produce, {
+      ...(req.requestId !== undefined ? { requestId: req.requestId } : {}),
+      ...(req.signal ? { signal: req.signal } : {}),
+      ...(admission ? { admit: () => admission.admit(req.caller, req.signal) } : {}),
+    });
+    // warmed only once it worked: a request that failed, timed out or was abandoned is not re-run
+    this.trackWarmKey(endpoint, spec);
     return { ...answer, ignored: bound.ignored, cached: { key, spec } };
   }
 
@@ -93,8 +107,11 @@ export class QueryService {
     if (endpoint.warmIntervalSeconds !== undefined) this.#deps.warmKeys?.track(endpoint, spec);
   }
 
-  /** warming: runs a noted request again (with a fresh CURRENT_TIMESTAMP) and stores the result */
-  async refresh(endpoint: EndpointDefinition, text: string): Promise<void> {
+  /**
+   * warming: runs a noted request again (with a fresh CURRENT_TIMESTAMP) and stores the result.
+   * `signal` ends it (the warming round's end); it takes an engine slot like any query.
+   */
+  async refresh(endpoint: EndpointDefinition, text: string, signal?: AbortSignal): Promise<void> {
     const cache = this.#deps.cache;
     const spec = parseSpecText(text);
     if (!cache || !spec) return;
@@ -104,9 +121,21 @@ export class QueryService {
       paramsOfSpec(spec),
       spec.consumerSql ?? undefined,
       this.#deps.clock(),
+      spec.redact,
     );
-    const entry = await this.#produce(endpoint, compiled, bound.values, spec.redact, "warm");
+    const release = await this.#deps.admission?.warmSlot(signal);
+    let entry: CacheEntry;
+    try {
+      entry = await this.#produce(endpoint, compiled, bound.values, spec.redact, "warm", signal);
+    } finally {
+      release?.();
+    }
     await cache.store(cacheKey(this.#deps.keyPrefix, endpoint, text), entry, endpoint.cacheTtlSeconds * 1000);
+  }
+
+  /** warming: a noted request whose refresh failed is not warmed again until it works again */
+  forgetWarmKey(endpoint: EndpointDefinition, spec: string): Promise<void> {
+    return this.#deps.warmKeys?.forget(endpoint, spec) ?? Promise.resolve();
   }
 
   /** one backend query → redacted when asked → serialised once */

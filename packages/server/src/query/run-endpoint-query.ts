@@ -42,12 +42,15 @@ export async function prepareEndpointQuery(
   params: Record<string, string | undefined>,
   consumerSql: string | undefined,
   nowMicros: bigint,
+  /** the answer is redacted: consumer SQL then reads the stored CTEs redacted in the engine */
+  redact = false,
 ): Promise<PreparedEndpointQuery> {
   const schema = await backend.schema();
   const compiled = compileEndpoint(endpoint, {
     schema,
     dialect: backend.dialect,
     ...(consumerSql !== undefined ? { consumerSql } : {}),
+    redact,
   });
   return { compiled, bound: bindRequestParams(endpoint, compiled, params, nowMicros) };
 }

@@ -6,7 +6,8 @@ import type { JwtVerifier } from "../auth/jwt.ts";
 import { requestToken } from "../auth/request-token.ts";
 import type { Clock } from "../clock.ts";
 import { mergeBodyParams } from "../http/body-params.ts";
-import type { CacheHitPath } from "../http/cache-hit-path.ts";
+import type { AnsweredThroughCache } from "../http/cache-hit-path.ts";
+import { refuseNulBytes } from "../http/refuse-nul-bytes.ts";
 import { queryStringParams } from "../http/request-params.ts";
 import { sendAnswer } from "../http/send-answer.ts";
 import type { QueryService } from "../query/query-service.ts";
@@ -18,8 +19,6 @@ export interface QueryEndpointDeps {
   jwt?: JwtVerifier;
   clock: Clock;
   queries: QueryService;
-  /** remembers requests answered through the cache, to answer their repeats in front of express */
-  hits?: CacheHitPath;
 }
 
 /**
@@ -32,6 +31,7 @@ export function queryEndpointRoute(deps: QueryEndpointDeps) {
     const nowMicros = deps.clock();
     const query = queryStringParams(req.originalUrl);
     const given = req.method === "POST" ? mergeBodyParams(query, req.body) : query;
+    refuseNulBytes(given);
 
     const principal = authenticate(requestToken(req.headers, query), deps.verifier, deps.jwt);
     const endpoint = deps.registry.get(req.params.idOrName);
@@ -60,6 +60,7 @@ export function queryEndpointRoute(deps: QueryEndpointDeps) {
       params,
       ...(sql !== undefined && sql !== "" ? { consumerSql: sql } : {}),
       redact: endpoint.redactPii || redactionRequested(req.headers),
+      caller: principal.caller,
       nowMicros,
       signal: controller.signal,
       requestId: String(res.locals.requestId),
@@ -67,13 +68,14 @@ export function queryEndpointRoute(deps: QueryEndpointDeps) {
     res.locals.cache = answer.cache;
     sendAnswer(res, answer);
     if (answer.cached) {
-      deps.hits?.remember(req, {
+      // for the cache-hit path the app registers in front of the router (app.ts)
+      res.locals.answeredThroughCache = {
         endpoint,
         principal,
         ignored: answer.ignored,
         urlHasToken: query.api_key !== undefined,
         ...answer.cached,
-      });
+      } satisfies AnsweredThroughCache;
     }
   };
 }

@@ -1,10 +1,11 @@
-import { type Backend, compileEndpoint, type EndpointRegistry, type OutputColumn } from "@qes/core";
+import { timingSafeEqual } from "node:crypto";
+import { type Backend, compileEndpoint, type EndpointRegistry, type OutputColumn, QesError } from "@qes/core";
 import type { Request, Response } from "express";
-import type { ApiKeyVerifier, Principal } from "../auth/api-keys.ts";
-import { principalAllows } from "../auth/api-keys.ts";
+import { type ApiKeyVerifier, hashToken } from "../auth/api-keys.ts";
 import { authenticate } from "../auth/authenticate.ts";
 import type { JwtVerifier } from "../auth/jwt.ts";
-import { requestToken } from "../auth/request-token.ts";
+import { type Principal, principalAllows } from "../auth/principal.ts";
+import { bearerToken, requestToken } from "../auth/request-token.ts";
 import { queryStringParams } from "../http/request-params.ts";
 import type { Metrics } from "../observability/metrics.ts";
 import { openApiDocument } from "../openapi/openapi-document.ts";
@@ -19,6 +20,10 @@ export interface ServiceRoutesDeps {
   redis?: RedisConnection;
   cacheKind: "redis" | "memory" | "off";
   version: string;
+  /** `QES_INGEST_MAX_BYTES`, stated in the document */
+  ingestMaxBytes: number;
+  /** SHA-256 of `QES_METRICS_TOKEN` */
+  metricsToken?: Buffer;
 }
 
 /** `GET /health`: the process is up. */
@@ -45,9 +50,32 @@ export function readyRoute(deps: ServiceRoutesDeps) {
   };
 }
 
-/** `GET /metrics`: Prometheus text format. */
+/**
+ * `GET /metrics`: Prometheus text format. Its labels name every endpoint, so it is not for anyone
+ * who can reach the port: with `QES_METRICS_TOKEN`, only `Authorization: Bearer <it>` (compared by
+ * hash in constant time); without, a query token that may run every endpoint (a scoped token
+ * would learn of endpoints its OpenAPI document hides: 403).
+ */
 export function metricsRoute(deps: ServiceRoutesDeps) {
-  return async (_req: Request, res: Response): Promise<void> => {
+  return async (req: Request, res: Response): Promise<void> => {
+    if (deps.metricsToken !== undefined) {
+      const presented = bearerToken(req.headers.authorization);
+      if (presented === undefined || !timingSafeEqual(hashToken(presented), deps.metricsToken)) {
+        throw new QesError("unauthorized", "/metrics needs Authorization: Bearer <QES_METRICS_TOKEN>.");
+      }
+    } else {
+      const principal = authenticate(
+        requestToken(req.headers, queryStringParams(req.originalUrl)),
+        deps.verifier,
+        deps.jwt,
+      );
+      if (principal.endpoints !== undefined) {
+        throw new QesError(
+          "forbidden",
+          "/metrics names every endpoint: it needs a token that may run them all.",
+        );
+      }
+    }
     if (deps.redis) deps.metrics.redisUp.set(deps.redis.up ? 1 : 0);
     const text = await deps.metrics.registry.metrics();
     res.setHeader("Content-Type", deps.metrics.registry.contentType);
@@ -79,7 +107,11 @@ export function openApiRoute(deps: ServiceRoutesDeps) {
         // described without a row schema
       }
     }
-    const body = Buffer.from(JSON.stringify(openApiDocument({ endpoints, columns, version: deps.version })));
+    const body = Buffer.from(
+      JSON.stringify(
+        openApiDocument({ endpoints, columns, version: deps.version, ingestMaxBytes: deps.ingestMaxBytes }),
+      ),
+    );
     res.setHeader("Content-Type", "application/json; charset=utf-8");
     res.setHeader("Content-Length", body.length);
     res.end(body);

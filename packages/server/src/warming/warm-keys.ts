@@ -11,6 +11,8 @@ export interface WarmKeys {
   track(endpoint: EndpointDefinition, spec: string): void;
   /** drops specs not requested within the endpoint's cache lifetime and returns the rest */
   due(endpoint: EndpointDefinition, nowMs?: number): Promise<string[]>;
+  /** removes a spec whose refresh failed: warmed again only after a request of it succeeds */
+  forget(endpoint: EndpointDefinition, spec: string): Promise<void>;
 }
 
 /** a request re-noted within this long is not sent to Redis again (hits stay cheap) */
@@ -53,6 +55,11 @@ export class RedisWarmKeys implements WarmKeys {
       .catch(() => this.#recent.delete(seenKey));
   }
 
+  async forget(endpoint: EndpointDefinition, spec: string): Promise<void> {
+    this.#recent.delete(`${endpoint.id}\0${spec}`);
+    await this.#redis.client.zrem(this.setKey(endpoint), spec);
+  }
+
   async due(endpoint: EndpointDefinition, nowMs = Date.now()): Promise<string[]> {
     const key = this.setKey(endpoint);
     const cutoff = nowMs - endpoint.cacheTtlSeconds * 1000;
@@ -87,6 +94,10 @@ export class MemoryWarmKeys implements WarmKeys {
     specs.delete(spec);
     specs.set(spec, Date.now());
     while (specs.size > this.#maxKeys) specs.delete(specs.keys().next().value as string);
+  }
+
+  async forget(endpoint: EndpointDefinition, spec: string): Promise<void> {
+    this.#byEndpoint.get(`${endpoint.id}:${endpoint.version}`)?.delete(spec);
   }
 
   async due(endpoint: EndpointDefinition, nowMs = Date.now()): Promise<string[]> {

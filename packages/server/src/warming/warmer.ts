@@ -6,8 +6,11 @@ import type { Metrics } from "../observability/metrics.ts";
 import type { RedisConnection } from "../redis/redis-connection.ts";
 import type { WarmKeys } from "./warm-keys.ts";
 
-/** refreshes one cache key from its spec; throws when the query fails (the old value stays) */
-export type RefreshKey = (endpoint: EndpointDefinition, spec: string) => Promise<void>;
+/**
+ * refreshes one cache key from its spec; throws when the query fails (the old value stays).
+ * `signal` aborts it at the end of the warming round.
+ */
+export type RefreshKey = (endpoint: EndpointDefinition, spec: string, signal: AbortSignal) => Promise<void>;
 
 export interface WarmerOptions {
   registry: EndpointRegistry;
@@ -21,8 +24,8 @@ export interface WarmerOptions {
   redis?: { url: string; prefix: string; connection: RedisConnection };
 }
 
-/** refreshes at a time within one warming run */
-const REFRESH_CONCURRENCY = 4;
+/** refreshes at a time within one warming run (each also takes an engine slot) */
+const REFRESH_CONCURRENCY = 2;
 const QUEUE_NAME = "warm";
 const SCHEDULER_PREFIX = "warm:";
 
@@ -80,7 +83,7 @@ export class Warmer {
         const timer = setInterval(() => {
           if (busy) return;
           busy = true;
-          this.warmEndpoint(endpoint).finally(() => {
+          this.warmEndpoint(endpoint, everyMs).finally(() => {
             busy = false;
           });
         }, everyMs);
@@ -111,9 +114,8 @@ export class Warmer {
       QUEUE_NAME,
       async (job) => {
         const endpoint = this.#opts.registry.get(String(job.data?.endpointId ?? ""));
-        if (endpoint && warmIntervalMs(endpoint, this.#opts.intervalScale) !== undefined) {
-          await this.warmEndpoint(endpoint);
-        }
+        const everyMs = endpoint && warmIntervalMs(endpoint, this.#opts.intervalScale);
+        if (endpoint && everyMs !== undefined) await this.warmEndpoint(endpoint, everyMs);
       },
       { connection: connect(), prefix, concurrency: 2, autorun: true },
     );
@@ -166,11 +168,18 @@ export class Warmer {
     if (redis.connection.up) void upsert();
   }
 
-  /** one warming run of an endpoint: refresh every due key; never throws */
-  async warmEndpoint(endpoint: EndpointDefinition): Promise<void> {
+  /**
+   * One warming run of an endpoint: refresh every due key, at most `REFRESH_CONCURRENCY` at a time,
+   * within `budgetMs` (the interval: a run never outlasts it, so runs never pile up). A refresh
+   * still running at the end is aborted in the engine; one that fails or is aborted leaves the
+   * warm set (a request that succeeds brings it back); keys not reached wait for the next run.
+   * Never throws.
+   */
+  async warmEndpoint(endpoint: EndpointDefinition, budgetMs: number): Promise<void> {
     const { metrics, logger, keys, refresh } = this.#opts;
     const labels = { endpoint: endpoint.name };
     metrics.warmRuns.inc(labels);
+    const deadline = AbortSignal.timeout(Math.max(1, budgetMs));
     let specs: string[];
     try {
       specs = await keys.due(endpoint);
@@ -183,17 +192,25 @@ export class Warmer {
     let failed = 0;
     let next = 0;
     const worker = async () => {
-      while (next < specs.length && !this.#closed) {
+      while (next < specs.length && !this.#closed && !deadline.aborted) {
         const spec = specs[next++] as string;
         try {
-          await refresh(endpoint, spec);
+          await refresh(endpoint, spec, deadline);
           metrics.warmRefreshes.inc(labels);
         } catch (e) {
           failed++;
           metrics.warmFailures.inc(labels);
+          const busy = (e as { code?: unknown }).code === "too_many_requests";
+          // the engine was busy: the key did nothing wrong and stays
+          if (!busy) await keys.forget(endpoint, spec).catch(() => undefined);
           logger.warn(
-            { endpoint: endpoint.name, err: { message: (e as Error).message } },
-            "warming refresh failed; the last good value stays cached",
+            {
+              endpoint: endpoint.name,
+              err: { message: deadline.aborted ? "the warming round ran out of time" : (e as Error).message },
+            },
+            busy
+              ? "warming refresh skipped: the engine is busy"
+              : "warming refresh failed; the key is no longer warmed, the last good value stays cached",
           );
         }
       }

@@ -2,17 +2,23 @@ import { constants, createReadStream } from "node:fs";
 import { access } from "node:fs/promises";
 import { basename } from "node:path";
 import { createInterface } from "node:readline";
-import { isQesError, type LoadSummary } from "@qes/core";
-import { openBackend } from "../../backend/open-backend.ts";
-import { loadConfig } from "../../config.ts";
+import { type Backend, isQesError, type LoadSummary } from "@qes/core";
+import { exclusiveStoreOf, openBackend } from "../../backend/open-backend.ts";
+import { loadConfig, type QesConfig } from "../../config.ts";
+import { localIngestFile, readLocalIngestFile } from "../../ingest/local-ingest-file.ts";
 import { CliError, count, progressPrinter, seconds, UsageError } from "../terminal.ts";
+import { loadThroughServer, type ServerTarget } from "./load-through-server.ts";
 
 /**
  * `qes load --source <name> <file.ndjson|->…`: loads NDJSON files (`-` = standard input) into a
  * source, one file per all-or-nothing load. A malformed line refuses its whole file, named with
  * its line number; files loaded before it stay loaded.
  */
-export async function loadCommand(source: string | undefined, files: string[]): Promise<number> {
+export async function loadCommand(
+  source: string | undefined,
+  files: string[],
+  opts: { url?: string } = {},
+): Promise<number> {
   if (source === undefined || source === "") throw new UsageError("load needs --source <name>");
   if (files.length === 0) throw new UsageError("load needs at least one file (or - for standard input)");
   for (const file of files) {
@@ -24,7 +30,19 @@ export async function loadCommand(source: string | undefined, files: string[]): 
     }
   }
   const config = loadConfig();
-  const backend = await openBackend(config);
+  if (opts.url !== undefined) return loadThroughServerCommand(urlTarget(opts.url), source, files);
+  let backend: Backend;
+  try {
+    backend = await openBackend(config);
+  } catch (e) {
+    // the embedded store is held: by a `qes serve` that said where its ingest API is?
+    const target = isQesError(e) && e.code === "store_locked" ? await servingProcess(config) : undefined;
+    if (target === undefined) throw e;
+    process.stderr.write(
+      `A qes server holds ${exclusiveStoreOf(config)}: sending the events to it (${target.url}).\n`,
+    );
+    return loadThroughServerCommand(target, source, files);
+  }
   const summaries: LoadSummary[] = [];
   try {
     for (const file of files) {
@@ -68,6 +86,67 @@ export async function loadCommand(source: string | undefined, files: string[]): 
   } finally {
     await backend.close();
   }
+}
+
+async function servingProcess(config: QesConfig): Promise<ServerTarget | undefined> {
+  const store = exclusiveStoreOf(config);
+  if (store === undefined) return undefined;
+  const local = await readLocalIngestFile(localIngestFile(store));
+  return local ? { url: local.url, token: local.token } : undefined;
+}
+
+/** `--url <server>`: the token comes from QES_INGEST_TOKEN, never from the command line (ps shows it) */
+function urlTarget(url: string): ServerTarget {
+  if (!/^https?:\/\/[^\s/]+/.test(url))
+    throw new UsageError(`--url must be an http(s) URL such as http://127.0.0.1:4000`);
+  const token = process.env.QES_INGEST_TOKEN?.trim();
+  if (!token)
+    throw new CliError(
+      "--url needs an ingest token in QES_INGEST_TOKEN (one of QES_INGEST_KEYS of that server)",
+    );
+  return { url, token };
+}
+
+async function loadThroughServerCommand(
+  target: ServerTarget,
+  source: string,
+  files: string[],
+): Promise<number> {
+  let total = 0;
+  let secs = 0;
+  for (const file of files) {
+    const label = file === "-" ? "standard input" : file;
+    const progress = progressPrinter();
+    let summary: { events: number; seconds: number };
+    try {
+      summary = await loadThroughServer(target, source, file, (n) =>
+        progress.update(`${basename(label)}: ${count(n)} events sent…`),
+      );
+    } catch (e) {
+      progress.done();
+      if (isQesError(e) && e.code === "invalid_event") {
+        const where = e.line === undefined ? label : `${label}:${e.line}`;
+        process.stderr.write(
+          `qes load: ${where}: ${e.message.replace(/^line \d+: /, "")}\nNothing from ${label} was sent.\n`,
+        );
+        return 1;
+      }
+      if (e instanceof CliError) {
+        process.stderr.write(`qes load: ${label}: ${e.message}\n`);
+        return 1;
+      }
+      throw e;
+    }
+    progress.done();
+    total += summary.events;
+    secs += summary.seconds;
+    process.stdout.write(
+      `${label} → ${source} (through ${target.url}): ${count(summary.events)} events in ${seconds(summary.seconds)} s ` +
+        `(${count(Math.round(summary.events / Math.max(summary.seconds, 1e-9)))} events/s)\n`,
+    );
+  }
+  if (files.length > 1) process.stdout.write(`total: ${count(total)} events in ${seconds(secs)} s\n`);
+  return 0;
 }
 
 /**

@@ -1,8 +1,15 @@
 import type { Backend } from "@qes/core";
+import { ingestKey } from "../../auth/api-keys.ts";
 import { type ResolvedKeys, resolveApiKeys } from "../../auth/configured-keys.ts";
-import { openBackend } from "../../backend/open-backend.ts";
+import { exclusiveStoreOf, openBackend } from "../../backend/open-backend.ts";
 import { type Clock, requestClock } from "../../clock.ts";
 import { loadConfig } from "../../config.ts";
+import {
+  localIngestFile,
+  newLocalIngestToken,
+  removeLocalIngestFile,
+  writeLocalIngestFile,
+} from "../../ingest/local-ingest-file.ts";
 import { generateEvents, type SeedSource } from "../../seed/generate-events.ts";
 import { seedStore } from "../../seed/seed-store.ts";
 import { storeIsEmpty } from "../../seed/store-is-empty.ts";
@@ -33,9 +40,22 @@ export async function serveCommand(opts: { demo: boolean }): Promise<number> {
   const backend = await openBackend(config);
   let service: RunningService | undefined;
   let demo: NodeJS.Timeout | undefined;
+  // an embedded store (DuckDB, chDB) has one writer, this process: `qes load` finds it through
+  // this file and sends its events to the ingest API with a token made for this run
+  // (ingest/local-ingest-file.ts)
+  const store = exclusiveStoreOf(config);
+  const local =
+    store === undefined ? undefined : { file: localIngestFile(store), token: newLocalIngestToken() };
   try {
     if (config.seed === "auto" && (await storeIsEmpty(backend))) await seedSample(backend, clock);
-    service = await startService({ config, backend, keys: keys.keys });
+    service = await startService({
+      config,
+      backend,
+      keys: keys.keys,
+      ...(local ? { ingestKeys: [ingestKey(local.token)] } : {}),
+    });
+    if (local)
+      await writeLocalIngestFile(local.file, { url: service.url, token: local.token, pid: process.pid });
     if (opts.demo) demo = startDemo(backend, clock, service);
   } catch (e) {
     await service?.close();
@@ -54,8 +74,8 @@ export async function serveCommand(opts: { demo: boolean }): Promise<number> {
       stopping = true;
       process.stderr.write(`${signal}: finishing requests in flight and closing the store…\n`);
       if (demo) clearInterval(demo);
-      running
-        .close()
+      (local ? removeLocalIngestFile(local.file, local.token) : Promise.resolve())
+        .then(() => running.close())
         .then(() => backend.close())
         .then(resolve, (e) => {
           process.stderr.write(`error while stopping: ${String(e)}\n`);

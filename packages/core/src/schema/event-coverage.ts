@@ -1,16 +1,9 @@
-import {
-  FIXED_COLUMNS,
-  type FieldNode,
-  isInt64Number,
-  isJsonObject,
-  type JsonObject,
-  type JsonValue,
-  type ScalarType,
-} from "@qes/core";
+import { isInt64Number, isJsonObject, type JsonObject, type JsonValue } from "./json-value.ts";
+import { FIXED_COLUMNS, type FieldNode, type ScalarType } from "./schema-model.ts";
 
 /**
- * Does a source schema already cover an event, so that core's `widenSchema` would change
- * nothing? Answers without allocating, which matters at a million events per load: widening
+ * Does a source schema already cover an event, so that `widenSchema` would change nothing?
+ * Every loader asks this first and widens only the events it answers false for. Answers without allocating, which matters at a million events per load: widening
  * allocates paths and observations for every field of every event, while almost every event
  * of a load has a shape the schema already covers. Mirrors the rules of infer-schema.ts
  * (a test holds the two together): a new non-null field, a scalar of a wider type, or any kind

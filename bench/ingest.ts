@@ -1,0 +1,173 @@
+/**
+ * Ingest benchmark (issue 13): the same seeded edge events stored four ways per backend, in one
+ * run, on fresh stores:
+ *  - plain: the engine's own bulk path with no qes work. DuckDB: `CREATE TABLE … AS SELECT * FROM
+ *    read_json_auto(file)`. PostgreSQL: `COPY` into the reference layout `(id, timestamp,
+ *    event_message, body jsonb)` (the COPY text is prepared before the clock starts);
+ *  - `qes load`: `backend.load` of the file's lines (what the command runs);
+ *  - ingest: the file parsed into events by core (`parseJsonText`, `logEventFromJson`), then
+ *    `backend.ingest` in batches of `--batch` events (what the HTTP route hands the backend);
+ * with each rate as a ratio of plain, and the process's peak RSS during each.
+ *
+ *   node --import tsx bench/ingest.ts [--events 200000] [--batch 5000] [--engines duckdb,postgres]
+ */
+import { mkdtempSync, rmSync } from "node:fs";
+import { loadavg, tmpdir } from "node:os";
+import { join, resolve } from "node:path";
+import { parseArgs } from "node:util";
+import { DuckDBInstance } from "@duckdb/node-api";
+import { createDuckdbBackend } from "@qes/backend-duckdb";
+import { createPostgresBackend, dropPostgresStorage } from "@qes/backend-postgres";
+import { type Backend, type LogEvent, logEventFromJson, parseJsonText } from "@qes/core";
+import pg from "pg";
+import { BENCH_POSTGRES_URL } from "./lib/bench-backends.ts";
+import { BENCH_NOW_MICROS, EDGE, ensureEventsFile, readLines } from "./lib/data.ts";
+
+const args = parseArgs({
+  options: {
+    events: { type: "string", default: "200000" },
+    batch: { type: "string", default: "5000" },
+    engines: { type: "string", default: "duckdb,postgres" },
+  },
+}).values;
+const EVENTS = Number(args.events);
+const BATCH = Number(args.batch);
+
+/** runs `fn` and samples RSS every 50 ms: seconds and the peak in MB */
+async function measure(fn: () => Promise<unknown>): Promise<{ seconds: number; rssMb: number }> {
+  let peak = process.memoryUsage.rss();
+  const timer = setInterval(() => {
+    peak = Math.max(peak, process.memoryUsage.rss());
+  }, 50);
+  const t = performance.now();
+  try {
+    await fn();
+  } finally {
+    clearInterval(timer);
+  }
+  peak = Math.max(peak, process.memoryUsage.rss());
+  return { seconds: (performance.now() - t) / 1000, rssMb: Math.round(peak / 2 ** 20) };
+}
+
+async function duckdbPlain(file: string): Promise<number> {
+  const dir = mkdtempSync(join(tmpdir(), "qes-bench-plain-"));
+  const instance = await DuckDBInstance.create(join(dir, "plain.duckdb"), { threads: "2" });
+  const conn = await instance.connect();
+  try {
+    const t = performance.now();
+    await conn.run(`CREATE TABLE t AS SELECT * FROM read_json_auto('${resolve(file)}')`);
+    return (performance.now() - t) / 1000;
+  } finally {
+    conn.closeSync();
+    instance.closeSync();
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+function copyField(text: string): string {
+  return text.replace(/[\\\t\n\r]/g, (c) => ({ "\\": "\\\\", "\t": "\\t", "\n": "\\n", "\r": "\\r" })[c]!);
+}
+
+async function postgresPlain(file: string): Promise<number> {
+  const { from: copyFrom } = await import("pg-copy-streams");
+  const rows: string[] = [];
+  for await (const line of readLines(file)) {
+    const e = JSON.parse(line) as { id: string; timestamp: string; event_message: string };
+    rows.push(`${copyField(e.id)}\t${e.timestamp}\t${copyField(e.event_message)}\t${copyField(line)}\n`);
+  }
+  const client = new pg.Client({ connectionString: BENCH_POSTGRES_URL });
+  await client.connect();
+  try {
+    await client.query("drop table if exists qes_bench_plain_ref");
+    await client.query(
+      'create table qes_bench_plain_ref (id text, "timestamp" timestamptz, event_message text, body jsonb)',
+    );
+    const t = performance.now();
+    const stream = client.query(copyFrom("copy qes_bench_plain_ref from stdin"));
+    for (let i = 0; i < rows.length; i += 1000) {
+      if (!stream.write(rows.slice(i, i + 1000).join(""))) await new Promise((r) => stream.once("drain", r));
+    }
+    await new Promise<void>((res, rej) => {
+      stream.on("finish", () => res());
+      stream.on("error", rej);
+      stream.end();
+    });
+    return (performance.now() - t) / 1000;
+  } finally {
+    await client.query("drop table if exists qes_bench_plain_ref");
+    await client.end();
+  }
+}
+
+async function freshBackend(engine: string): Promise<{ backend: Backend; dispose(): Promise<void> }> {
+  if (engine === "duckdb") {
+    const dir = mkdtempSync(join(tmpdir(), "qes-bench-ingest-"));
+    const backend = createDuckdbBackend({ path: join(dir, "qes.duckdb") });
+    await backend.init();
+    return {
+      backend,
+      async dispose() {
+        await backend.close();
+        rmSync(dir, { recursive: true, force: true });
+      },
+    };
+  }
+  const schema = `qes_bench_ingest_${process.pid}_${Date.now().toString(36)}`;
+  const backend = createPostgresBackend({ url: BENCH_POSTGRES_URL, schema, pool: 2 });
+  await backend.init();
+  return {
+    backend,
+    async dispose() {
+      await backend.close();
+      await dropPostgresStorage(BENCH_POSTGRES_URL, schema);
+    },
+  };
+}
+
+async function ingestFile(backend: Backend, file: string): Promise<void> {
+  let batch: LogEvent[] = [];
+  let index = 0;
+  for await (const line of readLines(file)) {
+    batch.push(logEventFromJson(parseJsonText(line), EDGE, BENCH_NOW_MICROS, `event ${index++}`));
+    if (batch.length >= BATCH) {
+      await backend.ingest([{ source: EDGE, events: batch }]);
+      batch = [];
+    }
+  }
+  if (batch.length > 0) await backend.ingest([{ source: EDGE, events: batch }]);
+}
+
+const file = await ensureEventsFile(EDGE, EVENTS);
+console.log(`# bench/ingest: ${EVENTS} edge events, ingest batches of ${BATCH}`);
+console.log(
+  `load average at start: ${loadavg()
+    .map((l) => l.toFixed(2))
+    .join(" ")}`,
+);
+console.log("| backend | path | events/s | × plain | peak RSS MB |");
+console.log("|---|---|---|---|---|");
+for (const engine of String(args.engines).split(",")) {
+  const plainSeconds = engine === "duckdb" ? await duckdbPlain(file) : await postgresPlain(file);
+  const plainRate = EVENTS / plainSeconds;
+  console.log(`| ${engine} | plain | ${Math.round(plainRate)} | 1.00 | – |`);
+  for (const [path, run] of [
+    ["qes load", (b: Backend) => b.load(EDGE, readLines(file))],
+    ["Backend.ingest", (b: Backend) => ingestFile(b, file)],
+  ] as const) {
+    const { backend, dispose } = await freshBackend(engine);
+    try {
+      const m = await measure(() => run(backend));
+      const rate = EVENTS / m.seconds;
+      console.log(
+        `| ${engine} | ${path} | ${Math.round(rate)} | ${(rate / plainRate).toFixed(2)} | ${m.rssMb} |`,
+      );
+    } finally {
+      await dispose();
+    }
+  }
+}
+console.log(
+  `load average at end: ${loadavg()
+    .map((l) => l.toFixed(2))
+    .join(" ")}`,
+);

@@ -1,0 +1,295 @@
+/**
+ * Soak under attack (issue 12): a real `qes serve` child process over real HTTP, 100 concurrent
+ * clients for 60 s, well-behaved callers (cache hits, uncached stored queries, consumer SQL) mixed
+ * with attackers holding one valid token (hostile SQL, NUL bytes, expensive cross joins, requests
+ * abandoned mid-flight). During the run the private Redis is killed and restored once and (on
+ * PostgreSQL) the private cluster is restarted once (DESIGN.md §9: never the shared servers).
+ * The same well-behaved clients run first alone (the unloaded baseline of the same run).
+ *
+ *   node --import tsx bench/soak.ts --backend duckdb|postgres [--seconds 60] [--clients 100]
+ *
+ * Reports requests served, p50/p99 of the well-behaved requests under attack against the same
+ * run unloaded, counts per status and class, 503s inside/outside the outage windows, RSS over time.
+ * Not part of the test command.
+ */
+import { mkdtempSync, rmSync } from "node:fs";
+import { loadavg, tmpdir } from "node:os";
+import { join } from "node:path";
+import { fileURLToPath } from "node:url";
+import { parseArgs } from "node:util";
+import {
+  createPrivateCluster,
+  type PrivateCluster,
+} from "../packages/backend-postgres/test/private-cluster.ts";
+import { PrivateRedis } from "../test/http/support/private-redis.ts";
+import { freePort, rssBytes, startChild, waitForHttp } from "./lib/processes.ts";
+
+const { values: args } = parseArgs({
+  options: {
+    backend: { type: "string", default: "duckdb" },
+    seconds: { type: "string", default: "60" },
+    clients: { type: "string", default: "100" },
+    baseline: { type: "string", default: "20" },
+  },
+});
+const BACKEND = args.backend as "duckdb" | "postgres";
+const SECONDS = Number(args.seconds);
+const CLIENTS = Number(args.clients);
+const BASELINE_SECONDS = Number(args.baseline);
+const ROOT = fileURLToPath(new URL("..", import.meta.url));
+const log = (m: string) => process.stderr.write(`[soak ${BACKEND}] ${m}\n`);
+
+/** well-behaved callers: each a token of its own; attackers share one token (they hold one) */
+const GOOD_CLIENTS = Math.round(CLIENTS * 0.6);
+const ATTACK_CLIENTS = CLIENTS - GOOD_CLIENTS;
+const goodToken = (i: number) => `soak-good-${String(i).padStart(3, "0")}-0123456789`;
+const ATTACK_TOKEN = "soak-attacker-0123456789abcdef";
+const PROJECTS = ["kzbtwfqmxrhyglnpvcas", "pjoqvnwtdhsmylkxefra", "wmcrxagtbzjdnpleuhsq"];
+
+type Kind = "hit" | "stored" | "consumer" | "hostile" | "nul" | "heavy" | "abandoned";
+interface Sample {
+  kind: Kind;
+  good: boolean;
+  status: number | "abandoned" | "error";
+  ms: number;
+  atMs: number;
+}
+
+const pick = <T>(xs: readonly T[]) => xs[Math.floor(Math.random() * xs.length)] as T;
+const q = (endpoint: string, params: Record<string, string>) =>
+  `/api/endpoints/query/${endpoint}?${new URLSearchParams(params).toString()}`;
+
+function goodRequest(): { kind: Kind; path: string } {
+  const r = Math.random();
+  const project = pick(PROJECTS);
+  if (r < 0.5) return { kind: "hit", path: q("usage.api-counts", { interval: "hourly", project }) };
+  if (r < 0.8) {
+    const start = new Date(Date.now() - (1 + Math.floor(Math.random() * 3600)) * 1000).toISOString();
+    return { kind: "stored", path: q("logs.all", { project, iso_timestamp_start: start }) };
+  }
+  return {
+    kind: "consumer",
+    path: q("logs.all", {
+      project,
+      sql: `select id, timestamp, event_message from edge_logs where event_message like '%${pick(["GET", "POST", "200", "404"])}%' order by timestamp desc limit 20`,
+    }),
+  };
+}
+
+const HOSTILE = [
+  "select * from pg_catalog.pg_tables",
+  "select * from read_csv('/etc/passwd')",
+  "select 1; drop table x",
+  "select pg_sleep(100) as x from edge_logs",
+  "with recursive r as (select 1 as n union all select n + 1 from r) select * from r",
+];
+const HEAVY = (i: number) =>
+  `select count(*) as n from edge_logs a, edge_logs b, edge_logs c where length(a.id) + length(b.id) + length(c.id) > ${i}`;
+
+function attackRequest(): { kind: Kind; path: string; abandonAfterMs?: number } {
+  const r = Math.random();
+  const project = pick(PROJECTS);
+  if (r < 0.3) return { kind: "hostile", path: q("logs.all", { project, sql: pick(HOSTILE) }) };
+  if (r < 0.4)
+    return { kind: "nul", path: q("logs.all", { project, sql: "select 'a\0' as x from edge_logs" }) };
+  const heavy = q("logs.all", { project, sql: HEAVY(Math.floor(Math.random() * 1e9)) });
+  if (r < 0.6) return { kind: "heavy", path: heavy };
+  return { kind: "abandoned", path: heavy, abandonAfterMs: 500 };
+}
+
+async function send(
+  base: string,
+  token: string,
+  req: { kind: Kind; path: string; abandonAfterMs?: number },
+  good: boolean,
+  t0: number,
+): Promise<Sample> {
+  const started = performance.now();
+  const signal = AbortSignal.timeout(req.abandonAfterMs ?? 30_000);
+  let status: Sample["status"];
+  try {
+    const res = await fetch(`${base}${req.path}`, { headers: { "X-API-KEY": token }, signal });
+    await res.arrayBuffer();
+    status = res.status;
+  } catch (e) {
+    status = (e as Error).name === "TimeoutError" && req.abandonAfterMs !== undefined ? "abandoned" : "error";
+  }
+  return { kind: req.kind, good, status, ms: performance.now() - started, atMs: started - t0 };
+}
+
+async function drive(
+  base: string,
+  seconds: number,
+  good: number,
+  attackers: number,
+  t0: number,
+): Promise<Sample[]> {
+  const out: Sample[] = [];
+  const until = performance.now() + seconds * 1000;
+  const loop = async (i: number, isGood: boolean) => {
+    while (performance.now() < until) {
+      const req = isGood ? goodRequest() : attackRequest();
+      out.push(await send(base, isGood ? goodToken(i) : ATTACK_TOKEN, req, isGood, t0));
+      // dashboards pause between requests; attackers do not
+      if (isGood) await new Promise((r) => setTimeout(r, 50 + Math.random() * 100));
+    }
+  };
+  await Promise.all([
+    ...Array.from({ length: good }, (_, i) => loop(i, true)),
+    ...Array.from({ length: attackers }, (_, i) => loop(i, false)),
+  ]);
+  return out;
+}
+
+function percentile(xs: number[], p: number): number {
+  if (xs.length === 0) return Number.NaN;
+  const s = [...xs].sort((a, b) => a - b);
+  return s[Math.min(s.length - 1, Math.max(0, Math.ceil(p * s.length) - 1))] as number;
+}
+
+function counts(samples: Sample[]): Record<string, number> {
+  const c: Record<string, number> = {};
+  for (const s of samples) c[String(s.status)] = (c[String(s.status)] ?? 0) + 1;
+  return c;
+}
+
+async function main(): Promise<void> {
+  const dir = mkdtempSync(join(tmpdir(), "qes-soak-"));
+  const redis = await PrivateRedis.start();
+  let cluster: PrivateCluster | undefined;
+  if (BACKEND === "postgres") {
+    cluster = await createPrivateCluster({ max_connections: "100" });
+    await cluster.start();
+  }
+  const port = await freePort();
+  const base = `http://127.0.0.1:${port}`;
+  const env = {
+    ...process.env,
+    NODE_ENV: "production",
+    PORT: String(port),
+    QES_HOST: "127.0.0.1",
+    QES_BACKEND: BACKEND,
+    QES_DUCKDB_PATH: join(dir, "qes.duckdb"),
+    ...(cluster ? { QES_POSTGRES_URL: cluster.url } : {}),
+    QES_REDIS_URL: redis.url,
+    QES_API_KEYS: [ATTACK_TOKEN, ...Array.from({ length: GOOD_CLIENTS }, (_, i) => goodToken(i))].join(","),
+    QES_QUERY_TIMEOUT_MS: "5000",
+    QES_METRICS_TOKEN: "soak-metrics-0123456789",
+    LOG_LEVEL: "warn",
+  };
+  const server = startChild(
+    "node",
+    ["--import", "tsx", "packages/server/src/cli/main.ts", "serve"],
+    env,
+    join(dir, "server.log"),
+  );
+  process.chdir(ROOT);
+  const rss: { atS: number; mb: number }[] = [];
+  const events: { atS: number; what: string }[] = [];
+  try {
+    await waitForHttp(`${base}/ready`, 180_000, server);
+    const pid = server.process.pid as number;
+    log(`serving on ${base} (pid ${pid}); warming the hit keys`);
+    for (const project of PROJECTS) {
+      await fetch(`${base}${q("usage.api-counts", { interval: "hourly", project })}`, {
+        headers: { "X-API-KEY": goodToken(0) },
+      });
+    }
+    const loadStart = loadavg();
+
+    log(`unloaded: ${GOOD_CLIENTS} well-behaved clients for ${BASELINE_SECONDS} s`);
+    const t0 = performance.now();
+    const baseline = await drive(base, BASELINE_SECONDS, GOOD_CLIENTS, 0, t0);
+
+    log(`under attack: ${GOOD_CLIENTS} well-behaved + ${ATTACK_CLIENTS} attackers for ${SECONDS} s`);
+    const t1 = performance.now();
+    const at = (s: number) => t1 + s * 1000;
+    const rssTimer = setInterval(
+      () => rss.push({ atS: Math.round((performance.now() - t1) / 1000), mb: rssBytes(pid) / 2 ** 20 }),
+      5000,
+    );
+    const outages: { from: number; to: number; what: string }[] = [];
+    const chaos = (async () => {
+      await sleepUntil(at(SECONDS * 0.25));
+      const redisDown = performance.now() - t1;
+      await redis.kill();
+      events.push({ atS: redisDown / 1000, what: "redis killed (SIGKILL)" });
+      await sleepUntil(at(SECONDS * 0.4));
+      await redis.restart();
+      events.push({ atS: (performance.now() - t1) / 1000, what: "redis restarted" });
+      outages.push({ from: redisDown, to: performance.now() - t1, what: "redis" });
+      if (cluster) {
+        await sleepUntil(at(SECONDS * 0.6));
+        const pgDown = performance.now() - t1;
+        events.push({ atS: pgDown / 1000, what: "postgres stopping (pg_ctl -m fast stop)" });
+        await cluster.stop();
+        await cluster.start();
+        events.push({ atS: (performance.now() - t1) / 1000, what: "postgres started" });
+        // pooled connections notice the restart on their next use: allow a second
+        outages.push({ from: pgDown, to: performance.now() - t1 + 1000, what: "postgres" });
+      }
+    })();
+    const loaded = await drive(base, SECONDS, GOOD_CLIENTS, ATTACK_CLIENTS, t1);
+    await chaos;
+    clearInterval(rssTimer);
+    const loadEnd = loadavg();
+
+    const good = (xs: Sample[]) => xs.filter((s) => s.good && s.status === 200).map((s) => s.ms);
+    const outside = (s: Sample) =>
+      !outages.some((o) => o.what === "postgres" && s.atMs >= o.from - 100 && s.atMs <= o.to);
+    const p = (xs: number[]) => ({ p50: percentile(xs, 0.5), p99: percentile(xs, 0.99), n: xs.length });
+    const unloadedStats = p(good(baseline));
+    const loadedStats = p(good(loaded));
+    const loadedOutside = p(good(loaded.filter((s) => outside(s))));
+    const s503 = loaded.filter((s) => s.status === 503);
+    const s503Outside = s503.filter((s) => outside(s));
+    const unexpected = loaded.filter(
+      (s) => typeof s.status === "number" && s.status >= 500 && s.status !== 503 && s.status !== 504,
+    );
+    const byKind: Record<string, Record<string, number>> = {};
+    for (const s of loaded) {
+      const c = byKind[s.kind] ?? {};
+      byKind[s.kind] = c;
+      c[String(s.status)] = (c[String(s.status)] ?? 0) + 1;
+    }
+    const report = {
+      backend: BACKEND,
+      clients: { wellBehaved: GOOD_CLIENTS, attackers: ATTACK_CLIENTS },
+      seconds: SECONDS,
+      loadAverage: { before: loadStart.map((x) => x.toFixed(2)), after: loadEnd.map((x) => x.toFixed(2)) },
+      served: { unloaded: baseline.length, underAttack: loaded.length },
+      wellBehavedMs: {
+        unloaded: unloadedStats,
+        underAttack: loadedStats,
+        underAttackOutsidePgRestart: loadedOutside,
+        p99Ratio: loadedStats.p99 / unloadedStats.p99,
+        p99RatioOutsidePgRestart: loadedOutside.p99 / unloadedStats.p99,
+      },
+      statusUnderAttack: counts(loaded),
+      statusWellBehavedUnderAttack: counts(loaded.filter((s) => s.good)),
+      statusUnloaded: counts(baseline),
+      byKind,
+      status503: { total: s503.length, outsideOutages: s503Outside.length },
+      status5xxOther: counts(unexpected),
+      events,
+      rssMb: rss.map((r) => `${r.atS}s:${r.mb.toFixed(0)}`).join(" "),
+    };
+    process.stdout.write(`${JSON.stringify(report, null, 2)}\n`);
+    if (server.process.exitCode !== null || server.process.signalCode !== null) {
+      process.stdout.write(
+        `THE SERVER EXITED (${server.process.exitCode ?? server.process.signalCode}):\n${server.output()}\n`,
+      );
+    }
+  } finally {
+    await server.stop();
+    await redis.stop();
+    await cluster?.destroy();
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+function sleepUntil(t: number): Promise<void> {
+  return new Promise((r) => setTimeout(r, Math.max(0, t - performance.now())));
+}
+
+await main();

@@ -1,0 +1,132 @@
+import type { ScalarType, SqlType } from "@qes/core";
+import { sqlString } from "./clickhouse-sql.ts";
+import { clickhouseColumnType } from "./clickhouse-storage.ts";
+import { nullableType } from "./clickhouse-types.ts";
+
+/** Integer text BigQuery casts: decimal or hexadecimal, surrounding spaces allowed. */
+const INT_TEXT = "'^\\\\s*[+-]?([0-9]+|0[xX][0-9a-fA-F]+)\\\\s*$'";
+const HEX_TEXT = "'^\\\\s*[+-]?0[xX][0-9a-fA-F]+\\\\s*$'";
+
+const scalarOf = (t: SqlType): ScalarType | undefined => (t.t === "scalar" ? t.s : undefined);
+
+/** Text → INT64 as BigQuery reads it: decimal or `0x…` hexadecimal, signed. */
+function textToInt(x: string, orNull: boolean): string {
+  const digits = `replaceRegexpOne(trimBoth(${x}), '^[+-]?0[xX]', '')`;
+  const sign = `if(startsWith(trimBoth(${x}), '-'), -1, 1)`;
+  const hex = `${sign} * reinterpretAsInt64(reverse(unhex(leftPad(${digits}, 16, '0'))))`;
+  const decimal = orNull ? `toInt64OrNull(trimBoth(${x}))` : `toInt64(trimBoth(${x}))`;
+  return `if(match(${x}, ${HEX_TEXT}), ${hex}, ${decimal})`;
+}
+
+/** FLOAT64 → INT64 rounding half away from zero (BigQuery), not to even. */
+function roundToInt(x: string, orNull: boolean): string {
+  const rounded = `if(${x} < 0, -floor(-${x} + 0.5), floor(${x} + 0.5))`;
+  return orNull ? `accurateCastOrNull(${rounded}, 'Int64')` : `toInt64(${rounded})`;
+}
+
+/**
+ * BigQuery's text of a TIMESTAMP: UTC, with 0, 3 or 6 fractional digits, and `+00`.
+ * The fraction is read from the microsecond count, never from text.
+ */
+export function timestampText(ts: string): string {
+  const us = `toUnixTimestamp64Micro(${ts})`;
+  const frac = `((${us} % 1000000 + 1000000) % 1000000)`;
+  return `concat(formatDateTime(${ts}, '%Y-%m-%d %H:%i:%S', 'UTC'), multiIf(${frac} = 0, '', ${frac} % 1000 = 0, concat('.', leftPad(toString(intDiv(${frac}, 1000)), 3, '0')), concat('.', leftPad(toString(${frac}), 6, '0'))), '+00')`;
+}
+
+/** BigQuery's text of a DATETIME: no zone; 6 fractional digits only when there is a fraction. */
+function datetimeText(ts: string): string {
+  const frac = `((toUnixTimestamp64Micro(${ts}) % 1000000 + 1000000) % 1000000)`;
+  return `concat(formatDateTime(${ts}, '%Y-%m-%d %H:%i:%S', 'UTC'), if(${frac} = 0, '', concat('.', leftPad(toString(${frac}), 6, '0'))))`;
+}
+
+/**
+ * Whether text starts with a real calendar day (no 2025-02-30, no month 13): ClickHouse's date
+ * parsing would roll such a day over into the next month instead of refusing it.
+ */
+function realDate(x: string): string {
+  const part = (re: string) => `toInt32OrNull(extract(${x}, '${re}'))`;
+  const y = part("^\\\\s*([0-9]{4})-");
+  const m = part("^\\\\s*[0-9]{4}-([0-9]{1,2})");
+  const d = part("^\\\\s*[0-9]{4}-[0-9]{1,2}-([0-9]{1,2})");
+  const lastDay = `toDayOfMonth(toLastDayOfMonth(makeDate32(${y}, greatest(least(${m}, 12), 1), 1)))`;
+  return `ifNull(${m} BETWEEN 1 AND 12 AND ${d} BETWEEN 1 AND ${lastDay}, false)`;
+}
+
+function textToTimestamp(x: string, orNull: boolean): string {
+  const parsed = `parseDateTime64BestEffort${orNull ? "OrNull" : ""}(${x}, 6, 'UTC')`;
+  return orNull ? `if(${realDate(x)}, ${parsed}, NULL)` : parsed;
+}
+
+/** CAST: BigQuery's conversion rules where ClickHouse's differ; the rest is CAST to the Nullable type. */
+export function clickhouseCast(x: string, from: SqlType, to: ScalarType): string {
+  const f = scalarOf(from);
+  if (f === to) return x;
+  switch (`${f ?? "NULL"}>${to}`) {
+    case "STRING>BOOL":
+      return `multiIf(lower(${x}) = 'true', true, lower(${x}) = 'false', false, NULL)`;
+    case "STRING>INT64":
+      return textToInt(x, false);
+    case "STRING>FLOAT64":
+      return `toFloat64(trimBoth(${x}))`;
+    case "STRING>TIMESTAMP":
+    case "STRING>DATETIME":
+      return textToTimestamp(x, false);
+    case "STRING>DATE":
+      return `toDate32(trimBoth(${x}))`;
+    case "FLOAT64>INT64":
+      return roundToInt(x, false);
+    case "INT64>BOOL":
+      return `(${x} != 0)`;
+    case "TIMESTAMP>STRING":
+      return timestampText(x);
+    case "DATETIME>STRING":
+      return datetimeText(x);
+    case "BOOL>STRING":
+      return `if(${x}, 'true', 'false')`;
+    case "DATE>TIMESTAMP":
+    case "DATE>DATETIME":
+      return `toDateTime64(${x}, 6, 'UTC')`;
+    case "TIMESTAMP>DATE":
+    case "DATETIME>DATE":
+      return `toDate32(${x}, 'UTC')`;
+    case "TIMESTAMP>DATETIME":
+    case "DATETIME>TIMESTAMP":
+      return x;
+    default:
+      return `CAST(${x} AS ${nullableType(to)})`;
+  }
+}
+
+/** SAFE_CAST (and DESIGN.md §3's casts of JSON fields): NULL where the value does not convert. */
+export function clickhouseSafeCast(x: string, from: SqlType, to: ScalarType): string {
+  const f = scalarOf(from) ?? "STRING";
+  if (f === to) return x;
+  switch (`${f}>${to}`) {
+    case "STRING>INT64":
+      return `if(match(${x}, ${INT_TEXT}), ${textToInt(x, true)}, NULL)`;
+    case "STRING>FLOAT64":
+      return `toFloat64OrNull(trimBoth(${x}))`;
+    case "STRING>TIMESTAMP":
+    case "STRING>DATETIME":
+      return textToTimestamp(x, true);
+    case "STRING>DATE":
+      return `if(${realDate(x)}, toDate32OrNull(trimBoth(${x})), NULL)`;
+    case "FLOAT64>INT64":
+      return roundToInt(x, true);
+    case "STRING>BOOL":
+    case "INT64>BOOL":
+    case "TIMESTAMP>STRING":
+    case "DATETIME>STRING":
+    case "BOOL>STRING":
+    case "DATE>TIMESTAMP":
+    case "DATE>DATETIME":
+    case "TIMESTAMP>DATE":
+    case "DATETIME>DATE":
+    case "TIMESTAMP>DATETIME":
+    case "DATETIME>TIMESTAMP":
+      return clickhouseCast(x, from, to);
+    default:
+      return `accurateCastOrNull(${x}, ${sqlString(clickhouseColumnType(to))})`;
+  }
+}

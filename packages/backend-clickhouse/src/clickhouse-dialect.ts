@@ -1,0 +1,187 @@
+import {
+  type Expr,
+  type FunctionTable,
+  type Join,
+  QesError,
+  type ScalarType,
+  SqlEmitter,
+  type SqlType,
+} from "@qes/core";
+import { arraySubquery } from "./clickhouse-array-subquery.ts";
+import { clickhouseCast, clickhouseSafeCast } from "./clickhouse-casts.ts";
+import { paramName } from "./clickhouse-executor.ts";
+import { clickhouseFunctions } from "./clickhouse-functions.ts";
+import { quoteIdent, sqlString } from "./clickhouse-sql.ts";
+import { nullableType } from "./clickhouse-types.ts";
+
+const INTERVAL_FN: Record<string, string> = {
+  MICROSECOND: "toIntervalMicrosecond",
+  MILLISECOND: "toIntervalMillisecond",
+  SECOND: "toIntervalSecond",
+  MINUTE: "toIntervalMinute",
+  HOUR: "toIntervalHour",
+  DAY: "toIntervalDay",
+  WEEK: "toIntervalWeek",
+  MONTH: "toIntervalMonth",
+  QUARTER: "toIntervalQuarter",
+  YEAR: "toIntervalYear",
+};
+
+/**
+ * ClickHouse. Regular expressions are RE2 natively (`match`, `extract`, `replaceRegexpAll`);
+ * parameters are query parameters (`{p1:Nullable(String)}`, cast in the SQL); a real array is
+ * expanded with ARRAY JOIN, the engine's lateral join, over an array of named tuples so that
+ * `alias.value` and `alias.off` read like any relation's columns.
+ */
+export class ClickhouseDialect extends SqlEmitter {
+  readonly name = "clickhouse";
+  readonly functions: FunctionTable = clickhouseFunctions(this);
+
+  /** ClickHouse reads backslash escapes in string literals: both quotes and backslashes escaped. */
+  override quoteIdent(name: string): string {
+    return quoteIdent(name);
+  }
+
+  override stringLiteral(value: string): string {
+    return sqlString(value);
+  }
+
+  typeName(type: ScalarType): string {
+    return nullableType(type);
+  }
+
+  param(index: number, type: SqlType): string {
+    const text = `{${paramName(index)}:Nullable(String)}`;
+    if (type.t !== "scalar" || type.s === "STRING") return text;
+    // integer parameters are bound as normalised decimal text (bind-params.ts)
+    if (type.s === "INT64") return `toInt64OrNull(${text})`;
+    // timestamps are bound as `YYYY-MM-DD HH:MM:SS.ffffff` in UTC
+    if (type.s === "TIMESTAMP" || type.s === "DATETIME") return `toDateTime64OrNull(${text}, 6, 'UTC')`;
+    return this.cast(text, { t: "scalar", s: "STRING" }, type.s);
+  }
+
+  timestampLiteral(micros: bigint, type: ScalarType): string {
+    const ts = `fromUnixTimestamp64Micro(toInt64(${micros}), 'UTC')`;
+    return type === "DATE" ? `toDate32(${ts})` : ts;
+  }
+
+  override literal(value: string | number | bigint | boolean | null, type: SqlType): string {
+    if (value === null) return "NULL";
+    // A bare integer literal is UInt8…UInt64 in ClickHouse: arithmetic on it would be unsigned.
+    if (type.t === "scalar" && type.s === "INT64" && (typeof value === "number" || typeof value === "bigint"))
+      return `toInt64(${value})`;
+    if (type.t === "scalar" && type.s === "FLOAT64" && typeof value === "number" && Number.isFinite(value))
+      return `toFloat64(${super.literal(value, type)})`;
+    return super.literal(value, type);
+  }
+
+  jsonExtract(base: string, path: string[], type: SqlType): string {
+    const keys = path.map((p) => this.stringLiteral(p)).join(", ");
+    if (type.t !== "scalar") return `nullIf(JSONExtractRaw(${base}, ${keys}), '')`;
+    return this.jsonScalar(base, keys, type.s);
+  }
+
+  /** A scalar in JSON text at `keys` (already emitted) as `type`; absent or null gives NULL. */
+  jsonScalar(base: string, keys: string, type: ScalarType): string {
+    const at = keys ? `${base}, ${keys}` : base;
+    switch (type) {
+      case "STRING":
+      case "INT64":
+      case "FLOAT64":
+      case "BOOL":
+        return `JSONExtract(${at}, ${sqlString(nullableType(type))})`;
+      default:
+        return this.safeCast(`JSONExtract(${at}, 'Nullable(String)')`, { t: "scalar", s: "STRING" }, type);
+    }
+  }
+
+  safeCast(expr: string, from: SqlType, to: ScalarType): string {
+    return clickhouseSafeCast(expr, from, to);
+  }
+
+  override cast(expr: string, from: SqlType, to: ScalarType): string {
+    return clickhouseCast(expr, from, to);
+  }
+
+  /**
+   * The array of named tuples `(value, off)` an UNNEST expands: an engine array as it is, JSON
+   * text of an array read element by element (scalars typed, records as JSON text).
+   */
+  unnestTuples(array: string, arrayType: SqlType, elementType: SqlType, withOffset: boolean): string {
+    const element = elementType.t === "scalar" ? nullableType(elementType.s) : "Nullable(String)";
+    const list =
+      arrayType.t === "array" && arrayType.native
+        ? array
+        : elementType.t === "scalar"
+          ? `JSONExtract(ifNull(${array}, ''), ${sqlString(`Array(${element})`)})`
+          : `arrayMap(x -> toNullable(x), JSONExtractArrayRaw(ifNull(${array}, '')))`;
+    if (!withOffset) return `arrayMap(v -> CAST(tuple(v), ${sqlString(`Tuple(value ${element})`)}), ${list})`;
+    return `arrayMap((v, i) -> CAST(tuple(v, i - 1), ${sqlString(`Tuple(value ${element}, off Nullable(Int64))`)}), ${list}, arrayEnumerate(${list}))`;
+  }
+
+  unnestFrom(
+    array: string,
+    alias: string,
+    arrayType: SqlType,
+    elementType: SqlType,
+    withOffset: boolean,
+  ): string {
+    const u = this.quoteIdent("__u");
+    const cols = `${u}.value AS value${withOffset ? `, ${u}.off AS off` : ""}`;
+    return `(SELECT ${cols} FROM (SELECT 1) ARRAY JOIN ${this.unnestTuples(array, arrayType, elementType, withOffset)} AS ${u}) AS ${this.quoteIdent(alias)}`;
+  }
+
+  /** A join with UNNEST is an ARRAY JOIN (LEFT for LEFT JOIN); its ON condition filters the array. */
+  protected override joinClause(j: Join, used: Set<string>): string {
+    const f = j.item;
+    if (f.k !== "unnest") return super.joinClause(j, used);
+    if (j.kind === "right" || j.kind === "full")
+      throw new QesError(
+        "sql_invalid",
+        `${j.kind.toUpperCase()} JOIN UNNEST is not supported on ClickHouse.`,
+      );
+    const alias = this.quoteIdent(f.alias);
+    let tuples = this.unnestTuples(this.expr(f.array), f.array.type, f.elementType, f.withOffset);
+    if (j.on && !isTrue(j.on)) tuples = `arrayFilter(${alias} -> ${this.expr(j.on)}, ${tuples})`;
+    return `${j.kind === "left" ? "LEFT ARRAY JOIN" : "ARRAY JOIN"} ${tuples} AS ${alias}`;
+  }
+
+  override expr(e: Expr): string {
+    // ClickHouse's IN skips NULLs in the list (`1 IN (2, NULL)` is false, not NULL): a list that is
+    // not all non-NULL literals is written as the comparisons it stands for, in three-valued logic.
+    if (e.k === "in" && e.list.some((x) => x.k !== "lit" || x.value === null)) {
+      const x = this.wrap(e.expr);
+      const any = e.list.map((item) => `${x} = ${this.wrap(item)}`).join(" OR ");
+      return e.not ? `NOT (${any})` : `(${any})`;
+    }
+    if (e.k === "subquery") {
+      const rewritten = arraySubquery(this, e);
+      if (rewritten !== undefined) return rewritten;
+      // ARRAY(SELECT …): the rows' single column gathered into an array, in the subquery's order
+      if (e.mode === "array")
+        return `arrayMap(t -> t.1, (SELECT groupArray(tuple(*)) FROM (${this.query(e.query, this.usedCtes)})))`;
+    }
+    return super.expr(e);
+  }
+
+  /** LIMIT and OFFSET take a constant non-Nullable number: a bound parameter is one. */
+  protected override limitClause(limit?: Expr, offset?: Expr): string {
+    const bound = (e: Expr) => (e.k === "lit" ? this.expr(e) : `assumeNotNull(${this.expr(e)})`);
+    let sql = "";
+    if (limit) sql += `\nLIMIT ${bound(limit)}`;
+    if (offset) sql += `\nOFFSET ${bound(offset)}`;
+    return sql;
+  }
+
+  interval(amount: string, unit: string): string {
+    const fn = INTERVAL_FN[unit];
+    if (!fn) throw new QesError("sql_invalid", `INTERVAL … ${unit} is not supported.`);
+    return `${fn}(${amount})`;
+  }
+}
+
+function isTrue(e: Expr): boolean {
+  return e.k === "lit" && e.value === true;
+}
+
+export const clickhouseDialect = new ClickhouseDialect();

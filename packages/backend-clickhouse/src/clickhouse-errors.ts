@@ -1,0 +1,88 @@
+import { type ExecuteOptions, QesError } from "@qes/core";
+
+/** ClickHouse error codes (`Code: N`) that mean "this SQL cannot run here", not an engine failure. */
+const SQL_ERRORS = new Set([
+  1, // UNSUPPORTED_METHOD
+  6, // CANNOT_PARSE_TEXT
+  27, // CANNOT_PARSE_INPUT_ASSERTION_FAILED
+  36, // BAD_ARGUMENTS
+  38, // CANNOT_PARSE_DATE
+  41, // CANNOT_PARSE_DATETIME
+  42, // NUMBER_OF_ARGUMENTS_DOESNT_MATCH
+  43, // ILLEGAL_TYPE_OF_ARGUMENT
+  44, // ILLEGAL_COLUMN
+  46, // UNKNOWN_FUNCTION
+  47, // UNKNOWN_IDENTIFIER
+  48, // NOT_IMPLEMENTED
+  53, // TYPE_MISMATCH
+  60, // UNKNOWN_TABLE
+  62, // SYNTAX_ERROR
+  69, // ARGUMENT_OUT_OF_BOUND
+  70, // CANNOT_CONVERT_TYPE
+  72, // CANNOT_PARSE_NUMBER
+  76, // CANNOT_PARSE_ESCAPE_SEQUENCE? (kept: a parse of the query's own text)
+  80, // INCORRECT_QUERY
+  81, // UNKNOWN_DATABASE
+  184, // ILLEGAL_AGGREGATION
+  215, // NOT_AN_AGGREGATE
+  352, // AMBIGUOUS_COLUMN_NAME
+  386, // NO_COMMON_TYPE
+  395, // FUNCTION_THROW_IF_VALUE_IS_NON_ZERO
+  407, // DECIMAL_OVERFLOW
+  427, // CANNOT_COMPILE_REGEXP
+  691, // UNKNOWN_ELEMENT_OF_ENUM
+]);
+const READONLY = 164; // READONLY: "Cannot execute query in readonly mode"
+const ACCESS_DENIED = 497;
+const TIMEOUT = 159; // TIMEOUT_EXCEEDED
+const QUERY_WAS_CANCELLED = 394;
+const MEMORY_LIMIT = 241; // MEMORY_LIMIT_EXCEEDED
+const TOO_MANY_ROWS_OR_BYTES = 396;
+
+function codeOf(e: unknown): number | null {
+  const code = (e as { code?: unknown })?.code;
+  if (typeof code === "string" && /^\d+$/.test(code)) return Number(code);
+  if (typeof code === "number") return code;
+  const m = /Code: (\d+)\./.exec(e instanceof Error ? e.message : String(e));
+  return m ? Number(m[1]) : null;
+}
+
+function messageOf(e: unknown): string {
+  return (e instanceof Error ? e.message : String(e)).trim();
+}
+
+/** Maps a ClickHouse error to a QesError with a stable code. */
+export function clickhouseQueryError(e: unknown, opts?: ExecuteOptions): QesError {
+  if (e instanceof QesError) return e;
+  const code = codeOf(e);
+  const message = messageOf(e);
+  if (code === TIMEOUT || /^Timeout exceeded/.test(message)) {
+    return new QesError("query_timeout", `the query did not finish within ${opts?.timeoutMs ?? "its"} ms`, {
+      cause: e,
+    });
+  }
+  if (code === READONLY || code === ACCESS_DENIED || /readonly mode/.test(message)) {
+    return new QesError("statement_not_allowed", "queries are read-only", { cause: e });
+  }
+  if (code === MEMORY_LIMIT || code === TOO_MANY_ROWS_OR_BYTES) {
+    return new QesError("sql_invalid", `the query needs more than the service allows: ${message}`, {
+      cause: e,
+    });
+  }
+  if (code === QUERY_WAS_CANCELLED)
+    return new QesError("query_timeout", "the query was cancelled", { cause: e });
+  if (code !== null && SQL_ERRORS.has(code)) return new QesError("sql_invalid", message, { cause: e });
+  if (isUnavailable(e)) {
+    return new QesError("backend_unavailable", `ClickHouse does not answer: ${message}`, { cause: e });
+  }
+  return new QesError("internal", `ClickHouse: ${message}`, { cause: e });
+}
+
+/** A connection failure (server down, refused, reset), as opposed to an error of the query. */
+export function isUnavailable(e: unknown): boolean {
+  const code = (e as { code?: unknown })?.code;
+  return (
+    typeof code === "string" &&
+    ["ECONNREFUSED", "ECONNRESET", "ENOTFOUND", "EHOSTUNREACH", "ETIMEDOUT", "EPIPE"].includes(code)
+  );
+}

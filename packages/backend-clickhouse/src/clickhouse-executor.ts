@@ -1,0 +1,129 @@
+import { randomUUID } from "node:crypto";
+import type { ClickHouseClient } from "@clickhouse/client";
+import {
+  type BoundValues,
+  type CompiledQuery,
+  type ExecuteOptions,
+  QesError,
+  type QueryResult,
+  type WireValue,
+} from "@qes/core";
+import { clickhouseQueryError } from "./clickhouse-errors.ts";
+import { CLICKHOUSE_QUERY_SETTINGS } from "./clickhouse-types.ts";
+import { clickhouseRowToWire, OUTPUT_SETTINGS } from "./clickhouse-values.ts";
+
+export interface QueryLimits {
+  /** `max_memory_usage` in bytes; unset = the engine's default */
+  maxMemoryBytes?: number;
+}
+
+/** The name of the `k`-th parameter (1-based) as the dialect writes it: `{p1:Nullable(String)}`. */
+export function paramName(k: number): string {
+  return `p${k}`;
+}
+
+/** `{p1: values[0], …}`: values go to the engine as query parameters, never into the SQL text. */
+export function queryParams(values: BoundValues): Record<string, string | null> {
+  const params: Record<string, string | null> = {};
+  values.forEach((v, i) => {
+    params[paramName(i + 1)] = v;
+  });
+  return params;
+}
+
+function settingValue(v: string | number): string {
+  return typeof v === "number" ? String(v) : `'${v.replaceAll("\\", "\\\\").replaceAll("'", "\\'")}'`;
+}
+
+/**
+ * The query's bounds as a SETTINGS clause of the query itself (not the session's: on chDB those
+ * would outlive the call). `readonly = 1` comes last: after it, nothing may change a setting.
+ * `max_result_rows` with `break` stops reading once the cap (+1, to tell a cut) is passed;
+ * `limit` caps the top-level result the same way where `break` does not reach (a UNION).
+ */
+export function limitSettings(opts: ExecuteOptions, limits: QueryLimits): Record<string, string | number> {
+  const settings: Record<string, string | number> = {
+    max_execution_time: Math.max(opts.timeoutMs, 1) / 1000,
+    timeout_overflow_mode: "throw",
+    max_result_rows: opts.maxRows + 1,
+    result_overflow_mode: "break",
+    limit: opts.maxRows + 1,
+    session_timezone: "UTC",
+    ...CLICKHOUSE_QUERY_SETTINGS,
+    ...OUTPUT_SETTINGS,
+  };
+  if (limits.maxMemoryBytes !== undefined) settings.max_memory_usage = limits.maxMemoryBytes;
+  settings.readonly = 1;
+  return settings;
+}
+
+/** The SQL that runs: a marker comment (to find it for KILL QUERY), the query, its SETTINGS. */
+export function boundedSql(sql: string, marker: string, settings: Record<string, string | number>): string {
+  const clause = Object.entries(settings)
+    .map(([k, v]) => `${k} = ${settingValue(v)}`)
+    .join(", ");
+  return `/* ${marker} */ ${sql}\nSETTINGS ${clause}`;
+}
+
+/** How a running query is stopped from outside (KILL QUERY through the owner). */
+export type KillQuery = (marker: string) => Promise<void>;
+
+/**
+ * Runs one compiled SELECT read-only with its parameters bound as ClickHouse query parameters, and
+ * its limits in the query's SETTINGS. A timeout or an abort stops the query in the engine: the
+ * engine's own `max_execution_time`, the client's abort, and KILL QUERY by its marker.
+ */
+export async function executeOnClickhouse(
+  client: ClickHouseClient,
+  query: CompiledQuery,
+  values: BoundValues,
+  opts: ExecuteOptions,
+  limits: QueryLimits,
+  kill: KillQuery,
+): Promise<QueryResult> {
+  if (opts.signal?.aborted) throw abortError(opts.signal);
+  const marker = `qes-query:${randomUUID()}`;
+  const controller = new AbortController();
+  let stopped: "timeout" | "aborted" | null = null;
+  const stop = (why: "timeout" | "aborted") => {
+    if (stopped !== null) return;
+    stopped = why;
+    controller.abort();
+    void kill(marker).catch(() => {});
+  };
+  // the engine stops at max_execution_time; this is the guard for an engine that does not
+  const timer = setTimeout(() => stop("timeout"), opts.timeoutMs + 1000);
+  const onAbort = () => stop("aborted");
+  opts.signal?.addEventListener("abort", onAbort, { once: true });
+  try {
+    const rs = await client.query({
+      query: boundedSql(query.sql, marker, limitSettings(opts, limits)),
+      query_params: queryParams(values),
+      format: "JSONCompactEachRow",
+      abort_signal: controller.signal,
+    });
+    const data = await rs.json<unknown[]>();
+    if (stopped !== null) throw stoppedError(stopped, opts);
+    const rows: Record<string, WireValue>[] = [];
+    const n = Math.min(data.length, opts.maxRows);
+    for (let i = 0; i < n; i++) rows.push(clickhouseRowToWire(query.columns, data[i]!));
+    return { rows, rowLimitReached: data.length > opts.maxRows };
+  } catch (e) {
+    if (stopped !== null) throw stoppedError(stopped, opts, e);
+    throw clickhouseQueryError(e, opts);
+  } finally {
+    clearTimeout(timer);
+    opts.signal?.removeEventListener("abort", onAbort);
+  }
+}
+
+function abortError(signal: AbortSignal): Error {
+  return signal.reason instanceof Error
+    ? signal.reason
+    : new QesError("query_timeout", "the query was cancelled");
+}
+
+function stoppedError(why: "timeout" | "aborted", opts: ExecuteOptions, cause?: unknown): Error {
+  if (why === "aborted" && opts.signal) return abortError(opts.signal);
+  return new QesError("query_timeout", `the query did not finish within ${opts.timeoutMs} ms`, { cause });
+}

@@ -1,0 +1,24 @@
+import type { FormatSpec, SqlEmitter, SqlType } from "@qes/core";
+
+/** One FORMAT specifier with ClickHouse's printf; values other than numbers print as their text. */
+export function formatSpec(e: SqlEmitter, x: string, type: SqlType, s: FormatSpec): string {
+  // printf has no grouping flag: every `'` goes, and the format is written as a literal.
+  const head = `%${s.flags.replaceAll("'", "")}${s.width ?? ""}${s.precision !== undefined ? `.${s.precision}` : ""}`;
+  const printf = (format: string, arg: string) => `printf(${e.stringLiteral(format)}, ${arg})`;
+  switch (s.conversion) {
+    case "d":
+    case "i":
+    case "x":
+    case "X":
+    case "o":
+      return printf(`${head}${s.conversion === "i" ? "d" : s.conversion}`, `toInt64(${x})`);
+    case "f":
+    case "e":
+    case "E":
+    case "g":
+    case "G":
+      return printf(`${s.precision === undefined ? `${head}.6` : head}${s.conversion}`, `toFloat64(${x})`);
+    default:
+      return printf(`${head}s`, e.cast(x, type, "STRING"));
+  }
+}

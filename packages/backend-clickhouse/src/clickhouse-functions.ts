@@ -1,0 +1,252 @@
+import {
+  ADDRESS_PATTERN,
+  type CallExpr,
+  DEFAULT_FUNCTIONS,
+  type FunctionEmitter,
+  type FunctionTable,
+  formatCall,
+  jsonPathKeys,
+  literalArg,
+  REDACTED,
+  rename,
+  type ScalarType,
+  type SqlEmitter,
+} from "@qes/core";
+import { formatSpec } from "./clickhouse-format.ts";
+import { orderedArray } from "./clickhouse-ordered-aggregates.ts";
+import { clickhouseTimeFunctions } from "./clickhouse-time-functions.ts";
+import { nullableType } from "./clickhouse-types.ts";
+
+/** The dialect members the function table uses (the class would be a circular import). */
+export interface ClickhouseEmitter extends SqlEmitter {
+  jsonScalar(base: string, keys: string, type: ScalarType): string;
+}
+
+const isNative = (call: CallExpr, i: number) => {
+  const t = call.args[i]?.type;
+  return t?.t === "array" && t.native === true;
+};
+const elementOf = (call: CallExpr, i: number): ScalarType => {
+  const t = call.args[i]?.type;
+  return t?.t === "array" ? t.element : "STRING";
+};
+const float = (e: SqlEmitter, x: string, call: CallExpr, i = 0) => e.cast(x, call.args[i]!.type, "FLOAT64");
+/** ClickHouse counts and lengths are UInt64: INT64 arithmetic on them must not wrap unsigned. */
+const int64 =
+  (fn: string): FunctionEmitter =>
+  (args, call, e) =>
+    `toInt64(${fn}(${args.join(", ")})${e.overOf(call)})`;
+
+/** Arguments that hold JSON text (records, arrays read from events), embedded as JSON. */
+function isJsonText(call: CallExpr, i: number): boolean {
+  const t = call.args[i]?.type;
+  return t?.t === "record" || t?.t === "records" || (t?.t === "array" && !t.native);
+}
+
+/** A JSON text value of an expression for building objects and arrays; NULL is `null`. */
+function jsonOf(x: string, call: CallExpr, i: number): string {
+  const t = call.args[i]?.type;
+  if (isJsonText(call, i)) return `ifNull(${x}, 'null')`;
+  if (t?.t === "array") return `toJSONString(${x})`;
+  if (t?.t === "scalar" && t.s === "TIMESTAMP")
+    return `ifNull(toString(toUnixTimestamp64Micro(${x})), 'null')`;
+  if (t?.t === "scalar" && t.s === "BOOL") return `ifNull(if(${x}, 'true', 'false'), 'null')`;
+  if (t?.t === "null") return "'null'";
+  return `ifNull(toJSONString(${x}), 'null')`;
+}
+
+/** BigQuery JSONPath → ClickHouse JSON function keys: names as strings, indexes 1-based. */
+function jsonKeys(e: SqlEmitter, call: CallExpr): string {
+  const path = call.args.length > 1 ? literalArg(call, 1, "a JSONPath") : "$";
+  return jsonPathKeys(path)
+    .map((k) => (typeof k === "number" ? `${k + 1}` : e.stringLiteral(k)))
+    .join(", ");
+}
+
+function jsonAt(x: string, keys: string): string {
+  return keys ? `${x}, ${keys}` : x;
+}
+
+/**
+ * A pattern (argument 1) with RE2's default newline behaviour: ClickHouse compiles patterns with
+ * `.` matching a newline, which `(?-s)` in front switches off for literals, parameters and
+ * patterns the query computes alike.
+ */
+function re2(e: SqlEmitter, p: string, call: CallExpr): string {
+  const arg = call.args[1];
+  if (arg?.k === "lit" && typeof arg.value === "string")
+    return arg.value.includes(".") ? e.stringLiteral(`(?-s)${arg.value}`) : p;
+  return `concat('(?-s)', ${p})`;
+}
+
+/** A literal pattern of plain characters: a substring test, no regular expression needed. */
+function plainLiteral(call: CallExpr): boolean {
+  const arg = call.args[1];
+  return arg?.k === "lit" && typeof arg.value === "string" && /^[^\\^$.|?*+()[\]{}]+$/.test(arg.value);
+}
+
+/** The function table: every catalogue function in BigQuery's semantics on ClickHouse. */
+export function clickhouseFunctions(e: ClickhouseEmitter): FunctionTable {
+  return {
+    ...DEFAULT_FUNCTIONS,
+    ...clickhouseTimeFunctions(e),
+    COUNT: (args, call) =>
+      `toInt64(${args.length === 0 ? "count()" : `count(${call.agg?.distinct ? "DISTINCT " : ""}${args[0]})`}${e.overOf(call)})`,
+    COUNTIF: ([c], call) => `toInt64(countIf(${c})${e.overOf(call)})`,
+    SUM: ([x], call) =>
+      `CAST(sum(${call.agg?.distinct ? "DISTINCT " : ""}${x})${e.overOf(call)} AS ${e.typeName(call.type.t === "scalar" ? call.type.s : "FLOAT64")})`,
+    AVG: ([x], call) => `avg(${call.agg?.distinct ? "DISTINCT " : ""}${float(e, x!, call)})`,
+    LOGICAL_OR: rename("max"),
+    LOGICAL_AND: rename("min"),
+    APPROX_COUNT_DISTINCT: ([x], call) => `toInt64(count(DISTINCT ${x})${e.overOf(call)})`,
+    ARRAY_AGG: ([x], call) => orderedArray(e, x!, call),
+    STRING_AGG: ([x, d], call) => {
+      const list = orderedArray(e, x!, { ...call, agg: { ...call.agg, ignoreNulls: true } });
+      return `if(empty(${list}), NULL, arrayStringConcat(${list}, ${d ?? "','"}))`;
+    },
+    __QUANTILE: ([x, k, n]) => {
+      const sorted = `arraySort(groupArray(${x}))`;
+      return `if(count(${x}) = 0, NULL, ${sorted}[greatest(1, intDiv(${k} * toInt64(count(${x})) + ${n} - 1, ${n}))])`;
+    },
+    // window functions: ClickHouse ranks are UInt64
+    ROW_NUMBER: int64("row_number"),
+    RANK: int64("rank"),
+    DENSE_RANK: int64("dense_rank"),
+    // ntile takes an unsigned bucket count
+    NTILE: ([n], call) => `toInt64(ntile(toUInt64(${n}))${e.overOf(call)})`,
+    PERCENT_RANK: rename("percent_rank"),
+    CUME_DIST: rename("cume_dist"),
+    // lagInFrame/leadInFrame read within the frame: the whole partition, ordered.
+    LAG: (args, call) => shift(e, "lagInFrame", args, call),
+    LEAD: (args, call) => shift(e, "leadInFrame", args, call),
+    FIRST_VALUE: ([x]) => `first_value(${x}) RESPECT NULLS`,
+    LAST_VALUE: ([x]) => `last_value(${x}) RESPECT NULLS`,
+    NULLIF: rename("nullIf"),
+    IF: ([c, a, b]) => `if(${c}, ${a}, ${b})`,
+    LOWER: rename("lowerUTF8"),
+    UPPER: rename("upperUTF8"),
+    LENGTH: int64("lengthUTF8"),
+    CHAR_LENGTH: int64("lengthUTF8"),
+    STARTS_WITH: rename("startsWith"),
+    ENDS_WITH: rename("endsWith"),
+    CONTAINS_SUBSTR: ([a, b]) => `(positionCaseInsensitiveUTF8(${a}, ${b}) > 0)`,
+    SUBSTR: (args, call) => substr(args, call),
+    SUBSTRING: (args, call) => substr(args, call),
+    TRIM: ([s, c]) => (c === undefined ? `trimBoth(${s})` : `trimBoth(${s}, ${c})`),
+    LTRIM: ([s, c]) => (c === undefined ? `trimLeft(${s})` : `trimLeft(${s}, ${c})`),
+    RTRIM: ([s, c]) => (c === undefined ? `trimRight(${s})` : `trimRight(${s}, ${c})`),
+    REPLACE: rename("replaceAll"),
+    STRPOS: int64("positionUTF8"),
+    LEFT: rename("leftUTF8"),
+    RIGHT: rename("rightUTF8"),
+    REVERSE: rename("reverseUTF8"),
+    REGEXP_CONTAINS: ([s, p], call) =>
+      plainLiteral(call) ? `(position(${s}, ${p}) > 0)` : `match(${s}, ${re2(e, p!, call)})`,
+    // the first group (or the whole match); NULL when the pattern does not match
+    REGEXP_EXTRACT: ([s, p], call) => {
+      const re = re2(e, p!, call);
+      return `if(match(${s}, ${re}), extract(${s}, ${re}), NULL)`;
+    },
+    REGEXP_REPLACE: ([s, p, r], call) => `replaceRegexpAll(${s}, ${re2(e, p!, call)}, ${r})`,
+    // BigQuery: SPLIT of NULL is NULL; ClickHouse arrays cannot be NULL, so it is empty.
+    SPLIT: ([s, d]) => `if(isNull(${s}), [], splitByString(${d ?? "','"}, assumeNotNull(${s})))`,
+    ROUND: ([x, n], call) => roundHalfAway(float(e, x!, call), n),
+    TRUNC: ([x, n], call) => `trunc(${float(e, x!, call)}${n === undefined ? "" : `, ${n}`})`,
+    DIV: rename("intDiv"),
+    MOD: ([a, b]) => `(${a} % ${b})`,
+    SIGN: ([x], call) =>
+      `CAST(sign(${x}) AS ${e.typeName(call.type.t === "scalar" ? call.type.s : "INT64")})`,
+    LN: ([x], call) => `log(${float(e, x!, call)})`,
+    LOG10: ([x], call) => `log10(${float(e, x!, call)})`,
+    POW: ([a, b], call) => `pow(${float(e, a!, call)}, ${b})`,
+    POWER: ([a, b], call) => `pow(${float(e, a!, call)}, ${b})`,
+    ARRAY_LENGTH: ([a], call) => (isNative(call, 0) ? `toInt64(length(${a}))` : `toInt64(JSONLength(${a}))`),
+    ARRAY_TO_STRING: ([a, d], call) => {
+      const list = isNative(call, 0) ? a : `JSONExtract(ifNull(${a}, ''), 'Array(Nullable(String))')`;
+      return `arrayStringConcat(arrayFilter(x -> isNotNull(x), ${list}), ${d})`;
+    },
+    JSON_VALUE: ([x], call) => jsonValue(e, x!, call),
+    JSON_EXTRACT_SCALAR: ([x], call) => jsonValue(e, x!, call),
+    JSON_QUERY: ([x], call) => jsonQuery(e, x!, call),
+    JSON_EXTRACT: ([x], call) => jsonQuery(e, x!, call),
+    FORMAT: (args, call) => formatCall(args, call, e, (x, type, s) => formatSpec(e, x, type, s)),
+    __ARRAY_AT: ([a, i], call) => {
+      const t = call.args[0]!.type;
+      if (t.t === "array" && t.native) return `if(${i} >= 0, arrayElementOrNull(${a}, ${i} + 1), NULL)`;
+      if (t.t === "records") return `if(${i} >= 0, nullIf(JSONExtractRaw(${a}, ${i} + 1), ''), NULL)`;
+      return `if(${i} >= 0, ${e.jsonScalar(a!, `${i} + 1`, elementOf(call, 0))}, NULL)`;
+    },
+    __ARRAY_CONTAINS: ([a, x], call) => {
+      const list = isNative(call, 0)
+        ? a
+        : `JSONExtract(ifNull(${a}, ''), ${e.stringLiteral(`Array(${nullableType(elementOf(call, 0))})`)})`;
+      return `if(isNull(${x}), NULL, has(${list}, ${x}))`;
+    },
+    __ARRAY_TO_JSON: ([a], call) =>
+      elementOf(call, 0) === "TIMESTAMP"
+        ? `toJSONString(arrayMap(x -> toUnixTimestamp64Micro(x), ${a}))`
+        : `toJSONString(${a})`,
+    __ARRAY: (args, call) => {
+      const element = call.type.t === "array" ? call.type.element : "STRING";
+      return `CAST([${args.join(", ")}] AS Array(${nullableType(element)}))`;
+    },
+    __JSON_OBJECT: (args, call) => {
+      const members = [];
+      for (let i = 0; i + 1 < args.length; i += 2)
+        members.push(`concat(toJSONString(${args[i]}), ':', ${jsonOf(args[i + 1]!, call, i + 1)})`);
+      return members.length ? `concat('{', ${members.join(", ',', ")}, '}')` : "'{}'";
+    },
+    // RE2 reads the address pattern as written (it has no bare dot); JSON text is redacted as text
+    // (its strings hold every address), engine arrays element by element
+    __REDACT_ADDRESSES: ([v], call) => {
+      const replace = (text: string) =>
+        `replaceRegexpAll(${text}, ${e.stringLiteral(ADDRESS_PATTERN)}, ${e.stringLiteral(REDACTED)})`;
+      return isNative(call, 0) ? `arrayMap(__s -> ${replace("__s")}, ${v})` : replace(v!);
+    },
+    __JSON_ARRAY: (args, call) =>
+      args.length ? `concat('[', ${args.map((a, i) => jsonOf(a, call, i)).join(", ',', ")}, ']')` : "'[]'",
+  };
+}
+
+/** LAG/LEAD: NULL (not the type's default) past the partition's edge; the frame is the partition. */
+function shift(e: SqlEmitter, fn: string, [x, offset, dflt]: string[], call: CallExpr): string {
+  const parts = [`toNullable(${x})`];
+  if (offset !== undefined) parts.push(offset);
+  if (dflt !== undefined) parts.push(dflt);
+  const over = call.over
+    ? e.overOf({
+        ...call,
+        over: { ...call.over, frame: "ROWS BETWEEN UNBOUNDED PRECEDING AND UNBOUNDED FOLLOWING" },
+      })
+    : "";
+  return `${fn}(${parts.join(", ")})${over}`;
+}
+
+/** SUBSTR: BigQuery counts a negative position from the end and treats 0 as 1. */
+function substr([s, p, l]: string[], call: CallExpr): string {
+  const pos = call.args[1];
+  const start =
+    pos?.k === "lit" && typeof pos.value === "number" && pos.value > 0
+      ? p
+      : `multiIf(${p} < 0, greatest(toInt64(lengthUTF8(${s})) + ${p} + 1, 1), ${p} = 0, 1, ${p})`;
+  return `substringUTF8(${s}, ${start}${l === undefined ? "" : `, ${l}`})`;
+}
+
+/** BigQuery rounds half away from zero; ClickHouse's round() rounds floats half to even. */
+function roundHalfAway(x: string, n: string | undefined): string {
+  if (n === undefined) return `if(${x} < 0, -floor(-${x} + 0.5), floor(${x} + 0.5))`;
+  // Decimal rounds half away from zero, from the float's shortest text (2.675 → 2.68, as
+  // PostgreSQL's numeric does); beyond 1e15 a float has no fraction left to round.
+  const decimal = `toFloat64(toString(round(toDecimal128(toString(${x}), 18), ${n})))`;
+  return `if(abs(${x}) >= 1e15 AND ${n} >= 0, ${x}, ${decimal})`;
+}
+
+function jsonValue(e: SqlEmitter, x: string, call: CallExpr): string {
+  const at = jsonAt(x, jsonKeys(e, call));
+  return `if(isValidJSON(${x}) AND JSONType(${at}) NOT IN ('Object', 'Array', 'Null'), JSONExtract(${at}, 'Nullable(String)'), NULL)`;
+}
+
+function jsonQuery(e: SqlEmitter, x: string, call: CallExpr): string {
+  const at = jsonAt(x, jsonKeys(e, call));
+  return `if(isValidJSON(${x}), nullIf(JSONExtractRaw(${at}), ''), NULL)`;
+}

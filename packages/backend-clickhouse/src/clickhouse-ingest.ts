@@ -1,0 +1,103 @@
+import {
+  checkSourceName,
+  type IngestBatch,
+  type IngestResult,
+  type LogEvent,
+  type LogSchema,
+  widenSchema,
+} from "@qes/core";
+import { type LoadContext, persistSchemas, type StagedSource, stageSource } from "./clickhouse-loader.ts";
+import { qualified } from "./clickhouse-sql.ts";
+
+/** ids per existence query (one Array(String) parameter) */
+const IDS_PER_QUERY = 10_000;
+
+async function storedIds(ctx: LoadContext, table: string, ids: string[]): Promise<Set<string>> {
+  const found = new Set<string>();
+  for (let i = 0; i < ids.length; i += IDS_PER_QUERY) {
+    const rs = await ctx.client.query({
+      // the bloom filter on id skips granules that cannot hold any of them
+      query: `SELECT DISTINCT "id" AS id FROM ${qualified(ctx.layout.database, table)} WHERE "id" IN {ids:Array(String)}`,
+      query_params: { ids: ids.slice(i, i + IDS_PER_QUERY) },
+      format: "JSONEachRow",
+    });
+    for (const { id } of await rs.json<{ id: string }>()) found.add(id);
+  }
+  return found;
+}
+
+export interface IngestOutcome {
+  results: IngestResult[];
+  /** the schema after the call, when a source was created or widened */
+  schema?: LogSchema;
+}
+
+/**
+ * Stores the batches of one ingest call (DESIGN.md §10) as one unit: each source's new events go
+ * to a staging table first (widened as a load widens), duplicates skipped (ids stored already or
+ * repeated in the call); only when every batch is staged do the sources take the rows (daily
+ * partitions attached) and the schema its new version. Parts are fsynced as they are written
+ * (the tables' `fsync_after_insert`), so the events are durable when this resolves.
+ */
+export async function ingestIntoClickhouse(
+  ctx: LoadContext,
+  current: LogSchema,
+  batches: readonly IngestBatch[],
+): Promise<IngestOutcome> {
+  for (const batch of batches) checkSourceName(batch.source);
+  const staged = new Map<string, StagedSource>();
+  const seen = new Map<string, Set<string>>();
+  const results: IngestResult[] = [];
+  try {
+    for (const batch of batches) {
+      let stage = staged.get(batch.source);
+      if (stage === undefined) {
+        const taken = { ...current, sources: { ...current.sources } };
+        for (const s of staged.values()) taken.sources[s.schema.name] = s.schema;
+        stage = stageSource(ctx, taken, batch.source, true);
+        staged.set(batch.source, stage);
+      }
+      const ids = seen.get(batch.source) ?? new Set<string>();
+      seen.set(batch.source, ids);
+      const fresh: LogEvent[] = [];
+      for (const event of batch.events) {
+        if (ids.has(event.id)) continue;
+        ids.add(event.id);
+        fresh.push(event);
+      }
+      const stored = stage.isNew
+        ? new Set<string>()
+        : await storedIds(
+            ctx,
+            stage.schema.table,
+            fresh.map((e) => e.id),
+          );
+      let count = 0;
+      for (const event of fresh) {
+        if (stored.has(event.id)) continue;
+        const changes = widenSchema(stage.schema, event.body);
+        if (changes.length > 0) stage.widened(changes);
+        await stage.add(event);
+        count++;
+      }
+      results.push({ source: batch.source, stored: count, duplicates: batch.events.length - count });
+    }
+    // every row reaches its staging table before any source takes rows: a row the engine
+    // refuses fails the call while nothing is committed
+    for (const stage of staged.values()) await stage.flush();
+    const changed: StagedSource[] = [];
+    for (const stage of staged.values()) {
+      await stage.commit();
+      if (stage.isNew || stage.changes.length > 0) changed.push(stage);
+    }
+    if (changed.length === 0) return { results };
+    const schema = await persistSchemas(
+      ctx,
+      current,
+      changed.map((s) => s.schema),
+    );
+    return { results, schema };
+  } finally {
+    for (const stage of staged.values()) await stage.drop();
+  }
+}

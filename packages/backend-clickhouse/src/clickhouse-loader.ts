@@ -1,0 +1,238 @@
+import { randomUUID } from "node:crypto";
+import type { ClickHouseClient } from "@clickhouse/client";
+import {
+  cloneSourceSchema,
+  createFlattener,
+  iterateLinesNow,
+  type LoadOptions,
+  type LoadSummary,
+  type LogEvent,
+  type LogSchema,
+  newSourceSchema,
+  nowMicros,
+  parseEvent,
+  type SchemaChange,
+  type SourceSchema,
+  widenSchema,
+} from "@qes/core";
+import { EVENTS_PER_INSERT, encodeRows, insertRows } from "./clickhouse-insert-rows.ts";
+import { readSchemaVersion, writeLogSchema } from "./clickhouse-schema-store.ts";
+import { qualified, sqlString } from "./clickhouse-sql.ts";
+import {
+  createSourceSql,
+  dataTable,
+  dropSourceSql,
+  mergeAlters,
+  type StorageLayout,
+  schemaChangeSql,
+} from "./clickhouse-storage.ts";
+
+/** Settings of DDL that rewrites values: wait until every replica has done it. */
+export const MUTATION_SETTINGS = { mutations_sync: "2", alter_sync: "2" } as const;
+
+export interface LoadContext {
+  client: ClickHouseClient;
+  layout: StorageLayout;
+  /** retention of a new source's table (its TTL) */
+  retentionDays(source: string): number;
+}
+
+export interface LoadOutcome {
+  summary: LoadSummary;
+  /** the schema after the load, when it changed */
+  schema?: LogSchema;
+}
+
+/**
+ * Where one call's rows wait until they are all valid: a plain MergeTree table shaped like the
+ * source's, in the same database. ClickHouse has no multi-statement transactions; rows move into
+ * the source only once every line has parsed, so a malformed line stores nothing.
+ *
+ * Events wait in memory until a batch is full and are flattened then, for the schema as widened so
+ * far: a widening costs no insert of its own, and the staging table is created (or altered) just
+ * before the first (next) insert, in one statement per table.
+ */
+export class StagedSource {
+  readonly staging: string;
+  /** every change of this call, in order (the source's table takes them at commit) */
+  readonly changes: SchemaChange[] = [];
+  /** changes the staging table has not taken yet */
+  private unapplied: SchemaChange[] = [];
+  private created = false;
+  private pending: LogEvent[] = [];
+
+  constructor(
+    private readonly ctx: LoadContext,
+    readonly schema: SourceSchema,
+    readonly isNew: boolean,
+    /** fsync the staged rows (ingest acknowledges durable events; loads rely on the OS) */
+    private readonly durable: boolean,
+  ) {
+    this.staging = `qes_staging_${randomUUID().replaceAll("-", "")}`;
+  }
+
+  private get local(): StorageLayout {
+    return { database: this.ctx.layout.database };
+  }
+
+  /** Records a widening already applied to `schema` (core's widenSchema). */
+  widened(changes: SchemaChange[]): void {
+    this.changes.push(...changes);
+    if (this.created) this.unapplied.push(...changes);
+  }
+
+  async add(event: LogEvent): Promise<void> {
+    this.pending.push(event);
+    if (this.pending.length >= EVENTS_PER_INSERT) await this.flush();
+  }
+
+  /** Inserts the pending events into the staging table. */
+  async flush(): Promise<void> {
+    if (this.pending.length === 0) return;
+    const { client } = this.ctx;
+    if (!this.created) {
+      const [create] = createSourceSql(this.local, { ...this.schema, table: this.staging }, 0, this.durable);
+      await client.command({ query: create! });
+      this.created = true;
+      this.unapplied = [];
+    } else if (this.unapplied.length > 0) {
+      const sql = this.unapplied.flatMap((c) => schemaChangeSql(this.local, this.schema, c, this.staging));
+      for (const statement of mergeAlters(sql))
+        await client.command({ query: statement, clickhouse_settings: MUTATION_SETTINGS });
+      this.unapplied = [];
+    }
+    const flattener = createFlattener(this.schema);
+    const events = this.pending;
+    this.pending = [];
+    await insertRows(
+      client,
+      this.ctx.layout.database,
+      this.staging,
+      flattener,
+      encodeRows(flattener, events),
+    );
+  }
+
+  /**
+   * Makes the rows part of the source: creates it when new, widens it, then moves the staged
+   * daily partitions in (hard links, no copy) — or, on a cluster, inserts them through the
+   * Distributed table so they are sharded.
+   */
+  async commit(): Promise<void> {
+    const { client, layout } = this.ctx;
+    await this.flush();
+    if (this.isNew) {
+      for (const sql of createSourceSql(layout, this.schema, this.ctx.retentionDays(this.schema.name)))
+        await client.command({ query: sql });
+    } else {
+      const sql = this.changes.flatMap((c) => schemaChangeSql(layout, this.schema, c));
+      for (const statement of mergeAlters(sql))
+        await client.command({ query: statement, clickhouse_settings: MUTATION_SETTINGS });
+    }
+    if (!this.created) return;
+    const target = qualified(layout.database, this.schema.table);
+    const staged = qualified(layout.database, this.staging);
+    if (layout.cluster !== undefined) {
+      await client.command({ query: `INSERT INTO ${target} SELECT * FROM ${staged}` });
+      return;
+    }
+    const rs = await client.query({
+      query:
+        "SELECT DISTINCT partition_id AS p FROM system.parts WHERE database = {db:String} AND table = {t:String} AND active",
+      query_params: { db: layout.database, t: this.staging },
+      format: "JSONEachRow",
+    });
+    const local = qualified(layout.database, dataTable(layout, this.schema.table));
+    for (const { p } of await rs.json<{ p: string }>()) {
+      await client.command({
+        query: `ALTER TABLE ${local} ATTACH PARTITION ID ${sqlString(p)} FROM ${staged}`,
+      });
+    }
+  }
+
+  /** Removes the staging table (after commit or failure). */
+  async drop(): Promise<void> {
+    if (!this.created) return;
+    for (const sql of dropSourceSql({ database: this.ctx.layout.database }, this.staging))
+      await this.ctx.client.command({ query: sql }).catch(() => {});
+  }
+}
+
+/** Opens the staging of one source for a load or an ingest; `current` is the newest schema. */
+export function stageSource(
+  ctx: LoadContext,
+  current: LogSchema,
+  sourceName: string,
+  durable: boolean,
+): StagedSource {
+  const existing = current.sources[sourceName];
+  const schema = existing
+    ? cloneSourceSchema(existing)
+    : newSourceSchema(
+        sourceName,
+        Object.values(current.sources).map((s) => s.table),
+      );
+  return new StagedSource(ctx, schema, existing === undefined, durable);
+}
+
+/** Stores the widened schemas of committed sources as the next version. */
+export async function persistSchemas(
+  ctx: LoadContext,
+  current: LogSchema,
+  changed: SourceSchema[],
+): Promise<LogSchema> {
+  const stored = await readSchemaVersion(ctx.client, ctx.layout);
+  const sources = { ...current.sources };
+  for (const s of changed) sources[s.name] = s;
+  return writeLogSchema(ctx.client, ctx.layout, Math.max(stored, current.version), sources);
+}
+
+/**
+ * Loads NDJSON lines into a source: parse, widen (the staging table follows), insert in batches
+ * into the staging table, then commit (see `StagedSource`). A malformed line drops the staging
+ * table and rethrows QesError('invalid_event', …, {line}): nothing is stored.
+ */
+export async function loadIntoClickhouse(
+  ctx: LoadContext,
+  current: LogSchema,
+  sourceName: string,
+  lines: AsyncIterable<string> | Iterable<string>,
+  opts: LoadOptions = {},
+): Promise<LoadOutcome> {
+  const started = performance.now();
+  const input = iterateLinesNow(lines);
+  const now = opts.nowMicros ?? nowMicros();
+  const staged = stageSource(ctx, current, sourceName, false);
+  let events = 0;
+  let bytes = 0;
+  let lineNumber = 0;
+  try {
+    for await (const line of input) {
+      lineNumber++;
+      bytes += Buffer.byteLength(line) + 1;
+      const event = parseEvent(line, lineNumber, now);
+      if (event === null) continue;
+      const changes = widenSchema(staged.schema, event.body);
+      if (changes.length > 0) staged.widened(changes);
+      await staged.add(event);
+      events++;
+      if (events % 2048 === 0) opts.onProgress?.({ events, bytes });
+    }
+    await staged.commit();
+    const schema =
+      staged.isNew || staged.changes.length > 0
+        ? await persistSchemas(ctx, current, [staged.schema])
+        : undefined;
+    opts.onProgress?.({ events, bytes });
+    const seconds = (performance.now() - started) / 1000;
+    const summary: LoadSummary = {
+      source: sourceName,
+      events,
+      seconds,
+      eventsPerSecond: seconds > 0 ? events / seconds : events,
+    };
+    return schema === undefined ? { summary } : { summary, schema };
+  } finally {
+    await staged.drop();
+  }
+}

@@ -1,0 +1,108 @@
+import type { ClickHouseClient } from "@clickhouse/client";
+import {
+  type LogSchema,
+  type RetentionPolicy,
+  type RetentionReport,
+  retentionCutoffMicros,
+  retentionDaysOf,
+  type SourceStats,
+} from "@qes/core";
+import { qualified, sqlString } from "./clickhouse-sql.ts";
+import { dataTable, type StorageLayout, ttlSql } from "./clickhouse-storage.ts";
+
+/** `YYYYMMDD`: the partition id of a day under `PARTITION BY toDate(timestamp)`. */
+function partitionIdOf(micros: bigint): string {
+  return new Date(Number(micros / 1000n)).toISOString().slice(0, 10).replaceAll("-", "");
+}
+
+async function rows<T>(client: ClickHouseClient, query: string, params: Record<string, unknown> = {}) {
+  const rs = await client.query({ query, query_params: params, format: "JSONEachRow" });
+  return rs.json<T>();
+}
+
+async function hasTtl(client: ClickHouseClient, layout: StorageLayout, table: string): Promise<boolean> {
+  const found = await rows<{ e: string }>(
+    client,
+    "SELECT engine_full AS e FROM system.tables WHERE database = {db:String} AND name = {t:String}",
+    { db: layout.database, t: dataTable(layout, table) },
+  );
+  return /\bTTL\b/.test(found[0]?.e ?? "");
+}
+
+/**
+ * Retention on ClickHouse (DESIGN.md §10): every source's table carries the policy as its TTL
+ * (whole daily parts expire in the background), and this drops now the daily partitions older than
+ * the cutoff core computes — the same whole UTC days every backend removes, no row rewritten.
+ */
+export async function applyClickhouseRetention(
+  client: ClickHouseClient,
+  layout: StorageLayout,
+  schema: LogSchema,
+  policy: RetentionPolicy,
+  nowMicros: bigint,
+): Promise<RetentionReport[]> {
+  const reports: RetentionReport[] = [];
+  for (const source of Object.values(schema.sources)) {
+    const days = retentionDaysOf(policy, source.name);
+    if (days > 0 || (await hasTtl(client, layout, source.table)))
+      await client.command({
+        query: ttlSql(layout, source.table, days),
+        clickhouse_settings: { materialize_ttl_after_modify: 0 },
+      });
+    const cutoff = retentionCutoffMicros(days, nowMicros);
+    if (cutoff === null) continue;
+    const local = dataTable(layout, source.table);
+    const partitions = await rows<{ p: string; n: string | number }>(
+      client,
+      "SELECT partition_id AS p, sum(rows) AS n FROM system.parts WHERE database = {db:String} " +
+        "AND table = {t:String} AND active AND partition_id < {cut:String} GROUP BY partition_id ORDER BY p",
+      { db: layout.database, t: local, cut: partitionIdOf(cutoff) },
+    );
+    const cluster = layout.cluster === undefined ? "" : ` ON CLUSTER "${layout.cluster}"`;
+    let deleted = 0;
+    for (const { p, n } of partitions) {
+      await client.command({
+        query: `ALTER TABLE ${qualified(layout.database, local)}${cluster} DROP PARTITION ID ${sqlString(p)}`,
+      });
+      deleted += Number(n);
+    }
+    reports.push({ source: source.name, deletedEvents: deleted, droppedPartitions: partitions.length });
+  }
+  return reports;
+}
+
+/**
+ * Events, bytes and the oldest event per source from the parts' own bookkeeping (system.parts):
+ * rows and bytes on disk per table, the oldest day from the partition key; the oldest event is then
+ * read from that day's partition alone.
+ */
+export async function clickhouseSourceStats(
+  client: ClickHouseClient,
+  layout: StorageLayout,
+  schema: LogSchema,
+): Promise<SourceStats[]> {
+  const parts = await rows<{ t: string; n: string | number; b: string | number; d: string }>(
+    client,
+    "SELECT table AS t, sum(rows) AS n, sum(bytes_on_disk) AS b, toString(min(min_date)) AS d " +
+      "FROM system.parts WHERE database = {db:String} AND active GROUP BY table",
+    { db: layout.database },
+  );
+  const byTable = new Map(parts.map((p) => [p.t, p]));
+  const stats: SourceStats[] = [];
+  for (const source of Object.values(schema.sources)) {
+    const part = byTable.get(dataTable(layout, source.table));
+    const events = Number(part?.n ?? 0);
+    let oldestMicros: bigint | null = null;
+    if (part && events > 0) {
+      const [oldest] = await rows<{ o: string }>(
+        client,
+        `SELECT toString(toUnixTimestamp64Micro(min("timestamp"))) AS o FROM ${qualified(layout.database, source.table)} ` +
+          `WHERE toDate("timestamp") = toDate({d:String})`,
+        { d: part.d },
+      );
+      oldestMicros = oldest ? BigInt(oldest.o) : null;
+    }
+    stats.push({ source: source.name, events, bytes: Number(part?.b ?? 0), oldestMicros });
+  }
+  return stats;
+}

@@ -1,0 +1,223 @@
+import {
+  type ColumnType,
+  FIXED_COLUMNS,
+  physicalColumns,
+  type SchemaChange,
+  type SourceSchema,
+} from "@qes/core";
+import { qualified, quoteIdent, sqlString } from "./clickhouse-sql.ts";
+
+/**
+ * Storage of log events in ClickHouse: a MergeTree table per source with the typed columns of the
+ * layout in core's schema-model.ts (every scalar reachable through objects a typed column, records
+ * as JSON text), `ORDER BY (project, timestamp)`, one partition per day, and a `TTL` when the
+ * source has a retention. With a cluster, each source is a ReplicatedMergeTree `<table>_local` on
+ * every node under a Distributed `<table>` that queries and loads use, and DDL runs ON CLUSTER.
+ */
+export interface StorageLayout {
+  database: string;
+  /** cluster name: ON CLUSTER DDL, ReplicatedMergeTree + Distributed */
+  cluster?: string;
+}
+
+/** ClickHouse type of a layout column type (without Nullable). JSON text is a plain String. */
+export function clickhouseColumnType(type: ColumnType): string {
+  switch (type) {
+    case "STRING":
+    case "JSON":
+      return "String";
+    case "INT64":
+      return "Int64";
+    case "FLOAT64":
+      return "Float64";
+    case "BOOL":
+    case "PRESENCE":
+      return "Bool";
+    case "TIMESTAMP":
+    case "DATETIME":
+      return "DateTime64(6, 'UTC')";
+    case "DATE":
+      return "Date32";
+  }
+}
+
+/** The column's declared type: `id` and `timestamp` are never NULL (they are keys); the rest are Nullable. */
+export function columnDeclaration(column: string, type: ColumnType): string {
+  const base = clickhouseColumnType(type);
+  return column === "id" || column === "timestamp" ? base : `Nullable(${base})`;
+}
+
+function onCluster(layout: StorageLayout): string {
+  return layout.cluster === undefined ? "" : ` ON CLUSTER ${quoteIdent(layout.cluster)}`;
+}
+
+/** The MergeTree table holding a source's rows: the table itself, or `<table>_local` on a cluster. */
+export function dataTable(layout: StorageLayout, table: string): string {
+  return layout.cluster === undefined ? table : `${table}_local`;
+}
+
+/** Every table a schema change must alter: the data table and, on a cluster, its Distributed table. */
+function alteredTables(layout: StorageLayout, table: string): string[] {
+  return layout.cluster === undefined ? [table] : [dataTable(layout, table), table];
+}
+
+/**
+ * Rows of UTC day D expire when day D + days + 1 begins: the days core's retention keeps (today and
+ * the `days` before it, retention-policy.ts), so TTL and `applyRetention` remove the same events.
+ */
+function ttlExpression(days: number): string {
+  return `toDate("timestamp") + toIntervalDay(${days + 1})`;
+}
+
+function ttlClause(days: number): string {
+  return days > 0 ? `\nTTL ${ttlExpression(days)}` : "";
+}
+
+/** The TTL expression of a retention, for `ALTER TABLE … MODIFY TTL` (no TTL when 0 days). */
+export function ttlSql(layout: StorageLayout, table: string, days: number): string {
+  const t = `${qualified(layout.database, dataTable(layout, table))}${onCluster(layout)}`;
+  return days > 0 ? `ALTER TABLE ${t} MODIFY TTL ${ttlExpression(days)}` : `ALTER TABLE ${t} REMOVE TTL`;
+}
+
+function engineClause(layout: StorageLayout, table: string): string {
+  if (layout.cluster === undefined) return "MergeTree";
+  const path = `/clickhouse/tables/{shard}/${layout.database}/${dataTable(layout, table)}`;
+  return `ReplicatedMergeTree(${sqlString(path)}, '{replica}')`;
+}
+
+/**
+ * The DDL creating a source's storage: its MergeTree table (ReplicatedMergeTree + Distributed on a
+ * cluster). `retentionDays` > 0 adds a TTL that drops whole daily partitions once they expire;
+ * `durable` fsyncs every insert (the staging tables of ingest calls).
+ * A bloom filter on `id` keeps ingest's duplicate check from reading every row.
+ */
+export function createSourceSql(
+  layout: StorageLayout,
+  schema: SourceSchema,
+  retentionDays: number,
+  durable = true,
+): string[] {
+  const columns = physicalColumns(schema).map(
+    (c) => `${quoteIdent(c.column)} ${columnDeclaration(c.column, c.type)}`,
+  );
+  const local = qualified(layout.database, dataTable(layout, schema.table));
+  const sql = [
+    `CREATE TABLE IF NOT EXISTS ${local}${onCluster(layout)} (\n  ${columns.join(",\n  ")},\n` +
+      `  INDEX "qes_id" "id" TYPE bloom_filter(0.01) GRANULARITY 1\n)\n` +
+      `ENGINE = ${engineClause(layout, schema.table)}\n` +
+      `PARTITION BY toDate("timestamp")\nORDER BY ("project", "timestamp")` +
+      ttlClause(retentionDays) +
+      // project may be NULL; a TTL drops whole parts (whole days) instead of rewriting them
+      `\nSETTINGS allow_nullable_key = 1, ttl_only_drop_parts = 1` +
+      // an insert is on disk (fsynced) before it returns, so an acknowledged ingest survives a
+      // crash; bulk loads skip it (3× faster measured) and rely on the OS like DuckDB's appender
+      (durable ? ", fsync_after_insert = 1, fsync_part_directory = 1" : ""),
+  ];
+  if (layout.cluster !== undefined) {
+    sql.push(
+      `CREATE TABLE IF NOT EXISTS ${qualified(layout.database, schema.table)}${onCluster(layout)} AS ${local}\n` +
+        `ENGINE = Distributed(${sqlString(layout.cluster)}, ${sqlString(layout.database)}, ` +
+        `${sqlString(dataTable(layout, schema.table))}, cityHash64("id"))`,
+    );
+  }
+  return sql;
+}
+
+/** The DDL dropping a source's tables (tests and tooling). */
+export function dropSourceSql(layout: StorageLayout, table: string): string[] {
+  return alteredTables(layout, table)
+    .reverse()
+    .map((t) => `DROP TABLE IF EXISTS ${qualified(layout.database, t)}${onCluster(layout)} SYNC`);
+}
+
+/**
+ * Text at `path` inside JSON text `column`, as core's loader writes a STRING field: a string
+ * unquoted, anything else as its JSON text, NULL when missing or null.
+ */
+function jsonTextAt(column: string, path: readonly string[]): string {
+  const args = [quoteIdent(column), ...path.map(sqlString)].join(", ");
+  return (
+    `multiIf(JSONType(${args}) = 'String', JSONExtractString(${args}), ` +
+    `JSONType(${args}) = 'Null', NULL, nullIf(JSONExtractRaw(${args}), ''))`
+  );
+}
+
+/** The top-level record whose JSON text holds the field at `path`, if any. */
+function enclosingJson(source: SourceSchema, path: readonly string[]) {
+  if (path.length < 2) return undefined;
+  const top = source.fields[path[0]!];
+  if (top?.kind !== "record" || top.column === undefined) return undefined;
+  return { column: top.column, path: path.slice(1) };
+}
+
+/**
+ * The statements of one schema change against the widened `source`, in order (empty when storage
+ * does not change). `table` is the table to alter: staging tables of a load are altered alike.
+ * Value rewrites are mutations: run them with `mutations_sync` so they are done on return.
+ */
+export function schemaChangeSql(
+  layout: StorageLayout,
+  source: SourceSchema,
+  change: SchemaChange,
+  table = source.table,
+): string[] {
+  const tables = table === source.table ? alteredTables(layout, table) : [table];
+  const data = qualified(layout.database, table === source.table ? dataTable(layout, table) : table);
+  const alter = (sql: string) =>
+    tables.map((t) => `ALTER TABLE ${qualified(layout.database, t)}${onCluster(layout)} ${sql}`);
+  switch (change.op) {
+    case "add_column": {
+      const col = quoteIdent(change.column);
+      const sql = alter(`ADD COLUMN IF NOT EXISTS ${col} ${columnDeclaration(change.column, change.type)}`);
+      if (change.backfill) {
+        const value = jsonTextAt(change.backfill.column, change.backfill.path);
+        sql.push(`ALTER TABLE ${data}${onCluster(layout)} UPDATE ${col} = ${value} WHERE 1`);
+      }
+      return sql;
+    }
+    case "alter_column": {
+      const from = clickhouseColumnType(change.from);
+      const to = clickhouseColumnType(change.to);
+      if (from === to) return [];
+      const col = quoteIdent(change.column);
+      const sql = alter(`MODIFY COLUMN ${col} ${columnDeclaration(change.column, change.to)}`);
+      // To STRING, a field inside a top-level record takes its original JSON text (what the loader
+      // writes for new rows) rather than the engine's rendering of the old type.
+      const within = change.to === "STRING" ? enclosingJson(source, change.path) : undefined;
+      if (within) {
+        sql.push(
+          `ALTER TABLE ${data}${onCluster(layout)} UPDATE ${col} = ${jsonTextAt(within.column, within.path)} WHERE 1`,
+        );
+      }
+      return sql;
+    }
+    case "drop_column":
+      return alter(`DROP COLUMN IF EXISTS ${quoteIdent(change.column)}`);
+    case "retype_field":
+      return [];
+  }
+}
+
+/** True for the fixed columns every table has. */
+export function isFixedColumn(column: string): boolean {
+  return column in FIXED_COLUMNS;
+}
+
+const ADD_COLUMN = /^(ALTER TABLE \S+(?: ON CLUSTER \S+)?) (ADD COLUMN .*)$/s;
+
+/**
+ * Consecutive new columns of one table as one ALTER (`ADD COLUMN a …, ADD COLUMN b …`): each
+ * ALTER is a metadata round trip, and a new source brings dozens of fields at once. Order is kept;
+ * every other change stays a statement of its own.
+ */
+export function mergeAlters(statements: readonly string[]): string[] {
+  const out: string[] = [];
+  let prefix: string | null = null;
+  for (const sql of statements) {
+    const m = ADD_COLUMN.exec(sql);
+    if (m && m[1] === prefix) out[out.length - 1] += `, ${m[2]}`;
+    else out.push(sql);
+    prefix = m ? m[1]! : null;
+  }
+  return out;
+}

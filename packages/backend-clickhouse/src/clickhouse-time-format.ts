@@ -1,0 +1,79 @@
+import { parseTimeFormat, QesError } from "@qes/core";
+import { sqlString } from "./clickhouse-sql.ts";
+import { offsetSql, toLocalSql, type Zone } from "./clickhouse-time.ts";
+
+/** BigQuery format elements that ClickHouse's formatDateTime (MySQL syntax) writes as they are. */
+const FORMAT_DATETIME: Record<string, string> = {
+  Y: "%Y",
+  m: "%m",
+  d: "%d",
+  H: "%H",
+  M: "%i",
+  S: "%S",
+  y: "%y",
+  j: "%j",
+  b: "%b",
+  B: "%M",
+  a: "%a",
+  A: "%W",
+  I: "%I",
+  p: "%p",
+  F: "%F",
+  T: "%T",
+  D: "%D",
+  R: "%R",
+  "E*S": "%S.%f",
+  E6S: "%S.%f",
+};
+
+/**
+ * FORMAT_TIMESTAMP on ClickHouse, piece by piece: formatDateTime for most elements, expressions
+ * for %e (space-padded day), %s (epoch seconds), %E3S (milliseconds), %z and %Z in the zone asked.
+ */
+export function formatTimestampSql(format: string, ts: string, zone: Zone, zoneText: string): string {
+  const local = toLocalSql(ts, zone);
+  const offset = offsetSql(ts, zone);
+  const pieces: string[] = [];
+  let pattern = "";
+  const flush = () => {
+    if (pattern) pieces.push(`formatDateTime(${local}, ${sqlString(pattern)}, 'UTC')`);
+    pattern = "";
+  };
+  const micros = `((toUnixTimestamp64Micro(${ts}) % 1000000 + 1000000) % 1000000)`;
+  for (const p of parseTimeFormat(format)) {
+    if ("literal" in p) {
+      pattern += p.literal.replace(/%/g, "%%");
+      continue;
+    }
+    const special: Record<string, string> = {
+      e: `leftPad(toString(toDayOfMonth(${local})), 2, ' ')`,
+      s: `toString(toInt64(floor(toUnixTimestamp64Micro(${ts}) / 1000000)))`,
+      E3S: `concat(formatDateTime(${local}, '%S', 'UTC'), '.', leftPad(toString(intDiv(${micros}, 1000)), 3, '0'))`,
+      z: `concat(if(${offset} < 0, '-', '+'), leftPad(toString(intDiv(abs(${offset}), 3600)), 2, '0'), leftPad(toString(intDiv(abs(${offset}) % 3600, 60)), 2, '0'))`,
+      Z: sqlString(zoneText),
+    };
+    if (p.element in special) {
+      flush();
+      pieces.push(special[p.element]!);
+    } else pattern += FORMAT_DATETIME[p.element];
+  }
+  flush();
+  return pieces.length === 0 ? "''" : pieces.length === 1 ? pieces[0]! : `concat(${pieces.join(", ")})`;
+}
+
+/** BigQuery format → parseDateTime64's MySQL-style format (PARSE_TIMESTAMP). */
+export function translateParseFormat(format: string): string {
+  return parseTimeFormat(format)
+    .map((p) => {
+      if ("literal" in p) return p.literal.replace(/%/g, "%%");
+      if (p.element === "S") return "%s";
+      if (p.element === "E6S" || p.element === "E*S") return "%s.%f";
+      if (p.element === "z") return "%z";
+      if (p.element === "e") return "%e";
+      const f = FORMAT_DATETIME[p.element];
+      if (!f || p.element === "T" || p.element === "F" || p.element === "D" || p.element === "R")
+        throw new QesError("sql_invalid", `PARSE_TIMESTAMP does not support %${p.element} on ClickHouse.`);
+      return f;
+    })
+    .join("");
+}

@@ -1,0 +1,153 @@
+import {
+  type CallExpr,
+  type FunctionTable,
+  literalArg,
+  MAX_GENERATED_ELEMENTS,
+  microsPer,
+  QesError,
+  type SqlEmitter,
+  weekNumberNumerator,
+} from "@qes/core";
+import { fromLocalSql, textToTimestampSql, toLocalSql, truncateSql, zoneOf } from "./clickhouse-time.ts";
+import { formatTimestampSql, translateParseFormat } from "./clickhouse-time-format.ts";
+
+const scalarOf = (call: CallExpr, i: number) => {
+  const t = call.args[i]?.type;
+  return t?.t === "scalar" ? t.s : undefined;
+};
+const partOf = (call: CallExpr, i: number) => {
+  const a = call.args[i];
+  return a?.k === "datepart" ? a.part : "DAY";
+};
+const micros = (ts: string) => `toUnixTimestamp64Micro(${ts})`;
+/** Unix µs → TIMESTAMP. */
+const fromMicros = (n: string) => `fromUnixTimestamp64Micro(toInt64(${n}), 'UTC')`;
+/** floor(µs / unit): BigQuery rounds toward the past, also before 1970. */
+const floorDiv = (us: string, unit: number) => `toInt64(floor(${us} / ${unit}))`;
+
+const EXTRACT: Record<string, (ts: string) => string> = {
+  YEAR: (ts) => `toYear(${ts})`,
+  QUARTER: (ts) => `toQuarter(${ts})`,
+  MONTH: (ts) => `toMonth(${ts})`,
+  DAY: (ts) => `toDayOfMonth(${ts})`,
+  HOUR: (ts) => `toHour(${ts})`,
+  MINUTE: (ts) => `toMinute(${ts})`,
+  SECOND: (ts) => `toSecond(${ts})`,
+  // mode 3: Sunday is 1 … Saturday 7 (BigQuery's DAYOFWEEK)
+  DAYOFWEEK: (ts) => `toDayOfWeek(${ts}, 3)`,
+  DAYOFYEAR: (ts) => `toDayOfYear(${ts})`,
+  ISOWEEK: (ts) => `toISOWeek(${ts})`,
+  ISOYEAR: (ts) => `toISOYear(${ts})`,
+  MICROSECOND: (ts) => `((${micros(ts)} % 1000000 + 1000000) % 1000000)`,
+  MILLISECOND: (ts) => `intDiv((${micros(ts)} % 1000000 + 1000000) % 1000000, 1000)`,
+};
+
+/** Whole `part`s between two dates, counted as boundaries crossed (BigQuery's DATE_DIFF). */
+function dateDiff(a: string, b: string, part: string): string {
+  const rel: Record<string, string> = {
+    DAY: "toRelativeDayNum",
+    MONTH: "toRelativeMonthNum",
+    QUARTER: "toRelativeQuarterNum",
+    YEAR: "toRelativeYearNum",
+  };
+  const fn = rel[part];
+  if (fn) return `(toInt64(${fn}(${a})) - toInt64(${fn}(${b})))`;
+  if (part === "WEEK" || part === "ISOWEEK" || part.startsWith("WEEK(")) {
+    const start = (d: string) => `toInt64(toRelativeDayNum(${truncateSql(d, part, true)}))`;
+    return `intDiv(${start(a)} - ${start(b)}, 7)`;
+  }
+  if (part === "ISOYEAR") return `(toInt64(toISOYear(${a})) - toInt64(toISOYear(${b})))`;
+  throw new QesError("sql_invalid", `DATE_DIFF by ${part} is not supported.`);
+}
+
+/** The time functions of the ClickHouse table (TIMESTAMP, DATETIME, DATE and their arithmetic). */
+export function clickhouseTimeFunctions(e: SqlEmitter) {
+  return {
+    TIMESTAMP_TRUNC: ([ts, , zone], call) => {
+      const z = zoneOf(zone);
+      return fromLocalSql(truncateSql(toLocalSql(ts!, z), partOf(call, 1), false), z);
+    },
+    DATETIME_TRUNC: ([d], call) => truncateSql(d!, partOf(call, 1), false),
+    DATE_TRUNC: ([d], call) => truncateSql(d!, partOf(call, 1), true),
+    DATE_ADD: ([d, iv]) => `toDate32(${d} + ${iv})`,
+    DATE_SUB: ([d, iv]) => `toDate32(${d} - ${iv})`,
+    DATETIME: ([x, zone], call) => {
+      switch (scalarOf(call, 0)) {
+        case "TIMESTAMP":
+          return toLocalSql(x!, zoneOf(zone));
+        case "DATE":
+          return `toDateTime64(${x}, 6, 'UTC')`;
+        case "STRING":
+          return `parseDateTime64BestEffort(${x}, 6, 'UTC')`;
+        default:
+          return x!;
+      }
+    },
+    DATE: (args, call) => {
+      if (args.length === 3) return `makeDate32(${args.join(", ")})`;
+      switch (scalarOf(call, 0)) {
+        case "TIMESTAMP":
+          return `toDate32(${toLocalSql(args[0]!, zoneOf(args[1]))})`;
+        case "STRING":
+          return `toDate32(trimBoth(${args[0]}))`;
+        default:
+          return `toDate32(${args[0]})`;
+      }
+    },
+    TIMESTAMP: ([x, zone], call) => {
+      switch (scalarOf(call, 0)) {
+        case "STRING":
+          return textToTimestampSql(x!, zoneOf(zone));
+        case "DATE":
+          return fromLocalSql(`toDateTime64(${x}, 6, 'UTC')`, zoneOf(zone));
+        case "DATETIME":
+          return fromLocalSql(x!, zoneOf(zone));
+        default:
+          return x!;
+      }
+    },
+    UNIX_MICROS: ([ts]) => micros(ts!),
+    UNIX_MILLIS: ([ts]) => floorDiv(micros(ts!), 1000),
+    UNIX_SECONDS: ([ts]) => floorDiv(micros(ts!), 1_000_000),
+    TIMESTAMP_MICROS: ([n]) => fromMicros(n!),
+    TIMESTAMP_MILLIS: ([n]) => fromMicros(`${n} * 1000`),
+    TIMESTAMP_SECONDS: ([n]) => fromMicros(`${n} * 1000000`),
+    TIMESTAMP_DIFF: ([a, b], call) => `intDiv(${micros(a!)} - ${micros(b!)}, ${microsPer(call, 2)})`,
+    DATE_DIFF: ([a, b], call) => dateDiff(a!, b!, partOf(call, 2)),
+    FORMAT_TIMESTAMP: ([, ts, zone], call) => {
+      const z = zoneOf(zone);
+      const zoneText = "name" in z ? z.name : zone === undefined ? "UTC" : literalArg(call, 2, "a zone");
+      return formatTimestampSql(literalArg(call, 0, "its format"), ts!, z, zoneText);
+    },
+    PARSE_TIMESTAMP: ([, s, zone], call) => {
+      const format = e.stringLiteral(translateParseFormat(literalArg(call, 0, "its format")));
+      const z = zoneOf(zone);
+      const tz = "name" in z ? e.stringLiteral(z.name) : "'UTC'";
+      const parsed = `toTimeZone(parseDateTime64OrNull(${s}, ${format}, ${tz}), 'UTC')`;
+      return "offsetSeconds" in z ? fromLocalSql(parsed, z) : parsed;
+    },
+    // One row's array is built whole in memory: more elements than the limit are refused first.
+    GENERATE_TIMESTAMP_ARRAY: ([a, b], call) => {
+      const step = call.args[2];
+      if (step?.k !== "interval")
+        throw new QesError("sql_invalid", "GENERATE_TIMESTAMP_ARRAY needs an INTERVAL step.");
+      const unit = microsPer({ ...call, args: [{ k: "datepart", part: step.unit, type: step.type }] }, 0);
+      const by = `(toInt64(${e.expr(step.value)}) * ${unit})`;
+      const span = `(${micros(b!)} - ${micros(a!)})`;
+      const n = `if(${by} = 0 OR sign(${span}) * sign(${by}) < 0, 0, intDiv(${span}, ${by}) + 1)`;
+      const count = `ifNull(${n}, 0)`;
+      const guarded = `${count} + throwIf(${count} > ${MAX_GENERATED_ELEMENTS}, ${e.stringLiteral(`GENERATE_TIMESTAMP_ARRAY would produce more than ${MAX_GENERATED_ELEMENTS} elements`)})`;
+      return `arrayMap(i -> ${fromMicros(`${micros(a!)} + i * ${by}`)}, range(0, toUInt64(${guarded})))`;
+    },
+    __EXTRACT: ([, ts], call) => {
+      const part = call.args[0]?.k === "datepart" ? call.args[0].part : "";
+      if (part === "DATE") return `toDate32(${ts})`;
+      // WEEK and WEEK(<day>): days before the year's first such day are week 0 (mode 2: Sunday is 0)
+      if (part === "WEEK" || part.startsWith("WEEK("))
+        return `toInt64(intDiv(${weekNumberNumerator(`toDayOfYear(${ts})`, `toDayOfWeek(${ts}, 2)`, part)}, 7))`;
+      const fn = EXTRACT[part];
+      if (!fn) throw new QesError("sql_invalid", `EXTRACT(${part} …) is not supported.`);
+      return `toInt64(${fn(ts!)})`;
+    },
+  } satisfies Partial<FunctionTable>;
+}

@@ -1,0 +1,106 @@
+import { QesError, zoneRules } from "@qes/core";
+import { sqlString } from "./clickhouse-sql.ts";
+
+/**
+ * Time zones on ClickHouse: named zones use the engine's own tz database; fixed offsets
+ * (`+05:30`, `UTC-3`), which ClickHouse does not read as zones, are plain arithmetic. Timestamps
+ * are DateTime64(6, 'UTC'); a local (DATETIME) value is the wall-clock reading labelled UTC.
+ */
+export type Zone = { utc: true } | { offsetSeconds: number } | { name: string };
+
+const FIXED = /^(?:UTC|Z|Etc\/UTC|GMT|Etc\/GMT)?\s*(?:[+-]\d{1,2}(?::?\d{2})?)?$/i;
+
+/** A zone argument; zones must be string literals (ClickHouse's time functions need constants). */
+export function zoneOf(sql: string | undefined): Zone {
+  if (sql === undefined) return { utc: true };
+  const m = /^'((?:[^'\\]|\\.)*)'$/.exec(sql.trim());
+  if (!m)
+    throw new QesError("sql_invalid", "On the ClickHouse backend a time zone must be a string literal.");
+  const name = m[1]!.replace(/\\(.)/g, "$1");
+  const rules = zoneRules(name); // refuses unknown zones
+  if (FIXED.test(name.trim())) {
+    const offset = rules.offsets[0] ?? 0;
+    return offset === 0 ? { utc: true } : { offsetSeconds: offset };
+  }
+  return { name };
+}
+
+function zoneLiteral(name: string): string {
+  return sqlString(name);
+}
+
+/** Seconds east of UTC in `zone` at the UTC instant `ts`. */
+export function offsetSql(ts: string, zone: Zone): string {
+  if ("utc" in zone) return "0";
+  if ("offsetSeconds" in zone) return String(zone.offsetSeconds);
+  return `timeZoneOffset(toTimeZone(${ts}, ${zoneLiteral(zone.name)}))`;
+}
+
+/** The wall-clock reading in `zone` of the UTC instant `ts`, as a UTC-labelled DateTime64. */
+export function toLocalSql(ts: string, zone: Zone): string {
+  if ("utc" in zone) return ts;
+  return `addSeconds(${ts}, ${offsetSql(ts, zone)})`;
+}
+
+/** The UTC instant of the wall-clock reading `local` in `zone`. */
+export function fromLocalSql(local: string, zone: Zone): string {
+  if ("utc" in zone) return local;
+  if ("offsetSeconds" in zone) return `subtractSeconds(${local}, ${zone.offsetSeconds})`;
+  const text = `formatDateTime(${local}, '%Y-%m-%d %H:%i:%S.%f', 'UTC')`;
+  return `toTimeZone(toDateTime64(${text}, 6, ${zoneLiteral(zone.name)}), 'UTC')`;
+}
+
+/** Text with an explicit offset (or Z / UTC) at its end. */
+const EXPLICIT_OFFSET = "'[0-9](\\\\s*(Z|z|UTC|[+-][0-9]{1,2}(:?[0-9]{2})?))\\\\s*$'";
+
+/** BigQuery's timestamp text → TIMESTAMP: an explicit offset wins, else the text is local to `zone`. */
+export function textToTimestampSql(s: string, zone: Zone, orNull = false): string {
+  const parse = (tz: string) => `parseDateTime64BestEffort${orNull ? "OrNull" : ""}(${s}, 6, ${tz})`;
+  if ("utc" in zone) return parse("'UTC'");
+  if ("name" in zone) return `toTimeZone(${parse(zoneLiteral(zone.name))}, 'UTC')`;
+  return `if(match(${s}, ${EXPLICIT_OFFSET}), ${parse("'UTC'")}, ${fromLocalSql(parse("'UTC'"), zone)})`;
+}
+
+const WEEK_START_OFFSET: Record<string, number> = {
+  MONDAY: 0,
+  TUESDAY: 1,
+  WEDNESDAY: 2,
+  THURSDAY: 3,
+  FRIDAY: 4,
+  SATURDAY: 5,
+  SUNDAY: 6,
+};
+
+const TRUNC_FN: Record<string, string> = {
+  MILLISECOND: "toStartOfMillisecond",
+  SECOND: "toStartOfSecond",
+  MINUTE: "toStartOfMinute",
+  HOUR: "toStartOfHour",
+  DAY: "toStartOfDay",
+  MONTH: "toStartOfMonth",
+  QUARTER: "toStartOfQuarter",
+  YEAR: "toStartOfYear",
+  ISOYEAR: "toStartOfISOYear",
+};
+
+/**
+ * A value truncated to a BigQuery date part, as DateTime64 (`date`: as Date32). Weeks start on
+ * Sunday (WEEK), Monday (ISOWEEK) or the day named (WEEK(<day>)): shift, truncate, shift back.
+ */
+export function truncateSql(value: string, part: string, date: boolean): string {
+  const back = (x: string) => (date ? `toDate32(${x})` : `toDateTime64(${x}, 6, 'UTC')`);
+  let weekDay: string | undefined;
+  if (part === "WEEK") weekDay = "SUNDAY";
+  else if (part.startsWith("WEEK(")) weekDay = part.slice(5, -1);
+  else if (part === "ISOWEEK") weekDay = "MONDAY";
+  if (weekDay !== undefined) {
+    const k = WEEK_START_OFFSET[weekDay];
+    if (k === undefined) throw new QesError("sql_invalid", `Unknown week start ${weekDay}.`);
+    if (k === 0) return back(`toStartOfWeek(${value}, 1)`);
+    return back(`addDays(toStartOfWeek(subtractDays(${value}, ${k}), 1), ${k})`);
+  }
+  if (part === "MICROSECOND" || (date && part === "DAY")) return value;
+  const fn = TRUNC_FN[part];
+  if (!fn) throw new QesError("sql_invalid", `Truncation to ${part} is not supported.`);
+  return back(`${fn}(${value})`);
+}

@@ -1,0 +1,31 @@
+import type { ScalarType } from "@qes/core";
+import { clickhouseColumnType } from "./clickhouse-storage.ts";
+
+/**
+ * The type of a BigQuery scalar in queries: the storage column's type (one mapping for DDL and
+ * queries), Nullable since every value of a query may be NULL (BigQuery). TIMESTAMP and DATETIME
+ * are both DateTime64(6, 'UTC') (a DATETIME is the wall-clock reading labelled UTC; the compiler
+ * keeps the two apart); DATE is Date32.
+ */
+export function nullableType(type: ScalarType): string {
+  return `Nullable(${clickhouseColumnType(type)})`;
+}
+
+/**
+ * Settings every compiled query needs for BigQuery's semantics; the executor sends them in the
+ * query's SETTINGS with its limits (before `readonly`):
+ * - `join_use_nulls`: an outer join's missing side is NULL, not the type's default;
+ * - `aggregate_functions_null_for_empty`: SUM/MIN/MAX/AVG over no rows are NULL;
+ * - `enable_positional_arguments` off: `ORDER BY 1` orders by the constant 1, as written;
+ * - `cast_keep_nullable`: casting a Nullable value keeps NULL instead of failing;
+ * - `transform_null_in` off: `NULL IN (…)` is NULL;
+ * - `prefer_column_name_to_alias`: a column named like a SELECT alias means the column.
+ */
+export const CLICKHOUSE_QUERY_SETTINGS = {
+  join_use_nulls: 1,
+  aggregate_functions_null_for_empty: 1,
+  enable_positional_arguments: 0,
+  cast_keep_nullable: 1,
+  transform_null_in: 0,
+  prefer_column_name_to_alias: 1,
+} as const;

@@ -1,0 +1,114 @@
+import {
+  builtinLogSchema,
+  compileEndpoint,
+  type EndpointDefinition,
+  type LogSchema,
+  parseEvent,
+  widenSchema,
+} from "@qes/core";
+import { beforeAll, describe, expect, it } from "vitest";
+import { clickhouseDialect } from "../src/clickhouse-dialect.ts";
+import { queryParams } from "../src/clickhouse-executor.ts";
+
+// The shape of the SQL the ClickHouse dialect writes where it decides safety or semantics and
+// rows alone would not show it; the rows themselves are checked by the SQL case table and the
+// endpoint conformance matrix, which run on ClickHouse (test/support/backends.ts).
+
+let schema: LogSchema;
+beforeAll(() => {
+  schema = builtinLogSchema();
+  const event = parseEvent(
+    JSON.stringify({ project: "p", event_message: "x", metadata: { ids: [1, 2], request: { path: "/" } } }),
+    1,
+    0n,
+  )!;
+  widenSchema(schema.sources["cloudflare.logs.prod"]!, event.body);
+});
+
+function compile(sql: string, params: EndpointDefinition["params"] = {}) {
+  const endpoint: EndpointDefinition = {
+    id: "00000000-0000-4000-8000-00000000c4a1",
+    name: "clickhouse",
+    sql,
+    sqlFile: "clickhouse.sql",
+    maxRows: 100,
+    cacheTtlSeconds: 0,
+    sandboxable: true,
+    redactPii: false,
+    params,
+    version: sql,
+  };
+  return compileEndpoint(endpoint, { schema, dialect: clickhouseDialect });
+}
+
+function refusal(sql: string) {
+  try {
+    compile(sql);
+  } catch (e) {
+    return e as { code: string; message: string };
+  }
+  throw new Error(`compiled: ${sql}`);
+}
+
+const EDGE = "`cloudflare.logs.prod`";
+
+describe("the ClickHouse dialect", () => {
+  it("escapes backslashes as well as quotes in string literals, which ClickHouse reads escapes in", () => {
+    // the BigQuery literal 'a\\' is the two characters a\ : unescaped, its backslash would
+    // swallow the closing quote and let the rest of the query into the string
+    const sql = compile(String.raw`select concat('a\\', ' or 1 = 1 --') as s, 'it\'s' as q`).sql;
+    expect(sql).toContain(String.raw`'a\\'`);
+    expect(sql).toContain(String.raw`' or 1 = 1 --'`);
+    expect(sql).toContain(String.raw`'it\'s'`);
+  });
+
+  it("binds request values as query parameters, never as SQL text", () => {
+    const q = compile(`select id from ${EDGE} where project = @project and event_message like @project`, {
+      project: { required: true, kind: "string" },
+    });
+    expect(q.sql).toContain("{p1:Nullable(String)}");
+    expect(q.sql).not.toContain("{p2:");
+    expect(queryParams(["x') or ('1"])).toEqual({ p1: "x') or ('1" });
+  });
+
+  it("casts integer and timestamp parameters from their bound text", () => {
+    const q = compile(`select id from ${EDGE} where timestamp >= @since limit @n`, {
+      since: { required: true, kind: "timestamp" },
+      n: { required: true, kind: "integer" },
+    });
+    expect(q.sql).toContain("toDateTime64OrNull({p1:Nullable(String)}, 6, 'UTC')");
+    // LIMIT takes a constant: a bound parameter is one, once ClickHouse knows it cannot be NULL
+    expect(q.sql).toContain("LIMIT assumeNotNull(");
+    expect(q.sql).toContain("toInt64OrNull({p2:Nullable(String)})");
+  });
+
+  it("expands an array with ARRAY JOIN, and LEFT JOIN UNNEST with LEFT ARRAY JOIN", () => {
+    const cross = compile(`select i from ${EDGE}, unnest(metadata) m, unnest(m.ids) as i`).sql;
+    expect(cross).toMatch(
+      /\nARRAY JOIN arrayMap\(v -> CAST\(tuple\(v\), 'Tuple\(value Nullable\(Int64\)\)'\)/,
+    );
+    const left = compile(
+      `select i from ${EDGE} cross join unnest(metadata) m left join unnest(m.ids) as i on true`,
+    ).sql;
+    expect(left).toContain("\nLEFT ARRAY JOIN ");
+  });
+
+  it("switches off ClickHouse's dot-matches-newline for literal, parameter and computed patterns", () => {
+    const q = compile(
+      `select regexp_contains(event_message, 'a.b') as l, regexp_contains(event_message, @p) as p, regexp_contains(event_message, concat(project, '.')) as c from ${EDGE}`,
+      { p: { required: true, kind: "string" } },
+    );
+    expect(q.sql).toContain('match("t0"."event_message", \'(?-s)a.b\')');
+    expect(q.sql).toContain("concat('(?-s)', {p1:Nullable(String)})");
+    expect(q.sql).toMatch(/concat\('\(\?-s\)', \(/);
+  });
+
+  it("needs a time zone as a string literal, and refuses an unknown one", () => {
+    expect(refusal(`select timestamp_trunc(timestamp, day, project) as d from ${EDGE}`).message).toContain(
+      "time zone must be a string literal",
+    );
+    expect(refusal(`select timestamp_trunc(timestamp, day, 'Mars/Olympus') as d from ${EDGE}`).code).toBe(
+      "sql_invalid",
+    );
+  });
+});

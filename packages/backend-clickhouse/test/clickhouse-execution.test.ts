@@ -1,0 +1,190 @@
+import type { Backend } from "@qes/core";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { createClickhouseBackend } from "../src/index.ts";
+import { chdbTestPath, handQuery, uniqueDatabase } from "./helpers.ts";
+
+let backend: Backend;
+let limited: Backend;
+const STRING = { kind: "scalar", type: "STRING" } as const;
+const INT64 = { kind: "scalar", type: "INT64" } as const;
+const FLOAT64 = { kind: "scalar", type: "FLOAT64" } as const;
+
+beforeAll(async () => {
+  backend = createClickhouseBackend({ path: chdbTestPath(), database: uniqueDatabase() });
+  await backend.init();
+  limited = createClickhouseBackend({
+    path: chdbTestPath(),
+    database: uniqueDatabase(),
+    maxMemoryBytes: 20 * 1024 * 1024,
+  });
+  await limited.init();
+});
+afterAll(async () => {
+  await backend.close();
+  await limited.close();
+});
+
+/** A query that runs ~20 s unless stopped (one row per block, 0.1 s per row). */
+const SLOW = handQuery(
+  "SELECT sum(s) AS s FROM (SELECT sleepEachRow(0.1) AS s FROM numbers(200) SETTINGS max_block_size = 1)",
+  [{ name: "s", type: INT64 }],
+);
+
+async function running(marker: string): Promise<number> {
+  const r = await backend.execute(
+    handQuery(
+      `SELECT count() AS n FROM system.processes WHERE query LIKE '%${marker}%' AND query NOT LIKE '%system.processes%'`,
+      [{ name: "n", type: INT64 }],
+    ),
+    [],
+    { maxRows: 1, timeoutMs: 5000 },
+  );
+  return r.rows[0]!.n as number;
+}
+
+describe("ClickHouse execution (embedded chDB)", () => {
+  it("binds parameters as query parameters: text arrives exactly, NULL as NULL, nothing is interpolated", async () => {
+    const tricky = "it's \\ a '); DROP TABLE qes_schema; --\n{p2:String}";
+    const r = await backend.execute(
+      handQuery("SELECT {p1:Nullable(String)} AS s, {p2:Nullable(String)} IS NULL AS isnull", [
+        { name: "s", type: STRING },
+        { name: "isnull", type: { kind: "scalar", type: "BOOL" } },
+      ]),
+      [tricky, null],
+      { maxRows: 10, timeoutMs: 5000 },
+    );
+    expect(r.rows).toEqual([{ s: tricky, isnull: true }]);
+  });
+
+  it("cuts the result at the row cap and says so, also for a UNION", async () => {
+    const q = handQuery("SELECT number AS n FROM numbers(100000)", [{ name: "n", type: INT64 }]);
+    const r = await backend.execute(q, [], { maxRows: 10, timeoutMs: 5000 });
+    expect(r.rows).toHaveLength(10);
+    expect(r.rowLimitReached).toBe(true);
+    const u = handQuery(
+      "SELECT number AS n FROM numbers(50000) UNION ALL SELECT number AS n FROM numbers(50000)",
+      [{ name: "n", type: INT64 }],
+    );
+    const ru = await backend.execute(u, [], { maxRows: 7, timeoutMs: 5000 });
+    expect(ru.rows).toHaveLength(7);
+    expect(ru.rowLimitReached).toBe(true);
+    const exact = await backend.execute(
+      handQuery("SELECT number AS n FROM numbers(7) ORDER BY n DESC", [{ name: "n", type: INT64 }]),
+      [],
+      { maxRows: 7, timeoutMs: 5000 },
+    );
+    expect(exact.rows.map((x) => x.n)).toEqual([6, 5, 4, 3, 2, 1, 0]);
+    expect(exact.rowLimitReached).toBe(false);
+  });
+
+  it("runs read-only: writes, DDL and file access are refused by the engine itself", async () => {
+    for (const sql of [
+      "INSERT INTO qes_schema (version, schema) SELECT 999, '{}'",
+      "SELECT * FROM file('/etc/passwd', 'LineAsString')",
+      "CREATE TABLE evil (a Int64) ENGINE = Memory",
+    ]) {
+      const err = await backend
+        .execute(handQuery(sql, []), [], { maxRows: 10, timeoutMs: 5000 })
+        .catch((e) => e);
+      expect(err, sql).toMatchObject({ code: expect.stringMatching(/statement_not_allowed|sql_invalid/) });
+    }
+    const v = await backend.execute(
+      handQuery("SELECT max(version) AS v FROM qes_schema", [{ name: "v", type: INT64 }]),
+      [],
+      { maxRows: 1, timeoutMs: 5000 },
+    );
+    expect(v.rows[0]!.v).not.toBe(999);
+  });
+
+  it("stops a query at the timeout in the engine, and the next query's rows are its own", async () => {
+    const err = await backend.execute(SLOW, [], { maxRows: 10, timeoutMs: 400 }).catch((e) => e);
+    expect(err).toMatchObject({ code: "query_timeout" });
+    const r = await backend.execute(handQuery("SELECT 42 AS x", [{ name: "x", type: INT64 }]), [], {
+      maxRows: 10,
+      timeoutMs: 5000,
+    });
+    expect(r.rows).toEqual([{ x: 42 }]);
+  });
+
+  it("an abort (client gone) kills the query in the engine", async () => {
+    const ac = new AbortController();
+    const marker = `abort_${Date.now()}`;
+    const q = handQuery(`SELECT '${marker}' AS m, sum(s) AS s FROM (${SLOW.sql})`, [
+      { name: "m", type: STRING },
+      { name: "s", type: INT64 },
+    ]);
+    const pending = backend.execute(q, [], { maxRows: 10, timeoutMs: 60_000, signal: ac.signal });
+    while ((await running(marker)) === 0) await new Promise((r) => setTimeout(r, 20));
+    ac.abort(new Error("client went away"));
+    await expect(pending).rejects.toThrow("client went away");
+    // gone from the engine long before its 20 s
+    const deadline = Date.now() + 10_000;
+    while ((await running(marker)) > 0 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 50));
+    expect(await running(marker)).toBe(0);
+  });
+
+  it("bounds memory per query (QES_CLICKHOUSE_MAX_MEMORY) with a clear error, not a crash", async () => {
+    const q = handQuery("SELECT length(groupArray(toString(number))) AS n FROM numbers(3000000)", [
+      { name: "n", type: INT64 },
+    ]);
+    const err = await limited.execute(q, [], { maxRows: 10, timeoutMs: 30_000 }).catch((e) => e);
+    expect(err).toMatchObject({ code: "sql_invalid" });
+    expect(String(err.message)).toMatch(/memory/i);
+    const small = handQuery("SELECT length(groupArray(toString(number))) AS n FROM numbers(1000)", [
+      { name: "n", type: INT64 },
+    ]);
+    expect((await limited.execute(small, [], { maxRows: 10, timeoutMs: 30_000 })).rows).toEqual([
+      { n: 1000 },
+    ]);
+  });
+
+  it("wire values: non-finite floats, exact 64-bit integers, µs timestamps, dates, arrays", async () => {
+    const r = await backend.execute(
+      handQuery(
+        "SELECT 1/0 AS inf, -1/0 AS ninf, 0/0 AS nan, toInt64('-9223372036854775808') AS min64, " +
+          "toDateTime64('1969-12-31 23:59:59.999999', 6, 'UTC') AS ts, toDate32('1900-01-02') AS d, " +
+          "[toDateTime64('2025-01-15 09:00:00.5', 6, 'UTC')] AS tss, [toInt64(1), 9007199254740993] AS ints",
+        [
+          { name: "inf", type: FLOAT64 },
+          { name: "ninf", type: FLOAT64 },
+          { name: "nan", type: FLOAT64 },
+          { name: "min64", type: INT64 },
+          { name: "ts", type: { kind: "scalar", type: "TIMESTAMP" } },
+          { name: "d", type: { kind: "scalar", type: "DATE" } },
+          { name: "tss", type: { kind: "array", element: "TIMESTAMP" } },
+          { name: "ints", type: { kind: "array", element: "INT64" } },
+        ],
+      ),
+      [],
+      { maxRows: 10, timeoutMs: 5000 },
+    );
+    expect(r.rows).toEqual([
+      {
+        inf: "Infinity",
+        ninf: "-Infinity",
+        nan: "NaN",
+        min64: "-9223372036854775808",
+        ts: -1,
+        d: "1900-01-02",
+        tss: [1736931600500000],
+        ints: [1, "9007199254740993"],
+      },
+    ]);
+  });
+
+  it("health answers; a closed backend is unavailable", async () => {
+    await backend.health();
+    const other = createClickhouseBackend({ path: chdbTestPath(), database: uniqueDatabase() });
+    await other.init();
+    await other.close();
+    await expect(other.health()).rejects.toMatchObject({ code: "backend_unavailable" });
+  });
+
+  it("refuses a second chDB data directory in the same process, naming both", async () => {
+    const other = createClickhouseBackend({ path: `${chdbTestPath()}-other`, database: "qes" });
+    await expect(other.init()).rejects.toMatchObject({
+      code: "backend_unavailable",
+      message: expect.stringContaining("one engine per process"),
+    });
+  });
+});

@@ -1,0 +1,122 @@
+import { type DuckDBConnection, listValue } from "@duckdb/node-api";
+import {
+  checkSourceName,
+  cloneSourceSchema,
+  type IngestBatch,
+  type IngestResult,
+  type LogEvent,
+  type LogSchema,
+  newSourceSchema,
+  type SourceSchema,
+  schemaCoversEvent,
+  widenSchema,
+} from "@qes/core";
+import { ChunkWriter } from "./duckdb-loader.ts";
+import {
+  applySchemaChanges,
+  bumpSchemaVersion,
+  createSource,
+  quoteIdent,
+  writeSourceSchema,
+} from "./duckdb-storage.ts";
+
+export interface IngestOutcome {
+  results: IngestResult[];
+  /** the sources whose schema changed and the new schema version, when any did */
+  schema?: { sources: SourceSchema[]; version: number };
+}
+
+/** ids per existence query: one list parameter, a hash semi-join in the engine */
+const IDS_PER_QUERY = 10_000;
+
+/** The ids among `ids` already stored in `table`. */
+async function storedIds(conn: DuckDBConnection, table: string, ids: string[]): Promise<Set<string>> {
+  const found = new Set<string>();
+  for (let i = 0; i < ids.length; i += IDS_PER_QUERY) {
+    const reader = await conn.runAndReadAll(
+      `SELECT id FROM ${quoteIdent(table)} WHERE id IN (SELECT unnest($1::VARCHAR[]))`,
+      [listValue(ids.slice(i, i + IDS_PER_QUERY))],
+    );
+    for (const [id] of reader.getRows()) found.add(id as string);
+  }
+  return found;
+}
+
+/**
+ * Stores the batches of one ingest call in one transaction on `conn` (DESIGN.md §10): sources are
+ * created and widened as a load does (core's widenSchema, the loader's ChunkWriter); an event
+ * whose id is stored already, or came earlier in this call, is skipped. DuckDB syncs its WAL at
+ * COMMIT, so the events are durable when this resolves. Any failure rolls back every batch.
+ */
+export async function ingestIntoDuckdb(
+  conn: DuckDBConnection,
+  current: LogSchema,
+  batches: readonly IngestBatch[],
+): Promise<IngestOutcome> {
+  for (const batch of batches) checkSourceName(batch.source);
+  const working = new Map<string, SourceSchema>();
+  const changed = new Set<string>();
+  const seen = new Map<string, Set<string>>();
+  const results: IngestResult[] = [];
+  await conn.run("BEGIN TRANSACTION");
+  try {
+    for (const batch of batches) {
+      let schema = working.get(batch.source);
+      if (schema === undefined) {
+        const existing = current.sources[batch.source];
+        if (existing) schema = cloneSourceSchema(existing);
+        else {
+          const taken = [...Object.values(current.sources), ...working.values()].map((s) => s.table);
+          schema = newSourceSchema(batch.source, taken);
+          await createSource(conn, schema);
+          changed.add(batch.source);
+        }
+        working.set(batch.source, schema);
+      }
+      const ids = seen.get(batch.source) ?? new Set<string>();
+      seen.set(batch.source, ids);
+      const fresh: LogEvent[] = [];
+      for (const event of batch.events) {
+        if (ids.has(event.id)) continue;
+        ids.add(event.id);
+        fresh.push(event);
+      }
+      const stored =
+        fresh.length === 0
+          ? new Set<string>()
+          : await storedIds(
+              conn,
+              schema.table,
+              fresh.map((e) => e.id),
+            );
+      const writer = new ChunkWriter(conn, schema.table);
+      await writer.open(schema);
+      let written = 0;
+      for (const event of fresh) {
+        if (stored.has(event.id)) continue;
+        const changes = schemaCoversEvent(schema.fields, event.body) ? [] : widenSchema(schema, event.body);
+        if (changes.length > 0) {
+          writer.close();
+          await applySchemaChanges(conn, schema, changes);
+          await writer.open(schema);
+          changed.add(batch.source);
+        }
+        writer.add(event);
+        written++;
+      }
+      writer.close();
+      results.push({ source: batch.source, stored: written, duplicates: batch.events.length - written });
+    }
+    let version: number | undefined;
+    if (changed.size > 0) {
+      for (const name of changed) await writeSourceSchema(conn, working.get(name)!);
+      version = await bumpSchemaVersion(conn);
+    }
+    await conn.run("COMMIT");
+    if (version === undefined) return { results };
+    return { results, schema: { sources: [...changed].map((n) => working.get(n)!), version } };
+  } catch (e) {
+    await conn.run("ROLLBACK").catch(() => {});
+    throw e;
+  }
+}

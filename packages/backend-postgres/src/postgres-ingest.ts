@@ -1,0 +1,187 @@
+import {
+  checkSourceName,
+  cloneSourceSchema,
+  type IngestBatch,
+  type IngestResult,
+  type LogEvent,
+  QesError,
+  type SchemaChange,
+  type SourceSchema,
+  schemaCoversEvent,
+  widenSchema,
+} from "@qes/core";
+import type pg from "pg";
+import type { ResolvedPostgresConfig } from "./postgres-config.ts";
+import { createCopyRowEncoder } from "./postgres-copy-row.ts";
+import { toQesError } from "./postgres-errors.ts";
+import { TimestampText } from "./postgres-load-batch.ts";
+import { CopyWriter } from "./postgres-loader.ts";
+import { coveredDays, dayOfMicros, ensureDailyPartitions } from "./postgres-partitions.ts";
+import { ident, qualified } from "./postgres-sql.ts";
+import {
+  applySchemaChanges,
+  createSource,
+  lockSourceForLoad,
+  readSource,
+  saveSource,
+} from "./postgres-storage.ts";
+
+/** Per source of one call: its model (widened in place) and the ids the call has seen. */
+interface Target {
+  source: SourceSchema;
+  /** days the table has partitions for */
+  days: Set<number>;
+  changed: boolean;
+  seen: Set<string>;
+}
+
+/**
+ * The ids among `ids` already stored in a source's table: one index probe per id (the `id`
+ * index), as one statement. The caller holds the source's load lock, so no other transaction can
+ * store one of them between this read and the commit.
+ */
+async function storedIds(
+  client: pg.ClientBase,
+  schema: string,
+  table: string,
+  ids: string[],
+): Promise<Set<string>> {
+  const { rows } = await client.query<{ id: string }>(
+    `select id from ${qualified(schema, table)} where id = any($1::text[])`,
+    [ids],
+  );
+  return new Set(rows.map((r) => r.id));
+}
+
+/** COPY text of events the source's model covers. */
+function copyRows(source: SourceSchema, events: LogEvent[]): { columns: string[]; text: string } {
+  const encoder = createCopyRowEncoder(source);
+  const timestamps = new TimestampText();
+  let text = "";
+  for (const event of events) {
+    const ts = timestamps.format(event.timestamp);
+    if (ts === null) throw new QesError("invalid_event", `event ${event.id}: "timestamp" is out of range`);
+    text += encoder.encode(event, ts) + "\n";
+  }
+  return { columns: encoder.columns.map((c) => c.column), text };
+}
+
+/**
+ * Stores the batches of one ingest call in one transaction (DESIGN.md §10): the sources' load
+ * locks (taken in name order, so two instances never deadlock), sources created as a load
+ * creates them, widening by core's widenSchema, duplicates left out, rows by COPY. Resolves after
+ * COMMIT, which with PostgreSQL's default `synchronous_commit` is durable.
+ */
+export async function ingestEvents(
+  pool: pg.Pool,
+  config: ResolvedPostgresConfig,
+  batches: readonly IngestBatch[],
+): Promise<{ results: IngestResult[]; schemaChanged: boolean }> {
+  for (const batch of batches) checkSourceName(batch.source);
+  let client: pg.PoolClient;
+  try {
+    client = await pool.connect();
+  } catch (e) {
+    throw toQesError(e, "connecting to ingest events");
+  }
+  let broken = false;
+  try {
+    await client.query("begin");
+    const names = [...new Set(batches.map((b) => b.source))].sort();
+    const targets = new Map<string, Target>();
+    let schemaChanged = false;
+    for (const name of names) {
+      await lockSourceForLoad(client, config.schema, name);
+      let source = await readSource(client, config.schema, name);
+      if (source === null) {
+        await lockSourceForLoad(client, config.schema);
+        source =
+          (await readSource(client, config.schema, name)) ?? (await createSource(client, config, name));
+        schemaChanged = true;
+      }
+      targets.set(name, {
+        source: cloneSourceSchema(source),
+        days: await coveredDays(client, config.schema, source.table),
+        changed: false,
+        seen: new Set(),
+      });
+    }
+    const results: IngestResult[] = [];
+    for (const batch of batches) {
+      const target = targets.get(batch.source)!;
+      const fresh: LogEvent[] = [];
+      for (const event of batch.events) {
+        if (target.seen.has(event.id)) continue;
+        target.seen.add(event.id);
+        fresh.push(event);
+      }
+      const stored =
+        fresh.length === 0
+          ? new Set<string>()
+          : await storedIds(
+              client,
+              config.schema,
+              target.source.table,
+              fresh.map((e) => e.id),
+            );
+      const events = stored.size === 0 ? fresh : fresh.filter((e) => !stored.has(e.id));
+      const changes: SchemaChange[] = [];
+      for (const event of events) {
+        if (!schemaCoversEvent(target.source.fields, event.body))
+          changes.push(...widenSchema(target.source, event.body));
+      }
+      if (changes.length > 0) {
+        await applySchemaChanges(client, config.schema, target.source, changes);
+        target.changed = true;
+      }
+      if (events.length > 0) {
+        const { columns, text } = copyRows(target.source, events);
+        const days = new Set(events.map((e) => dayOfMicros(e.timestamp)));
+        await ensureDailyPartitions(client, config.schema, target.source.table, days, target.days);
+        const copy = new CopyWriter(
+          client,
+          `copy ${qualified(config.schema, target.source.table)} (${columns.map(ident).join(", ")}) from stdin`,
+        );
+        try {
+          await copy.write(text);
+          await copy.end();
+        } catch (e) {
+          await copy.abort(e instanceof Error ? e : new Error(String(e)));
+          throw e;
+        }
+      }
+      results.push({
+        source: batch.source,
+        stored: events.length,
+        duplicates: batch.events.length - events.length,
+      });
+    }
+    for (const target of targets.values()) {
+      if (!target.changed) continue;
+      await saveSource(client, config.schema, target.source);
+      schemaChanged = true;
+    }
+    await client.query("commit");
+    return { results, schemaChanged };
+  } catch (e) {
+    try {
+      await client.query("rollback");
+    } catch {
+      broken = true;
+    }
+    // a value PostgreSQL refuses (22xxx data exception) is the event's fault, not the service's
+    const state = (e as { code?: unknown }).code;
+    if (typeof state === "string" && state.startsWith("22")) {
+      throw new QesError(
+        "invalid_event",
+        `an event holds a value PostgreSQL cannot store: ${(e as Error).message}`,
+        {
+          cause: e,
+        },
+      );
+    }
+    throw toQesError(e, "ingesting events");
+  } finally {
+    client.release(broken);
+  }
+}

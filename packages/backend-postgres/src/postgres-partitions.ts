@@ -1,0 +1,174 @@
+import { createHash } from "node:crypto";
+import { civilFromDays, daysFromCivil } from "@qes/core";
+import { ident, literal, type Queryable, qualified } from "./postgres-sql.ts";
+
+/**
+ * Daily partitions of a source's table (DESIGN.md §10): the table is partitioned by range of
+ * `"timestamp"`, one partition per UTC day, so retention drops whole days (DROP TABLE: the space
+ * returns to the file system at once, no DELETE, no VACUUM) and a time-range query scans only the
+ * days it asks for.
+ *
+ * Partitions are made with CREATE TABLE … LIKE and then ATTACH PARTITION, inside the writing
+ * transaction: ATTACH takes SHARE UPDATE EXCLUSIVE on the parent, which readers do not wait for,
+ * where CREATE TABLE … PARTITION OF takes ACCESS EXCLUSIVE and would stall every query of the
+ * source until a long load commits. A load that rolls back takes its partitions with it.
+ */
+
+const MICROS_PER_DAY = 86_400_000_000n;
+
+/** UTC day number (days since 1970-01-01) of unix microseconds. */
+export function dayOfMicros(micros: bigint): number {
+  const days = micros / MICROS_PER_DAY;
+  return Number(micros < 0n && days * MICROS_PER_DAY !== micros ? days - 1n : days);
+}
+
+function ymd(day: number): string {
+  const { year, month, day: d } = civilFromDays(day);
+  return `${String(year).padStart(4, "0")}${String(month).padStart(2, "0")}${String(d).padStart(2, "0")}`;
+}
+
+function isoDay(day: number): string {
+  const { year, month, day: d } = civilFromDays(day);
+  return `${String(year).padStart(4, "0")}-${String(month).padStart(2, "0")}-${String(d).padStart(2, "0")}`;
+}
+
+/** `<table>_<yyyymmdd>`, shortened with a hash of the table name to fit 63 bytes. */
+export function partitionName(table: string, day: number): string {
+  const name = `${table}_${ymd(day)}`;
+  if (name.length <= 63) return name;
+  const hash = createHash("sha256").update(table).digest("hex").slice(0, 8);
+  return `${table.slice(0, 44)}_${hash}_${ymd(day)}`;
+}
+
+/** The bound PostgreSQL writes for a partition: `FOR VALUES FROM ('2025-01-15 00:00:00+00') TO (…)`. */
+const BOUND = /FROM \('(\d{4})-(\d{2})-(\d{2}) 00:00:00\+00'\) TO \('(\d{4})-(\d{2})-(\d{2}) 00:00:00\+00'\)/;
+
+export interface Partition {
+  name: string;
+  /** first UTC day it holds */
+  day: number;
+  /** days it spans (1 for qes' own partitions) */
+  days: number;
+}
+
+/**
+ * The partitions of a table, by first day. The session's TimeZone must be UTC (qes' owner
+ * connections are), so bounds read back as `… 00:00:00+00`.
+ */
+export async function listPartitions(db: Queryable, schema: string, table: string): Promise<Partition[]> {
+  const { rows } = await db.query<{ name: string; bound: string }>(
+    `select c.relname as name, pg_get_expr(c.relpartbound, c.oid) as bound
+     from pg_inherits i join pg_class c on c.oid = i.inhrelid
+     where i.inhparent = $1::regclass`,
+    [qualified(schema, table)],
+  );
+  const partitions: Partition[] = [];
+  for (const row of rows) {
+    const m = BOUND.exec(row.bound);
+    if (!m) continue;
+    const from = daysFromCivil(Number(m[1]), Number(m[2]), Number(m[3]));
+    const to = daysFromCivil(Number(m[4]), Number(m[5]), Number(m[6]));
+    partitions.push({ name: row.name, day: from, days: to - from });
+  }
+  return partitions.sort((a, b) => a.day - b.day);
+}
+
+/** Is the table partitioned (relkind `p`) rather than a plain table from before partitioning? */
+export async function isPartitioned(db: Queryable, schema: string, table: string): Promise<boolean> {
+  const { rows } = await db.query<{ kind: string }>(
+    "select relkind::text as kind from pg_class where oid = $1::regclass",
+    [qualified(schema, table)],
+  );
+  return rows[0]?.kind === "p";
+}
+
+/**
+ * Creates the daily partitions among `days` that `known` (day numbers, updated in place) does not
+ * hold yet. Runs in the caller's transaction, which holds the source's load lock.
+ */
+export async function ensureDailyPartitions(
+  client: Queryable,
+  schema: string,
+  table: string,
+  days: Iterable<number>,
+  known: Set<number>,
+): Promise<void> {
+  for (const day of days) {
+    if (known.has(day)) continue;
+    const name = partitionName(table, day);
+    const partition = qualified(schema, name);
+    await client.query(`create table ${partition} (like ${qualified(schema, table)} including defaults)`);
+    await client.query(
+      `alter table ${qualified(schema, table)} attach partition ${partition} for values from ` +
+        `(${literal(`${isoDay(day)} 00:00:00+00`)}) to (${literal(`${isoDay(day + 1)} 00:00:00+00`)})`,
+    );
+    known.add(day);
+  }
+}
+
+/** The days partitions already cover, as a set for `ensureDailyPartitions`. */
+export async function coveredDays(db: Queryable, schema: string, table: string): Promise<Set<number>> {
+  const days = new Set<number>();
+  for (const p of await listPartitions(db, schema, table))
+    for (let d = 0; d < p.days; d++) days.add(p.day + d);
+  return days;
+}
+
+/** The statements that create a source's partitioned table and its indexes. */
+export function partitionedTableSql(schema: string, table: string): string[] {
+  const t = qualified(schema, table);
+  return [
+    `create table ${t} (id text not null, "timestamp" timestamptz not null, event_message text, project text) ` +
+      `partition by range ("timestamp")`,
+    ...indexSql(schema, table),
+  ];
+}
+
+/**
+ * Indexes on the parent, inherited by every partition: one project's newest rows in a time range
+ * (logs.all), a time window over all projects (counters, metadata filters), and the id probe of
+ * ingest's deduplication. Ids are not unique in the index: on a table partitioned by timestamp a
+ * unique index must include the timestamp, and an event retried without a timestamp gets another
+ * (the load time). Ingest holds the source's lock and anti-joins on this index instead.
+ */
+export function indexSql(schema: string, table: string): string[] {
+  const t = qualified(schema, table);
+  return [
+    `create index if not exists ${ident(`${table}_project_timestamp_idx`)} on ${t} (project, "timestamp")`,
+    `create index if not exists ${ident(`${table}_timestamp_idx`)} on ${t} ("timestamp")`,
+    `create index if not exists ${ident(`${table}_id_idx`)} on ${t} (id)`,
+  ];
+}
+
+/**
+ * Turns a table from before partitioning into a partitioned one of the same name, in the
+ * caller's transaction: the rows are copied into daily partitions (one pass; run once, at the
+ * first start-up of a version with partitions, under the init lock).
+ */
+export async function partitionLegacyTable(client: Queryable, schema: string, table: string): Promise<void> {
+  const legacy = `${table.slice(0, 50)}_legacy`;
+  const { rows: indexes } = await client.query<{ name: string }>(
+    "select indexname as name from pg_indexes where schemaname = $1 and tablename = $2",
+    [schema, table],
+  );
+  for (const index of indexes) await client.query(`drop index ${qualified(schema, index.name)}`);
+  await client.query(`alter table ${qualified(schema, table)} rename to ${ident(legacy)}`);
+  const t = qualified(schema, table);
+  await client.query(
+    `create table ${t} (like ${qualified(schema, legacy)} including defaults) partition by range ("timestamp")`,
+  );
+  const { rows } = await client.query<{ day: string }>(
+    `select distinct (extract(epoch from date_trunc('day', "timestamp")) / 86400)::int::text as day
+     from ${qualified(schema, legacy)}`,
+  );
+  await ensureDailyPartitions(
+    client,
+    schema,
+    table,
+    rows.map((r) => Number(r.day)),
+    new Set(),
+  );
+  await client.query(`insert into ${t} select * from ${qualified(schema, legacy)}`);
+  await client.query(`drop table ${qualified(schema, legacy)}`);
+  for (const sql of indexSql(schema, table)) await client.query(sql);
+}

@@ -1,0 +1,98 @@
+import {
+  type LogSchema,
+  type RetentionPolicy,
+  type RetentionReport,
+  retentionCutoffMicros,
+  retentionDaysOf,
+  type SourceStats,
+} from "@qes/core";
+import type pg from "pg";
+import { dayOfMicros, listPartitions } from "./postgres-partitions.ts";
+import { advisoryKey, qualified } from "./postgres-sql.ts";
+
+/**
+ * How long dropping a partition waits for its table's lock. DROP takes ACCESS EXCLUSIVE on the
+ * source's table; queries queue behind a waiting DROP, so it gives up quickly (a long load holds
+ * the table) and the next run drops what this one could not.
+ */
+const DROP_LOCK_TIMEOUT = "1s";
+
+/**
+ * Drops the daily partitions wholly older than each source's retention (core's whole-day cutoff,
+ * so no partition is ever cut in two and no row is deleted one by one: the space returns to the
+ * file system at once, without VACUUM). One short transaction per partition. Once across
+ * instances: the caller's session holds the retention advisory lock (`retentionLockKey`).
+ */
+export async function applyPostgresRetention(
+  client: pg.ClientBase,
+  schemaName: string,
+  schema: LogSchema,
+  policy: RetentionPolicy,
+  nowMicros: bigint,
+): Promise<RetentionReport[]> {
+  const reports: RetentionReport[] = [];
+  for (const source of Object.values(schema.sources)) {
+    const cutoff = retentionCutoffMicros(retentionDaysOf(policy, source.name), nowMicros);
+    if (cutoff === null) continue;
+    const cutoffDay = dayOfMicros(cutoff);
+    const report: RetentionReport = { source: source.name, deletedEvents: 0, droppedPartitions: 0 };
+    for (const partition of await listPartitions(client, schemaName, source.table)) {
+      if (partition.day + partition.days > cutoffDay) continue;
+      const table = qualified(schemaName, partition.name);
+      await client.query("begin");
+      try {
+        await client.query(`set local lock_timeout = '${DROP_LOCK_TIMEOUT}'`);
+        const { rows } = await client.query<{ n: string }>(`select count(*)::text as n from ${table}`);
+        await client.query(`drop table ${table}`);
+        await client.query("commit");
+        report.deletedEvents += Number(rows[0]!.n);
+        report.droppedPartitions! += 1;
+      } catch (e) {
+        await client.query("rollback").catch(() => undefined);
+        // 55P03 lock_not_available: the table is busy; the next run drops it
+        if ((e as { code?: string }).code !== "55P03") throw e;
+      }
+    }
+    reports.push(report);
+  }
+  return reports;
+}
+
+/** The session advisory lock that makes retention run once across instances. */
+export function retentionLockKey(schemaName: string): string {
+  return advisoryKey(`qes:retention:${schemaName}`);
+}
+
+/**
+ * Events (the planner's estimate over the partitions, kept by ANALYZE and autovacuum; the
+ * statistics collector's live count for a partition not analyzed yet), bytes (the
+ * partitions with their indexes and TOAST) and the oldest event (one probe of the timestamp
+ * index of the first partition) per source: catalogue reads, no scan.
+ */
+export async function postgresSourceStats(
+  pool: pg.Pool,
+  schemaName: string,
+  schema: LogSchema,
+): Promise<SourceStats[]> {
+  const stats: SourceStats[] = [];
+  for (const source of Object.values(schema.sources)) {
+    const table = qualified(schemaName, source.table);
+    const { rows } = await pool.query<{ events: string; bytes: string; oldest: string | null }>(
+      `select coalesce(sum(case when c.reltuples >= 0 then c.reltuples else coalesce(s.n_live_tup, 0) end), 0)::bigint::text as events,
+              coalesce(sum(pg_total_relation_size(c.oid)), 0)::bigint::text as bytes,
+              (select (extract(epoch from min("timestamp")) * 1000000)::bigint::text from ${table}) as oldest
+       from pg_inherits i join pg_class c on c.oid = i.inhrelid
+       left join pg_stat_user_tables s on s.relid = c.oid
+       where i.inhparent = $1::regclass`,
+      [table],
+    );
+    const row = rows[0]!;
+    stats.push({
+      source: source.name,
+      events: Number(row.events),
+      bytes: Number(row.bytes),
+      oldestMicros: row.oldest === null ? null : BigInt(row.oldest),
+    });
+  }
+  return stats;
+}

@@ -1,0 +1,65 @@
+/**
+ * The one definition of what an IP address is, for the engine and for the pass over the result
+ * alike (DESIGN.md §7, §11). It is a regular expression in the syntax RE2, JavaScript and (after
+ * `toPostgresRegex`) PostgreSQL read the same way — no lookaround, no backreference — written so
+ * that every address matches (and, but for runs of more than eight IPv6 groups, only addresses
+ * `node:net` `isIP` accepts), and the match at a position is the longest one there, so engines
+ * that take the leftmost-first match (RE2, JavaScript) and the leftmost-longest one (PostgreSQL)
+ * replace the same text.
+ *
+ * What counts:
+ * - IPv4 anywhere, glued to word characters too (`ip_10.0.0.1`, `x10.0.0.1`, `10.0.0.1_`), with
+ *   `%2E` for a dot (`10%2E0%2E0%2E1`). A dotted run longer than an address keeps its first
+ *   address's worth redacted (`1.2.3.4.5` → `REDACTED.5`: tcpdump writes `10.0.0.1.443`).
+ * - IPv6 in full or with an IPv4 tail anywhere; compressed forms (`fe80::1`) unless glued to word
+ *   characters on both sides, which is how `std::vector` and `crate::module::fn` stay prose;
+ *   `%3A` for a colon; a zone (`%eth0`, `%25eth0`) goes with its address.
+ */
+
+const HEX = "[0-9A-Fa-f]";
+const GROUP = `${HEX}{1,4}`;
+const OCTET = "(?:25[0-5]|2[0-4][0-9]|[01]?[0-9]?[0-9])";
+const DOT = "(?:\\.|%2[Ee])";
+const COLON = "(?::|%3[Aa])";
+const ZONE_CHAR = "[0-9A-Za-z_.~-]";
+// `%eth0`, `%en0`, `%25eth0`; not `%5D` (a percent-encoded `]` after the address)
+const ZONE = `(?:%25${ZONE_CHAR}+|%[G-Zg-z_.~-]${ZONE_CHAR}*|%${HEX}[G-Zg-z_.~-]${ZONE_CHAR}*|%${HEX}{2}${ZONE_CHAR}+)`;
+
+const ipv4 = (dot: string) => `${OCTET}(?:${dot}${OCTET}){3}`;
+const times = (s: string, n: number) => (n <= 0 ? "" : n === 1 ? `(?:${s})` : `(?:${s}){${n}}`);
+const upTo = (s: string, n: number) => (n <= 0 ? "" : `(?:${s}){0,${n}}`);
+
+/**
+ * IPv6 forms, longest first where two could start at one place. Few alternatives on purpose:
+ * PostgreSQL's regex engine pays for each one at every character (one alternative per count of
+ * groups before `::`, and another set for `%3A`, ran ten times slower there). So the groups on
+ * either side of `::` are counted up to seven each, not seven in all, and `%3A` is a colon
+ * everywhere: a run of more than eight groups around `::` is no address and is redacted as one.
+ */
+function ipv6Forms(): string[] {
+  const g = GROUP;
+  const cg = `${COLON}${g}`;
+  const v4 = ipv4(DOT);
+  const zone = `(?:${ZONE})?`;
+  const groups = `${g}${upTo(cg, 6)}`;
+  const both = `${COLON}${COLON}`;
+  return [
+    // six groups and an IPv4 tail; eight groups
+    `${g}${times(cg, 5)}${COLON}${v4}`,
+    `${g}${times(cg, 7)}${zone}`,
+    // `::` and an IPv4 tail
+    `(?:${g}${upTo(cg, 4)})?${both}${upTo(`${g}${COLON}`, 5)}${v4}`,
+    // `::` alone, unless both ends touch a word (`std::vector`, `crate::module::fn`)
+    `\\b${groups}${both}(?:${groups}${zone})?`,
+    `${groups}${both}${groups}${zone}\\b`,
+    `${groups}${both}\\B`,
+    `\\B${both}${groups}${zone}`,
+    `${both}${groups}${zone}\\b`,
+  ];
+}
+
+/** The address pattern (RE2 syntax, no flags): each match is one address, replaced whole. */
+export const ADDRESS_PATTERN = [...ipv6Forms(), ipv4(DOT)].join("|");
+
+/** what an address is replaced with */
+export const REDACTED = "REDACTED";

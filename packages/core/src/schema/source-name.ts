@@ -1,0 +1,26 @@
+import { QesError } from "../errors.ts";
+
+/** control characters (NUL included): no engine stores them all, and no log source is named with them */
+function hasControlCharacter(name: string): boolean {
+  for (let i = 0; i < name.length; i++) {
+    const c = name.charCodeAt(i);
+    if (c < 0x20 || c === 0x7f) return true;
+  }
+  return false;
+}
+
+/**
+ * The rule for a source's name, the same for `qes load` and ingest on every backend: 1 to 200
+ * characters, not only spaces, no control characters. The name is data (a row of the schema
+ * model) and its table name is derived (schema-model.ts), so any other character is fine.
+ * Throws QesError('invalid_parameter', …, {param: "source_name"}).
+ */
+export function checkSourceName(name: string): void {
+  if (name.trim() === "" || name.length > 200 || hasControlCharacter(name)) {
+    throw new QesError(
+      "invalid_parameter",
+      "a source name must be 1 to 200 characters, not only spaces, without control characters",
+      { param: "source_name" },
+    );
+  }
+}

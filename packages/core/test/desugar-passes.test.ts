@@ -1,0 +1,140 @@
+import { describe, expect, it } from "vitest";
+import { DESUGARED_FORMS, DESUGARED_MARKERS } from "../src/catalogue/internal-functions.ts";
+import { desugarSql, STATEMENT_PASSES } from "../src/parse/desugar.ts";
+import { CONSTRUCT_RULES } from "../src/parse/desugar-constructs.ts";
+import { lexSql } from "../src/parse/lex-sql.ts";
+
+// Each named desugaring pass and construct rule: BigQuery text in, what the parser reads out.
+
+/** statement pass → [input, tokens out joined by spaces] */
+const PASS_CASES: Record<string, Array<[string, string]>> = {
+  "qualify-without-where": [
+    [
+      "select x from t qualify row_number() over (order by x) = 1",
+      "select x from t WHERE TRUE qualify row_number ( ) over ( order by x ) = 1",
+    ],
+    ["select x from t where y qualify z", "select x from t where y qualify z"],
+  ],
+  "parenthesised-joins": [
+    [
+      "select a.x from (t a join u b on a.id = b.id) join v c on c.id = a.id",
+      "select a . x from t a join u b on a . id = b . id join v c on c . id = a . id",
+    ],
+  ],
+  "join-groups": [
+    [
+      "select 1 from t a left join (u b cross join unnest(b.m) as m) on a.id = m.id",
+      "select 1 from t a left join ( SELECT __qes_join_group FROM u b cross join unnest ( b . m ) as m ) on a . id = m . id",
+    ],
+  ],
+  "star-except-replace": [
+    [
+      "select * except (a) replace (b + 1 as b) from t",
+      "select * REPLACE ( b + 1 as b , __qes_except AS a ) from t",
+    ],
+  ],
+};
+
+/** construct rule → [input, desugared text, string literal values kept aside] */
+const RULE_CASES: Record<string, Array<[string, string, string[]]>> = {
+  "string-literals": [
+    ["select 'it\\'s', \"a\\tb\" as c", "select '__qes_s0', '__qes_s1' as c", ["it's", "a\tb"]],
+  ],
+  "float-literals": [
+    [
+      "select .25 + 1.5e3 + 0x1F",
+      "select __qes_float('__qes_s0') + __qes_float('__qes_s1') + 0x1F",
+      [".25", "1.5e3"],
+    ],
+  ],
+  intervals: [
+    [
+      "select interval 1 hour, interval -(2) day",
+      "select __qes_interval(1, '__qes_s0'), __qes_interval(- (2), '__qes_s1')",
+      ["HOUR", "DAY"],
+    ],
+  ],
+  extracts: [
+    [
+      "select extract(hour from ts), extract(week(monday) from ts)",
+      "select __qes_extract('__qes_s0', ts), __qes_extract('__qes_s1', ts)",
+      ["HOUR", "WEEK(MONDAY)"],
+    ],
+  ],
+  "array-subqueries": [
+    ["select array(select x from t)", "select __qes_array_subquery((select x from t))", []],
+  ],
+  "typed-array-literals": [
+    ["select array<int64>[1, 2]", "select __qes_array_typed('__qes_s0', 1, 2)", ["int64"]],
+  ],
+  "array-literals": [["select [1, 2], []", "select __qes_array(1, 2), __qes_array()", []]],
+  "ordered-aggregates": [
+    [
+      "select array_agg(distinct x ignore nulls order by x desc limit 2)",
+      "select __qes_array_agg('__qes_s0', x, __qes_order(x, '__qes_s1', '__qes_s2'), __qes_limit(2))",
+      ["DISTINCT,IGNORE_NULLS", "DESC", ""],
+    ],
+    ["select string_agg(s, ',')", "select __qes_string_agg('__qes_s0', s,'__qes_s1')", ["", ","]],
+  ],
+  subscripts: [
+    [
+      "select a[offset(1)], a[2].f.g, a[safe_ordinal(3)]",
+      "select __qes_subscript(a, 0, 1), __qes_path(__qes_subscript(a, 0, 2), '__qes_s0', '__qes_s1'), __qes_subscript(a, 3, 3)",
+      ["f", "g"],
+    ],
+  ],
+  "nulls-order": [
+    [
+      "select x from t order by x desc nulls last, y nulls first",
+      "select x from t order by __qes_nulls_last(x) desc, __qes_nulls_first(y)",
+      [],
+    ],
+  ],
+  "is-distinct": [
+    [
+      "select a is distinct from b, a is not distinct from b + 1",
+      "select __qes_is_distinct(a, b), __qes_is_not_distinct(a, b + 1)",
+      [],
+    ],
+  ],
+  "at-time-zone": [["select ts at time zone 'UTC'", "select __qes_at_time_zone(ts, '__qes_s0')", ["UTC"]]],
+};
+
+describe("statement passes", () => {
+  it("each has input→output cases", () => {
+    expect(Object.keys(PASS_CASES).sort()).toEqual(STATEMENT_PASSES.map((p) => p.name).sort());
+  });
+
+  for (const pass of STATEMENT_PASSES) {
+    it.each(PASS_CASES[pass.name] ?? [])(`${pass.name}: %s`, (input, output) => {
+      const tokens = lexSql(input).slice(0, -1);
+      expect(
+        pass
+          .run(tokens)
+          .map((t) => t.text)
+          .join(" "),
+      ).toBe(output);
+    });
+  }
+});
+
+describe("construct rules", () => {
+  it("each has input→output cases", () => {
+    expect(Object.keys(RULE_CASES).sort()).toEqual(CONSTRUCT_RULES.map((r) => r.name).sort());
+  });
+
+  for (const { name } of CONSTRUCT_RULES) {
+    it.each(RULE_CASES[name] ?? [])(`${name}: %s`, (input, text, strings) => {
+      const d = desugarSql(input);
+      expect(d.text).toBe(text);
+      expect(d.strings).toEqual(strings);
+    });
+  }
+
+  it("writes only forms the catalogue registers", () => {
+    const all = [...Object.values(PASS_CASES), ...Object.values(RULE_CASES)].flat().map((c) => c[1]);
+    const written = new Set(all.flatMap((text) => text.match(/__qes_[a-z_]+/g) ?? []));
+    const registered = new Set([...Object.keys(DESUGARED_FORMS), ...Object.keys(DESUGARED_MARKERS)]);
+    expect([...written].filter((n) => !registered.has(n))).toEqual([]);
+  });
+});

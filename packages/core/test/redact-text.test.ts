@@ -1,0 +1,141 @@
+import { isIP } from "node:net";
+import { RE2JS } from "re2js";
+import { describe, expect, it } from "vitest";
+import { checkRegexPattern } from "../src/index.ts";
+import { ADDRESS_PATTERN } from "../src/redaction/address-pattern.ts";
+import { redactRows, redactText, redactValue } from "../src/redaction/redact-text.ts";
+
+const REDACTED_FORMS: Array<[string, string]> = [
+  ["1.2.3.4", "REDACTED"],
+  ["a 1.2.3.4 b", "a REDACTED b"],
+  ["1.2.3.4,5.6.7.8", "REDACTED,REDACTED"],
+  ["x-forwarded-for:1.2.3.4", "x-forwarded-for:REDACTED"],
+  ["ws://10.1.2.3:9000/socket", "ws://REDACTED:9000/socket"],
+  ["'192.0.2.1'", "'REDACTED'"],
+  ["[::1]", "[REDACTED]"],
+  ["::1.2.3.4", "REDACTED"],
+  ["fe80::1%eth0]:80", "REDACTED]:80"],
+  ["x-real-ip:2001:db8::11", "x-real-ip:REDACTED"],
+  ["2001:db8::8:443", "REDACTED"],
+  ["FE80::ABCD", "REDACTED"],
+  ['"2001:db8::1"', '"REDACTED"'],
+  ["addr=2001:db8::1;", "addr=REDACTED;"],
+  ["2001:db8::1\n2001:db8::2", "REDACTED\nREDACTED"],
+  ["::ffff:192.168.0.1 and 10.0.0.1", "REDACTED and REDACTED"],
+  // glued to word characters (issue 12): an address inside a word is still an address
+  ["ip_10.0.0.1", "ip_REDACTED"],
+  ["x10.0.0.1", "xREDACTED"],
+  ["10.0.0.1_", "REDACTED_"],
+  ["a_fe80::1", "a_REDACTED"],
+  ["id_2001:db8::7", "id_REDACTED"],
+  ["2001:db8::7_x", "REDACTED_x"],
+  ["x::1", "xREDACTED"],
+  ["v1.2.3.4", "vREDACTED"],
+  ["ip1.2.3.4", "ipREDACTED"],
+  ["1.2.3.4abc", "REDACTEDabc"],
+  // a dotted run longer than an address (tcpdump writes `10.0.0.1.443`)
+  ["10.0.0.1.443 > 10.0.0.2.80", "REDACTED.443 > REDACTED.80"],
+  ["1.2.3.4.5", "REDACTED.5"],
+  ["999.1.1.1", "9REDACTED"],
+  // percent-encoded separators
+  ["10%2E0%2E0%2E1", "REDACTED"],
+  ["10%2e0%2e0%2e1", "REDACTED"],
+  ["host%3D10%2E0%2E0%2E1%26x", "host%3DREDACTED%26x"],
+  ["2001%3Adb8%3A%3A1", "REDACTED"],
+  ["%5B2001:db8::5%5D", "%5BREDACTED%5D"],
+  // a zone goes with its address, a number after `%` stays (it may be a percent-encoding)
+  ["fe80::1%eth0", "REDACTED"],
+  ["fe80::1%1", "REDACTED%1"],
+];
+
+const KEPT = [
+  "",
+  "plain text",
+  "Chrome/120.0.6099.109",
+  "256.256.256.256",
+  "1.2.3",
+  "3.14159",
+  "00:1a:2b:3c:4d:5e",
+  "12:34:56",
+  "12:34:56.789",
+  "at 10:00 and 12:00:00",
+  "2025-01-15T12:34:56.123456Z",
+  "6a3c1f0e-2b7d-4c58-9e41-0d8f5b2a7c19",
+  "::",
+  "use a :: b",
+  "std::vector<int>",
+  "Foo::bar",
+  "crate::module::fn",
+  "ab:cd",
+  "16:9",
+  "2001:db8",
+  "%25",
+  "100%",
+];
+
+describe("redactText", () => {
+  it.each(REDACTED_FORMS)("%j → %j", (text, expected) => {
+    expect(redactText(text)).toBe(expected);
+  });
+
+  it.each(KEPT)("leaves %j alone", (text) => {
+    expect(redactText(text)).toBe(text);
+  });
+});
+
+describe("the address pattern", () => {
+  it("is one pattern every engine reads: the portable subset, and RE2 itself", () => {
+    expect(checkRegexPattern(ADDRESS_PATTERN)).toBeUndefined();
+    expect(() => RE2JS.compile(ADDRESS_PATTERN)).not.toThrow();
+  });
+
+  it("matches only what node:net calls an address, so engines and the result pass agree", () => {
+    const texts = [...REDACTED_FORMS.map(([t]) => t), ...KEPT, "1:2:3:4:5:6:7:8", "64:ff9b::192.0.2.33"];
+    const re = new RegExp(ADDRESS_PATTERN, "g");
+    let matches = 0;
+    for (const text of texts) {
+      for (const m of text.matchAll(re)) {
+        const address = m[0]
+          .replace(/%2e/gi, ".")
+          .replace(/%3a/gi, ":")
+          .replace(/%(25)?[0-9A-Za-z_.~-]+$/, "")
+          .replace(/(^|[.:])0+(?=\d)/g, "$1");
+        expect(isIP(address), `${m[0]} in ${JSON.stringify(text)}`).not.toBe(0);
+        matches++;
+      }
+    }
+    expect(matches).toBeGreaterThan(35);
+  });
+
+  it("agrees with the direct replacement on text that needs no span splitting", () => {
+    const re = new RegExp(ADDRESS_PATTERN, "g");
+    for (const [text] of REDACTED_FORMS) expect(redactText(text)).toBe(text.replace(re, "REDACTED"));
+  });
+});
+
+describe("redactValue", () => {
+  it("walks arrays and objects at any depth, keeping keys, numbers, booleans and nulls", () => {
+    const value = {
+      "10.0.0.1": "10.0.0.2",
+      n: 10,
+      b: true,
+      z: null,
+      list: ["::1", { deep: [{ deeper: "from 2001:db8::1" }] }],
+    };
+    expect(redactValue(value)).toEqual({
+      "10.0.0.1": "REDACTED",
+      n: 10,
+      b: true,
+      z: null,
+      list: ["REDACTED", { deep: [{ deeper: "from REDACTED" }] }],
+    });
+    // the input is not changed
+    expect(value.list[0]).toBe("::1");
+  });
+
+  it("keeps a key named __proto__ as data", () => {
+    const row = JSON.parse('{"__proto__": {"ip": "1.2.3.4"}}');
+    const [out] = redactRows([row]);
+    expect(JSON.stringify(out)).toBe('{"__proto__":{"ip":"REDACTED"}}');
+  });
+});

@@ -1,0 +1,49 @@
+import type { Metrics } from "../observability/metrics.ts";
+import type { CallerRateLimit } from "./caller-rate-limit.ts";
+import type { QuerySlots } from "./query-slots.ts";
+
+/** the caller warming runs as: its refreshes take engine slots like anyone's, with a share of their own */
+export const WARM_CALLER = "warm";
+
+/**
+ * Admission control (DESIGN.md §11) of requests that need the engine: a cache hit, or a request
+ * that joins an identical request's query, never comes here. A request counts against its
+ * caller's rate (`QES_RATE_LIMIT_PER_MINUTE`), then waits for an engine slot (`QuerySlots`).
+ */
+export class Admission {
+  readonly #slots: QuerySlots;
+  readonly #rate: CallerRateLimit | undefined;
+  readonly #metrics: Metrics;
+
+  constructor(opts: { slots: QuerySlots; rate?: CallerRateLimit; metrics: Metrics }) {
+    this.#slots = opts.slots;
+    this.#rate = opts.rate;
+    this.#metrics = opts.metrics;
+  }
+
+  /** admits one query of `caller` or throws 429; resolves to the release of its slot */
+  async admit(caller: string, signal?: AbortSignal): Promise<() => void> {
+    try {
+      await this.#rate?.consume(caller);
+    } catch (e) {
+      this.#metrics.admissionRefusals.inc({ reason: "rate" });
+      throw e;
+    }
+    try {
+      return await this.#slots.acquire(caller, signal);
+    } catch (e) {
+      if ((e as { code?: unknown }).code === "too_many_requests")
+        this.#metrics.admissionRefusals.inc({ reason: "busy" });
+      throw e;
+    }
+  }
+
+  /** a slot for a warming refresh (no rate: warming's pace is its interval) */
+  warmSlot(signal?: AbortSignal): Promise<() => void> {
+    return this.#slots.acquire(WARM_CALLER, signal);
+  }
+
+  get running(): number {
+    return this.#slots.running;
+  }
+}

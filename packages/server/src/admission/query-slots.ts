@@ -1,0 +1,142 @@
+import { QesError } from "@qes/core";
+
+export interface QuerySlotsOptions {
+  /** queries running at once in this instance (`QES_MAX_CONCURRENT_QUERIES`) */
+  maxConcurrent: number;
+  /** queries one caller may run at once (`QES_MAX_CONCURRENT_PER_CALLER`) */
+  perCaller: number;
+  /** requests one caller may have waiting for a slot; more are refused at once */
+  queuePerCaller: number;
+  /** longest wait for a slot before the request is refused */
+  maxWaitMs: number;
+}
+
+interface Waiter {
+  caller: string;
+  grant: () => void;
+}
+
+/** how long a refused caller is told to wait (`Retry-After`) when a slot is the problem */
+const BUSY_RETRY_AFTER_SECONDS = 1;
+
+/**
+ * Engine slots (DESIGN.md §11): at most `maxConcurrent` queries run in this instance and at most
+ * `perCaller` of them for one caller, and one caller never gets every slot (its share is at most
+ * `maxConcurrent - 1`), so while one caller floods another's query is admitted at once. A caller
+ * at its share waits in a short queue of its own (`queuePerCaller`, `maxWaitMs`); beyond it,
+ * 429 `too_many_requests`. Freed slots go to waiting callers in turn, not to whoever sent most.
+ */
+export class QuerySlots {
+  readonly #opts: QuerySlotsOptions;
+  readonly #share: number;
+  #running = 0;
+  readonly #byCaller = new Map<string, number>();
+  /** callers with waiting requests, in the order they are served (round robin) */
+  readonly #queues = new Map<string, Waiter[]>();
+
+  constructor(opts: QuerySlotsOptions) {
+    this.#opts = opts;
+    this.#share = Math.max(1, Math.min(opts.perCaller, opts.maxConcurrent - 1));
+  }
+
+  /** queries running now (metrics, tests) */
+  get running(): number {
+    return this.#running;
+  }
+
+  /**
+   * A slot for one query of `caller`: at once when one is free, after a short wait in the caller's
+   * queue, or 429. The returned function frees it (once). `signal` ends the wait (client gone).
+   */
+  async acquire(caller: string, signal?: AbortSignal): Promise<() => void> {
+    signal?.throwIfAborted();
+    if (this.#free(caller)) return this.#take(caller);
+    const queue = this.#queues.get(caller) ?? [];
+    if (queue.length >= this.#opts.queuePerCaller) throw busy(this.#callerFull(caller));
+    await new Promise<void>((resolve, reject) => {
+      let timer: NodeJS.Timeout | undefined;
+      const waiter: Waiter = {
+        caller,
+        grant: () => {
+          clearTimeout(timer);
+          signal?.removeEventListener("abort", onAbort);
+          resolve();
+        },
+      };
+      const leave = (e: unknown) => {
+        const q = this.#queues.get(caller);
+        const at = q?.indexOf(waiter) ?? -1;
+        if (q && at !== -1) {
+          q.splice(at, 1);
+          if (q.length === 0) this.#queues.delete(caller);
+        }
+        signal?.removeEventListener("abort", onAbort);
+        reject(e);
+      };
+      const onAbort = () => {
+        clearTimeout(timer);
+        leave(signal?.reason);
+      };
+      timer = setTimeout(() => leave(busy(this.#callerFull(caller))), this.#opts.maxWaitMs);
+      signal?.addEventListener("abort", onAbort, { once: true });
+      queue.push(waiter);
+      this.#queues.set(caller, queue);
+    });
+    // granted: the slot was taken on this waiter's behalf by #release
+    return this.#releaser(caller);
+  }
+
+  #free(caller: string): boolean {
+    return this.#running < this.#opts.maxConcurrent && (this.#byCaller.get(caller) ?? 0) < this.#share;
+  }
+
+  #callerFull(caller: string): boolean {
+    return (this.#byCaller.get(caller) ?? 0) >= this.#share;
+  }
+
+  #take(caller: string): () => void {
+    this.#running++;
+    this.#byCaller.set(caller, (this.#byCaller.get(caller) ?? 0) + 1);
+    return this.#releaser(caller);
+  }
+
+  #releaser(caller: string): () => void {
+    let released = false;
+    return () => {
+      if (released) return;
+      released = true;
+      this.#running--;
+      const n = (this.#byCaller.get(caller) ?? 1) - 1;
+      if (n === 0) this.#byCaller.delete(caller);
+      else this.#byCaller.set(caller, n);
+      this.#grantWaiting();
+    };
+  }
+
+  /** hands free slots to the first waiting caller in turn that is under its share */
+  #grantWaiting(): void {
+    for (const [caller, queue] of this.#queues) {
+      if (this.#running >= this.#opts.maxConcurrent) return;
+      if (!this.#free(caller)) continue;
+      const waiter = queue.shift();
+      this.#queues.delete(caller);
+      // served: to the back of the line
+      if (queue.length > 0) this.#queues.set(caller, queue);
+      if (waiter) {
+        this.#running++;
+        this.#byCaller.set(caller, (this.#byCaller.get(caller) ?? 0) + 1);
+        waiter.grant();
+      }
+    }
+  }
+}
+
+function busy(callerFull: boolean): QesError {
+  return new QesError(
+    "too_many_requests",
+    callerFull
+      ? "Too many queries of this caller are running or waiting; try again shortly."
+      : "The service is running as many queries as it can; try again shortly.",
+    { retryAfterSeconds: BUSY_RETRY_AFTER_SECONDS },
+  );
+}

@@ -1,0 +1,126 @@
+import { createReadStream } from "node:fs";
+import { createInterface } from "node:readline";
+import { parseEvent } from "@qes/core";
+import { CliError } from "../terminal.ts";
+
+/** NDJSON bytes per request: well under the 10 MiB default of QES_INGEST_MAX_BYTES */
+const CHUNK_BYTES = 1024 * 1024;
+/** attempts per chunk when the server is busy (429) or briefly unreachable */
+const ATTEMPTS = 30;
+
+export interface ServerTarget {
+  /** `http://host:port` of a running qes */
+  url: string;
+  /** an ingest token */
+  token: string;
+}
+
+export interface ForwardSummary {
+  events: number;
+  seconds: number;
+}
+
+/**
+ * `qes load` through a running server's ingest API (`POST /api/logs`, NDJSON): used when a
+ * `qes serve` holds the DuckDB file, or with `--url`. A file is checked whole first, so a
+ * malformed line refuses the whole file before anything is sent (standard input cannot be read
+ * twice: there a malformed line refuses its chunk and the chunks before it stay stored). Chunks
+ * are retried on 429 (after `Retry-After`) and on connection errors; a retry stores nothing twice
+ * (ids are given or derived from the content).
+ */
+export async function loadThroughServer(
+  target: ServerTarget,
+  source: string,
+  file: string,
+  onProgress: (events: number) => void,
+): Promise<ForwardSummary> {
+  const started = performance.now();
+  if (file !== "-") await checkFile(file);
+  let events = 0;
+  let chunk: string[] = [];
+  /** the file's line number of each event of the chunk, to name a refused one */
+  let lines: number[] = [];
+  let chunkBytes = 0;
+  let lineNumber = 0;
+  const send = async () => {
+    if (chunk.length === 0) return;
+    await postChunk(target, source, chunk, lines);
+    events += chunk.length;
+    onProgress(events);
+    chunk = [];
+    lines = [];
+    chunkBytes = 0;
+  };
+  for await (const line of readLines(file)) {
+    lineNumber++;
+    if (line.trim() === "") continue;
+    lines.push(lineNumber);
+    chunk.push(line);
+    chunkBytes += Buffer.byteLength(line) + 1;
+    if (chunkBytes >= CHUNK_BYTES) await send();
+  }
+  await send();
+  return { events, seconds: (performance.now() - started) / 1000 };
+}
+
+async function checkFile(file: string): Promise<void> {
+  let n = 0;
+  for await (const line of readLines(file)) {
+    n++;
+    // throws QesError('invalid_event', …, {line}) as a local load would
+    parseEvent(line, n, 0n);
+  }
+}
+
+async function postChunk(
+  target: ServerTarget,
+  source: string,
+  lines: string[],
+  lineNumbers: readonly number[],
+): Promise<void> {
+  const url = `${target.url.replace(/\/+$/, "")}/api/logs?source_name=${encodeURIComponent(source)}`;
+  const body = `${lines.join("\n")}\n`;
+  for (let attempt = 1; ; attempt++) {
+    let res: Response;
+    try {
+      res = await fetch(url, {
+        method: "POST",
+        headers: { "Content-Type": "application/x-ndjson", "X-API-KEY": target.token },
+        body,
+      });
+    } catch (e) {
+      if (attempt >= ATTEMPTS)
+        throw new CliError(`cannot reach the qes server at ${target.url}: ${String(e)}`);
+      await sleep(Math.min(200 * attempt, 2000));
+      continue;
+    }
+    const text = await res.text();
+    if (res.ok) return;
+    if ((res.status === 429 || res.status === 503) && attempt < ATTEMPTS) {
+      await sleep(1000 * Math.max(1, Number(res.headers.get("retry-after")) || 1));
+      continue;
+    }
+    throw new CliError(serverRefusal(target.url, res.status, text, lineNumbers));
+  }
+}
+
+/** the server's message, with an event index turned back into the file's line number */
+function serverRefusal(url: string, status: number, text: string, lineNumbers: readonly number[]): string {
+  let message = text;
+  try {
+    message = (JSON.parse(text) as { error: { message: string } }).error.message;
+  } catch {
+    // not our error shape: show the text
+  }
+  const m = /^event (\d+)(?: \(line \d+\))?: /.exec(message);
+  const line = m ? lineNumbers[Number(m[1])] : undefined;
+  if (m && line !== undefined) message = `line ${line}: ${message.slice(m[0].length)}`;
+  return `the qes server at ${url} refused the events (${status}): ${message}`;
+}
+
+async function* readLines(file: string): AsyncGenerator<string> {
+  const input = file === "-" ? process.stdin : createReadStream(file, { encoding: "utf8" });
+  yield* createInterface({ input, crlfDelay: Number.POSITIVE_INFINITY });
+}
+
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));

@@ -1,0 +1,132 @@
+import { QesError } from "@qes/core";
+
+/** what one request hands the queue: the events of one source */
+export interface QueuedBatch<E> {
+  source: string;
+  events: readonly E[];
+}
+
+/** what the store reports per batch, in the order the batches were given */
+export interface CommittedBatch {
+  source: string;
+  stored: number;
+  duplicates: number;
+}
+
+export interface GroupCommitQueueOptions<E> {
+  /** stores every batch in one transaction and resolves once it is durable (`Backend.ingest`) */
+  commit(batches: readonly QueuedBatch<E>[]): Promise<readonly CommittedBatch[]>;
+  /** most events waiting or being committed; beyond it, 429 */
+  maxEvents: number;
+  /** `Retry-After` of a 429 */
+  retryAfterSeconds: number;
+}
+
+interface Waiting<E> {
+  batch: QueuedBatch<E>;
+  resolve(result: CommittedBatch): void;
+  reject(error: unknown): void;
+}
+
+/**
+ * Group commit with backpressure (DESIGN.md §10). Requests arriving while a commit runs wait
+ * together and go to the store in one call, so N concurrent requests cost one transaction, not N.
+ * The queue is bounded in events: a request that does not fit is refused at once with 429
+ * `too_many_requests` and `Retry-After` (shippers retry), never buffered. A request's promise
+ * settles only after its events are committed — or with the error that kept them out.
+ */
+export class GroupCommitQueue<E> {
+  readonly #opts: GroupCommitQueueOptions<E>;
+  #waiting: Waiting<E>[] = [];
+  /** events waiting plus events in the commit under way */
+  #held = 0;
+  #running: Promise<void> | undefined;
+  #closed = false;
+
+  constructor(opts: GroupCommitQueueOptions<E>) {
+    this.#opts = opts;
+  }
+
+  /** events waiting or being committed now */
+  get heldEvents(): number {
+    return this.#held;
+  }
+
+  /** true when not even one more event fits: the route refuses before reading a body */
+  get full(): boolean {
+    return this.#held >= this.#opts.maxEvents;
+  }
+
+  /**
+   * Queues one request's batch; resolves with its result once committed. Throws 413 when the
+   * batch alone is larger than the queue, 429 when it does not fit now, 503 after `close()`.
+   */
+  submit(batch: QueuedBatch<E>): Promise<CommittedBatch> {
+    const n = batch.events.length;
+    if (this.#closed) {
+      return Promise.reject(new QesError("backend_unavailable", "The server is shutting down; send again."));
+    }
+    if (n > this.#opts.maxEvents) {
+      return Promise.reject(
+        new QesError(
+          "request_too_large",
+          `The request holds ${n} events; at most ${this.#opts.maxEvents} fit in one request (QES_INGEST_QUEUE_EVENTS).`,
+        ),
+      );
+    }
+    if (this.#held + n > this.#opts.maxEvents) {
+      return Promise.reject(this.busy());
+    }
+    this.#held += n;
+    return new Promise<CommittedBatch>((resolve, reject) => {
+      this.#waiting.push({ batch, resolve, reject });
+      this.#running ??= this.#drain();
+    });
+  }
+
+  /** the 429 a request gets when the queue cannot take it */
+  busy(): QesError {
+    return new QesError(
+      "too_many_requests",
+      `The ingest queue is full (${this.#held} of ${this.#opts.maxEvents} events waiting to be committed); send again shortly.`,
+      { retryAfterSeconds: this.#opts.retryAfterSeconds },
+    );
+  }
+
+  /** refuses new batches and resolves once every accepted one is committed (or failed) */
+  async close(): Promise<void> {
+    this.#closed = true;
+    while (this.#running) await this.#running;
+  }
+
+  async #drain(): Promise<void> {
+    try {
+      while (this.#waiting.length > 0) {
+        const group = this.#waiting;
+        this.#waiting = [];
+        await this.#commitGroup(group);
+        for (const w of group) this.#held -= w.batch.events.length;
+      }
+    } finally {
+      this.#running = undefined;
+    }
+  }
+
+  async #commitGroup(group: Waiting<E>[]): Promise<void> {
+    try {
+      const results = await this.#opts.commit(group.map((w) => w.batch));
+      group.forEach((w, i) => {
+        const r = results[i];
+        if (r) w.resolve(r);
+        else w.reject(new QesError("internal", "the store reported no result for a batch"));
+      });
+    } catch (e) {
+      if (group.length === 1) {
+        (group[0] as Waiting<E>).reject(e);
+        return;
+      }
+      // one batch's failure must not refuse its neighbours': commit each alone to find whose it was
+      for (const w of group) await this.#commitGroup([w]);
+    }
+  }
+}

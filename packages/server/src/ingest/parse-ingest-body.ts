@@ -1,0 +1,155 @@
+import { type JsonValue, parseJsonText, QesError } from "@qes/core";
+
+/** how the body holds its events, from `Content-Type` */
+export type BodyFormat = "json" | "ndjson";
+
+/** deepest nesting of objects and arrays an event may have (BigQuery itself allows 15 levels) */
+export const MAX_EVENT_DEPTH = 64;
+
+const NDJSON_TYPES = new Set([
+  "application/x-ndjson",
+  "application/ndjson",
+  "application/jsonl",
+  "application/x-jsonlines",
+  "application/jsonlines",
+]);
+
+/**
+ * The body format named by `Content-Type`: NDJSON for `application/x-ndjson` (and its aliases),
+ * JSON for `application/json`, any `+json` type, or no type at all (curl without `-H`). Anything
+ * else is a 400 naming the header, so a form post or XML is not half-read as JSON.
+ */
+export function bodyFormat(contentType: string | undefined): BodyFormat {
+  const type = (contentType ?? "").split(";")[0]?.trim().toLowerCase() ?? "";
+  if (type === "" || type === "application/json" || type === "text/json" || type.endsWith("+json"))
+    return "json";
+  if (NDJSON_TYPES.has(type)) return "ndjson";
+  throw new QesError(
+    "invalid_parameter",
+    `Content-Type "${type.slice(0, 60)}" is not accepted: send application/json (an array of events, ` +
+      `one event, or {"batch": [...]}) or application/x-ndjson (one event per line).`,
+    { param: "Content-Type" },
+  );
+}
+
+/**
+ * The raw events of a body (DESIGN.md §10): a JSON array, one JSON object, `{"batch": [...]}`, or
+ * NDJSON lines (blank lines skipped). Each is checked to be an object no deeper than
+ * `MAX_EVENT_DEPTH`; the first that is not refuses the request with 400 `invalid_event` naming its
+ * 0-based index (and, for NDJSON, its line). Integers beyond 2^53 keep their exact value.
+ */
+export function parseIngestBody(body: Buffer, format: BodyFormat): JsonValue[] {
+  const text = decodeUtf8(body);
+  return format === "ndjson" ? parseNdjson(text) : parseJsonBody(text);
+}
+
+function decodeUtf8(body: Buffer): string {
+  try {
+    return new TextDecoder("utf-8", { fatal: true, ignoreBOM: false }).decode(body);
+  } catch {
+    throw new QesError("invalid_event", "The body is not valid UTF-8 text.");
+  }
+}
+
+function parseJsonBody(text: string): JsonValue[] {
+  if (text.trim() === "") throw new QesError("invalid_event", "The body is empty: it holds no events.");
+  let value: JsonValue;
+  try {
+    value = parseExact(text);
+  } catch (e) {
+    throw new QesError(
+      "invalid_event",
+      `The body is not valid JSON (${reason(e)}). Send a JSON array of events, one event, ` +
+        `{"batch": [...]}, or NDJSON with Content-Type: application/x-ndjson.`,
+    );
+  }
+  const events = Array.isArray(value)
+    ? value
+    : isObject(value) && Array.isArray(value.batch) && Object.keys(value).length === 1
+      ? value.batch
+      : [value];
+  for (const [index, event] of events.entries()) checkEvent(event, index, undefined);
+  return events;
+}
+
+function parseNdjson(text: string): JsonValue[] {
+  const events: JsonValue[] = [];
+  let line = 0;
+  for (const raw of text.split("\n")) {
+    line++;
+    if (raw.trim() === "") continue;
+    let value: JsonValue;
+    try {
+      value = parseExact(raw);
+    } catch (e) {
+      throw new QesError(
+        "invalid_event",
+        `event ${events.length} (line ${line}): not valid JSON (${reason(e)})`,
+        {
+          line,
+        },
+      );
+    }
+    checkEvent(value, events.length, line);
+    events.push(value);
+  }
+  return events;
+}
+
+/**
+ * `JSON.parse` first: V8's parser is not recursive, so a hostile depth cannot overflow the stack
+ * there, and the depth is then checked before anything recursive (the exact-integer parser, the
+ * schema code) sees the value. Only text with a run of 16 digits is parsed again exactly.
+ */
+function parseExact(text: string): JsonValue {
+  const value = JSON.parse(text) as JsonValue;
+  checkDepth(value, undefined);
+  return /\d{16}/.test(text) ? parseJsonText(text) : value;
+}
+
+function checkEvent(event: JsonValue, index: number, line: number | undefined): void {
+  const where = line === undefined ? `event ${index}` : `event ${index} (line ${line})`;
+  if (!isObject(event)) {
+    throw new QesError("invalid_event", `${where}: an event must be a JSON object, got ${describe(event)}`, {
+      ...(line !== undefined ? { line } : {}),
+    });
+  }
+  checkDepth(event, where);
+}
+
+/** iterative, so the check itself cannot overflow */
+function checkDepth(value: JsonValue, where: string | undefined): void {
+  const stack: [JsonValue, number][] = [[value, 0]];
+  while (stack.length > 0) {
+    const [node, depth] = stack.pop() as [JsonValue, number];
+    if (node === null || typeof node !== "object") continue;
+    // the body's own array (or {"batch": …}) does not count against an event's depth
+    const limit = where === undefined ? MAX_EVENT_DEPTH + 2 : MAX_EVENT_DEPTH;
+    if (depth >= limit) {
+      throw new QesError(
+        "invalid_event",
+        `${where ?? "the body"}: objects and arrays nested deeper than ${MAX_EVENT_DEPTH} levels`,
+      );
+    }
+    for (const child of Array.isArray(node) ? node : Object.values(node)) {
+      if (child !== null && typeof child === "object") stack.push([child, depth + 1]);
+    }
+  }
+}
+
+function isObject(value: JsonValue): value is { [key: string]: JsonValue } {
+  return typeof value === "object" && value !== null && !Array.isArray(value);
+}
+
+function describe(value: JsonValue): string {
+  if (value === null) return "null";
+  if (Array.isArray(value)) return "an array";
+  if (typeof value === "string") return "a string";
+  return `a ${typeof value === "bigint" ? "number" : typeof value}`;
+}
+
+function reason(e: unknown): string {
+  const message = e instanceof Error ? e.message : String(e);
+  // V8 quotes the start of the text; keep the message short and free of the client's data
+  return message.replace(/, "[\s\S]*$/, "").slice(0, 120);
+}

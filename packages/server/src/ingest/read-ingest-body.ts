@@ -1,0 +1,120 @@
+import type { IncomingMessage } from "node:http";
+import { Transform } from "node:stream";
+import { pipeline } from "node:stream/promises";
+import { createGunzip, createInflate } from "node:zlib";
+import { QesError } from "@qes/core";
+
+/**
+ * The body of an ingest request, decompressed (`Content-Encoding: gzip`, `deflate` or none) and
+ * refused with 413 `request_too_large` as soon as it passes `maxBytes` after decompression. The
+ * limit is enforced on the decompressor's output as it is produced, so a small gzip bomb stops
+ * after `maxBytes` were inflated and never allocates more than that.
+ */
+export async function readIngestBody(req: IncomingMessage, maxBytes: number): Promise<Buffer> {
+  const declared = Number(req.headers["content-length"]);
+  const encoding = contentEncoding(req.headers["content-encoding"]);
+  // a plain body longer than the limit is refused before reading it
+  if (encoding === "identity" && Number.isFinite(declared) && declared > maxBytes) {
+    discardRest(req, maxBytes);
+    throw tooLarge(maxBytes);
+  }
+  const chunks: Buffer[] = [];
+  let total = 0;
+  let received = 0;
+  // the compressed side is bounded too: empty gzip members would otherwise stream forever
+  const countReceived = new Transform({
+    transform(chunk: Buffer, _enc, done) {
+      received += chunk.length;
+      done(received > maxBytes ? tooLarge(maxBytes) : undefined, chunk);
+    },
+  });
+  const collect = new Transform({
+    transform(chunk: Buffer, _enc, done) {
+      total += chunk.length;
+      if (total > maxBytes) {
+        done(tooLarge(maxBytes));
+        return;
+      }
+      chunks.push(chunk);
+      done();
+    },
+  });
+  const stages =
+    encoding === "gzip"
+      ? [createGunzip({ chunkSize: 64 * 1024 })]
+      : encoding === "deflate"
+        ? [createInflate({ chunkSize: 64 * 1024 })]
+        : [];
+  try {
+    // req.pipe, not pipeline(req, …): a refusal must not destroy the request's socket, or the
+    // client would see a reset instead of the 413 or 400
+    const done = pipeline([countReceived, ...stages, collect]);
+    // when the client aborts first, the pipeline's own failure has nobody else to hear it
+    done.catch(() => undefined);
+    let onAbort: ((e: Error) => void) | undefined;
+    const aborted = new Promise<never>((_, reject) => {
+      onAbort = reject;
+    });
+    const abort = () =>
+      onAbort?.(Object.assign(new Error("aborted"), { code: "ERR_STREAM_PREMATURE_CLOSE" }));
+    req.once("error", abort);
+    req.once("aborted", abort);
+    req.pipe(countReceived);
+    try {
+      await Promise.race([done, aborted]);
+    } finally {
+      req.off("error", abort);
+      req.off("aborted", abort);
+    }
+  } catch (e) {
+    req.unpipe(countReceived);
+    discardRest(req, maxBytes);
+    if (e instanceof QesError) throw e;
+    if ((e as NodeJS.ErrnoException).code?.startsWith("Z_")) {
+      throw new QesError(
+        "invalid_parameter",
+        `The body is not valid ${encoding} data (Content-Encoding: ${encoding}).`,
+        { param: "Content-Encoding" },
+      );
+    }
+    if ((e as NodeJS.ErrnoException).code === "ERR_STREAM_PREMATURE_CLOSE") {
+      throw Object.assign(new Error("the client closed the request"), { name: "AbortError" });
+    }
+    throw e;
+  }
+  return chunks.length === 1 ? (chunks[0] as Buffer) : Buffer.concat(chunks, total);
+}
+
+/**
+ * Reads and drops what the client still sends, so it reads the answer instead of a reset; past
+ * `budget` more bytes the connection is closed (a client streaming without end gets no more time).
+ */
+function discardRest(req: IncomingMessage, budget: number): void {
+  let dropped = 0;
+  req.on("data", (chunk: Buffer) => {
+    dropped += chunk.length;
+    if (dropped > budget) req.socket.destroy();
+  });
+  req.resume();
+}
+
+type Encoding = "identity" | "gzip" | "deflate";
+
+function contentEncoding(header: string | undefined): Encoding {
+  const value = (header ?? "").trim().toLowerCase();
+  if (value === "" || value === "identity") return "identity";
+  if (value === "gzip" || value === "x-gzip") return "gzip";
+  if (value === "deflate") return "deflate";
+  throw new QesError(
+    "invalid_parameter",
+    `Content-Encoding "${value.slice(0, 40)}" is not supported; send gzip, deflate or an uncompressed body.`,
+    { param: "Content-Encoding" },
+  );
+}
+
+function tooLarge(maxBytes: number): QesError {
+  return new QesError(
+    "request_too_large",
+    `The ingest body is larger than ${maxBytes} bytes after decompression (QES_INGEST_MAX_BYTES); send smaller batches.`,
+  );
+}

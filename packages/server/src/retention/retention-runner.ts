@@ -1,0 +1,66 @@
+import type { Backend, RetentionPolicy, RetentionReport } from "@qes/core";
+import type { Logger } from "pino";
+import type { Clock } from "../clock.ts";
+
+/** how often retention runs after the start-up run */
+export const RETENTION_EVERY_MS = 3_600_000;
+
+/**
+ * Runs retention (DESIGN.md §10) at start-up and then hourly. Across instances on PostgreSQL the
+ * backend makes a run happen once at a time (advisory lock); a run that finds nothing old drops
+ * nothing, so instances repeating it cost catalogue reads only. A failed run is logged and
+ * retried at the next hour; it never stops the service.
+ */
+export class RetentionRunner {
+  #timer: NodeJS.Timeout | undefined;
+  #running: Promise<RetentionReport[]> | undefined;
+
+  constructor(
+    private readonly opts: { backend: Backend; policy: RetentionPolicy; clock: Clock; logger: Logger },
+  ) {}
+
+  /** The first run now (the returned promise settles when it ends), then one every hour. */
+  start(): Promise<RetentionReport[]> {
+    const first = this.run();
+    this.#timer = setInterval(() => void this.run(), RETENTION_EVERY_MS);
+    this.#timer.unref();
+    return first;
+  }
+
+  /** One run; a run already under way is joined, not repeated. Never rejects. */
+  run(): Promise<RetentionReport[]> {
+    this.#running ??= this.#runOnce().finally(() => {
+      this.#running = undefined;
+    });
+    return this.#running;
+  }
+
+  async close(): Promise<void> {
+    clearInterval(this.#timer);
+    await this.#running;
+  }
+
+  async #runOnce(): Promise<RetentionReport[]> {
+    const { backend, policy, clock, logger } = this.opts;
+    const started = performance.now();
+    try {
+      const reports = await backend.applyRetention(policy, clock());
+      const removed = reports.filter((r) => r.deletedEvents > 0 || (r.droppedPartitions ?? 0) > 0);
+      logger.info(
+        {
+          seconds: Math.round(performance.now() - started) / 1000,
+          removed: removed.map((r) => ({
+            source: r.source,
+            events: r.deletedEvents,
+            ...(r.droppedPartitions !== undefined ? { partitions: r.droppedPartitions } : {}),
+          })),
+        },
+        "retention run",
+      );
+      return reports;
+    } catch (e) {
+      logger.error({ err: e }, "retention run failed; the next run tries again");
+      return [];
+    }
+  }
+}

@@ -1,0 +1,72 @@
+import type { IngestBatch, LogEvent } from "@qes/core";
+import { checkSourceName, QesError } from "@qes/core";
+import type { Request, Response } from "express";
+import type { ApiKeyVerifier } from "../auth/api-keys.ts";
+import { authenticate, authorizeIngest } from "../auth/authenticate.ts";
+import type { JwtVerifier } from "../auth/jwt.ts";
+import { requestToken } from "../auth/request-token.ts";
+import type { Clock } from "../clock.ts";
+import type { GroupCommitQueue } from "../ingest/group-commit-queue.ts";
+import { toLogEvents } from "../ingest/log-events.ts";
+import { bodyFormat, parseIngestBody } from "../ingest/parse-ingest-body.ts";
+import { readIngestBody } from "../ingest/read-ingest-body.ts";
+
+export interface IngestLogsDeps {
+  verifier: ApiKeyVerifier;
+  jwt?: JwtVerifier;
+  clock: Clock;
+  queue: GroupCommitQueue<LogEvent>;
+  /** `QES_INGEST_MAX_BYTES` */
+  ingestMaxBytes: number;
+}
+
+/**
+ * `POST /api/logs?source_name=<source>` (DESIGN.md §10): authenticate (401) and authorise the
+ * source (403) before reading the body; refuse at once when the queue is full (429); read the
+ * body within the limit (413), parse and shape every event (400 `invalid_event` with its index,
+ * nothing stored), then wait for the group commit: `200 {"accepted": N}` only once it is durable.
+ */
+export function ingestLogsRoute(deps: IngestLogsDeps) {
+  return async (req: Request, res: Response): Promise<void> => {
+    const query = sourceQuery(req.originalUrl);
+    const principal = authenticate(requestToken(req.headers, query.params), deps.verifier, deps.jwt);
+    const source = query.source;
+    checkSourceName(source);
+    authorizeIngest(principal, source);
+    const format = bodyFormat(req.headers["content-type"]);
+    if (deps.queue.full) {
+      req.resume();
+      throw deps.queue.busy();
+    }
+    const body = await readIngestBody(req, deps.ingestMaxBytes);
+    const events = toLogEvents(parseIngestBody(body, format), source, deps.clock());
+    const batch: IngestBatch = { source, events };
+    if (events.length > 0) await deps.queue.submit(batch);
+    res.json({ accepted: events.length });
+  };
+}
+
+/** `source_name` exactly once (any other parameter is ignored; `api_key` is the token) */
+function sourceQuery(originalUrl: string): { source: string; params: Record<string, string> } {
+  const q = originalUrl.indexOf("?");
+  const search = new URLSearchParams(q === -1 ? "" : originalUrl.slice(q + 1));
+  const names = search.getAll("source_name");
+  if (names.length === 0) {
+    throw new QesError("missing_parameter", "source_name is required: POST /api/logs?source_name=<source>.", {
+      param: "source_name",
+    });
+  }
+  if (names.length > 1) {
+    throw new QesError(
+      "invalid_parameter",
+      "source_name is given more than once; send one source per request.",
+      {
+        param: "source_name",
+      },
+    );
+  }
+  const params: Record<string, string> = Object.create(null);
+  const token = search.getAll("api_key");
+  if (token.length === 1) params.api_key = token[0] as string;
+  return { source: names[0] as string, params };
+}

@@ -1,0 +1,90 @@
+import { QesError } from "@qes/core";
+import { describe, expect, it } from "vitest";
+import { bodyFormat, MAX_EVENT_DEPTH, parseIngestBody } from "../src/ingest/parse-ingest-body.ts";
+
+const json = (text: string) => parseIngestBody(Buffer.from(text), "json");
+const ndjson = (text: string) => parseIngestBody(Buffer.from(text), "ndjson");
+
+function refusal(f: () => unknown): QesError {
+  try {
+    f();
+  } catch (e) {
+    if (e instanceof QesError) return e;
+    throw e;
+  }
+  throw new Error("expected a refusal");
+}
+
+describe("ingest body forms", () => {
+  it("takes an array, one object, {batch: [...]} and NDJSON", () => {
+    expect(json('[{"a":1},{"a":2}]')).toEqual([{ a: 1 }, { a: 2 }]);
+    expect(json('{"a":1}')).toEqual([{ a: 1 }]);
+    expect(json('{"batch":[{"a":1},{"a":2}]}')).toEqual([{ a: 1 }, { a: 2 }]);
+    // an event that merely has a key "batch" among others is one event
+    expect(json('{"batch":[1],"event_message":"x"}')).toEqual([{ batch: [1], event_message: "x" }]);
+    expect(ndjson('{"a":1}\n\n{"a":2}\r\n')).toEqual([{ a: 1 }, { a: 2 }]);
+    expect(json("[]")).toEqual([]);
+  });
+
+  it("keeps integers beyond 2^53 exact", () => {
+    const [event] = json('[{"n":9007199254740993}]') as [{ n: bigint }];
+    expect(event.n).toBe(9007199254740993n);
+  });
+
+  it("names the index of the first event that is not an object", () => {
+    const e = refusal(() => json('[{"a":1},{"a":2},"text",{"a":3}]'));
+    expect(e.code).toBe("invalid_event");
+    expect(e.message).toMatch(/^event 2: an event must be a JSON object, got a string/);
+    expect(refusal(() => json("[null]")).message).toMatch(/^event 0: .* got null/);
+    expect(refusal(() => json('{"batch":[{},[]]}')).message).toMatch(/^event 1: .* got an array/);
+    expect(refusal(() => json("42")).message).toMatch(/^event 0: .* got a number/);
+  });
+
+  it("names the index and line of a malformed NDJSON line", () => {
+    const e = refusal(() => ndjson('{"a":1}\n\n{"a":\n{"a":3}'));
+    expect(e.code).toBe("invalid_event");
+    expect(e.message).toMatch(/^event 1 \(line 3\): not valid JSON/);
+    expect(e.line).toBe(3);
+  });
+
+  it("refuses malformed JSON, an empty body and invalid UTF-8 without echoing the body", () => {
+    const e = refusal(() => json('[{"secret-ish": "abc"},'));
+    expect(e.code).toBe("invalid_event");
+    expect(e.message).toMatch(/not valid JSON/);
+    expect(e.message).not.toContain("secret-ish");
+    expect(refusal(() => json("  \n")).message).toMatch(/empty/);
+    expect(refusal(() => parseIngestBody(Buffer.from([0x5b, 0xff, 0x5d]), "json")).message).toMatch(/UTF-8/);
+  });
+
+  it("refuses nesting deeper than the limit, at any depth of the body, without overflowing", () => {
+    const deep = (n: number) => `${'{"a":'.repeat(n)}1${"}".repeat(n)}`;
+    expect(json(`[${deep(MAX_EVENT_DEPTH)}]`)).toHaveLength(1);
+    const e = refusal(() => json(`[{}, ${deep(MAX_EVENT_DEPTH + 1)}]`));
+    expect(e.code).toBe("invalid_event");
+    expect(e.message).toMatch(/^event 1: .*nested deeper than 64/);
+    // 200,000 levels: no RangeError, a 400 (the exact-integer parser is recursive: never reached)
+    const huge = `[${"[".repeat(200_000)}9007199254740993${"]".repeat(200_000)}]`;
+    expect(refusal(() => json(huge)).code).toBe("invalid_event");
+    expect(refusal(() => ndjson(`{"x":${"[".repeat(100_000)}${"]".repeat(100_000)}}`)).code).toBe(
+      "invalid_event",
+    );
+  });
+
+  it("chooses the form from Content-Type and names the header when it is not JSON or NDJSON", () => {
+    expect(bodyFormat(undefined)).toBe("json");
+    expect(bodyFormat("application/json; charset=utf-8")).toBe("json");
+    expect(bodyFormat("application/vnd.api+json")).toBe("json");
+    expect(bodyFormat("application/x-ndjson")).toBe("ndjson");
+    expect(bodyFormat("Application/X-NDJSON; charset=utf-8")).toBe("ndjson");
+    for (const type of [
+      "text/plain",
+      "application/x-www-form-urlencoded",
+      "multipart/form-data; boundary=x",
+      "application/xml",
+    ]) {
+      const e = refusal(() => bodyFormat(type));
+      expect(e.code).toBe("invalid_parameter");
+      expect(e.param).toBe("Content-Type");
+    }
+  });
+});

@@ -1,0 +1,87 @@
+import { QesError } from "@qes/core";
+import { describe, expect, it } from "vitest";
+import { ApiKeyVerifier, hashToken, ingestKey, parseApiKeys } from "../src/auth/api-keys.ts";
+import { authorize, authorizeIngest } from "../src/auth/authenticate.ts";
+import { principalAllows, principalMayIngest } from "../src/auth/principal.ts";
+
+const endpoint = { name: "logs.all", id: "6a3c1f0e-2b7d-4c58-9e41-0d8f5b2a7c19" } as Parameters<
+  typeof principalAllows
+>[1];
+
+function refusal(f: () => unknown): QesError {
+  try {
+    f();
+  } catch (e) {
+    if (e instanceof QesError) return e;
+    throw e;
+  }
+  throw new Error("expected a refusal");
+}
+
+describe("QES_INGEST_KEYS", () => {
+  const verifier = new ApiKeyVerifier([
+    ...parseApiKeys("query-token-0123456789"),
+    ...parseApiKeys(
+      `ingest-any-0123456789, ingest-some-0123456789@postgREST.logs.prod|storage.logs.prod.2, sha256=${hashToken("ingest-hashed-0123456789").toString("hex")}@edge`,
+      "QES_INGEST_KEYS",
+    ),
+  ]);
+
+  it("gives ingest tokens the right to send events, to the sources named after @, and no query", () => {
+    const any = verifier.verify("ingest-any-0123456789");
+    expect(any && principalMayIngest(any, "anything.at.all")).toBe(true);
+    expect(any && principalAllows(any, endpoint)).toBe(false);
+    const some = verifier.verify("ingest-some-0123456789");
+    expect(some && principalMayIngest(some, "postgREST.logs.prod")).toBe(true);
+    expect(some && principalMayIngest(some, "storage.logs.prod.2")).toBe(true);
+    expect(some && principalMayIngest(some, "postgrest.logs.prod")).toBe(false);
+    const hashed = verifier.verify("ingest-hashed-0123456789");
+    expect(hashed && principalMayIngest(hashed, "edge")).toBe(true);
+  });
+
+  it("a query token may not ingest and an ingest token may not query: 403 naming why", () => {
+    const query = verifier.verify("query-token-0123456789");
+    if (!query) throw new Error("query token not accepted");
+    expect(principalMayIngest(query, "edge")).toBe(false);
+    const e = refusal(() => authorizeIngest(query, "edge"));
+    expect(e.code).toBe("forbidden");
+    expect(e.message).toMatch(/QES_INGEST_KEYS/);
+    const ingest = verifier.verify("ingest-any-0123456789");
+    if (!ingest) throw new Error("ingest token not accepted");
+    const q = refusal(() => authorize(ingest, endpoint));
+    expect(q.code).toBe("forbidden");
+    expect(q.message).toMatch(/ingest token/);
+    const some = verifier.verify("ingest-some-0123456789");
+    if (!some) throw new Error("scoped ingest token not accepted");
+    expect(refusal(() => authorizeIngest(some, "edge")).message).toContain('"edge"');
+  });
+
+  it("a token listed in both variables has both rights", () => {
+    const both = new ApiKeyVerifier([
+      ...parseApiKeys("both-token-0123456789@logs.all"),
+      ...parseApiKeys("both-token-0123456789@edge", "QES_INGEST_KEYS"),
+    ]).verify("both-token-0123456789");
+    expect(both && principalAllows(both, endpoint)).toBe(true);
+    expect(both && principalMayIngest(both, "edge")).toBe(true);
+    expect(both && principalMayIngest(both, "other")).toBe(false);
+  });
+
+  it("names QES_INGEST_KEYS in its errors and never echoes a token", () => {
+    const short = refusal(() => parseApiKeys("short", "QES_INGEST_KEYS"));
+    expect(short.param).toBe("QES_INGEST_KEYS");
+    expect(short.message).not.toContain("short");
+    const badName = refusal(() => parseApiKeys("ingest-any-0123456789@a b", "QES_INGEST_KEYS"));
+    expect(badName.message).toMatch(/not a source name/);
+    expect(refusal(() => parseApiKeys("ingest-any-0123456789@a\u0000b", "QES_INGEST_KEYS")).code).toBe(
+      "invalid_config",
+    );
+  });
+
+  it("the local credential of qes serve ingests anywhere and queries nothing", () => {
+    const local = new ApiKeyVerifier([ingestKey("qes_local_abcdefghijklmnop")]).verify(
+      "qes_local_abcdefghijklmnop",
+    );
+    expect(local && principalMayIngest(local, "cloudflare.logs.prod")).toBe(true);
+    expect(local && principalAllows(local, endpoint)).toBe(false);
+  });
+});

@@ -1,0 +1,94 @@
+import type { QesError } from "@qes/core";
+import { describe, expect, it } from "vitest";
+import { QuerySlots } from "../src/admission/query-slots.ts";
+
+const slots = (maxConcurrent: number, perCaller = 2, queuePerCaller = 2, maxWaitMs = 10_000) =>
+  new QuerySlots({ maxConcurrent, perCaller, queuePerCaller, maxWaitMs });
+
+async function refusal(p: Promise<unknown>): Promise<QesError> {
+  try {
+    await p;
+  } catch (e) {
+    return e as QesError;
+  }
+  throw new Error("expected a refusal");
+}
+
+describe("QuerySlots", () => {
+  it("never gives one caller every slot: with 2 slots and perCaller 2, a second caller still gets one", async () => {
+    const s = slots(2);
+    await s.acquire("a");
+    const waiting = s.acquire("a");
+    // a is at its share (1 of 2): b is admitted at once
+    const b = await s.acquire("b");
+    expect(s.running).toBe(2);
+    b();
+    // the freed slot does not go to a: a still runs its share (1 of 2 slots)
+    expect(s.running).toBe(1);
+    let admitted = false;
+    void waiting.then(() => {
+      admitted = true;
+    });
+    await Promise.resolve();
+    expect(admitted).toBe(false);
+  });
+
+  it("queues a caller at its share (bounded) and refuses beyond with 429 + Retry-After", async () => {
+    const s = slots(4, 2, 2);
+    const first = await s.acquire("a");
+    await s.acquire("a");
+    const q1 = s.acquire("a");
+    const q2 = s.acquire("a");
+    const e = await refusal(s.acquire("a"));
+    expect(e.code).toBe("too_many_requests");
+    expect(e.retryAfterSeconds).toBeGreaterThanOrEqual(1);
+    first();
+    const release = await q1;
+    expect(s.running).toBe(2);
+    release();
+    (await q2)();
+  });
+
+  it("hands freed slots to waiting callers in turn, not to whoever queued most", async () => {
+    const s = slots(2, 1, 4);
+    const ra = await s.acquire("a");
+    const rb = await s.acquire("b");
+    const order: string[] = [];
+    const wait = (caller: string) =>
+      s.acquire(caller).then((r) => {
+        order.push(caller);
+        return r;
+      });
+    const pending = [wait("a"), wait("a"), wait("a"), wait("c")];
+    ra();
+    rb();
+    await new Promise((r) => setTimeout(r, 0));
+    // a's next and c: one each, though a queued three
+    expect(order.sort()).toEqual(["a", "c"]);
+    for (const p of pending.slice(0, 1)) (await p)();
+    await new Promise((r) => setTimeout(r, 0));
+    expect(order).toHaveLength(3);
+  });
+
+  it("refuses a wait that outlasts maxWaitMs, and frees a queue place when the client leaves", async () => {
+    const s = slots(2, 1, 1, 30);
+    await s.acquire("a");
+    const e = await refusal(s.acquire("a"));
+    expect(e.code).toBe("too_many_requests");
+    const leaving = new AbortController();
+    const left = s.acquire("a", leaving.signal);
+    leaving.abort(new Error("client gone"));
+    expect((await refusal(left)).message).toBe("client gone");
+    // its place in the queue is free again
+    const again = s.acquire("a");
+    expect((await refusal(again)).code).toBe("too_many_requests");
+  });
+
+  it("a release counts once", async () => {
+    const s = slots(3);
+    const r = await s.acquire("a");
+    r();
+    r();
+    expect(s.running).toBe(0);
+  });
+});

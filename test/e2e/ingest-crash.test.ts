@@ -1,0 +1,168 @@
+import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { dropPostgresStorage } from "@qes/backend-postgres";
+import pg from "pg";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { type QesProcess, startQes } from "../http/support/qes-process.ts";
+import { TEST_POSTGRES_URL, unique } from "../http/support/stores.ts";
+
+/**
+ * Acknowledged means durable (DESIGN.md §10): a real `qes serve` is killed with SIGKILL while 20
+ * clients ingest; after a restart on the same store, every event whose request got 200 is there
+ * exactly once. Half the events carry an id, half do not (their id derives from their content).
+ */
+const QUERY_TOKEN = "crash-query-token-0123456789";
+const INGEST_TOKEN = "crash-ingest-token-0123456789";
+const CLIENTS = 20;
+const PER_REQUEST = 25;
+/** acknowledged requests to wait for before the kill */
+const ACKS_BEFORE_KILL = 60;
+/**
+ * Events of today: retention (QES_RETENTION_DAYS, default 30) runs at the restart and would
+ * rightly remove events of a fixed past date before the count.
+ */
+const EVENT_TIME = new Date().toISOString();
+
+/**
+ * A database of its own: start-up creates the reader role under a per-database advisory lock that
+ * every other test file's PostgreSQL backend takes too; in the whole suite the restart once waited
+ * on it past its 90 s deadline. Here the restart queues behind nobody but the killed process.
+ */
+const crashDatabase = `qes_crash_${process.pid}`;
+const crashUrl = TEST_POSTGRES_URL.replace(/\/[^/]*$/, `/${crashDatabase}`);
+
+async function adminQuery(sql: string): Promise<void> {
+  const c = new pg.Client({ connectionString: TEST_POSTGRES_URL });
+  await c.connect();
+  try {
+    await c.query(sql);
+  } finally {
+    await c.end();
+  }
+}
+
+const dirs: string[] = [];
+const schemas: string[] = [];
+beforeAll(async () => {
+  await adminQuery(`drop database if exists "${crashDatabase}" with (force)`);
+  await adminQuery(`create database "${crashDatabase}"`);
+});
+afterAll(async () => {
+  for (const d of dirs) rmSync(d, { recursive: true, force: true });
+  for (const s of schemas) await dropPostgresStorage(crashUrl, s);
+  await adminQuery(`drop database if exists "${crashDatabase}" with (force)`);
+});
+
+/** an endpoint listing every message of the crash source with how often it is stored */
+function endpointsDir(): string {
+  const dir = mkdtempSync(join(tmpdir(), "qes-crash-endpoints-"));
+  dirs.push(dir);
+  writeFileSync(
+    join(dir, "crash.counts.sql"),
+    "select t.event_message, count(*) as n from `cloudflare.logs.prod` as t\n" +
+      "where t.project = 'crash' group by t.event_message",
+  );
+  writeFileSync(
+    join(dir, "crash.counts.json"),
+    JSON.stringify({ id: "7c1d2e3f-4a5b-4c6d-8e7f-9a0b1c2d3e4f", maxRows: 1_000_000, params: {} }),
+  );
+  return dir;
+}
+
+const STORES: { name: string; env(): Record<string, string> }[] = [
+  {
+    name: "duckdb",
+    env: () => {
+      const dir = mkdtempSync(join(tmpdir(), "qes-crash-"));
+      dirs.push(dir);
+      return { QES_BACKEND: "duckdb", QES_DUCKDB_PATH: join(dir, "qes.duckdb"), QES_DUCKDB_THREADS: "1" };
+    },
+  },
+  {
+    name: "postgres",
+    env: () => {
+      const schema = unique("qes_crash");
+      schemas.push(schema);
+      return {
+        QES_BACKEND: "postgres",
+        QES_POSTGRES_URL: crashUrl,
+        QES_POSTGRES_SCHEMA: schema,
+        QES_POSTGRES_POOL: "4",
+      };
+    },
+  },
+];
+
+describe.each(STORES)("SIGKILL during ingest on $name", (store) => {
+  it("keeps every acknowledged event exactly once after a restart", async () => {
+    const env = {
+      ...store.env(),
+      QES_API_KEYS: QUERY_TOKEN,
+      QES_INGEST_KEYS: INGEST_TOKEN,
+      QES_SEED: "false",
+      QES_ENDPOINTS_DIR: endpointsDir(),
+    };
+    let server: QesProcess | undefined = await startQes(env);
+    const acknowledged: string[] = [];
+    let acks = 0;
+    let killed = false;
+    let sent = 0;
+    const client = async (c: number) => {
+      for (let r = 0; !killed; r++) {
+        const messages = Array.from({ length: PER_REQUEST }, (_, i) => `crash c${c} r${r} e${i}`);
+        const events = messages.map((m, i) => ({
+          ...(i % 2 === 0 ? { id: `id-${m.replaceAll(" ", "-")}` } : {}),
+          timestamp: EVENT_TIME,
+          project: "crash",
+          event_message: m,
+          metadata: { client: c, round: r },
+        }));
+        sent++;
+        try {
+          const res = await fetch(`${server?.url}/api/logs?source_name=cloudflare.logs.prod`, {
+            method: "POST",
+            headers: { "Content-Type": "application/json", "X-API-KEY": INGEST_TOKEN },
+            body: JSON.stringify(events),
+          });
+          if (res.status === 200) {
+            acknowledged.push(...messages);
+            acks++;
+          } else if (res.status !== 429) {
+            throw new Error(`unexpected ${res.status}: ${await res.text()}`);
+          }
+        } catch (e) {
+          if (!killed) throw e;
+          return;
+        }
+      }
+    };
+    const running = Array.from({ length: CLIENTS }, (_, c) => client(c));
+    const enoughAcks = (async () => {
+      while (acks < ACKS_BEFORE_KILL) await new Promise((r) => setTimeout(r, 10));
+    })();
+    // a client failing (anything but 200 or 429 before the kill) fails the test instead of waiting
+    await Promise.race([enoughAcks, Promise.all(running)]);
+    killed = true;
+    await server.stop("SIGKILL");
+    await Promise.all(running);
+    expect(sent).toBeGreaterThan(acks);
+
+    server = await startQes(env);
+    try {
+      const res = await fetch(`${server.url}/api/endpoints/query/crash.counts`, {
+        headers: { "X-API-KEY": QUERY_TOKEN },
+      });
+      expect(res.status).toBe(200);
+      const rows = ((await res.json()) as { result: { event_message: string; n: number }[] }).result;
+      const stored = new Map(rows.map((r) => [r.event_message, r.n]));
+      const missing = acknowledged.filter((m) => !stored.has(m));
+      const twice = rows.filter((r) => r.n !== 1);
+      expect(missing).toEqual([]);
+      expect(twice).toEqual([]);
+      expect(acknowledged.length).toBeGreaterThanOrEqual(ACKS_BEFORE_KILL * PER_REQUEST);
+    } finally {
+      await server.stop("SIGKILL");
+    }
+  }, 180_000);
+});

@@ -1,0 +1,105 @@
+import { existsSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { type QesProcess, startQes } from "../http/support/qes-process.ts";
+import { runCli } from "./support/run-cli.ts";
+
+/**
+ * `qes load` against a DuckDB file a running `qes serve` holds: the events go through that
+ * server's ingest API (found through `<file>.serve.json`, mode 0600, an ingest-only token made for
+ * the run), or through `--url` with QES_INGEST_TOKEN.
+ */
+const QUERY_TOKEN = "forward-query-token-0123456789";
+const INGEST_TOKEN = "forward-ingest-token-0123456789";
+let dir: string;
+let env: Record<string, string>;
+let server: QesProcess;
+
+beforeAll(async () => {
+  dir = mkdtempSync(join(tmpdir(), "qes-forward-"));
+  env = {
+    QES_DUCKDB_PATH: join(dir, "qes.duckdb"),
+    QES_DUCKDB_THREADS: "1",
+    QES_API_KEYS: QUERY_TOKEN,
+    QES_INGEST_KEYS: INGEST_TOKEN,
+    QES_SEED: "false",
+  };
+  server = await startQes(env);
+}, 120_000);
+afterAll(async () => {
+  await server?.stop("SIGKILL");
+  rmSync(dir, { recursive: true, force: true });
+});
+
+const edge = (id: string) =>
+  JSON.stringify({
+    id,
+    timestamp: "2025-01-15T11:00:00Z",
+    project: "forwarded",
+    event_message: "GET | 200",
+    metadata: { request: { path: "/rest/v1/x" } },
+  });
+
+async function forwardedIds(): Promise<string[]> {
+  const res = await fetch(`${server.url}/api/endpoints/query/logs.all?project=forwarded`, {
+    headers: { "X-API-KEY": QUERY_TOKEN },
+  });
+  expect(res.status).toBe(200);
+  return ((await res.json()) as { result: { id: string }[] }).result.map((r) => r.id).sort();
+}
+
+describe("qes load while qes serve holds the DuckDB file", () => {
+  it("the server writes its address and an ingest-only token beside the file, readable by its owner only", async () => {
+    const file = `${env.QES_DUCKDB_PATH}.serve.json`;
+    expect(statSync(file).mode & 0o777).toBe(0o600);
+    const local = JSON.parse(readFileSync(file, "utf8")) as { url: string; token: string; pid: number };
+    expect(local.url).toBe(server.url);
+    expect(local.pid).toBe(server.pid);
+    // the token ingests, and may not query
+    const query = await fetch(`${server.url}/api/endpoints/query/logs.all?project=forwarded`, {
+      headers: { "X-API-KEY": local.token },
+    });
+    expect(query.status).toBe(403);
+  });
+
+  it("sends the events to the server's ingest API instead of stopping, and they are served at once", async () => {
+    const file = join(dir, "events.ndjson");
+    writeFileSync(file, `${edge("f1")}\n\n${edge("f2")}\n${edge("f3")}\n`);
+    const res = await runCli(["load", "--source", "cloudflare.logs.prod", file], { env });
+    expect(res.stderr).toContain("sending the events to it");
+    expect(res.code).toBe(0);
+    expect(res.stdout).toMatch(/3 events/);
+    expect(await forwardedIds()).toEqual(["f1", "f2", "f3"]);
+  });
+
+  it("a malformed line refuses the whole file before anything is sent, naming the line", async () => {
+    const file = join(dir, "bad.ndjson");
+    writeFileSync(file, `${edge("b1")}\n${edge("b2")}\n{"broken":\n`);
+    const res = await runCli(["load", "--source", "cloudflare.logs.prod", file], { env });
+    expect(res.code).toBe(1);
+    expect(res.stderr).toContain(`${file}:3`);
+    expect(await forwardedIds()).toEqual(["f1", "f2", "f3"]);
+  });
+
+  it("--url sends to a named server with QES_INGEST_TOKEN, and needs that token", async () => {
+    const file = join(dir, "url.ndjson");
+    writeFileSync(file, `${edge("u1")}\n`);
+    const other = { QES_DUCKDB_PATH: join(dir, "unrelated.duckdb") };
+    const ok = await runCli(["load", "--url", server.url, "--source", "cloudflare.logs.prod", file], {
+      env: { ...other, QES_INGEST_TOKEN: INGEST_TOKEN },
+    });
+    expect(ok.code).toBe(0);
+    expect(await forwardedIds()).toEqual(["f1", "f2", "f3", "u1"]);
+    const none = await runCli(["load", "--url", server.url, "--source", "x", file], { env: other });
+    expect(none.code).toBe(1);
+    expect(none.stderr).toContain("QES_INGEST_TOKEN");
+  });
+
+  it("removes the file at a clean stop", async () => {
+    const file = `${env.QES_DUCKDB_PATH}.serve.json`;
+    expect(existsSync(file)).toBe(true);
+    expect(await server.stop("SIGTERM")).toBe(0);
+    expect(existsSync(file)).toBe(false);
+  });
+});

@@ -1,0 +1,114 @@
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { before, EDGE_EVENTS } from "./support/events.ts";
+import { call, type HttpServer, SCOPED_TOKEN, startHttpServer, TOKEN } from "./support/in-process.ts";
+import { metricSum, scrape } from "./support/prometheus.ts";
+import { duckdbStore, postgresStore, type Store } from "./support/stores.ts";
+
+/**
+ * Issue 12, the abandoned-request attack: expensive consumer queries on usage.api-counts, each
+ * abandoned by its client after 0.5 s. Their queries must stop in the engine (DuckDB interrupt,
+ * PostgreSQL cancel request), never join the warm set, and leave a trivial query answering within
+ * a second — with a query timeout (20 s) that would otherwise keep them running, and warming every
+ * 0.6 s that would otherwise re-run them.
+ */
+const ROWS = 1500;
+const alphaRows = Array.from({ length: ROWS }, (_, i) =>
+  JSON.stringify({
+    id: `heavy-${i}`,
+    timestamp: before(60 + (i % 3000)),
+    project: "alpha",
+    event_message: `GET | 200 | https://alpha.example.co/rest/v1/t${i}`,
+    metadata: {
+      request: { method: "GET", path: `/rest/v1/t${i}`, url: `https://alpha.example.co/rest/v1/t${i}` },
+    },
+  }),
+);
+const LOADS = { "cloudflare.logs.prod": [...EDGE_EVENTS, ...alphaRows] };
+const ENV = { QES_QUERY_TIMEOUT_MS: "20000", QES_WARM_INTERVAL_SCALE: "0.002" };
+/** a three-way cross join of the stored query's CTE: billions of rows, no engine shortcut */
+const heavySql = (i: number) =>
+  `select count(*) as n from requests a, requests b, requests c where length(a.path) + length(b.path) + length(c.path) > ${i}`;
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+/** backend, store, rows of the third side of the shared query's join: long enough on an idle machine that a client leaving after 150 ms leaves before the answer (PostgreSQL answered 2 rows in under 150 ms once), a few seconds at most */
+const STORES: [string, () => Promise<Store>, number][] = [
+  ["duckdb", () => duckdbStore(LOADS), 30],
+  ["postgres", () => postgresStore(LOADS), 12],
+];
+
+describe.each(STORES)("abandoned requests on %s", (_name, open, third) => {
+  let store: Store;
+  let server: HttpServer;
+  beforeAll(async () => {
+    store = await open();
+    server = await startHttpServer(store.backend, ENV);
+  });
+  afterAll(async () => {
+    await server?.close();
+    await store?.dispose();
+  });
+
+  it("stop in the engine, are never warmed, and leave a trivial query answering within 1 s", async () => {
+    const attempts = Array.from({ length: 8 }, async (_, i) => {
+      const url = `${server.url}/api/endpoints/query/usage.api-counts?interval=daily&project=alpha&sql=${encodeURIComponent(heavySql(i))}`;
+      try {
+        const res = await fetch(url, { headers: { "X-API-KEY": TOKEN }, signal: AbortSignal.timeout(500) });
+        // refused by admission control (429) before it ran: fine, nothing to stop
+        return res.status;
+      } catch {
+        return "abandoned";
+      }
+    });
+    const outcomes = await Promise.all(attempts);
+    expect(outcomes).toContain("abandoned");
+    for (const o of outcomes) expect(["abandoned", 429]).toContain(o);
+
+    // every abandoned query ends in the engine (its slot is freed when the backend settles) long
+    // before its 20 s timeout
+    while (metricSum(await scrape(server.url), "qes_running_queries") > 0) await sleep(20);
+
+    for (const token of [TOKEN, SCOPED_TOKEN]) {
+      const path =
+        token === TOKEN ? "logs.all?project=beta" : "usage.api-counts?interval=hourly&project=beta";
+      const t0 = performance.now();
+      const trivial = await call(`${server.url}/api/endpoints/query/${path}`, {
+        headers: { "X-API-KEY": token },
+      });
+      const ms = performance.now() - t0;
+      expect(trivial.status, trivial.text).toBe(200);
+      expect(ms).toBeLessThan(1000);
+    }
+
+    // three warm intervals later: warming never re-ran an abandoned query (the one warm key is
+    // the trivial usage query above, which worked)
+    await sleep(1900);
+    const metrics = await scrape(server.url);
+    expect(metricSum(metrics, "qes_warm_keys", { endpoint: "usage.api-counts" })).toBe(1);
+    expect(metricSum(metrics, "qes_warm_failures_total", { endpoint: "usage.api-counts" })).toBe(0);
+
+    const t0 = performance.now();
+    const again = await call(`${server.url}/api/endpoints/query/logs.all?project=beta`, {
+      headers: { "X-API-KEY": TOKEN },
+    });
+    expect(again.status).toBe(200);
+    expect(performance.now() - t0).toBeLessThan(1000);
+  });
+
+  it("a query shared by single flight runs on for the request that still waits", async () => {
+    const sql = `select count(*) as n from requests a, requests b, (select path from requests order by path limit ${third}) c where length(a.path) + length(c.path) > 0`;
+    const url = `${server.url}/api/endpoints/query/usage.api-counts?interval=daily&project=alpha&sql=${encodeURIComponent(sql)}`;
+    const coalesced = metricSum(await scrape(server.url), "qes_cache_coalesced_total", { scope: "process" });
+    const staying = call(url, { headers: { "X-API-KEY": TOKEN } });
+    await sleep(50);
+    const leaving = fetch(url, { headers: { "X-API-KEY": TOKEN }, signal: AbortSignal.timeout(100) }).catch(
+      () => "abandoned",
+    );
+    expect(await leaving).toBe("abandoned");
+    const stayed = await staying;
+    expect(stayed.status, stayed.text).toBe(200);
+    expect(stayed.body.result).toEqual([{ n: (ROWS + 4) ** 2 * third }]);
+    expect(metricSum(await scrape(server.url), "qes_cache_coalesced_total", { scope: "process" })).toBe(
+      coalesced + 1,
+    );
+  });
+});

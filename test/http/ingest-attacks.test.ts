@@ -1,0 +1,186 @@
+import { Readable } from "node:stream";
+import { pipeline } from "node:stream/promises";
+import { createGzip, gzipSync } from "node:zlib";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { BACKENDS } from "../support/backends.ts";
+import { type ServedFixture, serveFixture } from "../support/serve-fixture.ts";
+import { event, ingestEnv, postLogs, storedIds } from "./support/ingest.ts";
+
+const json = (v: unknown) => JSON.stringify(v);
+
+/** `[{"event_message":"000…"}]` with `mib` MiB of zeros, gzipped as a stream (never whole in memory) */
+async function gzipBomb(mib: number): Promise<Buffer> {
+  const zeros = Buffer.alloc(1024 * 1024, 0x30);
+  async function* body() {
+    yield Buffer.from('[{"event_message":"');
+    for (let i = 0; i < mib; i++) yield zeros;
+    yield Buffer.from('"}]');
+  }
+  const out: Buffer[] = [];
+  const gzip = createGzip({ level: 9 });
+  gzip.on("data", (c: Buffer) => out.push(c));
+  await pipeline(Readable.from(body()), gzip);
+  return Buffer.concat(out);
+}
+
+/** Attacks on POST /api/logs by a holder of a valid ingest token (each a test). */
+describe.each(BACKENDS)("ingest under attack on $name", (fixture) => {
+  let served: ServedFixture;
+  beforeAll(async () => {
+    // a small limit and queue so bombs and floods hit them quickly
+    served = await serveFixture(
+      fixture,
+      {},
+      ingestEnv({ QES_INGEST_MAX_BYTES: "1MiB", QES_INGEST_QUEUE_EVENTS: "300" }),
+    );
+  });
+  afterAll(() => served.close());
+
+  it("a gzip bomb stops at the limit: 413, nothing stored, the server still answers", async () => {
+    // 512 MiB of "0" inside one event, about half a MiB compressed: inflating it whole would take
+    // 512 MiB (and its string twice that)
+    const bomb = await gzipBomb(512);
+    expect(bomb.length).toBeLessThan(1024 * 1024);
+    const rssBefore = process.memoryUsage().rss;
+    const r = await postLogs(served.url, "bomb.src", bomb, { "Content-Encoding": "gzip" });
+    expect(r.status).toBe(413);
+    expect(r.body.error.code).toBe("request_too_large");
+    // the server inflated at most its 1 MiB limit (plus buffers), not the gigabyte
+    expect(process.memoryUsage().rss - rssBefore).toBeLessThan(128 * 1024 * 1024);
+    expect(await storedIds(served.backend, "bomb.src")).toEqual([]);
+    expect((await postLogs(served.url, "bomb.src", json([event("after", "x")]))).status).toBe(200);
+  }, 60_000);
+
+  it("a corrupt or mislabelled gzip body is a 400 naming Content-Encoding; unknown encodings too", async () => {
+    const notGzip = await postLogs(served.url, "enc.src", json([event("e1", "x")]), {
+      "Content-Encoding": "gzip",
+    });
+    expect(notGzip.status).toBe(400);
+    expect(notGzip.body.error.param).toBe("Content-Encoding");
+    const truncated = gzipSync(json([event("e2", "x")])).subarray(0, 20);
+    expect((await postLogs(served.url, "enc.src", truncated, { "Content-Encoding": "gzip" })).status).toBe(
+      400,
+    );
+    const br = await postLogs(served.url, "enc.src", "[]", { "Content-Encoding": "br" });
+    expect(br).toMatchObject({ status: 400, body: { error: { param: "Content-Encoding" } } });
+    expect(await storedIds(served.backend, "enc.src")).toEqual([]);
+  });
+
+  it("malformed JSON, wrong content types, deep nesting and huge arrays of non-events are 400s", async () => {
+    const url = served.url;
+    for (const body of ['[{"a":1},', "{", "[1,2", "nul", '{"a":1}{"b":2}', "\u0000"]) {
+      const r = await postLogs(url, "json.src", body);
+      expect(r.status, body).toBe(400);
+      expect(r.body.error.code).toBe("invalid_event");
+    }
+    for (const type of [
+      "text/plain",
+      "application/x-www-form-urlencoded",
+      "multipart/form-data; boundary=x",
+      "text/xml",
+    ]) {
+      const r = await postLogs(url, "json.src", json([event("t", "x")]), { "Content-Type": type });
+      expect(r.status, type).toBe(400);
+      expect(r.body.error.param).toBe("Content-Type");
+    }
+    const deep = `[${'{"a":'.repeat(100_000)}1${"}".repeat(100_000)}]`;
+    const d = await postLogs(url, "json.src", deep);
+    expect(d.status).toBe(400);
+    expect(d.body.error.message).toMatch(/nested deeper/);
+    // 300,000 numbers: refused at the first, by index
+    const numbers = await postLogs(url, "json.src", `[${"0,".repeat(300_000)}0]`);
+    expect(numbers.status).toBe(400);
+    expect(numbers.body.error.message).toMatch(/^event 0: an event must be a JSON object/);
+    // 300,000 empty events: more than the queue could ever hold, refused whole
+    const many = await postLogs(url, "json.src", `[${"{},".repeat(300_000)}{}]`);
+    expect(many.status).toBe(413);
+    expect(await storedIds(served.backend, "json.src")).toEqual([]);
+  });
+
+  it("source_name: missing, repeated, empty, hostile or too long is a 400 naming it; nothing is created", async () => {
+    const url = served.url;
+    const body = json([event("h1", "x")]);
+    const missing = await postLogs(url, { query: "" }, body);
+    expect(missing).toMatchObject({
+      status: 400,
+      body: { error: { code: "missing_parameter", param: "source_name" } },
+    });
+    const twice = await postLogs(url, { query: "source_name=a.src&source_name=b.src" }, body);
+    expect(twice).toMatchObject({
+      status: 400,
+      body: { error: { code: "invalid_parameter", param: "source_name" } },
+    });
+    const sourcesBefore = Object.keys((await served.backend.schema()).sources).sort();
+    for (const name of ["", " ", "a\u0000b", "line\nbreak", "x".repeat(201), "\u0007bell"]) {
+      const r = await postLogs(url, { query: `source_name=${encodeURIComponent(name)}` }, body);
+      expect(r.status, JSON.stringify(name)).toBe(400);
+      expect(r.body.error.param).toBe("source_name");
+    }
+    expect(Object.keys((await served.backend.schema()).sources).sort()).toEqual(sourcesBefore);
+  });
+
+  it("hostile but valid source names are data: stored, queried back, nothing else touched", async () => {
+    const names = [
+      "x'; drop table qes_sources; --",
+      'a"b`c',
+      "../../etc/passwd",
+      "名前.logs",
+      "Robert'); DROP TABLE Students;--",
+    ];
+    for (const name of names) {
+      const r = await postLogs(served.url, name, json([event("hostile-1", name)]));
+      expect(r.status, name).toBe(200);
+    }
+    const schema = await served.backend.schema();
+    for (const name of names) {
+      expect(schema.sources[name], name).toBeDefined();
+      // every table name derived from them is a plain identifier
+      expect(schema.sources[name]?.table).toMatch(/^[a-z0-9_]+$/);
+    }
+    // the built-in sources are still there and still answer
+    expect(schema.sources["postgres.logs"]).toBeDefined();
+    expect(await storedIds(served.backend, "postgres.logs")).toEqual([]);
+  });
+
+  it("ingest into a built-in source widens it like a load, and old fields keep working", async () => {
+    const r = await postLogs(
+      served.url,
+      "postgres.logs",
+      json([
+        event("pg1", "connection received", {
+          metadata: { parsed: { error_severity: "LOG", new_field: 7 } },
+        }),
+      ]),
+    );
+    expect(r.status).toBe(200);
+    expect(await storedIds(served.backend, "postgres.logs")).toEqual(["pg1"]);
+    const fields = (await served.backend.schema()).sources["postgres.logs"]?.fields ?? {};
+    expect(Object.keys(fields)).toContain("metadata");
+  });
+
+  it("a concurrent flood: every request is answered 200 or 429 (with Retry-After), and exactly the acknowledged events are stored", async () => {
+    const clients = 40;
+    const perRequest = 50;
+    const results = await Promise.all(
+      Array.from({ length: clients }, (_, c) =>
+        postLogs(
+          served.url,
+          "flood.src",
+          json(Array.from({ length: perRequest }, (_, i) => event(`c${c}-e${i}`, "flood"))),
+        ).then((r) => ({ c, r })),
+      ),
+    );
+    const acknowledged = results.filter(({ r }) => r.status === 200);
+    const refused = results.filter(({ r }) => r.status === 429);
+    expect(acknowledged.length + refused.length).toBe(clients);
+    expect(acknowledged.length).toBeGreaterThan(0);
+    for (const { r } of refused) {
+      expect(r.body.error.code).toBe("too_many_requests");
+      expect(Number(r.headers.get("retry-after"))).toBeGreaterThanOrEqual(1);
+    }
+    const expected = acknowledged
+      .flatMap(({ c }) => Array.from({ length: perRequest }, (_, i) => `c${c}-e${i}`))
+      .sort();
+    expect(await storedIds(served.backend, "flood.src")).toEqual(expected);
+  });
+});

@@ -1,0 +1,328 @@
+import { EDGE, REST, type SqlCase } from "./case.ts";
+
+// Issue 11's findings: constructs real dashboards send that qes refused, failed or answered
+// differently per backend. Expected rows follow BigQuery's documentation ("Lexical structure",
+// "Query syntax", "Date functions", "String functions") and DESIGN.md §3's departures.
+
+const ONE = `${REST} where id = 't01'`;
+const PATHS = `${EDGE}, unnest(metadata) m, unnest(m.request) q`;
+
+export const findingCases: SqlCase[] = [
+  // ---------------------------------------------------------------- quoted aliases, odd names
+  {
+    name: "a backtick-quoted alias is the column's name",
+    rule: "BigQuery lexical: quoted identifiers may contain spaces; an alias names the output column",
+    sql: `select 1 as \`my col\` from ${ONE}`,
+    expect: [{ "my col": 1 }],
+  },
+  {
+    name: "two backtick-quoted aliases are two columns",
+    rule: "BigQuery lexical: quoted identifiers",
+    sql: `select 1 as \`my col\`, 'x' as \`other col\` from ${ONE}`,
+    expect: [{ "my col": 1, "other col": "x" }],
+  },
+  {
+    name: "backtick-quoted table and UNNEST aliases",
+    rule: "BigQuery lexical: quoted identifiers as range variables",
+    sql: `select \`t u\`.id, \`v w\` as v from ${EDGE} as \`t u\`, unnest([7]) as \`v w\` where \`t u\`.id = 'e01'`,
+    expect: [{ id: "e01", v: 7 }],
+  },
+  {
+    name: "a column named __proto__ is data",
+    rule: "BigQuery: any identifier may name a column; the row keeps it",
+    sql: `select 1 as __proto__, 2 as constructor from ${ONE}`,
+    expect: [JSON.parse('{"__proto__": 1, "constructor": 2}')],
+  },
+  // ---------------------------------------------------------------- SELECT * over UNNEST
+  {
+    name: "SELECT * FROM UNNEST(array) AS x has the column x",
+    rule: "BigQuery UNNEST operator: the alias names the element column",
+    sql: "select * from unnest([1, 2, 3]) as x",
+    expect: [{ x: 1 }, { x: 2 }, { x: 3 }],
+  },
+  {
+    name: "SELECT * FROM UNNEST … WITH OFFSET has the element and the offset",
+    rule: "BigQuery UNNEST operator: WITH OFFSET adds the offset column",
+    sql: "select * from unnest(['a', 'b']) as v with offset as o order by o",
+    expect: [
+      { v: "a", o: 0 },
+      { v: "b", o: 1 },
+    ],
+  },
+  // ---------------------------------------------------------------- unknown escapes
+  {
+    name: "an unknown escape is the backslash and the character",
+    rule: "DESIGN.md §3 departure: '\\s' is backslash + s (BigQuery refuses it)",
+    sql: `select '\\s' as s, length('\\d+') as n, 'a\\tb' as tab from ${ONE}`,
+    expect: [{ s: "\\s", n: 3, tab: "a\tb" }],
+  },
+  {
+    name: "an unknown escape in a regular expression means the regex class",
+    rule: "DESIGN.md §3 departure: unknown escapes keep the backslash; RE2 \\s is whitespace",
+    sql: `select id from ${EDGE} where regexp_contains(event_message, '[Ee]rror|\\s[45][0-9][0-9]\\s') order by id`,
+    expect: [{ id: "e03" }, { id: "e04" }, { id: "e05" }, { id: "e08" }, { id: "e11" }],
+  },
+  // ---------------------------------------------------------------- constructs refused by name
+  {
+    name: "PIVOT is refused by name",
+    rule: "issue 11: SQL is never silently ignored; PIVOT is not implemented",
+    sql: `select * from (select project, 1 as n from ${EDGE}) pivot (sum(n) for project in ('alpha', 'beta'))`,
+    expect: { error: "sql_invalid" },
+  },
+  {
+    name: "UNPIVOT is refused by name",
+    rule: "issue 11: SQL is never silently ignored",
+    sql: `select * from (select 1 as a, 2 as b from ${ONE}) unpivot (v for k in (a, b))`,
+    expect: { error: "sql_invalid" },
+  },
+  {
+    name: "FOR SYSTEM_TIME AS OF is refused",
+    rule: "issue 11: time travel is refused",
+    sql: `select id from ${EDGE} for system_time as of current_timestamp()`,
+    expect: { error: "sql_invalid" },
+  },
+  // ---------------------------------------------------------------- subscripts after CASE
+  {
+    name: "a subscript after CASE … END",
+    rule: "BigQuery array subscript operator on any array expression",
+    sql: `select case when id = 't01' then [10, 20] else [30] end[offset(1)] as a, case when false then [1] else [2, 3] end[safe_ordinal(3)] as b from ${ONE}`,
+    expect: [{ a: 20, b: null }],
+  },
+  // ---------------------------------------------------------------- weeks
+  {
+    name: "EXTRACT(WEEK(<weekday>) FROM …)",
+    rule: "BigQuery EXTRACT: WEEK(<WEEKDAY>) weeks begin on WEEKDAY; days before the first one are week 0",
+    sql: `select extract(week(monday) from timestamp '2025-01-15 00:00:00') as mon, extract(week(sunday) from date '2025-01-05') as sun, extract(week from date '2025-01-04') as week0, extract(week(saturday) from date '2025-01-04') as sat, extract(week(thursday) from date '2025-01-01') as thu from ${ONE}`,
+    expect: [{ mon: 2, sun: 1, week0: 0, sat: 1, thu: 0 }],
+  },
+  {
+    name: "DATE_DIFF by WEEK counts Sunday boundaries",
+    rule: "BigQuery DATE_DIFF: WEEK counts week boundaries (weeks start on Sunday)",
+    sql: `select date_diff(date '2025-01-15', date '2025-01-01', week) as w, date_diff(date '2025-01-05', date '2025-01-04', week) as sat_sun, date_diff(date '2025-01-06', date '2025-01-05', week) as sun_mon, date_diff(date '2025-01-01', date '2025-01-15', week) as back from ${ONE}`,
+    expect: [{ w: 2, sat_sun: 1, sun_mon: 0, back: -2 }],
+  },
+  {
+    name: "DATE_DIFF by ISOWEEK, WEEK(MONDAY), QUARTER and ISOYEAR",
+    rule: "BigQuery DATE_DIFF: ISOWEEK and WEEK(MONDAY) start on Monday; QUARTER and ISOYEAR count boundaries",
+    sql: `select date_diff(date '2025-01-06', date '2025-01-05', isoweek) as iso, date_diff(date '2025-01-06', date '2025-01-05', week(monday)) as mon, date_diff(date '2025-04-01', date '2025-03-31', quarter) as q, date_diff(date '2025-01-01', date '2024-12-29', isoyear) as iy from ${ONE}`,
+    expect: [{ iso: 1, mon: 1, q: 1, iy: 1 }],
+  },
+  // ---------------------------------------------------------------- FORMAT
+  {
+    name: "FORMAT %e and %E",
+    rule: "BigQuery FORMAT: %e/%E scientific notation, precision 6 by default",
+    sql: `select format('%e', 1.5) as a, format('%.2E', -1234.5) as b, format('%12.3e|', 0.000123) as c, format('%.0e', 2.5) as d from ${ONE}`,
+    expect: [{ a: "1.500000e+00", b: "-1.23E+03", c: "   1.230e-04|", d: "2e+00" }],
+  },
+  {
+    name: "FORMAT sign flags",
+    rule: "BigQuery FORMAT: '+' shows the sign of positive numbers, ' ' a space",
+    sql: `select format('%+d|% d|%+d', 5, 7, -3) as s from ${ONE}`,
+    expect: [{ s: "+5| 7|-3" }],
+  },
+  // ---------------------------------------------------------------- constant keys
+  {
+    name: "GROUP BY a field the schema does not know (NULL)",
+    rule: "DESIGN.md §3: an unknown field is NULL; BigQuery groups by a constant as one group",
+    sql: `select timestamp_trunc(timestamp, hour) as timestamp, h.x_sb_error_code as error_code, count(*) as count from ${EDGE} cross join unnest(metadata) as m cross join unnest(m.response) as r cross join unnest(r.headers) as h group by timestamp, error_code order by timestamp`,
+    expect: [
+      { timestamp: 1736931600000000, error_code: null, count: 1 },
+      { timestamp: 1736935200000000, error_code: null, count: 4 },
+      { timestamp: 1736938800000000, error_code: null, count: 2 },
+    ],
+  },
+  {
+    name: "GROUP BY and ORDER BY literals and NULL",
+    rule: "BigQuery GROUP BY / ORDER BY: any expression, constants included, is a key",
+    sql: `select 'x' as k, true as b, count(*) as c from ${EDGE} group by k, b, 'y', null order by k, null, 'z', b`,
+    expect: [{ k: "x", b: true, c: 12 }],
+  },
+  {
+    name: "GROUP BY a constant over no rows returns no groups",
+    rule: "BigQuery GROUP BY: no input rows, no groups",
+    sql: `select count(*) as c from ${EDGE} where false group by 'a'`,
+    expect: [],
+  },
+  {
+    name: "PARTITION BY and window ORDER BY constants",
+    rule: "BigQuery window calls: PARTITION BY / ORDER BY take any expression",
+    sql: `select id, row_number() over (partition by null order by 'a', id) as rn from ${EDGE} order by null, id limit 3`,
+    expect: [
+      { id: "e01", rn: 1 },
+      { id: "e02", rn: 2 },
+      { id: "e03", rn: 3 },
+    ],
+  },
+  // ---------------------------------------------------------------- LIKE escapes
+  {
+    name: "a backslash escapes _ and % in LIKE",
+    rule: "BigQuery LIKE: a backslash escapes \\, _ and % in the pattern",
+    sql: `select countif(event_message like '%\\\\_%') as underscore, countif('a%b' like 'a\\\\%b') as pct, countif('axb' like 'a\\\\%b') as not_pct, countif('a\\\\b' like 'a\\\\\\\\b') as backslash from ${EDGE}`,
+    expect: [{ underscore: 1, pct: 12, not_pct: 0, backslash: 12 }],
+  },
+  // ---------------------------------------------------------------- ties in windows
+  {
+    name: "ROW_NUMBER over tied keys numbers rows the same way on every backend",
+    rule: "DESIGN.md §3: where BigQuery leaves an order unspecified, every backend agrees (window order completed by the other columns)",
+    sql: `select project, id, row_number() over (order by project) as r from ${EDGE} qualify r < 5 order by project limit 2 offset 1`,
+    expect: [
+      { project: "alpha", id: "e02", r: 2 },
+      { project: "alpha", id: "e03", r: 3 },
+    ],
+  },
+  {
+    name: "LAG over tied keys",
+    rule: "DESIGN.md §3: window order completed by the other selected columns",
+    sql: `select id, lag(id) over (partition by project order by project) as prev from ${EDGE} where project = 'beta' order by id`,
+    expect: [
+      { id: "e06", prev: null },
+      { id: "e07", prev: "e06" },
+      { id: "e08", prev: "e07" },
+    ],
+  },
+  // ---------------------------------------------------------------- ties under LIMIT / OFFSET
+  {
+    name: "ties at a LIMIT cut: the order is completed by the output columns",
+    rule: "DESIGN.md §3: where LIMIT cuts an ordered result, ties are broken the same way on every backend",
+    sql: `select q.path, count(*) as n from ${PATHS} group by path order by n desc limit 3`,
+    expect: [
+      { path: "/rest/v1/todos", n: 3 },
+      { path: "/auth/v1/token?grant_type=password", n: 1 },
+      { path: "/auth/v1/user", n: 1 },
+    ],
+  },
+  {
+    name: "ties at an OFFSET",
+    rule: "DESIGN.md §3: where OFFSET cuts an ordered result, ties are broken the same way on every backend",
+    sql: `select q.path, count(*) as n from ${PATHS} group by path order by n desc limit 2 offset 2`,
+    expect: [
+      { path: "/auth/v1/user", n: 1 },
+      { path: "/functions/v1/hello", n: 1 },
+    ],
+  },
+  {
+    name: "ties at a LIMIT decided by a column the outer query does not select",
+    rule: "DESIGN.md §3: the rows a LIMIT keeps are the same on every backend",
+    sql: `with top as (select id, project from ${EDGE} order by project limit 2) select id from top order by id`,
+    expect: [{ id: "e01" }, { id: "e02" }],
+  },
+  {
+    name: "ties at a LIMIT over records",
+    rule: "DESIGN.md §3: ties broken the same way on every backend, record columns included",
+    sql: `select project, m.request[0].method as method from ${EDGE}, unnest(metadata) m order by project desc limit 2`,
+    expect: [
+      { project: "gamma", method: "GET" },
+      { project: "gamma", method: "GET" },
+    ],
+  },
+  {
+    name: "ties at a LIMIT of a set operation",
+    rule: "DESIGN.md §3: ties broken the same way on every backend",
+    sql: `select project, id from ${EDGE} union all select project, id from \`postgres.logs\` order by project limit 4`,
+    expect: [
+      { project: null, id: "p10" },
+      { project: "alpha", id: "e01" },
+      { project: "alpha", id: "e02" },
+      { project: "alpha", id: "e03" },
+    ],
+  },
+  {
+    name: "SELECT DISTINCT … ORDER BY … LIMIT",
+    rule: "BigQuery SELECT DISTINCT with ORDER BY on selected columns; ties broken by the rest",
+    sql: `select distinct project, q.method from ${PATHS} order by project limit 3`,
+    expect: [
+      { project: "alpha", method: "GET" },
+      { project: "alpha", method: "POST" },
+      { project: "beta", method: "DELETE" },
+    ],
+  },
+];
+
+const AUTH_SRC = "`gotrue.logs.prod`";
+
+// ---------------------------------------------------------------- range variables as STRUCTs
+export const structCases: SqlCase[] = [
+  {
+    name: "a CTE's alias used as a value, subscripted by position",
+    rule: "BigQuery: a range variable on its own is a STRUCT of its row; STRUCT subscript by position",
+    sql: `with dates as (select timestamp_sub(current_timestamp(), interval 1 hour) as start) select count(*) as n from dates, ${EDGE} as t where t.timestamp >= dates[0]`,
+    expect: [{ n: 5 }],
+  },
+  {
+    name: "STRUCT subscripts: OFFSET, ORDINAL, SAFE_OFFSET, and a field by name",
+    rule: "BigQuery field access operator: struct[OFFSET(n)], [ORDINAL(n)], [SAFE_OFFSET(n)] by position",
+    sql: `with dates as (select timestamp_sub(current_timestamp(), interval 1 hour) as start, 'x' as label) select dates[offset(1)] as a, dates[ordinal(1)] as b, dates[safe_offset(5)] as c, dates.label as d from dates`,
+    expect: [{ a: "x", b: 1736938800000000, c: null, d: "x" }],
+  },
+  {
+    name: "a range variable selected whole is a STRUCT of its columns",
+    rule: "BigQuery: SELECT alias returns a STRUCT of the row",
+    sql: `with d as (select timestamp_sub(current_timestamp(), interval 1 hour) as start, 'x' as label, date '2025-01-02' as day, [1, 2] as arr) select d from d`,
+    expect: [{ d: { start: 1736938800000000, label: "x", day: "2025-01-02", arr: [1, 2] } }],
+  },
+  {
+    name: "a subquery's alias as a STRUCT",
+    rule: "BigQuery: a range variable on its own is a STRUCT of its row",
+    sql: "select s, s[1] as b from (select 1 as a, 'b' as b) as s",
+    expect: [{ s: { a: 1, b: "b" }, b: "b" }],
+  },
+  {
+    name: "a STRUCT literal subscripted by position",
+    rule: "BigQuery field access operator on STRUCT(…)",
+    sql: `select struct(1 as a, 'x' as b)[offset(1)] as b, struct(1 as a, 'x' as b)[0] as a from ${ONE}`,
+    expect: [{ b: "x", a: 1 }],
+  },
+  {
+    name: "a source table's alias subscripted by position",
+    rule: "BigQuery: a table's range variable is a STRUCT of its columns in table order",
+    sql: `select t[offset(0)] as id, t[1] as ts from ${EDGE} as t where id = 'e01'`,
+    expect: [{ id: "e01", ts: 1736935200000000 }],
+  },
+  {
+    name: "subscripts chained through a CTE's record column",
+    rule: "BigQuery: STRUCT subscript, then ARRAY subscript and field access",
+    sql: `with c as (select id, metadata from ${EDGE} where id = 'e01') select c[1][0].request[0].path as p from c`,
+    expect: [{ p: "/rest/v1/todos" }],
+  },
+];
+
+// ---------------------------------------------------------------- join groups right of outer joins
+export const joinGroupCases: SqlCase[] = [
+  {
+    name: "LEFT JOIN of a parenthesised join group",
+    rule: "BigQuery FROM clause: a parenthesised join is a from_item; unmatched rows keep NULLs",
+    sql: `select a.id, r.status_code as s from ${AUTH_SRC} as a cross join unnest(a.metadata) as am left join (${EDGE} as e cross join unnest(e.metadata) as em cross join unnest(em.response) as r) on am.status = r.status_code where a.id in ('a03', 'a04', 'a05', 'a07') order by a.id`,
+    expect: [
+      { id: "a03", s: 400 },
+      { id: "a04", s: 500 },
+      { id: "a05", s: null },
+      { id: "a07", s: null },
+    ],
+  },
+  {
+    name: "LEFT JOIN of a join group whose ON reads inside the group",
+    rule: "BigQuery FROM clause: the ON condition sees the group's range variables",
+    sql: `select a.id, e.id as eid from ${AUTH_SRC} as a left join (${EDGE} as e cross join unnest(e.metadata) as em cross join unnest(em.request) as q) on a.project = e.project and q.method = 'DELETE' where a.id in ('a01', 'a06') order by a.id`,
+    expect: [
+      { id: "a01", eid: null },
+      { id: "a06", eid: "e07" },
+    ],
+  },
+  {
+    name: "FULL JOIN of a join group with a LEFT JOIN inside",
+    rule: "BigQuery FROM clause: FULL JOIN keeps unmatched rows of both sides",
+    sql: `select count(*) as n, countif(a.id is null) as only_group, countif(e.id is null) as only_auth from ${AUTH_SRC} as a full join (${EDGE} as e left join \`postgres.logs\` as p on e.project = p.project) on a.id = e.id`,
+    expect: [{ n: 55, only_group: 45, only_auth: 10 }],
+  },
+  {
+    name: "an inner JOIN of a group with a LEFT JOIN inside",
+    rule: "BigQuery FROM clause: outer joins inside a parenthesised group",
+    sql: `select p.id as pid, g.id as gid from ${EDGE} as e join (\`postgres.logs\` as p left join ${AUTH_SRC} as g on p.id = g.id) on e.project = p.project where e.id = 'e06' order by pid`,
+    expect: [
+      { pid: "p06", gid: null },
+      { pid: "p07", gid: null },
+      { pid: "p08", gid: null },
+      { pid: "p09", gid: null },
+    ],
+  },
+];

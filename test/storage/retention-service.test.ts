@@ -1,0 +1,96 @@
+import { createLogger, loadConfig, parseApiKeys, type RunningService, startService } from "@qes/server";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { BACKENDS, type BackendHandle } from "../support/backends.ts";
+import { runSql } from "../support/run-sql.ts";
+
+const NOW = "2025-01-15T12:00:00Z";
+
+function line(id: string, timestamp: string): string {
+  return JSON.stringify({ id, timestamp, event_message: id, project: "p" });
+}
+
+describe.each(BACKENDS)("the service's retention on $name", (fixture) => {
+  let handle: BackendHandle;
+  let service: RunningService;
+  const logs: { level: number; msg: string }[] = [];
+  beforeAll(async () => {
+    handle = await fixture.create();
+    await handle.backend.load("cloudflare.logs.prod", [
+      line("edge-old", "2025-01-10T08:00:00Z"),
+      line("edge-new", "2025-01-14T08:00:00Z"),
+    ]);
+    await handle.backend.load("postgres.logs", [line("pg-old", "2024-11-01T00:00:00Z"), line("pg-new", NOW)]);
+    const config = loadConfig({
+      NODE_ENV: "test",
+      PORT: "0",
+      QES_TEST_NOW: NOW,
+      QES_API_KEYS: "retention-test-token-0123456789",
+      QES_RETENTION_DAYS: "60,cloudflare.logs.prod=3",
+    });
+    service = await startService({
+      config,
+      backend: handle.backend,
+      keys: parseApiKeys(config.apiKeys ?? ""),
+      logger: createLogger({ destination: { write: (l: string) => void logs.push(JSON.parse(l)) } }),
+      host: "127.0.0.1",
+    });
+  });
+  afterAll(async () => {
+    await service?.close();
+    await handle?.dispose();
+  });
+
+  it("runs at start-up with each source's days, against the service's clock", async () => {
+    const reports = await service.retention.firstRun;
+    expect(reports.find((r) => r.source === "cloudflare.logs.prod")?.deletedEvents).toBe(1);
+    expect(reports.find((r) => r.source === "postgres.logs")?.deletedEvents).toBe(1);
+    const ids = async (source: string) =>
+      (await runSql(handle.backend, `select id from \`${source}\` order by id`)).map((r) => r.id);
+    expect(await ids("cloudflare.logs.prod")).toEqual(["edge-new"]);
+    expect(await ids("postgres.logs")).toEqual(["pg-new"]);
+    expect(logs.some((l) => l.msg === "retention run")).toBe(true);
+  });
+
+  it("warns at start-up when a stored query reads further back than its source keeps", () => {
+    const warnings = logs.filter((l) => l.level === 40).map((l) => l.msg);
+    expect(warnings).toContainEqual(
+      expect.stringMatching(
+        /usage\.api-counts reads up to 7 days of cloudflare\.logs\.prod, which keeps 3 days/,
+      ),
+    );
+    expect(warnings.some((w) => w.includes("postgres.logs"))).toBe(false);
+  });
+
+  it("exposes events, bytes and the oldest event's age per source on /metrics", async () => {
+    const text = await (
+      await fetch(`${service.url}/metrics`, { headers: { "x-api-key": "retention-test-token-0123456789" } })
+    ).text();
+    expect(text).toMatch(/qes_source_events\{source="postgres\.logs"[^}]*\} 1\b/);
+    expect(text).toMatch(/qes_source_bytes\{source="postgres\.logs"[^}]*\} \d+/);
+    // the oldest kept event of postgres.logs is NOW itself: age 0 against the pinned clock
+    expect(text).toMatch(/qes_source_oldest_event_age_seconds\{source="postgres\.logs"[^}]*\} 0\b/);
+    expect(text).toMatch(
+      /qes_source_oldest_event_age_seconds\{source="cloudflare\.logs\.prod"[^}]*\} 100800\b/,
+    );
+    expect(text).not.toMatch(/qes_source_oldest_event_age_seconds\{source="gotrue\.logs\.prod"/);
+  });
+});
+
+describe("QES_RETENTION_DAYS at start-up", () => {
+  it("stops with the variable's name on a bad value", () => {
+    for (const bad of ["thirty", "30,postgres.logs=-1", "30,=7", "30,40", "30,a=1,a=2", "1e3", "30,,a=1"]) {
+      expect(() => loadConfig({ NODE_ENV: "test", QES_RETENTION_DAYS: bad })).toThrow(/QES_RETENTION_DAYS/);
+    }
+  });
+
+  it("reads a default and per-source overrides; unset is 30 days", () => {
+    expect(loadConfig({ NODE_ENV: "test" }).retention).toEqual({ defaultDays: 30, perSource: {} });
+    expect(
+      loadConfig({
+        NODE_ENV: "test",
+        QES_RETENTION_DAYS: "30,postgres.logs=7, cloudflare.logs.prod = 90,x=0",
+      }).retention,
+    ).toEqual({ defaultDays: 30, perSource: { "postgres.logs": 7, "cloudflare.logs.prod": 90, x: 0 } });
+    expect(loadConfig({ NODE_ENV: "test", QES_RETENTION_DAYS: "0" }).retention.defaultDays).toBe(0);
+  });
+});
