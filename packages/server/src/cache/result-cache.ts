@@ -32,9 +32,10 @@ export interface AnswerOptions {
   signal?: AbortSignal;
   /**
    * called before this request starts a query of its own (never for a hit or a request that joins
-   * another's query): waits for admission or throws (429); returns the release of its slot
+   * another's query): waits for admission or throws (429); returns the release of its slot.
+   * `signal` ends the wait when no request waits for the query any more.
    */
-  admit?: () => Promise<() => void>;
+  admit?: (signal: AbortSignal) => Promise<() => void>;
 }
 
 /**
@@ -164,7 +165,7 @@ export class ResultCache {
 
   /**
    * One flight per key in this process: later identical requests join the first one's query.
-   * A request that starts one is admitted first (`opts.admit`); one that joins costs nothing.
+   * The flight is admitted first (`opts.admit`); a request that joins it costs nothing.
    */
   async #flight(
     endpoint: string,
@@ -173,25 +174,33 @@ export class ResultCache {
     opts: AnswerOptions,
   ): Promise<Filled> {
     let flight = this.#flights.get(key);
-    if (flight === undefined && opts.admit) {
+    if (flight === undefined) {
       opts.signal?.throwIfAborted();
-      const release = await opts.admit();
-      // another request may have started the same query while this one waited for admission
-      flight = this.#flights.get(key);
-      if (flight === undefined) flight = this.#start(key, run, release);
-      else release();
-    } else if (flight === undefined) {
-      flight = this.#start(key, run, () => undefined);
+      const admit = opts.admit;
+      // the flight exists from the first request on, admission included: identical requests that
+      // arrive while it waits for a slot join it instead of each asking for a slot of their own
+      flight = this.#start(
+        key,
+        admit
+          ? async (signal) => {
+              const release = await admit(signal);
+              try {
+                return await run(signal);
+              } finally {
+                release();
+              }
+            }
+          : run,
+      );
     } else {
       this.#metrics.cacheCoalesced.inc({ endpoint, scope: "process" });
     }
     return waitFor(flight, opts.signal);
   }
 
-  #start(key: string, run: (signal: AbortSignal) => Promise<Filled>, release: () => void): Flight {
+  #start(key: string, run: (signal: AbortSignal) => Promise<Filled>): Flight {
     const controller = new AbortController();
     const result = run(controller.signal).finally(() => {
-      release();
       if (this.#flights.get(key) === flight) this.#flights.delete(key);
     });
     const flight: Flight = { controller, waiters: 0, result };

@@ -95,7 +95,7 @@ export class QueryService {
     const answer = await cache.answer(endpoint.name, key, endpoint.cacheTtlSeconds * 1000, produce, {
       ...(req.requestId !== undefined ? { requestId: req.requestId } : {}),
       ...(req.signal ? { signal: req.signal } : {}),
-      ...(admission ? { admit: () => admission.admit(req.caller, req.signal) } : {}),
+      ...(admission ? { admit: (signal: AbortSignal) => admission.admit(req.caller, signal) } : {}),
     });
     // warmed only once it worked: a request that failed, timed out or was abandoned is not re-run
     this.trackWarmKey(endpoint, spec);
