@@ -207,6 +207,57 @@ describe.each(BACKENDS)("POST /api/logs on $name", (fixture) => {
     expect(await ask()).toEqual([{ fresh_field: "new!" }]);
   });
 
+  it("refuses an event whose widening would break a served stored query; the server still starts afterwards", async () => {
+    const { url, backend } = served;
+    const usage = async (on: string) => {
+      const res = await fetch(`${on}/api/endpoints/query/usage.api-counts?project=guarded&interval=daily`, {
+        headers: { "X-API-KEY": QUERY_TOKEN },
+      });
+      return { status: res.status, body: (await res.json()) as any };
+    };
+    const good = (id: string) =>
+      event(id, "GET | 200 | https://guarded.example.co/rest/v1/x", {
+        project: "guarded",
+        metadata: { request: { path: "/rest/v1/x", url: "https://guarded.example.co/rest/v1/x" } },
+      });
+    expect((await postLogs(url, "cloudflare.logs.prod", json([good("g1")]))).status).toBe(200);
+    // the record every usage counter unnests, sent once as a number: widening would make it STRING
+    const hostile = [good("g2"), event("h1", "x", { project: "guarded", metadata: { request: 5 } })];
+    const r = await postLogs(url, "cloudflare.logs.prod", json(hostile));
+    expect(r.status).toBe(400);
+    expect(r.body.error.code).toBe("invalid_event");
+    expect(r.body.error.message).toMatch(
+      /^event 1: field "metadata\.request" would change from RECORD to STRING/,
+    );
+    expect(r.body.error.message).toContain("usage.api-counts");
+    // all or nothing: the good event of the refused request is not stored either
+    expect(await storedIds(backend, "cloudflare.logs.prod")).not.toContain("g2");
+    expect((await usage(url)).status).toBe(200);
+
+    // a widening no stored query minds is still taken, as a load would take it
+    const loose = (id: string, v: unknown) =>
+      event(id, "x", { project: "guarded", metadata: { loose_field: v } });
+    expect((await postLogs(url, "cloudflare.logs.prod", json([loose("l1", 1)]))).status).toBe(200);
+    expect((await postLogs(url, "cloudflare.logs.prod", json([loose("l2", "text")]))).status).toBe(200);
+
+    // and the store still starts a server: every stored query compiles against its schema
+    const config = loadConfig({ ...ingestEnv(), NODE_ENV: "test", PORT: "0" });
+    const second = await startService({
+      config,
+      backend,
+      keys: parseApiKeys(config.apiKeys ?? ""),
+      logger: createLogger({ destination: { write: () => undefined } }),
+      host: "127.0.0.1",
+    });
+    try {
+      const counted = await usage(second.url);
+      expect(counted.status).toBe(200);
+      expect(counted.body.result.length).toBeGreaterThan(0);
+    } finally {
+      await second.close();
+    }
+  });
+
   it("a source created by ingest is read by a stored query of QES_ENDPOINTS_DIR", async () => {
     const { url, backend } = served;
     const ev = (id: string, status: number) =>

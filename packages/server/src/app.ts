@@ -11,6 +11,7 @@ import { cors } from "./http/cors.ts";
 import { requestId } from "./http/request-id.ts";
 import { QUERY_ROUTE_PREFIX, requestLabels } from "./http/request-labels.ts";
 import type { GroupCommitQueue } from "./ingest/group-commit-queue.ts";
+import type { StoredQueryGuard } from "./ingest/stored-query-guard.ts";
 import { requestLog } from "./logging/request-log.ts";
 import type { CacheOutcome, Metrics } from "./observability/metrics.ts";
 import type { QueryService } from "./query/query-service.ts";
@@ -42,6 +43,8 @@ export interface AppDeps {
   queue: GroupCommitQueue<LogEvent>;
   /** `QES_INGEST_MAX_BYTES` */
   ingestMaxBytes: number;
+  /** refuses ingested events whose widening would break a served stored query */
+  storedQueryGuard: StoredQueryGuard;
 }
 
 /** largest POST body (consumer SQL and parameters) */

@@ -22,6 +22,7 @@ import { loadServedEndpoints } from "./endpoint-dirs.ts";
 import { CacheHitPath } from "./http/cache-hit-path.ts";
 import { listen } from "./http/listen.ts";
 import { GroupCommitQueue } from "./ingest/group-commit-queue.ts";
+import { StoredQueryGuard } from "./ingest/stored-query-guard.ts";
 import { createLogger } from "./logging/logger.ts";
 import { IngestMetrics } from "./observability/ingest-metrics.ts";
 import { Metrics } from "./observability/metrics.ts";
@@ -208,6 +209,11 @@ export async function startService(opts: StartServiceOptions): Promise<RunningSe
     ...(hits ? { hits } : {}),
     queue,
     ingestMaxBytes: config.ingest.maxBytes,
+    storedQueryGuard: new StoredQueryGuard({
+      definitions: () => registry.list(),
+      schema: () => backend.schema(),
+      dialect: backend.dialect,
+    }),
   });
   let server: Awaited<ReturnType<typeof listen>>;
   try {

@@ -10,6 +10,7 @@ import type { GroupCommitQueue } from "../ingest/group-commit-queue.ts";
 import { toLogEvents } from "../ingest/log-events.ts";
 import { bodyFormat, parseIngestBody } from "../ingest/parse-ingest-body.ts";
 import { readIngestBody } from "../ingest/read-ingest-body.ts";
+import type { StoredQueryGuard } from "../ingest/stored-query-guard.ts";
 
 export interface IngestLogsDeps {
   verifier: ApiKeyVerifier;
@@ -18,13 +19,15 @@ export interface IngestLogsDeps {
   queue: GroupCommitQueue<LogEvent>;
   /** `QES_INGEST_MAX_BYTES` */
   ingestMaxBytes: number;
+  /** refuses events whose widening would break a served stored query */
+  storedQueryGuard: StoredQueryGuard;
 }
 
 /**
  * `POST /api/logs?source_name=<source>` (DESIGN.md §10): authenticate (401) and authorise the
  * source (403) before reading the body; refuse at once when the queue is full (429); read the
  * body within the limit (413), parse and shape every event (400 `invalid_event` with its index,
- * nothing stored), then wait for the group commit: `200 {"accepted": N}` only once it is durable.
+ * nothing stored; the same for an event whose widening would break a served stored query), then wait for the group commit: `200 {"accepted": N}` only once it is durable.
  */
 export function ingestLogsRoute(deps: IngestLogsDeps) {
   return async (req: Request, res: Response): Promise<void> => {
@@ -41,6 +44,7 @@ export function ingestLogsRoute(deps: IngestLogsDeps) {
     const body = await readIngestBody(req, deps.ingestMaxBytes);
     const events = toLogEvents(parseIngestBody(body, format), source, deps.clock());
     const batch: IngestBatch = { source, events };
+    await deps.storedQueryGuard.check(batch);
     if (events.length > 0) await deps.queue.submit(batch);
     res.json({ accepted: events.length });
   };

@@ -1,0 +1,135 @@
+import {
+  cloneSourceSchema,
+  compileEndpoint,
+  type Dialect,
+  type EndpointDefinition,
+  type FieldNode,
+  type IngestBatch,
+  isQesError,
+  type LogSchema,
+  QesError,
+  type SchemaChange,
+  type SourceSchema,
+  schemaCoversEvent,
+  widenSchema,
+} from "@qes/core";
+
+export interface StoredQueryGuardOptions {
+  /** the stored queries being served */
+  definitions: () => readonly EndpointDefinition[];
+  /** the store's current schema */
+  schema: () => Promise<LogSchema>;
+  dialect: Dialect;
+}
+
+/**
+ * Keeps ingest from breaking the stored queries being served. Ingest widens a source's schema as
+ * a load does (DESIGN.md §3: a conflict widens to STRING), and a widening can take a field out
+ * from under a stored query: `metadata.request` sent once as a number turns the record every
+ * usage counter unnests into a STRING, the query stops compiling, and the server would refuse to
+ * start again. So before a batch is queued, every event that would change the source's schema is
+ * tried against the served definitions: one that would make a definition that compiles today
+ * stop compiling refuses the request with 400 `invalid_event`, naming the event, the field and
+ * the stored query (nothing of the request is stored). Events the schema already covers, the
+ * great majority, cost one walk of the event and no compilation.
+ */
+export class StoredQueryGuard {
+  readonly #opts: StoredQueryGuardOptions;
+  /** the definitions that compile against the schema of this version (the ones to protect) */
+  #compiling: { version: number; schema: LogSchema; names: Set<string> } | undefined;
+
+  constructor(opts: StoredQueryGuardOptions) {
+    this.#opts = opts;
+  }
+
+  async check(batch: IngestBatch): Promise<void> {
+    const schema = await this.#opts.schema();
+    const current = schema.sources[batch.source];
+    // a source no definition could have compiled against: nothing to protect
+    if (current === undefined) return;
+    let widened: SourceSchema | undefined;
+    for (const [index, event] of batch.events.entries()) {
+      if (schemaCoversEvent((widened ?? current).fields, event.body)) continue;
+      const before = widened ?? current;
+      const after = cloneSourceSchema(before);
+      const changes = widenSchema(after, event.body);
+      if (changes.length === 0) continue;
+      const broken = this.#firstBroken(schema, {
+        ...schema,
+        sources: { ...schema.sources, [batch.source]: after },
+      });
+      if (broken) {
+        throw new QesError(
+          "invalid_event",
+          `event ${index}: ${describeChanges(changes, before, after)}, and the stored query ${broken.name} ` +
+            `could no longer run (${broken.reason}). Send the field with the type it has, or under another name.`,
+        );
+      }
+      widened = after;
+    }
+  }
+
+  /** the first served definition that compiles against `schema` but not against `candidate` */
+  #firstBroken(schema: LogSchema, candidate: LogSchema): { name: string; reason: string } | undefined {
+    const compiling = this.#compilingNow(schema);
+    for (const def of this.#opts.definitions()) {
+      if (!compiling.has(def.name)) continue;
+      try {
+        compileEndpoint(def, { schema: candidate, dialect: this.#opts.dialect });
+      } catch (e) {
+        if (!isQesError(e)) throw e;
+        return { name: def.name, reason: e.message.replace(/\.$/, "") };
+      }
+    }
+    return undefined;
+  }
+
+  #compilingNow(schema: LogSchema): Set<string> {
+    const known = this.#compiling;
+    if (known && known.version === schema.version && known.schema === schema) return known.names;
+    const names = new Set<string>();
+    for (const def of this.#opts.definitions()) {
+      try {
+        compileEndpoint(def, { schema, dialect: this.#opts.dialect });
+        names.add(def.name);
+      } catch {
+        // broken already (a load did it): not this request's doing
+      }
+    }
+    this.#compiling = { version: schema.version, schema, names };
+    return names;
+  }
+}
+
+/** `field "metadata.request" would change from RECORD to STRING` (the first change that alters a field) */
+function describeChanges(changes: SchemaChange[], before: SourceSchema, after: SourceSchema): string {
+  const altered = changes.find((c) => c.op !== "add_column") ?? changes[0];
+  const path = altered?.path ?? [];
+  const was = nodeAt(before.fields, path);
+  const becomes = nodeAt(after.fields, path);
+  const name = `field "${path.join(".")}"`;
+  if (was === undefined) return `${name} would be added as ${typeName(becomes)}`;
+  return `${name} would change from ${typeName(was)} to ${typeName(becomes)}`;
+}
+
+function nodeAt(fields: Record<string, FieldNode>, path: string[]): FieldNode | undefined {
+  let node: FieldNode | undefined;
+  let level: Record<string, FieldNode> | undefined = fields;
+  for (const part of path) {
+    node = level && Object.hasOwn(level, part) ? level[part] : undefined;
+    level = node?.fields;
+  }
+  return node;
+}
+
+function typeName(node: FieldNode | undefined): string {
+  if (node === undefined) return "nothing";
+  switch (node.kind) {
+    case "scalar":
+      return node.type ?? "STRING";
+    case "array":
+      return `ARRAY<${node.type ?? "STRING"}>`;
+    default:
+      return "RECORD";
+  }
+}
