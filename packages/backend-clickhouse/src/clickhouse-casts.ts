@@ -9,12 +9,21 @@ const HEX_TEXT = "'^\\\\s*[+-]?0[xX][0-9a-fA-F]+\\\\s*$'";
 
 const scalarOf = (t: SqlType): ScalarType | undefined => (t.t === "scalar" ? t.s : undefined);
 
+/**
+ * `convert` applied so that text it cannot read raises, as BigQuery's CAST does: on a Nullable
+ * argument ClickHouse's conversions answer NULL instead of raising, so NULL is passed through
+ * first and the conversion sees the value as not Nullable.
+ */
+function raising(x: string, convert: (notNull: string) => string): string {
+  return `if(isNull(${x}), NULL, ${convert(`assumeNotNull(${x})`)})`;
+}
+
 /** Text → INT64 as BigQuery reads it: decimal or `0x…` hexadecimal, signed. */
 function textToInt(x: string, orNull: boolean): string {
   const digits = `replaceRegexpOne(trimBoth(${x}), '^[+-]?0[xX]', '')`;
   const sign = `if(startsWith(trimBoth(${x}), '-'), -1, 1)`;
   const hex = `${sign} * reinterpretAsInt64(reverse(unhex(leftPad(${digits}, 16, '0'))))`;
-  const decimal = orNull ? `toInt64OrNull(trimBoth(${x}))` : `toInt64(trimBoth(${x}))`;
+  const decimal = orNull ? `toInt64OrNull(trimBoth(${x}))` : raising(x, (v) => `toInt64(trimBoth(${v}))`);
   return `if(match(${x}, ${HEX_TEXT}), ${hex}, ${decimal})`;
 }
 
@@ -68,12 +77,12 @@ export function clickhouseCast(x: string, from: SqlType, to: ScalarType): string
     case "STRING>INT64":
       return textToInt(x, false);
     case "STRING>FLOAT64":
-      return `toFloat64(trimBoth(${x}))`;
+      return raising(x, (v) => `toFloat64(trimBoth(${v}))`);
     case "STRING>TIMESTAMP":
     case "STRING>DATETIME":
       return textToTimestamp(x, false);
     case "STRING>DATE":
-      return `toDate32(trimBoth(${x}))`;
+      return raising(x, (v) => `toDate32(trimBoth(${v}))`);
     case "FLOAT64>INT64":
       return roundToInt(x, false);
     case "INT64>BOOL":

@@ -46,6 +46,16 @@ export class ClickhouseDialect extends SqlEmitter {
     return sqlString(value);
   }
 
+  /** ClickHouse's LIKE escapes with a backslash by default, and has no ESCAPE clause */
+  override likeEscape(): string {
+    return "";
+  }
+
+  /** `1 / 0` raises, as in BigQuery: ClickHouse would answer inf (the divisor plus 0, or the error) */
+  override divisor(sql: string): string {
+    return `(${sql} + throwIf(ifNull(${sql} = 0, false), 'division by zero'))`;
+  }
+
   typeName(type: ScalarType): string {
     return nullableType(type);
   }

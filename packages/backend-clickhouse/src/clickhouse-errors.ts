@@ -1,4 +1,4 @@
-import { type ExecuteOptions, QesError } from "@qes/core";
+import { type ExecuteOptions, QesError, userSqlError } from "@qes/core";
 
 /** ClickHouse error codes (`Code: N`) that mean "this SQL cannot run here", not an engine failure. */
 const SQL_ERRORS = new Set([
@@ -71,11 +71,30 @@ export function clickhouseQueryError(e: unknown, opts?: ExecuteOptions): QesErro
   }
   if (code === QUERY_WAS_CANCELLED)
     return new QesError("query_timeout", "the query was cancelled", { cause: e });
-  if (code !== null && SQL_ERRORS.has(code)) return new QesError("sql_invalid", message, { cause: e });
+  if (code !== null && SQL_ERRORS.has(code)) return userSqlError(withoutCompiledSql(message), e);
   if (isUnavailable(e)) {
     return new QesError("backend_unavailable", `ClickHouse does not answer: ${message}`, { cause: e });
   }
   return new QesError("internal", `ClickHouse: ${message}`, { cause: e });
+}
+
+/**
+ * ClickHouse's message without what quotes the compiled SQL: the `Code: N. DB::Exception: `
+ * prefix, `: while executing 'FUNCTION …'`, `(line L, col C): <query text>` and `failed at
+ * position N (<query text>)`, and ClickHouse's `Note:` advice; core's userSqlError then keeps the first sentence.
+ */
+function withoutCompiledSql(message: string): string {
+  return (
+    message
+      .replace(/^Code: \d+\. DB::Exception: /, "")
+      .replace(/: while executing '[\s\S]*$/, "")
+      .replace(/ \(line \d+, col \d+\)[\s\S]*$/, "")
+      .replace(/: failed at position \d+ \([\s\S]*$/, "")
+      .replace(/\. \(([A-Z_]+)\)[\s\S]*$/, "")
+      // advice in ClickHouse's own function names (`toInt64OrNull`), which the user's SQL cannot call
+      .replace(/\. Note: [\s\S]*$/, "")
+      .trim()
+  );
 }
 
 /** A connection failure (server down, refused, reset), as opposed to an error of the query. */

@@ -81,9 +81,10 @@ export async function clickhouseSourceStats(
   layout: StorageLayout,
   schema: LogSchema,
 ): Promise<SourceStats[]> {
-  const parts = await rows<{ t: string; n: string | number; b: string | number; d: string }>(
+  // partition ids are `YYYYMMDD`: the smallest is the oldest day still kept (retention drops whole days)
+  const parts = await rows<{ t: string; n: string | number; b: string | number; p: string }>(
     client,
-    "SELECT table AS t, sum(rows) AS n, sum(bytes_on_disk) AS b, toString(min(min_date)) AS d " +
+    "SELECT table AS t, sum(rows) AS n, sum(bytes_on_disk) AS b, min(partition_id) AS p " +
       "FROM system.parts WHERE database = {db:String} AND active GROUP BY table",
     { db: layout.database },
   );
@@ -94,13 +95,13 @@ export async function clickhouseSourceStats(
     const events = Number(part?.n ?? 0);
     let oldestMicros: bigint | null = null;
     if (part && events > 0) {
-      const [oldest] = await rows<{ o: string }>(
+      const [oldest] = await rows<{ o: string | null }>(
         client,
-        `SELECT toString(toUnixTimestamp64Micro(min("timestamp"))) AS o FROM ${qualified(layout.database, source.table)} ` +
-          `WHERE toDate("timestamp") = toDate({d:String})`,
-        { d: part.d },
+        `SELECT toString(toUnixTimestamp64Micro(minOrNull("timestamp"))) AS o FROM ${qualified(layout.database, source.table)} ` +
+          `WHERE toDate("timestamp") = toDate(parseDateTimeBestEffort({d:String}, 'UTC'))`,
+        { d: part.p },
       );
-      oldestMicros = oldest ? BigInt(oldest.o) : null;
+      oldestMicros = oldest?.o ? BigInt(oldest.o) : null;
     }
     stats.push({ source: source.name, events, bytes: Number(part?.b ?? 0), oldestMicros });
   }

@@ -442,11 +442,19 @@ export abstract class SqlEmitter implements Dialect {
         return `${this.cast(this.wrap(a!), a!.type, "FLOAT64")} / ${this.divisor(this.wrap(b!))}`;
       case "LIKE":
       case "NOT LIKE":
-        // BigQuery's LIKE escapes with a backslash; DuckDB has no default escape character
-        return `${this.wrap(a!)} ${op} ${this.wrap(b!)} ESCAPE '\\'`;
+        return `${this.wrap(a!)} ${op} ${this.wrap(b!)}${this.likeEscape()}`;
       default:
         return `${this.wrap(a!)} ${op} ${this.wrap(b!)}`;
     }
+  }
+
+  /**
+   * What makes LIKE escape with a backslash, as BigQuery's does: DuckDB has no default escape
+   * character. An engine whose LIKE escapes with a backslash already (and whose string literals
+   * read backslash escapes) answers "".
+   */
+  likeEscape(): string {
+    return " ESCAPE '\\'";
   }
 
   /**
