@@ -31,8 +31,11 @@ let chdbCleanup = false;
 let counter = 0;
 const unique = (prefix: string) => `${prefix}_${process.pid}_${Date.now().toString(36)}_${counter++}`;
 
-/** Every backend the endpoint and SQL tests run on: a new backend joins by adding one entry. */
-const ALL_BACKENDS: BackendFixture[] = [
+/**
+ * Every backend the shared suites (SQL cases, conformance, sandbox, HTTP) run on, in the README's
+ * test command: a new backend joins by adding one entry.
+ */
+export const BACKENDS: BackendFixture[] = [
   {
     name: "duckdb",
     async create() {
@@ -81,11 +84,3 @@ const ALL_BACKENDS: BackendFixture[] = [
     },
   },
 ];
-
-/**
- * Backends the shared suites run on. ClickHouse joins when `QES_TEST_CLICKHOUSE=1` until its
- * dialect is complete (then unconditionally).
- */
-export const BACKENDS: BackendFixture[] = ALL_BACKENDS.filter(
-  (b) => b.name !== "clickhouse" || process.env.QES_TEST_CLICKHOUSE === "1",
-);
