@@ -4,6 +4,7 @@ import { join } from "node:path";
 import { createDuckdbBackend, type DuckdbConfig } from "@qes/backend-duckdb";
 import type { Backend } from "@qes/core";
 import { createLogger, loadConfig, parseApiKeys, type RunningService, startService } from "@qes/server";
+import type { BackendFixture } from "../../support/backends.ts";
 
 export const TOKEN = "e2e-token-0123456789abcdef";
 export const RESTRICTED_TOKEN = "e2e-restricted-0123456789";
@@ -18,12 +19,14 @@ export interface TestServer {
 }
 
 /**
- * A real server over loopback HTTP on a real DuckDB file in a temp dir, with events loaded
- * through the backend first.
+ * A real server over loopback HTTP, with events loaded through the backend first: on a fresh
+ * store of `fixture` (one of the shared suites' BACKENDS), else on a real DuckDB file in a temp
+ * dir configured from the environment as `qes serve` would be.
  */
 export async function startTestServer(opts: {
   loads: Record<string, string[]>;
   env?: Record<string, string>;
+  fixture?: BackendFixture;
 }): Promise<TestServer> {
   const dir = mkdtempSync(join(tmpdir(), "qes-e2e-"));
   const config = loadConfig({
@@ -36,8 +39,18 @@ export async function startTestServer(opts: {
     QES_API_KEYS: `${TOKEN},${RESTRICTED_TOKEN}@usage.api-counts`,
     ...opts.env,
   });
-  const backend = createDuckdbBackend(config.backendConfig as DuckdbConfig);
-  await backend.init();
+  let backend: Backend;
+  let disposeBackend: () => Promise<void>;
+  if (opts.fixture) {
+    const handle = await opts.fixture.create();
+    backend = handle.backend;
+    disposeBackend = () => handle.dispose();
+  } else {
+    const duckdb = createDuckdbBackend(config.backendConfig as DuckdbConfig);
+    await duckdb.init();
+    backend = duckdb;
+    disposeBackend = () => duckdb.close();
+  }
   for (const [source, lines] of Object.entries(opts.loads)) await backend.load(source, lines);
   const lines: string[] = [];
   const logger = createLogger({ destination: { write: (s: string) => void lines.push(s) } });
@@ -51,7 +64,7 @@ export async function startTestServer(opts: {
       host: "127.0.0.1",
     });
   } catch (e) {
-    await backend.close();
+    await disposeBackend();
     rmSync(dir, { recursive: true, force: true });
     throw e;
   }
@@ -62,7 +75,7 @@ export async function startTestServer(opts: {
     logs: () => lines.join(""),
     close: async () => {
       await service.close();
-      await backend.close();
+      await disposeBackend();
       rmSync(dir, { recursive: true, force: true });
     },
   };
