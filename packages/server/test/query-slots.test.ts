@@ -91,4 +91,57 @@ describe("QuerySlots", () => {
     r();
     expect(s.running).toBe(0);
   });
+
+  it("gives a freed slot to the waiting caller that used the least engine time, however often the other asks", async () => {
+    let now = 0;
+    const s = new QuerySlots({
+      maxConcurrent: 2,
+      perCaller: 1,
+      queuePerCaller: 4,
+      maxWaitMs: 60_000,
+      nowMs: () => now,
+    });
+    // the heavy caller has held a slot for 5 s; the light one ran 50 ms queries
+    const heavy = await s.acquire("heavy");
+    const light = await s.acquire("light");
+    now += 50;
+    light();
+    now += 4950;
+    heavy();
+    expect(s.usageMs("heavy")).toBeCloseTo(5000, 0);
+    expect(s.usageMs("light")).toBeCloseTo(50 * 0.5 ** (4950 / 30_000), 3);
+
+    // both slots busy (two other callers); heavy queues first, light after it
+    const o1 = await s.acquire("o1");
+    const o2 = await s.acquire("o2");
+    const order: string[] = [];
+    const heavyNext = s.acquire("heavy").then((r) => (order.push("heavy"), r));
+    const lightNext = s.acquire("light").then((r) => (order.push("light"), r));
+    now += 10;
+    o1();
+    await new Promise((r) => setTimeout(r, 0));
+    // the slot went to light, though heavy waited longer
+    expect(order).toEqual(["light"]);
+    o2();
+    await new Promise((r) => setTimeout(r, 0));
+    expect(order).toEqual(["light", "heavy"]);
+    (await heavyNext)();
+    (await lightNext)();
+  });
+
+  it("forgets engine time as it ages: used long ago, a caller is as new", async () => {
+    let now = 0;
+    const s = new QuerySlots({
+      maxConcurrent: 2,
+      perCaller: 1,
+      queuePerCaller: 4,
+      maxWaitMs: 60_000,
+      nowMs: () => now,
+    });
+    const r = await s.acquire("a");
+    now += 8000;
+    r();
+    now += 10 * 30_000;
+    expect(s.usageMs("a")).toBeLessThan(8);
+  });
 });

@@ -9,6 +9,8 @@ export interface QuerySlotsOptions {
   queuePerCaller: number;
   /** longest wait for a slot before the request is refused */
   maxWaitMs: number;
+  /** the clock engine time is measured with (tests) */
+  nowMs?: () => number;
 }
 
 interface Waiter {
@@ -18,25 +20,41 @@ interface Waiter {
 
 /** how long a refused caller is told to wait (`Retry-After`) when a slot is the problem */
 const BUSY_RETRY_AFTER_SECONDS = 1;
+/** engine time a caller used counts half after this long: recent use weighs most */
+const USAGE_HALF_LIFE_MS = 30_000;
+/** callers whose recent engine time is remembered before the negligible ones are forgotten */
+const USAGE_CALLERS = 10_000;
 
 /**
  * Engine slots (DESIGN.md §11): at most `maxConcurrent` queries run in this instance and at most
  * `perCaller` of them for one caller, and one caller never gets every slot (its share is at most
  * `maxConcurrent - 1`), so while one caller floods another's query is admitted at once. A caller
  * at its share waits in a short queue of its own (`queuePerCaller`, `maxWaitMs`); beyond it,
- * 429 `too_many_requests`. Freed slots go to waiting callers in turn, not to whoever sent most.
+ * 429 `too_many_requests`. A freed slot goes to the waiting caller that used the least engine
+ * time lately (slot-milliseconds, halving every 30 s), not to whoever sent most: a caller whose
+ * queries hold a slot for seconds waits behind callers whose queries take milliseconds, so it
+ * cannot take half the engine by sending expensive queries (fair queuing by time, not by turns).
  */
 export class QuerySlots {
   readonly #opts: QuerySlotsOptions;
   readonly #share: number;
   #running = 0;
   readonly #byCaller = new Map<string, number>();
-  /** callers with waiting requests, in the order they are served (round robin) */
+  /** callers with waiting requests, in the order they queued (ties of usage go to the earliest) */
   readonly #queues = new Map<string, Waiter[]>();
+  /** each caller's recent engine time: slot-milliseconds, decayed to `atMs` */
+  readonly #usage = new Map<string, { ms: number; atMs: number }>();
+  readonly #now: () => number;
 
   constructor(opts: QuerySlotsOptions) {
     this.#opts = opts;
     this.#share = Math.max(1, Math.min(opts.perCaller, opts.maxConcurrent - 1));
+    this.#now = opts.nowMs ?? (() => performance.now());
+  }
+
+  /** a caller's recent engine time in slot-milliseconds (metrics, tests) */
+  usageMs(caller: string): number {
+    return this.#decayed(caller, this.#now());
   }
 
   /** queries running now (metrics, tests) */
@@ -102,9 +120,11 @@ export class QuerySlots {
 
   #releaser(caller: string): () => void {
     let released = false;
+    const startedMs = this.#now();
     return () => {
       if (released) return;
       released = true;
+      this.#used(caller, this.#now() - startedMs);
       this.#running--;
       const n = (this.#byCaller.get(caller) ?? 1) - 1;
       if (n === 0) this.#byCaller.delete(caller);
@@ -113,20 +133,43 @@ export class QuerySlots {
     };
   }
 
-  /** hands free slots to the first waiting caller in turn that is under its share */
+  #decayed(caller: string, nowMs: number): number {
+    const u = this.#usage.get(caller);
+    return u ? u.ms * 0.5 ** ((nowMs - u.atMs) / USAGE_HALF_LIFE_MS) : 0;
+  }
+
+  #used(caller: string, ms: number): void {
+    const now = this.#now();
+    this.#usage.delete(caller);
+    if (this.#usage.size >= USAGE_CALLERS) {
+      for (const [c] of this.#usage) if (this.#decayed(c, now) < 1) this.#usage.delete(c);
+    }
+    this.#usage.set(caller, { ms: this.#decayed(caller, now) + ms, atMs: now });
+  }
+
+  /** hands free slots, one at a time, to the waiting caller under its share that used least */
   #grantWaiting(): void {
-    for (const [caller, queue] of this.#queues) {
-      if (this.#running >= this.#opts.maxConcurrent) return;
-      if (!this.#free(caller)) continue;
-      const waiter = queue.shift();
-      this.#queues.delete(caller);
-      // served: to the back of the line
-      if (queue.length > 0) this.#queues.set(caller, queue);
-      if (waiter) {
-        this.#running++;
-        this.#byCaller.set(caller, (this.#byCaller.get(caller) ?? 0) + 1);
-        waiter.grant();
+    while (this.#running < this.#opts.maxConcurrent) {
+      const now = this.#now();
+      let next: string | undefined;
+      let least = Number.POSITIVE_INFINITY;
+      for (const caller of this.#queues.keys()) {
+        if (!this.#free(caller)) continue;
+        const used = this.#decayed(caller, now);
+        if (used < least) {
+          least = used;
+          next = caller;
+        }
       }
+      if (next === undefined) return;
+      const queue = this.#queues.get(next) as Waiter[];
+      const waiter = queue.shift() as Waiter;
+      this.#queues.delete(next);
+      // served: behind the others among equals
+      if (queue.length > 0) this.#queues.set(next, queue);
+      this.#running++;
+      this.#byCaller.set(next, (this.#byCaller.get(next) ?? 0) + 1);
+      waiter.grant();
     }
   }
 }
