@@ -89,6 +89,23 @@ describe("PostgreSQL down or restarting (private cluster, server time zone Ameri
     expect((await backend.execute(newest, ["p1"], RUN)).rows).toHaveLength(3);
   });
 
+  it("a quick restart costs no query: connections that died idle in the pool are replaced, not failed", async () => {
+    // both pooled connections open and idle
+    await Promise.all([backend.execute(newest, ["p1"], RUN), backend.execute(newest, ["p1"], RUN)]);
+    await cluster.stop();
+    await cluster.start();
+    const after = await Promise.allSettled([
+      backend.execute(newest, ["p1"], RUN),
+      backend.execute(newest, ["p1"], RUN),
+      backend.execute(newest, ["p1"], RUN),
+    ]);
+    expect(after.map((r) => (r.status === "fulfilled" ? "ok" : (r.reason as QesError).code))).toEqual([
+      "ok",
+      "ok",
+      "ok",
+    ]);
+  });
+
   it("init while the server is down is backend_unavailable", async () => {
     await cluster.stop();
     try {
