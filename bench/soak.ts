@@ -6,7 +6,7 @@
  * PostgreSQL) the private cluster is restarted once (DESIGN.md §9: never the shared servers).
  * The same well-behaved clients run first alone (the unloaded baseline of the same run).
  *
- *   node --import tsx bench/soak.ts --backend duckdb|postgres [--seconds 60] [--clients 100]
+ *   node --import tsx bench/soak.ts --backend duckdb|postgres [--seconds 60] [--clients 100] [--pg-no-parallel]
  *
  * Reports requests served, p50/p99 of the well-behaved requests under attack against the same
  * run unloaded, counts per status and class, 503s inside/outside the outage windows, RSS over time.
@@ -30,6 +30,8 @@ const { values: args } = parseArgs({
     seconds: { type: "string", default: "60" },
     clients: { type: "string", default: "100" },
     baseline: { type: "string", default: "20" },
+    // the private cluster without parallel query: an attacker's statement then takes one core
+    "pg-no-parallel": { type: "boolean", default: false },
   },
 });
 const BACKEND = args.backend as "duckdb" | "postgres";
@@ -158,7 +160,10 @@ async function main(): Promise<void> {
   const redis = await PrivateRedis.start();
   let cluster: PrivateCluster | undefined;
   if (BACKEND === "postgres") {
-    cluster = await createPrivateCluster({ max_connections: "100" });
+    cluster = await createPrivateCluster({
+      max_connections: "100",
+      ...(args["pg-no-parallel"] ? { max_parallel_workers_per_gather: "0" } : {}),
+    });
     await cluster.start();
   }
   const port = await freePort();
