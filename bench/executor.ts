@@ -77,6 +77,15 @@ const NATIVE = {
     bucket: (unit: string) => `(date_trunc('${unit}', "timestamp", 'UTC') AT TIME ZONE 'UTC')`,
     minus: (ts: string, span: string) => `${ts} - INTERVAL '${span}'`,
   },
+  clickhouse: {
+    text: (i: number) => `{p${i}:Nullable(String)}`,
+    ts: (i: number) => `toDateTime64OrNull({p${i}:Nullable(String)}, 6, 'UTC')`,
+    regex: (col: string, p: string) => `match("${col}", ${p})`,
+    contains: (col: string, text: string) => `position("${col}", '${text}') > 0`,
+    countIf: (cond: string) => `toInt64(countIf(${cond}))`,
+    bucket: (unit: string) => `toStartOfInterval("timestamp", INTERVAL 1 ${unit}, 'UTC')`,
+    minus: (ts: string, span: string) => `${ts} - INTERVAL ${span.replace(/s$/, "")}`,
+  },
 } as const;
 
 function nativeLogsAll(engine: EngineName, l: Layout, bounded: boolean): string {

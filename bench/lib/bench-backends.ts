@@ -1,5 +1,6 @@
 import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
+import { createClickhouseBackend } from "@qes/backend-clickhouse";
 import { createDuckdbBackend } from "@qes/backend-duckdb";
 import { createPostgresBackend, dropPostgresStorage } from "@qes/backend-postgres";
 import type { Backend } from "@qes/core";
@@ -13,9 +14,9 @@ export const BENCH_POSTGRES_URL =
   "postgres://postgres@127.0.0.1:5432/test";
 
 export interface BenchBackend {
-  name: "duckdb" | "postgres";
+  name: "duckdb" | "postgres" | "clickhouse";
   backend: Backend;
-  /** the DuckDB file, or the PostgreSQL schema */
+  /** the DuckDB file, the PostgreSQL schema, or the chDB directory */
   location: string;
   /** seconds the load took, or null when an earlier run's store was reused */
   loadSeconds: number | null;
@@ -57,6 +58,15 @@ export async function openLoadedBackend(
     backend = createDuckdbBackend({ path, memoryLimit: "4GB", threads: 2 });
     raw = async () => {
       throw new Error("raw SQL on DuckDB goes through a second connection: see executor.ts");
+    };
+  } else if (engine === "clickhouse") {
+    // embedded chDB: one data directory per process, kept between runs like the DuckDB file
+    const path = join(BENCH_DIR, `bench-${key}.chdb`);
+    location = path;
+    if (!reuse) rmSync(path, { recursive: true, force: true });
+    backend = createClickhouseBackend({ path });
+    raw = async () => {
+      throw new Error("raw SQL on ClickHouse is not used by the benchmarks");
     };
   } else {
     const schema = `qes_bench_${key}`;
