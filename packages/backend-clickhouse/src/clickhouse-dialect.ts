@@ -35,6 +35,8 @@ const INTERVAL_FN: Record<string, string> = {
  */
 export class ClickhouseDialect extends SqlEmitter {
   readonly name = "clickhouse";
+  /** reading in sorting-key order stops at the tie-break keys: cut the rows first (measured 4×) */
+  override readonly cutsOrderAtLeadingKey = true;
   readonly functions: FunctionTable = clickhouseFunctions(this);
 
   /** ClickHouse reads backslash escapes in string literals: both quotes and backslashes escaped. */

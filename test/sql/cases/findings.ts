@@ -1,4 +1,4 @@
-import { EDGE, REST, type SqlCase } from "./case.ts";
+import { EDGE, PG, REST, type SqlCase } from "./case.ts";
 
 // Issue 11's findings: constructs real dashboards send that qes refused, failed or answered
 // differently per backend. Expected rows follow BigQuery's documentation ("Lexical structure",
@@ -189,6 +189,29 @@ export const findingCases: SqlCase[] = [
       { path: "/rest/v1/todos", n: 3 },
       { path: "/auth/v1/token?grant_type=password", n: 1 },
       { path: "/auth/v1/user", n: 1 },
+    ],
+  },
+  {
+    name: "ties on the leading key at a LIMIT cut, newest first (an engine may keep only rows past the cut's key first)",
+    rule: "DESIGN.md §3: where LIMIT cuts an ordered result, ties are broken the same way on every backend",
+    sql: `select e.id, p.id as pid from ${EDGE} as e cross join ${PG} as p order by e.timestamp desc limit 12`,
+    expect: [
+      ...["p01", "p02", "p03", "p04", "p05", "p06", "p07", "p08", "p09", "p10"].map((pid) => ({
+        id: "e09",
+        pid,
+      })),
+      { id: "e08", pid: "p01" },
+      { id: "e08", pid: "p02" },
+    ],
+  },
+  {
+    name: "ties on the leading key at a LIMIT cut, oldest first",
+    rule: "DESIGN.md §3: where LIMIT cuts an ordered result, ties are broken the same way on every backend",
+    sql: `select e.id, p.id as pid from ${EDGE} as e cross join ${PG} as p where p.project is not null order by e.timestamp limit 3`,
+    expect: [
+      { id: "e10", pid: "p01" },
+      { id: "e10", pid: "p02" },
+      { id: "e10", pid: "p03" },
     ],
   },
   {

@@ -51,6 +51,13 @@ export abstract class SqlEmitter implements Dialect {
   abstract interval(amount: string, unit: string): string;
   /** whether the engine reads QUALIFY; otherwise the select is wrapped in a filtering subquery */
   readonly supportsQualify: boolean = true;
+  /**
+   * Whether an ordered LIMIT whose order was completed for ties (withTiesBroken) first keeps only
+   * the rows at or past the LIMIT-th value of its leading key (a scalar subquery): for engines
+   * that read the newest rows in key order only while the ORDER BY is the table's sorting key
+   * (ClickHouse), so the tie-break keys sort a few rows instead of the whole filtered table.
+   */
+  readonly cutsOrderAtLeadingKey: boolean = false;
 
   /** CTEs of the query being emitted (subqueries in expressions emit with the same set) */
   protected usedCtes: Set<string> = new Set();
@@ -180,7 +187,10 @@ export abstract class SqlEmitter implements Dialect {
       keys.add(text);
       extra.push({ expr: item.expr, desc: false });
     }
-    return extra.length ? { ...s, orderBy: [...s.orderBy, ...extra] } : s;
+    if (!extra.length) return s;
+    const completed: Select = { ...s, orderBy: [...s.orderBy, ...extra] };
+    const cut = this.cutsOrderAtLeadingKey ? leadingKeyCut(s) : undefined;
+    return cut ? { ...completed, where: [...s.where, cut] } : completed;
   }
 
   /** A set operation's order completed by its output columns (withTiesBroken). */
@@ -491,6 +501,62 @@ export abstract class SqlEmitter implements Dialect {
 }
 
 /** Whether a selected value can complete an order: scalars and JSON text, not engine lists or constants. */
+/** leading keys a threshold can cut on: never NULL, totally ordered, the same in every engine */
+const CUTTABLE = new Set(["TIMESTAMP", "DATETIME", "DATE", "INT64"]);
+
+/**
+ * `key >= (SELECT min(key) FROM (SELECT key … ORDER BY key DESC LIMIT n))` (`<=`/max ascending):
+ * the rows an ordered LIMIT n can keep all lie at or past the n-th value of the leading key, ties
+ * included, so filtering by it first changes no row of the result. Only for a plain select (no
+ * grouping, DISTINCT, QUALIFY or OFFSET) cut by a literal LIMIT on a non-NULL column.
+ */
+function leadingKeyCut(s: Select): Expr | undefined {
+  const lead = s.orderBy[0];
+  if (!lead || s.offset || s.limit?.k !== "lit" || s.distinct || s.groupBy.length || s.having || s.qualify)
+    return undefined;
+  const key = lead.expr;
+  if (key.k !== "col" || !key.notNull || lead.nulls || key.type.t !== "scalar" || !CUTTABLE.has(key.type.s))
+    return undefined;
+  const nth: Select = {
+    k: "select",
+    distinct: false,
+    items: [{ expr: key, name: "__cut" }],
+    ...(s.from ? { from: s.from } : {}),
+    joins: s.joins,
+    where: s.where,
+    groupBy: [],
+    orderBy: [{ expr: key, desc: lead.desc }],
+    limit: s.limit,
+  };
+  const bound: Select = {
+    k: "select",
+    distinct: false,
+    items: [
+      {
+        expr: {
+          k: "call",
+          fn: lead.desc ? "MIN" : "MAX",
+          args: [{ k: "col", rel: "__cut", col: "__cut", type: key.type }],
+          type: key.type,
+          agg: {},
+        },
+        name: "__cut",
+      },
+    ],
+    from: { k: "subquery", query: { ctes: [], body: nth }, alias: "__cut" },
+    joins: [],
+    where: [],
+    groupBy: [],
+    orderBy: [],
+  };
+  return {
+    k: "op",
+    op: lead.desc ? ">=" : "<=",
+    args: [key, { k: "subquery", query: { ctes: [], body: bound }, mode: "scalar", type: key.type }],
+    type: { t: "scalar", s: "BOOL" },
+  };
+}
+
 function isOrderable(e: Expr): boolean {
   if (e.k === "lit" || e.k === "param") return false;
   const t = e.type;
