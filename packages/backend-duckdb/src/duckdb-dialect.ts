@@ -54,6 +54,17 @@ const INTERVAL_FN: Record<string, string> = {
 /** DuckDB: RE2 regular expressions and BigQuery-like functions; most rows are renames. */
 export class DuckdbDialect extends SqlEmitter {
   readonly name: string = "duckdb";
+  /**
+   * Newest-100 of a project: the cut lets DuckDB's scan skip all but the newest rows instead of
+   * encoding every row's tie-break keys (1M events: 22 ms against 124 ms, native 64 ms) — as long
+   * as the CTE it reads a second time stays inlined (`cteAs`).
+   */
+  override readonly cutsOrderAtLeadingKey: boolean = true;
+
+  /** DuckDB materialises a CTE read twice; a cut's second read must stay a filter in its scan */
+  protected override cteAs(name: string): string {
+    return this.cutCtes.has(name) ? "AS NOT MATERIALIZED" : "AS";
+  }
   readonly functions: FunctionTable = {
     ...DEFAULT_FUNCTIONS,
     // count_if over no rows is NULL in DuckDB; BigQuery's COUNTIF is 0.

@@ -61,6 +61,8 @@ export abstract class SqlEmitter implements Dialect {
 
   /** CTEs of the query being emitted (subqueries in expressions emit with the same set) */
   protected usedCtes: Set<string> = new Set();
+  /** CTEs a leading-key cut reads a second time (cutsOrderAtLeadingKey), for `cteAs` */
+  protected cutCtes: Set<string> = new Set();
 
   /** query-tree parameter index → emitted `$n`, in order of first appearance */
   private paramSlots: Map<number, number> = new Map();
@@ -68,6 +70,8 @@ export abstract class SqlEmitter implements Dialect {
   emit(query: Query): EmittedSql {
     const used = this.reachableCtes(query);
     this.usedCtes = used;
+    this.cutCtes = new Set();
+    if (this.cutsOrderAtLeadingKey) this.collectCutCtes(query);
     this.paramSlots = new Map();
     const sql = this.query(query, used);
     return { sql, params: [...this.paramSlots.keys()] };
@@ -88,7 +92,26 @@ export abstract class SqlEmitter implements Dialect {
   }
 
   protected cte(c: Cte, used: Set<string>): string {
-    return `${this.quoteIdent(c.name)} AS (\n${this.query(c.query, used)}\n)`;
+    return `${this.quoteIdent(c.name)} ${this.cteAs(c.name)} (\n${this.query(c.query, used)}\n)`;
+  }
+
+  /** `AS` of a CTE; an engine may say how it evaluates one (DuckDB: `AS NOT MATERIALIZED`) */
+  protected cteAs(_name: string): string {
+    return "AS";
+  }
+
+  /** the CTEs read directly by a select whose ordered LIMIT gets a leading-key cut */
+  private collectCutCtes(q: Query): void {
+    for (const c of q.ctes) this.collectCutCtes(c.query);
+    if (q.body.k === "setop") {
+      for (const operand of setOpOperands(q.body)) this.collectCutCtes(operand);
+      return;
+    }
+    const s = q.body;
+    const items = [s.from, ...s.joins.map((j) => j.item)];
+    for (const f of items) if (f?.k === "subquery") this.collectCutCtes(f.query);
+    if (this.withTiesBroken(s).where.length > s.where.length)
+      for (const f of items) if (f?.k === "cte") this.cutCtes.add(f.name);
   }
 
   protected body(b: Select | SetOp, used: Set<string>): string {
