@@ -184,3 +184,30 @@ describe.each(BACKENDS)("ingest under attack on $name", (fixture) => {
     expect(await storedIds(served.backend, "flood.src")).toEqual(expected);
   });
 });
+
+/** An ingest token creating sources without end: each one is a table and metric series. */
+describe.each(BACKENDS)("the number of sources ingest may create on $name", (fixture) => {
+  let served: ServedFixture;
+  beforeAll(async () => {
+    // the nine built-in sources and room for two more
+    served = await serveFixture(fixture, {}, ingestEnv({ QES_INGEST_MAX_SOURCES: "11" }));
+  });
+  afterAll(() => served.close());
+
+  it("is capped by QES_INGEST_MAX_SOURCES: a new source beyond it is 400 naming source_name; existing ones still take events", async () => {
+    const { url, backend } = served;
+    for (const source of ["spray.1", "spray.2"]) {
+      expect((await postLogs(url, source, json([event(`${source}-a`, "x")]))).status).toBe(200);
+    }
+    const refused = await postLogs(url, "spray.3", json([event("spray.3-a", "x")]));
+    expect(refused.status).toBe(400);
+    expect(refused.body.error.code).toBe("invalid_parameter");
+    expect(refused.body.error.param).toBe("source_name");
+    expect(refused.body.error.message).toContain("QES_INGEST_MAX_SOURCES");
+    expect((await backend.schema()).sources["spray.3"]).toBeUndefined();
+    // sources that exist, built-in or created, still take events
+    expect((await postLogs(url, "spray.1", json([event("spray.1-b", "x")]))).status).toBe(200);
+    expect((await postLogs(url, "postgres.logs", json([event("pg-a", "x")]))).status).toBe(200);
+    expect(await storedIds(backend, "spray.1")).toEqual(["spray.1-a", "spray.1-b"]);
+  });
+});

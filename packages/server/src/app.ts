@@ -1,5 +1,5 @@
 import type { RequestListener } from "node:http";
-import { type Backend, type EndpointRegistry, type LogEvent, QesError } from "@qes/core";
+import { type Backend, type EndpointRegistry, type LogEvent, type LogSchema, QesError } from "@qes/core";
 import express, { type NextFunction, type Request, type Response } from "express";
 import type { Logger } from "pino";
 import type { ApiKeyVerifier } from "./auth/api-keys.ts";
@@ -45,6 +45,8 @@ export interface AppDeps {
   ingestMaxBytes: number;
   /** refuses ingested events whose widening would break a served stored query */
   storedQueryGuard: StoredQueryGuard;
+  /** `QES_INGEST_MAX_SOURCES` and where the store's sources are read */
+  sources: { max: number; schema: () => Promise<LogSchema> };
 }
 
 /** largest POST body (consumer SQL and parameters) */

@@ -214,6 +214,7 @@ export async function startService(opts: StartServiceOptions): Promise<RunningSe
       schema: () => backend.schema(),
       dialect: backend.dialect,
     }),
+    sources: { max: config.ingest.maxSources, schema: () => backend.schema() },
   });
   let server: Awaited<ReturnType<typeof listen>>;
   try {

@@ -54,6 +54,8 @@ describe("loadConfig", () => {
     expect(c.metricsToken).toBe("metrics-0123456789abcdef");
     expect(c.admission).toEqual({ maxConcurrent: 8, perCaller: 3, ratePerMinute: 600 });
     expect(loadConfig({ QES_HOST: "::" }).host).toBe("::");
+    expect(loadConfig({}).ingest.maxSources).toBe(1_000);
+    expect(loadConfig({ QES_INGEST_MAX_SOURCES: "50" }).ingest.maxSources).toBe(50);
   });
 
   it.each([
@@ -61,6 +63,8 @@ describe("loadConfig", () => {
     ["PORT", "70000"],
     ["QES_BACKEND", "mysql"],
     ["QES_DUCKDB_THREADS", "0"],
+    ["QES_INGEST_MAX_SOURCES", "0"],
+    ["QES_INGEST_MAX_SOURCES", "many"],
     ["QES_DUCKDB_MEMORY_LIMIT", "lots"],
     ["QES_POSTGRES_URL", "mysql://x@y/z", "postgres"],
     ["QES_POSTGRES_SCHEMA", "Bad-Schema", "postgres"],

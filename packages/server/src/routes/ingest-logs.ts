@@ -1,4 +1,4 @@
-import type { IngestBatch, LogEvent } from "@qes/core";
+import type { IngestBatch, LogEvent, LogSchema } from "@qes/core";
 import { checkSourceName, QesError } from "@qes/core";
 import type { Request, Response } from "express";
 import type { ApiKeyVerifier } from "../auth/api-keys.ts";
@@ -10,6 +10,7 @@ import type { GroupCommitQueue } from "../ingest/group-commit-queue.ts";
 import { toLogEvents } from "../ingest/log-events.ts";
 import { bodyFormat, parseIngestBody } from "../ingest/parse-ingest-body.ts";
 import { readIngestBody } from "../ingest/read-ingest-body.ts";
+import { checkSourceLimit } from "../ingest/source-limit.ts";
 import type { StoredQueryGuard } from "../ingest/stored-query-guard.ts";
 
 export interface IngestLogsDeps {
@@ -21,6 +22,8 @@ export interface IngestLogsDeps {
   ingestMaxBytes: number;
   /** refuses events whose widening would break a served stored query */
   storedQueryGuard: StoredQueryGuard;
+  /** `QES_INGEST_MAX_SOURCES` and where the store's sources are read */
+  sources: { max: number; schema: () => Promise<LogSchema> };
 }
 
 /**
@@ -36,6 +39,7 @@ export function ingestLogsRoute(deps: IngestLogsDeps) {
     const source = query.source;
     checkSourceName(source);
     authorizeIngest(principal, source);
+    checkSourceLimit(await deps.sources.schema(), source, deps.sources.max);
     const format = bodyFormat(req.headers["content-type"]);
     if (deps.queue.full) {
       req.resume();
