@@ -83,6 +83,17 @@ describe("emitted SQL", () => {
     expect(sql).toContain(`"t0"."event_message" ~ '^/rest'`);
   });
 
+  it("tests a bound pattern of plain characters with strpos on PostgreSQL, decided once per query", () => {
+    const ep = endpoint("select id from `cloudflare.logs.prod` where regexp_contains(event_message, @p)", {
+      p: { required: true, kind: "string" },
+    });
+    const { sql } = compileEndpoint(ep, { schema, dialect: postgresDialect });
+    // the choice is an uncorrelated scalar subquery (an InitPlan): evaluated once, not per row
+    expect(sql).toContain(
+      `(CASE WHEN (SELECT $1::text !~ '[\\\\^$.|?*+()[\\]{}]') THEN strpos("t0"."event_message", $1::text) > 0 ELSE "t0"."event_message" ~ $1::text END)`,
+    );
+  });
+
   it("translates a pattern parameter for PostgreSQL when it is bound, and leaves it as written for DuckDB", () => {
     const ep = endpoint("select id from `cloudflare.logs.prod` where regexp_contains(event_message, @p)", {
       p: { required: true, kind: "string" },

@@ -40,6 +40,11 @@ const INTERVAL_UNIT: Record<string, string> = {
   YEAR: "1 year",
 };
 
+/** A pattern without metacharacters: it matches exactly where it occurs as a substring. */
+const PLAIN_PATTERN = /^[^\\^$.|?*+()[\]{}]+$/;
+/** any character that makes a pattern more than its characters, as an ARE bracket expression */
+const PATTERN_METACHARACTER = String.raw`[\\^$.|?*+()[\]{}]`;
+
 // Text that casts without error; everything else is NULL (SAFE_CAST and DESIGN.md §3's casts).
 const INT_TEXT = "'^\\s*[+-]?[0-9]{1,18}\\s*$'";
 const FLOAT_TEXT = "'^\\s*[+-]?([0-9]+[.]?[0-9]*|[.][0-9]+)([eE][+-]?[0-9]+)?\\s*$'";
@@ -67,15 +72,17 @@ export class PostgresDialect extends SqlEmitter {
     LENGTH: rename("char_length"),
     ENDS_WITH: ([a, b]) => `(right(${a}, char_length(${b})) = ${b})`,
     REGEXP_CONTAINS: ([s, p], call) => {
-      // A pattern of plain characters is a substring test: strpos skips the regex engine.
-      const lit = call.args[1];
-      if (
-        lit?.k === "lit" &&
-        typeof lit.value === "string" &&
-        lit.value !== "" &&
-        /^[^\\^$.|?*+()[\]{}]+$/.test(lit.value)
-      ) {
+      // A pattern of plain characters is a substring test: strpos skips the regex engine, which
+      // costs several times more per row (it widens every subject to pg_wchar first).
+      const pattern = call.args[1];
+      if (pattern?.k === "lit" && typeof pattern.value === "string" && PLAIN_PATTERN.test(pattern.value)) {
         return `(strpos(${s}, ${p}) > 0)`;
+      }
+      // A bound pattern is often plain too (usage.api-counts' project ref). Which it is is decided
+      // once per query, in an InitPlan, so each row pays only for the branch taken. A plain value
+      // is bound unchanged (toPostgresRegex rewrites only metacharacters).
+      if (pattern?.k === "param") {
+        return `(CASE WHEN (SELECT ${p} !~ ${this.stringLiteral(PATTERN_METACHARACTER)}) THEN strpos(${s}, ${p}) > 0 ELSE ${s} ~ ${p} END)`;
       }
       return `(${s} ~ ${this.regex(p!, call)})`;
     },
