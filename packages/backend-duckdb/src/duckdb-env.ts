@@ -1,5 +1,5 @@
 import { type Env, envInteger, envSizeText, envText } from "@qes/core";
-import { DUCKDB_DEFAULTS, type DuckdbConfig } from "./duckdb-config.ts";
+import { DUCKDB_DEFAULTS, type DuckdbConfig, defaultMemoryLimit } from "./duckdb-config.ts";
 
 /**
  * The DuckDB backend's variables (DESIGN.md §8): `QES_DUCKDB_PATH`, `QES_DUCKDB_MEMORY_LIMIT`,
@@ -9,7 +9,7 @@ import { DUCKDB_DEFAULTS, type DuckdbConfig } from "./duckdb-config.ts";
 export function duckdbConfigFromEnv(env: Env): DuckdbConfig {
   return {
     path: envText(env, "QES_DUCKDB_PATH") ?? "./data/qes.duckdb",
-    memoryLimit: envSizeText(env, "QES_DUCKDB_MEMORY_LIMIT", DUCKDB_DEFAULTS.memoryLimit),
+    memoryLimit: envSizeText(env, "QES_DUCKDB_MEMORY_LIMIT", defaultMemoryLimit()),
     threads: envInteger(env, "QES_DUCKDB_THREADS", DUCKDB_DEFAULTS.threads, 1, 1024),
   };
 }

@@ -1,5 +1,10 @@
 export { createDuckdbBackend } from "./duckdb-backend.ts";
-export { DUCKDB_DEFAULTS, type DuckdbConfig, duckdbInstanceOptions } from "./duckdb-config.ts";
+export {
+  DUCKDB_DEFAULTS,
+  type DuckdbConfig,
+  defaultMemoryLimit,
+  duckdbInstanceOptions,
+} from "./duckdb-config.ts";
 export { DuckdbDialect, duckdbDialect } from "./duckdb-dialect.ts";
 export { duckdbQueryError, executeOnDuckdb } from "./duckdb-executor.ts";
 export { countRows, loadIntoDuckdb } from "./duckdb-loader.ts";

@@ -2,6 +2,7 @@ import { generateKeyPairSync } from "node:crypto";
 import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { defaultMemoryLimit } from "@qes/backend-duckdb";
 import { QesError } from "@qes/core";
 import { describe, expect, it } from "vitest";
 import { loadConfig } from "../src/config.ts";
@@ -24,7 +25,8 @@ describe("loadConfig", () => {
       host: "127.0.0.1",
       admission: { perCaller: 2 },
       backend: "duckdb",
-      backendConfig: { path: "./data/qes.duckdb", memoryLimit: "1GB", threads: 2 },
+      // 1 GB, less on a machine (or cgroup) of under 2.5 GB: duckdb-memory-limit.test.ts
+      backendConfig: { path: "./data/qes.duckdb", memoryLimit: defaultMemoryLimit(), threads: 2 },
       queryTimeoutMs: 30_000,
       cacheMaxEntries: 10_000,
       warmMaxKeys: 1000,
