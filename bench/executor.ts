@@ -170,12 +170,15 @@ function variants(
       },
     });
   }
-  const compiledUsage = compileEndpoint(usage, { schema, dialect });
+  // compiled per interval as the server compiles it (the interval's allowed value as a literal)
+  const compileUsage = (interval: string) =>
+    compileEndpoint(usage, { schema, dialect, params: { project: PROJECT, interval } });
   const usageParams: CompiledQuery["params"] = [
     { name: "project", type: "STRING", kind: "endpoint" },
     { name: "now", type: "TIMESTAMP", kind: "now" },
   ];
   for (const interval of INTERVALS) {
+    const compiledUsage = compileUsage(interval);
     const values = bindRequestParams(
       usage,
       compiledUsage,

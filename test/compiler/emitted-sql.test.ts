@@ -83,6 +83,41 @@ describe("emitted SQL", () => {
     expect(sql).toContain(`"t0"."event_message" ~ '^/rest'`);
   });
 
+  describe("a parameter with allowed values", () => {
+    const ep = endpoint(
+      "select case @unit when 'day' then timestamp_trunc(timestamp, day) else timestamp_trunc(timestamp, hour) end as b from `cloudflare.logs.prod` where event_message = @m",
+      {
+        unit: { required: true, kind: "string", allowed: ["day", "hour"] },
+        m: { required: false, kind: "string", allowed: ["a", "b"], default: "a" },
+      },
+    );
+
+    it("is compiled as the chosen value's literal, one compiled query per choice", () => {
+      for (const dialect of [duckdbDialect, postgresDialect]) {
+        const day = compileEndpoint(ep, { schema, dialect, params: { unit: "day", m: "b" } });
+        const hour = compileEndpoint(ep, { schema, dialect, params: { unit: "hour" } });
+        expect(day.sql).toContain("CASE 'day' WHEN 'day'");
+        expect(day.sql).toContain(`"event_message" = 'b'`);
+        // an absent parameter takes its default's literal
+        expect(hour.sql).toContain("CASE 'hour' WHEN 'day'");
+        expect(hour.sql).toContain(`"event_message" = 'a'`);
+        expect(day.params).toEqual([]);
+        expect(bindRequestParams(ep, day, { unit: "day", m: "b" }, 0n).values).toEqual([]);
+      }
+    });
+
+    it("stays a parameter when the value is not allowed (binding refuses it) or there is no request", () => {
+      const bad = compileEndpoint(ep, { schema, dialect: postgresDialect, params: { unit: "week" } });
+      expect(bad.params.map((p) => p.name)).toEqual(["unit"]);
+      expect(() => bindRequestParams(ep, bad, { unit: "week" }, 0n)).toThrow(/must be one of day, hour/);
+      // a value differing only in case is not an allowed value either: never compiled as text
+      const upper = compileEndpoint(ep, { schema, dialect: postgresDialect, params: { unit: "DAY'--" } });
+      expect(upper.sql).not.toContain("DAY");
+      const generic = compileEndpoint(ep, { schema, dialect: postgresDialect });
+      expect(generic.params.map((p) => p.name)).toEqual(["unit", "m"]);
+    });
+  });
+
   it("tests a bound pattern of plain characters with strpos on PostgreSQL, decided once per query", () => {
     const ep = endpoint("select id from `cloudflare.logs.prod` where regexp_contains(event_message, @p)", {
       p: { required: true, kind: "string" },

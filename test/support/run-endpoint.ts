@@ -38,6 +38,7 @@ export async function runEndpoint(
     schema: await backend.schema(),
     dialect: backend.dialect,
     ...(options.sql !== undefined ? { consumerSql: options.sql } : {}),
+    params,
   });
   const bound = bindRequestParams(endpoint, compiled, params, micros(options.now ?? "2025-01-15T12:00:00Z"));
   const result = await backend.execute(compiled, bound.values, {

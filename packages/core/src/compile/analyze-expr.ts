@@ -124,6 +124,8 @@ export function analyzeValueInner(node: AstNode, env: ExprEnv): Value {
     case "param": {
       if (node.prefix !== "@")
         fail("sql_invalid", `Unsupported parameter syntax ${node.prefix}${node.value}.`, node);
+      const chosen = env.ctx.fixed.get(String(node.value));
+      if (chosen !== undefined) return expr({ k: "lit", value: chosen, type: STRING });
       const p = env.ctx.param(String(node.value), node);
       return expr({ k: "param", index: p.index, type: p.type });
     }

@@ -48,14 +48,17 @@ export class CompileContext {
     readonly paramSpecs: Record<string, ParamSpec>,
     public mode: "stored" | "consumer",
     readonly endpointName: string,
+    /** parameters compiled as the literal of their allowed value (fixed-choices.ts) */
+    readonly fixed: ReadonlyMap<string, string> = new Map(),
   ) {}
 
   static forEndpoint(
     endpoint: EndpointDefinition,
     schema: LogSchema,
     mode: "stored" | "consumer",
+    fixed?: ReadonlyMap<string, string>,
   ): CompileContext {
-    return new CompileContext(schema, endpoint.params, mode, endpoint.name);
+    return new CompileContext(schema, endpoint.params, mode, endpoint.name, fixed);
   }
 
   alias(prefix: string): string {

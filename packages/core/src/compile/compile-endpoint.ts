@@ -6,6 +6,7 @@ import type { LogSchema } from "../schema/schema-model.ts";
 import { analyzeQuery, analyzeWith } from "./analyze-query.ts";
 import { CompileContext } from "./compile-context.ts";
 import type { CompiledQuery, OutputColumn } from "./compiled-query.ts";
+import { fixedChoices } from "./fixed-choices.ts";
 import type { Expr, Query } from "./ir.ts";
 import { redactStoredCtes } from "./redact-stored-ctes.ts";
 import { valueType } from "./scope.ts";
@@ -21,6 +22,12 @@ export interface CompileOptions {
    * replaced inside the engine (redact-stored-ctes.ts). Without consumer SQL it changes nothing.
    */
   redact?: boolean;
+  /**
+   * the request's parameters: those with `allowed` values are compiled as the chosen value's
+   * literal (fixed-choices.ts), one compiled query per choice. Without them (`qes check`, start-up
+   * checks) every parameter stays a parameter.
+   */
+  params?: Readonly<Record<string, string | undefined>>;
 }
 
 const CACHE_LIMIT = 1000;
@@ -34,6 +41,7 @@ const parsed = new Map<string, AstNode>();
  * rewrite → emit. Cached per schema, endpoint version, dialect and consumer SQL.
  */
 export function compileEndpoint(endpoint: EndpointDefinition, opts: CompileOptions): CompiledQuery {
+  const fixed = fixedChoices(endpoint, opts.params);
   const key = JSON.stringify([
     endpoint.id,
     endpoint.version,
@@ -41,6 +49,7 @@ export function compileEndpoint(endpoint: EndpointDefinition, opts: CompileOptio
     opts.dialect.name,
     opts.consumerSql ?? null,
     redactsInEngine(opts),
+    [...fixed],
   ]);
   let compiled = compiledBySchema.get(opts.schema);
   if (!compiled) {
@@ -53,7 +62,7 @@ export function compileEndpoint(endpoint: EndpointDefinition, opts: CompileOptio
     compiled.set(key, hit);
     return hit;
   }
-  const result = compileUncached(endpoint, opts);
+  const result = compileUncached(endpoint, opts, fixed);
   compiled.set(key, result);
   if (compiled.size > CACHE_LIMIT) compiled.delete(compiled.keys().next().value as string);
   return result;
@@ -74,9 +83,13 @@ function parseCached(endpoint: EndpointDefinition): AstNode {
   return ast;
 }
 
-function compileUncached(endpoint: EndpointDefinition, opts: CompileOptions): CompiledQuery {
+function compileUncached(
+  endpoint: EndpointDefinition,
+  opts: CompileOptions,
+  fixed: ReadonlyMap<string, string>,
+): CompiledQuery {
   const stored = parseCached(endpoint);
-  const ctx = CompileContext.forEndpoint(endpoint, opts.schema, "stored");
+  const ctx = CompileContext.forEndpoint(endpoint, opts.schema, "stored", fixed);
   let analyzed: ReturnType<typeof analyzeQuery>;
   let storedCtes: Query["ctes"] = [];
   if (opts.consumerSql === undefined) {

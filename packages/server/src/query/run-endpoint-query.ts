@@ -51,6 +51,7 @@ export async function prepareEndpointQuery(
     dialect: backend.dialect,
     ...(consumerSql !== undefined ? { consumerSql } : {}),
     redact,
+    params,
   });
   return { compiled, bound: bindRequestParams(endpoint, compiled, params, nowMicros) };
 }
