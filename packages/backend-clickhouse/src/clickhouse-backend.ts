@@ -169,9 +169,12 @@ class ClickhouseBackend implements Backend {
     this.executed++;
     const kill = (marker: string) =>
       engine.owner.use(async (client) => {
+        // Without query parameters: chDB runs every parameterised call of the process one after
+        // another (its Node binding's global chain), so a KILL with parameters would wait behind
+        // the very query it stops. The marker is ours (executor: `qes-query:` and a UUID), never
+        // request text, and is checked before it becomes a literal.
         await client.command({
-          query: "KILL QUERY WHERE startsWith(query, {m:String}) ASYNC",
-          query_params: { m: `/* ${marker} */` },
+          query: `KILL QUERY WHERE Settings['log_comment'] = ${markerLiteral(marker)} ASYNC`,
         });
       });
     return engine.query.use((client) =>
@@ -222,3 +225,11 @@ export function createClickhouseBackend(
 }
 
 export { isUnavailable };
+
+const MARKER = /^qes-query:[0-9a-f-]{36}$/;
+
+/** the executor's marker comment as a ClickHouse string literal (it has no quote or backslash) */
+function markerLiteral(marker: string): string {
+  if (!MARKER.test(marker)) throw new Error(`not a query marker: ${marker}`);
+  return `'${marker}'`;
+}

@@ -57,12 +57,16 @@ export function limitSettings(opts: ExecuteOptions, limits: QueryLimits): Record
   return settings;
 }
 
-/** The SQL that runs: a marker comment (to find it for KILL QUERY), the query, its SETTINGS. */
+/**
+ * The SQL that runs: the query and its SETTINGS, led by `log_comment` = the marker KILL QUERY finds
+ * it by in `system.processes` (a comment in the text would not do: chDB stores a parameterised
+ * query re-formatted, without comments). It comes first because `readonly` ends the clause.
+ */
 export function boundedSql(sql: string, marker: string, settings: Record<string, string | number>): string {
-  const clause = Object.entries(settings)
+  const clause = Object.entries({ log_comment: marker, ...settings })
     .map(([k, v]) => `${k} = ${settingValue(v)}`)
     .join(", ");
-  return `/* ${marker} */ ${sql}\nSETTINGS ${clause}`;
+  return `${sql}\nSETTINGS ${clause}`;
 }
 
 /** How a running query is stopped from outside (KILL QUERY through the owner). */
@@ -71,7 +75,8 @@ export type KillQuery = (marker: string) => Promise<void>;
 /**
  * Runs one compiled SELECT read-only with its parameters bound as ClickHouse query parameters, and
  * its limits in the query's SETTINGS. A timeout or an abort stops the query in the engine: the
- * engine's own `max_execution_time`, the client's abort, and KILL QUERY by its marker.
+ * engine's own `max_execution_time`, the client's abort, and KILL QUERY by its marker (the only
+ * stop chDB has: its binding's abort settles the promise and leaves the engine running).
  */
 export async function executeOnClickhouse(
   client: ClickHouseClient,

@@ -1,5 +1,6 @@
 import type { Backend } from "@qes/core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { paramName } from "../src/clickhouse-executor.ts";
 import { createClickhouseBackend } from "../src/index.ts";
 import { chdbTestPath, handQuery, uniqueDatabase } from "./helpers.ts";
 
@@ -121,6 +122,36 @@ describe("ClickHouse execution (embedded chDB)", () => {
     const deadline = Date.now() + 10_000;
     while ((await running(marker)) > 0 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 50));
     expect(await running(marker)).toBe(0);
+  });
+
+  it("an abort kills a query with bound parameters too (chDB re-formats its text and queues such calls)", async () => {
+    const ac = new AbortController();
+    const marker = `abort_bound_${Date.now()}`;
+    const q = handQuery(
+      `SELECT '${marker}' AS m, {${paramName(1)}:Nullable(String)} AS p, sum(s) AS s FROM (${SLOW.sql})`,
+      [
+        { name: "m", type: STRING },
+        { name: "p", type: STRING },
+        { name: "s", type: INT64 },
+      ],
+      [{ name: "p", type: "STRING", kind: "endpoint" }],
+    );
+    const pending = backend.execute(q, ["x"], { maxRows: 10, timeoutMs: 60_000, signal: ac.signal });
+    while ((await running(marker)) === 0) await new Promise((r) => setTimeout(r, 20));
+    ac.abort(new Error("client went away"));
+    await expect(pending).rejects.toThrow("client went away");
+    // gone from the engine long before its 20 s, and the next bound query is not queued behind it
+    const deadline = Date.now() + 10_000;
+    while ((await running(marker)) > 0 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 50));
+    expect(await running(marker)).toBe(0);
+    const next = handQuery(
+      `SELECT {${paramName(1)}:Nullable(String)} AS p`,
+      [{ name: "p", type: STRING }],
+      [{ name: "p", type: "STRING", kind: "endpoint" }],
+    );
+    expect((await backend.execute(next, ["y"], { maxRows: 1, timeoutMs: 10_000 })).rows).toEqual([
+      { p: "y" },
+    ]);
   });
 
   it("bounds memory per query (QES_CLICKHOUSE_MAX_MEMORY) with a clear error, not a crash", async () => {
