@@ -39,6 +39,15 @@ export function parseJsonText(text: string): JsonValue {
     if (LONG_DIGIT_RUN.test(text)) return parseLossless(text);
     throw e;
   }
+  return exactJsonValue(value, text);
+}
+
+/**
+ * `value`, which is `JSON.parse(text)`, with its integers beyond 2^53 read exactly from `text`
+ * (see parseJsonText): for a caller that ran JSON.parse itself. Parses `text` again only when
+ * `value` holds such an integer.
+ */
+export function exactJsonValue(value: JsonValue, text: string): JsonValue {
   return holdsInexactInteger(value) && LONG_DIGIT_RUN.test(text) ? parseLossless(text) : value;
 }
 
