@@ -7,7 +7,8 @@
  *  - `qes load`: `backend.load` of the file's lines (what the command runs);
  *  - ingest: the file parsed into events by core (`parseJsonText`, `logEventFromJson`), then
  *    `backend.ingest` in batches of `--batch` events (what the HTTP route hands the backend);
- * with each rate as a ratio of plain, and the process's peak RSS during each.
+ * with each rate as a ratio of plain, the process's peak RSS during each, and the CPU seconds of
+ * this process during each (DuckDB's threads included; PostgreSQL's server is not).
  *
  *   node --import tsx bench/ingest.ts [--events 200000] [--batch 5000] [--engines duckdb,postgres]
  */
@@ -33,9 +34,20 @@ const args = parseArgs({
 const EVENTS = Number(args.events);
 const BATCH = Number(args.batch);
 
-/** runs `fn` and samples RSS every 50 ms: seconds and the peak in MB */
-async function measure(fn: () => Promise<unknown>): Promise<{ seconds: number; rssMb: number }> {
+/**
+ * CPU seconds of this process (every thread: DuckDB's work too) since `from`. On a machine that
+ * other work keeps busy, wall-clock rates swing with the load; CPU time per path does less so.
+ * PostgreSQL's own CPU is not in it.
+ */
+function cpuSeconds(from: NodeJS.CpuUsage): number {
+  const used = process.cpuUsage(from);
+  return (used.user + used.system) / 1e6;
+}
+
+/** runs `fn` and samples RSS every 50 ms: seconds, CPU seconds and the peak RSS in MB */
+async function measure(fn: () => Promise<unknown>): Promise<{ seconds: number; cpu: number; rssMb: number }> {
   let peak = process.memoryUsage.rss();
+  const cpu = process.cpuUsage();
   const timer = setInterval(() => {
     peak = Math.max(peak, process.memoryUsage.rss());
   }, 50);
@@ -46,17 +58,24 @@ async function measure(fn: () => Promise<unknown>): Promise<{ seconds: number; r
     clearInterval(timer);
   }
   peak = Math.max(peak, process.memoryUsage.rss());
-  return { seconds: (performance.now() - t) / 1000, rssMb: Math.round(peak / 2 ** 20) };
+  return { seconds: (performance.now() - t) / 1000, cpu: cpuSeconds(cpu), rssMb: Math.round(peak / 2 ** 20) };
 }
 
-async function duckdbPlain(file: string): Promise<number> {
+/** seconds and CPU seconds of the engine's own bulk path */
+interface Plain {
+  seconds: number;
+  cpu: number;
+}
+
+async function duckdbPlain(file: string): Promise<Plain> {
   const dir = mkdtempSync(join(tmpdir(), "qes-bench-plain-"));
   const instance = await DuckDBInstance.create(join(dir, "plain.duckdb"), { threads: "2" });
   const conn = await instance.connect();
   try {
     const t = performance.now();
+    const cpu = process.cpuUsage();
     await conn.run(`CREATE TABLE t AS SELECT * FROM read_json_auto('${resolve(file)}')`);
-    return (performance.now() - t) / 1000;
+    return { seconds: (performance.now() - t) / 1000, cpu: cpuSeconds(cpu) };
   } finally {
     conn.closeSync();
     instance.closeSync();
@@ -68,7 +87,7 @@ function copyField(text: string): string {
   return text.replace(/[\\\t\n\r]/g, (c) => ({ "\\": "\\\\", "\t": "\\t", "\n": "\\n", "\r": "\\r" })[c]!);
 }
 
-async function postgresPlain(file: string): Promise<number> {
+async function postgresPlain(file: string): Promise<Plain> {
   const { from: copyFrom } = await import("pg-copy-streams");
   const rows: string[] = [];
   for await (const line of readLines(file)) {
@@ -83,6 +102,7 @@ async function postgresPlain(file: string): Promise<number> {
       'create table qes_bench_plain_ref (id text, "timestamp" timestamptz, event_message text, body jsonb)',
     );
     const t = performance.now();
+    const cpu = process.cpuUsage();
     const stream = client.query(copyFrom("copy qes_bench_plain_ref from stdin"));
     for (let i = 0; i < rows.length; i += 1000) {
       if (!stream.write(rows.slice(i, i + 1000).join(""))) await new Promise((r) => stream.once("drain", r));
@@ -92,7 +112,7 @@ async function postgresPlain(file: string): Promise<number> {
       stream.on("error", rej);
       stream.end();
     });
-    return (performance.now() - t) / 1000;
+    return { seconds: (performance.now() - t) / 1000, cpu: cpuSeconds(cpu) };
   } finally {
     await client.query("drop table if exists qes_bench_plain_ref");
     await client.end();
@@ -144,12 +164,12 @@ console.log(
     .map((l) => l.toFixed(2))
     .join(" ")}`,
 );
-console.log("| backend | path | events/s | × plain | peak RSS MB |");
-console.log("|---|---|---|---|---|");
+console.log("| backend | path | events/s | × plain | peak RSS MB | CPU s | plain's CPU ÷ this CPU |");
+console.log("|---|---|---|---|---|---|---|");
 for (const engine of String(args.engines).split(",")) {
-  const plainSeconds = engine === "duckdb" ? await duckdbPlain(file) : await postgresPlain(file);
-  const plainRate = EVENTS / plainSeconds;
-  console.log(`| ${engine} | plain | ${Math.round(plainRate)} | 1.00 | – |`);
+  const plain = engine === "duckdb" ? await duckdbPlain(file) : await postgresPlain(file);
+  const plainRate = EVENTS / plain.seconds;
+  console.log(`| ${engine} | plain | ${Math.round(plainRate)} | 1.00 | – | ${plain.cpu.toFixed(2)} | 1.00 |`);
   for (const [path, run] of [
     ["qes load", (b: Backend) => b.load(EDGE, readLines(file))],
     ["Backend.ingest", (b: Backend) => ingestFile(b, file)],
@@ -159,7 +179,8 @@ for (const engine of String(args.engines).split(",")) {
       const m = await measure(() => run(backend));
       const rate = EVENTS / m.seconds;
       console.log(
-        `| ${engine} | ${path} | ${Math.round(rate)} | ${(rate / plainRate).toFixed(2)} | ${m.rssMb} |`,
+        `| ${engine} | ${path} | ${Math.round(rate)} | ${(rate / plainRate).toFixed(2)} | ${m.rssMb} | ` +
+          `${m.cpu.toFixed(2)} | ${(plain.cpu / m.cpu).toFixed(2)} |`,
       );
     } finally {
       await dispose();

@@ -26,6 +26,7 @@ import { ingestIntoDuckdb } from "./duckdb-ingest.ts";
 import { loadIntoDuckdb } from "./duckdb-loader.ts";
 import { applyDuckdbRetention, duckdbSourceStats } from "./duckdb-retention.ts";
 import { initStorage, readLogSchema } from "./duckdb-storage.ts";
+import { StoredIds } from "./duckdb-stored-ids.ts";
 
 /**
  * Files opened by a backend of this process. DuckDB's file lock is per process, so a second
@@ -59,6 +60,8 @@ class DuckdbBackend implements Backend {
   private current: LogSchema | undefined;
   private executed = 0;
   private loads: Promise<unknown> = Promise.resolve();
+  /** which ids each source stores, for ingest's dedupe */
+  private readonly storedIds = new StoredIds();
   private readonly file: string | null;
 
   constructor(private readonly config: DuckdbConfig) {
@@ -131,15 +134,21 @@ class DuckdbBackend implements Backend {
   ): Promise<LoadSummary> {
     const pending = iterateLinesNow(lines);
     return this.write(async (admin, schema) => {
-      const outcome = await loadIntoDuckdb(admin, schema, source, pending, opts);
-      if (outcome.schema) this.adopt([outcome.schema.source], outcome.schema.version);
-      return outcome.summary;
+      try {
+        const outcome = await loadIntoDuckdb(admin, schema, source, pending, opts);
+        if (outcome.schema) this.adopt([outcome.schema.source], outcome.schema.version);
+        return outcome.summary;
+      } finally {
+        // a load writes ids the ingest filter has not seen (a new source has no filter yet)
+        const table = this.current?.sources[source]?.table;
+        if (table !== undefined) this.storedIds.forget(table);
+      }
     });
   }
 
   ingest(batches: readonly IngestBatch[]): Promise<IngestResult[]> {
     return this.write(async (admin, schema) => {
-      const outcome = await ingestIntoDuckdb(admin, schema, batches);
+      const outcome = await ingestIntoDuckdb(admin, schema, batches, this.storedIds);
       if (outcome.schema) this.adopt(outcome.schema.sources, outcome.schema.version);
       return outcome.results;
     });
@@ -218,6 +227,7 @@ class DuckdbBackend implements Backend {
     this.admin = undefined;
     this.instance = undefined;
     this.current = undefined;
+    this.storedIds.clear();
   }
 }
 

@@ -1,4 +1,4 @@
-import { type DuckDBConnection, listValue } from "@duckdb/node-api";
+import type { DuckDBConnection } from "@duckdb/node-api";
 import {
   checkSourceName,
   cloneSourceSchema,
@@ -12,13 +12,8 @@ import {
   widenSchema,
 } from "@qes/core";
 import { ChunkWriter } from "./duckdb-loader.ts";
-import {
-  applySchemaChanges,
-  bumpSchemaVersion,
-  createSource,
-  quoteIdent,
-  writeSourceSchema,
-} from "./duckdb-storage.ts";
+import { applySchemaChanges, bumpSchemaVersion, createSource, writeSourceSchema } from "./duckdb-storage.ts";
+import type { StoredIds } from "./duckdb-stored-ids.ts";
 
 export interface IngestOutcome {
   results: IngestResult[];
@@ -26,32 +21,17 @@ export interface IngestOutcome {
   schema?: { sources: SourceSchema[]; version: number };
 }
 
-/** ids per existence query: one list parameter, a hash semi-join in the engine */
-const IDS_PER_QUERY = 10_000;
-
-/** The ids among `ids` already stored in `table`. */
-async function storedIds(conn: DuckDBConnection, table: string, ids: string[]): Promise<Set<string>> {
-  const found = new Set<string>();
-  for (let i = 0; i < ids.length; i += IDS_PER_QUERY) {
-    const reader = await conn.runAndReadAll(
-      `SELECT id FROM ${quoteIdent(table)} WHERE id IN (SELECT unnest($1::VARCHAR[]))`,
-      [listValue(ids.slice(i, i + IDS_PER_QUERY))],
-    );
-    for (const [id] of reader.getRows()) found.add(id as string);
-  }
-  return found;
-}
-
 /**
  * Stores the batches of one ingest call in one transaction on `conn` (DESIGN.md §10): sources are
  * created and widened as a load does (core's widenSchema, the loader's ChunkWriter); an event
- * whose id is stored already, or came earlier in this call, is skipped. DuckDB syncs its WAL at
+ * whose id is stored already (`storedIds`), or came earlier in this call, is skipped. DuckDB syncs its WAL at
  * COMMIT, so the events are durable when this resolves. Any failure rolls back every batch.
  */
 export async function ingestIntoDuckdb(
   conn: DuckDBConnection,
   current: LogSchema,
   batches: readonly IngestBatch[],
+  storedIds: StoredIds,
 ): Promise<IngestOutcome> {
   for (const batch of batches) checkSourceName(batch.source);
   const working = new Map<string, SourceSchema>();
@@ -81,14 +61,11 @@ export async function ingestIntoDuckdb(
         ids.add(event.id);
         fresh.push(event);
       }
-      const stored =
-        fresh.length === 0
-          ? new Set<string>()
-          : await storedIds(
-              conn,
-              schema.table,
-              fresh.map((e) => e.id),
-            );
+      const stored = await storedIds.stored(
+        conn,
+        schema.table,
+        fresh.map((e) => e.id),
+      );
       const writer = new ChunkWriter(conn, schema.table);
       await writer.open(schema);
       let written = 0;
@@ -105,6 +82,10 @@ export async function ingestIntoDuckdb(
         written++;
       }
       writer.close();
+      storedIds.written(
+        schema.table,
+        fresh.filter((e) => !stored.has(e.id)).map((e) => e.id),
+      );
       results.push({ source: batch.source, stored: written, duplicates: batch.events.length - written });
     }
     let version: number | undefined;

@@ -76,5 +76,21 @@ describe("timestamps", () => {
     expect(parseJsonText('{"a":"1234567890123456789"}')).toEqual({ a: "1234567890123456789" });
     expect(parseJsonText("[123456789012345678901234]")).toEqual([Number("123456789012345678901234")]);
     expect(parseJsonText('{"a":1,"a":2}')).toEqual({ a: 2 });
+    // beyond 2^53: exact wherever it sits, after any number of exact ones
+    expect(
+      parseJsonText('{"t":1736931600123456,"b":[[{"n":9007199254740993}]],"c":-9223372036854775808}'),
+    ).toEqual({
+      t: 1736931600123456,
+      b: [[{ n: 9007199254740993n }]],
+      c: -9223372036854775808n,
+    });
+    expect(parseJsonText("9007199254740993")).toBe(9007199254740993n);
+    // written with an exponent: a double, whichever parser reads it
+    expect(parseJsonText('{"a":1e16,"b":"1234567890123456"}')).toEqual({ a: 1e16, b: "1234567890123456" });
+    // malformed text is refused by the same parser as before, with its message
+    expect(() => parseJsonText('{"a":12345678901234567,}')).toThrow(SyntaxError);
+    expect(() => parseJsonText('{"a":1,}')).toThrow(SyntaxError);
+    // any depth, as JSON.parse takes it
+    expect(parseJsonText("[".repeat(100_000) + "]".repeat(100_000))).toBeInstanceOf(Array);
   });
 });

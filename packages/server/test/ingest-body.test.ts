@@ -29,6 +29,18 @@ describe("ingest body forms", () => {
   it("keeps integers beyond 2^53 exact", () => {
     const [event] = json('[{"n":9007199254740993}]') as [{ n: bigint }];
     expect(event.n).toBe(9007199254740993n);
+    // in NDJSON, deep inside an event, after events with 16-digit runs that need no exact parse
+    const lines = ndjson(
+      '{"t":"1736931600123456","u":1736931600123456}\n{"m":[{"r":{"n":-9223372036854775808}}],"f":1e16}',
+    );
+    expect(lines).toEqual([
+      { t: "1736931600123456", u: 1736931600123456 },
+      { m: [{ r: { n: -9223372036854775808n } }], f: 1e16 },
+    ]);
+    expect(json('[{"u":1736931600123456},{"n":12345678901234567}]')).toEqual([
+      { u: 1736931600123456 },
+      { n: 12345678901234567n },
+    ]);
   });
 
   it("names the index of the first event that is not an object", () => {

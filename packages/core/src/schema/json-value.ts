@@ -22,17 +22,69 @@ function parseNumberLiteral(text: string): number | bigint {
 }
 
 /**
- * Parses JSON text without losing integer precision. Fast path: `JSON.parse` when no run of 16+
- * digits occurs anywhere (then no integer literal can exceed 2^53); otherwise lossless-json with
- * INT64 literals as `bigint`. Duplicate keys keep the last value, as `JSON.parse` does.
- * Throws SyntaxError on malformed JSON.
+ * Parses JSON text without losing integer precision. Fast path: `JSON.parse`, which is exact
+ * unless it met an integer literal beyond 2^53; only when its result holds an integral number
+ * beyond that and the text has a run of 16+ digits (without which no integer literal can exceed
+ * 2^53) is the text parsed again with lossless-json, INT64 literals as `bigint`. Looking for such
+ * numbers in the parsed value costs about half of searching every text for 16 digits, which most
+ * log lines have (microsecond timestamps, ids) without needing the exact parser. Text that
+ * JSON.parse refuses goes to the parser that handled it before, for the same error. Duplicate
+ * keys keep the last value, as `JSON.parse` does. Throws SyntaxError on malformed JSON.
  */
 export function parseJsonText(text: string): JsonValue {
-  if (!LONG_DIGIT_RUN.test(text)) return JSON.parse(text) as JsonValue;
+  let value: JsonValue;
+  try {
+    value = JSON.parse(text) as JsonValue;
+  } catch (e) {
+    if (LONG_DIGIT_RUN.test(text)) return parseLossless(text);
+    throw e;
+  }
+  return exactJsonValue(value, text);
+}
+
+/**
+ * `value`, which is `JSON.parse(text)`, with its integers beyond 2^53 read exactly from `text`
+ * (see parseJsonText): for a caller that ran JSON.parse itself. Parses `text` again only when
+ * `value` holds such an integer.
+ */
+export function exactJsonValue(value: JsonValue, text: string): JsonValue {
+  return holdsInexactInteger(value) && LONG_DIGIT_RUN.test(text) ? parseLossless(text) : value;
+}
+
+function parseLossless(text: string): JsonValue {
   return losslessParse(text, null, {
     parseNumber: parseNumberLiteral,
     onDuplicateKey: ({ newValue }) => newValue,
   }) as JsonValue;
+}
+
+/**
+ * Does a value parsed by JSON.parse hold an integral number beyond ±(2^53 − 1), one that may not
+ * be the literal it was written as? Iterative: JSON.parse accepts any depth, a recursion would not.
+ */
+function holdsInexactInteger(value: JsonValue): boolean {
+  if (typeof value !== "object" || value === null) {
+    return typeof value === "number" && !Number.isSafeInteger(value) && Number.isInteger(value);
+  }
+  const pending: JsonValue[] = [value];
+  while (pending.length > 0) {
+    const v = pending.pop()!;
+    if (Array.isArray(v)) {
+      for (let i = 0; i < v.length; i++) {
+        const el = v[i]!;
+        if (typeof el === "object" && el !== null) pending.push(el);
+        else if (typeof el === "number" && !Number.isSafeInteger(el) && Number.isInteger(el)) return true;
+      }
+    } else {
+      const obj = v as JsonObject;
+      for (const key in obj) {
+        const el = obj[key]!;
+        if (typeof el === "object" && el !== null) pending.push(el);
+        else if (typeof el === "number" && !Number.isSafeInteger(el) && Number.isInteger(el)) return true;
+      }
+    }
+  }
+  return false;
 }
 
 /** JSON text of a value; `bigint`s are written as their exact digits. */

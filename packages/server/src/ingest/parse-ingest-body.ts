@@ -1,4 +1,4 @@
-import { type JsonValue, parseJsonText, QesError } from "@qes/core";
+import { exactJsonValue, type JsonValue, QesError } from "@qes/core";
 
 /** how the body holds its events, from `Content-Type` */
 export type BodyFormat = "json" | "ndjson";
@@ -99,12 +99,14 @@ function parseNdjson(text: string): JsonValue[] {
 /**
  * `JSON.parse` first: V8's parser is not recursive, so a hostile depth cannot overflow the stack
  * there, and the depth is then checked before anything recursive (the exact-integer parser, the
- * schema code) sees the value. Only text with a run of 16 digits is parsed again exactly.
+ * schema code) sees the value. Only text whose value holds an integer beyond 2^53 is parsed
+ * again, exactly (a body of edge events nearly always holds a 16-digit run, a microsecond
+ * timestamp, and almost never such an integer).
  */
 function parseExact(text: string): JsonValue {
   const value = JSON.parse(text) as JsonValue;
   checkDepth(value, undefined);
-  return /\d{16}/.test(text) ? parseJsonText(text) : value;
+  return exactJsonValue(value, text);
 }
 
 function checkEvent(event: JsonValue, index: number, line: number | undefined): void {
