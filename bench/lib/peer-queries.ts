@@ -1,4 +1,4 @@
-import type { PlainDuckdb, PlainPostgres } from "./plain-peers.ts";
+import type { PeerOrder, PlainDuckdb, PlainPostgres } from "./plain-peers.ts";
 
 /**
  * The two endpoints as a person would write them by hand on each plain peer's layout: the
@@ -26,17 +26,18 @@ const counters = (path: string) =>
     .map((area) => `count(*) FILTER (WHERE ${path} LIKE '%/${area}%') AS ${area}`)
     .join(",\n  ");
 
-export function duckdbPeer(db: PlainDuckdb): Peer {
+export function duckdbPeer(db: PlainDuckdb, order: PeerOrder): Peer {
+  const table = db.tables[order];
   const sql = (r: PeerRequest) =>
     r.endpoint === "logs.all"
       ? `SELECT id, "timestamp", event_message, metadata
-FROM edge
+FROM ${table}
 WHERE project = $1
 ORDER BY "timestamp" DESC
 LIMIT 100`
       : `SELECT date_trunc('${UNIT[r.interval]}', "timestamp") AS bucket,
   ${counters("metadata.request.path")}
-FROM edge
+FROM ${table}
 WHERE "timestamp" >= $2::TIMESTAMP - INTERVAL ${SPAN[r.interval]}
   AND regexp_matches(metadata.request.url, $1)
 GROUP BY bucket
@@ -52,17 +53,18 @@ ORDER BY bucket`;
   };
 }
 
-export function postgresPeer(db: PlainPostgres): Peer {
+export function postgresPeer(db: PlainPostgres, order: PeerOrder): Peer {
+  const table = db.tables[order];
   const sql = (r: PeerRequest) =>
     r.endpoint === "logs.all"
       ? `SELECT id, "timestamp", event_message, body->'metadata' AS metadata
-FROM ${db.table}
+FROM ${table}
 WHERE body->>'project' = $1
 ORDER BY "timestamp" DESC
 LIMIT 100`
       : `SELECT date_trunc('${UNIT[r.interval]}', "timestamp", 'UTC') AS bucket,
   ${counters("body#>>'{metadata,request,path}'")}
-FROM ${db.table}
+FROM ${table}
 WHERE "timestamp" >= $2::timestamptz - interval '${SPAN[r.interval]}'
   AND body#>>'{metadata,request,url}' ~ $1
 GROUP BY bucket

@@ -10,7 +10,14 @@ import { BENCH_DIR, readLines } from "./data.ts";
  * qes, each engine's own bulk path. DuckDB: `CREATE TABLE … AS SELECT * FROM read_json_auto(file)`.
  * PostgreSQL: the reference platform's layout `(id, timestamp, event_message, body jsonb)`, filled
  * by COPY (the whole event in `body`), with a BRIN index on `timestamp` as that platform has.
+ *
+ * Each peer comes in two row orders. "file": the generator's order, which is not time order
+ * (events of the last days are interleaved at random), as the issue measured. "time": the same
+ * rows sorted by timestamp, the order they would have arrived in; a BRIN index on timestamp (and
+ * DuckDB's row-group min/max) only prune in this order, so it is the stronger, fairer peer for
+ * windowed queries.
  */
+export type PeerOrder = "file" | "time";
 
 /** the reference platform's PostgreSQL table for one source's events */
 export const PLAIN_REF_COLUMNS = '(id text, "timestamp" timestamptz, event_message text, body jsonb)';
@@ -62,14 +69,17 @@ export const PLAIN_PG_SCHEMA = "peers_plain";
 
 export interface PlainDuckdb {
   conn: DuckDBConnection;
+  /** the table of each row order */
+  tables: Record<PeerOrder, string>;
   /** seconds the load took, or null when an earlier run's file was reused */
   loadSeconds: number | null;
   close(): void;
 }
 
 /**
- * The DuckDB peer of an events file: its own database file under .tmp/bench (table `edge`), kept
- * and reused while a marker says it holds that file. Two threads, as the qes server has.
+ * The DuckDB peer of an events file: its own database file under .tmp/bench (tables `edge` and
+ * `edge_by_time`), kept and reused while a marker says it holds that file. Two threads, as the
+ * qes server has.
  */
 export async function openPlainDuckdb(file: string): Promise<PlainDuckdb> {
   const tag = basename(file);
@@ -91,8 +101,11 @@ export async function openPlainDuckdb(file: string): Promise<PlainDuckdb> {
     loadSeconds = (performance.now() - t) / 1000;
     writeFileSync(marker, tag);
   }
+  // a CTAS is atomic: the table exists whole or not at all
+  await conn.run(`CREATE TABLE IF NOT EXISTS edge_by_time AS SELECT * FROM edge ORDER BY "timestamp"`);
   return {
     conn,
+    tables: { file: "edge", time: "edge_by_time" },
     loadSeconds,
     close: () => {
       conn.closeSync();
@@ -103,37 +116,49 @@ export async function openPlainDuckdb(file: string): Promise<PlainDuckdb> {
 
 export interface PlainPostgres {
   client: pg.Client;
-  /** the qualified table name */
-  table: string;
+  /** the qualified table name of each row order */
+  tables: Record<PeerOrder, string>;
   loadSeconds: number | null;
   close(): Promise<void>;
 }
 
 /**
- * The PostgreSQL peer of an events file: table `peers_plain."<file>"` with a BRIN index on
- * `timestamp`, analyzed. The table's comment names the file once the load has finished, so an
- * interrupted load is never reused.
+ * The PostgreSQL peer of an events file: tables `peers_plain."<file>"` (COPY order) and
+ * `peers_plain."<file>_by_time"`, each with a BRIN index on `timestamp`, analyzed. A table's
+ * comment names the file once it is complete, so an interrupted load is never reused.
  */
 export async function openPlainPostgres(file: string): Promise<PlainPostgres> {
   const tag = basename(file);
   const name = tag.replace(/\.ndjson$/, "").replace(/[^A-Za-z0-9]+/g, "_");
   const table = `${PLAIN_PG_SCHEMA}."${name}"`;
+  const byTime = `${PLAIN_PG_SCHEMA}."${name}_by_time"`;
   const client = new pg.Client({ connectionString: BENCH_POSTGRES_URL });
   await client.connect();
-  const { rows } = await client.query("select obj_description(to_regclass($1), 'pg_class') as tag", [table]);
+  const complete = async (t: string) =>
+    (await client.query("select obj_description(to_regclass($1), 'pg_class') as tag", [t])).rows[0]?.tag ===
+    tag;
+  const finish = async (t: string) => {
+    await client.query(`create index on ${t} using brin ("timestamp")`);
+    await client.query(`analyze ${t}`);
+    await client.query(`comment on table ${t} is '${tag}'`);
+  };
   let loadSeconds: number | null = null;
-  if (rows[0]?.tag !== tag) {
+  if (!(await complete(table))) {
     const t = performance.now();
     await client.query(`create schema if not exists ${PLAIN_PG_SCHEMA}`);
     await client.query(`drop table if exists ${table}`);
+    await client.query(`drop table if exists ${byTime}`);
     await client.query(`create table ${table} ${PLAIN_REF_COLUMNS}`);
     await copyRows(client, table, mapLines(file, plainCopyRow));
-    await client.query(`create index on ${table} using brin ("timestamp")`);
-    await client.query(`analyze ${table}`);
-    await client.query(`comment on table ${table} is '${tag}'`);
+    await finish(table);
     loadSeconds = (performance.now() - t) / 1000;
   }
-  return { client, table, loadSeconds, close: () => client.end() };
+  if (!(await complete(byTime))) {
+    await client.query(`drop table if exists ${byTime}`);
+    await client.query(`create table ${byTime} as select * from ${table} order by "timestamp"`);
+    await finish(byTime);
+  }
+  return { client, tables: { file: table, time: byTime }, loadSeconds, close: () => client.end() };
 }
 
 async function* mapLines(file: string, f: (line: string) => string): AsyncIterable<string> {

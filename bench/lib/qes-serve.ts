@@ -1,3 +1,4 @@
+import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { BENCH_POSTGRES_URL, type EngineName } from "./bench-backends.ts";
@@ -17,6 +18,8 @@ const TOKEN = "bench-endpoints-0123456789abcdef";
 export interface QesServer {
   child: Child;
   pid: number;
+  /** the server's own log: one JSON line per request with its `ms` (see `serverMs`) */
+  logFile: string;
   /** GETs `/api/endpoints/query/<path>`; throws on a non-200 answer */
   get(path: string): Promise<{ ms: number; body: string }>;
   stop(): Promise<void>;
@@ -42,6 +45,7 @@ export async function startQesServer(
   extraEnv: Record<string, string> = {},
 ): Promise<QesServer> {
   const port = await freePort();
+  const logFile = join(BENCH_DIR, `${logName}.log`);
   const child = startChild(
     process.execPath,
     ["--import", "tsx", CLI, "serve"],
@@ -59,7 +63,7 @@ export async function startQesServer(
       ...storeEnv(engine, location),
       ...extraEnv,
     },
-    join(BENCH_DIR, `${logName}.log`),
+    logFile,
   );
   const url = `http://127.0.0.1:${port}`;
   try {
@@ -71,6 +75,7 @@ export async function startQesServer(
   return {
     child,
     pid: child.process.pid as number,
+    logFile,
     get: async (path) => {
       const t0 = performance.now();
       const res = await fetch(`${url}/api/endpoints/query/${path}`, { headers: { "X-API-KEY": TOKEN } });
@@ -81,4 +86,22 @@ export async function startQesServer(
     },
     stop: () => child.stop(),
   };
+}
+
+/**
+ * The server's own time per request (its request log's `ms`: from the request's arrival to the
+ * response's end), by request URL: the part of the client's time that is not the HTTP round trip
+ * and the client's decoding.
+ */
+export function serverMs(logFile: string): Map<string, number[]> {
+  const out = new Map<string, number[]>();
+  for (const line of readFileSync(logFile, "utf8").split("\n")) {
+    if (!line.startsWith("{")) continue;
+    const entry = JSON.parse(line) as { msg?: string; url?: string; ms?: number };
+    if (entry.msg !== "request" || entry.url === undefined || entry.ms === undefined) continue;
+    const list = out.get(entry.url) ?? [];
+    list.push(entry.ms);
+    out.set(entry.url, list);
+  }
+  return out;
 }
