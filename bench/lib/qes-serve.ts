@@ -78,7 +78,13 @@ export async function startQesServer(
     logFile,
     get: async (path) => {
       const t0 = performance.now();
-      const res = await fetch(`${url}/api/endpoints/query/${path}`, { headers: { "X-API-KEY": TOKEN } });
+      const res = await fetch(`${url}/api/endpoints/query/${path}`, {
+        headers: { "X-API-KEY": TOKEN },
+      }).catch((e: Error) => {
+        // say so when the server is gone: a signal from outside looks like a network error here
+        const gone = child.process.signalCode ?? child.process.exitCode;
+        throw gone === null ? e : new Error(`${engine} qes serve ended (${gone}) during ${path}`);
+      });
       const body = await res.text();
       const ms = performance.now() - t0;
       if (res.status !== 200) throw new Error(`${engine} ${path}: ${res.status} ${body.slice(0, 300)}`);
