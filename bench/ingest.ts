@@ -14,7 +14,7 @@
  */
 import { mkdtempSync, rmSync } from "node:fs";
 import { loadavg, tmpdir } from "node:os";
-import { join, resolve } from "node:path";
+import { join } from "node:path";
 import { parseArgs } from "node:util";
 import { DuckDBInstance } from "@duckdb/node-api";
 import { createDuckdbBackend } from "@qes/backend-duckdb";
@@ -23,6 +23,7 @@ import { type Backend, type LogEvent, logEventFromJson, parseJsonText } from "@q
 import pg from "pg";
 import { BENCH_POSTGRES_URL } from "./lib/bench-backends.ts";
 import { BENCH_NOW_MICROS, EDGE, ensureEventsFile, readLines } from "./lib/data.ts";
+import { copyRows, duckdbPlainTable, PLAIN_REF_COLUMNS, plainCopyRow } from "./lib/plain-peers.ts";
 
 const args = parseArgs({
   options: {
@@ -74,7 +75,7 @@ async function duckdbPlain(file: string): Promise<Plain> {
   try {
     const t = performance.now();
     const cpu = process.cpuUsage();
-    await conn.run(`CREATE TABLE t AS SELECT * FROM read_json_auto('${resolve(file)}')`);
+    await duckdbPlainTable(conn, "t", file);
     return { seconds: (performance.now() - t) / 1000, cpu: cpuSeconds(cpu) };
   } finally {
     conn.closeSync();
@@ -83,35 +84,18 @@ async function duckdbPlain(file: string): Promise<Plain> {
   }
 }
 
-function copyField(text: string): string {
-  return text.replace(/[\\\t\n\r]/g, (c) => ({ "\\": "\\\\", "\t": "\\t", "\n": "\\n", "\r": "\\r" })[c]!);
-}
-
 async function postgresPlain(file: string): Promise<Plain> {
-  const { from: copyFrom } = await import("pg-copy-streams");
+  // the COPY text is prepared before the clock starts: the rate is the engine's, not JSON.parse's
   const rows: string[] = [];
-  for await (const line of readLines(file)) {
-    const e = JSON.parse(line) as { id: string; timestamp: string; event_message: string };
-    rows.push(`${copyField(e.id)}\t${e.timestamp}\t${copyField(e.event_message)}\t${copyField(line)}\n`);
-  }
+  for await (const line of readLines(file)) rows.push(plainCopyRow(line));
   const client = new pg.Client({ connectionString: BENCH_POSTGRES_URL });
   await client.connect();
   try {
     await client.query("drop table if exists qes_bench_plain_ref");
-    await client.query(
-      'create table qes_bench_plain_ref (id text, "timestamp" timestamptz, event_message text, body jsonb)',
-    );
+    await client.query(`create table qes_bench_plain_ref ${PLAIN_REF_COLUMNS}`);
     const t = performance.now();
     const cpu = process.cpuUsage();
-    const stream = client.query(copyFrom("copy qes_bench_plain_ref from stdin"));
-    for (let i = 0; i < rows.length; i += 1000) {
-      if (!stream.write(rows.slice(i, i + 1000).join(""))) await new Promise((r) => stream.once("drain", r));
-    }
-    await new Promise<void>((res, rej) => {
-      stream.on("finish", () => res());
-      stream.on("error", rej);
-      stream.end();
-    });
+    await copyRows(client, "qes_bench_plain_ref", rows);
     return { seconds: (performance.now() - t) / 1000, cpu: cpuSeconds(cpu) };
   } finally {
     await client.query("drop table if exists qes_bench_plain_ref");

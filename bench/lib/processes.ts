@@ -59,7 +59,11 @@ export function startChild(
 export async function waitForHttp(url: string, timeoutMs: number, child?: Child): Promise<void> {
   const deadline = Date.now() + timeoutMs;
   while (Date.now() < deadline) {
-    if (child && child.process.exitCode !== null) throw new Error(`process exited:\n${child.output()}`);
+    // a process ended by a signal has exitCode null: without signalCode it would look alive
+    if (child && (child.process.exitCode !== null || child.process.signalCode !== null))
+      throw new Error(
+        `process exited (${child.process.exitCode ?? child.process.signalCode}):\n${child.output()}`,
+      );
     try {
       const res = await fetch(url);
       if (res.ok) return;

@@ -47,6 +47,28 @@ export async function timePair(
   return out;
 }
 
+/**
+ * timePair for any number of functions: each round runs all of them, starting one later each
+ * round (A B C, B C A, C A B, …), so no function is always first after the pause. Milliseconds,
+ * one list per function.
+ */
+export async function timeRotating(
+  fns: (() => Promise<unknown>)[],
+  opts: { runs: number; warmup?: number },
+): Promise<number[][]> {
+  for (let i = 0; i < (opts.warmup ?? 2); i++) for (const f of fns) await f();
+  const out = fns.map(() => [] as number[]);
+  for (let round = 0; round < opts.runs; round++) {
+    for (let k = 0; k < fns.length; k++) {
+      const j = (round + k) % fns.length;
+      const t = performance.now();
+      await fns[j]!();
+      out[j]!.push(performance.now() - t);
+    }
+  }
+  return out;
+}
+
 export async function timeRuns(
   fn: () => Promise<unknown> | unknown,
   runs: number,
