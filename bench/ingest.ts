@@ -24,16 +24,22 @@ import pg from "pg";
 import { BENCH_POSTGRES_URL } from "./lib/bench-backends.ts";
 import { BENCH_NOW_MICROS, EDGE, ensureEventsFile, readLines } from "./lib/data.ts";
 import { copyRows, duckdbPlainTable, PLAIN_REF_COLUMNS, plainCopyRow } from "./lib/plain-peers.ts";
+import { cpuSeconds as processCpuSeconds, sampleRss } from "./lib/processes.ts";
+import { startQesServer } from "./lib/qes-serve.ts";
 
 const args = parseArgs({
   options: {
     events: { type: "string", default: "200000" },
     batch: { type: "string", default: "5000" },
     engines: { type: "string", default: "duckdb,postgres" },
+    /** concurrent HTTP ingest requests (a shipper's in-flight batches) */
+    concurrency: { type: "string", default: "4" },
   },
 }).values;
 const EVENTS = Number(args.events);
 const BATCH = Number(args.batch);
+const CONCURRENCY = Number(args.concurrency);
+const INGEST_TOKEN = "bench-ingest-token-0123456789abcdef";
 
 /**
  * CPU seconds of this process (every thread: DuckDB's work too) since `from`. On a machine that
@@ -141,6 +147,71 @@ async function ingestFile(backend: Backend, file: string): Promise<void> {
   if (batch.length > 0) await backend.ingest([{ source: EDGE, events: batch }]);
 }
 
+/**
+ * `POST /api/logs` to a real `qes serve` over a fresh store, as a shipper sends: JSON-array bodies
+ * of BATCH events, CONCURRENCY in flight, a 429 retried after its Retry-After. The bodies are
+ * built from the file's lines before the clock starts (as plain's COPY text is). Rates are the
+ * server's; its peak RSS and CPU seconds are the server process's.
+ */
+async function httpIngest(
+  engine: string,
+  file: string,
+): Promise<{ seconds: number; cpu: number; rssMb: number; retries: number }> {
+  const bodies: string[] = [];
+  let lines: string[] = [];
+  for await (const line of readLines(file)) {
+    lines.push(line);
+    if (lines.length >= BATCH) {
+      bodies.push(`[${lines.join(",")}]`);
+      lines = [];
+    }
+  }
+  if (lines.length > 0) bodies.push(`[${lines.join(",")}]`);
+  const dir = mkdtempSync(join(tmpdir(), "qes-bench-http-ingest-"));
+  const schema = `qes_bench_http_${process.pid}_${Date.now().toString(36)}`;
+  const location = engine === "duckdb" ? join(dir, "qes.duckdb") : schema;
+  const server = await startQesServer(engine as "duckdb" | "postgres", location, `ingest-http-${engine}`, {
+    QES_INGEST_KEYS: INGEST_TOKEN,
+  });
+  let retries = 0;
+  try {
+    const url = server.url;
+    const rss = sampleRss(server.pid, 50);
+    const cpu0 = processCpuSeconds(server.pid);
+    const t = performance.now();
+    let next = 0;
+    const worker = async () => {
+      while (next < bodies.length) {
+        const body = bodies[next++]!;
+        for (;;) {
+          const res = await fetch(`${url}/api/logs?source_name=${encodeURIComponent(EDGE)}`, {
+            method: "POST",
+            headers: { "x-api-key": INGEST_TOKEN, "content-type": "application/json" },
+            body,
+          });
+          const text = await res.text();
+          if (res.status === 200) break;
+          if (res.status !== 429) throw new Error(`${engine} ingest: ${res.status} ${text.slice(0, 300)}`);
+          retries++;
+          await new Promise((r) => setTimeout(r, Number(res.headers.get("retry-after") ?? "1") * 1000));
+        }
+      }
+    };
+    await Promise.all(Array.from({ length: CONCURRENCY }, worker));
+    const seconds = (performance.now() - t) / 1000;
+    return {
+      seconds,
+      cpu: processCpuSeconds(server.pid) - cpu0,
+      rssMb: Math.round(rss.stop() / 2 ** 20),
+      retries,
+    };
+  } finally {
+    await server.stop();
+    rmSync(dir, { recursive: true, force: true });
+    if (engine === "postgres") await dropPostgresStorage(BENCH_POSTGRES_URL, schema);
+  }
+}
+
 const file = await ensureEventsFile(EDGE, EVENTS);
 console.log(`# bench/ingest: ${EVENTS} edge events, ingest batches of ${BATCH}`);
 console.log(
@@ -170,6 +241,13 @@ for (const engine of String(args.engines).split(",")) {
       await dispose();
     }
   }
+  const h = await httpIngest(engine, file);
+  const httpRate = EVENTS / h.seconds;
+  console.log(
+    `| ${engine} | HTTP ingest (${CONCURRENCY} in flight${h.retries ? `, ${h.retries} retried 429s` : ""}) | ` +
+      `${Math.round(httpRate)} | ${(httpRate / plainRate).toFixed(2)} | ${h.rssMb} (server) | ` +
+      `${h.cpu.toFixed(2)} (server) | ${(plain.cpu / h.cpu).toFixed(2)} |`,
+  );
 }
 console.log(
   `load average at end: ${loadavg()

@@ -18,6 +18,8 @@ const TOKEN = "bench-endpoints-0123456789abcdef";
 export interface QesServer {
   child: Child;
   pid: number;
+  /** `http://127.0.0.1:<port>` */
+  url: string;
   /** the server's own log: one JSON line per request with its `ms` (see `serverMs`) */
   logFile: string;
   /** GETs `/api/endpoints/query/<path>`; throws on a non-200 answer */
@@ -75,6 +77,7 @@ export async function startQesServer(
   return {
     child,
     pid: child.process.pid as number,
+    url,
     logFile,
     get: async (path) => {
       const t0 = performance.now();
