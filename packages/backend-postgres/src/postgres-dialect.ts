@@ -300,9 +300,14 @@ export class PostgresDialect extends SqlEmitter {
     if (arg?.k === "lit" && typeof arg.value === "string")
       return this.stringLiteral(toPostgresRegex(arg.value));
     if (arg?.k === "param") return p;
-    const dot = `CASE WHEN qes_re.m[1] = '.' THEN ${this.stringLiteral("[^\\n]")} ELSE qes_re.m[1] END`;
+    // token by token as toPostgresRegex: a bare dot, and RE2's word boundaries (PostgreSQL's \b
+    // is a backspace)
+    const token =
+      `CASE qes_re.m[1] WHEN '.' THEN ${this.stringLiteral("[^\\n]")} ` +
+      `WHEN ${this.stringLiteral("\\b")} THEN ${this.stringLiteral("\\y")} ` +
+      `WHEN ${this.stringLiteral("\\B")} THEN ${this.stringLiteral("\\Y")} ELSE qes_re.m[1] END`;
     const tokens = `regexp_matches(${p}, ${this.stringLiteral(PATTERN_TOKEN)}, 'g') WITH ORDINALITY AS qes_re(m, n)`;
-    return `coalesce((SELECT string_agg(${dot}, '' ORDER BY qes_re.n) FROM ${tokens}), ${p})`;
+    return `coalesce((SELECT string_agg(${token}, '' ORDER BY qes_re.n) FROM ${tokens}), ${p})`;
   }
 
   /** LAG/LEAD: the offset is an integer and the default has the value's type. */

@@ -38,6 +38,16 @@ export const regexCases: SqlCase[] = [
     ],
   },
   {
+    name: "word boundaries in a pattern computed at run time or read from a column",
+    rule: "RE2 syntax: \\b is a word boundary and \\B its negation, wherever the pattern comes from",
+    sql: `with t as (select 1 as n, 'cat scatter' as x, r'\\bcat\\b' as p union all select 2, 'scatter', r'\\bcat' union all select 3, 'scatter', r'\\Bcat\\B') select n, p, regexp_contains(x, p) as m, regexp_contains(x, concat(r'\\b', 'sca')) as computed, regexp_contains(x, concat(r'\\B', 'cat')) as inside from t order by n`,
+    expect: [
+      { n: 1, p: "\\bcat\\b", m: true, computed: true, inside: true },
+      { n: 2, p: "\\bcat", m: false, computed: true, inside: true },
+      { n: 3, p: "\\Bcat\\B", m: true, computed: true, inside: true },
+    ],
+  },
+  {
     name: "anchors match only at the ends of the text",
     rule: "RE2 syntax: ^ and $ are text anchors without (?m)",
     sql: `select regexp_contains('x\\nab', '^ab') as start, regexp_contains('ab\\nx', 'ab$') as finish, regexp_contains('ab', '^ab$') as whole`,
