@@ -103,6 +103,16 @@ describe("warming without Redis (in-process timers)", () => {
       const settled = await metric(warming, "qes_warm_failures_total", { endpoint: "counts.short" });
       await sleep(700);
       expect(await metric(warming, "qes_warm_failures_total", { endpoint: "counts.short" })).toBe(settled);
+      // nor do clients still hitting the last good value: a hit does not bring the failing refresh back
+      let hits = 0;
+      for (let i = 0; i < 10; i++) {
+        if (xcache(await get(warming, path)) === "HIT") hits++;
+        await sleep(100);
+      }
+      expect(hits).toBeGreaterThan(0);
+      await sleep(400);
+      expect(await metric(warming, "qes_warm_failures_total", { endpoint: "counts.short" })).toBe(settled);
+      expect(await metric(warming, "qes_warm_keys", { endpoint: "counts.short" })).toBe(0);
     } finally {
       faulty.failWith(undefined);
     }

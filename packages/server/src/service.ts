@@ -156,6 +156,7 @@ export async function startService(opts: StartServiceOptions): Promise<RunningSe
     keyPrefix: prefix,
     queryTimeoutMs: config.queryTimeoutMs,
     clock,
+    warmIntervalMs: (endpoint) => warmIntervalMs(endpoint, config.warmIntervalScale),
   });
   const warmer = new Warmer({
     registry,
@@ -184,7 +185,7 @@ export async function startService(opts: StartServiceOptions): Promise<RunningSe
   const hits = cache
     ? new CacheHitPath({
         cache,
-        trackWarmKey: (endpoint, spec) => queries.trackWarmKey(endpoint, spec),
+        trackWarmKey: (endpoint, spec, storedAtMs) => queries.trackWarmKey(endpoint, spec, storedAtMs),
         logger,
         metrics,
         backendName: backend.name,

@@ -115,8 +115,14 @@ describe("QuerySlots", () => {
     const o1 = await s.acquire("o1");
     const o2 = await s.acquire("o2");
     const order: string[] = [];
-    const heavyNext = s.acquire("heavy").then((r) => (order.push("heavy"), r));
-    const lightNext = s.acquire("light").then((r) => (order.push("light"), r));
+    const heavyNext = s.acquire("heavy").then((r) => {
+      order.push("heavy");
+      return r;
+    });
+    const lightNext = s.acquire("light").then((r) => {
+      order.push("light");
+      return r;
+    });
     now += 10;
     o1();
     await new Promise((r) => setTimeout(r, 0));

@@ -16,7 +16,8 @@ import { answerHeaders, ignoredParamsHeader } from "./send-answer.ts";
 export interface CacheHitPathDeps {
   cache: ResultCache;
   /** notes a request of a warmed endpoint, as the full path does on every cached answer */
-  trackWarmKey(endpoint: EndpointDefinition, spec: string): void;
+  /** notes a hit of a warmed endpoint's key; `storedAtMs` is the served entry's */
+  trackWarmKey(endpoint: EndpointDefinition, spec: string, storedAtMs: number): void;
   logger: Logger;
   metrics: Metrics;
   backendName: string;
@@ -217,7 +218,7 @@ export class CacheHitPath {
     res.end(entry.body);
     if (nowMs - route.trackedAtMs >= RETRACK_MS) {
       route.trackedAtMs = nowMs;
-      this.#deps.trackWarmKey(route.endpoint, route.spec);
+      this.#deps.trackWarmKey(route.endpoint, route.spec, entry.storedAtMs);
     }
     const ms = performance.now() - started;
     route.latency.observe(ms / 1000);

@@ -7,6 +7,7 @@ import type { ResultCache } from "../cache/result-cache.ts";
 import type { Clock } from "../clock.ts";
 import type { CacheOutcome, Metrics, QueryOrigin } from "../observability/metrics.ts";
 import type { WarmKeys } from "../warming/warm-keys.ts";
+import { hitKeepsWarming } from "../warming/warmer.ts";
 import { prepareEndpointQuery } from "./run-endpoint-query.ts";
 
 export interface QueryServiceDeps {
@@ -14,6 +15,8 @@ export interface QueryServiceDeps {
   metrics: Metrics;
   /** absent: nothing is cached (every answer is BYPASS) */
   cache?: ResultCache;
+  /** an endpoint's warming interval after QES_WARM_INTERVAL_SCALE (warmer.ts) */
+  warmIntervalMs?: (endpoint: EndpointDefinition) => number | undefined;
   /** where requested keys of warmed endpoints are noted */
   warmKeys?: WarmKeys;
   /** `QES_REDIS_PREFIX`, the first part of every cache key */
@@ -98,13 +101,23 @@ export class QueryService {
       ...(admission ? { admit: (signal: AbortSignal) => admission.admit(req.caller, signal) } : {}),
     });
     // warmed only once it worked: a request that failed, timed out or was abandoned is not re-run
-    this.trackWarmKey(endpoint, spec);
+    if (answer.cache === "HIT") this.trackWarmKey(endpoint, spec, answer.entry.storedAtMs);
+    else this.trackWarmKey(endpoint, spec);
     return { ...answer, ignored: bound.ignored, cached: { key, spec } };
   }
 
-  /** notes a request of a warmed endpoint (fire and forget) */
-  trackWarmKey(endpoint: EndpointDefinition, spec: string): void {
-    if (endpoint.warmIntervalSeconds !== undefined) this.#deps.warmKeys?.track(endpoint, spec);
+  /**
+   * notes a request of a warmed endpoint (fire and forget); a cache hit gives its entry's time,
+   * and an entry its refreshes left behind is not noted (warmer.ts, `hitKeepsWarming`)
+   */
+  trackWarmKey(endpoint: EndpointDefinition, spec: string, hitStoredAtMs?: number): void {
+    if (endpoint.warmIntervalSeconds === undefined) return;
+    if (
+      hitStoredAtMs !== undefined &&
+      !hitKeepsWarming(hitStoredAtMs, this.#deps.warmIntervalMs?.(endpoint), Date.now())
+    )
+      return;
+    this.#deps.warmKeys?.track(endpoint, spec);
   }
 
   /**
