@@ -1,4 +1,4 @@
-import type { Backend } from "@qes/core";
+import type { Backend, BoundValues, CompiledQuery } from "@qes/core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { paramName } from "../src/clickhouse-executor.ts";
 import { createClickhouseBackend } from "../src/index.ts";
@@ -30,6 +30,21 @@ const SLOW = handQuery(
   "SELECT sum(s) AS s FROM (SELECT sleepEachRow(0.1) AS s FROM numbers(200) SETTINGS max_block_size = 1)",
   [{ name: "s", type: INT64 }],
 );
+
+/**
+ * Starts `q`, aborts it (the client goes away) once the engine runs it, and returns how many
+ * queries with `marker` the engine still runs once they are gone or 10 s have passed.
+ */
+async function abandonWhileRunning(q: CompiledQuery, values: BoundValues, marker: string): Promise<number> {
+  const ac = new AbortController();
+  const pending = backend.execute(q, values, { maxRows: 10, timeoutMs: 60_000, signal: ac.signal });
+  while ((await running(marker)) === 0) await new Promise((r) => setTimeout(r, 20));
+  ac.abort(new Error("client went away"));
+  await expect(pending).rejects.toThrow("client went away");
+  const deadline = Date.now() + 10_000;
+  while ((await running(marker)) > 0 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 50));
+  return running(marker);
+}
 
 async function running(marker: string): Promise<number> {
   const r = await backend.execute(
@@ -108,24 +123,16 @@ describe("ClickHouse execution (embedded chDB)", () => {
   });
 
   it("an abort (client gone) kills the query in the engine", async () => {
-    const ac = new AbortController();
     const marker = `abort_${Date.now()}`;
     const q = handQuery(`SELECT '${marker}' AS m, sum(s) AS s FROM (${SLOW.sql})`, [
       { name: "m", type: STRING },
       { name: "s", type: INT64 },
     ]);
-    const pending = backend.execute(q, [], { maxRows: 10, timeoutMs: 60_000, signal: ac.signal });
-    while ((await running(marker)) === 0) await new Promise((r) => setTimeout(r, 20));
-    ac.abort(new Error("client went away"));
-    await expect(pending).rejects.toThrow("client went away");
     // gone from the engine long before its 20 s
-    const deadline = Date.now() + 10_000;
-    while ((await running(marker)) > 0 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 50));
-    expect(await running(marker)).toBe(0);
+    expect(await abandonWhileRunning(q, [], marker)).toBe(0);
   });
 
   it("an abort kills a query with bound parameters too (chDB re-formats its text and queues such calls)", async () => {
-    const ac = new AbortController();
     const marker = `abort_bound_${Date.now()}`;
     const q = handQuery(
       `SELECT '${marker}' AS m, {${paramName(1)}:Nullable(String)} AS p, sum(s) AS s FROM (${SLOW.sql})`,
@@ -136,14 +143,8 @@ describe("ClickHouse execution (embedded chDB)", () => {
       ],
       [{ name: "p", type: "STRING", kind: "endpoint" }],
     );
-    const pending = backend.execute(q, ["x"], { maxRows: 10, timeoutMs: 60_000, signal: ac.signal });
-    while ((await running(marker)) === 0) await new Promise((r) => setTimeout(r, 20));
-    ac.abort(new Error("client went away"));
-    await expect(pending).rejects.toThrow("client went away");
     // gone from the engine long before its 20 s, and the next bound query is not queued behind it
-    const deadline = Date.now() + 10_000;
-    while ((await running(marker)) > 0 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 50));
-    expect(await running(marker)).toBe(0);
+    expect(await abandonWhileRunning(q, ["x"], marker)).toBe(0);
     const next = handQuery(
       `SELECT {${paramName(1)}:Nullable(String)} AS p`,
       [{ name: "p", type: STRING }],
