@@ -72,7 +72,12 @@ describe.each(BACKENDS)("a pattern parameter on $name", (fixture) => {
   it.each(CASES)("%j filters, matches and counts as RE2 reads it", async (pattern, ids, pathMatches) => {
     const { rows } = await runEndpoint(handle.backend, registry, "urls.matching", { pattern });
     expect(rows).toEqual(
-      ids.map((id) => ({ id, path_matches: pathMatches.includes(id), matching: ids.length })),
+      ids.map((id) => ({
+        id,
+        shown: pattern ?? null,
+        path_matches: pathMatches.includes(id),
+        matching: ids.length,
+      })),
     );
   });
 });

@@ -132,8 +132,7 @@ export function checkPatternArg(arg: Expr, node: AstNode, env: ExprEnv): void {
     const problem = checkRegexPattern(arg.value);
     if (problem) fail("sql_invalid", `Invalid regular expression '${arg.value}': ${problem}.`, node);
   } else if (arg.k === "param") {
-    const p = env.ctx.params[arg.index - 1];
-    if (p?.kind === "endpoint") env.ctx.patternParams.add(p.name);
+    arg.index = env.ctx.patternSlot(arg.index);
   }
 }
 

@@ -87,11 +87,28 @@ export class CompileContext {
     return { index: this.slot("now", "now", TIMESTAMP), type: TIMESTAMP };
   }
 
-  private slot(name: string, kind: "endpoint" | "now", type: SqlType): number {
-    const key = `${kind}:${name}`;
+  /**
+   * The slot of an endpoint parameter where it is a regular expression (slot `index` elsewhere):
+   * bound through the dialect's pattern syntax (`bindPattern`) there, and as sent where it is a
+   * value, so `@p as shown` shows what the caller sent on every engine.
+   */
+  patternSlot(index: number): number {
+    const p = this.params[index - 1];
+    if (p?.kind !== "endpoint") return index;
+    this.patternParams.add(p.name);
+    return this.slot(p.name, "endpoint", STRING, true);
+  }
+
+  private slot(name: string, kind: "endpoint" | "now", type: SqlType, pattern = false): number {
+    const key = `${kind}:${name}${pattern ? ":pattern" : ""}`;
     let index = this.paramIndex.get(key);
     if (index === undefined) {
-      this.params.push({ name, kind, type: type.t === "scalar" ? type.s : "STRING" });
+      this.params.push({
+        name,
+        kind,
+        type: type.t === "scalar" ? type.s : "STRING",
+        ...(pattern ? { pattern } : {}),
+      });
       index = this.params.length;
       this.paramIndex.set(key, index);
     }

@@ -12,6 +12,8 @@ export interface SqlParam {
   name: string;
   type: ScalarType;
   kind: "endpoint" | "now";
+  /** a regular expression here: bound through the dialect's `bindPattern` */
+  pattern?: boolean;
 }
 
 /**

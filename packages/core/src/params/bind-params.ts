@@ -51,13 +51,10 @@ export function bindRequestParams(
   const ignored = Object.keys(raw)
     .filter((name) => !Object.hasOwn(endpoint.params, name) && !SERVICE_PARAMS.has(name))
     .sort();
-  const patterns = new Set(compiled.patternParams);
   const values = compiled.params.map((p) => {
     if (p.kind === "now") return formatTimestampMicros(nowMicros);
     const value = canonical[p.name] ?? null;
-    return value !== null && patterns.has(p.name) && compiled.bindPattern
-      ? compiled.bindPattern(value)
-      : value;
+    return value !== null && p.pattern && compiled.bindPattern ? compiled.bindPattern(value) : value;
   });
   return { values, ignored, canonical };
 }
