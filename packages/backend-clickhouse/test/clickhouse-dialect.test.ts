@@ -99,7 +99,10 @@ describe("the ClickHouse dialect", () => {
       { p: { required: true, kind: "string" } },
     );
     expect(q.sql).toContain('match("t0"."event_message", \'(?-s)a.b\')');
-    expect(q.sql).toContain("concat('(?-s)', {p1:Nullable(String)})");
+    // a parameter is bound with the prefix (once per request, not a concat per block)
+    expect(q.sql).toContain('match("t0"."event_message", {p1:Nullable(String)})');
+    expect(q.bindPattern?.("a.b")).toBe("(?-s)a.b");
+    expect(q.bindPattern?.("ab")).toBe("ab");
     expect(q.sql).toMatch(/concat\('\(\?-s\)', \(/);
   });
 
