@@ -211,3 +211,43 @@ describe.each(BACKENDS)("the number of sources ingest may create on $name", (fix
     expect(await storedIds(backend, "spray.1")).toEqual(["spray.1-a", "spray.1-b"]);
   });
 });
+
+/** An ingest token sending ever new keys: each one becomes a column while the writer waits. */
+describe.each(BACKENDS)("the number of fields ingest may add to a source on $name", (fixture) => {
+  let served: ServedFixture;
+  beforeAll(async () => {
+    served = await serveFixture(fixture, {}, ingestEnv({ QES_INGEST_MAX_FIELDS: "40" }));
+  });
+  afterAll(() => served.close());
+
+  const keys = (prefix: string) =>
+    Object.fromEntries(Array.from({ length: 20 }, (_, i) => [`${prefix}${i}`, i]));
+
+  it("is capped by QES_INGEST_MAX_FIELDS: the request that would pass it is 400 naming the event, and stores nothing", async () => {
+    const { url, backend } = served;
+    expect((await postLogs(url, "wide.src", json([event("w-1", "x", keys("k"))]))).status).toBe(200);
+    const before = Object.keys((await backend.schema()).sources["wide.src"]!.fields).sort();
+    // the first event is covered by the schema; the second would add 20 more fields
+    const refused = await postLogs(
+      url,
+      "wide.src",
+      json([event("w-2", "x", keys("k")), event("w-3", "x", { ...keys("k"), ...keys("m") })]),
+    );
+    expect(refused.status).toBe(400);
+    expect(refused.body.error.code).toBe("invalid_event");
+    expect(refused.body.error.message).toMatch(/^event 1: .*QES_INGEST_MAX_FIELDS \(40\)/);
+    expect(Object.keys((await backend.schema()).sources["wide.src"]!.fields).sort()).toEqual(before);
+    expect(await storedIds(backend, "wide.src")).toEqual(["w-1"]);
+    // nested keys count too, and a new source starts from nothing
+    const nested = await postLogs(
+      url,
+      "deep.src",
+      json([event("d-1", "x", { a: { ...keys("k"), ...keys("m") } })]),
+    );
+    expect(nested.status).toBe(400);
+    expect((await backend.schema()).sources["deep.src"]).toBeUndefined();
+    // events the schema covers keep coming in
+    expect((await postLogs(url, "wide.src", json([event("w-4", "y", keys("k"))]))).status).toBe(200);
+    expect(await storedIds(backend, "wide.src")).toEqual(["w-1", "w-4"]);
+  });
+});

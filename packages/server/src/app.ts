@@ -45,8 +45,8 @@ export interface AppDeps {
   ingestMaxBytes: number;
   /** refuses ingested events whose widening would break a served stored query */
   storedQueryGuard: StoredQueryGuard;
-  /** `QES_INGEST_MAX_SOURCES` and where the store's sources are read */
-  sources: { max: number; schema: () => Promise<LogSchema> };
+  /** `QES_INGEST_MAX_SOURCES`, `QES_INGEST_MAX_FIELDS` and where the store's sources are read */
+  sources: { max: number; maxFields: number; schema: () => Promise<LogSchema> };
 }
 
 /** largest POST body (consumer SQL and parameters) */

@@ -47,6 +47,8 @@ export interface QesConfig {
     queueEvents: number;
     /** `QES_INGEST_MAX_SOURCES`: sources a store may hold before ingest refuses to create more */
     maxSources: number;
+    /** `QES_INGEST_MAX_FIELDS`: fields (at any depth) a source may reach through ingest */
+    maxFields: number;
   };
   /** `publicKey` is PEM text (read from a file when the variable names one) */
   jwt: { secret?: string; publicKey?: string };
@@ -89,6 +91,7 @@ export function loadConfig(env: Env = process.env): QesConfig {
       maxBytes: byteSize(env, "QES_INGEST_MAX_BYTES", DEFAULT_INGEST_MAX_BYTES),
       queueEvents: integer(env, "QES_INGEST_QUEUE_EVENTS", 100_000, 1, 100_000_000),
       maxSources: integer(env, "QES_INGEST_MAX_SOURCES", 1_000, 1, 1_000_000),
+      maxFields: integer(env, "QES_INGEST_MAX_FIELDS", 1_000, 1, 100_000),
     },
     endpointDirs: splitEndpointDirs(env.QES_ENDPOINTS_DIR),
     corsOrigins: list(env, "QES_CORS_ORIGINS"),

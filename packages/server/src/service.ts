@@ -215,7 +215,11 @@ export async function startService(opts: StartServiceOptions): Promise<RunningSe
       schema: () => backend.schema(),
       dialect: backend.dialect,
     }),
-    sources: { max: config.ingest.maxSources, schema: () => backend.schema() },
+    sources: {
+      max: config.ingest.maxSources,
+      maxFields: config.ingest.maxFields,
+      schema: () => backend.schema(),
+    },
   });
   let server: Awaited<ReturnType<typeof listen>>;
   try {

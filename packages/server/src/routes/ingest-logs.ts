@@ -6,6 +6,7 @@ import { authenticate, authorizeIngest } from "../auth/authenticate.ts";
 import type { JwtVerifier } from "../auth/jwt.ts";
 import { requestToken } from "../auth/request-token.ts";
 import type { Clock } from "../clock.ts";
+import { checkFieldLimit } from "../ingest/field-limit.ts";
 import type { GroupCommitQueue } from "../ingest/group-commit-queue.ts";
 import { toLogEvents } from "../ingest/log-events.ts";
 import { bodyFormat, parseIngestBody } from "../ingest/parse-ingest-body.ts";
@@ -22,8 +23,8 @@ export interface IngestLogsDeps {
   ingestMaxBytes: number;
   /** refuses events whose widening would break a served stored query */
   storedQueryGuard: StoredQueryGuard;
-  /** `QES_INGEST_MAX_SOURCES` and where the store's sources are read */
-  sources: { max: number; schema: () => Promise<LogSchema> };
+  /** `QES_INGEST_MAX_SOURCES`, `QES_INGEST_MAX_FIELDS` and where the store's sources are read */
+  sources: { max: number; maxFields: number; schema: () => Promise<LogSchema> };
 }
 
 /**
@@ -48,6 +49,7 @@ export function ingestLogsRoute(deps: IngestLogsDeps) {
     const body = await readIngestBody(req, deps.ingestMaxBytes);
     const events = toLogEvents(parseIngestBody(body, format), source, deps.clock());
     const batch: IngestBatch = { source, events };
+    checkFieldLimit(await deps.sources.schema(), batch, deps.sources.maxFields);
     await deps.storedQueryGuard.check(batch);
     if (events.length > 0) await deps.queue.submit(batch);
     res.json({ accepted: events.length });
