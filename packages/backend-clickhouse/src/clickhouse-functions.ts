@@ -5,6 +5,7 @@ import {
   type FunctionEmitter,
   type FunctionTable,
   formatCall,
+  isPlainPattern,
   jsonPathKeys,
   literalArg,
   REDACTED,
@@ -84,7 +85,7 @@ function re2(e: SqlEmitter, p: string, call: CallExpr): string {
 /** A literal pattern of plain characters: a substring test, no regular expression needed. */
 function plainLiteral(call: CallExpr): boolean {
   const arg = call.args[1];
-  return arg?.k === "lit" && typeof arg.value === "string" && /^[^\\^$.|?*+()[\]{}]+$/.test(arg.value);
+  return arg?.k === "lit" && typeof arg.value === "string" && isPlainPattern(arg.value);
 }
 
 /** The function table: every catalogue function in BigQuery's semantics on ClickHouse. */

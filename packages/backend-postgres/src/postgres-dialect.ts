@@ -6,6 +6,7 @@ import {
   type FunctionTable,
   formatCall,
   formatTimestampMicros,
+  isPlainPattern,
   jsonPathKeys,
   literalArg,
   MAX_GENERATED_ELEMENTS,
@@ -40,9 +41,7 @@ const INTERVAL_UNIT: Record<string, string> = {
   YEAR: "1 year",
 };
 
-/** A pattern without metacharacters: it matches exactly where it occurs as a substring. */
-const PLAIN_PATTERN = /^[^\\^$.|?*+()[\]{}]+$/;
-/** any character that makes a pattern more than its characters, as an ARE bracket expression */
+/** any character that makes a pattern more than its characters (core's isPlainPattern), in ARE */
 const PATTERN_METACHARACTER = String.raw`[\\^$.|?*+()[\]{}]`;
 
 // Text that casts without error; everything else is NULL (SAFE_CAST and DESIGN.md §3's casts).
@@ -75,7 +74,7 @@ export class PostgresDialect extends SqlEmitter {
       // A pattern of plain characters is a substring test: strpos skips the regex engine, which
       // costs several times more per row (it widens every subject to pg_wchar first).
       const pattern = call.args[1];
-      if (pattern?.k === "lit" && typeof pattern.value === "string" && PLAIN_PATTERN.test(pattern.value)) {
+      if (pattern?.k === "lit" && typeof pattern.value === "string" && isPlainPattern(pattern.value)) {
         return `(strpos(${s}, ${p}) > 0)`;
       }
       // A bound pattern is often plain too (usage.api-counts' project ref). Which it is is decided

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { checkRegexPattern } from "../src/sandbox/regex-subset.ts";
+import { checkRegexPattern, isPlainPattern } from "../src/sandbox/regex-subset.ts";
 
 describe("the RE2 subset every engine reads alike", () => {
   it.each([
@@ -51,4 +51,16 @@ describe("the RE2 subset every engine reads alike", () => {
   ])("refuses %s", (p, why) => {
     expect(checkRegexPattern(p)).toContain(why);
   });
+});
+
+describe("plain patterns (tested as substrings by the dialects)", () => {
+  it.each(["kzbtwfqmxrhyglnpvcas", "/rest", "100%", "under_score", "日本", "a-b:c"])("%s is plain", (p) => {
+    expect(isPlainPattern(p)).toBe(true);
+  });
+  it.each(["", "a.b", "^a", "a$", "a|b", "a?", "a*", "a+", "(a)", "[a]", "a{2}", "a\\b"])(
+    "%j is not",
+    (p) => {
+      expect(isPlainPattern(p)).toBe(false);
+    },
+  );
 });

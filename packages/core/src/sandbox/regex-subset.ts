@@ -141,3 +141,14 @@ function subsetProblem(pattern: string): string | undefined {
   if (depth > 0) return 'missing ")"';
   return undefined;
 }
+
+/** RE2's metacharacters: a pattern without any matches exactly where it occurs as a substring. */
+const PLAIN_PATTERN = /^[^\\^$.|?*+()[\]{}]+$/;
+
+/**
+ * A non-empty pattern of plain characters: dialects test it as a substring (strpos, position),
+ * which costs far less per row than a regular-expression engine.
+ */
+export function isPlainPattern(pattern: string): boolean {
+  return PLAIN_PATTERN.test(pattern);
+}
