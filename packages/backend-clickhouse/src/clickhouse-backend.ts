@@ -26,7 +26,7 @@ import {
 import { type ClickhouseEngine, openChdbEngine, openHttpEngine } from "./clickhouse-connection.ts";
 import { clickhouseDialect } from "./clickhouse-dialect.ts";
 import { isUnavailable } from "./clickhouse-errors.ts";
-import { executeOnClickhouse } from "./clickhouse-executor.ts";
+import { executeOnClickhouse, killQuerySql } from "./clickhouse-executor.ts";
 import { ingestIntoClickhouse } from "./clickhouse-ingest.ts";
 import { initStorage } from "./clickhouse-init.ts";
 import { type LoadContext, loadIntoClickhouse } from "./clickhouse-loader.ts";
@@ -169,13 +169,7 @@ class ClickhouseBackend implements Backend {
     this.executed++;
     const kill = (marker: string) =>
       engine.owner.use(async (client) => {
-        // Without query parameters: chDB runs every parameterised call of the process one after
-        // another (its Node binding's global chain), so a KILL with parameters would wait behind
-        // the very query it stops. The marker is ours (executor: `qes-query:` and a UUID), never
-        // request text, and is checked before it becomes a literal.
-        await client.command({
-          query: `KILL QUERY WHERE Settings['log_comment'] = ${markerLiteral(marker)} ASYNC`,
-        });
+        await client.command({ query: killQuerySql(marker) });
       });
     return engine.query.use((client) =>
       executeOnClickhouse(client, query, values, opts, { maxMemoryBytes: this.config.maxMemoryBytes }, kill),
@@ -225,11 +219,3 @@ export function createClickhouseBackend(
 }
 
 export { isUnavailable };
-
-const MARKER = /^qes-query:[0-9a-f-]{36}$/;
-
-/** the executor's marker comment as a ClickHouse string literal (it has no quote or backslash) */
-function markerLiteral(marker: string): string {
-  if (!MARKER.test(marker)) throw new Error(`not a query marker: ${marker}`);
-  return `'${marker}'`;
-}

@@ -69,6 +69,20 @@ export function boundedSql(sql: string, marker: string, settings: Record<string,
   return `${sql}\nSETTINGS ${clause}`;
 }
 
+const MARKER_PREFIX = "qes-query:";
+const MARKER = /^qes-query:[0-9a-f-]{36}$/;
+
+/**
+ * The statement that stops the query carrying `marker` (its `log_comment`). It goes without query
+ * parameters: chDB's Node binding runs every parameterised call of the process one after another,
+ * so a parameterised KILL would wait behind the very query it stops. The marker is made here
+ * (a UUID), never request text, and is checked before it becomes a literal.
+ */
+export function killQuerySql(marker: string): string {
+  if (!MARKER.test(marker)) throw new Error(`not a query marker: ${marker}`);
+  return `KILL QUERY WHERE Settings['log_comment'] = '${marker}' ASYNC`;
+}
+
 /** How a running query is stopped from outside (KILL QUERY through the owner). */
 export type KillQuery = (marker: string) => Promise<void>;
 
@@ -87,7 +101,7 @@ export async function executeOnClickhouse(
   kill: KillQuery,
 ): Promise<QueryResult> {
   if (opts.signal?.aborted) throw abortError(opts.signal);
-  const marker = `qes-query:${randomUUID()}`;
+  const marker = `${MARKER_PREFIX}${randomUUID()}`;
   const controller = new AbortController();
   let stopped: "timeout" | "aborted" | null = null;
   const stop = (why: "timeout" | "aborted") => {

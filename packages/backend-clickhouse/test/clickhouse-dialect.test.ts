@@ -8,7 +8,7 @@ import {
 } from "@qes/core";
 import { beforeAll, describe, expect, it } from "vitest";
 import { clickhouseDialect } from "../src/clickhouse-dialect.ts";
-import { queryParams } from "../src/clickhouse-executor.ts";
+import { killQuerySql, queryParams } from "../src/clickhouse-executor.ts";
 
 // The shape of the SQL the ClickHouse dialect writes where it decides safety or semantics and
 // rows alone would not show it; the rows themselves are checked by the SQL case table and the
@@ -104,6 +104,14 @@ describe("the ClickHouse dialect", () => {
     expect(q.bindPattern?.("a.b")).toBe("(?-s)a.b");
     expect(q.bindPattern?.("ab")).toBe("ab");
     expect(q.sql).toMatch(/concat\('\(\?-s\)', \(/);
+  });
+
+  it("kills by a marker it made, and refuses anything else as a literal", () => {
+    const marker = "qes-query:0f8e3c2a-5b1d-4e6f-9a7c-1d2e3f4a5b6c";
+    expect(killQuerySql(marker)).toBe(`KILL QUERY WHERE Settings['log_comment'] = '${marker}' ASYNC`);
+    for (const hostile of ["x' OR 1=1 --", `${marker}'`, "qes-query:", `${marker}\\`]) {
+      expect(() => killQuerySql(hostile)).toThrow("not a query marker");
+    }
   });
 
   it("needs a time zone as a string literal, and refuses an unknown one", () => {
