@@ -6,8 +6,7 @@ import { cacheKey, paramsOfSpec, parseSpecText, specText } from "../cache/cache-
 import type { ResultCache } from "../cache/result-cache.ts";
 import type { Clock } from "../clock.ts";
 import type { CacheOutcome, Metrics, QueryOrigin } from "../observability/metrics.ts";
-import type { WarmKeys } from "../warming/warm-keys.ts";
-import { hitKeepsWarming } from "../warming/warmer.ts";
+import { hitKeepsWarming, type WarmKeys } from "../warming/warm-keys.ts";
 import { prepareEndpointQuery } from "./run-endpoint-query.ts";
 
 export interface QueryServiceDeps {
@@ -16,7 +15,7 @@ export interface QueryServiceDeps {
   /** absent: nothing is cached (every answer is BYPASS) */
   cache?: ResultCache;
   /** an endpoint's warming interval after QES_WARM_INTERVAL_SCALE (warmer.ts) */
-  warmIntervalMs?: (endpoint: EndpointDefinition) => number | undefined;
+  warmIntervalMs: (endpoint: EndpointDefinition) => number | undefined;
   /** where requested keys of warmed endpoints are noted */
   warmKeys?: WarmKeys;
   /** `QES_REDIS_PREFIX`, the first part of every cache key */
@@ -108,13 +107,13 @@ export class QueryService {
 
   /**
    * notes a request of a warmed endpoint (fire and forget); a cache hit gives its entry's time,
-   * and an entry its refreshes left behind is not noted (warmer.ts, `hitKeepsWarming`)
+   * and an entry its refreshes left behind is not noted (`hitKeepsWarming`)
    */
   trackWarmKey(endpoint: EndpointDefinition, spec: string, hitStoredAtMs?: number): void {
     if (endpoint.warmIntervalSeconds === undefined) return;
     if (
       hitStoredAtMs !== undefined &&
-      !hitKeepsWarming(hitStoredAtMs, this.#deps.warmIntervalMs?.(endpoint), Date.now())
+      !hitKeepsWarming(hitStoredAtMs, this.#deps.warmIntervalMs(endpoint), Date.now())
     )
       return;
     this.#deps.warmKeys?.track(endpoint, spec);

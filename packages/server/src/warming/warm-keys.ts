@@ -15,6 +15,21 @@ export interface WarmKeys {
   forget(endpoint: EndpointDefinition, spec: string): Promise<void>;
 }
 
+/**
+ * Whether a cache hit of an entry stored at `entryStoredAtMs` may note its key again. A warmed
+ * key's entry is replaced every interval, so it is never much older than one; an entry two
+ * intervals old means its refreshes failed (the warmer then forgot the key and kept the last good
+ * value), and a hit of it must not bring the failing refresh back — only a request that runs the
+ * query does.
+ */
+export function hitKeepsWarming(
+  entryStoredAtMs: number,
+  intervalMs: number | undefined,
+  nowMs: number,
+): boolean {
+  return intervalMs !== undefined && nowMs - entryStoredAtMs < 2 * intervalMs;
+}
+
 /** a request re-noted within this long is not sent to Redis again (hits stay cheap) */
 const RETRACK_MS = 1000;
 

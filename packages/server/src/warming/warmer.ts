@@ -41,20 +41,6 @@ export function warmIntervalMs(endpoint: EndpointDefinition, scale: number): num
 }
 
 /**
- * Whether a cache hit of `entry` may note its key for warming again. A warmed key's entry is
- * replaced every interval, so it is never much older than one; an entry two intervals old means
- * its refreshes failed (the warmer then dropped the key and kept the last good value), and a hit
- * of it must not bring the failing refresh back — only a request that runs the query does.
- */
-export function hitKeepsWarming(
-  entryStoredAtMs: number,
-  intervalMs: number | undefined,
-  nowMs: number,
-): boolean {
-  return intervalMs !== undefined && nowMs - entryStoredAtMs < 2 * intervalMs;
-}
-
-/**
  * Cache warming (DESIGN.md §7): every `warmIntervalSeconds` each endpoint's keys requested within
  * its cache lifetime are queried again and stored with a fresh lifetime, so callers keep hitting.
  *
