@@ -212,7 +212,6 @@ export async function startService(opts: StartServiceOptions): Promise<RunningSe
     ingestMaxBytes: config.ingest.maxBytes,
     storedQueryGuard: new StoredQueryGuard({
       definitions: () => registry.list(),
-      schema: () => backend.schema(),
       dialect: backend.dialect,
     }),
     sources: {

@@ -1,38 +1,21 @@
-import {
-  cloneSourceSchema,
-  type FieldNode,
-  type IngestBatch,
-  type LogSchema,
-  newSourceSchema,
-  QesError,
-  type SourceSchema,
-  schemaCoversEvent,
-  widenSchema,
-} from "@qes/core";
+import { type FieldNode, QesError } from "@qes/core";
+import type { Widening } from "./schema-widenings.ts";
 
 /**
  * `QES_INGEST_MAX_FIELDS`: every new field of a source becomes a column (or a path in one), added
  * while the writer waits. One 10 MB body of distinct keys held DuckDB's writer for 93 s adding
  * 7,700 columns, and PostgreSQL stops at 1,600 columns per table. So a request whose events would
  * take a source past the limit is refused with 400 `invalid_event` naming the first such event,
- * before anything is queued. Events the schema already covers cost one walk and no copy. Counted
- * per request: concurrent requests adding new fields may pass it by a few.
+ * before anything is queued. Counted per request: concurrent requests adding new fields may pass
+ * it by a few.
  */
-export function checkFieldLimit(schema: LogSchema, batch: IngestBatch, maxFields: number): void {
-  let source: SourceSchema = schema.sources[batch.source] ?? newSourceSchema(batch.source);
-  let copied = false;
-  for (const [index, event] of batch.events.entries()) {
-    if (schemaCoversEvent(source.fields, event.body)) continue;
-    if (!copied) {
-      source = cloneSourceSchema(source);
-      copied = true;
-    }
-    widenSchema(source, event.body);
-    const fields = countFields(source.fields);
+export function checkFieldLimit(source: string, widenings: readonly Widening[], maxFields: number): void {
+  for (const { index, after } of widenings) {
+    const fields = countFields(after.fields);
     if (fields > maxFields) {
       throw new QesError(
         "invalid_event",
-        `event ${index}: source ${JSON.stringify(batch.source)} would hold ${fields} fields, more than ` +
+        `event ${index}: source ${JSON.stringify(source)} would hold ${fields} fields, more than ` +
           `QES_INGEST_MAX_FIELDS (${maxFields}) allows. Send fewer distinct keys (put variable ones ` +
           "in an array of records, or in a string), or raise the limit.",
       );

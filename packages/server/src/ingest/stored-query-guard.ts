@@ -1,24 +1,19 @@
 import {
-  cloneSourceSchema,
   compileEndpoint,
   type Dialect,
   type EndpointDefinition,
   type FieldNode,
-  type IngestBatch,
   isQesError,
   type LogSchema,
   QesError,
   type SchemaChange,
   type SourceSchema,
-  schemaCoversEvent,
-  widenSchema,
 } from "@qes/core";
+import type { Widening } from "./schema-widenings.ts";
 
 export interface StoredQueryGuardOptions {
   /** the stored queries being served */
   definitions: () => readonly EndpointDefinition[];
-  /** the store's current schema */
-  schema: () => Promise<LogSchema>;
   dialect: Dialect;
 }
 
@@ -31,7 +26,7 @@ export interface StoredQueryGuardOptions {
  * tried against the served definitions: one that would make a definition that compiles today
  * stop compiling refuses the request with 400 `invalid_event`, naming the event, the field and
  * the stored query (nothing of the request is stored). Events the schema already covers, the
- * great majority, cost one walk of the event and no compilation.
+ * great majority, are not among the widenings and cost no compilation.
  */
 export class StoredQueryGuard {
   readonly #opts: StoredQueryGuardOptions;
@@ -42,21 +37,14 @@ export class StoredQueryGuard {
     this.#opts = opts;
   }
 
-  async check(batch: IngestBatch): Promise<void> {
-    const schema = await this.#opts.schema();
-    const current = schema.sources[batch.source];
+  /** `widenings`: the request's schema steps (schema-widenings.ts) over `schema`, the store's */
+  check(schema: LogSchema, source: string, widenings: readonly Widening[]): void {
     // a source no definition could have compiled against: nothing to protect
-    if (current === undefined) return;
-    let widened: SourceSchema | undefined;
-    for (const [index, event] of batch.events.entries()) {
-      if (schemaCoversEvent((widened ?? current).fields, event.body)) continue;
-      const before = widened ?? current;
-      const after = cloneSourceSchema(before);
-      const changes = widenSchema(after, event.body);
-      if (changes.length === 0) continue;
+    if (schema.sources[source] === undefined) return;
+    for (const { index, before, after, changes } of widenings) {
       const broken = this.#firstBroken(schema, {
         ...schema,
-        sources: { ...schema.sources, [batch.source]: after },
+        sources: { ...schema.sources, [source]: after },
       });
       if (broken) {
         throw new QesError(
@@ -65,7 +53,6 @@ export class StoredQueryGuard {
             `could no longer run (${broken.reason}). Send the field with the type it has, or under another name.`,
         );
       }
-      widened = after;
     }
   }
 

@@ -11,6 +11,7 @@ import type { GroupCommitQueue } from "../ingest/group-commit-queue.ts";
 import { toLogEvents } from "../ingest/log-events.ts";
 import { bodyFormat, parseIngestBody } from "../ingest/parse-ingest-body.ts";
 import { readIngestBody } from "../ingest/read-ingest-body.ts";
+import { schemaWidenings } from "../ingest/schema-widenings.ts";
 import { checkSourceLimit } from "../ingest/source-limit.ts";
 import type { StoredQueryGuard } from "../ingest/stored-query-guard.ts";
 
@@ -49,8 +50,10 @@ export function ingestLogsRoute(deps: IngestLogsDeps) {
     const body = await readIngestBody(req, deps.ingestMaxBytes);
     const events = toLogEvents(parseIngestBody(body, format), source, deps.clock());
     const batch: IngestBatch = { source, events };
-    checkFieldLimit(await deps.sources.schema(), batch, deps.sources.maxFields);
-    await deps.storedQueryGuard.check(batch);
+    const schema = await deps.sources.schema();
+    const widenings = schemaWidenings(schema, batch);
+    checkFieldLimit(source, widenings, deps.sources.maxFields);
+    deps.storedQueryGuard.check(schema, source, widenings);
     if (events.length > 0) await deps.queue.submit(batch);
     res.json({ accepted: events.length });
   };
