@@ -18,21 +18,29 @@ describe("the default DuckDB memory limit", () => {
   });
 
   it("is what an engine opened without a limit runs with", async () => {
-    const backend = createDuckdbBackend({ path: join(tmp.dir, "qes.duckdb") });
-    await backend.init();
-    try {
-      const { rows } = await backend.execute(
-        handQuery("select current_setting('memory_limit') as m", [
-          { name: "m", type: { kind: "scalar", type: "STRING" } },
-        ]),
-        [],
-        { maxRows: 10, timeoutMs: 10_000 },
-      );
-      // DuckDB reports the limit in its own units: 1024MiB reads back as 1.0 GiB
-      const expected = Number.parseInt(defaultMemoryLimit(), 10) / 1024;
-      expect(rows[0]?.m).toBe(`${expected.toFixed(1)} GiB`);
-    } finally {
-      await backend.close();
-    }
+    // DuckDB prints the limit in its own units: compare with an engine given it explicitly, and
+    // with one given another limit, so the reading is known to tell limits apart
+    const setting = async (memoryLimit: string | undefined, name: string): Promise<unknown> => {
+      const backend = createDuckdbBackend({
+        path: join(tmp.dir, `${name}.duckdb`),
+        ...(memoryLimit ? { memoryLimit } : {}),
+      });
+      await backend.init();
+      try {
+        const { rows } = await backend.execute(
+          handQuery("select current_setting('memory_limit') as m", [
+            { name: "m", type: { kind: "scalar", type: "STRING" } },
+          ]),
+          [],
+          { maxRows: 10, timeoutMs: 10_000 },
+        );
+        return rows[0]?.m;
+      } finally {
+        await backend.close();
+      }
+    };
+    const unset = await setting(undefined, "unset");
+    expect(unset).toBe(await setting(defaultMemoryLimit(), "explicit"));
+    expect(unset).not.toBe(await setting("64MiB", "other"));
   });
 });
