@@ -140,6 +140,49 @@ export function indexSql(schema: string, table: string): string[] {
   ];
 }
 
+/** the units time buckets are grouped by in log queries (`TIMESTAMP_TRUNC(timestamp, HOUR)`) */
+const BUCKET_UNITS = ["minute", "hour", "day"] as const;
+
+/**
+ * Statistics of the time buckets of a source (PostgreSQL 14+: statistics on expressions), named
+ * `<table>_<unit>_stat`. Without them the planner takes `GROUP BY date_trunc('day', "timestamp",
+ * 'UTC')` to have as many groups as timestamps (166k estimated for 8 days at 1M events), sorts
+ * every row of the window to group it, spilling to disk; with them it hashes into the few groups
+ * there are (docs/benchmarks.md, "Time-bucket statistics"). The expressions are the PostgreSQL
+ * dialect's TIMESTAMP_TRUNC, so the planner matches them in compiled queries. An ANALYZE of the
+ * table fills them (the loader runs one after a large load).
+ */
+export function bucketStatisticsSql(schema: string, table: string): string[] {
+  const t = qualified(schema, table);
+  return BUCKET_UNITS.map(
+    (unit) =>
+      `create statistics if not exists ${qualified(schema, `${table}_${unit}_stat`)} ` +
+      `on (date_trunc(${literal(unit)}, "timestamp", 'UTC')) from ${t}`,
+  );
+}
+
+/** PostgreSQL versions with statistics on expressions */
+export async function hasExpressionStatistics(db: Queryable): Promise<boolean> {
+  const { rows } = await db.query<{ v: string }>("select current_setting('server_version_num') as v");
+  return Number(rows[0]?.v) >= 140000;
+}
+
+/**
+ * Creates the bucket statistics a source lacks and, when any was missing, analyzes the table so
+ * they hold numbers (autovacuum never analyzes a partitioned parent). Returns whether it did.
+ */
+export async function ensureBucketStatistics(db: Queryable, schema: string, table: string): Promise<boolean> {
+  const { rows } = await db.query<{ n: string }>(
+    `select count(*)::text as n from pg_statistic_ext
+     where stxnamespace = $1::regnamespace and stxname = any($2::text[])`,
+    [ident(schema), BUCKET_UNITS.map((unit) => `${table}_${unit}_stat`)],
+  );
+  if (Number(rows[0]?.n) === BUCKET_UNITS.length) return false;
+  for (const sql of bucketStatisticsSql(schema, table)) await db.query(sql);
+  await db.query(`analyze ${qualified(schema, table)}`);
+  return true;
+}
+
 /**
  * Turns a table from before partitioning into a partitioned one of the same name, in the
  * caller's transaction: the rows are copied into daily partitions (one pass; run once, at the

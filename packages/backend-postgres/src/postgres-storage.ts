@@ -8,7 +8,15 @@ import {
   type SourceSchema,
 } from "@qes/core";
 import type { ResolvedPostgresConfig } from "./postgres-config.ts";
-import { indexSql, isPartitioned, partitionedTableSql, partitionLegacyTable } from "./postgres-partitions.ts";
+import {
+  bucketStatisticsSql,
+  ensureBucketStatistics,
+  hasExpressionStatistics,
+  indexSql,
+  isPartitioned,
+  partitionedTableSql,
+  partitionLegacyTable,
+} from "./postgres-partitions.ts";
 import { grantSelect } from "./postgres-query-role.ts";
 import { advisoryKey, ident, literal, type Queryable, qualified } from "./postgres-sql.ts";
 
@@ -105,6 +113,9 @@ export async function createSource(
   taken.push("qes_sources", "qes_migration", "qes_migration_lock");
   const source = newSourceSchema(name, taken);
   for (const sql of partitionedTableSql(config.schema, source.table)) await client.query(sql);
+  if (await hasExpressionStatistics(client)) {
+    for (const sql of bucketStatisticsSql(config.schema, source.table)) await client.query(sql);
+  }
   await grantSelect(client, config, source.table);
   await client.query(
     `insert into ${qualified(config.schema, "qes_sources")} (name, table_name, fields, version)
@@ -201,10 +212,13 @@ export async function ensureBuiltinSources(client: Queryable, config: ResolvedPo
     if (existing.sources[name] === undefined) await createSource(client, config, name);
   }
   // covers tables created before the reader existed or after it was dropped and re-created
+  const statistics = await hasExpressionStatistics(client);
   for (const source of Object.values(existing.sources)) {
     if (!(await isPartitioned(client, config.schema, source.table)))
       await partitionLegacyTable(client, config.schema, source.table);
     for (const sql of indexSql(config.schema, source.table)) await client.query(sql);
+    // stores from before the bucket statistics get them (and one ANALYZE) at their first start-up
+    if (statistics) await ensureBucketStatistics(client, config.schema, source.table);
     await grantSelect(client, config, source.table);
   }
 }

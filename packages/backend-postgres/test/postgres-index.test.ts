@@ -1,7 +1,8 @@
+import { compileEndpoint, type EndpointDefinition } from "@qes/core";
 import pg from "pg";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import type { PostgresBackend } from "../src/index.ts";
-import { freshBackend, handQuery, scalar, tableOf } from "./helpers.ts";
+import { createPostgresBackend, type PostgresBackend } from "../src/index.ts";
+import { freshBackend, handQuery, ownerQuery, scalar, TEST_POSTGRES_URL, tableOf } from "./helpers.ts";
 
 const EDGE = "cloudflare.logs.prod";
 const EVENTS = 40_000;
@@ -9,6 +10,8 @@ const PROJECTS = 40;
 
 interface PlanNode {
   "Node Type": string;
+  "Plan Rows"?: number;
+  Strategy?: string;
   "Index Name"?: string;
   "Relation Name"?: string;
   "Scan Direction"?: string;
@@ -112,5 +115,79 @@ describe("logs.all-shaped queries use the timestamp indexes of the daily partiti
     expect(result.rows).toHaveLength(100);
     const times = result.rows.map((r) => r.timestamp as number);
     expect([...times].sort((a, b) => b - a)).toEqual(times);
+  });
+});
+
+describe("grouping by a time bucket: the planner knows how few buckets there are", () => {
+  let backend: PostgresBackend;
+  let schema: string;
+  let dispose: () => Promise<void>;
+
+  beforeAll(async () => {
+    ({ backend, schema, dispose } = await freshBackend("bucket"));
+    await backend.load(EDGE, edgeEvents());
+  }, 120_000);
+  afterAll(async () => {
+    await dispose();
+  });
+
+  /** the dialect's own SQL for counts per bucket over the whole store, as a stored query compiles */
+  async function bucketQuery(unit: "DAY" | "HOUR" | "MINUTE"): Promise<string> {
+    const definition: EndpointDefinition = {
+      id: "0b9d7f3e-5c2a-4e18-9a6b-2f4c8d1e7a35",
+      name: "buckets",
+      sql: `select timestamp_trunc(t.timestamp, ${unit}) as bucket, count(*) as n
+        from \`${EDGE}\` as t group by bucket`,
+      sqlFile: "<test>",
+      maxRows: 100_000,
+      cacheTtlSeconds: 0,
+      sandboxable: false,
+      redactPii: false,
+      params: {},
+      version: unit,
+    };
+    return compileEndpoint(definition, { schema: await backend.schema(), dialect: backend.dialect }).sql;
+  }
+
+  /** the topmost aggregate of the plan the reader gets */
+  async function aggregate(sql: string): Promise<PlanNode> {
+    const client = new pg.Client({ connectionString: backend.config.queryUrl });
+    await client.connect();
+    try {
+      await client.query(`set search_path to "${schema}"`);
+      const { rows } = await client.query(`explain (format json) ${sql}`);
+      const found = nodes((rows[0]["QUERY PLAN"] as { Plan: PlanNode }[])[0]!.Plan);
+      return found.find((n) => n["Node Type"] === "Aggregate")!;
+    } finally {
+      await client.end();
+    }
+  }
+
+  // 40,000 events with distinct timestamps over 3 days: without statistics on the bucket
+  // expression the planner takes each timestamp for a group (~40,000) and sorts every row to
+  // group them; there are 3 days, 72 hours and 4,320 minutes
+  it("estimates days, hours and minutes from statistics on the bucket expressions", async () => {
+    const day = await aggregate(await bucketQuery("DAY"));
+    expect(day["Plan Rows"]).toBeLessThanOrEqual(10);
+    expect(day.Strategy).toBe("Hashed");
+    expect((await aggregate(await bucketQuery("HOUR")))["Plan Rows"]).toBeLessThanOrEqual(200);
+    expect((await aggregate(await bucketQuery("MINUTE")))["Plan Rows"]).toBeLessThan(10_000);
+  });
+
+  it("a store from before the statistics gets them, analyzed, at its next start-up", async () => {
+    const table = (await backend.schema()).sources[EDGE]!.table;
+    for (const unit of ["minute", "hour", "day"])
+      await ownerQuery(`drop statistics if exists "${schema}"."${table}_${unit}_stat"`);
+    // and statistics of the table as they were: stale for a bucket the planner cannot see
+    expect((await aggregate(await bucketQuery("DAY")))["Plan Rows"]).toBeGreaterThan(1000);
+    const restarted = createPostgresBackend({ url: TEST_POSTGRES_URL, schema, pool: 2 });
+    await restarted.init();
+    await restarted.close();
+    const { rows } = await ownerQuery(
+      "select count(*)::int as n from pg_statistic_ext where stxnamespace = $1::regnamespace and stxname like $2",
+      [`"${schema}"`, `${table}_%_stat`],
+    );
+    expect(rows[0].n).toBe(3);
+    expect((await aggregate(await bucketQuery("DAY")))["Plan Rows"]).toBeLessThanOrEqual(10);
   });
 });
