@@ -55,6 +55,8 @@ interface Sample {
   status: number | "abandoned" | "error";
   ms: number;
   atMs: number;
+  /** a 5xx's error message */
+  error?: string;
 }
 
 const pick = <T>(xs: readonly T[]) => xs[Math.floor(Math.random() * xs.length)] as T;
@@ -109,14 +111,23 @@ async function send(
   const started = performance.now();
   const signal = AbortSignal.timeout(req.abandonAfterMs ?? 30_000);
   let status: Sample["status"];
+  let error: string | undefined;
   try {
     const res = await fetch(`${base}${req.path}`, { headers: { "X-API-KEY": token }, signal });
-    await res.arrayBuffer();
+    const body = await res.text();
     status = res.status;
+    if (status >= 500) error = body.slice(0, 200);
   } catch (e) {
     status = (e as Error).name === "TimeoutError" && req.abandonAfterMs !== undefined ? "abandoned" : "error";
   }
-  return { kind: req.kind, good, status, ms: performance.now() - started, atMs: started - t0 };
+  const sample: Sample = {
+    kind: req.kind,
+    good,
+    status,
+    ms: performance.now() - started,
+    atMs: started - t0,
+  };
+  return error === undefined ? sample : { ...sample, error };
 }
 
 async function drive(
@@ -280,7 +291,12 @@ async function main(): Promise<void> {
       statusWellBehavedUnderAttack: counts(loaded.filter((s) => s.good)),
       statusUnloaded: counts(baseline),
       byKind,
-      status503: { total: s503.length, outsideOutages: s503Outside.length },
+      status503: {
+        total: s503.length,
+        outsideOutages: s503Outside.length,
+        // when they fell (seconds into the attack) and what the server said: their cause is the question
+        outsideAt: s503Outside.map((s) => `${(s.atMs / 1000).toFixed(1)}s ${s.kind}: ${s.error ?? ""}`),
+      },
       status5xxOther: counts(unexpected),
       events,
       rssMb: rss.map((r) => `${r.atS}s:${r.mb.toFixed(0)}`).join(" "),

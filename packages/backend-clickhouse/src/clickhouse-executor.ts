@@ -53,6 +53,8 @@ export function limitSettings(opts: ExecuteOptions, limits: QueryLimits): Record
     ...OUTPUT_SETTINGS,
   };
   if (limits.maxMemoryBytes !== undefined) settings.max_memory_usage = limits.maxMemoryBytes;
+  // a heavy caller among others (admission control) gets one thread
+  if (opts.modest === true) settings.max_threads = 1;
   settings.readonly = 1;
   return settings;
 }

@@ -72,6 +72,19 @@ describe("ClickHouse execution (embedded chDB)", () => {
     expect(r.rows).toEqual([{ s: tricky, isnull: true }]);
   });
 
+  it("a modest query runs on one thread; others on the engine's threads", async () => {
+    const threads = async (modest: boolean) =>
+      (
+        await backend.execute(
+          handQuery("SELECT toString(getSetting('max_threads')) AS t", [{ name: "t", type: STRING }]),
+          [],
+          { maxRows: 1, timeoutMs: 5000, modest },
+        )
+      ).rows[0]!.t;
+    expect(await threads(true)).toBe("1");
+    expect(Number(await threads(false))).toBeGreaterThan(1);
+  });
+
   it("cuts the result at the row cap and says so, also for a UNION", async () => {
     const q = handQuery("SELECT number AS n FROM numbers(100000)", [{ name: "n", type: INT64 }]);
     const r = await backend.execute(q, [], { maxRows: 10, timeoutMs: 5000 });

@@ -91,6 +91,8 @@ const WATCHDOG_GRACE_MS = 5000;
 
 interface SessionState {
   statementTimeoutMs: number;
+  /** parallel workers are off in this session (`ExecuteOptions.modest`) */
+  modest?: boolean;
 }
 
 export class PostgresExecutor {
@@ -120,6 +122,7 @@ export class PostgresExecutor {
     const onAbort = () => this.cancel(client);
     try {
       await this.setTimeout(client, opts.timeoutMs);
+      await this.setModest(client, opts.modest === true);
       opts.signal?.addEventListener("abort", onAbort, { once: true });
       this.executed++;
       const running = client.query<unknown[]>(
@@ -196,6 +199,22 @@ export class PostgresExecutor {
       ]),
     );
     state.statementTimeoutMs = timeoutMs;
+  }
+
+  /**
+   * A modest query runs without parallel workers: one process, one core, where a parallel plan
+   * would take up to `max_parallel_workers_per_gather` more (the server's setting comes back with
+   * RESET for the next query that is not modest).
+   */
+  private async setModest(client: pg.PoolClient, modest: boolean): Promise<void> {
+    const state = this.sessions.get(client)!;
+    if ((state.modest ?? false) === modest) return;
+    await client.query(
+      modest
+        ? extendedArrayQuery("select set_config('max_parallel_workers_per_gather', '0', false)", [])
+        : extendedArrayQuery("reset max_parallel_workers_per_gather", []),
+    );
+    state.modest = modest;
   }
 
   /**

@@ -186,6 +186,32 @@ describe("PostgreSQL execution is read-only by construction", () => {
     }
   });
 
+  it("a modest query runs without parallel workers; the next one has the server's setting again", async () => {
+    const one = createPostgresBackend({ url: TEST_POSTGRES_URL, schema, pool: 1 });
+    await one.init();
+    try {
+      const workers = async (modest?: boolean) =>
+        (
+          await one.execute(
+            handQuery("select current_setting('max_parallel_workers_per_gather') as w", [
+              scalar("w", "STRING"),
+            ]),
+            [],
+            { maxRows: 1, timeoutMs: 5000, ...(modest === undefined ? {} : { modest }) },
+          )
+        ).rows[0]!.w;
+      const server = await workers();
+      expect(Number(server)).toBeGreaterThan(0);
+      // one pooled connection: the same session each time
+      expect(await workers(true)).toBe("0");
+      expect(await workers(true)).toBe("0");
+      expect(await workers(false)).toBe(server);
+      expect(await workers()).toBe(server);
+    } finally {
+      await one.close();
+    }
+  });
+
   it("an aborted request cancels its query", async () => {
     const controller = new AbortController();
     const started = Date.now();

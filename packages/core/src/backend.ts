@@ -15,6 +15,12 @@ export interface ExecuteOptions {
    * `signal.reason`. A backend must not leave the query running after it settles.
    */
   signal?: AbortSignal;
+  /**
+   * The caller has used much of the engine lately and others want it too (admission control):
+   * run this query on one core where the engine allows it per query (PostgreSQL without parallel
+   * workers, ClickHouse `max_threads = 1`); the answer is the same.
+   */
+  modest?: boolean;
 }
 
 export interface QueryResult {

@@ -150,4 +150,52 @@ describe("QuerySlots", () => {
     now += 10 * 30_000;
     expect(s.usageMs("a")).toBeLessThan(8);
   });
+
+  it("a heavy caller runs one query at a time, modestly, while others use the engine; alone it keeps its share", async () => {
+    let now = 0;
+    const s = new QuerySlots({
+      maxConcurrent: 10,
+      perCaller: 2,
+      queuePerCaller: 4,
+      maxWaitMs: 60_000,
+      heavyUsageMs: 15_000,
+      nowMs: () => now,
+    });
+    // two 10 s cross joins at once: 20 s of engine time
+    const j1 = await s.acquire("attacker");
+    const j2 = await s.acquire("attacker");
+    now += 10_000;
+    j1();
+    j2();
+    expect(s.usageMs("attacker")).toBeGreaterThanOrEqual(15_000);
+    // alone, a heavy caller may use the engine as it likes: its full share, at full speed
+    expect(s.runsModestly("attacker")).toBe(false);
+    const a1 = await s.acquire("attacker");
+    const a2 = await s.acquire("attacker");
+    a1();
+    a2();
+    // with another caller's query running, it gets one slot and runs modestly
+    const dashboard = await s.acquire("dashboard");
+    expect(s.runsModestly("attacker")).toBe(true);
+    expect(s.runsModestly("dashboard")).toBe(false);
+    const b1 = await s.acquire("attacker");
+    let second = false;
+    const b2 = s.acquire("attacker").then((r) => {
+      second = true;
+      return r;
+    });
+    await new Promise((r) => setTimeout(r, 0));
+    expect(second).toBe(false);
+    expect(s.running).toBe(2);
+    // the dashboard done, the attacker is alone again: its second query runs
+    dashboard();
+    await new Promise((r) => setTimeout(r, 0));
+    expect(second).toBe(true);
+    b1();
+    (await b2)();
+    // a light caller never counts as heavy, whoever else is running
+    const other = await s.acquire("other");
+    expect(s.runsModestly("dashboard")).toBe(false);
+    other();
+  });
 });

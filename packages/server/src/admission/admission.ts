@@ -43,6 +43,11 @@ export class Admission {
     return this.#slots.acquire(WARM_CALLER, signal);
   }
 
+  /** whether `caller`'s query admitted now runs on one core (`QuerySlots.runsModestly`) */
+  runsModestly(caller: string): boolean {
+    return this.#slots.runsModestly(caller);
+  }
+
   get running(): number {
     return this.#slots.running;
   }

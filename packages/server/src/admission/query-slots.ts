@@ -9,6 +9,11 @@ export interface QuerySlotsOptions {
   queuePerCaller: number;
   /** longest wait for a slot before the request is refused */
   maxWaitMs: number;
+  /**
+   * recent engine time (slot-milliseconds, decayed) from which a caller counts as heavy: while
+   * others use the engine too, it runs one query at a time, on one core (`runsModestly`)
+   */
+  heavyUsageMs?: number;
   /** the clock engine time is measured with (tests) */
   nowMs?: () => number;
 }
@@ -24,6 +29,11 @@ const BUSY_RETRY_AFTER_SECONDS = 1;
 const USAGE_HALF_LIFE_MS = 30_000;
 /** callers whose recent engine time is remembered before the negligible ones are forgotten */
 const USAGE_CALLERS = 10_000;
+/**
+ * heavy: about 15 s of engine time within the last half-minute or so (one slot held continuously
+ * decays to ~43 s): an attacker's cross joins at the query timeout, not a dashboard's queries
+ */
+const HEAVY_USAGE_MS = 15_000;
 
 /**
  * Engine slots (DESIGN.md §11): at most `maxConcurrent` queries run in this instance and at most
@@ -34,6 +44,12 @@ const USAGE_CALLERS = 10_000;
  * time lately (slot-milliseconds, halving every 30 s), not to whoever sent most: a caller whose
  * queries hold a slot for seconds waits behind callers whose queries take milliseconds, so it
  * cannot take half the engine by sending expensive queries (fair queuing by time, not by turns).
+ *
+ * Slots alone do not bound what a caller takes: on a busy two-core machine PostgreSQL ran an
+ * attacker's two cross joins with two parallel workers each, six processes against everyone's
+ * short queries, while slots were free. So a heavy caller (`heavyUsageMs` of recent engine time)
+ * gets one slot, not its share, whenever another caller uses or waits for the engine, and its
+ * query runs on one core (`runsModestly`, the backend's `ExecuteOptions.modest`).
  */
 export class QuerySlots {
   readonly #opts: QuerySlotsOptions;
@@ -104,12 +120,36 @@ export class QuerySlots {
     return this.#releaser(caller);
   }
 
+  /**
+   * whether `caller`'s query, admitted now, should run modestly: the caller is heavy and another
+   * caller is running or waiting (alone, a heavy caller may use the whole engine)
+   */
+  runsModestly(caller: string): boolean {
+    return this.#heavy(caller, this.#now()) && this.#othersActive(caller);
+  }
+
+  #heavy(caller: string, nowMs: number): boolean {
+    return this.#decayed(caller, nowMs) >= (this.#opts.heavyUsageMs ?? HEAVY_USAGE_MS);
+  }
+
+  #othersActive(caller: string): boolean {
+    if (this.#running > (this.#byCaller.get(caller) ?? 0)) return true;
+    for (const waiting of this.#queues.keys()) if (waiting !== caller) return true;
+    return false;
+  }
+
+  #shareOf(caller: string): number {
+    return this.#share > 1 && this.runsModestly(caller) ? 1 : this.#share;
+  }
+
   #free(caller: string): boolean {
-    return this.#running < this.#opts.maxConcurrent && (this.#byCaller.get(caller) ?? 0) < this.#share;
+    return (
+      this.#running < this.#opts.maxConcurrent && (this.#byCaller.get(caller) ?? 0) < this.#shareOf(caller)
+    );
   }
 
   #callerFull(caller: string): boolean {
-    return (this.#byCaller.get(caller) ?? 0) >= this.#share;
+    return (this.#byCaller.get(caller) ?? 0) >= this.#shareOf(caller);
   }
 
   #take(caller: string): () => void {
@@ -140,11 +180,13 @@ export class QuerySlots {
 
   #used(caller: string, ms: number): void {
     const now = this.#now();
+    // read before the delete (which moves the caller to the newest end of the map)
+    const before = this.#decayed(caller, now);
     this.#usage.delete(caller);
     if (this.#usage.size >= USAGE_CALLERS) {
       for (const [c] of this.#usage) if (this.#decayed(c, now) < 1) this.#usage.delete(c);
     }
-    this.#usage.set(caller, { ms: this.#decayed(caller, now) + ms, atMs: now });
+    this.#usage.set(caller, { ms: before + ms, atMs: now });
   }
 
   /** hands free slots, one at a time, to the waiting caller under its share that used least */

@@ -77,8 +77,17 @@ export class QueryService {
       req.redact,
     );
     const { cache, admission } = this.#deps;
+    // asked when the query starts, after its admission: a heavy caller among others runs modestly
     const produce = (signal: AbortSignal | undefined) =>
-      this.#produce(endpoint, compiled, bound.values, req.redact, "request", signal);
+      this.#produce(
+        endpoint,
+        compiled,
+        bound.values,
+        req.redact,
+        "request",
+        signal,
+        admission?.runsModestly(req.caller),
+      );
     if (endpoint.cacheTtlSeconds === 0 || cache === undefined) {
       const release = admission ? await admission.admit(req.caller, req.signal) : undefined;
       try {
@@ -158,6 +167,7 @@ export class QueryService {
     redact: boolean,
     origin: QueryOrigin,
     signal?: AbortSignal,
+    modest = false,
   ): Promise<CacheEntry> {
     const { backend, metrics } = this.#deps;
     const labels = { endpoint: endpoint.name, backend: backend.name, origin };
@@ -168,6 +178,7 @@ export class QueryService {
         maxRows: endpoint.maxRows,
         timeoutMs: this.#deps.queryTimeoutMs,
         ...(signal ? { signal } : {}),
+        ...(modest ? { modest } : {}),
       });
     } catch (e) {
       const outcome = e instanceof QesError && e.code === "query_timeout" ? "timeout" : "error";
