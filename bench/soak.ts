@@ -251,10 +251,13 @@ async function main(): Promise<void> {
     const loadEnd = loadavg();
 
     const good = (xs: Sample[]) => xs.filter((s) => s.good && s.status === 200).map((s) => s.ms);
-    const outside = (s: Sample) =>
-      !outages.some((o) => o.what === "postgres" && s.atMs >= o.from - 100 && s.atMs <= o.to);
-    // a request that started in an outage window or while it drained (the 1 s after)
-    const calm = (s: Sample) => !outages.some((o) => s.atMs >= o.from - 100 && s.atMs <= o.to + 1000);
+    // a request belongs to an outage when it was in flight during it (a query that waited for a
+    // slot from 29 s and met the 36 s shutdown is the outage's answer, not the attack's)
+    const during = (s: Sample, o: { from: number; to: number }) =>
+      s.atMs <= o.to && s.atMs + s.ms >= o.from - 100;
+    const outside = (s: Sample) => !outages.some((o) => o.what === "postgres" && during(s, o));
+    // in flight during an outage window or while it drained (the 1 s after)
+    const calm = (s: Sample) => !outages.some((o) => during(s, { from: o.from, to: o.to + 1000 }));
     const p = (xs: number[]) => ({ p50: percentile(xs, 0.5), p99: percentile(xs, 0.99), n: xs.length });
     const unloadedStats = p(good(baseline));
     const loadedStats = p(good(loaded));

@@ -134,9 +134,16 @@ export class PostgresBackend implements Backend {
     }
   }
 
+  /**
+   * The model as last read; past SCHEMA_RECHECK_MS the version is asked again in the background
+   * (stale while revalidating) rather than by the request that noticed: on a busy server that
+   * one read held every request of its moment (soak under attack: requests waited seconds on
+   * "reading the schema"). Another process's change is still seen within a second.
+   */
   async schema(): Promise<LogSchema> {
-    if (this.cached !== null && Date.now() - this.checkedAt < SCHEMA_RECHECK_MS) return this.cached;
-    return this.refreshSchema(false);
+    if (this.cached === null) return this.refreshSchema(false);
+    if (Date.now() - this.checkedAt >= SCHEMA_RECHECK_MS) this.refreshSchema(false).catch(() => undefined);
+    return this.cached;
   }
 
   /** Reads the version (cheap) and the whole model only when it moved; one read at a time. */
