@@ -2,7 +2,6 @@ import { randomUUID } from "node:crypto";
 import type { ClickHouseClient } from "@clickhouse/client";
 import {
   cloneSourceSchema,
-  createFlattener,
   iterateLinesNow,
   type LoadOptions,
   type LoadSummary,
@@ -15,7 +14,7 @@ import {
   type SourceSchema,
   widenSchema,
 } from "@qes/core";
-import { EVENTS_PER_INSERT, encodeRows, insertRows } from "./clickhouse-insert-rows.ts";
+import { createRowsEncoder, EVENTS_PER_INSERT, insertRows } from "./clickhouse-insert-rows.ts";
 import { readSchemaVersion, writeLogSchema } from "./clickhouse-schema-store.ts";
 import { qualified, sqlString } from "./clickhouse-sql.ts";
 import {
@@ -101,16 +100,10 @@ export class StagedSource {
         await client.command({ query: statement, clickhouse_settings: MUTATION_SETTINGS });
       this.unapplied = [];
     }
-    const flattener = createFlattener(this.schema);
+    const rows = createRowsEncoder(this.schema);
     const events = this.pending;
     this.pending = [];
-    await insertRows(
-      client,
-      this.ctx.layout.database,
-      this.staging,
-      flattener,
-      encodeRows(flattener, events),
-    );
+    await insertRows(client, this.ctx.layout.database, this.staging, rows.columns, rows.encode(events));
   }
 
   /**
