@@ -12,7 +12,7 @@ import {
   parseEvent,
   type SchemaChange,
   type SourceSchema,
-  widenSchema,
+  widenForEvent,
 } from "@qes/core";
 import { createRowsEncoder, EVENTS_PER_INSERT, insertRows } from "./clickhouse-insert-rows.ts";
 import { readSchemaVersion, writeLogSchema } from "./clickhouse-schema-store.ts";
@@ -205,7 +205,7 @@ export async function loadIntoClickhouse(
       bytes += Buffer.byteLength(line) + 1;
       const event = parseEvent(line, lineNumber, now);
       if (event === null) continue;
-      const changes = widenSchema(staged.schema, event.body);
+      const changes = widenForEvent(staged.schema, event.body, lineNumber, opts.checkWidening);
       if (changes.length > 0) staged.widened(changes);
       await staged.add(event);
       events++;

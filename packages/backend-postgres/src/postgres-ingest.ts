@@ -7,8 +7,7 @@ import {
   QesError,
   type SchemaChange,
   type SourceSchema,
-  schemaCoversEvent,
-  widenSchema,
+  widenForEvent,
 } from "@qes/core";
 import type pg from "pg";
 import type { ResolvedPostgresConfig } from "./postgres-config.ts";
@@ -124,10 +123,8 @@ export async function ingestEvents(
             );
       const events = stored.size === 0 ? fresh : fresh.filter((e) => !stored.has(e.id));
       const changes: SchemaChange[] = [];
-      for (const event of events) {
-        if (!schemaCoversEvent(target.source.fields, event.body))
-          changes.push(...widenSchema(target.source, event.body));
-      }
+      for (const [index, event] of events.entries())
+        changes.push(...widenForEvent(target.source, event.body, index));
       if (changes.length > 0) {
         await applySchemaChanges(client, config.schema, target.source, changes);
         target.changed = true;
