@@ -29,6 +29,7 @@ export const INSERT_SETTINGS = {
 const JSON_COMPACT: ColumnEncoder<string> = {
   null: "null",
   text: (value) => JSON.stringify(value),
+  json: (value) => JSON.stringify(value),
   int64: (value) => String(value),
   float64: (value) => (Number.isFinite(value) ? String(value) : "null"),
   bool: (value) => (value ? "true" : "false"),

@@ -28,6 +28,14 @@ export function copyText(text: string): string {
 }
 
 /**
+ * COPY text of JSON text: JSON.stringify leaves no raw tab, newline, carriage return or NUL, so
+ * only backslashes are doubled (one scan for one character instead of the character class).
+ */
+export function copyJsonText(text: string): string {
+  return text.includes("\\") ? text.replaceAll("\\", "\\\\") : text;
+}
+
+/**
  * COPY text of each kind of value. `timestamp` gives null for an instant outside the years
  * 0001–9999; callers check the range first (`TimestampText.format`), so a row never holds it.
  */
@@ -35,6 +43,7 @@ export function copyColumnEncoder(timestamps: TimestampText): ColumnEncoder<stri
   return {
     null: NULL,
     text: copyText,
+    json: copyJsonText,
     // integral numbers print in full below 1e21, beyond INT64 anyway
     int64: (value) => String(value),
     float64: (value) => String(value),

@@ -35,6 +35,8 @@ function randomValue(rnd: () => number, depth: number): JsonValue {
     if (s < 0.45) return rnd() * 10;
     if (s < 0.55) return 2n ** 60n;
     if (s < 0.7) return rnd() < 0.5;
+    // characters COPY text escapes, inside records' JSON text too
+    if (s < 0.75) return 'q\\ "\t\n\r\0';
     return `s${Math.floor(rnd() * 5)}`;
   }
   if (r < 0.75) return randomObject(rnd, depth + 1);

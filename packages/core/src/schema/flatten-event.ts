@@ -12,8 +12,13 @@ import type { FieldNode, SourceSchema } from "./schema-model.ts";
 export interface ColumnEncoder<T> {
   /** a column the event has no value for (absent, null, or not of the column's kind) */
   readonly null: T;
-  /** STRING (a scalar as text), and the JSON text of a JSON column (a record or an array) */
+  /** STRING: a scalar as text */
   text(value: string): T;
+  /**
+   * JSON: the JSON text of a record or an array, as JSON.stringify writes it (so with no raw
+   * control characters: an encoder that escapes them in text can skip that here)
+   */
+  json(value: string): T;
   /**
    * INT64: an integral value, a `number` when it is within ±2^53 (as JSON.parse read it) and a
    * `bigint` beyond. Encoders that write text never need a BigInt.
@@ -54,6 +59,7 @@ export interface EventFlattener {
 export const COLUMN_VALUES: ColumnEncoder<ColumnValue> = {
   null: null,
   text: (value) => value,
+  json: (value) => value,
   int64: (value) => (typeof value === "bigint" ? value : BigInt(value)),
   float64: (value) => value,
   bool: (value) => value,
@@ -115,9 +121,9 @@ export function createRowEncoder<T>(schema: SourceSchema, encoder: ColumnEncoder
       if (slot.kind === "scalar") row[slot.index] = scalar(value, slot.type);
       else if (slot.kind === "record") {
         if (!isJsonObject(value)) continue;
-        row[slot.index] = slot.type === "PRESENCE" ? encoder.bool(true) : encoder.text(jsonText(value));
+        row[slot.index] = slot.type === "PRESENCE" ? encoder.bool(true) : encoder.json(jsonText(value));
         fill(row, slot.children, value);
-      } else if (Array.isArray(value)) row[slot.index] = encoder.text(jsonText(value));
+      } else if (Array.isArray(value)) row[slot.index] = encoder.json(jsonText(value));
     }
   };
 
