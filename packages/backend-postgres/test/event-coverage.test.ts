@@ -149,6 +149,20 @@ describe("the COPY rows are core's flattening, written as COPY text", () => {
     }
   });
 
+  it("escapes the JSON text of records and arrays as COPY text", () => {
+    const schema = newSourceSchema("escapes");
+    const event = parseEvent('{"id":"x","m":{"s":"a\\\\b \\"q\\" \\t\\u0000"},"l":["\\\\"]}', 1, 1n)!;
+    widenSchema(schema, event.body);
+    const flattener = createFlattener(schema);
+    expect(flattener.columns.map((c) => c.type).slice(4)).toEqual(["JSON", "STRING", "JSON"]);
+    expect(createCopyRowEncoder(schema).encode(event).split("\t").slice(4)).toEqual(
+      flattener
+        .flatten(event)
+        .slice(4)
+        .map((v, i) => copyOf(v, flattener.columns[i + 4]!.type)),
+    );
+  });
+
   it("keeps INT64 beyond 2^53 exact", () => {
     const schema = newSourceSchema("big");
     const event = parseEvent(
