@@ -4,9 +4,11 @@
  * Per threshold, a child process ingests the edge events in batches (as the HTTP route hands them
  * to the backend), prints its CPU seconds, the WAL's size and how long its slowest batch took,
  * then kills itself with SIGKILL before closing (a crash); this process then times the first
- * open of the file (the WAL's replay) and checks every event is there.
+ * open of the file (the WAL's replay) and checks every event is there. With `--end close` the
+ * child closes the store instead (the checkpoint a clean shutdown makes) and reports the CPU of
+ * ingest and close together.
  *
- *   node --import tsx bench/duckdb-checkpoint.ts [--events 100000] [--batch 5000] [--thresholds 16MB,64MB,256MB] [--runs 2]
+ *   node --import tsx bench/duckdb-checkpoint.ts [--events 100000] [--batch 5000] [--thresholds 16MB,64MB,256MB] [--runs 2] [--end crash|close]
  */
 import { spawn } from "node:child_process";
 import { existsSync, mkdtempSync, rmSync, statSync } from "node:fs";
@@ -23,6 +25,7 @@ const args = parseArgs({
     batch: { type: "string", default: "5000" },
     thresholds: { type: "string", default: "16MB,64MB,256MB" },
     runs: { type: "string", default: "2" },
+    end: { type: "string", default: "crash" },
     /** internal: run as the crashing child */
     child: { type: "string" },
     threshold: { type: "string" },
@@ -58,21 +61,26 @@ if (args.child !== undefined) {
   }
   if (batch.length > 0) await flush();
   const wal = `${args.child}.wal`;
-  process.stdout.write(
-    `${JSON.stringify({
-      seconds: (performance.now() - t) / 1000,
-      cpu: cpuSeconds(cpu),
-      slowestMs: Math.round(slowest),
-      walMb: existsSync(wal) ? statSync(wal).size / 2 ** 20 : 0,
-    })}\n`,
-  );
+  const report = {
+    seconds: (performance.now() - t) / 1000,
+    cpu: cpuSeconds(cpu),
+    slowestMs: Math.round(slowest),
+    walMb: existsSync(wal) ? statSync(wal).size / 2 ** 20 : 0,
+    closeCpu: 0,
+  };
+  if (args.end === "close") {
+    const c = process.cpuUsage();
+    await backend.close();
+    report.closeCpu = cpuSeconds(c);
+  }
+  process.stdout.write(`${JSON.stringify(report)}\n`);
   process.kill(process.pid, "SIGKILL");
 }
 
 function runChild(
   path: string,
   threshold: string,
-): Promise<{ seconds: number; cpu: number; slowestMs: number; walMb: number }> {
+): Promise<{ seconds: number; cpu: number; slowestMs: number; walMb: number; closeCpu: number }> {
   return new Promise((resolve, reject) => {
     const child = spawn(
       process.execPath,
@@ -88,6 +96,8 @@ function runChild(
         String(EVENTS),
         "--batch",
         String(BATCH),
+        "--end",
+        String(args.end),
       ],
       { stdio: ["ignore", "pipe", "inherit"] },
     );
@@ -105,7 +115,7 @@ function runChild(
 
 await ensureEventsFile(EDGE, EVENTS);
 console.log(
-  `# bench/duckdb-checkpoint: ${EVENTS} edge events by Backend.ingest in batches of ${BATCH}, then SIGKILL`,
+  `# bench/duckdb-checkpoint: ${EVENTS} edge events by Backend.ingest in batches of ${BATCH}, then ${args.end === "close" ? "a clean close" : "SIGKILL"}`,
 );
 console.log(
   `load average at start: ${loadavg()
@@ -113,9 +123,9 @@ console.log(
     .join(" ")}`,
 );
 console.log(
-  "| checkpoint_threshold | run | ingest s | ingest CPU s | slowest batch ms | WAL at the crash MB | reopen (WAL replay) s | events after reopen |",
+  `| checkpoint_threshold | run | ingest s | ingest CPU s | slowest batch ms | WAL at the end MB | close CPU s | reopen s (${args.end === "close" ? "after a clean close" : "WAL replay"}) | events after reopen |`,
 );
-console.log("|---|---|---|---|---|---|---|---|");
+console.log("|---|---|---|---|---|---|---|---|---|");
 for (let run = 1; run <= Number(args.runs); run++) {
   for (const threshold of String(args.thresholds).split(",")) {
     const dir = mkdtempSync(join(tmpdir(), "qes-bench-checkpoint-"));
@@ -130,7 +140,7 @@ for (let run = 1; run <= Number(args.runs); run++) {
       await backend.close();
       console.log(
         `| ${threshold} | ${run} | ${child.seconds.toFixed(1)} | ${child.cpu.toFixed(2)} | ${child.slowestMs} | ` +
-          `${child.walMb.toFixed(0)} | ${reopen.toFixed(2)} | ${events} |`,
+          `${child.walMb.toFixed(0)} | ${args.end === "close" ? child.closeCpu.toFixed(2) : "–"} | ${reopen.toFixed(2)} | ${events} |`,
       );
     } finally {
       rmSync(dir, { recursive: true, force: true });
