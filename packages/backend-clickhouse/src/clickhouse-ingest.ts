@@ -4,7 +4,7 @@ import {
   type IngestResult,
   type LogEvent,
   type LogSchema,
-  widenSchema,
+  widenForEvent,
 } from "@qes/core";
 import { type LoadContext, persistSchemas, type StagedSource, stageSource } from "./clickhouse-loader.ts";
 import { qualified } from "./clickhouse-sql.ts";
@@ -73,9 +73,9 @@ export async function ingestIntoClickhouse(
             fresh.map((e) => e.id),
           );
       let count = 0;
-      for (const event of fresh) {
+      for (const [index, event] of fresh.entries()) {
         if (stored.has(event.id)) continue;
-        const changes = widenSchema(stage.schema, event.body);
+        const changes = widenForEvent(stage.schema, event.body, index);
         if (changes.length > 0) stage.widened(changes);
         await stage.add(event);
         count++;

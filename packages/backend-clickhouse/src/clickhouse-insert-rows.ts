@@ -1,11 +1,12 @@
 import { Readable } from "node:stream";
 import type { ClickHouseClient } from "@clickhouse/client";
 import {
-  type ColumnType,
-  type ColumnValue,
-  type EventFlattener,
+  type ColumnEncoder,
+  createRowEncoder,
   formatMicros,
   type LogEvent,
+  type PhysicalColumn,
+  type SourceSchema,
 } from "@qes/core";
 import { qualified, quoteIdent } from "./clickhouse-sql.ts";
 
@@ -21,51 +22,49 @@ export const INSERT_SETTINGS = {
   throw_on_max_partitions_per_insert_block: false,
 } as const;
 
-function encodeValue(value: ColumnValue | undefined, type: ColumnType): string {
-  if (value === null || value === undefined) return "null";
-  switch (typeof value) {
-    case "bigint":
-      // TIMESTAMP as text the engine parses exactly (µs); INT64 as digits (beyond 2^53 exactly)
-      return type === "TIMESTAMP" || type === "DATETIME"
-        ? `"${formatMicros(value, " ", "always")}"`
-        : value.toString();
-    case "number":
-      return Number.isFinite(value) ? String(value) : "null";
-    case "boolean":
-      return value ? "true" : "false";
-    default:
-      return JSON.stringify(value);
-  }
+/**
+ * `JSONCompactEachRow` text of each kind of value: TIMESTAMP as text the engine parses exactly
+ * (µs), INT64 as digits (beyond 2^53 exactly), a double the engine cannot hold as null.
+ */
+const JSON_COMPACT: ColumnEncoder<string> = {
+  null: "null",
+  text: (value) => JSON.stringify(value),
+  json: (value) => JSON.stringify(value),
+  int64: (value) => String(value),
+  float64: (value) => (Number.isFinite(value) ? String(value) : "null"),
+  bool: (value) => (value ? "true" : "false"),
+  timestamp: (micros) => `"${formatMicros(micros, " ", "always")}"`,
+};
+
+/** Encodes events for a source's columns (core's flattening) as `JSONCompactEachRow` rows. */
+export function createRowsEncoder(schema: SourceSchema): {
+  columns: PhysicalColumn[];
+  encode(events: readonly LogEvent[]): string;
+} {
+  const rows = createRowEncoder(schema, JSON_COMPACT);
+  const row = new Array<string>(rows.columns.length);
+  return {
+    columns: rows.columns,
+    encode(events) {
+      let text = "";
+      for (const event of events) text += `[${rows.encode(event, row).join(",")}]\n`;
+      return text;
+    },
+  };
 }
 
-/** `JSONCompactEachRow` text of events flattened for `flattener`'s columns (one JSON array per row). */
-export function encodeRows(flattener: EventFlattener, events: readonly LogEvent[]): string {
-  const types = flattener.columns.map((c) => c.type);
-  const lines = new Array<string>(events.length);
-  for (let r = 0; r < events.length; r++) {
-    const values = flattener.flatten(events[r]!);
-    let line = "[";
-    for (let i = 0; i < values.length; i++) {
-      if (i > 0) line += ",";
-      line += encodeValue(values[i], types[i]!);
-    }
-    lines[r] = `${line}]\n`;
-  }
-  return lines.join("");
-}
-
-/** Inserts encoded rows into one table (its columns in `flattener`'s order). */
+/** Inserts encoded rows into one table (`columns` in the rows' order). */
 export async function insertRows(
   client: ClickHouseClient,
   database: string,
   table: string,
-  flattener: EventFlattener,
+  columns: readonly PhysicalColumn[],
   body: string,
 ): Promise<void> {
-  const columns = flattener.columns.map((c) => quoteIdent(c.column)).join(", ");
+  const names = columns.map((c) => quoteIdent(c.column)).join(", ");
   // exec sends the text as it is (insert() would serialise each chunk as one JSON value)
   const result = await client.exec({
-    query: `INSERT INTO ${qualified(database, table)} (${columns}) FORMAT JSONCompactEachRow`,
+    query: `INSERT INTO ${qualified(database, table)} (${names}) FORMAT JSONCompactEachRow`,
     values: Readable.from([body]),
     clickhouse_settings: INSERT_SETTINGS,
   });

@@ -2,7 +2,6 @@ import { randomUUID } from "node:crypto";
 import type { ClickHouseClient } from "@clickhouse/client";
 import {
   cloneSourceSchema,
-  createFlattener,
   iterateLinesNow,
   type LoadOptions,
   type LoadSummary,
@@ -13,9 +12,9 @@ import {
   parseEvent,
   type SchemaChange,
   type SourceSchema,
-  widenSchema,
+  widenForEvent,
 } from "@qes/core";
-import { EVENTS_PER_INSERT, encodeRows, insertRows } from "./clickhouse-insert-rows.ts";
+import { createRowsEncoder, EVENTS_PER_INSERT, insertRows } from "./clickhouse-insert-rows.ts";
 import { readSchemaVersion, writeLogSchema } from "./clickhouse-schema-store.ts";
 import { qualified, sqlString } from "./clickhouse-sql.ts";
 import {
@@ -101,16 +100,10 @@ export class StagedSource {
         await client.command({ query: statement, clickhouse_settings: MUTATION_SETTINGS });
       this.unapplied = [];
     }
-    const flattener = createFlattener(this.schema);
+    const rows = createRowsEncoder(this.schema);
     const events = this.pending;
     this.pending = [];
-    await insertRows(
-      client,
-      this.ctx.layout.database,
-      this.staging,
-      flattener,
-      encodeRows(flattener, events),
-    );
+    await insertRows(client, this.ctx.layout.database, this.staging, rows.columns, rows.encode(events));
   }
 
   /**
@@ -212,7 +205,7 @@ export async function loadIntoClickhouse(
       bytes += Buffer.byteLength(line) + 1;
       const event = parseEvent(line, lineNumber, now);
       if (event === null) continue;
-      const changes = widenSchema(staged.schema, event.body);
+      const changes = widenForEvent(staged.schema, event.body, lineNumber, opts.checkWidening);
       if (changes.length > 0) staged.widened(changes);
       await staged.add(event);
       events++;

@@ -18,6 +18,11 @@ export interface DuckdbConfig {
   threads?: number;
   /** open the file read-only: queries only, no loads, no schema creation */
   readOnly?: boolean;
+  /**
+   * DuckDB `checkpoint_threshold` (WAL size that triggers a checkpoint), default DuckDB's 16MB.
+   * Not a setting of the service: bench/duckdb-checkpoint.ts measures it (docs/benchmarks.md).
+   */
+  checkpointThreshold?: string;
 }
 
 export const DUCKDB_DEFAULTS = { threads: 2 } as const;
@@ -57,5 +62,6 @@ export function duckdbInstanceOptions(config: DuckdbConfig): Record<string, stri
     lock_configuration: "true",
   };
   if (config.readOnly) options.access_mode = "READ_ONLY";
+  if (config.checkpointThreshold !== undefined) options.checkpoint_threshold = config.checkpointThreshold;
   return options;
 }

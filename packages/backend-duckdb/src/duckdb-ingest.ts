@@ -8,8 +8,7 @@ import {
   type LogSchema,
   newSourceSchema,
   type SourceSchema,
-  schemaCoversEvent,
-  widenSchema,
+  widenForEvent,
 } from "@qes/core";
 import { ChunkWriter } from "./duckdb-loader.ts";
 import { applySchemaChanges, bumpSchemaVersion, createSource, writeSourceSchema } from "./duckdb-storage.ts";
@@ -69,9 +68,9 @@ export async function ingestIntoDuckdb(
       const writer = new ChunkWriter(conn, schema.table);
       await writer.open(schema);
       let written = 0;
-      for (const event of fresh) {
+      for (const [index, event] of fresh.entries()) {
         if (stored.has(event.id)) continue;
-        const changes = schemaCoversEvent(schema.fields, event.body) ? [] : widenSchema(schema, event.body);
+        const changes = widenForEvent(schema, event.body, index);
         if (changes.length > 0) {
           writer.close();
           await applySchemaChanges(conn, schema, changes);

@@ -28,10 +28,8 @@ import {
   newSourceSchema,
   nowMicros,
   parseEvent,
-  type SchemaChange,
   type SourceSchema,
-  schemaCoversEvent,
-  widenSchema,
+  widenForEvent,
 } from "@qes/core";
 import {
   applySchemaChanges,
@@ -220,9 +218,7 @@ export async function loadIntoDuckdb(
       bytes += Buffer.byteLength(line) + 1;
       const event = parseEvent(line, lineNumber, now);
       if (event === null) continue;
-      const changes: SchemaChange[] = schemaCoversEvent(schema.fields, event.body)
-        ? []
-        : widenSchema(schema, event.body);
+      const changes = widenForEvent(schema, event.body, lineNumber, opts.checkWidening);
       if (changes.length > 0) {
         // Events before this one were flattened for the old layout: write them first.
         writer.close();

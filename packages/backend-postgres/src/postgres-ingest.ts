@@ -7,14 +7,12 @@ import {
   QesError,
   type SchemaChange,
   type SourceSchema,
-  schemaCoversEvent,
-  widenSchema,
+  widenForEvent,
 } from "@qes/core";
 import type pg from "pg";
 import type { ResolvedPostgresConfig } from "./postgres-config.ts";
 import { createCopyRowEncoder } from "./postgres-copy-row.ts";
 import { toQesError } from "./postgres-errors.ts";
-import { TimestampText } from "./postgres-load-batch.ts";
 import { CopyWriter } from "./postgres-loader.ts";
 import { coveredDays, dayOfMicros, ensureDailyPartitions } from "./postgres-partitions.ts";
 import { ident, qualified } from "./postgres-sql.ts";
@@ -56,12 +54,11 @@ async function storedIds(
 /** COPY text of events the source's model covers. */
 function copyRows(source: SourceSchema, events: LogEvent[]): { columns: string[]; text: string } {
   const encoder = createCopyRowEncoder(source);
-  const timestamps = new TimestampText();
   let text = "";
   for (const event of events) {
-    const ts = timestamps.format(event.timestamp);
-    if (ts === null) throw new QesError("invalid_event", `event ${event.id}: "timestamp" is out of range`);
-    text += encoder.encode(event, ts) + "\n";
+    if (encoder.timestamps.format(event.timestamp) === null)
+      throw new QesError("invalid_event", `event ${event.id}: "timestamp" is out of range`);
+    text += encoder.encode(event) + "\n";
   }
   return { columns: encoder.columns.map((c) => c.column), text };
 }
@@ -126,10 +123,8 @@ export async function ingestEvents(
             );
       const events = stored.size === 0 ? fresh : fresh.filter((e) => !stored.has(e.id));
       const changes: SchemaChange[] = [];
-      for (const event of events) {
-        if (!schemaCoversEvent(target.source.fields, event.body))
-          changes.push(...widenSchema(target.source, event.body));
-      }
+      for (const [index, event] of events.entries())
+        changes.push(...widenForEvent(target.source, event.body, index));
       if (changes.length > 0) {
         await applySchemaChanges(client, config.schema, target.source, changes);
         target.changed = true;

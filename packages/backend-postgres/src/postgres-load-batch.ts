@@ -1,12 +1,6 @@
-import {
-  civilFromDays,
-  isQesError,
-  type LogEvent,
-  parseEvent,
-  type SourceSchema,
-  schemaCoversEvent,
-} from "@qes/core";
+import { isQesError, type LogEvent, parseEvent, type SourceSchema, schemaCoversEvent } from "@qes/core";
 import { type CopyRowEncoder, createCopyRowEncoder } from "./postgres-copy-row.ts";
+import type { TimestampText } from "./postgres-timestamp-text.ts";
 
 /**
  * A batch of NDJSON lines turned into COPY text against one version of a source's schema. The
@@ -29,53 +23,6 @@ export interface EncodedBatch {
   error?: { message: string; line: number };
 }
 
-const MICROS_PER_DAY = 86_400_000_000n;
-
-function pad2(n: number): string {
-  return n < 10 ? "0" + n : String(n);
-}
-
-/**
- * `YYYY-MM-DD HH:MM:SS.ffffff+00` of unix microseconds. The date part is formatted once per day
- * seen (events of a load cluster in few days); the rest is integer arithmetic on numbers.
- */
-export class TimestampText {
-  /** the UTC day of the last instant formatted */
-  day = Number.NaN;
-  private dayText = "";
-
-  /** null when the instant is outside the years 0001–9999 a TIMESTAMP holds */
-  format(micros: bigint): string | null {
-    let days = micros / MICROS_PER_DAY;
-    let within = micros % MICROS_PER_DAY;
-    if (within < 0n) {
-      within += MICROS_PER_DAY;
-      days -= 1n;
-    }
-    const d = Number(days);
-    if (d !== this.day) {
-      const { year, month, day } = civilFromDays(d);
-      if (!(year >= 1 && year <= 9999)) return null;
-      this.day = d;
-      this.dayText = `${String(year).padStart(4, "0")}-${pad2(month)}-${pad2(day)} `;
-    }
-    const t = Number(within);
-    const seconds = Math.floor(t / 1_000_000);
-    const fraction = t - seconds * 1_000_000;
-    return (
-      this.dayText +
-      pad2(Math.floor(seconds / 3600)) +
-      ":" +
-      pad2(Math.floor(seconds / 60) % 60) +
-      ":" +
-      pad2(seconds % 60) +
-      "." +
-      String(fraction).padStart(6, "0") +
-      "+00"
-    );
-  }
-}
-
 function outOfRange(line: number): { message: string; line: number } {
   return {
     message: `line ${line}: "timestamp" is outside the years 0001–9999 that a TIMESTAMP can hold`,
@@ -85,13 +32,14 @@ function outOfRange(line: number): { message: string; line: number } {
 
 export class BatchEncoder {
   private readonly rows: CopyRowEncoder;
-  private readonly timestamps = new TimestampText();
+  private readonly timestamps: TimestampText;
 
   constructor(
     private readonly source: SourceSchema,
     readonly version: number,
   ) {
     this.rows = createCopyRowEncoder(source);
+    this.timestamps = this.rows.timestamps;
   }
 
   get columns(): string[] {
@@ -125,8 +73,7 @@ export class BatchEncoder {
       }
       if (event === null) continue;
       out.events++;
-      const timestamp = this.timestamps.format(event.timestamp);
-      if (timestamp === null) {
+      if (this.timestamps.format(event.timestamp) === null) {
         out.error = outOfRange(line);
         break;
       }
@@ -134,7 +81,7 @@ export class BatchEncoder {
         out.uncovered.push(i);
         continue;
       }
-      text += this.rows.encode(event, timestamp) + "\n";
+      text += this.rows.encode(event) + "\n";
       out.rowLines.push(line);
       if (this.timestamps.day !== lastDay) {
         lastDay = this.timestamps.day;
@@ -151,7 +98,7 @@ export class BatchEncoder {
     const days = new Set<number>();
     for (const event of events) {
       // the range was checked when the batch was first encoded
-      text += this.rows.encode(event, this.timestamps.format(event.timestamp)!) + "\n";
+      text += this.rows.encode(event) + "\n";
       days.add(this.timestamps.day);
     }
     return { text, rowLines: lines, days: [...days] };

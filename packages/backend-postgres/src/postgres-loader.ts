@@ -11,8 +11,8 @@ import {
   QesError,
   type SchemaChange,
   type SourceSchema,
-  schemaCoversEvent,
-  widenSchema,
+  type WideningCheck,
+  widenForEvent,
 } from "@qes/core";
 import type pg from "pg";
 import { from as copyFrom } from "pg-copy-streams";
@@ -128,6 +128,7 @@ class SourceLoad {
     private readonly onWidened: (source: SourceSchema, version: number) => void,
     /** days the table has partitions for, updated as partitions are added */
     private readonly partitions: Set<number>,
+    private readonly checkWidening: WideningCheck | undefined,
   ) {
     this.encoder = new BatchEncoder(source, 0);
   }
@@ -167,9 +168,8 @@ class SourceLoad {
     const changes: SchemaChange[] = [];
     for (const [text, line] of uncovered) {
       const event = parseEvent(text, line, this.now)!;
-      if (!schemaCoversEvent(this.source.fields, event.body)) {
-        for (const change of widenSchema(this.source, event.body)) changes.push(change);
-      }
+      for (const change of widenForEvent(this.source, event.body, line, this.checkWidening))
+        changes.push(change);
       events.push(event);
       lines.push(line);
     }
@@ -350,6 +350,7 @@ export async function loadEvents(
       now,
       (widened, version) => workers?.updateSchema(widened, version),
       await coveredDays(client, config.schema, source.table),
+      opts.checkWidening,
     );
     load = loader;
 

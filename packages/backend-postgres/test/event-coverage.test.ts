@@ -1,4 +1,5 @@
 import {
+  type ColumnValue,
   cloneSourceSchema,
   createFlattener,
   type JsonObject,
@@ -9,7 +10,7 @@ import {
   widenSchema,
 } from "@qes/core";
 import { describe, expect, it } from "vitest";
-import { copyValue, createCopyRowEncoder } from "../src/postgres-copy-row.ts";
+import { createCopyRowEncoder } from "../src/postgres-copy-row.ts";
 
 /** A small deterministic PRNG (mulberry32). */
 function prng(seed: number): () => number {
@@ -34,6 +35,8 @@ function randomValue(rnd: () => number, depth: number): JsonValue {
     if (s < 0.45) return rnd() * 10;
     if (s < 0.55) return 2n ** 60n;
     if (s < 0.7) return rnd() < 0.5;
+    // characters COPY text escapes, inside records' JSON text too
+    if (s < 0.75) return 'q\\ "\t\n\r\0';
     return `s${Math.floor(rnd() * 5)}`;
   }
   if (r < 0.75) return randomObject(rnd, depth + 1);
@@ -95,21 +98,41 @@ describe("schemaCoversEvent agrees with core's widenSchema", () => {
   });
 });
 
-describe("the COPY row encoder writes what core's flattener gives", () => {
+/**
+ * COPY text of one of core's values, written here without the encoder's code: the COPY rows must
+ * be core's flattening (`createFlattener`) and nothing of their own.
+ */
+function copyOf(value: ColumnValue, type: string): string {
+  if (value === null) return "\\N";
+  if (type === "TIMESTAMP") {
+    const micros = value as bigint;
+    const iso = new Date(Number(micros / 1000n)).toISOString();
+    return `${iso.slice(0, 10)} ${iso.slice(11, 19)}.${String(micros % 1_000_000n).padStart(6, "0")}+00`;
+  }
+  if (typeof value === "boolean") return value ? "t" : "f";
+  if (typeof value === "string")
+    return value.replace(
+      /[\\\t\n\r\0]/g,
+      (c) => ({ "\\": "\\\\", "\t": "\\t", "\n": "\\n", "\r": "\\r", "\0": "" })[c]!,
+    );
+  return String(value);
+}
+
+describe("the COPY rows are core's flattening, written as COPY text", () => {
   it("on 20,000 random events, widened first", () => {
     const rnd = prng(11);
     for (let round = 0; round < 100; round++) {
       const schema = newSourceSchema(`s${round}`);
       const events = Array.from({ length: 200 }, (_, i) => {
         const body = randomObject(rnd, 0);
-        if (rnd() < 0.3) body.event_message = rnd() < 0.5 ? "tab\there\\ \n" : 5;
+        if (rnd() < 0.3) body.event_message = rnd() < 0.5 ? "tab\there\\ \n\0" : 5;
         if (rnd() < 0.3) body.project = rnd() < 0.5 ? "p" : { nested: true };
         if (rnd() < 0.2) body.id = 12;
         delete body.timestamp;
         return parseEvent(
           JSON.stringify(body, (_, v) => (typeof v === "bigint" ? Number(v) : v)),
           i + 1,
-          1n,
+          1_736_931_600_123_456n + BigInt(i) * 86_400_000_001n,
         )!;
       });
       for (const event of events) widenSchema(schema, event.body);
@@ -117,11 +140,27 @@ describe("the COPY row encoder writes what core's flattener gives", () => {
       const encoder = createCopyRowEncoder(schema);
       expect(encoder.columns).toEqual(flattener.columns);
       for (const event of events) {
-        const values = flattener.flatten(event);
-        const expected = [copyValue(values[0]!), "TS", ...values.slice(2).map(copyValue)].join("\t");
-        expect(encoder.encode(event, "TS")).toBe(expected);
+        const expected = flattener
+          .flatten(event)
+          .map((v, i) => copyOf(v, flattener.columns[i]!.type))
+          .join("\t");
+        expect(encoder.encode(event)).toBe(expected);
       }
     }
+  });
+
+  it("escapes the JSON text of records and arrays as COPY text", () => {
+    const schema = newSourceSchema("escapes");
+    const event = parseEvent('{"id":"x","m":{"s":"a\\\\b \\"q\\" \\t\\u0000"},"l":["\\\\"]}', 1, 1n)!;
+    widenSchema(schema, event.body);
+    const flattener = createFlattener(schema);
+    expect(flattener.columns.map((c) => c.type).slice(4)).toEqual(["JSON", "STRING", "JSON"]);
+    expect(createCopyRowEncoder(schema).encode(event).split("\t").slice(4)).toEqual(
+      flattener
+        .flatten(event)
+        .slice(4)
+        .map((v, i) => copyOf(v, flattener.columns[i + 4]!.type)),
+    );
   });
 
   it("keeps INT64 beyond 2^53 exact", () => {
@@ -132,7 +171,7 @@ describe("the COPY row encoder writes what core's flattener gives", () => {
       1n,
     )!;
     widenSchema(schema, event.body);
-    expect(createCopyRowEncoder(schema).encode(event, "TS").split("\t").slice(4)).toEqual([
+    expect(createCopyRowEncoder(schema).encode(event).split("\t").slice(4)).toEqual([
       "9223372036854775807",
       '{"k":-9007199254740993,"f":1e+300}',
       "-9007199254740993",

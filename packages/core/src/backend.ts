@@ -2,6 +2,7 @@ import type { BoundValues, CompiledQuery } from "./compile/compiled-query.ts";
 import type { Dialect } from "./dialect/dialect.ts";
 import type { LogEvent } from "./schema/parse-event.ts";
 import type { LogSchema } from "./schema/schema-model.ts";
+import type { WideningCheck } from "./schema/widen-for-event.ts";
 import type { WireValue } from "./wire/wire-type.ts";
 
 export interface ExecuteOptions {
@@ -45,6 +46,8 @@ export interface LoadOptions {
   onProgress?: (p: LoadProgress) => void;
   /** `Date.now()`-style clock in µs for events without a timestamp */
   nowMicros?: bigint;
+  /** sees every widening before it is applied (core's `widenForEvent`); throwing refuses the load */
+  checkWidening?: WideningCheck;
 }
 
 /** Events of one source, already validated and normalised by core (ids filled in). */

@@ -36,5 +36,6 @@ export * from "./schema/parse-event.ts";
 export * from "./schema/schema-model.ts";
 export * from "./schema/source-name.ts";
 export * from "./schema/timestamp-micros.ts";
+export * from "./schema/widen-for-event.ts";
 export * from "./wire/to-wire-value.ts";
 export * from "./wire/wire-type.ts";

@@ -4,6 +4,45 @@ import type { LogEvent } from "./parse-event.ts";
 import type { FieldNode, SourceSchema } from "./schema-model.ts";
 
 /**
+ * How a backend writes the value of one column. Flattening (which field of an event goes to which
+ * column, and as what) is core's alone: the row encoder walks the event once and hands each value
+ * it finds here, by the column's type, so a backend's encoder only encodes (COPY text, JSON, a
+ * native vector's value) and never walks an event itself.
+ */
+export interface ColumnEncoder<T> {
+  /** a column the event has no value for (absent, null, or not of the column's kind) */
+  readonly null: T;
+  /** STRING: a scalar as text */
+  text(value: string): T;
+  /**
+   * JSON: the JSON text of a record or an array, as JSON.stringify writes it (so with no raw
+   * control characters: an encoder that escapes them in text can skip that here)
+   */
+  json(value: string): T;
+  /**
+   * INT64: an integral value, a `number` when it is within ±2^53 (as JSON.parse read it) and a
+   * `bigint` beyond. Encoders that write text never need a BigInt.
+   */
+  int64(value: number | bigint): T;
+  float64(value: number): T;
+  /** BOOL, and PRESENCE (true: the record is there) */
+  bool(value: boolean): T;
+  /** TIMESTAMP, the event's timestamp in unix microseconds */
+  timestamp(micros: bigint): T;
+}
+
+/** A source's columns and the encoding of events into them, for one schema version. */
+export interface RowEncoder<T> {
+  /** the columns, in the order of a row's values (see `physicalColumns`) */
+  readonly columns: PhysicalColumn[];
+  /**
+   * Writes an event's values into `row` (every column: the encoder's null where there is none)
+   * and returns it; the event should have widened the schema first. `row` may be reused.
+   */
+  encode(event: LogEvent, row: T[]): T[];
+}
+
+/**
  * The value of one physical column: `bigint` for INT64 and for TIMESTAMP (unix µs), `number` for
  * FLOAT64, `boolean` for BOOL and PRESENCE, `string` for STRING and JSON (JSON text), or null.
  */
@@ -16,6 +55,17 @@ export interface EventFlattener {
   flatten(event: LogEvent): ColumnValue[];
 }
 
+/** Core's values as JavaScript values (`ColumnValue`): what the DuckDB appender takes. */
+export const COLUMN_VALUES: ColumnEncoder<ColumnValue> = {
+  null: null,
+  text: (value) => value,
+  json: (value) => value,
+  int64: (value) => (typeof value === "bigint" ? value : BigInt(value)),
+  float64: (value) => value,
+  bool: (value) => value,
+  timestamp: (micros) => micros,
+};
+
 interface Slot {
   name: string;
   kind: FieldNode["kind"];
@@ -25,30 +75,11 @@ interface Slot {
   children: Slot[];
 }
 
-function toColumnValue(value: JsonValue, type: ColumnType): ColumnValue {
-  switch (type) {
-    case "STRING":
-      return textOfJsonValue(value);
-    case "INT64":
-      if (typeof value === "bigint") return value;
-      if (typeof value === "number" && Number.isInteger(value)) return BigInt(value);
-      return null;
-    case "FLOAT64":
-      if (typeof value === "number") return value;
-      if (typeof value === "bigint") return Number(value);
-      return null;
-    case "BOOL":
-      return typeof value === "boolean" ? value : null;
-    default:
-      return null;
-  }
-}
-
 /**
- * Prepares the flattening of events into a source's columns (schema-model.ts layout). Prepare once
- * per schema version: the result is tied to the schema as it is now.
+ * Prepares the encoding of events into a source's columns (schema-model.ts layout) by `encoder`.
+ * Prepare once per schema version: the result is tied to the schema as it is now.
  */
-export function createFlattener(schema: SourceSchema): EventFlattener {
+export function createRowEncoder<T>(schema: SourceSchema, encoder: ColumnEncoder<T>): RowEncoder<T> {
   const columns = physicalColumns(schema);
   const indexOf = new Map(columns.map((c, i) => [c.column, i]));
   const slots = (fields: Record<string, FieldNode>, topLevel: boolean): Slot[] =>
@@ -62,33 +93,67 @@ export function createFlattener(schema: SourceSchema): EventFlattener {
         children: node.kind === "record" && node.fields ? slots(node.fields, false) : [],
       }));
   const top = slots(schema.fields, true);
-  const width = columns.length;
+  const NULL = encoder.null;
 
-  const fill = (out: ColumnValue[], level: Slot[], obj: JsonObject): void => {
+  const scalar = (value: JsonValue, type: ColumnType): T => {
+    switch (type) {
+      case "STRING":
+        return encoder.text(textOfJsonValue(value)!);
+      case "INT64":
+        if (typeof value === "bigint" || (typeof value === "number" && Number.isInteger(value)))
+          return encoder.int64(value);
+        return NULL;
+      case "FLOAT64":
+        if (typeof value === "number") return encoder.float64(value);
+        if (typeof value === "bigint") return encoder.float64(Number(value));
+        return NULL;
+      case "BOOL":
+        return typeof value === "boolean" ? encoder.bool(value) : NULL;
+      default:
+        return NULL;
+    }
+  };
+
+  const fill = (row: T[], level: Slot[], obj: JsonObject): void => {
     for (const slot of level) {
       const value = obj[slot.name];
       if (value === undefined || value === null) continue;
-      if (slot.kind === "scalar") out[slot.index] = toColumnValue(value, slot.type);
+      if (slot.kind === "scalar") row[slot.index] = scalar(value, slot.type);
       else if (slot.kind === "record") {
         if (!isJsonObject(value)) continue;
-        out[slot.index] = slot.type === "PRESENCE" ? true : jsonText(value);
-        fill(out, slot.children, value);
-      } else if (Array.isArray(value)) out[slot.index] = jsonText(value);
+        row[slot.index] = slot.type === "PRESENCE" ? encoder.bool(true) : encoder.json(jsonText(value));
+        fill(row, slot.children, value);
+      } else if (Array.isArray(value)) row[slot.index] = encoder.json(jsonText(value));
     }
   };
 
   return {
     columns,
-    flatten(event: LogEvent): ColumnValue[] {
-      const out: ColumnValue[] = new Array(width).fill(null);
+    encode(event: LogEvent, row: T[]): T[] {
+      row.fill(NULL, 0, columns.length);
       const body = event.body;
-      out[0] = event.id;
-      out[1] = event.timestamp;
-      out[2] = body.event_message === undefined ? null : textOfJsonValue(body.event_message);
-      out[3] = body.project === undefined ? null : textOfJsonValue(body.project);
-      fill(out, top, body);
-      return out;
+      row[0] = encoder.text(event.id);
+      row[1] = encoder.timestamp(event.timestamp);
+      const message = body.event_message;
+      if (message !== undefined && message !== null) row[2] = encoder.text(textOfJsonValue(message)!);
+      const project = body.project;
+      if (project !== undefined && project !== null) row[3] = encoder.text(textOfJsonValue(project)!);
+      fill(row, top, body);
+      return row;
     },
+  };
+}
+
+/**
+ * Prepares the flattening of events into a source's columns as `ColumnValue`s (`createRowEncoder`
+ * with `COLUMN_VALUES`). Prepare once per schema version.
+ */
+export function createFlattener(schema: SourceSchema): EventFlattener {
+  const rows = createRowEncoder(schema, COLUMN_VALUES);
+  const width = rows.columns.length;
+  return {
+    columns: rows.columns,
+    flatten: (event) => rows.encode(event, new Array<ColumnValue>(width)),
   };
 }
 

@@ -39,21 +39,33 @@ export class StoredQueryGuard {
 
   /** `widenings`: the request's schema steps (schema-widenings.ts) over `schema`, the store's */
   check(schema: LogSchema, source: string, widenings: readonly Widening[]): void {
-    // a source no definition could have compiled against: nothing to protect
-    if (schema.sources[source] === undefined) return;
-    for (const { index, before, after, changes } of widenings) {
-      const broken = this.#firstBroken(schema, {
-        ...schema,
-        sources: { ...schema.sources, [source]: after },
-      });
-      if (broken) {
-        throw new QesError(
-          "invalid_event",
-          `event ${index}: ${describeChanges(changes, before, after)}, and the stored query ${broken.name} ` +
-            `could no longer run (${broken.reason}). Send the field with the type it has, or under another name.`,
-        );
-      }
+    for (const step of widenings) {
+      const refusal = this.refusal(schema, source, step);
+      if (refusal !== undefined) throw new QesError("invalid_event", `event ${step.index}: ${refusal}`);
     }
+  }
+
+  /**
+   * Why one widening of `source` may not be made over `schema` (the store's), or undefined when
+   * every stored query that compiles now still compiles after it. `qes load` asks this of each
+   * widening its load makes (core's `WideningCheck`), the ingest route through `check`.
+   */
+  refusal(
+    schema: LogSchema,
+    source: string,
+    { before, after, changes }: Pick<Widening, "before" | "after" | "changes">,
+  ): string | undefined {
+    // a source no definition could have compiled against: nothing to protect
+    if (schema.sources[source] === undefined) return undefined;
+    const broken = this.#firstBroken(schema, {
+      ...schema,
+      sources: { ...schema.sources, [source]: after },
+    });
+    if (broken === undefined) return undefined;
+    return (
+      `${describeChanges(changes, before, after)}, and the stored query ${broken.name} ` +
+      `could no longer run (${broken.reason}). Send the field with the type it has, or under another name.`
+    );
   }
 
   /** the first served definition that compiles against `schema` but not against `candidate` */

@@ -2,17 +2,28 @@ import { constants, createReadStream } from "node:fs";
 import { access } from "node:fs/promises";
 import { basename } from "node:path";
 import { createInterface } from "node:readline";
-import { type Backend, isQesError, type LoadSummary } from "@qes/core";
+import {
+  type Backend,
+  isQesError,
+  type LoadSummary,
+  type LogSchema,
+  QesError,
+  type WideningCheck,
+} from "@qes/core";
 import { exclusiveStoreOf, openBackend } from "../../backend/open-backend.ts";
 import { loadConfig, type QesConfig } from "../../config.ts";
+import { loadServedEndpoints } from "../../endpoint-dirs.ts";
 import { localIngestFile, readLocalIngestFile } from "../../ingest/local-ingest-file.ts";
+import { StoredQueryGuard } from "../../ingest/stored-query-guard.ts";
 import { CliError, count, progressPrinter, seconds, UsageError } from "../terminal.ts";
 import { loadThroughServer, type ServerTarget } from "./load-through-server.ts";
 
 /**
  * `qes load --source <name> <file.ndjson|->…`: loads NDJSON files (`-` = standard input) into a
  * source, one file per all-or-nothing load. A malformed line refuses its whole file, named with
- * its line number; files loaded before it stay loaded.
+ * its line number; files loaded before it stay loaded. So does a line whose widening of the
+ * source's schema would stop a stored query from compiling — the endpoints `qes serve` would load
+ * (built-ins and QES_ENDPOINTS_DIR) — as the ingest API refuses it.
  */
 export async function loadCommand(
   source: string | undefined,
@@ -31,6 +42,8 @@ export async function loadCommand(
   }
   const config = loadConfig();
   if (opts.url !== undefined) return loadThroughServerCommand(urlTarget(opts.url), source, files);
+  // loaded before the store is opened: a definition that does not load stops here, as serve stops
+  const endpoints = await loadServedEndpoints(config.endpointDirs);
   let backend: Backend;
   try {
     backend = await openBackend(config);
@@ -44,6 +57,7 @@ export async function loadCommand(
     return loadThroughServerCommand(target, source, files);
   }
   const summaries: LoadSummary[] = [];
+  const guard = new StoredQueryGuard({ definitions: () => endpoints.list(), dialect: backend.dialect });
   try {
     for (const file of files) {
       const label = file === "-" ? "standard input" : file;
@@ -51,6 +65,7 @@ export async function loadCommand(
       let summary: LoadSummary;
       try {
         summary = await backend.load(source, readLines(file), {
+          checkWidening: storedQueriesKept(guard, source, await backend.schema()),
           onProgress: (p) =>
             progress.update(
               `${basename(label)}: ${count(p.events)} events, ${(p.bytes / 1e6).toFixed(1)} MB…`,
@@ -86,6 +101,18 @@ export async function loadCommand(
   } finally {
     await backend.close();
   }
+}
+
+/**
+ * Refuses a widening that would stop a stored query from compiling that compiles against
+ * `stored` (the store's schema when the file's load starts), naming the line, field and query.
+ */
+function storedQueriesKept(guard: StoredQueryGuard, source: string, stored: LogSchema): WideningCheck {
+  return (step) => {
+    const refusal = guard.refusal(stored, source, step);
+    if (refusal !== undefined)
+      throw new QesError("invalid_event", `line ${step.line}: ${refusal}`, { line: step.line });
+  };
 }
 
 async function servingProcess(config: QesConfig): Promise<ServerTarget | undefined> {
