@@ -288,6 +288,19 @@ async function main(): Promise<void> {
         p99RatioOutsidePgRestart: loadedOutside.p99 / unloadedStats.p99,
         // attack alone: Redis and PostgreSQL both up (every hit is a query while Redis is down)
         underAttackOutsideOutages: loadedCalm,
+        // by kind, outside outages: which requests make the tail
+        underAttackOutsideOutagesByKind: Object.fromEntries(
+          (["hit", "stored", "consumer"] as const).map((kind) => [
+            kind,
+            p(good(loaded.filter((s) => s.kind === kind && calm(s)))),
+          ]),
+        ),
+        unloadedByKind: Object.fromEntries(
+          (["hit", "stored", "consumer"] as const).map((kind) => [
+            kind,
+            p(good(baseline.filter((s) => s.kind === kind))),
+          ]),
+        ),
         p99RatioOutsideOutages: loadedCalm.p99 / unloadedStats.p99,
       },
       statusUnderAttack: counts(loaded),
