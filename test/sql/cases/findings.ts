@@ -215,6 +215,15 @@ export const findingCases: SqlCase[] = [
     ],
   },
   {
+    name: "a window over the rows of an ordered LIMIT sees every row, not only those past the cut",
+    rule: "BigQuery query syntax: window functions are computed before ORDER BY and LIMIT",
+    sql: `select id, count(*) over () as n, row_number() over (order by timestamp) as r from ${EDGE} order by timestamp desc limit 2`,
+    expect: [
+      { id: "e09", n: 12, r: 12 },
+      { id: "e08", n: 12, r: 11 },
+    ],
+  },
+  {
     name: "ties at an OFFSET",
     rule: "DESIGN.md §3: where OFFSET cuts an ordered result, ties are broken the same way on every backend",
     sql: `select q.path, count(*) as n from ${PATHS} group by path order by n desc limit 2 offset 2`,

@@ -11,6 +11,7 @@ import type {
 } from "../compile/ir.ts";
 import { setOpOperands } from "../compile/set-op-chain.ts";
 import type { SqlType } from "../compile/sql-type.ts";
+import { hasWindowCall } from "../compile/walk-ir.ts";
 import { QesError } from "../errors.ts";
 import type { ScalarType } from "../schema/schema-model.ts";
 import type { Dialect, EmittedSql } from "./dialect.ts";
@@ -531,11 +532,14 @@ const CUTTABLE = new Set(["TIMESTAMP", "DATETIME", "DATE", "INT64"]);
  * `key >= (SELECT min(key) FROM (SELECT key … ORDER BY key DESC LIMIT n))` (`<=`/max ascending):
  * the rows an ordered LIMIT n can keep all lie at or past the n-th value of the leading key, ties
  * included, so filtering by it first changes no row of the result. Only for a plain select (no
- * grouping, DISTINCT, QUALIFY or OFFSET) cut by a literal LIMIT on a non-NULL column.
+ * grouping, DISTINCT, QUALIFY, OFFSET or window) cut by a literal LIMIT on a non-NULL column.
  */
 function leadingKeyCut(s: Select): Expr | undefined {
   const lead = s.orderBy[0];
   if (!lead || s.offset || s.limit?.k !== "lit" || s.distinct || s.groupBy.length || s.having || s.qualify)
+    return undefined;
+  // a window is computed over the rows the WHERE keeps: the cut would change what it sees
+  if (s.items.some((i) => hasWindowCall(i.expr)) || s.orderBy.some((o) => hasWindowCall(o.expr)))
     return undefined;
   const key = lead.expr;
   if (key.k !== "col" || !key.notNull || lead.nulls || key.type.t !== "scalar" || !CUTTABLE.has(key.type.s))
