@@ -106,6 +106,18 @@ describe("the ClickHouse dialect", () => {
     expect(q.sql).toMatch(/concat\('\(\?-s\)', \(/);
   });
 
+  it("orders the rows at a leading-key cut outside a subquery ordered by the leading key alone", () => {
+    const sql = compile(`select id, metadata from ${EDGE} order by timestamp desc limit 5`).sql;
+    const [inner, outer] = sql.split(') AS "__cut_rows"');
+    // inside: the cut, one sort key and a LIMIT that keeps every row; the JSON text is only selected
+    expect(inner).toMatch(/\nWHERE \("t0"\."timestamp" >= \(SELECT min\(/);
+    expect(inner).toMatch(/\nORDER BY "t0"\."timestamp" DESC\nLIMIT toInt64\(9223372036854775807\)\n$/);
+    // outside: the completed order, the JSON text last, and the query's LIMIT
+    expect(outer).toMatch(
+      /^\nORDER BY "__cut_rows"\."__k0" DESC, "__cut_rows"\."c0" ASC, CAST\("__cut_rows"\."c1" AS Nullable\(String\)\) ASC NULLS FIRST\nLIMIT toInt64\(5\)$/,
+    );
+  });
+
   it("kills by a marker it made, and refuses anything else as a literal", () => {
     const marker = "qes-query:0f8e3c2a-5b1d-4e6f-9a7c-1d2e3f4a5b6c";
     expect(killQuerySql(marker)).toBe(`KILL QUERY WHERE Settings['log_comment'] = '${marker}' ASYNC`);
