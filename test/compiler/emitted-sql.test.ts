@@ -1,3 +1,4 @@
+import { clickhouseDialect } from "@qes/backend-clickhouse";
 import { duckdbDialect } from "@qes/backend-duckdb";
 import { postgresDialect } from "@qes/backend-postgres";
 import {
@@ -68,6 +69,21 @@ describe("emitted SQL", () => {
       const { sql } = compileEndpoint(ep, { schema, dialect });
       expect(sql).toContain(`"${columnOf(["metadata", "request"])}" IS NOT NULL`);
       expect(sql).not.toContain(`"${columnOf(["metadata"])}" IS NOT NULL`);
+    }
+  });
+
+  it("orders grouped rows by all their group keys without completing the order: each group is one row", () => {
+    const byAllKeys = endpoint(
+      "select project, count(*) as n from `cloudflare.logs.prod` group by project order by project limit 5",
+    );
+    const bySome = endpoint(
+      "select project, id, count(*) as n from `cloudflare.logs.prod` group by project, id order by project limit 5",
+    );
+    for (const dialect of [duckdbDialect, postgresDialect, clickhouseDialect]) {
+      const orderOf = (ep: EndpointDefinition) =>
+        /\nORDER BY (.*)\nLIMIT/.exec(compileEndpoint(ep, { schema, dialect }).sql)![1]!;
+      expect(orderOf(byAllKeys)).not.toContain(",");
+      expect(orderOf(bySome).split(",")).toHaveLength(3);
     }
   });
 

@@ -215,6 +215,34 @@ export const findingCases: SqlCase[] = [
     ],
   },
   {
+    name: "grouped rows ordered by every group key are cut at a LIMIT the same way, NULL group first",
+    rule: "DESIGN.md §3: where LIMIT cuts an ordered result, ties are broken the same way on every backend",
+    sql: `select m.counter as c, count(*) as n from ${EDGE} left join unnest(metadata) as m on true group by c order by c limit 2`,
+    expect: [
+      { c: null, n: 10 },
+      { c: -42, n: 1 },
+    ],
+  },
+  {
+    name: "grouped rows ordered by every group key, descending, NULL group last",
+    rule: "DESIGN.md §3: where LIMIT cuts an ordered result, ties are broken the same way on every backend",
+    sql: `select m.counter as c, count(*) as n from ${EDGE} left join unnest(metadata) as m on true group by c order by c desc limit 3`,
+    expect: [
+      { c: "9007199254740993", n: 1 },
+      { c: -42, n: 1 },
+      { c: null, n: 10 },
+    ],
+  },
+  {
+    name: "grouped rows ordered by some of the group keys are completed by the others at a LIMIT",
+    rule: "DESIGN.md §3: where LIMIT cuts an ordered result, ties are broken the same way on every backend",
+    sql: `select project, id, count(*) as n from ${EDGE} group by project, id order by project limit 2`,
+    expect: [
+      { project: "alpha", id: "e01", n: 1 },
+      { project: "alpha", id: "e02", n: 1 },
+    ],
+  },
+  {
     name: "a window over the rows of an ordered LIMIT sees every row, not only those past the cut",
     rule: "BigQuery query syntax: window functions are computed before ORDER BY and LIMIT",
     sql: `select id, count(*) over () as n, row_number() over (order by timestamp) as r from ${EDGE} order by timestamp desc limit 2`,

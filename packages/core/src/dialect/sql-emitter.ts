@@ -231,6 +231,8 @@ export abstract class SqlEmitter implements Dialect {
   protected withTiesBroken(s: Select): Select {
     if (!s.orderBy.length || (!s.limit && !s.offset)) return s;
     const keys = new Set(s.orderBy.map((o) => this.key(o.expr)));
+    // grouped rows ordered by every group key cannot tie: each group is one row
+    if (s.groupBy.length && s.groupBy.every((g) => keys.has(this.key(g)))) return s;
     const extra: OrderItem[] = [];
     for (const item of s.items) {
       if (!isOrderable(item.expr)) continue;
