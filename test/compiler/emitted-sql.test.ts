@@ -115,10 +115,13 @@ describe("emitted SQL", () => {
       for (const dialect of [duckdbDialect, postgresDialect]) {
         const day = compileEndpoint(ep, { schema, dialect, params: { unit: "day", m: "b" } });
         const hour = compileEndpoint(ep, { schema, dialect, params: { unit: "hour" } });
-        expect(day.sql).toContain("CASE 'day' WHEN 'day'");
+        // and the CASE over it is the branch the value picks (compile/constant-case.ts)
+        expect(day.sql).toContain(`date_trunc('day', "t0"."timestamp"`);
+        expect(day.sql).not.toContain("CASE");
         expect(day.sql).toContain(`"event_message" = 'b'`);
         // an absent parameter takes its default's literal
-        expect(hour.sql).toContain("CASE 'hour' WHEN 'day'");
+        expect(hour.sql).toContain(`date_trunc('hour', "t0"."timestamp"`);
+        expect(hour.sql).not.toContain("CASE");
         expect(hour.sql).toContain(`"event_message" = 'a'`);
         expect(day.params).toEqual([]);
         expect(bindRequestParams(ep, day, { unit: "day", m: "b" }, 0n).values).toEqual([]);
