@@ -43,6 +43,8 @@ export class ClickhouseDialect extends SqlEmitter {
    * CLICKHOUSE_QUERY_SETTINGS)
    */
   override readonly ordersCutRowsOutside = true;
+  /** and read the cut's rows from the table, where ClickHouse's top-K filter applies */
+  override readonly cutsThroughPlainCte = true;
   readonly functions: FunctionTable = clickhouseFunctions(this);
 
   /**

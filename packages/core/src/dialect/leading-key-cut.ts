@@ -1,3 +1,4 @@
+import { hasAggregate } from "../compile/check-grouping.ts";
 import type { Expr, OrderItem, Select, SelectItem } from "../compile/ir.ts";
 import { INT64 } from "../compile/sql-type.ts";
 import { hasWindowCall } from "../compile/walk-ir.ts";
@@ -16,7 +17,7 @@ const CUTTABLE = new Set(["TIMESTAMP", "DATETIME", "DATE", "INT64"]);
  * included, so filtering by it first changes no row of the result. Only for a plain select (no
  * grouping, DISTINCT, QUALIFY, OFFSET or window) cut by a literal LIMIT on a non-NULL column.
  */
-export function leadingKeyCut(s: Select): Expr | undefined {
+export function leadingKeyCut(s: Select, cteBody?: (name: string) => Select | undefined): Expr | undefined {
   const lead = s.orderBy[0];
   if (!lead || s.offset || s.limit?.k !== "lit" || s.distinct || s.groupBy.length || s.having || s.qualify)
     return undefined;
@@ -26,15 +27,16 @@ export function leadingKeyCut(s: Select): Expr | undefined {
   const key = lead.expr;
   if (key.k !== "col" || !key.notNull || lead.nulls || key.type.t !== "scalar" || !CUTTABLE.has(key.type.s))
     return undefined;
+  const read = (cteBody && throughPlainCte(s, key, cteBody)) ?? { ...s, key };
   const nth: Select = {
     k: "select",
     distinct: false,
-    items: [{ expr: key, name: "__cut" }],
-    ...(s.from ? { from: s.from } : {}),
-    joins: s.joins,
-    where: s.where,
+    items: [{ expr: read.key, name: "__cut" }],
+    ...(read.from ? { from: read.from } : {}),
+    joins: read.joins,
+    where: read.where,
     groupBy: [],
-    orderBy: [{ expr: key, desc: lead.desc }],
+    orderBy: [{ expr: read.key, desc: lead.desc }],
     limit: s.limit,
   };
   const bound: Select = {
@@ -64,6 +66,35 @@ export function leadingKeyCut(s: Select): Expr | undefined {
     args: [key, { k: "subquery", query: { ctes: [], body: bound }, mode: "scalar", type: key.type }],
     type: { t: "scalar", s: "BOOL" },
   };
+}
+
+/**
+ * When `s` reads nothing but a CTE that is a plain filter of its own FROM (no grouping, DISTINCT,
+ * LIMIT, aggregate, and a key that is no window), the rows of `s` are the CTE's rows: the cut can
+ * read the CTE's FROM and WHERE and the key's expression there, so that an engine sees
+ * `ORDER BY key LIMIT n` right on the table read (`SqlEmitter.cutsThroughPlainCte`).
+ */
+function throughPlainCte(
+  s: Select,
+  key: Extract<Expr, { k: "col" }>,
+  cteBody: (name: string) => Select | undefined,
+): (Pick<Select, "from" | "joins" | "where"> & { key: Expr }) | undefined {
+  if (s.from?.k !== "cte" || key.rel !== s.from.alias || s.joins.length || s.where.length) return undefined;
+  const body = cteBody(s.from.name);
+  if (
+    !body ||
+    body.distinct ||
+    body.groupBy.length ||
+    body.having ||
+    body.qualify ||
+    body.limit ||
+    body.offset
+  )
+    return undefined;
+  if (body.items.some((i) => hasAggregate(i.expr))) return undefined;
+  const item = body.items.find((i) => i.name === key.col);
+  if (!item || hasWindowCall(item.expr)) return undefined;
+  return { ...(body.from ? { from: body.from } : {}), joins: body.joins, where: body.where, key: item.expr };
 }
 
 /** The alias of the subquery holding the rows at or past a cut (`cutRowsOrderedOutside`). */

@@ -67,6 +67,14 @@ export abstract class SqlEmitter implements Dialect {
    * JSON text of a record — for those rows, not for every row of the blocks that hold them.
    */
   readonly ordersCutRowsOutside: boolean = false;
+  /**
+   * With `cutsOrderAtLeadingKey`: whether the cut's subquery reads the table and WHERE of a CTE
+   * that is a plain filter of it, when the select reads nothing but that CTE. ClickHouse applies
+   * its top-K filter to an ORDER BY … LIMIT only right over a table read, not through a CTE.
+   */
+  readonly cutsThroughPlainCte: boolean = false;
+  /** CTE definitions of the query being emitted, by name (`cutsThroughPlainCte`) */
+  private cteDefs: Map<string, Query> = new Map();
 
   /** CTEs of the query being emitted (subqueries in expressions emit with the same set) */
   protected usedCtes: Set<string> = new Set();
@@ -80,6 +88,8 @@ export abstract class SqlEmitter implements Dialect {
     const used = this.reachableCtes(query);
     this.usedCtes = used;
     this.cutCtes = new Set();
+    this.cteDefs = new Map();
+    if (this.cutsThroughPlainCte) this.collectCteDefs(query);
     if (this.cutsOrderAtLeadingKey) this.collectCutCtes(query);
     this.paramSlots = new Map();
     const sql = this.query(query, used);
@@ -108,6 +118,20 @@ export abstract class SqlEmitter implements Dialect {
   protected cteAs(_name: string): string {
     return "AS";
   }
+
+  private collectCteDefs(q: Query): void {
+    for (const c of q.ctes) {
+      this.cteDefs.set(c.name, c.query);
+      this.collectCteDefs(c.query);
+    }
+    visitBody(q.body, (sub) => this.collectCteDefs(sub));
+  }
+
+  /** the body of a CTE without CTEs of its own, when it is a select */
+  private plainCteBody = (name: string): Select | undefined => {
+    const q = this.cteDefs.get(name);
+    return q && !q.ctes.length && q.body.k === "select" ? q.body : undefined;
+  };
 
   /** the CTEs read directly by a select whose ordered LIMIT gets a leading-key cut */
   private collectCutCtes(q: Query): void {
@@ -243,7 +267,9 @@ export abstract class SqlEmitter implements Dialect {
     }
     if (!extra.length) return s;
     const completed: Select = { ...s, orderBy: [...s.orderBy, ...extra] };
-    const cut = this.cutsOrderAtLeadingKey ? leadingKeyCut(s) : undefined;
+    const cut = this.cutsOrderAtLeadingKey
+      ? leadingKeyCut(s, this.cutsThroughPlainCte ? this.plainCteBody : undefined)
+      : undefined;
     return cut ? { ...completed, where: [...s.where, cut] } : completed;
   }
 
