@@ -1,3 +1,4 @@
+import { clickhouseDialect } from "@qes/backend-clickhouse";
 import { duckdbDialect } from "@qes/backend-duckdb";
 import { postgresDialect } from "@qes/backend-postgres";
 import {
@@ -12,7 +13,6 @@ import {
   widenSchema,
 } from "@qes/core";
 import { beforeAll, describe, expect, it } from "vitest";
-import { builtinRegistry } from "../support/run-endpoint.ts";
 
 // The shape of the SQL the emitters write, where it decides speed or safety and the rows alone
 // would not show it.
@@ -59,12 +59,31 @@ function endpoint(sql: string, params: EndpointDefinition["params"] = {}): Endpo
 }
 
 describe("emitted SQL", () => {
-  it("tests a nested record's presence instead of reading the top-level record's JSON column", async () => {
-    const usage = (await builtinRegistry()).get("usage.api-counts")!;
+  it("tests a nested record's presence instead of reading the top-level record's JSON column", () => {
+    // (usage.api-counts has no presence test left: its regexp_contains(r.url, …) implies it,
+    // record-presence.test.ts)
+    const ep = endpoint(
+      "select r.path from `cloudflare.logs.prod` t cross join unnest(t.metadata) m cross join unnest(m.request) r",
+    );
     for (const dialect of [duckdbDialect, postgresDialect]) {
-      const { sql } = compileEndpoint(usage, { schema, dialect });
+      const { sql } = compileEndpoint(ep, { schema, dialect });
       expect(sql).toContain(`"${columnOf(["metadata", "request"])}" IS NOT NULL`);
       expect(sql).not.toContain(`"${columnOf(["metadata"])}" IS NOT NULL`);
+    }
+  });
+
+  it("orders grouped rows by all their group keys without completing the order: each group is one row", () => {
+    const byAllKeys = endpoint(
+      "select project, count(*) as n from `cloudflare.logs.prod` group by project order by project limit 5",
+    );
+    const bySome = endpoint(
+      "select project, id, count(*) as n from `cloudflare.logs.prod` group by project, id order by project limit 5",
+    );
+    for (const dialect of [duckdbDialect, postgresDialect, clickhouseDialect]) {
+      const orderOf = (ep: EndpointDefinition) =>
+        /\nORDER BY (.*)\nLIMIT/.exec(compileEndpoint(ep, { schema, dialect }).sql)![1]!;
+      expect(orderOf(byAllKeys)).not.toContain(",");
+      expect(orderOf(bySome).split(",")).toHaveLength(3);
     }
   });
 
@@ -96,10 +115,13 @@ describe("emitted SQL", () => {
       for (const dialect of [duckdbDialect, postgresDialect]) {
         const day = compileEndpoint(ep, { schema, dialect, params: { unit: "day", m: "b" } });
         const hour = compileEndpoint(ep, { schema, dialect, params: { unit: "hour" } });
-        expect(day.sql).toContain("CASE 'day' WHEN 'day'");
+        // and the CASE over it is the branch the value picks (compile/constant-case.ts)
+        expect(day.sql).toContain(`date_trunc('day', "t0"."timestamp"`);
+        expect(day.sql).not.toContain("CASE");
         expect(day.sql).toContain(`"event_message" = 'b'`);
         // an absent parameter takes its default's literal
-        expect(hour.sql).toContain("CASE 'hour' WHEN 'day'");
+        expect(hour.sql).toContain(`date_trunc('hour', "t0"."timestamp"`);
+        expect(hour.sql).not.toContain("CASE");
         expect(hour.sql).toContain(`"event_message" = 'a'`);
         expect(day.params).toEqual([]);
         expect(bindRequestParams(ep, day, { unit: "day", m: "b" }, 0n).values).toEqual([]);

@@ -37,6 +37,14 @@ export class ClickhouseDialect extends SqlEmitter {
   readonly name = "clickhouse";
   /** reading in sorting-key order stops at the tie-break keys: cut the rows first (measured 4×) */
   override readonly cutsOrderAtLeadingKey = true;
+  /**
+   * and order the cut rows outside: lazy materialization then reads the metadata JSON text of
+   * logs.all for its 100 rows only (needs `query_plan_max_limit_for_lazy_materialization` = 0,
+   * CLICKHOUSE_QUERY_SETTINGS)
+   */
+  override readonly ordersCutRowsOutside = true;
+  /** and read the cut's rows from the table, where ClickHouse's top-K filter applies */
+  override readonly cutsThroughPlainCte = true;
   readonly functions: FunctionTable = clickhouseFunctions(this);
 
   /**

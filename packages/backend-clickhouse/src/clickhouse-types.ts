@@ -19,7 +19,10 @@ export function nullableType(type: ScalarType): string {
  * - `enable_positional_arguments` off: `ORDER BY 1` orders by the constant 1, as written;
  * - `cast_keep_nullable`: casting a Nullable value keeps NULL instead of failing;
  * - `transform_null_in` off: `NULL IN (…)` is NULL;
- * - `prefer_column_name_to_alias`: a column named like a SELECT alias means the column.
+ * - `prefer_column_name_to_alias`: a column named like a SELECT alias means the column;
+ * - `query_plan_max_limit_for_lazy_materialization` 0 (no bound; 10,000 by default): the rows at
+ *   a leading-key cut are selected under a LIMIT that keeps them all (ordersCutRowsOutside), and
+ *   the columns that LIMIT does not sort by are read for its rows only.
  */
 export const CLICKHOUSE_QUERY_SETTINGS = {
   join_use_nulls: 1,
@@ -28,4 +31,5 @@ export const CLICKHOUSE_QUERY_SETTINGS = {
   cast_keep_nullable: 1,
   transform_null_in: 0,
   prefer_column_name_to_alias: 1,
+  query_plan_max_limit_for_lazy_materialization: 0,
 } as const;

@@ -106,6 +106,33 @@ describe("the ClickHouse dialect", () => {
     expect(q.sql).toMatch(/concat\('\(\?-s\)', \(/);
   });
 
+  it("orders the rows at a leading-key cut outside a subquery ordered by the leading key alone", () => {
+    const sql = compile(`select id, metadata from ${EDGE} order by timestamp desc limit 5`).sql;
+    const [inner, outer] = sql.split(') AS "__cut_rows"');
+    // inside: the cut, one sort key and a LIMIT that keeps every row; the JSON text is only selected
+    expect(inner).toMatch(/\nWHERE \("t0"\."timestamp" >= \(SELECT min\(/);
+    expect(inner).toMatch(/\nORDER BY "t0"\."timestamp" DESC\nLIMIT toInt64\(9223372036854775807\)\n$/);
+    // outside: the completed order, the JSON text last, and the query's LIMIT
+    expect(outer).toMatch(
+      /^\nORDER BY "__cut_rows"\."__k0" DESC, "__cut_rows"\."c0" ASC, CAST\("__cut_rows"\."c1" AS Nullable\(String\)\) ASC NULLS FIRST\nLIMIT toInt64\(5\)$/,
+    );
+  });
+
+  it("cuts on the table a plain CTE filters, where ClickHouse's top-K filter applies", () => {
+    const cut = (sql: string) =>
+      /\(SELECT min\("__cut"\."__cut"\)[\s\S]*?\) AS "__cut"\)/.exec(compile(sql).sql)![0];
+    const plain = `with e as (select id, timestamp from ${EDGE} where project = 'p') select id from e order by timestamp desc limit 5`;
+    expect(cut(plain)).toMatch(
+      /FROM "src_cloudflare_logs_prod" AS "t0"\nWHERE \("t0"\."project" = 'p'\)\nORDER BY "t0"\."timestamp" DESC/,
+    );
+    // a CTE with a LIMIT, or a WHERE on the reading side: the cut reads the CTE's rows
+    for (const other of [
+      `with e as (select id, timestamp from ${EDGE} order by timestamp limit 50) select id from e order by timestamp desc limit 5`,
+      `with e as (select id, timestamp, project from ${EDGE}) select id from e where project = 'p' order by timestamp desc limit 5`,
+    ])
+      expect(cut(other)).toMatch(/\nFROM "q\d+" AS "r\d+"\n/);
+  });
+
   it("kills by a marker it made, and refuses anything else as a literal", () => {
     const marker = "qes-query:0f8e3c2a-5b1d-4e6f-9a7c-1d2e3f4a5b6c";
     expect(killQuerySql(marker)).toBe(`KILL QUERY WHERE Settings['log_comment'] = '${marker}' ASYNC`);

@@ -1,4 +1,4 @@
-import { EDGE, PG, REST, type SqlCase } from "./case.ts";
+import { col, EDGE, PG, REST, type SqlCase } from "./case.ts";
 
 // Issue 11's findings: constructs real dashboards send that qes refused, failed or answered
 // differently per backend. Expected rows follow BigQuery's documentation ("Lexical structure",
@@ -212,6 +212,65 @@ export const findingCases: SqlCase[] = [
       { id: "e10", pid: "p01" },
       { id: "e10", pid: "p02" },
       { id: "e10", pid: "p03" },
+    ],
+  },
+  {
+    name: "grouped rows ordered by every group key are cut at a LIMIT the same way, NULL group first",
+    rule: "DESIGN.md §3: where LIMIT cuts an ordered result, ties are broken the same way on every backend",
+    sql: `select m.counter as c, count(*) as n from ${EDGE} left join unnest(metadata) as m on true group by c order by c limit 2`,
+    expect: [
+      { c: null, n: 10 },
+      { c: -42, n: 1 },
+    ],
+  },
+  {
+    name: "grouped rows ordered by every group key, descending, NULL group last",
+    rule: "DESIGN.md §3: where LIMIT cuts an ordered result, ties are broken the same way on every backend",
+    sql: `select m.counter as c, count(*) as n from ${EDGE} left join unnest(metadata) as m on true group by c order by c desc limit 3`,
+    expect: [
+      { c: "9007199254740993", n: 1 },
+      { c: -42, n: 1 },
+      { c: null, n: 10 },
+    ],
+  },
+  {
+    name: "grouped rows ordered by some of the group keys are completed by the others at a LIMIT",
+    rule: "DESIGN.md §3: where LIMIT cuts an ordered result, ties are broken the same way on every backend",
+    sql: `select project, id, count(*) as n from ${EDGE} group by project, id order by project limit 2`,
+    expect: [
+      { project: "alpha", id: "e01", n: 1 },
+      { project: "alpha", id: "e02", n: 1 },
+    ],
+  },
+  {
+    name: "ties at a LIMIT cut over a CTE that filters a join (an engine may cut on the CTE's own rows)",
+    rule: "DESIGN.md §3: where LIMIT cuts an ordered result, ties are broken the same way on every backend",
+    sql: `with e as (select t.id, p.id as pid, t.timestamp from ${EDGE} as t cross join ${PG} as p where p.project = 'beta') select id, pid from e order by timestamp desc limit 3`,
+    expect: [
+      { id: "e09", pid: "p06" },
+      { id: "e09", pid: "p07" },
+      { id: "e09", pid: "p08" },
+    ],
+  },
+  {
+    name: "a LIMIT cut over a CTE that has a LIMIT of its own cuts the CTE's rows",
+    rule: "BigQuery query syntax: a CTE's LIMIT applies before the query that reads it",
+    sql: `with e as (select id, timestamp from ${EDGE} order by timestamp limit 5) select id from e order by timestamp desc limit 2`,
+    expect: col("id", "e02", "e01"),
+  },
+  {
+    name: "a LIMIT cut over a CTE filtered again by the reading query",
+    rule: "BigQuery query syntax: WHERE filters before ORDER BY and LIMIT",
+    sql: `with e as (select id, timestamp, project from ${EDGE}) select id from e where project = 'beta' order by timestamp desc limit 2`,
+    expect: col("id", "e08", "e07"),
+  },
+  {
+    name: "a window over the rows of an ordered LIMIT sees every row, not only those past the cut",
+    rule: "BigQuery query syntax: window functions are computed before ORDER BY and LIMIT",
+    sql: `select id, count(*) over () as n, row_number() over (order by timestamp) as r from ${EDGE} order by timestamp desc limit 2`,
+    expect: [
+      { id: "e09", n: 12, r: 12 },
+      { id: "e08", n: 12, r: 11 },
     ],
   },
   {

@@ -108,6 +108,18 @@ export const functionCases: SqlCase[] = [
     ],
   },
   {
+    name: "simple CASE over literals picks its branch (folded by the compiler)",
+    rule: "BigQuery CASE expr: the first WHEN equal to expr, else ELSE, else NULL",
+    sql: `select case 'b' when 'a' then 1 when 'b' then 2 else 3 end as s, case 2 when 1 then 'one' when 2 then 'two' end as i, case 'z' when 'a' then 1.5 else 2.5 end as e, case 'z' when 'a' then 1 end as none, case true when false then 'f' else 't' end as b from ${REST} where id = 't01'`,
+    expect: [{ s: 2, i: "two", e: 2.5, none: null, b: "t" }],
+  },
+  {
+    name: "simple CASE over literals picking a NULL branch, and a TIMESTAMP one",
+    rule: "BigQuery CASE expr: the first WHEN equal to expr, else ELSE, else NULL",
+    sql: `select case 'a' when 'a' then null else 2 end as x, case 'a' when 'a' then timestamp_trunc(timestamp, hour) else timestamp end as t from ${REST} where id = 't01'`,
+    expect: [{ x: null, t: 1736935200000000 }],
+  },
+  {
     name: "IS DISTINCT FROM treats NULL as a value",
     rule: "BigQuery comparison operators: IS DISTINCT FROM",
     sql: `select id from ${CF} where c.country is distinct from 'US'`,

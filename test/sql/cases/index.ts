@@ -7,6 +7,7 @@ import { errorCases } from "./errors.ts";
 import { findingCases, joinGroupCases, structCases } from "./findings.ts";
 import { functionCases } from "./functions.ts";
 import { matrixCases } from "./matrix.ts";
+import { presenceCases } from "./presence.ts";
 import { queryCases } from "./queries.ts";
 import { regexCases } from "./regex.ts";
 import { timeCases } from "./time.ts";
@@ -17,6 +18,7 @@ export const CASE_GROUPS: Record<string, SqlCase[]> = {
   basics: basicCases,
   queries: queryCases,
   unnest: unnestCases,
+  presence: presenceCases,
   aggregates: aggregateCases,
   functions: functionCases,
   time: timeCases,

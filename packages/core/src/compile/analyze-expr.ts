@@ -6,6 +6,7 @@ import { internalValue } from "./analyze-internal.ts";
 import { analyzeStruct, analyzeSubquery } from "./analyze-literals.ts";
 import { coerceForComparison, coerceLiteralTo, literalOfNumber } from "./coerce.ts";
 import type { CompileContext, CteInfo } from "./compile-context.ts";
+import { foldConstantCase } from "./constant-case.ts";
 import type { Expr } from "./ir.ts";
 import { guarded, type RecordValue } from "./record-value.ts";
 import { resolveColumnRef } from "./resolve-names.ts";
@@ -339,7 +340,13 @@ export function analyzeCase(node: AstNode, env: ExprEnv): Expr {
       whens.push([cond, result]);
     }
   }
-  return { k: "case", ...(operand ? { operand } : {}), whens, ...(elseExpr ? { else: elseExpr } : {}), type };
+  return foldConstantCase({
+    k: "case",
+    ...(operand ? { operand } : {}),
+    whens,
+    ...(elseExpr ? { else: elseExpr } : {}),
+    type,
+  });
 }
 
 // ---------------------------------------------------------------------------------------------

@@ -7,6 +7,7 @@ import { analyzeQuery, type QueryOptions } from "./analyze-query.ts";
 import { notNull } from "./analyze-select.ts";
 import type { CompileContext, CteInfo } from "./compile-context.ts";
 import type { Expr, FromItem, Join, Select } from "./ir.ts";
+import { requirePresence } from "./record-presence.ts";
 import { and, elementRoot, type RecordValue, tableRoot } from "./record-value.ts";
 import { fieldOf } from "./resolve-names.ts";
 import { DerivedRelation, derivedRoot, type RangeVar, Scope, type Value } from "./scope.ts";
@@ -383,31 +384,4 @@ export function hasField(rec: RecordValue, name: string): boolean {
 function joinArray(select: Select, kind: Join["kind"], from: FromItem): void {
   const on: Expr = { k: "lit", value: true, type: { t: "scalar", s: "BOOL" } };
   select.joins.push(kind === "left" ? { kind: "left", item: from, on } : { kind: "cross", item: from });
-}
-
-/**
- * Presence conditions of CROSS JOIN UNNEST(record) in one SELECT, per record root: a nested
- * record's presence implies its ancestors' (a nested presence flag is set only inside an
- * object), so an ancestor's test is dropped. For a top-level record that test would read its
- * whole JSON column only to see it is not NULL.
- */
-const presenceOf = new WeakMap<Select, Array<{ root: RecordValue["root"]; path: string[]; expr: Expr }>>();
-
-function requirePresence(select: Select, rec: RecordValue, presence: Expr): void {
-  const known = presenceOf.get(select) ?? [];
-  presenceOf.set(select, known);
-  const isPrefix = (a: string[], b: string[]) => a.length <= b.length && a.every((p, i) => p === b[i]);
-  if (rec.guard) {
-    select.where.push(presence);
-    return;
-  }
-  // an existing test of a descendant already implies this one
-  if (known.some((k) => k.root === rec.root && isPrefix(rec.path, k.path))) return;
-  for (const k of known.filter((k) => k.root === rec.root && isPrefix(k.path, rec.path))) {
-    const i = select.where.indexOf(k.expr);
-    if (i >= 0) select.where.splice(i, 1);
-    known.splice(known.indexOf(k), 1);
-  }
-  known.push({ root: rec.root, path: rec.path, expr: presence });
-  select.where.push(presence);
 }

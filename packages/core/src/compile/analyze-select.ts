@@ -13,6 +13,7 @@ import { type AnalyzedQuery, type QueryOptions, unwrapNulls } from "./analyze-qu
 import { checkGrouping, hasAggregate } from "./check-grouping.ts";
 import { type CompileContext, type CteInfo, MAX_SELECT_COLUMNS } from "./compile-context.ts";
 import type { Expr, Select, SetOp } from "./ir.ts";
+import { dropPresenceImpliedBy } from "./record-presence.ts";
 import { type DerivedOutput, type RangeVar, Scope, type Value } from "./scope.ts";
 import { completeWindowOrders } from "./window-ties.ts";
 
@@ -51,7 +52,11 @@ export function analyzeSelect(ast: AstNode, ctx: CompileContext, opts: QueryOpti
     windows,
     ...(alias ? { alias } : {}),
   });
-  if (ast.where) select.where.push(analyzeCondition(ast.where, env("where")));
+  if (ast.where) {
+    const where = analyzeCondition(ast.where, env("where"));
+    select.where.push(where);
+    dropPresenceImpliedBy(select, where);
+  }
   if (ast.distinct?.type === "DISTINCT" || String(ast.distinct ?? "").toUpperCase() === "DISTINCT")
     select.distinct = true;
 

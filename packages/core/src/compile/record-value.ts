@@ -1,5 +1,6 @@
 import type { FieldNode, SourceSchema } from "../schema/schema-model.ts";
 import type { Expr } from "./ir.ts";
+import { columnKey } from "./null-rejection.ts";
 import { BOOL, NULL_TYPE, type SqlType, STRING } from "./sql-type.ts";
 
 /**
@@ -15,6 +16,12 @@ export interface RecordRoot {
   presence(path: string[]): Expr;
   /** JSON text of the value at `path` (the whole record when `path` is the root's) */
   json(path: string[], type: SqlType): Expr;
+  /**
+   * Columns (`columnKey`) whose value is not NULL only where the object at `path` exists: a
+   * condition that rejects NULL in one of them implies that object's presence
+   * (`record-presence.ts`). Absent where the root cannot tell.
+   */
+  presenceImpliedBy?(path: string[]): Set<string>;
 }
 
 /** A record-valued expression: the fields of `node`, found under `path` of `root`. */
@@ -81,6 +88,19 @@ export function tableRoot(rel: string, source: SourceSchema): RecordRoot {
       return isNotNull({ k: "col", rel, col, type: BOOL });
     },
     json: jsonOf,
+    presenceImpliedBy(path) {
+      // storage fills a field's column only inside its parent object (flatten-event.ts), so every
+      // column below the object is NULL where the object is absent, null or not an object
+      const out = new Set<string>();
+      const node = path.length > 0 ? nodeAt(source, path) : undefined;
+      const stack = node?.kind === "record" ? Object.values(node.fields ?? {}) : [];
+      while (stack.length) {
+        const n = stack.pop()!;
+        if (n.column) out.add(columnKey(rel, n.column));
+        if (n.kind === "record") stack.push(...Object.values(n.fields ?? {}));
+      }
+      return out;
+    },
   };
 }
 

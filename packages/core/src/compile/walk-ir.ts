@@ -74,3 +74,14 @@ function childExprs(e: Expr): Expr[] {
       return [];
   }
 }
+
+/** Whether an expression calls a window function (OVER), outside any subquery it holds. */
+export function hasWindowCall(expr: Expr): boolean {
+  const stack: Expr[] = [expr];
+  while (stack.length) {
+    const e = stack.pop()!;
+    if (e.k === "call" && e.over) return true;
+    stack.push(...childExprs(e));
+  }
+  return false;
+}

@@ -15,6 +15,7 @@ import { QesError } from "../errors.ts";
 import type { ScalarType } from "../schema/schema-model.ts";
 import type { Dialect, EmittedSql } from "./dialect.ts";
 import { type CallExpr, type FunctionTable, isUnsupported } from "./function-table.ts";
+import { CUT_ROWS, cutRowsOrderedOutside, leadingKeyCut } from "./leading-key-cut.ts";
 
 export { type CallExpr, type FunctionEmitter, rename } from "./function-table.ts";
 
@@ -58,6 +59,22 @@ export abstract class SqlEmitter implements Dialect {
    * (ClickHouse), so the tie-break keys sort a few rows instead of the whole filtered table.
    */
   readonly cutsOrderAtLeadingKey: boolean = false;
+  /**
+   * With `cutsOrderAtLeadingKey`: whether the rows at or past the cut are selected in a subquery
+   * ordered by the leading key alone (under a LIMIT that keeps them all) and the completed order is
+   * applied outside it. An engine that reads the columns an ordered LIMIT does not sort by only for
+   * the rows it keeps (ClickHouse's lazy materialization) then reads a wide tie-break column — the
+   * JSON text of a record — for those rows, not for every row of the blocks that hold them.
+   */
+  readonly ordersCutRowsOutside: boolean = false;
+  /**
+   * With `cutsOrderAtLeadingKey`: whether the cut's subquery reads the table and WHERE of a CTE
+   * that is a plain filter of it, when the select reads nothing but that CTE. ClickHouse applies
+   * its top-K filter to an ORDER BY … LIMIT only right over a table read, not through a CTE.
+   */
+  readonly cutsThroughPlainCte: boolean = false;
+  /** CTE definitions of the query being emitted, by name (`cutsThroughPlainCte`) */
+  private cteDefs: Map<string, Query> = new Map();
 
   /** CTEs of the query being emitted (subqueries in expressions emit with the same set) */
   protected usedCtes: Set<string> = new Set();
@@ -71,6 +88,8 @@ export abstract class SqlEmitter implements Dialect {
     const used = this.reachableCtes(query);
     this.usedCtes = used;
     this.cutCtes = new Set();
+    this.cteDefs = new Map();
+    if (this.cutsThroughPlainCte) this.collectCteDefs(query);
     if (this.cutsOrderAtLeadingKey) this.collectCutCtes(query);
     this.paramSlots = new Map();
     const sql = this.query(query, used);
@@ -99,6 +118,20 @@ export abstract class SqlEmitter implements Dialect {
   protected cteAs(_name: string): string {
     return "AS";
   }
+
+  private collectCteDefs(q: Query): void {
+    for (const c of q.ctes) {
+      this.cteDefs.set(c.name, c.query);
+      this.collectCteDefs(c.query);
+    }
+    visitBody(q.body, (sub) => this.collectCteDefs(sub));
+  }
+
+  /** the body of a CTE without CTEs of its own, when it is a select */
+  private plainCteBody = (name: string): Select | undefined => {
+    const q = this.cteDefs.get(name);
+    return q && !q.ctes.length && q.body.k === "select" ? q.body : undefined;
+  };
 
   /** the CTEs read directly by a select whose ordered LIMIT gets a leading-key cut */
   private collectCutCtes(q: Query): void {
@@ -135,6 +168,13 @@ export abstract class SqlEmitter implements Dialect {
     if (distinct) return this.select(distinct, used);
     const s = this.withTiesBroken(given);
     if (s.qualify && !this.supportsQualify) return this.selectWithQualifyWrapped(s, used);
+    if (this.ordersCutRowsOutside && s.where.length > given.where.length)
+      return this.cutRowsOrderedOutside(s, used);
+    return this.selectClauses(s, used);
+  }
+
+  /** A select as written, its order already completed (`withTiesBroken`). */
+  protected selectClauses(s: Select, used: Set<string>): string {
     const items = s.items.length
       ? s.items.map((i) => `${this.expr(i.expr)} AS ${this.quoteIdent(i.name)}`).join(", ")
       : "NULL AS _none";
@@ -148,6 +188,19 @@ export abstract class SqlEmitter implements Dialect {
     if (s.orderBy.length) sql += `\nORDER BY ${s.orderBy.map((o) => this.orderItem(o)).join(", ")}`;
     sql += this.limitClause(s.limit, s.offset);
     return sql;
+  }
+
+  /** `ordersCutRowsOutside`: the cut rows in a subquery, their completed order and LIMIT outside. */
+  private cutRowsOrderedOutside(s: Select, used: Set<string>): string {
+    const { inner, order } = cutRowsOrderedOutside(s, (e) => this.key(e));
+    const alias = this.quoteIdent(CUT_ROWS);
+    const cols = s.items
+      .map((i) => `${alias}.${this.quoteIdent(i.name)} AS ${this.quoteIdent(i.name)}`)
+      .join(", ");
+    return (
+      `SELECT ${cols || "NULL AS _none"}\nFROM (\n${this.selectClauses(inner, used)}\n) AS ${alias}` +
+      `\nORDER BY ${order.map((o) => this.orderItem(o)).join(", ")}${this.limitClause(s.limit, s.offset)}`
+    );
   }
 
   /** One join of a FROM clause; engines with their own lateral form (ARRAY JOIN) override it. */
@@ -202,6 +255,8 @@ export abstract class SqlEmitter implements Dialect {
   protected withTiesBroken(s: Select): Select {
     if (!s.orderBy.length || (!s.limit && !s.offset)) return s;
     const keys = new Set(s.orderBy.map((o) => this.key(o.expr)));
+    // grouped rows ordered by every group key cannot tie: each group is one row
+    if (s.groupBy.length && s.groupBy.every((g) => keys.has(this.key(g)))) return s;
     const extra: OrderItem[] = [];
     for (const item of s.items) {
       if (!isOrderable(item.expr)) continue;
@@ -212,7 +267,9 @@ export abstract class SqlEmitter implements Dialect {
     }
     if (!extra.length) return s;
     const completed: Select = { ...s, orderBy: [...s.orderBy, ...extra] };
-    const cut = this.cutsOrderAtLeadingKey ? leadingKeyCut(s) : undefined;
+    const cut = this.cutsOrderAtLeadingKey
+      ? leadingKeyCut(s, this.cutsThroughPlainCte ? this.plainCteBody : undefined)
+      : undefined;
     return cut ? { ...completed, where: [...s.where, cut] } : completed;
   }
 
@@ -524,62 +581,6 @@ export abstract class SqlEmitter implements Dialect {
 }
 
 /** Whether a selected value can complete an order: scalars and JSON text, not engine lists or constants. */
-/** leading keys a threshold can cut on: never NULL, totally ordered, the same in every engine */
-const CUTTABLE = new Set(["TIMESTAMP", "DATETIME", "DATE", "INT64"]);
-
-/**
- * `key >= (SELECT min(key) FROM (SELECT key … ORDER BY key DESC LIMIT n))` (`<=`/max ascending):
- * the rows an ordered LIMIT n can keep all lie at or past the n-th value of the leading key, ties
- * included, so filtering by it first changes no row of the result. Only for a plain select (no
- * grouping, DISTINCT, QUALIFY or OFFSET) cut by a literal LIMIT on a non-NULL column.
- */
-function leadingKeyCut(s: Select): Expr | undefined {
-  const lead = s.orderBy[0];
-  if (!lead || s.offset || s.limit?.k !== "lit" || s.distinct || s.groupBy.length || s.having || s.qualify)
-    return undefined;
-  const key = lead.expr;
-  if (key.k !== "col" || !key.notNull || lead.nulls || key.type.t !== "scalar" || !CUTTABLE.has(key.type.s))
-    return undefined;
-  const nth: Select = {
-    k: "select",
-    distinct: false,
-    items: [{ expr: key, name: "__cut" }],
-    ...(s.from ? { from: s.from } : {}),
-    joins: s.joins,
-    where: s.where,
-    groupBy: [],
-    orderBy: [{ expr: key, desc: lead.desc }],
-    limit: s.limit,
-  };
-  const bound: Select = {
-    k: "select",
-    distinct: false,
-    items: [
-      {
-        expr: {
-          k: "call",
-          fn: lead.desc ? "MIN" : "MAX",
-          args: [{ k: "col", rel: "__cut", col: "__cut", type: key.type }],
-          type: key.type,
-          agg: {},
-        },
-        name: "__cut",
-      },
-    ],
-    from: { k: "subquery", query: { ctes: [], body: nth }, alias: "__cut" },
-    joins: [],
-    where: [],
-    groupBy: [],
-    orderBy: [],
-  };
-  return {
-    k: "op",
-    op: lead.desc ? ">=" : "<=",
-    args: [key, { k: "subquery", query: { ctes: [], body: bound }, mode: "scalar", type: key.type }],
-    type: { t: "scalar", s: "BOOL" },
-  };
-}
-
 function isOrderable(e: Expr): boolean {
   if (e.k === "lit" || e.k === "param") return false;
   const t = e.type;

@@ -1,0 +1,141 @@
+import { hasAggregate } from "../compile/check-grouping.ts";
+import type { Expr, OrderItem, Select, SelectItem } from "../compile/ir.ts";
+import { INT64 } from "../compile/sql-type.ts";
+import { hasWindowCall } from "../compile/walk-ir.ts";
+
+/**
+ * The leading-key cut of an ordered LIMIT (`SqlEmitter.cutsOrderAtLeadingKey`) and the two-level
+ * form an engine may want it in (`SqlEmitter.ordersCutRowsOutside`).
+ */
+
+/** leading keys a threshold can cut on: never NULL, totally ordered, the same in every engine */
+const CUTTABLE = new Set(["TIMESTAMP", "DATETIME", "DATE", "INT64"]);
+
+/**
+ * `key >= (SELECT min(key) FROM (SELECT key … ORDER BY key DESC LIMIT n))` (`<=`/max ascending):
+ * the rows an ordered LIMIT n can keep all lie at or past the n-th value of the leading key, ties
+ * included, so filtering by it first changes no row of the result. Only for a plain select (no
+ * grouping, DISTINCT, QUALIFY, OFFSET or window) cut by a literal LIMIT on a non-NULL column.
+ */
+export function leadingKeyCut(s: Select, cteBody?: (name: string) => Select | undefined): Expr | undefined {
+  const lead = s.orderBy[0];
+  if (!lead || s.offset || s.limit?.k !== "lit" || s.distinct || s.groupBy.length || s.having || s.qualify)
+    return undefined;
+  // a window is computed over the rows the WHERE keeps: the cut would change what it sees
+  if (s.items.some((i) => hasWindowCall(i.expr)) || s.orderBy.some((o) => hasWindowCall(o.expr)))
+    return undefined;
+  const key = lead.expr;
+  if (key.k !== "col" || !key.notNull || lead.nulls || key.type.t !== "scalar" || !CUTTABLE.has(key.type.s))
+    return undefined;
+  const read = (cteBody && throughPlainCte(s, key, cteBody)) ?? { ...s, key };
+  const nth: Select = {
+    k: "select",
+    distinct: false,
+    items: [{ expr: read.key, name: "__cut" }],
+    ...(read.from ? { from: read.from } : {}),
+    joins: read.joins,
+    where: read.where,
+    groupBy: [],
+    orderBy: [{ expr: read.key, desc: lead.desc }],
+    limit: s.limit,
+  };
+  const bound: Select = {
+    k: "select",
+    distinct: false,
+    items: [
+      {
+        expr: {
+          k: "call",
+          fn: lead.desc ? "MIN" : "MAX",
+          args: [{ k: "col", rel: "__cut", col: "__cut", type: key.type }],
+          type: key.type,
+          agg: {},
+        },
+        name: "__cut",
+      },
+    ],
+    from: { k: "subquery", query: { ctes: [], body: nth }, alias: "__cut" },
+    joins: [],
+    where: [],
+    groupBy: [],
+    orderBy: [],
+  };
+  return {
+    k: "op",
+    op: lead.desc ? ">=" : "<=",
+    args: [key, { k: "subquery", query: { ctes: [], body: bound }, mode: "scalar", type: key.type }],
+    type: { t: "scalar", s: "BOOL" },
+  };
+}
+
+/**
+ * When `s` reads nothing but a CTE that is a plain filter of its own FROM (no grouping, DISTINCT,
+ * LIMIT, aggregate, and a key that is no window), the rows of `s` are the CTE's rows: the cut can
+ * read the CTE's FROM and WHERE and the key's expression there, so that an engine sees
+ * `ORDER BY key LIMIT n` right on the table read (`SqlEmitter.cutsThroughPlainCte`).
+ */
+function throughPlainCte(
+  s: Select,
+  key: Extract<Expr, { k: "col" }>,
+  cteBody: (name: string) => Select | undefined,
+): (Pick<Select, "from" | "joins" | "where"> & { key: Expr }) | undefined {
+  if (s.from?.k !== "cte" || key.rel !== s.from.alias || s.joins.length || s.where.length) return undefined;
+  const body = cteBody(s.from.name);
+  if (
+    !body ||
+    body.distinct ||
+    body.groupBy.length ||
+    body.having ||
+    body.qualify ||
+    body.limit ||
+    body.offset
+  )
+    return undefined;
+  if (body.items.some((i) => hasAggregate(i.expr))) return undefined;
+  const item = body.items.find((i) => i.name === key.col);
+  if (!item || hasWindowCall(item.expr)) return undefined;
+  return { ...(body.from ? { from: body.from } : {}), joins: body.joins, where: body.where, key: item.expr };
+}
+
+/** The alias of the subquery holding the rows at or past a cut (`cutRowsOrderedOutside`). */
+export const CUT_ROWS = "__cut_rows";
+
+/** a LIMIT that keeps every row: it only makes the engine see an ordered LIMIT */
+const EVERY_ROW: Expr = { k: "lit", value: 9223372036854775807n, type: INT64 };
+
+/**
+ * A cut select (`s`: its order completed for ties and its WHERE holding the cut) in two levels:
+ * `inner` selects the rows at or past the cut, ordered by the leading key alone under a LIMIT
+ * that keeps them all, with every other order key as a hidden column `__k<i>`; `order` is the
+ * completed order over `CUT_ROWS`' columns, for the outer query that applies it and the LIMIT.
+ * The rows and their order are those of `s`: the inner LIMIT drops nothing, and the outer order
+ * reads the same values.
+ */
+export function cutRowsOrderedOutside(
+  s: Select,
+  keyOf: (e: Expr) => string,
+): { inner: Select; order: OrderItem[] } {
+  const names = new Map(s.items.map((i) => [keyOf(i.expr), i.name] as const));
+  const hidden: SelectItem[] = [];
+  const order = s.orderBy.map((o, i): OrderItem => {
+    const key = keyOf(o.expr);
+    let name = names.get(key);
+    if (name === undefined) {
+      name = `__k${i}`;
+      names.set(key, name);
+      hidden.push({ expr: o.expr, name });
+    }
+    const notNull = o.expr.k === "col" && o.expr.notNull === true;
+    return {
+      ...o,
+      expr: { k: "col", rel: CUT_ROWS, col: name, type: o.expr.type, ...(notNull ? { notNull } : {}) },
+    };
+  });
+  const inner: Select = {
+    ...s,
+    items: [...s.items, ...hidden],
+    orderBy: [s.orderBy[0]!],
+    limit: EVERY_ROW,
+  };
+  return { inner, order };
+}
