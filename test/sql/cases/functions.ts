@@ -120,6 +120,15 @@ export const functionCases: SqlCase[] = [
     expect: [{ x: null, t: 1736935200000000 }],
   },
   {
+    name: "CASE with INT64 and FLOAT64 branches is FLOAT64 on every engine",
+    rule: "BigQuery CASE: the result is the branches' supertype (INT64 and FLOAT64 meet as FLOAT64)",
+    sql: `select id, case when id = 't01' then 1 else 2.5 end as x, case when id = 't01' then 0.5 when id = 't02' then 2 end as y from ${REST} where id in ('t01', 't02') order by id`,
+    expect: [
+      { id: "t01", x: 1, y: 0.5 },
+      { id: "t02", x: 2.5, y: 2 },
+    ],
+  },
+  {
     name: "IS DISTINCT FROM treats NULL as a value",
     rule: "BigQuery comparison operators: IS DISTINCT FROM",
     sql: `select id from ${CF} where c.country is distinct from 'US'`,

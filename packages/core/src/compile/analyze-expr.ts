@@ -340,11 +340,17 @@ export function analyzeCase(node: AstNode, env: ExprEnv): Expr {
       whens.push([cond, result]);
     }
   }
+  // INT64 and FLOAT64 branches meet as FLOAT64 (BigQuery's supertype); ClickHouse finds no common
+  // type for `then 1 else 2.5` (NO_COMMON_TYPE), so the INT64 ones say so themselves
+  const widened = (e: Expr): Expr =>
+    type.t === "scalar" && type.s === "FLOAT64" && e.type.t === "scalar" && e.type.s === "INT64"
+      ? { k: "cast", expr: e, to: "FLOAT64", safe: false, type: FLOAT64 }
+      : e;
   return foldConstantCase({
     k: "case",
     ...(operand ? { operand } : {}),
-    whens,
-    ...(elseExpr ? { else: elseExpr } : {}),
+    whens: whens.map(([cond, result]) => [cond, widened(result)]),
+    ...(elseExpr ? { else: widened(elseExpr) } : {}),
     type,
   });
 }
