@@ -134,7 +134,13 @@ describe("two instances sharing Redis", () => {
     expect(runsDone).toBeGreaterThanOrEqual(3);
     expect(runsDone).toBeLessThanOrEqual(4);
     expect(refreshed).toBe(runsDone * 5);
-    for (const n of perKey) expect(n).toBe(runsDone);
+    // each key once per run, not once per instance and run; a run still storing its values when
+    // the sampling ends (the late fourth) may be missing from one key's samples, never doubled
+    for (const n of perKey) {
+      expect(n).toBeLessThanOrEqual(runsDone);
+      expect(n).toBeGreaterThanOrEqual(runsDone - 1);
+    }
+    expect(perKey.reduce((a, b) => a + b, 0)).toBeGreaterThanOrEqual(3 * 5);
     expect(await both("qes_warm_failures_total")).toBe(0);
   });
 
