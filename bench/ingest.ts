@@ -3,29 +3,42 @@
  * run, on fresh stores:
  *  - plain: the engine's own bulk path with no qes work. DuckDB: `CREATE TABLE … AS SELECT * FROM
  *    read_json_auto(file)`. PostgreSQL: `COPY` into the reference layout `(id, timestamp,
- *    event_message, body jsonb)` (the COPY text is prepared before the clock starts);
+ *    event_message, body jsonb)` (the COPY text is prepared before the clock starts). ClickHouse:
+ *    `INSERT … FORMAT JSONEachRow` of the file's lines into a MergeTree `ORDER BY (project,
+ *    timestamp)` with `metadata` as the JSON type (the lines are split into bodies beforehand);
  *  - `qes load`: `backend.load` of the file's lines (what the command runs);
  *  - ingest: the file parsed into events by core (`parseJsonText`, `logEventFromJson`), then
  *    `backend.ingest` in batches of `--batch` events (what the HTTP route hands the backend);
  * with each rate as a ratio of plain, the process's peak RSS during each, and the CPU seconds of
  * this process during each (DuckDB's threads included; PostgreSQL's server is not).
  *
- *   node --import tsx bench/ingest.ts [--events 200000] [--batch 5000] [--engines duckdb,postgres]
+ *   node --import tsx bench/ingest.ts [--events 200000] [--batch 5000] [--engines duckdb,postgres,clickhouse]
+ *
+ * ClickHouse runs embedded (chDB: one data directory per process, so plain and qes share it in
+ * databases of their own); its HTTP ingest row is not run (a `qes serve` child would need its own
+ * directory and the comparison would cross processes).
  */
 import { mkdtempSync, rmSync } from "node:fs";
 import { loadavg, tmpdir } from "node:os";
 import { join } from "node:path";
 import { parseArgs } from "node:util";
 import { DuckDBInstance } from "@duckdb/node-api";
+import { createClickhouseBackend } from "@qes/backend-clickhouse";
 import { createDuckdbBackend } from "@qes/backend-duckdb";
 import { createPostgresBackend, dropPostgresStorage } from "@qes/backend-postgres";
 import { type Backend, type LogEvent, logEventFromJson, parseJsonText } from "@qes/core";
 import pg from "pg";
+import { openChdbEngine } from "../packages/backend-clickhouse/src/clickhouse-connection.ts";
 import { BENCH_POSTGRES_URL } from "./lib/bench-backends.ts";
 import { BENCH_NOW_MICROS, EDGE, ensureEventsFile, readLines } from "./lib/data.ts";
 import { copyRows, duckdbPlainTable, PLAIN_REF_COLUMNS, plainCopyRow } from "./lib/plain-peers.ts";
 import { cpuSeconds as processCpuSeconds, sampleRss } from "./lib/processes.ts";
 import { startQesServer } from "./lib/qes-serve.ts";
+
+/** the one chDB data directory of this process (plain and qes in databases of their own) */
+const CHDB_DIR = mkdtempSync(join(tmpdir(), "qes-bench-chdb-"));
+process.once("exit", () => rmSync(CHDB_DIR, { recursive: true, force: true }));
+let chdbDatabases = 0;
 
 const args = parseArgs({
   options: {
@@ -109,7 +122,50 @@ async function postgresPlain(file: string): Promise<Plain> {
   }
 }
 
+/** lines per INSERT body of the plain ClickHouse path */
+const CLICKHOUSE_INSERT_LINES = 10_000;
+
+async function clickhousePlain(file: string): Promise<Plain> {
+  const bodies: string[] = [];
+  let lines: string[] = [];
+  for await (const line of readLines(file)) {
+    lines.push(line);
+    if (lines.length >= CLICKHOUSE_INSERT_LINES) {
+      bodies.push(lines.join("\n"));
+      lines = [];
+    }
+  }
+  if (lines.length > 0) bodies.push(lines.join("\n"));
+  const engine = await openChdbEngine(CHDB_DIR, `plain_${chdbDatabases++}`);
+  try {
+    await engine.owner.use((c) =>
+      c.command({
+        query: `CREATE TABLE plain (id String, timestamp DateTime64(6, 'UTC'), event_message String,
+          project Nullable(String), metadata JSON) ENGINE = MergeTree ORDER BY (project, timestamp)
+          SETTINGS allow_nullable_key = 1`,
+      }),
+    );
+    const t = performance.now();
+    const cpu = process.cpuUsage();
+    for (const body of bodies) {
+      await engine.owner.use((c) =>
+        c.command({
+          query: `INSERT INTO plain SETTINGS date_time_input_format = 'best_effort', input_format_skip_unknown_fields = 1 FORMAT JSONEachRow\n${body}`,
+        }),
+      );
+    }
+    return { seconds: (performance.now() - t) / 1000, cpu: cpuSeconds(cpu) };
+  } finally {
+    await engine.close();
+  }
+}
+
 async function freshBackend(engine: string): Promise<{ backend: Backend; dispose(): Promise<void> }> {
+  if (engine === "clickhouse") {
+    const backend = createClickhouseBackend({ path: CHDB_DIR, database: `qes_${chdbDatabases++}` });
+    await backend.init();
+    return { backend, dispose: () => backend.close() };
+  }
   if (engine === "duckdb") {
     const dir = mkdtempSync(join(tmpdir(), "qes-bench-ingest-"));
     const backend = createDuckdbBackend({ path: join(dir, "qes.duckdb") });
@@ -222,7 +278,12 @@ console.log(
 console.log("| backend | path | events/s | × plain | peak RSS MB | CPU s | plain's CPU ÷ this CPU |");
 console.log("|---|---|---|---|---|---|---|");
 for (const engine of String(args.engines).split(",")) {
-  const plain = engine === "duckdb" ? await duckdbPlain(file) : await postgresPlain(file);
+  const plain =
+    engine === "duckdb"
+      ? await duckdbPlain(file)
+      : engine === "clickhouse"
+        ? await clickhousePlain(file)
+        : await postgresPlain(file);
   const plainRate = EVENTS / plain.seconds;
   console.log(`| ${engine} | plain | ${Math.round(plainRate)} | 1.00 | – | ${plain.cpu.toFixed(2)} | 1.00 |`);
   for (const [path, run] of [
@@ -241,6 +302,7 @@ for (const engine of String(args.engines).split(",")) {
       await dispose();
     }
   }
+  if (engine === "clickhouse") continue;
   const h = await httpIngest(engine, file);
   const httpRate = EVENTS / h.seconds;
   console.log(
