@@ -95,6 +95,24 @@ export const presenceCases: SqlCase[] = [
     expect: col("id", "p06", "p07", "p08", "p10"),
   },
   {
+    name: "presence kept: IS NOT DISTINCT FROM NULL of a field of the unnested record",
+    rule: RULE,
+    sql: `select t.id from ${PARSED} where p.process_id is not distinct from null order by t.id`,
+    expect: col("id", "p07", "p08"),
+  },
+  {
+    name: "presence kept: IF over a field, compared",
+    rule: RULE,
+    sql: `select t.id from ${PARSED} where if(p.process_id is null, 'none', 'some') = 'none' order by t.id`,
+    expect: col("id", "p07", "p08"),
+  },
+  {
+    name: "presence kept: a NOT over an OR with IS NULL",
+    rule: RULE,
+    sql: `select t.id from ${PARSED} where not (p.process_id is not null and p.process_id > 0) order by t.id`,
+    expect: col("id", "p07", "p08"),
+  },
+  {
     name: "presence kept: OR with a condition on another record",
     rule: RULE,
     sql: `select t.id from ${PARSED} where p.process_id > 100 or m.host = 'db-default' order by t.id`,
