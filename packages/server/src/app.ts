@@ -2,6 +2,7 @@ import type { RequestListener } from "node:http";
 import { type Backend, type EndpointRegistry, type LogEvent, type LogSchema, QesError } from "@qes/core";
 import express, { type NextFunction, type Request, type Response } from "express";
 import type { Logger } from "pino";
+import { type RefusalPacing, refusalKey } from "./admission/refusal-pacing.ts";
 import type { ApiKeyVerifier } from "./auth/api-keys.ts";
 import type { JwtVerifier } from "./auth/jwt.ts";
 import type { Clock } from "./clock.ts";
@@ -47,6 +48,8 @@ export interface AppDeps {
   storedQueryGuard: StoredQueryGuard;
   /** `QES_INGEST_MAX_SOURCES`, `QES_INGEST_MAX_FIELDS` and where the store's sources are read */
   sources: { max: number; maxFields: number; schema: () => Promise<LogSchema> };
+  /** `QES_REFUSALS_PER_SECOND`; absent: refusals are sent at once */
+  refusals?: RefusalPacing;
 }
 
 /** largest POST body (consumer SQL and parameters) */
@@ -86,7 +89,7 @@ export function createApp(deps: AppDeps): express.Express {
   app.use((req: Request, _res: Response, next: NextFunction) => {
     next(new QesError("endpoint_not_found", `Nothing is served at ${req.method} ${req.path}.`));
   });
-  app.use(errorHandler(deps.logger, deps.errorFormat));
+  app.use(errorHandler(deps.logger, deps.errorFormat, deps.refusals));
   return app;
 }
 
@@ -128,8 +131,8 @@ function rememberCacheAnswers(hits: CacheHitPath) {
   };
 }
 
-function errorHandler(logger: Logger, format: ErrorFormat) {
-  return (err: unknown, _req: Request, res: Response, next: NextFunction): void => {
+function errorHandler(logger: Logger, format: ErrorFormat, refusals: RefusalPacing | undefined) {
+  return (err: unknown, req: Request, res: Response, next: NextFunction): void => {
     if (res.headersSent) {
       next(err);
       return;
@@ -143,11 +146,23 @@ function errorHandler(logger: Logger, format: ErrorFormat) {
     }
     const http = toHttpError(fromExpressError(err), requestId, format);
     if (http.unexpected) logger.error({ err, requestId }, "request failed");
-    const body = Buffer.from(JSON.stringify(http.body), "utf8");
-    res.status(http.status).setHeader("Content-Type", "application/json; charset=utf-8");
-    res.setHeader("Content-Length", body.length);
-    for (const [name, value] of Object.entries(http.headers ?? {})) res.setHeader(name, value);
-    res.end(body);
+    const send = () => {
+      // a refusal held by the pacing whose client gave up meanwhile: nobody to answer
+      if (res.destroyed) return;
+      const body = Buffer.from(JSON.stringify(http.body), "utf8");
+      res.status(http.status).setHeader("Content-Type", "application/json; charset=utf-8");
+      res.setHeader("Content-Length", body.length);
+      for (const [name, value] of Object.entries(http.headers ?? {})) res.setHeader(name, value);
+      res.end(body);
+    };
+    if (refusals === undefined || http.status < 400 || http.status >= 500) {
+      send();
+      return;
+    }
+    void refusals.holdMs(refusalKey(res.locals.caller, req.socket.remoteAddress)).then((ms) => {
+      if (ms > 0) setTimeout(send, ms);
+      else send();
+    });
   };
 }
 

@@ -20,6 +20,8 @@ export interface QesConfig {
     maxConcurrent?: number;
     /** `QES_MAX_CONCURRENT_PER_CALLER` */
     perCaller: number;
+    /** `QES_REFUSALS_PER_SECOND`: 4xx answers per caller and second sent at once; 0 = no pacing */
+    refusalsPerSecond: number;
     /** `QES_RATE_LIMIT_PER_MINUTE`; absent = no rate limit */
     ratePerMinute?: number;
   };
@@ -77,7 +79,10 @@ export function loadConfig(env: Env = process.env): QesConfig {
   const config: QesConfig = {
     port: integer(env, "PORT", 4000, 0, 65535),
     host: listenHost(env, "QES_HOST", "127.0.0.1"),
-    admission: { perCaller: integer(env, "QES_MAX_CONCURRENT_PER_CALLER", 2, 1, 10_000) },
+    admission: {
+      perCaller: integer(env, "QES_MAX_CONCURRENT_PER_CALLER", 2, 1, 10_000),
+      refusalsPerSecond: integer(env, "QES_REFUSALS_PER_SECOND", 10, 0, 1_000_000),
+    },
     backend,
     backendConfig: BACKEND_PLUGINS[backend].configFromEnv(env),
     queryTimeoutMs: integer(env, "QES_QUERY_TIMEOUT_MS", 30_000, 1, 24 * 3600_000),

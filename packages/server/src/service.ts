@@ -9,6 +9,7 @@ import type { Logger } from "pino";
 import { Admission } from "./admission/admission.ts";
 import { CallerRateLimit } from "./admission/caller-rate-limit.ts";
 import { QuerySlots } from "./admission/query-slots.ts";
+import { RefusalPacing } from "./admission/refusal-pacing.ts";
 import { createRequestListener } from "./app.ts";
 import { type ApiKey, ApiKeyVerifier, hashToken, parseApiKeys } from "./auth/api-keys.ts";
 import { JwtVerifier } from "./auth/jwt.ts";
@@ -200,6 +201,9 @@ export async function startService(opts: StartServiceOptions): Promise<RunningSe
     logger,
     clock,
     errorFormat: config.errorFormat,
+    ...(config.admission.refusalsPerSecond > 0
+      ? { refusals: new RefusalPacing(config.admission.refusalsPerSecond) }
+      : {}),
     queries,
     metrics,
     ...(redis ? { redis } : {}),

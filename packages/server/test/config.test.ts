@@ -51,10 +51,18 @@ describe("loadConfig", () => {
       QES_MAX_CONCURRENT_QUERIES: "8",
       QES_MAX_CONCURRENT_PER_CALLER: "3",
       QES_RATE_LIMIT_PER_MINUTE: "600",
+      QES_REFUSALS_PER_SECOND: "25",
     });
     expect(c.host).toBe("0.0.0.0");
     expect(c.metricsToken).toBe("metrics-0123456789abcdef");
-    expect(c.admission).toEqual({ maxConcurrent: 8, perCaller: 3, ratePerMinute: 600 });
+    expect(c.admission).toEqual({
+      maxConcurrent: 8,
+      perCaller: 3,
+      ratePerMinute: 600,
+      refusalsPerSecond: 25,
+    });
+    expect(loadConfig({}).admission.refusalsPerSecond).toBe(10);
+    expect(loadConfig({ QES_REFUSALS_PER_SECOND: "0" }).admission.refusalsPerSecond).toBe(0);
     expect(loadConfig({ QES_HOST: "::" }).host).toBe("::");
     expect(loadConfig({}).ingest.maxSources).toBe(1_000);
     expect(loadConfig({ QES_INGEST_MAX_SOURCES: "50" }).ingest.maxSources).toBe(50);
@@ -93,6 +101,8 @@ describe("loadConfig", () => {
     ["QES_MAX_CONCURRENT_PER_CALLER", "0"],
     ["QES_MAX_CONCURRENT_PER_CALLER", "two"],
     ["QES_RATE_LIMIT_PER_MINUTE", "-5"],
+    ["QES_REFUSALS_PER_SECOND", "-1"],
+    ["QES_REFUSALS_PER_SECOND", "ten"],
   ])("stops on a bad %s (%s) and names it", (name, value, backend = "duckdb") => {
     const e = refused({ QES_BACKEND: backend, [name]: value });
     expect(e.code).toBe("invalid_config");

@@ -38,6 +38,8 @@ export function ingestLogsRoute(deps: IngestLogsDeps) {
   return async (req: Request, res: Response): Promise<void> => {
     const query = sourceQuery(req.originalUrl);
     const principal = authenticate(requestToken(req.headers, query.params), deps.verifier, deps.jwt);
+    // refusals are paced per caller from here on (admission/refusal-pacing.ts)
+    res.locals.caller = principal.caller;
     const source = query.source;
     checkSourceName(source);
     authorizeIngest(principal, source);

@@ -34,6 +34,8 @@ export function queryEndpointRoute(deps: QueryEndpointDeps) {
     refuseNulBytes(given);
 
     const principal = authenticate(requestToken(req.headers, query), deps.verifier, deps.jwt);
+    // refusals are paced per caller from here on (admission/refusal-pacing.ts)
+    res.locals.caller = principal.caller;
     const endpoint = deps.registry.get(req.params.idOrName);
     if (!endpoint) {
       throw new QesError("endpoint_not_found", `No endpoint has the id or name "${req.params.idOrName}".`);
