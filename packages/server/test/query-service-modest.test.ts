@@ -36,7 +36,8 @@ describe("QueryService runs a heavy caller's query modestly while others use the
     perCaller: 2,
     queuePerCaller: 4,
     maxWaitMs: 10_000,
-    heavyUsageMs: 1_000,
+    // the attacker's 5 s below: past half of it (modest among others), short of all (no wait)
+    heavyUsageMs: 8_000,
     nowMs: () => now,
   });
   const metrics = new Metrics({ backend: "duckdb", executedQueries: () => 0, redis: false });
@@ -64,7 +65,7 @@ describe("QueryService runs a heavy caller's query modestly while others use the
   }
 
   it("passes modest to the engine only for the heavy caller, and only while another is active", async () => {
-    // the attacker's earlier query held a slot for 5 s (the test clock): heavy from here on
+    // the attacker's earlier query held a slot for 5 s (the test clock): modest among others from here on
     const release = await slots.acquire("attacker");
     now += 5_000;
     release();

@@ -151,7 +151,7 @@ describe("QuerySlots", () => {
     expect(s.usageMs("a")).toBeLessThan(8);
   });
 
-  it("a heavy caller runs one query at a time, modestly, while others use the engine; alone it keeps its share", async () => {
+  it("among others, a caller at half the heavy mark runs one query at a time, modestly; alone it keeps its share", async () => {
     let now = 0;
     const s = new QuerySlots({
       maxConcurrent: 10,
@@ -161,14 +161,14 @@ describe("QuerySlots", () => {
       heavyUsageMs: 15_000,
       nowMs: () => now,
     });
-    // two 10 s cross joins at once: 20 s of engine time
+    // two 5 s queries at once: 10 s of engine time, past half of 15 s, short of all of it
     const j1 = await s.acquire("attacker");
     const j2 = await s.acquire("attacker");
-    now += 10_000;
+    now += 5_000;
     j1();
     j2();
-    expect(s.usageMs("attacker")).toBeGreaterThanOrEqual(15_000);
-    // alone, a heavy caller may use the engine as it likes: its full share, at full speed
+    expect(s.usageMs("attacker")).toBeCloseTo(10_000, 0);
+    // alone, it may use the engine as it likes: its full share, at full speed
     expect(s.runsModestly("attacker")).toBe(false);
     const a1 = await s.acquire("attacker");
     const a2 = await s.acquire("attacker");
@@ -187,15 +187,124 @@ describe("QuerySlots", () => {
     await new Promise((r) => setTimeout(r, 0));
     expect(second).toBe(false);
     expect(s.running).toBe(2);
-    // the dashboard done, the attacker is alone again: its second query runs
+    // the dashboard done, but it asked a moment ago: it still counts as using the engine
     dashboard();
     await new Promise((r) => setTimeout(r, 0));
-    expect(second).toBe(true);
+    expect(second).toBe(false);
+    // seconds later, the attacker is alone again: its second query runs at the next release
+    now += 3_000;
     b1();
+    await new Promise((r) => setTimeout(r, 0));
     (await b2)();
-    // a light caller never counts as heavy, whoever else is running
+    // a light caller never runs modestly, whoever else is running
     const other = await s.acquire("other");
     expect(s.runsModestly("dashboard")).toBe(false);
     other();
+  });
+
+  it("a heavy caller among others starts nothing until its engine time decays below the mark; alone it runs", async () => {
+    let now = 0;
+    const s = new QuerySlots({
+      maxConcurrent: 10,
+      perCaller: 2,
+      queuePerCaller: 4,
+      maxWaitMs: 60_000,
+      heavyUsageMs: 15_000,
+      nowMs: () => now,
+    });
+    // two 10 s cross joins at once: 20 s of engine time
+    const j1 = await s.acquire("attacker");
+    const j2 = await s.acquire("attacker");
+    now += 10_000;
+    j1();
+    j2();
+    expect(s.usageMs("attacker")).toBeGreaterThanOrEqual(15_000);
+    // alone, a heavy caller still has the whole engine
+    (await s.acquire("attacker"))();
+    // among others it waits, though nine slots are free, and the others' queries go on at once
+    const d1 = await s.acquire("dashboard");
+    let started = false;
+    const next = s.acquire("attacker").then((r) => {
+      started = true;
+      return r;
+    });
+    await new Promise((r) => setTimeout(r, 0));
+    expect(started).toBe(false);
+    expect(s.running).toBe(1);
+    const d2 = await s.acquire("dashboard");
+    d1();
+    await new Promise((r) => setTimeout(r, 0));
+    expect(started).toBe(false);
+    // 20 s decays below 15 s in 30 s × log2(20 / 15) ≈ 12.5 s: the next release lets it start, modestly
+    now += 13_000;
+    expect(s.usageMs("attacker")).toBeLessThan(15_000);
+    const d3 = await s.acquire("other");
+    d2();
+    await new Promise((r) => setTimeout(r, 0));
+    expect(started).toBe(true);
+    expect(s.runsModestly("attacker")).toBe(true);
+    (await next)();
+    d3();
+  });
+
+  it("two heavy callers waiting with nothing running do not wait for each other: they take turns", async () => {
+    let now = 0;
+    const s = new QuerySlots({
+      maxConcurrent: 4,
+      perCaller: 1,
+      queuePerCaller: 4,
+      maxWaitMs: 60_000,
+      heavyUsageMs: 1_000,
+      nowMs: () => now,
+    });
+    const a = await s.acquire("a");
+    const b = await s.acquire("b");
+    now += 5_000;
+    // each one's next request queues behind its own running query
+    let aStarted = false;
+    let bStarted = false;
+    const a2 = s.acquire("a").then((r) => {
+      aStarted = true;
+      return r;
+    });
+    const b2 = s.acquire("b").then((r) => {
+      bStarted = true;
+      return r;
+    });
+    a();
+    b();
+    await new Promise((r) => setTimeout(r, 0));
+    // both heavy, nobody else: one of them goes (not both: the other is running), modestly
+    expect([aStarted, bStarted].filter(Boolean)).toHaveLength(1);
+    expect(s.running).toBe(1);
+    const first = aStarted ? await a2 : await b2;
+    expect(s.runsModestly(aStarted ? "a" : "b")).toBe(true);
+    first();
+    // its turn over, the other goes
+    const second = aStarted ? await b2 : await a2;
+    expect(aStarted && bStarted).toBe(true);
+    second();
+  });
+
+  it("another caller that asked a moment ago still counts: a heavy caller waits until that use ages, then runs", async () => {
+    const s = new QuerySlots({
+      maxConcurrent: 4,
+      perCaller: 2,
+      queuePerCaller: 4,
+      maxWaitMs: 10_000,
+      heavyUsageMs: 50,
+    });
+    const j = await s.acquire("attacker");
+    await new Promise((r) => setTimeout(r, 120));
+    j();
+    // a dashboard's query of a millisecond: done before the attacker asks again
+    (await s.acquire("dashboard"))();
+    const asked = performance.now();
+    const next = await s.acquire("attacker");
+    // nobody runs or waits, but the dashboard used the engine just now: the attacker waited for
+    // that to age (2 s) — and was let in by the timer, with no release to wake it
+    expect(performance.now() - asked).toBeGreaterThanOrEqual(1_500);
+    expect(s.running).toBe(1);
+    next();
   });
 });

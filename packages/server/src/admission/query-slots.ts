@@ -11,7 +11,8 @@ export interface QuerySlotsOptions {
   maxWaitMs: number;
   /**
    * recent engine time (slot-milliseconds, decayed) from which a caller counts as heavy: while
-   * others use the engine too, it runs one query at a time, on one core (`runsModestly`)
+   * others use the engine too, it starts no query until its time decays below this; from half
+   * of it, it runs one query at a time, on one core (`runsModestly`)
    */
   heavyUsageMs?: number;
   /** the clock engine time is measured with (tests) */
@@ -34,6 +35,14 @@ const USAGE_CALLERS = 10_000;
  * decays to ~43 s): an attacker's cross joins at the query timeout, not a dashboard's queries
  */
 const HEAVY_USAGE_MS = 15_000;
+/** the part of `heavyUsageMs` from which a caller runs modestly among others */
+const MODEST_PART = 0.5;
+/**
+ * another caller that started a query this recently still counts as using the engine: callers
+ * whose queries take milliseconds are idle most instants between them, and a heavy caller asking
+ * at such an instant would otherwise count as alone
+ */
+const RECENT_OTHERS_MS = 2_000;
 
 /**
  * Engine slots (DESIGN.md §11): at most `maxConcurrent` queries run in this instance and at most
@@ -47,9 +56,14 @@ const HEAVY_USAGE_MS = 15_000;
  *
  * Slots alone do not bound what a caller takes: on a busy two-core machine PostgreSQL ran an
  * attacker's two cross joins with two parallel workers each, six processes against everyone's
- * short queries, while slots were free. So a heavy caller (`heavyUsageMs` of recent engine time)
- * gets one slot, not its share, whenever another caller uses or waits for the engine, and its
- * query runs on one core (`runsModestly`, the backend's `ExecuteOptions.modest`).
+ * short queries, while slots were free. So whenever another caller uses or waits for the engine,
+ * a caller with half of `heavyUsageMs` of recent engine time gets one slot, not its share, and its
+ * query runs on one core (`runsModestly`, the backend's `ExecuteOptions.modest`); a heavy caller
+ * (all of it) starts no query until its engine time has decayed below it. One core was still too
+ * much: in the soak the attacker's one modest cross join after another kept a core of two busy
+ * and the others' p99 went from 0.1 s to 4 s; waiting for its time to decay holds a caller to
+ * about a third of one slot (15 s of slot time decays by ~0.35 s a second). Alone, a heavy
+ * caller keeps the whole engine.
  */
 export class QuerySlots {
   readonly #opts: QuerySlotsOptions;
@@ -61,6 +75,10 @@ export class QuerySlots {
   /** each caller's recent engine time: slot-milliseconds, decayed to `atMs` */
   readonly #usage = new Map<string, { ms: number; atMs: number }>();
   readonly #now: () => number;
+  /** the two callers that started a query last (distinct, newest first), and when */
+  #lastStarts: { caller: string; atMs: number }[] = [];
+  /** a second look at the queues once the last start stops being recent (`#grantWaiting`) */
+  #recheck: NodeJS.Timeout | undefined;
 
   constructor(opts: QuerySlotsOptions) {
     this.#opts = opts;
@@ -106,6 +124,8 @@ export class QuerySlots {
         }
         signal?.removeEventListener("abort", onAbort);
         reject(e);
+        // a heavy caller may have waited for this one to be gone
+        this.#grantWaiting();
       };
       const onAbort = () => {
         clearTimeout(timer);
@@ -115,6 +135,7 @@ export class QuerySlots {
       signal?.addEventListener("abort", onAbort, { once: true });
       queue.push(waiter);
       this.#queues.set(caller, queue);
+      this.#grantWaiting();
     });
     // granted: the slot was taken on this waiter's behalf by #release
     return this.#releaser(caller);
@@ -125,21 +146,51 @@ export class QuerySlots {
    * caller is running or waiting (alone, a heavy caller may use the whole engine)
    */
   runsModestly(caller: string): boolean {
-    return this.#heavy(caller, this.#now()) && this.#othersActive(caller);
+    return this.#heavy(caller, this.#now(), MODEST_PART) && this.#othersActive(caller);
   }
 
-  #heavy(caller: string, nowMs: number): boolean {
-    return this.#decayed(caller, nowMs) >= (this.#opts.heavyUsageMs ?? HEAVY_USAGE_MS);
+  #heavy(caller: string, nowMs: number, part = 1): boolean {
+    return this.#decayed(caller, nowMs) >= part * (this.#opts.heavyUsageMs ?? HEAVY_USAGE_MS);
   }
 
   #othersActive(caller: string): boolean {
     if (this.#running > (this.#byCaller.get(caller) ?? 0)) return true;
     for (const waiting of this.#queues.keys()) if (waiting !== caller) return true;
-    return false;
+    return this.#othersRecently(caller);
   }
 
+  /** whether another caller started a query within RECENT_OTHERS_MS */
+  #othersRecently(caller: string): boolean {
+    const other = this.#lastStarts.find((s) => s.caller !== caller);
+    return other !== undefined && this.#now() - other.atMs <= RECENT_OTHERS_MS;
+  }
+
+  #started(caller: string): void {
+    const atMs = this.#now();
+    const last = this.#lastStarts[0];
+    this.#lastStarts =
+      last === undefined || last.caller === caller
+        ? [{ caller, atMs }, ...this.#lastStarts.slice(1)]
+        : [{ caller, atMs }, last];
+  }
+
+  /** queries `caller` may run at once now: none while heavy among others, one while modest */
   #shareOf(caller: string): number {
-    return this.#share > 1 && this.runsModestly(caller) ? 1 : this.#share;
+    const now = this.#now();
+    if (!this.#heavy(caller, now, MODEST_PART) || !this.#othersActive(caller)) return this.#share;
+    return this.#heavy(caller, now) && this.#othersNotHeavy(caller, now) ? 0 : 1;
+  }
+
+  /**
+   * whether a caller other than `caller` runs a query, or waits without being heavy itself: two
+   * heavy callers waiting for each other would both wait until refused
+   */
+  #othersNotHeavy(caller: string, nowMs: number): boolean {
+    if (this.#running > (this.#byCaller.get(caller) ?? 0)) return true;
+    for (const waiting of this.#queues.keys())
+      if (waiting !== caller && !this.#heavy(waiting, nowMs)) return true;
+    const other = this.#lastStarts.find((s) => s.caller !== caller);
+    return other !== undefined && nowMs - other.atMs <= RECENT_OTHERS_MS && !this.#heavy(other.caller, nowMs);
   }
 
   #free(caller: string): boolean {
@@ -153,6 +204,7 @@ export class QuerySlots {
   }
 
   #take(caller: string): () => void {
+    this.#started(caller);
     this.#running++;
     this.#byCaller.set(caller, (this.#byCaller.get(caller) ?? 0) + 1);
     return this.#releaser(caller);
@@ -191,6 +243,24 @@ export class QuerySlots {
 
   /** hands free slots, one at a time, to the waiting caller under its share that used least */
   #grantWaiting(): void {
+    this.#grantFree();
+    // a caller still waiting with slots free may wait for others' recent use to age, and no
+    // release may come to look again (the others' queries are done): a timer does
+    if (this.#recheck || this.#queues.size === 0 || this.#running >= this.#opts.maxConcurrent) return;
+    const now = this.#now();
+    const expiries = this.#lastStarts.map((s) => s.atMs + RECENT_OTHERS_MS + 1 - now).filter((ms) => ms > 0);
+    if (expiries.length === 0) return;
+    this.#recheck = setTimeout(
+      () => {
+        this.#recheck = undefined;
+        this.#grantWaiting();
+      },
+      Math.min(...expiries),
+    );
+    this.#recheck.unref();
+  }
+
+  #grantFree(): void {
     while (this.#running < this.#opts.maxConcurrent) {
       const now = this.#now();
       let next: string | undefined;
@@ -209,6 +279,7 @@ export class QuerySlots {
       this.#queues.delete(next);
       // served: behind the others among equals
       if (queue.length > 0) this.#queues.set(next, queue);
+      this.#started(next);
       this.#running++;
       this.#byCaller.set(next, (this.#byCaller.get(next) ?? 0) + 1);
       waiter.grant();
