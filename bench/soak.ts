@@ -7,6 +7,7 @@
  * The same well-behaved clients run first alone (the unloaded baseline of the same run).
  *
  *   node --import tsx bench/soak.ts --backend duckdb|postgres [--seconds 60] [--clients 100] [--pg-no-parallel]
+ *     [--server-cpu-prof <dir>]   (a V8 CPU profile of the server process, written when it stops)
  *
  * Reports requests served, p50/p99 of the well-behaved requests under attack against the same
  * run unloaded, counts per status and class, 503s inside/outside the outage windows, RSS over time.
@@ -32,6 +33,7 @@ const { values: args } = parseArgs({
     baseline: { type: "string", default: "20" },
     // the private cluster without parallel query: an attacker's statement then takes one core
     "pg-no-parallel": { type: "boolean", default: false },
+    "server-cpu-prof": { type: "string" },
   },
 });
 const BACKEND = args.backend as "duckdb" | "postgres";
@@ -195,7 +197,13 @@ async function main(): Promise<void> {
   };
   const server = startChild(
     "node",
-    ["--import", "tsx", "packages/server/src/cli/main.ts", "serve"],
+    [
+      ...(args["server-cpu-prof"] ? ["--cpu-prof", `--cpu-prof-dir=${args["server-cpu-prof"]}`] : []),
+      "--import",
+      "tsx",
+      "packages/server/src/cli/main.ts",
+      "serve",
+    ],
     env,
     join(dir, "server.log"),
   );
