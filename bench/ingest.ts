@@ -15,8 +15,8 @@
  *   node --import tsx bench/ingest.ts [--events 200000] [--batch 5000] [--engines duckdb,postgres,clickhouse]
  *
  * ClickHouse runs embedded (chDB: one data directory per process, so plain and qes share it in
- * databases of their own); its HTTP ingest row is not run (a `qes serve` child would need its own
- * directory and the comparison would cross processes).
+ * databases of their own); its HTTP ingest row posts to a `qes serve` child with a data directory
+ * of its own, as the other engines' rows do.
  */
 import { mkdtempSync, rmSync } from "node:fs";
 import { loadavg, tmpdir } from "node:os";
@@ -225,10 +225,16 @@ async function httpIngest(
   if (lines.length > 0) bodies.push(`[${lines.join(",")}]`);
   const dir = mkdtempSync(join(tmpdir(), "qes-bench-http-ingest-"));
   const schema = `qes_bench_http_${process.pid}_${Date.now().toString(36)}`;
-  const location = engine === "duckdb" ? join(dir, "qes.duckdb") : schema;
-  const server = await startQesServer(engine as "duckdb" | "postgres", location, `ingest-http-${engine}`, {
-    QES_INGEST_KEYS: INGEST_TOKEN,
-  });
+  const location =
+    engine === "duckdb" ? join(dir, "qes.duckdb") : engine === "clickhouse" ? join(dir, "qes.chdb") : schema;
+  const server = await startQesServer(
+    engine as "duckdb" | "postgres" | "clickhouse",
+    location,
+    `ingest-http-${engine}`,
+    {
+      QES_INGEST_KEYS: INGEST_TOKEN,
+    },
+  );
   let retries = 0;
   try {
     const url = server.url;
@@ -302,7 +308,6 @@ for (const engine of String(args.engines).split(",")) {
       await dispose();
     }
   }
-  if (engine === "clickhouse") continue;
   const h = await httpIngest(engine, file);
   const httpRate = EVENTS / h.seconds;
   console.log(
