@@ -51,7 +51,9 @@ export interface SandboxServer extends ServedFixture {
  * A real qes server on a loopback port over one backend of test/support/backends.ts (DuckDB file
  * in a temp dir, PostgreSQL in a schema of its own), with the events above loaded through the
  * backend, the clock pinned and the result cache off, so every query that is not refused runs on
- * the backend exactly once.
+ * the backend exactly once. Refusals are not paced: these suites send hundreds of hostile queries
+ * in a row from one token, which is what the pacing slows (it has tests of its own:
+ * test/http/refusal-pacing.test.ts).
  */
 export async function startSandboxServer(
   fixture: BackendFixture,
@@ -62,6 +64,7 @@ export async function startSandboxServer(
     QES_API_KEYS: TOKEN,
     QES_CACHE_MAX_ENTRIES: "0",
     QES_QUERY_TIMEOUT_MS: "10000",
+    QES_REFUSALS_PER_SECOND: "0",
     ...env,
   });
   return {
