@@ -1,0 +1,78 @@
+import { createDuckdbBackend } from "@qes/backend-duckdb";
+import type { QesError } from "@qes/core";
+import pino from "pino";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { Admission, WARM_CALLER } from "../src/admission/admission.ts";
+import { QuerySlots } from "../src/admission/query-slots.ts";
+import { MemoryStore } from "../src/cache/memory-store.ts";
+import { ResultCache } from "../src/cache/result-cache.ts";
+import { loadServedEndpoints } from "../src/endpoint-dirs.ts";
+import { Metrics } from "../src/observability/metrics.ts";
+import { QueryService } from "../src/query/query-service.ts";
+
+// Attacks on the heavy-caller gate (QuerySlots) by a caller holding one token, through the paths
+// a request really takes: the cache's single flight, warming's caller, and the recent starts.
+
+const tick = () => new Promise((r) => setTimeout(r, 0));
+
+describe("a heavy caller's single flight and another caller's identical request", () => {
+  const duckdb = createDuckdbBackend({ path: ":memory:" });
+  beforeAll(async () => {
+    await duckdb.init();
+  });
+  afterAll(async () => {
+    await duckdb.close();
+  });
+
+  it("a light caller joining a heavy caller's flight that waits for admission is answered, not refused with the heavy caller's 429", async () => {
+    let now = 0;
+    const slots = new QuerySlots({
+      maxConcurrent: 4,
+      perCaller: 2,
+      queuePerCaller: 4,
+      maxWaitMs: 300,
+      heavyUsageMs: 1_000,
+      nowMs: () => now,
+    });
+    const metrics = new Metrics({ backend: "duckdb", executedQueries: () => 0, redis: false });
+    const service = new QueryService({
+      backend: duckdb,
+      metrics,
+      admission: new Admission({ slots, metrics }),
+      cache: new ResultCache({
+        store: new MemoryStore(100),
+        metrics,
+        logger: pino({ level: "silent" }),
+        peerWaitMs: 1_000,
+      }),
+      keyPrefix: "qes-attack",
+      queryTimeoutMs: 10_000,
+      clock: () => 1_736_942_400_000_000n,
+      warmIntervalMs: () => undefined,
+    });
+    const endpoint = (await loadServedEndpoints([])).get("usage.api-counts")!;
+    const ask = (caller: string) =>
+      service.answer({
+        endpoint,
+        params: { interval: "daily", project: "popular" },
+        redact: false,
+        nowMicros: 0n,
+        caller,
+      });
+    // the attacker's cross join held a slot for 5 s: heavy (the test clock stands still from here)
+    const j = await slots.acquire("attacker");
+    now += 5_000;
+    j();
+    // someone else's long query runs: the attacker starts nothing meanwhile
+    const other = await slots.acquire("other");
+    // the attacker asks first for what a dashboard is about to ask: its flight waits for a slot
+    const attackers = ask("attacker").catch((e: QesError) => e);
+    await tick();
+    // the dashboard, light, with three slots free, asks the same thing: it joins that flight
+    const dashboard = await ask("dashboard").catch((e: QesError) => e);
+    other();
+    expect((dashboard as QesError).code).toBeUndefined();
+    expect(dashboard).toMatchObject({ cache: "MISS" });
+    await attackers;
+  });
+});
