@@ -76,3 +76,61 @@ describe("a heavy caller's single flight and another caller's identical request"
     await attackers;
   });
 });
+
+describe("QuerySlots's recent starts under a heavy warming caller", () => {
+  const gate = (now: () => number) =>
+    new QuerySlots({
+      maxConcurrent: 4,
+      perCaller: 2,
+      queuePerCaller: 4,
+      maxWaitMs: 60_000,
+      heavyUsageMs: 1_000,
+      nowMs: now,
+    });
+
+  it("a light caller's recent start still holds a heavy caller when warming (heavy now) started after it", async () => {
+    let now = 0;
+    const s = gate(() => now);
+    const j = await s.acquire("attacker");
+    now += 5_000;
+    j();
+    // a dashboard's query of a millisecond, then a warming refresh that holds a slot for 1.5 s
+    (await s.acquire("dashboard"))();
+    now += 10;
+    const w = await s.acquire(WARM_CALLER);
+    now += 1_500;
+    w();
+    expect(s.usageMs(WARM_CALLER)).toBeGreaterThanOrEqual(1_000);
+    // the dashboard started 1.51 s ago and is not heavy: the attacker waits for that to age
+    let started = false;
+    const next = s.acquire("attacker").then((r) => {
+      started = true;
+      return r;
+    });
+    await tick();
+    expect(started).toBe(false);
+    now += 600;
+    // the recheck timer (real time) lets it in once the dashboard's start ages
+    (await next)();
+  });
+
+  it("warming that is itself heavy is refused (busy) while any light caller has started a query within 2 s", async () => {
+    let now = 0;
+    const s = new QuerySlots({
+      maxConcurrent: 4,
+      perCaller: 2,
+      queuePerCaller: 4,
+      maxWaitMs: 200,
+      heavyUsageMs: 1_000,
+      nowMs: () => now,
+    });
+    const w = await s.acquire(WARM_CALLER);
+    now += 5_000;
+    w();
+    // a caller with a query every second: warming (heavy) starts nothing meanwhile
+    (await s.acquire("attacker"))();
+    const refused = await s.acquire(WARM_CALLER).catch((e: QesError) => e);
+    // documented outcome: the refresh is refused as busy (the warmer keeps the key and skips it)
+    expect((refused as QesError).code).toBe("too_many_requests");
+  });
+});
