@@ -73,7 +73,60 @@ describe("a heavy caller's single flight and another caller's identical request"
     other();
     expect((dashboard as QesError).code).toBeUndefined();
     expect(dashboard).toMatchObject({ cache: "MISS" });
-    await attackers;
+    // the query ran in the dashboard's slot; the attacker's wait for one ended with it
+    expect(slots.running).toBe(0);
+    expect(await attackers).toMatchObject({ cache: "MISS" });
+    // its place in its queue is free again: its next ask waits (the dashboard started just now), then is refused
+    const again = await slots.acquire("attacker").catch((e: QesError) => e);
+    expect((again as QesError).code).toBe("too_many_requests");
+    expect(slots.usageMs("attacker")).toBe(5_000);
+  });
+
+  it("asks a slot once per other caller: the heavy caller's own identical requests add no asks", async () => {
+    let now = 0;
+    const slots = new QuerySlots({
+      maxConcurrent: 4,
+      perCaller: 2,
+      queuePerCaller: 1,
+      maxWaitMs: 200,
+      heavyUsageMs: 1_000,
+      nowMs: () => now,
+    });
+    const metrics = new Metrics({ backend: "duckdb", executedQueries: () => 0, redis: false });
+    const cache = new ResultCache({
+      store: new MemoryStore(100),
+      metrics,
+      logger: pino({ level: "silent" }),
+      peerWaitMs: 1_000,
+    });
+    const j = await slots.acquire("attacker");
+    now += 5_000;
+    j();
+    const other = await slots.acquire("other");
+    let runs = 0;
+    const produce = async () => {
+      runs++;
+      return { body: Buffer.from("{}"), storedAtMs: Date.now(), rowLimitReached: false };
+    };
+    const ask = (caller: string) =>
+      cache
+        .answer("e", "k", 60_000, produce, {
+          admit: (signal) => slots.acquire(caller, signal),
+          admittedAs: caller,
+        })
+        .catch((e: QesError) => e);
+    // the attacker's queue holds one: were its joins to ask too, they would be refused and counted
+    const first = ask("attacker");
+    await tick();
+    const joins = [ask("attacker"), ask("attacker")];
+    const all = await Promise.all([first, ...joins]);
+    other();
+    expect(all.map((a) => (a as QesError).code)).toEqual([
+      "too_many_requests",
+      "too_many_requests",
+      "too_many_requests",
+    ]);
+    expect(runs).toBe(0);
   });
 });
 

@@ -20,6 +20,8 @@ interface Flight {
   controller: AbortController;
   /** requests waiting for it with a signal of their own; undefined once one waits without one */
   waiters: number | undefined;
+  /** its admission, while requests may still ask for a slot on its behalf */
+  admission?: FlightAdmission;
 }
 
 /** produces a missed entry; `signal` aborts when no request waits for it any more */
@@ -36,6 +38,72 @@ export interface AnswerOptions {
    * `signal` ends the wait when no request waits for the query any more.
    */
   admit?: (signal: AbortSignal) => Promise<() => void>;
+  /**
+   * whom `admit` admits (the caller): a request that joins a flight still waiting for admission
+   * asks for a slot on its behalf too when it is another caller's, and the first slot granted runs
+   * the query — a caller held back (heavy, at its share) that asked first does not hold, or get
+   * refused, everyone who asks the same
+   */
+  admittedAs?: string;
+}
+
+type Admit = (signal: AbortSignal) => Promise<() => void>;
+
+/**
+ * The admission of one flight: a slot asked by the request that started it, and by each other
+ * caller that joined it while it waited. The first slot granted is the flight's; the other asks
+ * end, and a slot granted to one of them anyway is given back at once. Refused only when every
+ * ask was (with the first refusal).
+ */
+class FlightAdmission {
+  readonly #asked = new Set<string | undefined>();
+  readonly #won = new AbortController();
+  #signal: AbortSignal | undefined;
+  #pending = 0;
+  #settled = false;
+  #refusal: unknown;
+  #grant: (release: () => void) => void = () => undefined;
+  #refuse: (e: unknown) => void = () => undefined;
+
+  /** the flight's slot: asked with `admit` (the starter's), and by later `offer`s */
+  slot(signal: AbortSignal, admit: Admit, as: string | undefined): Promise<() => void> {
+    this.#signal = AbortSignal.any([signal, this.#won.signal]);
+    const slot = new Promise<() => void>((resolve, reject) => {
+      this.#grant = resolve;
+      this.#refuse = reject;
+    });
+    this.#ask(admit, as);
+    return slot;
+  }
+
+  /** a joiner's ask, when it is another caller's and the flight still waits */
+  offer(admit: Admit, as: string): void {
+    if (this.#settled || this.#signal === undefined || this.#asked.has(as)) return;
+    this.#ask(admit, as);
+  }
+
+  #ask(admit: Admit, as: string | undefined): void {
+    this.#asked.add(as);
+    this.#pending++;
+    admit(this.#signal as AbortSignal).then(
+      (release) => {
+        if (this.#settled) {
+          release();
+          return;
+        }
+        this.#settled = true;
+        this.#won.abort();
+        this.#grant(release);
+      },
+      (e: unknown) => {
+        if (this.#refusal === undefined) this.#refusal = e;
+        if (--this.#pending === 0 && !this.#settled) {
+          this.#settled = true;
+          this.#refuse(this.#refusal);
+        }
+      },
+    );
+  }
 }
 
 /**
@@ -176,14 +244,16 @@ export class ResultCache {
     let flight = this.#flights.get(key);
     if (flight === undefined) {
       opts.signal?.throwIfAborted();
-      const admit = opts.admit;
+      const { admit, admittedAs } = opts;
       // the flight exists from the first request on, admission included: identical requests that
-      // arrive while it waits for a slot join it instead of each asking for a slot of their own
+      // arrive while it waits for a slot join it instead of each waiting for a slot of their own
+      // (another caller's asks on the flight's behalf: FlightAdmission)
+      const admission = admit ? new FlightAdmission() : undefined;
       flight = this.#start(
         key,
-        admit
+        admit && admission
           ? async (signal) => {
-              const release = await admit(signal);
+              const release = await admission.slot(signal, admit, admittedAs);
               try {
                 return await run(signal);
               } finally {
@@ -192,8 +262,10 @@ export class ResultCache {
             }
           : run,
       );
+      if (admission) flight.admission = admission;
     } else {
       this.#metrics.cacheCoalesced.inc({ endpoint, scope: "process" });
+      if (opts.admit && opts.admittedAs !== undefined) flight.admission?.offer(opts.admit, opts.admittedAs);
     }
     return waitFor(flight, opts.signal);
   }

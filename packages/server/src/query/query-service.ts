@@ -106,7 +106,9 @@ export class QueryService {
     const answer = await cache.answer(endpoint.name, key, endpoint.cacheTtlSeconds * 1000, produce, {
       ...(req.requestId !== undefined ? { requestId: req.requestId } : {}),
       ...(req.signal ? { signal: req.signal } : {}),
-      ...(admission ? { admit: (signal: AbortSignal) => admission.admit(req.caller, signal) } : {}),
+      ...(admission
+        ? { admit: (signal: AbortSignal) => admission.admit(req.caller, signal), admittedAs: req.caller }
+        : {}),
     });
     // warmed only once it worked: a request that failed, timed out or was abandoned is not re-run
     if (answer.cache === "HIT") this.trackWarmKey(endpoint, spec, answer.entry.storedAtMs);
