@@ -139,4 +139,35 @@ describe("refusal pacing under attack", () => {
     // and the server still answers
     expect((await call(`${server.url}/health`)).status).toBe(200);
   });
+
+  it("answers odd refusals in a flood (HEAD, a body past the limit, bad percent-encoding, ingest refused before its body is read) without a 5xx, and keeps serving", async () => {
+    const odd = (i: number): Promise<number> => {
+      switch (i % 4) {
+        case 0:
+          return fetch(`${server.url}${HOSTILE}`, { method: "HEAD", headers: { "X-API-KEY": TOKEN } }).then(
+            (r) => r.status,
+          );
+        case 1:
+          return call(`${server.url}/api/endpoints/query/logs.all`, {
+            method: "POST",
+            headers: { "X-API-KEY": TOKEN, "Content-Type": "application/json" },
+            body: `{"project":"${"x".repeat(1_100_000)}"}`,
+          }).then((r) => r.status);
+        case 2:
+          return call(`${server.url}/api/endpoints/query/%E0%A4%A?project=x`, {
+            headers: { "X-API-KEY": TOKEN },
+          }).then((r) => r.status);
+        default:
+          return call(`${server.url}/api/logs?source_name=nope`, {
+            method: "POST",
+            headers: { "X-API-KEY": SCOPED_TOKEN, "Content-Type": "application/json" },
+            body: "[]".padEnd(200_000, " "),
+          }).then((r) => r.status);
+      }
+    };
+    const statuses = await Promise.all(Array.from({ length: 80 }, (_, i) => odd(i)));
+    expect(statuses.filter((s) => s >= 500 || s < 400)).toEqual([]);
+    expect((await call(`${server.url}/health`)).status).toBe(200);
+    expect(server.logs()).not.toContain('"level":50');
+  });
 });

@@ -4,6 +4,8 @@ import pino from "pino";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { Admission, WARM_CALLER } from "../src/admission/admission.ts";
 import { QuerySlots } from "../src/admission/query-slots.ts";
+import { refusalKey } from "../src/admission/refusal-pacing.ts";
+import { jwtCaller, staticKeyCaller } from "../src/auth/principal.ts";
 import { MemoryStore } from "../src/cache/memory-store.ts";
 import { ResultCache } from "../src/cache/result-cache.ts";
 import { loadServedEndpoints } from "../src/endpoint-dirs.ts";
@@ -269,5 +271,17 @@ describe("a heavy caller's consumer SQL and warming", () => {
     other();
     // either warming did not run it while its asker is held back, or the asker paid for it
     expect(!refreshed || slots.usageMs("attacker") >= 4_000).toBe(true);
+  });
+});
+
+describe("names a token holder can choose (a JWT's subject) never collide with another's", () => {
+  const hash = Buffer.alloc(32, 7);
+  it("a subject shaped like an address, a static key or warming is its own caller", () => {
+    expect(refusalKey(jwtCaller("address:127.0.0.1", hash), "10.0.0.1")).not.toBe(
+      refusalKey(undefined, "127.0.0.1"),
+    );
+    expect(jwtCaller(`key:${hash.toString("hex")}`, hash)).not.toBe(staticKeyCaller(hash));
+    expect(jwtCaller("warm", hash)).not.toBe(WARM_CALLER);
+    expect(jwtCaller(WARM_CALLER, hash)).toBe("jwt:warm");
   });
 });
