@@ -133,6 +133,72 @@ describe("a heavy caller's single flight and another caller's identical request"
   });
 });
 
+describe("a flight's admission asked by several callers", () => {
+  const entry = { body: Buffer.from("{}"), storedAtMs: 0, rowLimitReached: false };
+  const cache = () =>
+    new ResultCache({
+      store: new MemoryStore(100),
+      metrics: new Metrics({ backend: "duckdb", executedQueries: () => 0, redis: false }),
+      logger: pino({ level: "silent" }),
+      peerWaitMs: 1_000,
+    });
+
+  it("refused by every ask, each request gets the starter's refusal, never a joiner's own reason", async () => {
+    const c = cache();
+    let refuseStarter: (e: unknown) => void = () => undefined;
+    const starter = c
+      .answer("e", "k", 60_000, async () => entry, {
+        admit: () =>
+          new Promise((_, reject) => {
+            refuseStarter = reject;
+          }),
+        admittedAs: "attacker",
+      })
+      .catch((e: Error) => e.message);
+    await tick();
+    const joiner = c
+      .answer("e", "k", 60_000, async () => entry, {
+        admit: async () => {
+          throw new Error("the dashboard's rate");
+        },
+        admittedAs: "dashboard",
+      })
+      .catch((e: Error) => e.message);
+    await tick();
+    refuseStarter(new Error("the attacker's share"));
+    expect(await Promise.all([starter, joiner])).toEqual(["the attacker's share", "the attacker's share"]);
+  });
+
+  it("a slot granted to a losing ask after the flight has one is given back at once", async () => {
+    const c = cache();
+    let grantStarter: (release: () => void) => void = () => undefined;
+    let starterReleased = 0;
+    let joinerReleased = 0;
+    const starter = c.answer("e", "k", 60_000, async () => entry, {
+      // ignores its signal: grants late, after the joiner's slot won
+      admit: () =>
+        new Promise((resolve) => {
+          grantStarter = resolve;
+        }),
+      admittedAs: "attacker",
+    });
+    await tick();
+    const joiner = c.answer("e", "k", 60_000, async () => entry, {
+      admit: async () => () => {
+        joinerReleased++;
+      },
+      admittedAs: "dashboard",
+    });
+    await Promise.all([starter, joiner]);
+    expect(joinerReleased).toBe(1);
+    grantStarter(() => {
+      starterReleased++;
+    });
+    await tick();
+    expect(starterReleased).toBe(1);
+  });
+});
+
 describe("QuerySlots's recent starts under a heavy warming caller", () => {
   const gate = (now: () => number) =>
     new QuerySlots({

@@ -53,7 +53,8 @@ type Admit = (signal: AbortSignal) => Promise<() => void>;
  * The admission of one flight: a slot asked by the request that started it, and by each other
  * caller that joined it while it waited. The first slot granted is the flight's; the other asks
  * end, and a slot granted to one of them anyway is given back at once. Refused only when every
- * ask was (with the first refusal).
+ * ask was, with the starter's refusal (as when nobody else asked: another caller's reason, its
+ * rate, is not told to the others).
  */
 class FlightAdmission {
   readonly #asked = new Set<string | undefined>();
@@ -72,17 +73,17 @@ class FlightAdmission {
       this.#grant = resolve;
       this.#refuse = reject;
     });
-    this.#ask(admit, as);
+    this.#ask(admit, as, true);
     return slot;
   }
 
   /** a joiner's ask, when it is another caller's and the flight still waits */
   offer(admit: Admit, as: string): void {
     if (this.#settled || this.#signal === undefined || this.#asked.has(as)) return;
-    this.#ask(admit, as);
+    this.#ask(admit, as, false);
   }
 
-  #ask(admit: Admit, as: string | undefined): void {
+  #ask(admit: Admit, as: string | undefined, starter: boolean): void {
     this.#asked.add(as);
     this.#pending++;
     admit(this.#signal as AbortSignal).then(
@@ -96,7 +97,7 @@ class FlightAdmission {
         this.#grant(release);
       },
       (e: unknown) => {
-        if (this.#refusal === undefined) this.#refusal = e;
+        if (starter || this.#refusal === undefined) this.#refusal = e;
         if (--this.#pending === 0 && !this.#settled) {
           this.#settled = true;
           this.#refuse(this.#refusal);
