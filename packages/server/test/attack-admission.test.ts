@@ -38,8 +38,20 @@ describe("a heavy caller's single flight and another caller's identical request"
       nowMs: () => now,
     });
     const metrics = new Metrics({ backend: "duckdb", executedQueries: () => 0, redis: false });
+    const modest: boolean[] = [];
+    const backend = new Proxy(duckdb, {
+      get(target, prop) {
+        if (prop === "execute")
+          return (...args: Parameters<typeof duckdb.execute>) => {
+            modest.push(args[2].modest === true);
+            return target.execute(...args);
+          };
+        const value = Reflect.get(target, prop);
+        return typeof value === "function" ? value.bind(target) : value;
+      },
+    });
     const service = new QueryService({
-      backend: duckdb,
+      backend,
       metrics,
       admission: new Admission({ slots, metrics }),
       cache: new ResultCache({
@@ -76,7 +88,9 @@ describe("a heavy caller's single flight and another caller's identical request"
     other();
     expect((dashboard as QesError).code).toBeUndefined();
     expect(dashboard).toMatchObject({ cache: "MISS" });
-    // the query ran in the dashboard's slot; the attacker's wait for one ended with it
+    // the query ran in the dashboard's slot, as the dashboard's (not modestly, as the attacker's
+    // would); the attacker's wait for one ended with it
+    expect(modest).toEqual([false]);
     expect(slots.running).toBe(0);
     expect(await attackers).toMatchObject({ cache: "MISS" });
     // its place in its queue is free again: its next ask waits (the dashboard started just now), then is refused

@@ -24,8 +24,12 @@ interface Flight {
   admission?: FlightAdmission;
 }
 
-/** produces a missed entry; `signal` aborts when no request waits for it any more */
-export type Produce = (signal: AbortSignal) => Promise<CacheEntry>;
+/**
+ * produces a missed entry; `signal` aborts when no request waits for it any more; `admittedAs`:
+ * whose slot it runs in (`AnswerOptions.admittedAs` of the ask that won), when known
+ */
+export type Produce = (signal: AbortSignal, admittedAs?: string) => Promise<CacheEntry>;
+type Run = (signal: AbortSignal, admittedAs?: string) => Promise<Filled>;
 
 export interface AnswerOptions {
   /** the request's id, on the log lines a failure writes */
@@ -63,13 +67,17 @@ class FlightAdmission {
   #pending = 0;
   #settled = false;
   #refusal: unknown;
-  #grant: (release: () => void) => void = () => undefined;
+  #grant: (slot: { release: () => void; as: string | undefined }) => void = () => undefined;
   #refuse: (e: unknown) => void = () => undefined;
 
   /** the flight's slot: asked with `admit` (the starter's), and by later `offer`s */
-  slot(signal: AbortSignal, admit: Admit, as: string | undefined): Promise<() => void> {
+  slot(
+    signal: AbortSignal,
+    admit: Admit,
+    as: string | undefined,
+  ): Promise<{ release: () => void; as: string | undefined }> {
     this.#signal = AbortSignal.any([signal, this.#won.signal]);
-    const slot = new Promise<() => void>((resolve, reject) => {
+    const slot = new Promise<{ release: () => void; as: string | undefined }>((resolve, reject) => {
       this.#grant = resolve;
       this.#refuse = reject;
     });
@@ -94,7 +102,7 @@ class FlightAdmission {
         }
         this.#settled = true;
         this.#won.abort();
-        this.#grant(release);
+        this.#grant({ release, as });
       },
       (e: unknown) => {
         if (starter || this.#refusal === undefined) this.#refusal = e;
@@ -155,8 +163,8 @@ export class ResultCache {
       const { entry } = await this.#flight(
         endpoint,
         key,
-        async (signal) => {
-          const produced = await produce(signal);
+        async (signal, as) => {
+          const produced = await produce(signal, as);
           store.set(key, produced, ttlMs);
           return { entry: produced, source: "ran" };
         },
@@ -177,7 +185,7 @@ export class ResultCache {
     const { entry, source } = await this.#flight(
       endpoint,
       key,
-      async (signal) => {
+      async (signal, as) => {
         let started = false;
         try {
           return await store.fill(
@@ -185,7 +193,7 @@ export class ResultCache {
             ttlMs,
             () => {
               started = true;
-              return produce(signal);
+              return produce(signal, as);
             },
             this.#peerWaitMs,
             requestId,
@@ -195,7 +203,7 @@ export class ResultCache {
           if (started || signal.aborted) throw e;
           // Redis failed before our query ran: answer from the backend
           this.#redisFailed(e, requestId);
-          return { entry: await produce(signal), source: "bypass" };
+          return { entry: await produce(signal, as), source: "bypass" };
         }
       },
       opts,
@@ -226,7 +234,7 @@ export class ResultCache {
     const { entry } = await this.#flight(
       endpoint,
       key,
-      async (signal) => ({ entry: await produce(signal), source: "bypass" }),
+      async (signal, as) => ({ entry: await produce(signal, as), source: "bypass" }),
       opts,
     );
     return { entry, cache: "BYPASS" };
@@ -236,12 +244,7 @@ export class ResultCache {
    * One flight per key in this process: later identical requests join the first one's query.
    * The flight is admitted first (`opts.admit`); a request that joins it costs nothing.
    */
-  async #flight(
-    endpoint: string,
-    key: string,
-    run: (signal: AbortSignal) => Promise<Filled>,
-    opts: AnswerOptions,
-  ): Promise<Filled> {
+  async #flight(endpoint: string, key: string, run: Run, opts: AnswerOptions): Promise<Filled> {
     let flight = this.#flights.get(key);
     if (flight === undefined) {
       opts.signal?.throwIfAborted();
@@ -254,9 +257,9 @@ export class ResultCache {
         key,
         admit && admission
           ? async (signal) => {
-              const release = await admission.slot(signal, admit, admittedAs);
+              const { release, as } = await admission.slot(signal, admit, admittedAs);
               try {
-                return await run(signal);
+                return await run(signal, as);
               } finally {
                 release();
               }
@@ -271,7 +274,7 @@ export class ResultCache {
     return waitFor(flight, opts.signal);
   }
 
-  #start(key: string, run: (signal: AbortSignal) => Promise<Filled>): Flight {
+  #start(key: string, run: Run): Flight {
     const controller = new AbortController();
     const result = run(controller.signal).finally(() => {
       if (this.#flights.get(key) === flight) this.#flights.delete(key);
