@@ -155,7 +155,7 @@ function errorHandler(logger: Logger, format: ErrorFormat, refusals: RefusalPaci
       for (const [name, value] of Object.entries(http.headers ?? {})) res.setHeader(name, value);
       res.end(body);
     };
-    if (refusals === undefined || http.status < 400 || http.status >= 500) {
+    if (refusals === undefined || !http.refusal) {
       send();
       return;
     }

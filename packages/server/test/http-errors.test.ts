@@ -30,6 +30,7 @@ describe("toHttpError", () => {
     expect(toHttpError(e, "rid")).toEqual({
       status: 400,
       unexpected: false,
+      refusal: true,
       body: {
         error: {
           code: "invalid_parameter",
@@ -61,7 +62,10 @@ describe("toHttpError", () => {
     expect(toHttpError(new QesError("missing_parameter", "need project"), "r", "legacy")).toMatchObject({
       status: 200,
       body: { error: "need project" },
+      // still a refusal: paced like one
+      refusal: true,
     });
+    expect(toHttpError(new QesError("query_timeout", "slow"), "r", "legacy").refusal).toBe(false);
     expect(toHttpError(new QesError("unauthorized", "no token"), "r", "legacy").status).toBe(401);
   });
 });

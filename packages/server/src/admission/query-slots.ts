@@ -43,6 +43,11 @@ const MODEST_PART = 0.5;
  * at such an instant would otherwise count as alone
  */
 const RECENT_OTHERS_MS = 2_000;
+/**
+ * distinct callers whose last start is remembered: the one asking, a heavy other (warming) and a
+ * light other; with two, a heavy caller that started after the light one pushed it out
+ */
+const LAST_STARTS = 3;
 
 /**
  * Engine slots (DESIGN.md §11): at most `maxConcurrent` queries run in this instance and at most
@@ -75,7 +80,7 @@ export class QuerySlots {
   /** each caller's recent engine time: slot-milliseconds, decayed to `atMs` */
   readonly #usage = new Map<string, { ms: number; atMs: number }>();
   readonly #now: () => number;
-  /** the two callers that started a query last (distinct, newest first), and when */
+  /** the LAST_STARTS callers that started a query last (distinct, newest first), and when */
   #lastStarts: { caller: string; atMs: number }[] = [];
   /** a second look at the queues once the last start stops being recent (`#grantWaiting`) */
   #recheck: NodeJS.Timeout | undefined;
@@ -167,11 +172,10 @@ export class QuerySlots {
 
   #started(caller: string): void {
     const atMs = this.#now();
-    const last = this.#lastStarts[0];
-    this.#lastStarts =
-      last === undefined || last.caller === caller
-        ? [{ caller, atMs }, ...this.#lastStarts.slice(1)]
-        : [{ caller, atMs }, last];
+    this.#lastStarts = [
+      { caller, atMs },
+      ...this.#lastStarts.filter((s) => s.caller !== caller).slice(0, LAST_STARTS - 1),
+    ];
   }
 
   /** queries `caller` may run at once now: none while heavy among others, one while modest */
@@ -189,8 +193,11 @@ export class QuerySlots {
     if (this.#running > (this.#byCaller.get(caller) ?? 0)) return true;
     for (const waiting of this.#queues.keys())
       if (waiting !== caller && !this.#heavy(waiting, nowMs)) return true;
-    const other = this.#lastStarts.find((s) => s.caller !== caller);
-    return other !== undefined && nowMs - other.atMs <= RECENT_OTHERS_MS && !this.#heavy(other.caller, nowMs);
+    // every recent other, not the newest only: a heavy one (warming) that started after a light
+    // one would hide it
+    return this.#lastStarts.some(
+      (s) => s.caller !== caller && nowMs - s.atMs <= RECENT_OTHERS_MS && !this.#heavy(s.caller, nowMs),
+    );
   }
 
   #free(caller: string): boolean {

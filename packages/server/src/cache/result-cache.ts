@@ -20,10 +20,16 @@ interface Flight {
   controller: AbortController;
   /** requests waiting for it with a signal of their own; undefined once one waits without one */
   waiters: number | undefined;
+  /** its admission, while requests may still ask for a slot on its behalf */
+  admission?: FlightAdmission;
 }
 
-/** produces a missed entry; `signal` aborts when no request waits for it any more */
-export type Produce = (signal: AbortSignal) => Promise<CacheEntry>;
+/**
+ * produces a missed entry; `signal` aborts when no request waits for it any more; `admittedAs`:
+ * whose slot it runs in (`AnswerOptions.admittedAs` of the ask that won), when known
+ */
+export type Produce = (signal: AbortSignal, admittedAs?: string) => Promise<CacheEntry>;
+type Run = (signal: AbortSignal, admittedAs?: string) => Promise<Filled>;
 
 export interface AnswerOptions {
   /** the request's id, on the log lines a failure writes */
@@ -36,6 +42,77 @@ export interface AnswerOptions {
    * `signal` ends the wait when no request waits for the query any more.
    */
   admit?: (signal: AbortSignal) => Promise<() => void>;
+  /**
+   * whom `admit` admits (the caller): a request that joins a flight still waiting for admission
+   * asks for a slot on its behalf too when it is another caller's, and the first slot granted runs
+   * the query — a caller held back (heavy, at its share) that asked first does not hold, or get
+   * refused, everyone who asks the same
+   */
+  admittedAs?: string;
+}
+
+type Admit = (signal: AbortSignal) => Promise<() => void>;
+
+/**
+ * The admission of one flight: a slot asked by the request that started it, and by each other
+ * caller that joined it while it waited. The first slot granted is the flight's; the other asks
+ * end, and a slot granted to one of them anyway is given back at once. Refused only when every
+ * ask was, with the starter's refusal (as when nobody else asked: another caller's reason, its
+ * rate, is not told to the others).
+ */
+class FlightAdmission {
+  readonly #asked = new Set<string | undefined>();
+  readonly #won = new AbortController();
+  #signal: AbortSignal | undefined;
+  #pending = 0;
+  #settled = false;
+  #refusal: unknown;
+  #grant: (slot: { release: () => void; as: string | undefined }) => void = () => undefined;
+  #refuse: (e: unknown) => void = () => undefined;
+
+  /** the flight's slot: asked with `admit` (the starter's), and by later `offer`s */
+  slot(
+    signal: AbortSignal,
+    admit: Admit,
+    as: string | undefined,
+  ): Promise<{ release: () => void; as: string | undefined }> {
+    this.#signal = AbortSignal.any([signal, this.#won.signal]);
+    const slot = new Promise<{ release: () => void; as: string | undefined }>((resolve, reject) => {
+      this.#grant = resolve;
+      this.#refuse = reject;
+    });
+    this.#ask(admit, as, true);
+    return slot;
+  }
+
+  /** a joiner's ask, when it is another caller's and the flight still waits */
+  offer(admit: Admit, as: string): void {
+    if (this.#settled || this.#signal === undefined || this.#asked.has(as)) return;
+    this.#ask(admit, as, false);
+  }
+
+  #ask(admit: Admit, as: string | undefined, starter: boolean): void {
+    this.#asked.add(as);
+    this.#pending++;
+    admit(this.#signal as AbortSignal).then(
+      (release) => {
+        if (this.#settled) {
+          release();
+          return;
+        }
+        this.#settled = true;
+        this.#won.abort();
+        this.#grant({ release, as });
+      },
+      (e: unknown) => {
+        if (starter || this.#refusal === undefined) this.#refusal = e;
+        if (--this.#pending === 0 && !this.#settled) {
+          this.#settled = true;
+          this.#refuse(this.#refusal);
+        }
+      },
+    );
+  }
 }
 
 /**
@@ -86,8 +163,8 @@ export class ResultCache {
       const { entry } = await this.#flight(
         endpoint,
         key,
-        async (signal) => {
-          const produced = await produce(signal);
+        async (signal, as) => {
+          const produced = await produce(signal, as);
           store.set(key, produced, ttlMs);
           return { entry: produced, source: "ran" };
         },
@@ -108,7 +185,7 @@ export class ResultCache {
     const { entry, source } = await this.#flight(
       endpoint,
       key,
-      async (signal) => {
+      async (signal, as) => {
         let started = false;
         try {
           return await store.fill(
@@ -116,7 +193,7 @@ export class ResultCache {
             ttlMs,
             () => {
               started = true;
-              return produce(signal);
+              return produce(signal, as);
             },
             this.#peerWaitMs,
             requestId,
@@ -126,7 +203,7 @@ export class ResultCache {
           if (started || signal.aborted) throw e;
           // Redis failed before our query ran: answer from the backend
           this.#redisFailed(e, requestId);
-          return { entry: await produce(signal), source: "bypass" };
+          return { entry: await produce(signal, as), source: "bypass" };
         }
       },
       opts,
@@ -157,7 +234,7 @@ export class ResultCache {
     const { entry } = await this.#flight(
       endpoint,
       key,
-      async (signal) => ({ entry: await produce(signal), source: "bypass" }),
+      async (signal, as) => ({ entry: await produce(signal, as), source: "bypass" }),
       opts,
     );
     return { entry, cache: "BYPASS" };
@@ -167,38 +244,37 @@ export class ResultCache {
    * One flight per key in this process: later identical requests join the first one's query.
    * The flight is admitted first (`opts.admit`); a request that joins it costs nothing.
    */
-  async #flight(
-    endpoint: string,
-    key: string,
-    run: (signal: AbortSignal) => Promise<Filled>,
-    opts: AnswerOptions,
-  ): Promise<Filled> {
+  async #flight(endpoint: string, key: string, run: Run, opts: AnswerOptions): Promise<Filled> {
     let flight = this.#flights.get(key);
     if (flight === undefined) {
       opts.signal?.throwIfAborted();
-      const admit = opts.admit;
+      const { admit, admittedAs } = opts;
       // the flight exists from the first request on, admission included: identical requests that
-      // arrive while it waits for a slot join it instead of each asking for a slot of their own
+      // arrive while it waits for a slot join it instead of each waiting for a slot of their own
+      // (another caller's asks on the flight's behalf: FlightAdmission)
+      const admission = admit ? new FlightAdmission() : undefined;
       flight = this.#start(
         key,
-        admit
+        admit && admission
           ? async (signal) => {
-              const release = await admit(signal);
+              const { release, as } = await admission.slot(signal, admit, admittedAs);
               try {
-                return await run(signal);
+                return await run(signal, as);
               } finally {
                 release();
               }
             }
           : run,
       );
+      if (admission) flight.admission = admission;
     } else {
       this.#metrics.cacheCoalesced.inc({ endpoint, scope: "process" });
+      if (opts.admit && opts.admittedAs !== undefined) flight.admission?.offer(opts.admit, opts.admittedAs);
     }
     return waitFor(flight, opts.signal);
   }
 
-  #start(key: string, run: (signal: AbortSignal) => Promise<Filled>): Flight {
+  #start(key: string, run: Run): Flight {
     const controller = new AbortController();
     const result = run(controller.signal).finally(() => {
       if (this.#flights.get(key) === flight) this.#flights.delete(key);

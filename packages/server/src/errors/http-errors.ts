@@ -22,6 +22,11 @@ export interface HttpError {
   unexpected: boolean;
   /** extra response headers (`Retry-After` of a 429) */
   headers?: Record<string, string>;
+  /**
+   * a refusal (its code's status is 4xx), whatever status is sent: the legacy format sends errors
+   * of the query as 200, and a loop on them is paced all the same (admission/refusal-pacing.ts)
+   */
+  refusal: boolean;
 }
 
 /** codes that keep their status in the legacy format: they are not errors of the query */
@@ -44,12 +49,14 @@ export function toHttpError(e: unknown, requestId: string, format: ErrorFormat =
       status: 500,
       body: format === "legacy" ? { error: message } : { error: { code: "internal", message, requestId } },
       unexpected: true,
+      refusal: false,
     };
   }
   // configuration errors carry file paths: not for clients
   const internal = e.code === "internal" || e.code === "invalid_config";
   const message = internal ? "internal error; the request id identifies it in the server log" : e.message;
   const status = HTTP_STATUS_OF[e.code];
+  const refusal = status >= 400 && status < 500;
   const headers =
     e.retryAfterSeconds !== undefined
       ? { headers: { "Retry-After": String(Math.max(1, Math.ceil(e.retryAfterSeconds))) } }
@@ -59,6 +66,7 @@ export function toHttpError(e: unknown, requestId: string, format: ErrorFormat =
       status: LEGACY_KEEPS_STATUS.has(e.code) ? status : 200,
       body: { error: message },
       unexpected: internal,
+      refusal,
       ...headers,
     };
   }
@@ -69,5 +77,5 @@ export function toHttpError(e: unknown, requestId: string, format: ErrorFormat =
     if (e.line !== undefined) body.error.line = e.line;
     if (e.column !== undefined) body.error.column = e.column;
   }
-  return { status, body, unexpected: internal, ...headers };
+  return { status, body, unexpected: internal, refusal, ...headers };
 }

@@ -78,7 +78,8 @@ export class QueryService {
     );
     const { cache, admission } = this.#deps;
     // asked when the query starts, after its admission: a heavy caller among others runs modestly
-    const produce = (signal: AbortSignal | undefined) =>
+    // (the caller whose slot it runs in: another caller's, when that one's ask won the flight's slot)
+    const produce = (signal: AbortSignal | undefined, admittedAs = req.caller) =>
       this.#produce(
         endpoint,
         compiled,
@@ -86,7 +87,7 @@ export class QueryService {
         req.redact,
         "request",
         signal,
-        admission?.runsModestly(req.caller),
+        admission?.runsModestly(admittedAs),
       );
     if (endpoint.cacheTtlSeconds === 0 || cache === undefined) {
       const release = admission ? await admission.admit(req.caller, req.signal) : undefined;
@@ -106,7 +107,9 @@ export class QueryService {
     const answer = await cache.answer(endpoint.name, key, endpoint.cacheTtlSeconds * 1000, produce, {
       ...(req.requestId !== undefined ? { requestId: req.requestId } : {}),
       ...(req.signal ? { signal: req.signal } : {}),
-      ...(admission ? { admit: (signal: AbortSignal) => admission.admit(req.caller, signal) } : {}),
+      ...(admission
+        ? { admit: (signal: AbortSignal) => admission.admit(req.caller, signal), admittedAs: req.caller }
+        : {}),
     });
     // warmed only once it worked: a request that failed, timed out or was abandoned is not re-run
     if (answer.cache === "HIT") this.trackWarmKey(endpoint, spec, answer.entry.storedAtMs);

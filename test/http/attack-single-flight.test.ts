@@ -1,0 +1,62 @@
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { before, EDGE_EVENTS } from "./support/events.ts";
+import { call, type HttpServer, SCOPED_TOKEN, startHttpServer, TOKEN } from "./support/in-process.ts";
+import { duckdbStore, type Store } from "./support/stores.ts";
+
+/**
+ * An attacker holding one token, held back by admission (at its share here; heavy is the same
+ * path), asks first for what a dashboard is about to ask: the dashboard's identical request joins
+ * the attacker's flight. It must not wait behind the attacker's admission, nor get its 429.
+ */
+const ROWS = 1200;
+const LOADS = {
+  "cloudflare.logs.prod": [
+    ...EDGE_EVENTS,
+    ...Array.from({ length: ROWS }, (_, i) =>
+      JSON.stringify({
+        id: `flood-${i}`,
+        timestamp: before(60 + i),
+        project: "alpha",
+        event_message: `GET /rest/v1/f${i}`,
+        metadata: { request: { path: `/rest/v1/f${i}`, url: `https://alpha.example.co/rest/v1/f${i}` } },
+      }),
+    ),
+  ],
+};
+const CROSS_JOIN = `/api/endpoints/query/usage.api-counts?interval=daily&project=alpha&sql=${encodeURIComponent(
+  "select count(*) as n from requests a, requests b, requests c, requests d where length(a.path) + length(b.path) + length(c.path) + length(d.path) > 1",
+)}`;
+const POPULAR = "/api/endpoints/query/usage.api-counts?interval=daily&project=gamma";
+
+describe("a popular request first asked by a caller held back by admission", () => {
+  let store: Store;
+  let server: HttpServer;
+  beforeAll(async () => {
+    store = await duckdbStore(LOADS);
+    server = await startHttpServer(store.backend, {
+      QES_MAX_CONCURRENT_PER_CALLER: "1",
+      QES_QUERY_TIMEOUT_MS: "4000",
+    });
+  });
+  afterAll(async () => {
+    await server?.close();
+    await store?.dispose();
+  });
+
+  it("answers the dashboard at once, in a slot of its own, not after (or refused with) the attacker's wait", async () => {
+    const get = (path: string, token: string) =>
+      call(`${server.url}${path}`, { headers: { "X-API-KEY": token } });
+    const join = get(CROSS_JOIN, TOKEN);
+    await new Promise((r) => setTimeout(r, 300));
+    // the attacker's share is taken by its cross join: its ask for the popular request waits
+    const attackers = get(POPULAR, TOKEN);
+    await new Promise((r) => setTimeout(r, 100));
+    const t = Date.now();
+    const dashboard = await get(POPULAR, SCOPED_TOKEN);
+    const ms = Date.now() - t;
+    expect(dashboard.status).toBe(200);
+    expect(ms).toBeLessThan(1_500);
+    expect((await attackers).status).toBe(200);
+    expect([200, 504]).toContain((await join).status);
+  });
+});
