@@ -6,7 +6,7 @@ import {
   type RetentionReport,
 } from "@qes/core";
 import type { Logger } from "pino";
-import { Admission } from "./admission/admission.ts";
+import { Admission, WARM_CALLER } from "./admission/admission.ts";
 import { CallerRateLimit } from "./admission/caller-rate-limit.ts";
 import { QuerySlots } from "./admission/query-slots.ts";
 import { RefusalPacing } from "./admission/refusal-pacing.ts";
@@ -136,6 +136,7 @@ export async function startService(opts: StartServiceOptions): Promise<RunningSe
       perCaller: config.admission.perCaller,
       queuePerCaller: Math.max(4, 2 * config.admission.perCaller),
       maxWaitMs: Math.min(config.queryTimeoutMs, MAX_QUEUE_WAIT_MS),
+      ungated: [WARM_CALLER],
     }),
     metrics,
     ...(config.admission.ratePerMinute !== undefined

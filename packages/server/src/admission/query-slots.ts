@@ -15,6 +15,12 @@ export interface QuerySlotsOptions {
    * of it, it runs one query at a time, on one core (`runsModestly`)
    */
   heavyUsageMs?: number;
+  /**
+   * callers the heavy mark never holds back (warming: its pace is its interval and its bounded
+   * concurrency; held while others are active, the refreshes of everyone's keys would stop under
+   * load). Past half the mark they still run one query at a time, modestly.
+   */
+  ungated?: readonly string[];
   /** the clock engine time is measured with (tests) */
   nowMs?: () => number;
 }
@@ -182,7 +188,8 @@ export class QuerySlots {
   #shareOf(caller: string): number {
     const now = this.#now();
     if (!this.#heavy(caller, now, MODEST_PART) || !this.#othersActive(caller)) return this.#share;
-    return this.#heavy(caller, now) && this.#othersNotHeavy(caller, now) ? 0 : 1;
+    const gated = !this.#opts.ungated?.includes(caller);
+    return gated && this.#heavy(caller, now) && this.#othersNotHeavy(caller, now) ? 0 : 1;
   }
 
   /**
