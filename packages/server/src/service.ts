@@ -187,7 +187,8 @@ export async function startService(opts: StartServiceOptions): Promise<RunningSe
   const hits = cache
     ? new CacheHitPath({
         cache,
-        trackWarmKey: (endpoint, spec, storedAtMs) => queries.trackWarmKey(endpoint, spec, storedAtMs),
+        trackWarmKey: (endpoint, spec, storedAtMs, caller) =>
+          queries.trackWarmKey(endpoint, spec, storedAtMs, caller),
         logger,
         metrics,
         backendName: backend.name,

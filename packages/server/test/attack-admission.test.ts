@@ -11,6 +11,7 @@ import { ResultCache } from "../src/cache/result-cache.ts";
 import { loadServedEndpoints } from "../src/endpoint-dirs.ts";
 import { Metrics } from "../src/observability/metrics.ts";
 import { QueryService } from "../src/query/query-service.ts";
+import { MemoryWarmKeys } from "../src/warming/warm-keys.ts";
 
 // Attacks on the heavy-caller gate (QuerySlots) by a caller holding one token, through the paths
 // a request really takes: the cache's single flight, warming's caller, and the recent starts.
@@ -285,6 +286,151 @@ describe("QuerySlots's recent starts under a heavy warming caller", () => {
     (await s.acquire("dashboard"))();
     const refused = await s.acquire("attacker").catch((e: QesError) => e);
     expect((refused as QesError).code).toBe("too_many_requests");
+  });
+});
+
+describe("a heavy caller's consumer SQL and warming", () => {
+  const duckdb = createDuckdbBackend({ path: ":memory:" });
+  beforeAll(async () => {
+    await duckdb.init();
+  });
+  afterAll(async () => {
+    await duckdb.close();
+  });
+
+  it("warming does not re-run, ungated and uncharged, what a heavy caller held back asked for", async () => {
+    let now = 0;
+    // each query holds its slot 2 s on the test clock: the attacker's cross join, in short
+    const backend = new Proxy(duckdb, {
+      get(target, prop) {
+        if (prop === "execute")
+          return (...args: Parameters<typeof duckdb.execute>) => {
+            now += 2_000;
+            return target.execute(...args);
+          };
+        const value = Reflect.get(target, prop);
+        return typeof value === "function" ? value.bind(target) : value;
+      },
+    });
+    const slots = new QuerySlots({
+      maxConcurrent: 4,
+      perCaller: 2,
+      queuePerCaller: 4,
+      maxWaitMs: 200,
+      heavyUsageMs: 1_000,
+      nowMs: () => now,
+    });
+    const metrics = new Metrics({ backend: "duckdb", executedQueries: () => 0, redis: false });
+    const warmKeys = new MemoryWarmKeys(100);
+    const service = new QueryService({
+      backend,
+      metrics,
+      admission: new Admission({ slots, metrics }),
+      cache: new ResultCache({
+        store: new MemoryStore(100),
+        metrics,
+        logger: pino({ level: "silent" }),
+        peerWaitMs: 1_000,
+      }),
+      warmKeys,
+      keyPrefix: "qes-attack",
+      queryTimeoutMs: 10_000,
+      clock: () => 1_736_942_400_000_000n,
+      warmIntervalMs: () => 300_000,
+    });
+    // usage.api-counts: cached, warmed and sandboxable (consumer SQL)
+    const endpoint = (await loadServedEndpoints([])).get("usage.api-counts")!;
+    const ask = () =>
+      service.answer({
+        endpoint,
+        params: { interval: "daily", project: "x" },
+        consumerSql: "select count(*) as n from requests",
+        redact: false,
+        nowMicros: 0n,
+        caller: "attacker",
+      });
+    await ask();
+    expect(slots.usageMs("attacker")).toBeGreaterThanOrEqual(2_000);
+    // others use the engine: the attacker, heavy, starts nothing of its own
+    const other = await slots.acquire("dashboard");
+    expect(
+      await ask().then(
+        (a) => a.cache,
+        (e: QesError) => e.code,
+      ),
+    ).toBe("HIT");
+    const [spec] = await warmKeys.due(endpoint);
+    expect(spec).toBeDefined();
+    // warming's round: the attacker's query again, as the warm caller
+    const refreshed = await service.refresh(endpoint, spec as string).then(
+      () => true,
+      () => false,
+    );
+    other();
+    // either warming did not run it while its asker is held back, or the asker paid for it
+    expect(!refreshed || slots.usageMs("attacker") >= 4_000).toBe(true);
+  });
+
+  it("a refresh done while its asker is not held back is charged to the asker", async () => {
+    let now = 0;
+    // each query holds its slot 2 s on the test clock: the attacker's cross join, in short
+    const backend = new Proxy(duckdb, {
+      get(target, prop) {
+        if (prop === "execute")
+          return (...args: Parameters<typeof duckdb.execute>) => {
+            now += 2_000;
+            return target.execute(...args);
+          };
+        const value = Reflect.get(target, prop);
+        return typeof value === "function" ? value.bind(target) : value;
+      },
+    });
+    const slots = new QuerySlots({
+      maxConcurrent: 4,
+      perCaller: 2,
+      queuePerCaller: 4,
+      maxWaitMs: 200,
+      heavyUsageMs: 1_000,
+      nowMs: () => now,
+    });
+    const metrics = new Metrics({ backend: "duckdb", executedQueries: () => 0, redis: false });
+    const warmKeys = new MemoryWarmKeys(100);
+    const service = new QueryService({
+      backend,
+      metrics,
+      admission: new Admission({ slots, metrics }),
+      cache: new ResultCache({
+        store: new MemoryStore(100),
+        metrics,
+        logger: pino({ level: "silent" }),
+        peerWaitMs: 1_000,
+      }),
+      warmKeys,
+      keyPrefix: "qes-attack",
+      queryTimeoutMs: 10_000,
+      clock: () => 1_736_942_400_000_000n,
+      warmIntervalMs: () => 300_000,
+    });
+    // usage.api-counts: cached, warmed and sandboxable (consumer SQL)
+    const endpoint = (await loadServedEndpoints([])).get("usage.api-counts")!;
+    const ask = () =>
+      service.answer({
+        endpoint,
+        params: { interval: "daily", project: "x" },
+        consumerSql: "select count(*) as n from requests",
+        redact: false,
+        nowMicros: 0n,
+        caller: "attacker",
+      });
+    await ask();
+    expect(slots.usageMs("attacker")).toBeGreaterThanOrEqual(2_000);
+    const before = slots.usageMs("attacker");
+    const [spec] = await warmKeys.due(endpoint);
+    // nobody else uses the engine: the refresh runs, in warming's slot, and its 2 s are the asker's
+    await service.refresh(endpoint, spec as string);
+    // (what it had decays a little over those 2 s of the test clock)
+    expect(slots.usageMs("attacker")).toBeGreaterThan(before * 0.5 ** (2_000 / 30_000) + 1_999);
+    expect(slots.usageMs(WARM_CALLER)).toBeGreaterThanOrEqual(2_000 - 1);
   });
 });
 

@@ -38,9 +38,17 @@ export class Admission {
     }
   }
 
-  /** a slot for a warming refresh (no rate: warming's pace is its interval) */
-  warmSlot(signal?: AbortSignal): Promise<() => void> {
-    return this.#slots.acquire(WARM_CALLER, signal);
+  /**
+   * a slot for a warming refresh (no rate: warming's pace is its interval); `forCaller`, who asked
+   * for the key, is charged its engine time too
+   */
+  warmSlot(signal?: AbortSignal, forCaller?: string): Promise<() => void> {
+    return this.#slots.acquire(WARM_CALLER, signal, forCaller);
+  }
+
+  /** whether the heavy mark holds `caller` back now (`QuerySlots.heldBack`) */
+  heldBack(caller: string): boolean {
+    return this.#slots.heldBack(caller);
   }
 
   /** whether `caller`'s query admitted now runs on one core (`QuerySlots.runsModestly`) */

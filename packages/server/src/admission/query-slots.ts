@@ -102,6 +102,12 @@ export class QuerySlots {
     return this.#decayed(caller, this.#now());
   }
 
+  /** whether the heavy mark holds `caller` back now: it would start no query of its own */
+  heldBack(caller: string): boolean {
+    const now = this.#now();
+    return this.#heavy(caller, now) && this.#othersActive(caller) && this.#othersNotHeavy(caller, now);
+  }
+
   /** queries running now (metrics, tests) */
   get running(): number {
     return this.#running;
@@ -110,10 +116,12 @@ export class QuerySlots {
   /**
    * A slot for one query of `caller`: at once when one is free, after a short wait in the caller's
    * queue, or 429. The returned function frees it (once). `signal` ends the wait (client gone).
+   * `onBehalfOf`: another caller the query is done for (warming a key it asked for), whose
+   * engine time it counts as well.
    */
-  async acquire(caller: string, signal?: AbortSignal): Promise<() => void> {
+  async acquire(caller: string, signal?: AbortSignal, onBehalfOf?: string): Promise<() => void> {
     signal?.throwIfAborted();
-    if (this.#free(caller)) return this.#take(caller);
+    if (this.#free(caller)) return this.#take(caller, onBehalfOf);
     const queue = this.#queues.get(caller) ?? [];
     if (queue.length >= this.#opts.queuePerCaller) throw busy(this.#callerFull(caller));
     await new Promise<void>((resolve, reject) => {
@@ -149,7 +157,7 @@ export class QuerySlots {
       this.#grantWaiting();
     });
     // granted: the slot was taken on this waiter's behalf by #release
-    return this.#releaser(caller);
+    return this.#releaser(caller, onBehalfOf);
   }
 
   /**
@@ -217,20 +225,22 @@ export class QuerySlots {
     return (this.#byCaller.get(caller) ?? 0) >= this.#shareOf(caller);
   }
 
-  #take(caller: string): () => void {
+  #take(caller: string, onBehalfOf: string | undefined): () => void {
     this.#started(caller);
     this.#running++;
     this.#byCaller.set(caller, (this.#byCaller.get(caller) ?? 0) + 1);
-    return this.#releaser(caller);
+    return this.#releaser(caller, onBehalfOf);
   }
 
-  #releaser(caller: string): () => void {
+  #releaser(caller: string, onBehalfOf?: string): () => void {
     let released = false;
     const startedMs = this.#now();
     return () => {
       if (released) return;
       released = true;
-      this.#used(caller, this.#now() - startedMs);
+      const ms = this.#now() - startedMs;
+      this.#used(caller, ms);
+      if (onBehalfOf !== undefined && onBehalfOf !== caller) this.#used(onBehalfOf, ms);
       this.#running--;
       const n = (this.#byCaller.get(caller) ?? 1) - 1;
       if (n === 0) this.#byCaller.delete(caller);

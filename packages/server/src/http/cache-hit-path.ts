@@ -17,7 +17,7 @@ export interface CacheHitPathDeps {
   cache: ResultCache;
   /** notes a request of a warmed endpoint, as the full path does on every cached answer */
   /** notes a hit of a warmed endpoint's key; `storedAtMs` is the served entry's */
-  trackWarmKey(endpoint: EndpointDefinition, spec: string, storedAtMs: number): void;
+  trackWarmKey(endpoint: EndpointDefinition, spec: string, storedAtMs: number, caller: string): void;
   logger: Logger;
   metrics: Metrics;
   backendName: string;
@@ -43,6 +43,8 @@ interface HitRoute {
   hits: { inc(): void };
   /** when this path last noted the request for warming (recency counts to the second) */
   trackedAtMs: number;
+  /** who asked (`Principal.caller`): warming refreshes the key on its behalf */
+  caller: string;
   /** the headers last sent, for the entry and `Age` they were built for */
   sent?: { entry: CacheEntry; age: number; headers: string[] };
 }
@@ -144,6 +146,7 @@ export class CacheHitPath {
       expiresAtMs: answered.principal.expiresAtMs ?? Number.POSITIVE_INFINITY,
       chars: id.length,
       trackedAtMs: 0,
+      caller: answered.principal.caller,
       latency: metrics.httpRequestSeconds.series(requestLabels(url, endpoint.name, backendName, 200, "HIT")),
       hits: metrics.fastHitCounters(endpoint.name),
     };
@@ -218,7 +221,7 @@ export class CacheHitPath {
     res.end(entry.body);
     if (nowMs - route.trackedAtMs >= RETRACK_MS) {
       route.trackedAtMs = nowMs;
-      this.#deps.trackWarmKey(route.endpoint, route.spec, entry.storedAtMs);
+      this.#deps.trackWarmKey(route.endpoint, route.spec, entry.storedAtMs, route.caller);
     }
     const ms = performance.now() - started;
     route.latency.observe(ms / 1000);

@@ -59,8 +59,17 @@ export interface Answer {
  * miss the backend. Rows are redacted and serialised once, when the query ran; the bytes are what
  * is cached and sent.
  */
+/** callers remembered as the last to ask for a warmed key (`QueryService.refresh`) */
+const MAX_ASKERS = 10_000;
+
 export class QueryService {
   readonly #deps: QueryServiceDeps;
+  /**
+   * who last asked for each warmed key, in this process: a refresh is warming's query but done
+   * for them. Without it a caller held back as heavy kept its expensive consumer SQL running every
+   * interval through warming, uncharged, by asking again from the cache (hits cost no admission).
+   */
+  readonly #askers = new Map<string, string>();
 
   constructor(deps: QueryServiceDeps) {
     this.#deps = deps;
@@ -112,8 +121,8 @@ export class QueryService {
         : {}),
     });
     // warmed only once it worked: a request that failed, timed out or was abandoned is not re-run
-    if (answer.cache === "HIT") this.trackWarmKey(endpoint, spec, answer.entry.storedAtMs);
-    else this.trackWarmKey(endpoint, spec);
+    if (answer.cache === "HIT") this.trackWarmKey(endpoint, spec, answer.entry.storedAtMs, req.caller);
+    else this.trackWarmKey(endpoint, spec, undefined, req.caller);
     return { ...answer, ignored: bound.ignored, cached: { key, spec } };
   }
 
@@ -121,14 +130,26 @@ export class QueryService {
    * notes a request of a warmed endpoint (fire and forget); a cache hit gives its entry's time,
    * and an entry its refreshes left behind is not noted (`hitKeepsWarming`)
    */
-  trackWarmKey(endpoint: EndpointDefinition, spec: string, hitStoredAtMs?: number): void {
+  trackWarmKey(endpoint: EndpointDefinition, spec: string, hitStoredAtMs?: number, caller?: string): void {
     if (endpoint.warmIntervalSeconds === undefined) return;
     if (
       hitStoredAtMs !== undefined &&
       !hitKeepsWarming(hitStoredAtMs, this.#deps.warmIntervalMs(endpoint), Date.now())
     )
       return;
+    if (caller !== undefined) this.#rememberAsker(endpoint, spec, caller);
     this.#deps.warmKeys?.track(endpoint, spec);
+  }
+
+  #rememberAsker(endpoint: EndpointDefinition, spec: string, caller: string): void {
+    const key = `${endpoint.id}\0${spec}`;
+    this.#askers.delete(key);
+    this.#askers.set(key, caller);
+    // the oldest out first
+    for (const [oldest] of this.#askers) {
+      if (this.#askers.size <= MAX_ASKERS) break;
+      this.#askers.delete(oldest);
+    }
   }
 
   /**
@@ -147,7 +168,16 @@ export class QueryService {
       this.#deps.clock(),
       spec.redact,
     );
-    const release = await this.#deps.admission?.warmSlot(signal);
+    const admission = this.#deps.admission;
+    const asker = this.#askers.get(`${endpoint.id}\0${text}`);
+    // done for the caller who asked: not while the heavy mark holds it back (the warmer keeps the
+    // key and skips it, as when the engine is busy), and its engine time is that caller's
+    if (asker !== undefined && admission?.heldBack(asker)) {
+      throw new QesError("too_many_requests", "the caller this key is warmed for is held back", {
+        retryAfterSeconds: 1,
+      });
+    }
+    const release = await admission?.warmSlot(signal, asker);
     let entry: CacheEntry;
     try {
       entry = await this.#produce(endpoint, compiled, bound.values, spec.redact, "warm", signal);
