@@ -130,10 +130,11 @@ describe("two instances sharing Redis", () => {
       await sleep(50);
     }
     // a run is counted when it starts and each refresh when its value is stored: a run still under
-    // way (late on a loaded machine) is read once its refreshes are counted, within an interval
+    // way (late on a loaded machine) is read once its refreshes are counted — before the next run is
+    // due (runs fall on multiples of the interval and `end` is mid-interval), so none is half-read
     let runsDone = 0;
     let refreshed = 0;
-    const settled = Date.now() + WARM_MS;
+    const settled = end + WARM_MS / 3;
     do {
       runsDone = (await both("qes_warm_runs_total", { endpoint: "usage.api-counts" })) - runs;
       refreshed = (await both("qes_warm_refreshes_total", { endpoint: "usage.api-counts" })) - refreshes;
