@@ -307,4 +307,31 @@ describe("QuerySlots", () => {
     expect(s.running).toBe(1);
     next();
   });
+
+  it("counts a query's engine time while it runs: a caller's first long queries make it heavy before they end", async () => {
+    let now = 0;
+    const s = new QuerySlots({
+      maxConcurrent: 10,
+      perCaller: 2,
+      queuePerCaller: 4,
+      maxWaitMs: 60_000,
+      heavyUsageMs: 15_000,
+      nowMs: () => now,
+    });
+    const dashboard = await s.acquire("dashboard");
+    // two cross joins, still running 4 s later: 8 s of slot time, past half the mark
+    const j1 = await s.acquire("attacker");
+    const j2 = await s.acquire("attacker");
+    now += 4_000;
+    expect(s.usageMs("attacker")).toBeCloseTo(8_000, 0);
+    expect(s.runsModestly("attacker")).toBe(true);
+    // 8 s in, 16 s of slot time: held back, though neither has ended
+    now += 4_000;
+    expect(s.heldBack("attacker")).toBe(true);
+    // ended, the time is counted once
+    j1();
+    j2();
+    expect(s.usageMs("attacker")).toBeCloseTo(16_000, 0);
+    dashboard();
+  });
 });

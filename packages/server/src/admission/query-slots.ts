@@ -85,6 +85,11 @@ export class QuerySlots {
   readonly #queues = new Map<string, Waiter[]>();
   /** each caller's recent engine time: slot-milliseconds, decayed to `atMs` */
   readonly #usage = new Map<string, { ms: number; atMs: number }>();
+  /**
+   * when each running query charged to a caller started: a query counts while it runs, not only
+   * once it ends — an attacker's first cross joins otherwise ran unchecked to the query timeout
+   */
+  readonly #inFlight = new Map<string, number[]>();
   readonly #now: () => number;
   /** the LAST_STARTS callers that started a query last (distinct, newest first), and when */
   #lastStarts: { caller: string; atMs: number }[] = [];
@@ -235,12 +240,18 @@ export class QuerySlots {
   #releaser(caller: string, onBehalfOf?: string): () => void {
     let released = false;
     const startedMs = this.#now();
+    const charged = onBehalfOf !== undefined && onBehalfOf !== caller ? [caller, onBehalfOf] : [caller];
+    for (const c of charged) this.#inFlight.set(c, [...(this.#inFlight.get(c) ?? []), startedMs]);
     return () => {
       if (released) return;
       released = true;
       const ms = this.#now() - startedMs;
-      this.#used(caller, ms);
-      if (onBehalfOf !== undefined && onBehalfOf !== caller) this.#used(onBehalfOf, ms);
+      for (const c of charged) {
+        const starts = this.#inFlight.get(c) ?? [];
+        starts.splice(starts.indexOf(startedMs), 1);
+        if (starts.length === 0) this.#inFlight.delete(c);
+        this.#used(c, ms);
+      }
       this.#running--;
       const n = (this.#byCaller.get(caller) ?? 1) - 1;
       if (n === 0) this.#byCaller.delete(caller);
@@ -249,7 +260,14 @@ export class QuerySlots {
     };
   }
 
+  /** recent engine time: what ended, decayed, and what runs now */
   #decayed(caller: string, nowMs: number): number {
+    let running = 0;
+    for (const at of this.#inFlight.get(caller) ?? []) running += nowMs - at;
+    return this.#recorded(caller, nowMs) + running;
+  }
+
+  #recorded(caller: string, nowMs: number): number {
     const u = this.#usage.get(caller);
     return u ? u.ms * 0.5 ** ((nowMs - u.atMs) / USAGE_HALF_LIFE_MS) : 0;
   }
@@ -257,7 +275,7 @@ export class QuerySlots {
   #used(caller: string, ms: number): void {
     const now = this.#now();
     // read before the delete (which moves the caller to the newest end of the map)
-    const before = this.#decayed(caller, now);
+    const before = this.#recorded(caller, now);
     this.#usage.delete(caller);
     if (this.#usage.size >= USAGE_CALLERS) {
       for (const [c] of this.#usage) if (this.#decayed(c, now) < 1) this.#usage.delete(c);
