@@ -1,6 +1,6 @@
 import { Redis } from "ioredis";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { before, EDGE_EVENTS } from "./support/events.ts";
+import { EDGE_EVENTS, FLOOD_EVENTS } from "./support/events.ts";
 import {
   call,
   HASHED_TOKEN,
@@ -17,21 +17,7 @@ import { duckdbStore, postgresStore, type Store, unique } from "./support/stores
  * cache hits keep answering; QES_RATE_LIMIT_PER_MINUTE is one budget per caller across instances
  * sharing Redis. On PostgreSQL, a busy pool is never a 503 to the innocent caller.
  */
-const ROWS = 1200;
-const LOADS = {
-  "cloudflare.logs.prod": [
-    ...EDGE_EVENTS,
-    ...Array.from({ length: ROWS }, (_, i) =>
-      JSON.stringify({
-        id: `flood-${i}`,
-        timestamp: before(60 + i),
-        project: "alpha",
-        event_message: `GET /rest/v1/f${i}`,
-        metadata: { request: { path: `/rest/v1/f${i}`, url: `https://alpha.example.co/rest/v1/f${i}` } },
-      }),
-    ),
-  ],
-};
+const LOADS = { "cloudflare.logs.prod": [...EDGE_EVENTS, ...FLOOD_EVENTS] };
 const heavy = (i: number) =>
   `/api/endpoints/query/usage.api-counts?interval=daily&project=alpha&sql=${encodeURIComponent(
     `select count(*) as n from requests a, requests b, requests c where length(a.path) + length(b.path) + length(c.path) > ${i}`,

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { before, EDGE_EVENTS } from "./support/events.ts";
+import { EDGE_EVENTS, FLOOD_EVENTS } from "./support/events.ts";
 import { call, type HttpServer, SCOPED_TOKEN, startHttpServer, TOKEN } from "./support/in-process.ts";
 import { duckdbStore, type Store } from "./support/stores.ts";
 
@@ -8,21 +8,7 @@ import { duckdbStore, type Store } from "./support/stores.ts";
  * path), asks first for what a dashboard is about to ask: the dashboard's identical request joins
  * the attacker's flight. It must not wait behind the attacker's admission, nor get its 429.
  */
-const ROWS = 1200;
-const LOADS = {
-  "cloudflare.logs.prod": [
-    ...EDGE_EVENTS,
-    ...Array.from({ length: ROWS }, (_, i) =>
-      JSON.stringify({
-        id: `flood-${i}`,
-        timestamp: before(60 + i),
-        project: "alpha",
-        event_message: `GET /rest/v1/f${i}`,
-        metadata: { request: { path: `/rest/v1/f${i}`, url: `https://alpha.example.co/rest/v1/f${i}` } },
-      }),
-    ),
-  ],
-};
+const LOADS = { "cloudflare.logs.prod": [...EDGE_EVENTS, ...FLOOD_EVENTS] };
 const CROSS_JOIN = `/api/endpoints/query/usage.api-counts?interval=daily&project=alpha&sql=${encodeURIComponent(
   "select count(*) as n from requests a, requests b, requests c, requests d where length(a.path) + length(b.path) + length(c.path) + length(d.path) > 1",
 )}`;

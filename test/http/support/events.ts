@@ -140,3 +140,17 @@ export function piiEvent(): string {
 }
 
 export const PII_EVENTS = [piiEvent()];
+
+/**
+ * 1,200 requests of project `alpha`, a second apart before now: enough rows that a three- or
+ * four-way cross join of them runs for seconds (the admission attacks' expensive query)
+ */
+export const FLOOD_EVENTS: string[] = Array.from({ length: 1200 }, (_, i) =>
+  JSON.stringify({
+    id: `flood-${i}`,
+    timestamp: before(60 + i),
+    project: "alpha",
+    event_message: `GET /rest/v1/f${i}`,
+    metadata: { request: { path: `/rest/v1/f${i}`, url: `https://alpha.example.co/rest/v1/f${i}` } },
+  }),
+);

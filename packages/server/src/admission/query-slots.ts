@@ -107,10 +107,14 @@ export class QuerySlots {
     return this.#decayed(caller, this.#now());
   }
 
-  /** whether the heavy mark holds `caller` back now: it would start no query of its own */
+  /**
+   * whether the heavy mark holds `caller` back now: it starts no query of its own while another
+   * caller runs one, or one that is not heavy itself waits or started one lately
+   */
   heldBack(caller: string): boolean {
+    if (this.#opts.ungated?.includes(caller)) return false;
     const now = this.#now();
-    return this.#heavy(caller, now) && this.#othersActive(caller) && this.#othersNotHeavy(caller, now);
+    return this.#heavy(caller, now) && this.#othersActive(caller, now, (other) => !this.#heavy(other, now));
   }
 
   /** queries running now (metrics, tests) */
@@ -170,23 +174,25 @@ export class QuerySlots {
    * caller is running or waiting (alone, a heavy caller may use the whole engine)
    */
   runsModestly(caller: string): boolean {
-    return this.#heavy(caller, this.#now(), MODEST_PART) && this.#othersActive(caller);
+    const now = this.#now();
+    return this.#heavy(caller, now, MODEST_PART) && this.#othersActive(caller, now);
   }
 
   #heavy(caller: string, nowMs: number, part = 1): boolean {
     return this.#decayed(caller, nowMs) >= part * (this.#opts.heavyUsageMs ?? HEAVY_USAGE_MS);
   }
 
-  #othersActive(caller: string): boolean {
+  /**
+   * whether a caller other than `caller` runs a query, or waits for one or started one within
+   * RECENT_OTHERS_MS (of those, only the ones `counts`: a heavy caller is not held back by another
+   * heavy caller's wait, while one running holds it, so that the two take turns)
+   */
+  #othersActive(caller: string, nowMs: number, counts: (other: string) => boolean = () => true): boolean {
     if (this.#running > (this.#byCaller.get(caller) ?? 0)) return true;
-    for (const waiting of this.#queues.keys()) if (waiting !== caller) return true;
-    return this.#othersRecently(caller);
-  }
-
-  /** whether another caller started a query within RECENT_OTHERS_MS */
-  #othersRecently(caller: string): boolean {
-    const other = this.#lastStarts.find((s) => s.caller !== caller);
-    return other !== undefined && this.#now() - other.atMs <= RECENT_OTHERS_MS;
+    for (const waiting of this.#queues.keys()) if (waiting !== caller && counts(waiting)) return true;
+    return this.#lastStarts.some(
+      (s) => s.caller !== caller && nowMs - s.atMs <= RECENT_OTHERS_MS && counts(s.caller),
+    );
   }
 
   #started(caller: string): void {
@@ -197,27 +203,10 @@ export class QuerySlots {
     ];
   }
 
-  /** queries `caller` may run at once now: none while heavy among others, one while modest */
+  /** queries `caller` may run at once now: none while held back, one while modest among others */
   #shareOf(caller: string): number {
-    const now = this.#now();
-    if (!this.#heavy(caller, now, MODEST_PART) || !this.#othersActive(caller)) return this.#share;
-    const gated = !this.#opts.ungated?.includes(caller);
-    return gated && this.#heavy(caller, now) && this.#othersNotHeavy(caller, now) ? 0 : 1;
-  }
-
-  /**
-   * whether a caller other than `caller` runs a query, or waits without being heavy itself: two
-   * heavy callers waiting for each other would both wait until refused
-   */
-  #othersNotHeavy(caller: string, nowMs: number): boolean {
-    if (this.#running > (this.#byCaller.get(caller) ?? 0)) return true;
-    for (const waiting of this.#queues.keys())
-      if (waiting !== caller && !this.#heavy(waiting, nowMs)) return true;
-    // every recent other, not the newest only: a heavy one (warming) that started after a light
-    // one would hide it
-    return this.#lastStarts.some(
-      (s) => s.caller !== caller && nowMs - s.atMs <= RECENT_OTHERS_MS && !this.#heavy(s.caller, nowMs),
-    );
+    if (this.heldBack(caller)) return 0;
+    return this.runsModestly(caller) ? 1 : this.#share;
   }
 
   #free(caller: string): boolean {
@@ -241,7 +230,11 @@ export class QuerySlots {
     let released = false;
     const startedMs = this.#now();
     const charged = onBehalfOf !== undefined && onBehalfOf !== caller ? [caller, onBehalfOf] : [caller];
-    for (const c of charged) this.#inFlight.set(c, [...(this.#inFlight.get(c) ?? []), startedMs]);
+    for (const c of charged) {
+      const starts = this.#inFlight.get(c);
+      if (starts) starts.push(startedMs);
+      else this.#inFlight.set(c, [startedMs]);
+    }
     return () => {
       if (released) return;
       released = true;

@@ -1,5 +1,6 @@
 import type { Backend, BoundValues, CompiledQuery, EndpointDefinition, QueryResult } from "@qes/core";
 import { QesError, redactRows } from "@qes/core";
+import { LRUCache } from "lru-cache";
 import type { Admission } from "../admission/admission.ts";
 import type { CacheEntry } from "../cache/cache-entry.ts";
 import { cacheKey, paramsOfSpec, parseSpecText, specText } from "../cache/cache-key.ts";
@@ -53,15 +54,20 @@ export interface Answer {
   cached?: { key: string; spec: string };
 }
 
+/** callers remembered as the last to ask for a warmed key (`QueryService.refresh`) */
+const MAX_ASKERS = 10_000;
+
+/** a warmed key of this process's asker memory: the endpoint's version and the request's spec */
+function askerKey(endpoint: EndpointDefinition, spec: string): string {
+  return `${endpoint.id}:${endpoint.version}\0${spec}`;
+}
+
 /**
  * Answers endpoint requests: validate and bind (400/422 before anything else), then the cache
  * (key = endpoint id + version + canonical declared params + consumer SQL + redaction), and on a
  * miss the backend. Rows are redacted and serialised once, when the query ran; the bytes are what
  * is cached and sent.
  */
-/** callers remembered as the last to ask for a warmed key (`QueryService.refresh`) */
-const MAX_ASKERS = 10_000;
-
 export class QueryService {
   readonly #deps: QueryServiceDeps;
   /**
@@ -69,7 +75,7 @@ export class QueryService {
    * for them. Without it a caller held back as heavy kept its expensive consumer SQL running every
    * interval through warming, uncharged, by asking again from the cache (hits cost no admission).
    */
-  readonly #askers = new Map<string, string>();
+  readonly #askers = new LRUCache<string, string>({ max: MAX_ASKERS });
 
   constructor(deps: QueryServiceDeps) {
     this.#deps = deps;
@@ -137,19 +143,8 @@ export class QueryService {
       !hitKeepsWarming(hitStoredAtMs, this.#deps.warmIntervalMs(endpoint), Date.now())
     )
       return;
-    if (caller !== undefined) this.#rememberAsker(endpoint, spec, caller);
+    if (caller !== undefined) this.#askers.set(askerKey(endpoint, spec), caller);
     this.#deps.warmKeys?.track(endpoint, spec);
-  }
-
-  #rememberAsker(endpoint: EndpointDefinition, spec: string, caller: string): void {
-    const key = `${endpoint.id}\0${spec}`;
-    this.#askers.delete(key);
-    this.#askers.set(key, caller);
-    // the oldest out first
-    for (const [oldest] of this.#askers) {
-      if (this.#askers.size <= MAX_ASKERS) break;
-      this.#askers.delete(oldest);
-    }
   }
 
   /**
@@ -169,7 +164,7 @@ export class QueryService {
       spec.redact,
     );
     const admission = this.#deps.admission;
-    const asker = this.#askers.get(`${endpoint.id}\0${text}`);
+    const asker = this.#askers.get(askerKey(endpoint, text));
     // done for the caller who asked: not while the heavy mark holds it back (the warmer keeps the
     // key and skips it, as when the engine is busy), and its engine time is that caller's
     if (asker !== undefined && admission?.heldBack(asker)) {
