@@ -28,4 +28,19 @@ describe("refusal pacing", () => {
     // a caller named like an address is still a caller: the two never share a budget
     expect(refusalKey("address:10.0.0.7", "10.0.0.7")).not.toBe(refusalKey(undefined, "10.0.0.7"));
   });
+
+  it("counts an unauthenticated IPv6 client by its /64: rotating addresses inside it buys no new budget", async () => {
+    const a = refusalKey(undefined, "2001:db8:aa:bb::1");
+    expect(a).toBe("address:2001:db8:aa:bb::/64");
+    expect(refusalKey(undefined, "2001:db8:aa:bb:ffff:1234:5678:9abc")).toBe(a);
+    expect(refusalKey(undefined, "2001:db8:aa:bc::1")).not.toBe(a);
+    // an IPv4 client reached over a dual-stack socket is the IPv4 address, not ::ffff:0:0/64
+    expect(refusalKey(undefined, "::ffff:10.0.0.7")).toBe("address:10.0.0.7");
+    expect(refusalKey(undefined, "::ffff:10.0.0.8")).not.toBe(refusalKey(undefined, "::ffff:10.0.0.7"));
+    const pacing = new RefusalPacing(3);
+    for (let i = 0; i < 3; i++)
+      expect(await pacing.holdMs(refusalKey(undefined, `2001:db8:aa:bb::${i + 1}`))).toBe(0);
+    expect(await pacing.holdMs(refusalKey(undefined, "2001:db8:aa:bb::99"))).toBeGreaterThan(0);
+    expect(await pacing.holdMs(refusalKey(undefined, "2001:db8:aa:bc::1"))).toBe(0);
+  });
 });

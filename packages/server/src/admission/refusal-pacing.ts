@@ -1,3 +1,4 @@
+import ipaddr from "ipaddr.js";
 import { RateLimiterMemory, RateLimiterRes } from "rate-limiter-flexible";
 
 /** the longest a refusal is held: the limiter's window */
@@ -39,9 +40,26 @@ export class RefusalPacing {
 
 /**
  * Whom a refusal is counted against: the authenticated caller (`Principal.caller`, which a route
- * leaves in `res.locals.caller`), else the client's address — a request refused before it was
+ * leaves in `res.locals.caller`), else the client's network — a request refused before it was
  * authenticated (a bad token, a NUL byte) has no other name.
  */
 export function refusalKey(caller: unknown, remoteAddress: string | undefined): string {
-  return typeof caller === "string" ? `caller:${caller}` : `address:${remoteAddress ?? "unknown"}`;
+  return typeof caller === "string" ? `caller:${caller}` : `address:${clientNetwork(remoteAddress)}`;
+}
+
+/** bits of an IPv6 address that name one client: a site gets at least a /64 (RFC 6177) */
+const IPV6_CLIENT_PREFIX = 64;
+
+/**
+ * The network an address belongs to, as one client: an IPv4 address itself (an IPv4-mapped IPv6
+ * address too), an IPv6 address's /64. One IPv6 host holds a whole /64 and can send each request
+ * from a new address in it, so counting per address would give it 2^64 budgets.
+ */
+export function clientNetwork(remoteAddress: string | undefined): string {
+  if (remoteAddress === undefined || !ipaddr.isValid(remoteAddress)) return remoteAddress ?? "unknown";
+  const addr = ipaddr.process(remoteAddress);
+  if (addr.kind() === "ipv4") return addr.toString();
+  const parts = (addr as ipaddr.IPv6).toByteArray();
+  const masked = parts.map((b, i) => (i * 8 < IPV6_CLIENT_PREFIX ? b : 0));
+  return `${ipaddr.fromByteArray(masked).toString()}/${IPV6_CLIENT_PREFIX}`;
 }
