@@ -125,7 +125,8 @@ ORDER BY bucket`;
 
 /** a hand-written query with the compiled query's output columns, so conversion is identical */
 function handWritten(sql: string, like: CompiledQuery, params: CompiledQuery["params"]): CompiledQuery {
-  return { ...like, sql, params };
+  const { readAhead: _compiledOnly, ...rest } = like;
+  return { ...rest, sql, params };
 }
 
 interface Variant {

@@ -45,6 +45,11 @@ export class ClickhouseDialect extends SqlEmitter {
   override readonly ordersCutRowsOutside = true;
   /** and read the cut's rows from the table, where ClickHouse's top-K filter applies */
   override readonly cutsThroughPlainCte = true;
+  /**
+   * and, at the top level, first read the newest n+1 rows in one top-K read (its executor retries
+   * with the cut form when rows n and n+1 tie): the cut form reads the project twice
+   */
+  override readonly readsAheadAtLeadingKey = true;
   readonly functions: FunctionTable = clickhouseFunctions(this);
 
   /**

@@ -117,14 +117,22 @@ export async function executeOnClickhouse(
   const onAbort = () => stop("aborted");
   opts.signal?.addEventListener("abort", onAbort, { once: true });
   try {
-    const rs = await client.query({
-      query: boundedSql(query.sql, marker, limitSettings(opts, limits)),
-      query_params: queryParams(values),
-      format: "JSONCompactEachRow",
-      abort_signal: controller.signal,
-    });
-    const data = await rs.json<unknown[]>();
-    if (stopped !== null) throw stoppedError(stopped, opts);
+    const run = async (sql: string) => {
+      const rs = await client.query({
+        query: boundedSql(sql, marker, limitSettings(opts, limits)),
+        query_params: queryParams(values),
+        format: "JSONCompactEachRow",
+        abort_signal: controller.signal,
+      });
+      const data = await rs.json<unknown[]>();
+      if (stopped !== null) throw stoppedError(stopped, opts);
+      return data;
+    };
+    let data = await run(query.readAhead ?? query.sql);
+    // the read-ahead's rows end with its retry flag (the same on every row): 1 = ties at its end
+    if (query.readAhead !== undefined && data.length > 0 && Number(data[0]!.at(-1)) === 1) {
+      data = await run(query.sql);
+    }
     const rows: Record<string, WireValue>[] = [];
     const n = Math.min(data.length, opts.maxRows);
     for (let i = 0; i < n; i++) rows.push(clickhouseRowToWire(query.columns, data[i]!));

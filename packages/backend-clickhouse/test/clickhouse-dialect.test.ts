@@ -133,6 +133,39 @@ describe("the ClickHouse dialect", () => {
       expect(cut(other)).toMatch(/\nFROM "q\d+" AS "r\d+"\n/);
   });
 
+  it("reads a cut top-level select ahead: n+1 rows by the leading key on the table, flagged for a retry", () => {
+    const plain = `with e as (select id, timestamp, metadata from ${EDGE} where project = 'p') select id, metadata from e order by timestamp desc limit 5`;
+    const q = compile(plain);
+    const ahead = q.readAhead!;
+    // one top-K read of the table the CTE filters, no cut's subquery, the LIMIT one row past n
+    expect(ahead).not.toContain('__cut"');
+    expect(ahead).toMatch(
+      /\nFROM "src_cloudflare_logs_prod" AS "t0"\nWHERE \("t0"\."project" = 'p'\)\nORDER BY "t0"\."timestamp" DESC\nLIMIT toInt64\(6\)\n\) AS "__read"/,
+    );
+    expect(ahead).toMatch(/COUNT\(\*\) OVER \(\) AS "__n", MIN\("__read"\."__k0"\) OVER \(\) AS "__last"/);
+    expect(ahead).toMatch(/CASE WHEN "__cut_rows"\."__n" = 6 AND SUM\(/);
+    expect(ahead).toMatch(/ AS "__retry"\nFROM/);
+    // the completed order outside, and the query's own LIMIT
+    expect(ahead).toMatch(
+      /\nORDER BY "__cut_rows"\."__k0" DESC, "__cut_rows"\."c0" ASC, [^\n]*\nLIMIT toInt64\(5\)$/,
+    );
+    // the cut form stays the query's answer when the read-ahead gives up
+    expect(q.sql).toMatch(/SELECT min\("__cut"\."__cut"\)/);
+    // ascending: the boundary is the largest key read
+    expect(compile(`select id from ${EDGE} order by timestamp limit 5`).readAhead).toMatch(
+      /MAX\("__read"\."__k0"\) OVER \(\)/,
+    );
+    // the row cap is a LIMIT too: an unlimited select reads its cap + 1 ahead
+    expect(compile(`select id from ${EDGE} order by timestamp desc`).readAhead).toContain("= 102 AND");
+    // nothing to read ahead: an OFFSET, no cut (a NULL-able key), a nested select
+    for (const none of [
+      `select id from ${EDGE} order by timestamp desc limit 5 offset 2`,
+      `select id from ${EDGE} order by id desc limit 5`,
+      `select count(*) as n from (select id from ${EDGE} order by timestamp desc limit 5)`,
+    ])
+      expect(compile(none).readAhead).toBeUndefined();
+  });
+
   it("kills by a marker it made, and refuses anything else as a literal", () => {
     const marker = "qes-query:0f8e3c2a-5b1d-4e6f-9a7c-1d2e3f4a5b6c";
     expect(killQuerySql(marker)).toBe(`KILL QUERY WHERE Settings['log_comment'] = '${marker}' ASYNC`);

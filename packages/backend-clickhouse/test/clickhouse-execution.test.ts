@@ -106,6 +106,27 @@ describe("ClickHouse execution (embedded chDB)", () => {
     expect(exact.rowLimitReached).toBe(false);
   });
 
+  it("answers from a read-ahead unless its retry flag is set, then from the query itself", async () => {
+    const n = [{ name: "n", type: INT64 }];
+    const withAhead = (flag: number) => ({
+      ...handQuery("SELECT number AS n FROM numbers(3)", n),
+      readAhead: `SELECT number + 10 AS n, ${flag} AS __retry FROM numbers(2)`,
+    });
+    // the flag column is not part of the rows
+    expect((await backend.execute(withAhead(0), [], { maxRows: 10, timeoutMs: 5000 })).rows).toEqual([
+      { n: 10 },
+      { n: 11 },
+    ]);
+    expect((await backend.execute(withAhead(1), [], { maxRows: 10, timeoutMs: 5000 })).rows).toEqual([
+      { n: 0 },
+      { n: 1 },
+      { n: 2 },
+    ]);
+    // no rows read ahead: nothing to retry (an empty result is an answer)
+    const empty = { ...withAhead(1), readAhead: "SELECT 1 AS n, 1 AS __retry WHERE 0" };
+    expect((await backend.execute(empty, [], { maxRows: 10, timeoutMs: 5000 })).rows).toEqual([]);
+  });
+
   it("runs read-only: writes, DDL and file access are refused by the engine itself", async () => {
     for (const sql of [
       "INSERT INTO qes_schema (version, schema) SELECT 999, '{}'",

@@ -205,6 +205,35 @@ export const findingCases: SqlCase[] = [
     ],
   },
   {
+    name: "ties on the leading key inside a LIMIT, none at its end (an engine may read n+1 rows ahead)",
+    rule: "DESIGN.md §3: where LIMIT cuts an ordered result, ties are broken the same way on every backend",
+    sql: `select e.id, p.id as pid from ${EDGE} as e cross join ${PG} as p order by e.timestamp desc limit 10`,
+    expect: ["p01", "p02", "p03", "p04", "p05", "p06", "p07", "p08", "p09", "p10"].map((pid) => ({
+      id: "e09",
+      pid,
+    })),
+  },
+  {
+    name: "ties filling a LIMIT's last group exactly (a read-ahead of n+1 rows ends on another key)",
+    rule: "DESIGN.md §3: where LIMIT cuts an ordered result, ties are broken the same way on every backend",
+    sql: `select e.id, p.id as pid from ${EDGE} as e cross join ${PG} as p order by e.timestamp desc limit 20`,
+    expect: ["e09", "e08"].flatMap((id) =>
+      ["p01", "p02", "p03", "p04", "p05", "p06", "p07", "p08", "p09", "p10"].map((pid) => ({ id, pid })),
+    ),
+  },
+  {
+    name: "ties across a LIMIT's end and a read-ahead's (rows n and n+1 share the leading key)",
+    rule: "DESIGN.md §3: where LIMIT cuts an ordered result, ties are broken the same way on every backend",
+    sql: `select e.id, p.id as pid from ${EDGE} as e cross join ${PG} as p order by e.timestamp desc limit 15`,
+    expect: [
+      ...["p01", "p02", "p03", "p04", "p05", "p06", "p07", "p08", "p09", "p10"].map((pid) => ({
+        id: "e09",
+        pid,
+      })),
+      ...["p01", "p02", "p03", "p04", "p05"].map((pid) => ({ id: "e08", pid })),
+    ],
+  },
+  {
     name: "ties on the leading key at a LIMIT cut, oldest first",
     rule: "DESIGN.md §3: where LIMIT cuts an ordered result, ties are broken the same way on every backend",
     sql: `select e.id, p.id as pid from ${EDGE} as e cross join ${PG} as p where p.project is not null order by e.timestamp limit 3`,

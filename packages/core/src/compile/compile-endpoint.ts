@@ -156,6 +156,7 @@ function compileUncached(
   const emitted = opts.dialect.emit(query);
   return {
     sql: emitted.sql,
+    ...(emitted.readAhead !== undefined ? { readAhead: emitted.readAhead } : {}),
     params: emitted.params.map((index) => ctx.params[index - 1]!),
     columns,
     schemaVersion: opts.schema.version,

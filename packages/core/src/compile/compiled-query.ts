@@ -24,6 +24,12 @@ export interface CompiledQuery {
   sql: string;
   params: SqlParam[];
   columns: OutputColumn[];
+  /**
+   * The same rows by a cheaper plan that may have to give up (`EmittedSql.readAhead`), for an
+   * executor that runs it first: its rows end with one more value, `__retry`; when that is 1, the
+   * result is `sql`'s. Same parameters.
+   */
+  readAhead?: string;
   schemaVersion: number;
   dialect: string;
   /** endpoint parameters used as regular-expression patterns (validated per request) */

@@ -23,4 +23,10 @@ export interface Dialect {
 export interface EmittedSql {
   sql: string;
   params: number[];
+  /**
+   * The same result by a cheaper plan that may give up (`SqlEmitter.readsAheadAtLeadingKey`): its
+   * rows carry one more column, `__retry`, and when that is 1 on any row the result is `sql`'s.
+   * Same parameters as `sql`.
+   */
+  readAhead?: string;
 }

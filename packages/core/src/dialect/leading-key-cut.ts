@@ -139,3 +139,73 @@ export function cutRowsOrderedOutside(
   };
   return { inner, order };
 }
+
+/** The alias of the read-ahead's rows (`readAheadRows`), and its flag column. */
+export const AHEAD_ROWS = "__ahead";
+export const RETRY_COLUMN = "__retry";
+
+/**
+ * The rows of a cut select `s` (order completed, cut in its WHERE; `given` the select before)
+ * read ahead instead of cut: its n+1 first rows by the leading key alone (an ordered LIMIT an
+ * engine runs as a top-K read, with the wide columns read for those rows only), whose completed
+ * order outside picks the same n rows as the cut — unless rows n and n+1 tie on the leading key,
+ * when rows further on may tie too and belong in the result. The caller then runs the cut form.
+ * `inner` reads the table of a plain CTE when the select only names that CTE's columns.
+ */
+export function readAheadRows(
+  s: Select,
+  given: Select,
+  keyOf: (e: Expr) => string,
+  cteBody?: (name: string) => Select | undefined,
+): { inner: Select; order: OrderItem[]; limit: number } | undefined {
+  if (given.limit?.k !== "lit") return undefined;
+  const limit = Number(given.limit.value);
+  if (!Number.isSafeInteger(limit) || limit < 1) return undefined;
+  const { inner, order } = cutRowsOrderedOutside({ ...s, where: given.where }, keyOf);
+  const ahead: Select = { ...inner, limit: { k: "lit", value: limit + 1, type: INT64 } };
+  return { inner: (cteBody && readThroughPlainCte(ahead, cteBody)) ?? ahead, order, limit };
+}
+
+/**
+ * `s` reading the table of the plain CTE it selects from, each of its columns replaced by the
+ * CTE's expression for it; undefined unless every item and order key is a column of that CTE.
+ */
+function readThroughPlainCte(s: Select, cteBody: (name: string) => Select | undefined): Select | undefined {
+  const from = s.from;
+  if (from?.k !== "cte" || s.joins.length || s.where.length) return undefined;
+  const body = cteBody(from.name);
+  if (
+    !body ||
+    body.distinct ||
+    body.groupBy.length ||
+    body.having ||
+    body.qualify ||
+    body.limit ||
+    body.offset
+  )
+    return undefined;
+  if (body.items.some((i) => hasAggregate(i.expr) || hasWindowCall(i.expr))) return undefined;
+  const through = (e: Expr): Expr | undefined =>
+    e.k === "col" && e.rel === from.alias ? body.items.find((i) => i.name === e.col)?.expr : undefined;
+  const items: SelectItem[] = [];
+  for (const i of s.items) {
+    const expr = through(i.expr);
+    if (!expr) return undefined;
+    items.push({ name: i.name, expr });
+  }
+  const orderBy: OrderItem[] = [];
+  for (const o of s.orderBy) {
+    const expr = through(o.expr);
+    if (!expr) return undefined;
+    orderBy.push({ ...o, expr });
+  }
+  const { from: _cte, ...rest } = s;
+  return {
+    ...rest,
+    items,
+    orderBy,
+    ...(body.from ? { from: body.from } : {}),
+    joins: body.joins,
+    where: body.where,
+  };
+}

@@ -10,12 +10,18 @@ import type {
   WindowSpec,
 } from "../compile/ir.ts";
 import { setOpOperands } from "../compile/set-op-chain.ts";
-import type { SqlType } from "../compile/sql-type.ts";
+import { INT64, type SqlType } from "../compile/sql-type.ts";
 import { QesError } from "../errors.ts";
 import type { ScalarType } from "../schema/schema-model.ts";
 import type { Dialect, EmittedSql } from "./dialect.ts";
 import { type CallExpr, type FunctionTable, isUnsupported } from "./function-table.ts";
-import { CUT_ROWS, cutRowsOrderedOutside, leadingKeyCut } from "./leading-key-cut.ts";
+import {
+  CUT_ROWS,
+  cutRowsOrderedOutside,
+  leadingKeyCut,
+  RETRY_COLUMN,
+  readAheadRows,
+} from "./leading-key-cut.ts";
 
 export { type CallExpr, type FunctionEmitter, rename } from "./function-table.ts";
 
@@ -73,6 +79,14 @@ export abstract class SqlEmitter implements Dialect {
    * its top-K filter to an ORDER BY … LIMIT only right over a table read, not through a CTE.
    */
   readonly cutsThroughPlainCte: boolean = false;
+  /**
+   * With `cutsOrderAtLeadingKey`: whether a cut top-level select is also emitted read ahead
+   * (`EmittedSql.readAhead`, `readAheadRows`): its n+1 first rows by the leading key alone, one
+   * top-K read of the table, flagged for a retry in the rare case rows n and n+1 tie on that key.
+   * The cut form reads the table twice (the cut, then the rows past it); an engine whose top-K read
+   * is cheap (ClickHouse: in sorting-key order, wide columns read lazily) answers once.
+   */
+  readonly readsAheadAtLeadingKey: boolean = false;
   /** CTE definitions of the query being emitted, by name (`cutsThroughPlainCte`) */
   private cteDefs: Map<string, Query> = new Map();
 
@@ -93,7 +107,44 @@ export abstract class SqlEmitter implements Dialect {
     if (this.cutsOrderAtLeadingKey) this.collectCutCtes(query);
     this.paramSlots = new Map();
     const sql = this.query(query, used);
-    return { sql, params: [...this.paramSlots.keys()] };
+    const readAhead = this.readsAheadAtLeadingKey ? this.readAheadSql(query, used) : undefined;
+    return { sql, params: [...this.paramSlots.keys()], ...(readAhead !== undefined ? { readAhead } : {}) };
+  }
+
+  /**
+   * The read-ahead form of a top-level select that gets a leading-key cut: the n+1 first rows by
+   * the leading key (`readAheadRows`), counted and their last key taken by window functions, the
+   * completed order and LIMIT n outside, and `__retry` = 1 when more than one of them holds that
+   * last key (then rows n and n+1 tie, and rows beyond the read may tie with them).
+   */
+  private readAheadSql(q: Query, used: Set<string>): string | undefined {
+    const given = q.body;
+    if (given.k !== "select" || given.distinct || given.qualify) return undefined;
+    const s = this.withTiesBroken(given);
+    if (s.where.length <= given.where.length) return undefined;
+    const cteBody = this.cutsThroughPlainCte ? this.plainCteBody : undefined;
+    const ahead = readAheadRows(s, given, (e) => this.key(e), cteBody);
+    if (!ahead) return undefined;
+    const { inner, order, limit } = ahead;
+    const id = (name: string) => this.quoteIdent(name);
+    const [rows, read] = [id(CUT_ROWS), id("__read")];
+    const lead = order[0]!;
+    const leadName = id((lead.expr as Extract<Expr, { k: "col" }>).col);
+    const retry =
+      `CASE WHEN ${rows}.${id("__n")} = ${limit + 1} AND SUM(CASE WHEN ${rows}.${leadName} = ` +
+      `${rows}.${id("__last")} THEN 1 ELSE 0 END) OVER () > 1 THEN 1 ELSE 0 END`;
+    const cols = [
+      ...s.items.map((i) => `${rows}.${id(i.name)} AS ${id(i.name)}`),
+      `${retry} AS ${id(RETRY_COLUMN)}`,
+    ];
+    const last = `${lead.desc ? "MIN" : "MAX"}(${read}.${leadName}) OVER () AS ${id("__last")}`;
+    const limitN: Expr = { k: "lit", value: limit, type: INT64 };
+    return (
+      this.withClause(q, used) +
+      `SELECT ${cols.join(", ")}\nFROM (\nSELECT ${read}.*, COUNT(*) OVER () AS ${id("__n")}, ${last}` +
+      `\nFROM (\n${this.selectClauses(inner, used)}\n) AS ${read}\n) AS ${rows}` +
+      `\nORDER BY ${order.map((o) => this.orderItem(o)).join(", ")}${this.limitClause(limitN)}`
+    );
   }
 
   quoteIdent(name: string): string {
@@ -105,9 +156,12 @@ export abstract class SqlEmitter implements Dialect {
   }
 
   protected query(q: Query, used: Set<string>): string {
+    return this.withClause(q, used) + this.body(q.body, used);
+  }
+
+  private withClause(q: Query, used: Set<string>): string {
     const ctes = q.ctes.filter((c) => used.has(c.name));
-    const withClause = ctes.length ? `WITH ${ctes.map((c) => this.cte(c, used)).join(",\n")}\n` : "";
-    return withClause + this.body(q.body, used);
+    return ctes.length ? `WITH ${ctes.map((c) => this.cte(c, used)).join(",\n")}\n` : "";
   }
 
   protected cte(c: Cte, used: Set<string>): string {
