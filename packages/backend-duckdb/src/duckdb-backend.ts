@@ -25,7 +25,7 @@ import { executeOnDuckdb } from "./duckdb-executor.ts";
 import { ingestIntoDuckdb } from "./duckdb-ingest.ts";
 import { loadIntoDuckdb } from "./duckdb-loader.ts";
 import { applyDuckdbRetention, duckdbSourceStats } from "./duckdb-retention.ts";
-import { initStorage, readLogSchema } from "./duckdb-storage.ts";
+import { initStorage, readLogSchema, readTimeIndexSql } from "./duckdb-storage.ts";
 import { StoredIds } from "./duckdb-stored-ids.ts";
 
 /**
@@ -60,6 +60,7 @@ class DuckdbBackend implements Backend {
   private current: LogSchema | undefined;
   private executed = 0;
   private loads: Promise<unknown> = Promise.resolve();
+  private warming: Promise<void> = Promise.resolve();
   /** which ids each source stores, for ingest's dedupe */
   private readonly storedIds = new StoredIds();
   private readonly file: string | null;
@@ -112,6 +113,19 @@ class DuckdbBackend implements Backend {
       this.current = schema;
     } else {
       this.current = await initStorage(this.admin);
+    }
+    this.warming = this.readTimeIndexes(instance, this.current);
+  }
+
+  /** loads every source's time index in the background (`readTimeIndexSql`); close waits for it */
+  private async readTimeIndexes(instance: DuckDBInstance, schema: LogSchema): Promise<void> {
+    const conn = await instance.connect();
+    try {
+      for (const source of Object.values(schema.sources)) await conn.run(readTimeIndexSql(source));
+    } catch {
+      // only a head start: a query reads the index itself when it needs it
+    } finally {
+      conn.closeSync();
     }
   }
 
@@ -221,6 +235,7 @@ class DuckdbBackend implements Backend {
 
   async close(): Promise<void> {
     await this.loads;
+    await this.warming;
     this.admin?.closeSync();
     this.instance?.closeSync();
     if (this.instance && this.file !== null) openFiles.delete(this.file);

@@ -60,6 +60,12 @@ export class DuckdbDialect extends SqlEmitter {
    * as the CTE it reads a second time stays inlined (`cteAs`).
    */
   override readonly cutsOrderAtLeadingKey: boolean = true;
+  /**
+   * and, at the top level, the cut's value first: the rows at or past it are then read through the
+   * source's time index (duckdb-storage.ts) instead of a second scan (logs.all at 1M: 67 → 34 ms
+   * in one process, the index on the same file)
+   */
+  override readonly cutsFirst: boolean = true;
 
   /** DuckDB materialises a CTE read twice; a cut's second read must stay a filter in its scan */
   protected override cteAs(name: string): string {

@@ -41,6 +41,15 @@ export function duckdbQueryError(e: unknown): QesError {
   return new QesError("internal", `DuckDB: ${message}`, { cause: e });
 }
 
+async function selectStatement(conn: DuckDBConnection, sql: string): Promise<DuckDBPreparedStatement> {
+  const prepared = await conn.prepare(sql);
+  if (prepared.statementType !== StatementType.SELECT) {
+    prepared.destroySync();
+    throw new QesError("statement_not_allowed", "only a single SELECT statement can run");
+  }
+  return prepared;
+}
+
 function bind(prepared: DuckDBPreparedStatement, values: BoundValues): void {
   if (prepared.parameterCount !== values.length) {
     throw new QesError(
@@ -78,11 +87,22 @@ export async function executeOnDuckdb(
   let prepared: DuckDBPreparedStatement | undefined;
   try {
     await conn.run("BEGIN TRANSACTION READ ONLY");
-    prepared = await conn.prepare(query.sql);
-    if (prepared.statementType !== StatementType.SELECT) {
-      throw new QesError("statement_not_allowed", "only a single SELECT statement can run");
+    let sql = query.sql;
+    let bound = values;
+    if (query.cutFirst !== undefined) {
+      // the cut's value, then the rows at or past it, in the one read-only transaction
+      const cut = await selectStatement(conn, query.cutFirst.cut);
+      try {
+        bind(cut, values);
+        const value = (await cut.runAndReadAll()).getRows()[0]?.[0];
+        bound = [...values, value === null || value === undefined ? null : String(value)];
+        sql = query.cutFirst.sql;
+      } finally {
+        cut.destroySync();
+      }
     }
-    bind(prepared, values);
+    prepared = await selectStatement(conn, sql);
+    bind(prepared, bound);
     const result = await prepared.stream();
     const rows: Record<string, WireValue>[] = [];
     let rowLimitReached = false;

@@ -72,6 +72,37 @@ export function createTableSql(schema: SourceSchema): string {
   return `CREATE TABLE IF NOT EXISTS ${quoteIdent(schema.table)} (${columns.join(", ")})`;
 }
 
+/**
+ * An ART index on a source's timestamp. DuckDB reads it for a scan whose only filter is a
+ * constant range of that column: the rows of a "newest n" past their cut (`cutsFirst` in the
+ * dialect, its value computed first by the executor), fetched by row id instead of decoding the
+ * wide columns of every vector that holds one (logs.all at 1M events: the rows' read 20 → 10 ms).
+ * Costs ~48 MB per million events on disk and in memory once read, and ~1 s of CPU per million
+ * to build; appends maintain it.
+ */
+function timeIndex(source: SourceSchema): { name: string; column: string } {
+  return { name: `${source.table}__timestamp`, column: source.fields.timestamp?.column ?? "timestamp" };
+}
+
+export function createTimeIndexSql(source: SourceSchema): string {
+  const { name, column } = timeIndex(source);
+  return `CREATE INDEX IF NOT EXISTS ${quoteIdent(name)} ON ${quoteIdent(source.table)} (${quoteIdent(column)})`;
+}
+
+/** DuckDB refuses to change or drop a column of an indexed table: the index is rebuilt around it */
+export function dropTimeIndexSql(source: SourceSchema): string {
+  return `DROP INDEX IF EXISTS ${quoteIdent(timeIndex(source).name)}`;
+}
+
+/**
+ * A query that reads a source's time index, so that DuckDB loads it (lazily, on first use: ~1–2 s
+ * per million events) before a request has to wait for it.
+ */
+export function readTimeIndexSql(source: SourceSchema): string {
+  const { column } = timeIndex(source);
+  return `SELECT count(*) FROM ${quoteIdent(source.table)} WHERE ${quoteIdent(column)} = TIMESTAMP '1970-01-01'`;
+}
+
 /** The top-level record whose JSON text holds the field at `path`, if any. */
 function enclosingJson(
   source: SourceSchema,
@@ -136,9 +167,11 @@ export async function applySchemaChanges(
   source: SourceSchema,
   changes: SchemaChange[],
 ) {
-  for (const change of changes) {
-    for (const sql of schemaChangeSql(source, change)) await conn.run(sql);
-  }
+  const statements = changes.flatMap((change) => schemaChangeSql(source, change));
+  const altersColumns = statements.some((sql) => !sql.includes(" ADD COLUMN "));
+  if (altersColumns) await conn.run(dropTimeIndexSql(source));
+  for (const sql of statements) await conn.run(sql);
+  if (altersColumns) await conn.run(createTimeIndexSql(source));
 }
 
 async function ensureMetaTables(conn: DuckDBConnection): Promise<void> {
@@ -186,6 +219,7 @@ export async function bumpSchemaVersion(conn: DuckDBConnection): Promise<number>
 /** Creates a new source's table and records its schema (inside the caller's transaction). */
 export async function createSource(conn: DuckDBConnection, schema: SourceSchema): Promise<void> {
   await conn.run(createTableSql(schema));
+  await conn.run(createTimeIndexSql(schema));
   await writeSourceSchema(conn, schema);
 }
 
@@ -208,6 +242,8 @@ export async function initStorage(conn: DuckDBConnection): Promise<LogSchema> {
       created = true;
     }
     if (created) await bumpSchemaVersion(conn);
+    // stores made before the time index get it here, once
+    for (const source of Object.values(current.sources)) await conn.run(createTimeIndexSql(source));
     await conn.run("COMMIT");
   } catch (e) {
     await conn.run("ROLLBACK").catch(() => {});

@@ -8,7 +8,7 @@ import { tempDir } from "./helpers.ts";
 const DAY = 86_400_000_000n;
 const NOW = 1_736_899_200_000_000n; // 2025-01-15T00:00:00Z
 const EVENTS = 30_000;
-const CYCLES = 8;
+const CYCLES = 12;
 
 const tmp = tempDir("retention");
 const file = join(tmp.dir, "qes.duckdb");
@@ -51,8 +51,11 @@ describe("DuckDB retention", () => {
     const stats = (await backend.sourceStats()).find((s) => s.source === "cycle.src");
     expect(stats).toMatchObject({ events: 2 * EVENTS, oldestMicros: NOW + BigInt(CYCLES - 2) * DAY });
     // the first cycles reach the working size; later ones reuse freed blocks (without the
-    // deletes the file would grow by a cycle's events each time)
-    expect(Math.max(...sizes.slice(4))).toBeLessThanOrEqual(Math.max(...sizes.slice(0, 4)) * 1.1);
+    // deletes the file would grow by a cycle's events each time; with the time index kept through
+    // the checkpoint it grew by ~6 MB a cycle: 26 MB after 4 cycles, 65 MB after 16)
+    // (the time index is dropped, and rebuilt after the checkpoint, so the working size holds its
+    // old and new blocks for a cycle: reached by the sixth cycle instead of the fourth)
+    expect(Math.max(...sizes.slice(6))).toBeLessThanOrEqual(Math.max(...sizes.slice(0, 6)) * 1.1);
     console.log(`DuckDB file size per cycle: ${sizes.join(", ")}`);
   });
 });

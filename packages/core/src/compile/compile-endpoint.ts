@@ -157,6 +157,7 @@ function compileUncached(
   return {
     sql: emitted.sql,
     ...(emitted.readAhead !== undefined ? { readAhead: emitted.readAhead } : {}),
+    ...(emitted.cutFirst !== undefined ? { cutFirst: emitted.cutFirst } : {}),
     params: emitted.params.map((index) => ctx.params[index - 1]!),
     columns,
     schemaVersion: opts.schema.version,

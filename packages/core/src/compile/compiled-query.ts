@@ -30,6 +30,11 @@ export interface CompiledQuery {
    * result is `sql`'s. Same parameters.
    */
   readAhead?: string;
+  /**
+   * The same rows in two steps, for an executor that runs them (`EmittedSql.cutFirst`): `cut`
+   * with the query's values gives one value; `sql` with the values and that value after them.
+   */
+  cutFirst?: { cut: string; sql: string };
   schemaVersion: number;
   dialect: string;
   /** endpoint parameters used as regular-expression patterns (validated per request) */

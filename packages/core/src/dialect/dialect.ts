@@ -29,4 +29,9 @@ export interface EmittedSql {
    * Same parameters as `sql`.
    */
   readAhead?: string;
+  /**
+   * The same result in two steps (`SqlEmitter.cutsFirst`): `cut` returns one row and column, a
+   * value as text (or NULL); `sql` takes the query's parameters and that value after them.
+   */
+  cutFirst?: { cut: string; sql: string };
 }

@@ -1,5 +1,5 @@
 import { hasAggregate } from "../compile/check-grouping.ts";
-import type { Expr, OrderItem, Select, SelectItem } from "../compile/ir.ts";
+import type { Expr, FromItem, OrderItem, Select, SelectItem } from "../compile/ir.ts";
 import { INT64 } from "../compile/sql-type.ts";
 import { hasWindowCall } from "../compile/walk-ir.ts";
 
@@ -208,4 +208,58 @@ function readThroughPlainCte(s: Select, cteBody: (name: string) => Select | unde
     joins: body.joins,
     where: body.where,
   };
+}
+
+/** The query-tree index of the cut's value in a cut-first main query (tree indexes start at 1). */
+export const CUT_VALUE_PARAM = 0;
+
+/** The CTE of a cut-first main query holding the table's rows at or past the cut. */
+export const RECENT_ROWS = "__recent";
+
+/**
+ * A cut select `s` (order completed, cut in its WHERE; `given` the select before) in two steps
+ * (`SqlEmitter.cutsFirst`): `bound`, the cut's scalar subquery, run first; then `main`, the select
+ * with the cut compared to that value (`CUT_VALUE_PARAM`), and `table`, the table read whose
+ * column `column` the leading key is, to be read only at or past the cut (`op`) — a constant
+ * range of one column, which an engine can answer from an index. Undefined unless the key is a
+ * column of a table the select (or the plain CTE it reads) reads alone, without joins.
+ */
+export function cutFirstPlan(
+  s: Select,
+  given: Select,
+  cteBody?: (name: string) => Select | undefined,
+): { bound: Expr; main: Select; table: FromItem; column: string; op: ">=" | "<=" } | undefined {
+  const cut = s.where[s.where.length - 1];
+  const lead = s.orderBy[0];
+  if (cut?.k !== "op" || (cut.op !== ">=" && cut.op !== "<=") || !lead) return undefined;
+  const [key, bound] = cut.args as [Expr, Expr];
+  if (key.k !== "col" || bound.k !== "subquery") return undefined;
+  const read = tableColumnOf(s, key, cteBody);
+  if (!read) return undefined;
+  const param: Expr = { k: "param", index: CUT_VALUE_PARAM, type: key.type };
+  const main: Select = {
+    ...s,
+    where: [...given.where, { k: "op", op: cut.op, args: [key, param], type: { t: "scalar", s: "BOOL" } }],
+  };
+  return { bound, main, table: read.table, column: read.column, op: cut.op };
+}
+
+/** the table read (and its column) a select's key column comes from, directly or through a plain CTE */
+function tableColumnOf(
+  s: Select,
+  key: Extract<Expr, { k: "col" }>,
+  cteBody?: (name: string) => Select | undefined,
+): { table: FromItem; column: string } | undefined {
+  const from = s.from;
+  if (!from || s.joins.length || key.rel !== from.alias) return undefined;
+  if (from.k === "table") return { table: from, column: key.col };
+  if (from.k !== "cte" || !cteBody) return undefined;
+  const body = cteBody(from.name);
+  if (body?.from?.k !== "table" || body.joins.length) return undefined;
+  if (body.distinct || body.groupBy.length || body.having || body.qualify || body.limit || body.offset)
+    return undefined;
+  if (body.items.some((i) => hasAggregate(i.expr) || hasWindowCall(i.expr))) return undefined;
+  const item = body.items.find((i) => i.name === key.col)?.expr;
+  if (item?.k !== "col" || item.rel !== body.from.alias) return undefined;
+  return { table: body.from, column: item.col };
 }

@@ -17,8 +17,11 @@ import type { Dialect, EmittedSql } from "./dialect.ts";
 import { type CallExpr, type FunctionTable, isUnsupported } from "./function-table.ts";
 import {
   CUT_ROWS,
+  CUT_VALUE_PARAM,
+  cutFirstPlan,
   cutRowsOrderedOutside,
   leadingKeyCut,
+  RECENT_ROWS,
   RETRY_COLUMN,
   readAheadRows,
 } from "./leading-key-cut.ts";
@@ -87,6 +90,18 @@ export abstract class SqlEmitter implements Dialect {
    * is cheap (ClickHouse: in sorting-key order, wide columns read lazily) answers once.
    */
   readonly readsAheadAtLeadingKey: boolean = false;
+  /**
+   * With `cutsOrderAtLeadingKey`: whether a cut top-level select is also emitted in two steps
+   * (`EmittedSql.cutFirst`, `cutFirstPlan`): the cut's value first, then the select with that
+   * value bound, its table read only at or past it through a materialised CTE — a scan whose only
+   * filter is a constant range of the leading key, which an engine with an index on it (DuckDB's
+   * ART) answers by fetching those rows instead of scanning every row's filter columns again.
+   */
+  readonly cutsFirst: boolean = false;
+  /** while a cut-first main query is emitted: the table read that reads `RECENT_ROWS` instead */
+  private recentFrom: FromItem | undefined;
+  /** and the `$n` its cut value is bound to */
+  private cutSlot = 0;
   /** CTE definitions of the query being emitted, by name (`cutsThroughPlainCte`) */
   private cteDefs: Map<string, Query> = new Map();
 
@@ -103,12 +118,48 @@ export abstract class SqlEmitter implements Dialect {
     this.usedCtes = used;
     this.cutCtes = new Set();
     this.cteDefs = new Map();
-    if (this.cutsThroughPlainCte) this.collectCteDefs(query);
+    if (this.cutsThroughPlainCte || this.cutsFirst) this.collectCteDefs(query);
     if (this.cutsOrderAtLeadingKey) this.collectCutCtes(query);
     this.paramSlots = new Map();
     const sql = this.query(query, used);
     const readAhead = this.readsAheadAtLeadingKey ? this.readAheadSql(query, used) : undefined;
-    return { sql, params: [...this.paramSlots.keys()], ...(readAhead !== undefined ? { readAhead } : {}) };
+    const cutFirst = this.cutsFirst ? this.cutFirstSql(query, used) : undefined;
+    return {
+      sql,
+      params: [...this.paramSlots.keys()],
+      ...(readAhead !== undefined ? { readAhead } : {}),
+      ...(cutFirst !== undefined ? { cutFirst } : {}),
+    };
+  }
+
+  /**
+   * The two steps of a top-level select that gets a leading-key cut (`cutFirstPlan`): `cut`, one
+   * row and column, the cut's value as text; `sql`, the select reading its table at or past the
+   * value bound as parameter `$n+1` (after the query's own n).
+   */
+  private cutFirstSql(q: Query, used: Set<string>): { cut: string; sql: string } | undefined {
+    const given = q.body;
+    if (given.k !== "select" || given.distinct || given.qualify) return undefined;
+    const s = this.withTiesBroken(given);
+    if (s.where.length <= given.where.length) return undefined;
+    const plan = cutFirstPlan(s, given, this.plainCteBody);
+    if (!plan) return undefined;
+    // the engine's own text of the value (not BigQuery's), which its cast back reads exactly
+    const cut =
+      this.withClause(q, used) +
+      `SELECT CAST(${this.expr(plan.bound)} AS ${this.typeName("STRING")}) AS ${this.quoteIdent("__cut")}`;
+    // every parameter of the query has its slot by now: the cut's value takes the next one
+    this.cutSlot = this.paramSlots.size + 1;
+    const table = plan.table as Extract<FromItem, { k: "table" }>;
+    const recent =
+      `${this.quoteIdent(RECENT_ROWS)} AS MATERIALIZED (SELECT * FROM ${this.quoteIdent(table.table)} ` +
+      `WHERE ${this.quoteIdent(plan.column)} ${plan.op} ${this.param(this.cutSlot, plan.bound.type)})`;
+    this.recentFrom = plan.table;
+    try {
+      return { cut, sql: this.withClause(q, used, [recent]) + this.selectClauses(plan.main, used) };
+    } finally {
+      this.recentFrom = undefined;
+    }
   }
 
   /**
@@ -159,9 +210,9 @@ export abstract class SqlEmitter implements Dialect {
     return this.withClause(q, used) + this.body(q.body, used);
   }
 
-  private withClause(q: Query, used: Set<string>): string {
-    const ctes = q.ctes.filter((c) => used.has(c.name));
-    return ctes.length ? `WITH ${ctes.map((c) => this.cte(c, used)).join(",\n")}\n` : "";
+  private withClause(q: Query, used: Set<string>, first: string[] = []): string {
+    const ctes = [...first, ...q.ctes.filter((c) => used.has(c.name)).map((c) => this.cte(c, used))];
+    return ctes.length ? `WITH ${ctes.join(",\n")}\n` : "";
   }
 
   protected cte(c: Cte, used: Set<string>): string {
@@ -403,6 +454,7 @@ export abstract class SqlEmitter implements Dialect {
   protected fromItem(f: FromItem, used: Set<string>): string {
     switch (f.k) {
       case "table":
+        if (f === this.recentFrom) return `${this.quoteIdent(RECENT_ROWS)} AS ${this.quoteIdent(f.alias)}`;
         return `${this.quoteIdent(f.table)} AS ${this.quoteIdent(f.alias)}`;
       case "cte":
         return `${this.quoteIdent(f.name)} AS ${this.quoteIdent(f.alias)}`;
@@ -435,6 +487,7 @@ export abstract class SqlEmitter implements Dialect {
       case "lit":
         return this.literal(e.value, e.type);
       case "param": {
+        if (e.index === CUT_VALUE_PARAM) return this.param(this.cutSlot, e.type);
         let slot = this.paramSlots.get(e.index);
         if (slot === undefined) {
           slot = this.paramSlots.size + 1;
