@@ -56,7 +56,12 @@ export async function migrateStorage(db: Kysely<any>, schema: string): Promise<v
     migrationTableName: "qes_migration",
     migrationLockTableName: "qes_migration_lock",
   });
-  const { error, results } = await migrator.migrateToLatest();
+  let { error, results } = await migrator.migrateToLatest();
+  // kysely looks for its tables by listing every schema's; a schema another instance (or test)
+  // drops meanwhile fails that listing with 3F000 naming the other schema: look again
+  for (let retry = 0; retry < 3 && droppedElsewhere(error, schema); retry++) {
+    ({ error, results } = await migrator.migrateToLatest());
+  }
   if (error !== undefined) {
     const failed = results?.find((r) => r.status === "Error")?.migrationName ?? "?";
     throw error instanceof QesError
@@ -66,4 +71,11 @@ export async function migrateStorage(db: Kysely<any>, schema: string): Promise<v
           code: (error as { code?: unknown }).code,
         });
   }
+}
+
+/** an invalid_schema_name error about a schema other than ours: one dropped while we listed it */
+function droppedElsewhere(error: unknown, schema: string): boolean {
+  if ((error as { code?: unknown } | undefined)?.code !== "3F000") return false;
+  const named = /schema "([^"]+)" does not exist/.exec(String((error as Error).message))?.[1];
+  return named !== undefined && named !== schema;
 }
