@@ -30,6 +30,11 @@ export interface FunctionSpec<N extends string = string> {
   datePartArgs?: number[];
   /** argument positions that are regular-expression patterns */
   patternArgs?: number[];
+  /**
+   * argument positions whose value is the result (IF's branches, COALESCE's alternatives): they
+   * meet in the result's type, so an INT64 one is widened where the result is FLOAT64
+   */
+  resultArgs?: "all" | number[];
   /** where qes deliberately differs from BigQuery (DESIGN.md §3), as docs/functions.md says it */
   departure?: string;
   /** the scalar types accepted at checked positions (signatures.ts derives signatures from them) */
@@ -122,10 +127,10 @@ const specs = [
   fn("LOGICAL_OR", "aggregate", [1, 1], [[0, "BOOL"]], BOOL),
   fn("LOGICAL_AND", "aggregate", [1, 1], [[0, "BOOL"]], BOOL),
   // conditionals
-  fn("COALESCE", "scalar", [1, 100], [], (a, n) => common(n, a)),
-  fn("IFNULL", "scalar", [2, 2], [], (a, n) => common(n, a)),
+  fn("COALESCE", "scalar", [1, 100], [], (a, n) => common(n, a), { resultArgs: "all" }),
+  fn("IFNULL", "scalar", [2, 2], [], (a, n) => common(n, a), { resultArgs: "all" }),
   fn("NULLIF", "scalar", [2, 2], [], sameAsFirst),
-  fn("IF", "scalar", [3, 3], [[0, "BOOL"]], (a, n) => common(n, a.slice(1))),
+  fn("IF", "scalar", [3, 3], [[0, "BOOL"]], (a, n) => common(n, a.slice(1)), { resultArgs: [1, 2] }),
   // strings
   fn("LOWER", "scalar", [1, 1], [[0, "STRING"]], STRING),
   fn("UPPER", "scalar", [1, 1], [[0, "STRING"]], STRING),

@@ -317,6 +317,17 @@ export function analyzeUnary(node: AstNode, env: ExprEnv): Expr {
   return fail("sql_invalid", `Unsupported operator ${op}.`, node);
 }
 
+/**
+ * A branch of a result (CASE's, IF's, COALESCE's) where the result is FLOAT64: an INT64 one is cast
+ * (BigQuery's supertype), so every engine sees one type. ClickHouse finds no common type for
+ * `then 1 else 2.5` (NO_COMMON_TYPE) and makes `if`/`coalesce` over Int64 and Float64 a Variant.
+ */
+export function widened(e: Expr, type: SqlType): Expr {
+  return type.t === "scalar" && type.s === "FLOAT64" && e.type.t === "scalar" && e.type.s === "INT64"
+    ? { k: "cast", expr: e, to: "FLOAT64", safe: false, type: FLOAT64 }
+    : e;
+}
+
 export function analyzeCase(node: AstNode, env: ExprEnv): Expr {
   const operand = node.expr ? analyzeExpr(node.expr, env) : undefined;
   const whens: Array<[Expr, Expr]> = [];
@@ -340,17 +351,11 @@ export function analyzeCase(node: AstNode, env: ExprEnv): Expr {
       whens.push([cond, result]);
     }
   }
-  // INT64 and FLOAT64 branches meet as FLOAT64 (BigQuery's supertype); ClickHouse finds no common
-  // type for `then 1 else 2.5` (NO_COMMON_TYPE), so the INT64 ones say so themselves
-  const widened = (e: Expr): Expr =>
-    type.t === "scalar" && type.s === "FLOAT64" && e.type.t === "scalar" && e.type.s === "INT64"
-      ? { k: "cast", expr: e, to: "FLOAT64", safe: false, type: FLOAT64 }
-      : e;
   return foldConstantCase({
     k: "case",
     ...(operand ? { operand } : {}),
-    whens: whens.map(([cond, result]) => [cond, widened(result)]),
-    ...(elseExpr ? { else: widened(elseExpr) } : {}),
+    whens: whens.map(([cond, result]) => [cond, widened(result, type)]),
+    ...(elseExpr ? { else: widened(elseExpr, type) } : {}),
     type,
   });
 }
