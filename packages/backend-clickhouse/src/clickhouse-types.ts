@@ -12,6 +12,14 @@ export function nullableType(type: ScalarType): string {
 }
 
 /**
+ * An INT64 result computed wider (Int128, or UInt64 from `abs`), narrowed so that a value outside
+ * INT64 raises, as BigQuery's overflow does: ClickHouse's Int64 arithmetic wraps silently.
+ */
+export function checkedInt64(wide: string): string {
+  return `accurateCast(${wide}, 'Nullable(Int64)')`;
+}
+
+/**
  * Settings every compiled query needs for BigQuery's semantics; the executor sends them in the
  * query's SETTINGS with its limits (before `readonly`):
  * - `join_use_nulls`: an outer join's missing side is NULL, not the type's default;
