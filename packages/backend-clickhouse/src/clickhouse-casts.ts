@@ -89,7 +89,11 @@ export function clickhouseCast(x: string, from: SqlType, to: ScalarType): string
     case "STRING>DATETIME":
       return textToTimestamp(x, false);
     case "STRING>DATE":
-      return raising(x, (v) => `toDate32(trimBoth(${v}))`);
+      // toDate32 rolls 2025-02-30 over into March: a day that does not exist raises instead
+      return raising(
+        x,
+        (v) => `addDays(toDate32(trimBoth(${v})), throwIf(NOT ${realDate(v)}, 'Invalid date: no such day'))`,
+      );
     case "FLOAT64>INT64":
       return roundToInt(x, false);
     case "INT64>BOOL":

@@ -89,7 +89,7 @@ export function clickhouseTimeFunctions(e: SqlEmitter) {
         case "TIMESTAMP":
           return `toDate32(${toLocalSql(args[0]!, zoneOf(args[1]))})`;
         case "STRING":
-          return `toDate32(trimBoth(${args[0]}))`;
+          return e.cast(args[0]!, call.args[0]!.type, "DATE");
         default:
           return `toDate32(${args[0]})`;
       }
