@@ -291,7 +291,8 @@ export class DuckdbDialect extends SqlEmitter {
   safeCast(expr: string, from: SqlType, to: ScalarType): string {
     const fromString = from.t !== "scalar" || from.s === "STRING";
     if (fromString && to === "INT64") {
-      return `CASE WHEN regexp_matches(${expr}, '^\\s*[+-]?([0-9]+|0[xX][0-9a-fA-F]+)\\s*$') THEN TRY_CAST(${this.cast(expr, from, "INT64")} AS BIGINT) END`;
+      // TRY_CAST of the text itself: the raising cast's CAST would fail on an out-of-range value first
+      return `CASE WHEN regexp_matches(${expr}, '^\\s*[+-]?0[xX][0-9a-fA-F]+\\s*$') THEN (CASE WHEN ltrim(${expr}) LIKE '-%' THEN -1 ELSE 1 END) * TRY_CAST(regexp_replace(trim(${expr}), '^[+-]', '') AS BIGINT) WHEN regexp_matches(${expr}, '^\\s*[+-]?[0-9]+\\s*$') THEN TRY_CAST(trim(${expr}) AS BIGINT) END`;
     }
     if (fromString && to === "BOOL") return this.cast(expr, from, "BOOL");
     if (from.t === "scalar" && from.s === "TIMESTAMP" && to === "STRING") return timestampText(expr);

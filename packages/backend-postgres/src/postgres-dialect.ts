@@ -45,7 +45,10 @@ const INTERVAL_UNIT: Record<string, string> = {
 const PATTERN_METACHARACTER = String.raw`[\\^$.|?*+()[\]{}]`;
 
 // Text that casts without error; everything else is NULL (SAFE_CAST and DESIGN.md §3's casts).
-const INT_TEXT = "'^\\s*[+-]?[0-9]{1,18}\\s*$'";
+const INT_TEXT_18 = "'^\\s*[+-]?[0-9]{1,18}\\s*$'";
+const INT_TEXT = "'^\\s*[+-]?[0-9]+\\s*$'";
+const INT64_MIN = "-9223372036854775808";
+const INT64_MAX = "9223372036854775807";
 const FLOAT_TEXT = "'^\\s*[+-]?([0-9]+[.]?[0-9]*|[.][0-9]+)([eE][+-]?[0-9]+)?\\s*$'";
 const TIMESTAMP_TEXT =
   "'^\\s*[0-9]{4}-(0[1-9]|1[0-2])-(0[1-9]|[12][0-9]|3[01])([ Tt]([01][0-9]|2[0-3]):[0-5][0-9](:[0-5][0-9]([.][0-9]+)?)?)?\\s*(Z|z|UTC|[+-][0-9]{2}(:?[0-9]{2})?)?\\s*$'";
@@ -398,12 +401,19 @@ export class PostgresDialect extends SqlEmitter {
   safeCast(raw: string, from: SqlType, to: ScalarType): string {
     const expr = typedLiteral(raw);
     const fromText = from.t !== "scalar" || from.s === "STRING";
+    if (!fromText && to === "INT64" && from.t === "scalar" && from.s === "FLOAT64") {
+      // out of INT64's range (NaN and infinities included) is NULL, where CAST AS bigint raises
+      const rounded = `round(CAST(${expr} AS numeric))`;
+      return `CASE WHEN ${rounded} BETWEEN ${INT64_MIN} AND ${INT64_MAX} THEN CAST(${rounded} AS bigint) END`;
+    }
     if (!fromText) return `CAST(${expr} AS ${TYPE_NAMES[to]})`;
     switch (to) {
       case "STRING":
         return expr;
       case "INT64":
-        return `CASE WHEN ${expr} ~ ${INT_TEXT} THEN CAST(${expr} AS bigint) END`;
+        // up to 18 digits always fits (the common case, one test); longer text is compared with
+        // INT64's range as a numeric first, since CAST AS bigint would raise
+        return `CASE WHEN ${expr} ~ ${INT_TEXT_18} THEN CAST(${expr} AS bigint) WHEN ${expr} ~ ${INT_TEXT} THEN CASE WHEN CAST(${expr} AS numeric) BETWEEN ${INT64_MIN} AND ${INT64_MAX} THEN CAST(${expr} AS bigint) END END`;
       case "FLOAT64":
         return `CASE WHEN ${expr} ~ ${FLOAT_TEXT} THEN CAST(${expr} AS double precision) END`;
       case "BOOL":
