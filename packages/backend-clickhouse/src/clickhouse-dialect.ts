@@ -12,6 +12,7 @@ import { clickhouseCast, clickhouseSafeCast } from "./clickhouse-casts.ts";
 import { paramName } from "./clickhouse-executor.ts";
 import { clickhouseFunctions } from "./clickhouse-functions.ts";
 import { quoteIdent, sqlString } from "./clickhouse-sql.ts";
+import { bindClickhouseZone } from "./clickhouse-time.ts";
 import { checkedInt64, nullableType } from "./clickhouse-types.ts";
 
 const INTERVAL_FN: Record<string, string> = {
@@ -54,6 +55,10 @@ export class ClickhouseDialect extends SqlEmitter {
    */
   bindPattern(pattern: string): string {
     return pattern.includes(".") ? `(?-s)${pattern}` : pattern;
+  }
+
+  bindZone(zone: string): string {
+    return bindClickhouseZone(zone);
   }
 
   /** ClickHouse reads backslash escapes in string literals: both quotes and backslashes escaped. */

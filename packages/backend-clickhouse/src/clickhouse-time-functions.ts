@@ -116,13 +116,14 @@ export function clickhouseTimeFunctions(e: SqlEmitter) {
     DATE_DIFF: ([a, b], call) => dateDiff(a!, b!, partOf(call, 2)),
     FORMAT_TIMESTAMP: ([, ts, zone], call) => {
       const z = zoneOf(zone);
-      const zoneText = "name" in z ? z.name : zone === undefined ? "UTC" : literalArg(call, 2, "a zone");
+      const zoneText =
+        "name" in z ? z.name : e.stringLiteral(zone === undefined ? "UTC" : literalArg(call, 2, "a zone"));
       return formatTimestampSql(literalArg(call, 0, "its format"), ts!, z, zoneText);
     },
     PARSE_TIMESTAMP: ([, s, zone], call) => {
       const format = e.stringLiteral(translateParseFormat(literalArg(call, 0, "its format")));
       const z = zoneOf(zone);
-      const tz = "name" in z ? e.stringLiteral(z.name) : "'UTC'";
+      const tz = "name" in z ? z.sql : "'UTC'";
       const parsed = `toTimeZone(parseDateTime64OrNull(${s}, ${format}, ${tz}), 'UTC')`;
       return "offsetSeconds" in z ? fromLocalSql(parsed, z) : parsed;
     },

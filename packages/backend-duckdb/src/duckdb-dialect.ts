@@ -21,6 +21,7 @@ import {
 } from "@qes/core";
 import { duckdbColumnType } from "./duckdb-storage.ts";
 import {
+  bindDuckdbZone,
   formatTimestampSql,
   fromLocalSql,
   stringToTimestampSql,
@@ -265,6 +266,11 @@ export class DuckdbDialect extends SqlEmitter {
     const element = t.t === "array" ? t.element : "STRING";
     const text = `json_extract_string(${a}, ${path})`;
     return `CASE WHEN ${i} >= 0 THEN ${element === "STRING" ? text : `TRY_CAST(${text} AS ${TYPE_NAMES[element]})`} END`;
+  }
+
+  /** Zone parameters are bound as zoneOffsetSql reads them (duckdb-time.ts). */
+  bindZone(zone: string): string {
+    return bindDuckdbZone(zone);
   }
 
   typeName(type: ScalarType): string {

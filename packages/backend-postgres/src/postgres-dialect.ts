@@ -24,6 +24,7 @@ import {
 import { PATTERN_TOKEN, toPostgresRegex } from "./postgres-regex.ts";
 import { PG_COLUMN_TYPES } from "./postgres-storage.ts";
 import { formatTimestampSql, translateTimeFormat } from "./postgres-time-format.ts";
+import { postgresZone, postgresZoneText } from "./postgres-time-zone.ts";
 
 /** SQL type of each scalar: the storage column types (one table for DDL and queries). */
 const TYPE_NAMES: Record<ScalarType, string> = PG_COLUMN_TYPES;
@@ -63,6 +64,11 @@ export class PostgresDialect extends SqlEmitter {
     return "PostgreSQL";
   }
 
+  /** Zone parameters are bound with an offset's sign as PostgreSQL reads it (postgres-time-zone.ts). */
+  bindZone(zone: string): string {
+    return postgresZoneText(zone);
+  }
+
   /** RE2 pattern parameters are bound in RE2's newline behaviour (postgres-regex.ts). */
   bindPattern(pattern: string): string {
     return toPostgresRegex(pattern);
@@ -90,19 +96,19 @@ export class PostgresDialect extends SqlEmitter {
     },
     TIMESTAMP_TRUNC: ([ts, , zone], call) =>
       call.args[0]?.type.t === "scalar" && call.args[0].type.s === "TIMESTAMP"
-        ? truncate(ts!, call, this, zone ?? "'UTC'")
+        ? truncate(ts!, call, this, postgresZone(zone))
         : truncate(ts!, call, this),
     DATETIME: (args, call) => {
       const from = call.args[0]?.type;
       if (from?.t === "scalar" && from.s === "TIMESTAMP")
-        return `(${args[0]} AT TIME ZONE ${args[1] ?? "'UTC'"})`;
+        return `(${args[0]} AT TIME ZONE ${postgresZone(args[1])})`;
       return `CAST(${args[0]} AS timestamp)`;
     },
     DATE: (args, call) => {
       if (args.length === 3) return `make_date(${args.map((a) => `CAST(${a} AS integer)`).join(", ")})`;
       const from = call.args[0]?.type;
       if (from?.t === "scalar" && from.s === "TIMESTAMP")
-        return `CAST(${args[0]} AT TIME ZONE ${args[1] ?? "'UTC'"} AS date)`;
+        return `CAST(${args[0]} AT TIME ZONE ${postgresZone(args[1])} AS date)`;
       return `CAST(${args[0]} AS date)`;
     },
     // extract() returns numeric since PostgreSQL 14: exact to the microsecond.
@@ -152,12 +158,12 @@ export class PostgresDialect extends SqlEmitter {
       const t = call.args[0]?.type;
       if (t?.t === "scalar" && t.s === "STRING") {
         const s = typedLiteral(args[0]!);
-        const zone = args[1] ?? "'UTC'";
+        const zone = postgresZone(args[1]);
         // An explicit offset in the text wins over the zone argument.
         return `CASE WHEN ${s} ~ '(Z|UTC|[+-][0-9]{1,2}(:?[0-9]{2})?)\\s*$' AND ${s} ~ '[0-9]:[0-9]' THEN CAST(${s} AS timestamptz) ELSE (CAST(${s} AS timestamp) AT TIME ZONE ${zone}) END`;
       }
       if (t?.t === "scalar" && t.s !== "TIMESTAMP")
-        return `(CAST(${args[0]} AS timestamp) AT TIME ZONE ${args[1] ?? "'UTC'"})`;
+        return `(CAST(${args[0]} AS timestamp) AT TIME ZONE ${postgresZone(args[1])})`;
       return args[0]!;
     },
     PARSE_TIMESTAMP: ([, s], call) =>

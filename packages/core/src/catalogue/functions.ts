@@ -31,6 +31,11 @@ export interface FunctionSpec<N extends string = string> {
   /** argument positions that are regular-expression patterns */
   patternArgs?: number[];
   /**
+   * the argument position of a time zone (when given as a STRING): a literal or a parameter, as
+   * ClickHouse's time functions need a constant zone (DESIGN.md §3)
+   */
+  zoneArg?: number;
+  /**
    * argument positions whose value is the result (IF's branches, COALESCE's alternatives): they
    * meet in the result's type, so an INT64 one is widened where the result is FLOAT64
    */
@@ -41,6 +46,9 @@ export interface FunctionSpec<N extends string = string> {
   accepts?: ReadonlyArray<readonly [number, ...ScalarType[]]>;
   returns: (args: SqlType[], name: string) => SqlType;
 }
+
+const ZONE_DEPARTURE =
+  "the time zone is a string literal or a parameter; BigQuery also takes one read from a column, which ClickHouse's time functions (constant zones only) cannot.";
 
 const sameAsFirst = (args: SqlType[]) => args[0] ?? STRING;
 
@@ -144,11 +152,15 @@ const specs = [
   fn("TIMESTAMP_TRUNC", "scalar", [2, 3], [[0, ...TIME]], TIMESTAMP, {
     literalAs: ["TIMESTAMP"],
     datePartArgs: [1],
+    zoneArg: 2,
+    departure: ZONE_DEPARTURE,
   }),
   fn("TIMESTAMP_SUB", "scalar", [2, 2], [[0, ...TIME]], TIMESTAMP, { literalAs: ["TIMESTAMP"] }),
   fn("TIMESTAMP_ADD", "scalar", [2, 2], [[0, ...TIME]], TIMESTAMP, { literalAs: ["TIMESTAMP"] }),
   fn("DATETIME", "scalar", [1, 2], [[0, "TIMESTAMP", "DATETIME", "DATE"]], DATETIME, {
     literalAs: ["TIMESTAMP", "STRING"],
+    zoneArg: 1,
+    departure: ZONE_DEPARTURE,
   }),
   fn(
     "DATE",
@@ -172,7 +184,7 @@ const specs = [
             ],
             () => DATE,
           )(a, n),
-    { literalAs: ["TIMESTAMP", "STRING"] },
+    { literalAs: ["TIMESTAMP", "STRING"], zoneArg: 1, departure: ZONE_DEPARTURE },
   ),
   fn("UNIX_MICROS", "scalar", [1, 1], [[0, ...TIME]], INT64, { literalAs: ["TIMESTAMP"] }),
   fn("TIMESTAMP_MICROS", "scalar", [1, 1], [[0, "INT64"]], TIMESTAMP),
@@ -321,6 +333,7 @@ function moreFunctions() {
         [1, "STRING"],
       ],
       TIMESTAMP,
+      { zoneArg: 1, departure: ZONE_DEPARTURE },
     ),
     fn(
       "FORMAT_TIMESTAMP",
@@ -332,9 +345,9 @@ function moreFunctions() {
         [2, "STRING"],
       ],
       STRING,
-      { literalAs: [undefined, "TIMESTAMP"] },
+      { literalAs: [undefined, "TIMESTAMP"], zoneArg: 2, departure: ZONE_DEPARTURE },
     ),
-    fn("PARSE_TIMESTAMP", "scalar", [2, 3], STRINGS3, TIMESTAMP),
+    fn("PARSE_TIMESTAMP", "scalar", [2, 3], STRINGS3, TIMESTAMP, { zoneArg: 2, departure: ZONE_DEPARTURE }),
     fn(
       "GENERATE_TIMESTAMP_ARRAY",
       "scalar",
@@ -346,8 +359,8 @@ function moreFunctions() {
       nativeArray("TIMESTAMP"),
       { literalAs: ["TIMESTAMP", "TIMESTAMP"] },
     ),
-    fn("CURRENT_DATE", "scalar", [0, 1], [], DATE),
-    fn("CURRENT_DATETIME", "scalar", [0, 1], [], DATETIME),
+    fn("CURRENT_DATE", "scalar", [0, 1], [], DATE, { zoneArg: 0, departure: ZONE_DEPARTURE }),
+    fn("CURRENT_DATETIME", "scalar", [0, 1], [], DATETIME, { zoneArg: 0, departure: ZONE_DEPARTURE }),
     fn("DATE_TRUNC", "scalar", [2, 2], [[0, "DATE"]], DATE, { literalAs: ["DATE"], datePartArgs: [1] }),
     fn("DATETIME_TRUNC", "scalar", [2, 2], [[0, "DATETIME"]], DATETIME, {
       literalAs: ["DATETIME"],

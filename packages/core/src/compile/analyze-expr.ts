@@ -328,6 +328,21 @@ export function widened(e: Expr, type: SqlType): Expr {
     : e;
 }
 
+/**
+ * A time zone is a literal or a parameter (docs/functions.md): ClickHouse's time functions take a
+ * constant zone, so a zone read from a column cannot run there, and every backend refuses it
+ * alike. A parameter takes a slot of its own, bound through the dialect's `bindZone`.
+ */
+export function checkZoneArg(arg: Expr, node: AstNode, env: ExprEnv): void {
+  if (arg.type.t !== "scalar" || arg.type.s !== "STRING") return;
+  if (arg.k === "lit") return;
+  if (arg.k === "param") {
+    arg.index = env.ctx.zoneSlot(arg.index);
+    return;
+  }
+  fail("sql_invalid", "A time zone must be a string literal or a parameter.", node);
+}
+
 export function analyzeCase(node: AstNode, env: ExprEnv): Expr {
   const operand = node.expr ? analyzeExpr(node.expr, env) : undefined;
   const whens: Array<[Expr, Expr]> = [];

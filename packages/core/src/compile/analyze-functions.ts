@@ -8,7 +8,15 @@ import {
 import type { CallExpr } from "../dialect/function-table.ts";
 import { type AstNode, locationOf } from "../parse/parse-sql.ts";
 import { checkRegexPattern } from "../sandbox/regex-subset.ts";
-import { analyzeExpr, DATE_PARTS, type ExprEnv, fail, widened, withPosition } from "./analyze-expr.ts";
+import {
+  analyzeExpr,
+  checkZoneArg,
+  DATE_PARTS,
+  type ExprEnv,
+  fail,
+  widened,
+  withPosition,
+} from "./analyze-expr.ts";
 import { analyzeInternal, indexLiteral, stringArg } from "./analyze-internal.ts";
 import { coerceLiteralTo } from "./coerce.ts";
 import type { AggregateOptions, Expr, OrderItem } from "./ir.ts";
@@ -54,6 +62,8 @@ export function analyzeFunction(node: AstNode, env: ExprEnv): Expr {
     return target ? coerceLiteralTo(e, target, a) : e;
   });
   for (const i of spec.patternArgs ?? []) checkPatternArg(args[i]!, rawArgs[i]!, env);
+  if (spec.zoneArg !== undefined && args[spec.zoneArg])
+    checkZoneArg(args[spec.zoneArg]!, rawArgs[spec.zoneArg]!, env);
   const type = withPosition(
     () =>
       spec.returns(
