@@ -11,6 +11,7 @@ import { arraySubquery } from "./clickhouse-array-subquery.ts";
 import { clickhouseCast, clickhouseSafeCast } from "./clickhouse-casts.ts";
 import { paramName } from "./clickhouse-executor.ts";
 import { clickhouseFunctions } from "./clickhouse-functions.ts";
+import { nullArrayWhen } from "./clickhouse-null-arrays.ts";
 import { quoteIdent, sqlString } from "./clickhouse-sql.ts";
 import { bindClickhouseZone } from "./clickhouse-time.ts";
 import { checkedInt64, nullableType } from "./clickhouse-types.ts";
@@ -81,6 +82,11 @@ export class ClickhouseDialect extends SqlEmitter {
    */
   protected override operator(op: string, args: Expr[]): string {
     const [a, b] = args;
+    // an engine array is never NULL: BigQuery's NULL array is read from what made it
+    if ((op === "IS NULL" || op === "IS NOT NULL") && a?.type.t === "array" && a.type.native) {
+      const when = nullArrayWhen(this, a) ?? "false";
+      return op === "IS NULL" ? `(${when})` : `NOT (${when})`;
+    }
     if (op === "NEG" && isInt64(a)) return checkedInt64(`-toInt128(${this.wrap(a!)})`);
     if ((op === "+" || op === "-" || op === "*") && isInt64(a) && isInt64(b))
       return checkedInt64(`toInt128(${this.wrap(a!)}) ${op} ${this.wrap(b!)}`);

@@ -14,6 +14,7 @@ import {
   type SqlEmitter,
 } from "@qes/core";
 import { formatSpec } from "./clickhouse-format.ts";
+import { nullForNullArray } from "./clickhouse-null-arrays.ts";
 import { orderedArray } from "./clickhouse-ordered-aggregates.ts";
 import { clickhouseTimeFunctions } from "./clickhouse-time-functions.ts";
 import { checkedInt64, nullableType } from "./clickhouse-types.ts";
@@ -156,7 +157,8 @@ export function clickhouseFunctions(e: ClickhouseEmitter): FunctionTable {
       return `if(match(${s}, ${re}), extract(${s}, ${re}), NULL)`;
     },
     REGEXP_REPLACE: ([s, p, r], call) => `replaceRegexpAll(${s}, ${re2(e, p!, call)}, ${r})`,
-    // BigQuery: SPLIT of NULL is NULL; ClickHouse arrays cannot be NULL, so it is empty.
+    // BigQuery: SPLIT of NULL is NULL; ClickHouse arrays cannot be NULL, so it is empty
+    // (clickhouse-null-arrays.ts makes the NULL show where it is read)
     SPLIT: ([s, d]) => `if(isNull(${s}), [], splitByString(${d ?? "','"}, assumeNotNull(${s})))`,
     ROUND: ([x, n], call) => roundHalfAway(float(e, x!, call), n),
     TRUNC: ([x, n], call) => `trunc(${float(e, x!, call)}${n === undefined ? "" : `, ${n}`})`,
@@ -170,10 +172,20 @@ export function clickhouseFunctions(e: ClickhouseEmitter): FunctionTable {
     LOG10: ([x], call) => `log10(${float(e, x!, call)})`,
     POW: ([a, b], call) => `pow(${float(e, a!, call)}, ${b})`,
     POWER: ([a, b], call) => `pow(${float(e, a!, call)}, ${b})`,
-    ARRAY_LENGTH: ([a], call) => (isNative(call, 0) ? `toInt64(length(${a}))` : `toInt64(JSONLength(${a}))`),
+    ARRAY_LENGTH: ([a], call) =>
+      isNative(call, 0)
+        ? nullForNullArray(e, call.args[0]!, `toInt64(length(${a}))`)
+        : `toInt64(JSONLength(${a}))`,
     ARRAY_TO_STRING: ([a, d], call) => {
-      const list = isNative(call, 0) ? a : `JSONExtract(ifNull(${a}, ''), 'Array(Nullable(String))')`;
-      return `arrayStringConcat(arrayFilter(x -> isNotNull(x), ${list}), ${d})`;
+      if (!isNative(call, 0)) {
+        const list = `JSONExtract(ifNull(${a}, ''), 'Array(Nullable(String))')`;
+        return `arrayStringConcat(arrayFilter(x -> isNotNull(x), ${list}), ${d})`;
+      }
+      return nullForNullArray(
+        e,
+        call.args[0]!,
+        `arrayStringConcat(arrayFilter(x -> isNotNull(x), ${a}), ${d})`,
+      );
     },
     JSON_VALUE: ([x], call) => jsonValue(e, x!, call),
     JSON_EXTRACT_SCALAR: ([x], call) => jsonValue(e, x!, call),
