@@ -196,6 +196,12 @@ export const aggregateCases: SqlCase[] = [
     expect: [{ projects: ["alpha", "beta", "gamma"] }],
   },
   {
+    name: "ARRAY_AGG over no rows is a NULL array",
+    rule: "BigQuery ARRAY_AGG: if there are zero input rows, the function returns NULL (a result shows a NULL array as [])",
+    sql: `select array_agg(id) is null as a, array_length(array_agg(id)) as n, array_to_string(array_agg(id), ',') as s, array_agg(id) as ids from ${REST} where id = 'none'`,
+    expect: [{ a: true, n: null, s: null, ids: [] }],
+  },
+  {
     name: "ARRAY_AGG(DISTINCT) keeps one NULL",
     rule: "BigQuery ARRAY_AGG: NULLs are kept unless IGNORE NULLS is given; DISTINCT keeps one of each value, NULL included",
     sql: "select array_length(array_agg(distinct x)) as d, array_length(array_agg(x)) as a, array_length(array_agg(distinct x ignore nulls)) as i, array_length(array_agg(distinct x order by x limit 2)) as l from unnest(['b', null, 'a', 'b', null]) as x",
