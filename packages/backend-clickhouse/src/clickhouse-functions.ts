@@ -165,7 +165,7 @@ export function clickhouseFunctions(e: ClickhouseEmitter): FunctionTable {
     // abs of an Int64 is UInt64: -2^63 gives 2^63, which INT64 cannot hold (BigQuery raises)
     ABS: ([x], call) => (isInt64(call) ? checkedInt64(`abs(${x})`) : `abs(${x})`),
     DIV: rename("intDiv"),
-    MOD: ([a, b]) => `(${a} % ${b})`,
+    MOD: ([a, b]) => `((${a}) % (${b}))`,
     SIGN: ([x], call) =>
       `CAST(sign(${x}) AS ${e.typeName(call.type.t === "scalar" ? call.type.s : "INT64")})`,
     LN: ([x], call) => `log(${float(e, x!, call)})`,

@@ -110,8 +110,8 @@ export function clickhouseTimeFunctions(e: SqlEmitter) {
     UNIX_MILLIS: ([ts]) => floorDiv(micros(ts!), 1000),
     UNIX_SECONDS: ([ts]) => floorDiv(micros(ts!), 1_000_000),
     TIMESTAMP_MICROS: ([n]) => fromMicros(n!),
-    TIMESTAMP_MILLIS: ([n]) => fromMicros(`${n} * 1000`),
-    TIMESTAMP_SECONDS: ([n]) => fromMicros(`${n} * 1000000`),
+    TIMESTAMP_MILLIS: ([n]) => fromMicros(`(${n}) * 1000`),
+    TIMESTAMP_SECONDS: ([n]) => fromMicros(`(${n}) * 1000000`),
     TIMESTAMP_DIFF: ([a, b], call) => `intDiv(${micros(a!)} - ${micros(b!)}, ${microsPer(call, 2)})`,
     DATE_DIFF: ([a, b], call) => dateDiff(a!, b!, partOf(call, 2)),
     FORMAT_TIMESTAMP: ([, ts, zone], call) => {

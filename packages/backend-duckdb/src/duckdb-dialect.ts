@@ -97,8 +97,9 @@ export class DuckdbDialect extends SqlEmitter {
     UNIX_MILLIS: ([ts]) => `CAST(floor(epoch_us(${ts}) / 1000) AS BIGINT)`,
     UNIX_SECONDS: ([ts]) => `CAST(floor(epoch_us(${ts}) / 1000000) AS BIGINT)`,
     TIMESTAMP_MICROS: rename("make_timestamp"),
-    TIMESTAMP_MILLIS: ([n]) => `make_timestamp(${n} * 1000)`,
-    TIMESTAMP_SECONDS: ([n]) => `make_timestamp(${n} * 1000000)`,
+    // arguments are emitted bare: `TIMESTAMP_MILLIS(a + b)` must not read as `a + b * 1000`
+    TIMESTAMP_MILLIS: ([n]) => `make_timestamp((${n}) * 1000)`,
+    TIMESTAMP_SECONDS: ([n]) => `make_timestamp((${n}) * 1000000)`,
     TIMESTAMP_DIFF: ([a, b], call) =>
       `CAST(trunc((epoch_us(${a}) - epoch_us(${b})) / ${microsPer(call, 2)}) AS BIGINT)`,
     // BigQuery counts the part's boundaries crossed from b to a; DuckDB's weeks start on Monday
@@ -149,7 +150,7 @@ export class DuckdbDialect extends SqlEmitter {
       `round(${this.cast(x!, call.args[0]!.type, "FLOAT64")}${n === undefined ? "" : `, CAST(${n} AS INTEGER)`})`,
     TRUNC: ([x, n], call) =>
       `trunc(${this.cast(x!, call.args[0]!.type, "FLOAT64")}${n === undefined ? "" : `, CAST(${n} AS INTEGER)`})`,
-    DIV: ([a, b]) => `((${a} - ${a} % ${b}) // ${b})`,
+    DIV: ([a, b]) => `(((${a}) - (${a}) % (${b})) // (${b}))`,
     LOG10: (args, call) => `log10(${this.cast(args[0]!, call.args[0]!.type, "FLOAT64")})`,
     ARRAY_LENGTH: ([a], call) => (isNative(call, 0) ? `len(${a})` : `json_array_length(${a})`),
     ARRAY_TO_STRING: ([a, d], call) =>

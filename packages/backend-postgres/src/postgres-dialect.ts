@@ -113,7 +113,7 @@ export class PostgresDialect extends SqlEmitter {
     },
     // extract() returns numeric since PostgreSQL 14: exact to the microsecond.
     UNIX_MICROS: ([ts]) => `CAST(extract(epoch FROM ${ts}) * 1000000 AS bigint)`,
-    TIMESTAMP_MICROS: ([n]) => `(TIMESTAMPTZ 'epoch' + ${n} * INTERVAL '1 microsecond')`,
+    TIMESTAMP_MICROS: ([n]) => `(TIMESTAMPTZ 'epoch' + (${n}) * INTERVAL '1 microsecond')`,
     ANY_VALUE: (args, call) =>
       call.type.t === "scalar" && call.type.s === "BOOL" ? `bool_and(${args[0]})` : `min(${args[0]})`,
     MIN: (args, call) =>
@@ -131,8 +131,8 @@ export class PostgresDialect extends SqlEmitter {
     LEAD: (args, call) => this.shiftCall("lead", args, call),
     UNIX_MILLIS: ([ts]) => `CAST(floor(extract(epoch FROM ${ts}) * 1000) AS bigint)`,
     UNIX_SECONDS: ([ts]) => `CAST(floor(extract(epoch FROM ${ts})) AS bigint)`,
-    TIMESTAMP_MILLIS: ([n]) => `(TIMESTAMPTZ 'epoch' + ${n} * INTERVAL '1 millisecond')`,
-    TIMESTAMP_SECONDS: ([n]) => `(TIMESTAMPTZ 'epoch' + ${n} * INTERVAL '1 second')`,
+    TIMESTAMP_MILLIS: ([n]) => `(TIMESTAMPTZ 'epoch' + (${n}) * INTERVAL '1 millisecond')`,
+    TIMESTAMP_SECONDS: ([n]) => `(TIMESTAMPTZ 'epoch' + (${n}) * INTERVAL '1 second')`,
     TIMESTAMP_DIFF: ([a, b], call) => `((${this.micros(a!)} - ${this.micros(b!)}) / ${microsPer(call, 2)})`,
     // BigQuery counts the part's boundaries crossed from b to a
     DATE_DIFF: ([a, b], call) => {
@@ -203,7 +203,7 @@ export class PostgresDialect extends SqlEmitter {
       `CAST(round(CAST(${x} AS numeric)${n === undefined ? "" : `, CAST(${n} AS integer)`}) AS double precision)`,
     TRUNC: ([x, n]) =>
       `CAST(trunc(CAST(${x} AS numeric)${n === undefined ? "" : `, CAST(${n} AS integer)`}) AS double precision)`,
-    DIV: ([a, b]) => `(${a} / ${b})`,
+    DIV: ([a, b]) => `((${a}) / (${b}))`,
     LOG10: (args, call) => `log(${this.cast(args[0]!, call.args[0]!.type, "FLOAT64")})`,
     LEFT: ([s, n]) => `left(${s}, CAST(${n} AS integer))`,
     RIGHT: ([s, n]) => `right(${s}, CAST(${n} AS integer))`,

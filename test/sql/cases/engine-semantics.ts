@@ -17,6 +17,18 @@ export const engineSemanticsCases: SqlCase[] = [
     expect: [{ d: -90, neg: -10, twice: -20, one: -9 }],
   },
   {
+    name: "DIV and MOD of sums",
+    rule: "BigQuery DIV(X, Y) and MOD(X, Y) take whole expressions as arguments",
+    sql: "select mod(5 + 1, 4) as m, div(7 + 1, 2) as d, mod(7, 2 + 1) as m2, div(9, 1 + 2) as d2, div(-7 - 1, 3) as d3",
+    expect: [{ m: 2, d: 4, m2: 1, d2: 3, d3: -2 }],
+  },
+  {
+    name: "TIMESTAMP_MILLIS and TIMESTAMP_SECONDS of sums",
+    rule: "BigQuery TIMESTAMP_MILLIS(INT64) / TIMESTAMP_SECONDS(INT64) take whole expressions as arguments",
+    sql: "select timestamp_millis(1000 + 1000) as a, timestamp_seconds(1 + 1) as b, timestamp_micros(1 + 1) as c",
+    expect: [{ a: 2000000, b: 2000000, c: 2 }],
+  },
+  {
     name: "DIV and MOD of a count",
     rule: "BigQuery DIV and MOD on INT64",
     sql: `select div(count(*), 2) as d, mod(count(*), 2) as m from ${REST}`,
