@@ -478,7 +478,7 @@ export class PostgresDialect extends SqlEmitter {
   interval(amount: string, unit: string): string {
     const one = INTERVAL_UNIT[unit];
     if (!one) throw new QesError("sql_invalid", `INTERVAL … ${unit} is not supported.`);
-    return `(${amount} * INTERVAL '${one}')`;
+    return `((${amount}) * INTERVAL '${one}')`;
   }
 }
 

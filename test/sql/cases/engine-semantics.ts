@@ -29,6 +29,15 @@ export const engineSemanticsCases: SqlCase[] = [
     expect: [{ a: 2000000, b: 2000000, c: 2 }],
   },
   {
+    name: "INT64 sums as arguments: interval amounts, positions, offsets",
+    rule: "BigQuery: any INT64 expression may be an INTERVAL amount, a SUBSTR position, a ROUND digit count or a LAG offset",
+    sql: "select x, timestamp_add(timestamp '2025-01-15 10:00:00+00', interval 1 + 1 hour) as t, date_add(date '2025-01-15', interval 2 * 1 day) as d, substr('abcdef', 1 + 1, 1 + 1) as s, round(1.234, 1 + 1) as r, lag(x, 2 - 1) over (order by x) as lg from unnest([1, 2]) as x order by x",
+    expect: [
+      { x: 1, t: us("2025-01-15T12:00:00Z"), d: "2025-01-17", s: "bc", r: 1.23, lg: null },
+      { x: 2, t: us("2025-01-15T12:00:00Z"), d: "2025-01-17", s: "bc", r: 1.23, lg: 1 },
+    ],
+  },
+  {
     name: "DIV and MOD of a count",
     rule: "BigQuery DIV and MOD on INT64",
     sql: `select div(count(*), 2) as d, mod(count(*), 2) as m from ${REST}`,
