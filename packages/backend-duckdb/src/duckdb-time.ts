@@ -1,4 +1,4 @@
-import { fixedZoneOffset, parseTimeFormat, QesError, zoneRules } from "@qes/core";
+import { fixedZoneOffset, parseTimeFormat, zoneRules } from "@qes/core";
 
 /**
  * Time zones and timestamp text on DuckDB: a literal zone's offsets come from tables built at

@@ -83,7 +83,7 @@ function args(node: AstNode): AstNode[] {
 function currentIn(fn: "DATE" | "DATETIME"): SpecialForm {
   return (node, env) => {
     const zone = args(node).map((a) => analyzeExpr(a, env));
-    zone.forEach((z, i) => checkZoneArg(z, args(node)[i]!, env));
+    for (const [i, z] of zone.entries()) checkZoneArg(z, args(node)[i]!, env);
     const spec = lookupFunction(`CURRENT_${fn}`)!;
     if (zone.length > spec.maxArgs)
       fail("sql_invalid", `CURRENT_${fn} takes 0 to ${spec.maxArgs} arguments, got ${zone.length}.`, node);
