@@ -1,7 +1,7 @@
 import type { ScalarType, SqlType } from "@qes/core";
 import { sqlString } from "./clickhouse-sql.ts";
 import { clickhouseColumnType } from "./clickhouse-storage.ts";
-import { nullableType } from "./clickhouse-types.ts";
+import { checkedInt64, nullableType } from "./clickhouse-types.ts";
 
 /** Integer text BigQuery casts: decimal or hexadecimal, surrounding spaces allowed. */
 const INT_TEXT = "'^\\\\s*[+-]?([0-9]+|0[xX][0-9a-fA-F]+)\\\\s*$'";
@@ -18,19 +18,26 @@ function raising(x: string, convert: (notNull: string) => string): string {
   return `if(isNull(${x}), NULL, ${convert(`assumeNotNull(${x})`)})`;
 }
 
-/** Text → INT64 as BigQuery reads it: decimal or `0x…` hexadecimal, signed. */
+/**
+ * Text → INT64 as BigQuery reads it: decimal or `0x…` hexadecimal, signed; a value outside INT64
+ * raises (NULL for SAFE_CAST). Read as Int128 and narrowed: toInt64 would wrap. Hexadecimal
+ * digits beyond 32 are beyond Int128 too (leftPad would cut them): the maximum stands in.
+ */
 function textToInt(x: string, orNull: boolean): string {
-  const digits = `replaceRegexpOne(trimBoth(${x}), '^[+-]?0[xX]', '')`;
+  const digits = `replaceRegexpOne(trimBoth(${x}), '^[+-]?0[xX]0*', '')`;
   const sign = `if(startsWith(trimBoth(${x}), '-'), -1, 1)`;
-  const hex = `${sign} * reinterpretAsInt64(reverse(unhex(leftPad(${digits}, 16, '0'))))`;
-  const decimal = orNull ? `toInt64OrNull(trimBoth(${x}))` : raising(x, (v) => `toInt64(trimBoth(${v}))`);
-  return `if(match(${x}, ${HEX_TEXT}), ${hex}, ${decimal})`;
+  const magnitude = `if(length(${digits}) > 32, toUInt128('340282366920938463463374607431768211455'), reinterpretAsUInt128(reverse(unhex(leftPad(${digits}, 32, '0')))))`;
+  const hex = `${sign} * toInt128(least(${magnitude}, toUInt128('9223372036854775809')))`;
+  if (orNull)
+    return `accurateCastOrNull(if(match(${x}, ${HEX_TEXT}), ${hex}, toInt128OrNull(trimBoth(${x}))), 'Int64')`;
+  const decimal = raising(x, (v) => `toInt128(trimBoth(${v}))`);
+  return checkedInt64(`if(match(${x}, ${HEX_TEXT}), ${hex}, ${decimal})`);
 }
 
 /** FLOAT64 → INT64 rounding half away from zero (BigQuery), not to even. */
 function roundToInt(x: string, orNull: boolean): string {
   const rounded = `if(${x} < 0, -floor(-${x} + 0.5), floor(${x} + 0.5))`;
-  return orNull ? `accurateCastOrNull(${rounded}, 'Int64')` : `toInt64(${rounded})`;
+  return orNull ? `accurateCastOrNull(${rounded}, 'Int64')` : checkedInt64(rounded);
 }
 
 /**
@@ -82,7 +89,11 @@ export function clickhouseCast(x: string, from: SqlType, to: ScalarType): string
     case "STRING>DATETIME":
       return textToTimestamp(x, false);
     case "STRING>DATE":
-      return raising(x, (v) => `toDate32(trimBoth(${v}))`);
+      // toDate32 rolls 2025-02-30 over into March: a day that does not exist raises instead
+      return raising(
+        x,
+        (v) => `addDays(toDate32(trimBoth(${v})), throwIf(NOT ${realDate(v)}, 'Invalid date: no such day'))`,
+      );
     case "FLOAT64>INT64":
       return roundToInt(x, false);
     case "INT64>BOOL":

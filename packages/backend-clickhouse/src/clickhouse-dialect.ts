@@ -11,8 +11,10 @@ import { arraySubquery } from "./clickhouse-array-subquery.ts";
 import { clickhouseCast, clickhouseSafeCast } from "./clickhouse-casts.ts";
 import { paramName } from "./clickhouse-executor.ts";
 import { clickhouseFunctions } from "./clickhouse-functions.ts";
+import { nullArrayWhen } from "./clickhouse-null-arrays.ts";
 import { quoteIdent, sqlString } from "./clickhouse-sql.ts";
-import { nullableType } from "./clickhouse-types.ts";
+import { bindClickhouseZone } from "./clickhouse-time.ts";
+import { checkedInt64, nullableType } from "./clickhouse-types.ts";
 
 const INTERVAL_FN: Record<string, string> = {
   MICROSECOND: "toIntervalMicrosecond",
@@ -61,6 +63,10 @@ export class ClickhouseDialect extends SqlEmitter {
     return pattern.includes(".") ? `(?-s)${pattern}` : pattern;
   }
 
+  bindZone(zone: string): string {
+    return bindClickhouseZone(zone);
+  }
+
   /** ClickHouse reads backslash escapes in string literals: both quotes and backslashes escaped. */
   override quoteIdent(name: string): string {
     return quoteIdent(name);
@@ -73,6 +79,23 @@ export class ClickhouseDialect extends SqlEmitter {
   /** ClickHouse's LIKE escapes with a backslash by default, and has no ESCAPE clause */
   override likeEscape(): string {
     return "";
+  }
+
+  /**
+   * INT64 `+ - *` and unary minus raise on overflow, as BigQuery's do: computed in Int128 (a
+   * product of two INT64 fits) and narrowed back, which costs ~1.5 ns a row; FLOAT64 stays plain.
+   */
+  protected override operator(op: string, args: Expr[]): string {
+    const [a, b] = args;
+    // an engine array is never NULL: BigQuery's NULL array is read from what made it
+    if ((op === "IS NULL" || op === "IS NOT NULL") && a?.type.t === "array" && a.type.native) {
+      const when = nullArrayWhen(this, a) ?? "false";
+      return op === "IS NULL" ? `(${when})` : `NOT (${when})`;
+    }
+    if (op === "NEG" && isInt64(a)) return checkedInt64(`-toInt128(${this.wrap(a!)})`);
+    if ((op === "+" || op === "-" || op === "*") && isInt64(a) && isInt64(b))
+      return checkedInt64(`toInt128(${this.wrap(a!)}) ${op} ${this.wrap(b!)}`);
+    return super.operator(op, args);
   }
 
   /** `1 / 0` raises, as in BigQuery: ClickHouse would answer inf (the divisor plus 0, or the error) */
@@ -212,6 +235,10 @@ export class ClickhouseDialect extends SqlEmitter {
     if (!fn) throw new QesError("sql_invalid", `INTERVAL … ${unit} is not supported.`);
     return `${fn}(${amount})`;
   }
+}
+
+function isInt64(e: Expr | undefined): boolean {
+  return e?.type.t === "scalar" && e.type.s === "INT64";
 }
 
 function isTrue(e: Expr): boolean {

@@ -38,6 +38,7 @@ const TIMEOUT = 159; // TIMEOUT_EXCEEDED
 const QUERY_WAS_CANCELLED = 394;
 const MEMORY_LIMIT = 241; // MEMORY_LIMIT_EXCEEDED
 const TOO_MANY_ROWS_OR_BYTES = 396;
+const CANNOT_CONVERT_TYPE = 70;
 
 function codeOf(e: unknown): number | null {
   const code = (e as { code?: unknown })?.code;
@@ -71,6 +72,9 @@ export function clickhouseQueryError(e: unknown, opts?: ExecuteOptions): QesErro
   }
   if (code === QUERY_WAS_CANCELLED)
     return new QesError("query_timeout", "the query was cancelled", { cause: e });
+  // checkedInt64's narrowing: say what BigQuery says, not which ClickHouse column type overflowed
+  if (code === CANNOT_CONVERT_TYPE && /cannot be safely converted into type Int64/.test(message))
+    return userSqlError("INT64 overflow: a value is outside -2^63 … 2^63-1", e);
   if (code !== null && SQL_ERRORS.has(code)) return userSqlError(withoutCompiledSql(message), e);
   if (isUnavailable(e)) {
     return new QesError("backend_unavailable", `ClickHouse does not answer: ${message}`, { cause: e });
@@ -88,6 +92,7 @@ function withoutCompiledSql(message: string): string {
     message
       .replace(/^Code: \d+\. DB::Exception: /, "")
       .replace(/: while executing '[\s\S]*$/, "")
+      .replace(/: In scope [\s\S]*$/, "")
       .replace(/ \(line \d+, col \d+\)[\s\S]*$/, "")
       .replace(/: failed at position \d+ \([\s\S]*$/, "")
       .replace(/\. \(([A-Z_]+)\)[\s\S]*$/, "")

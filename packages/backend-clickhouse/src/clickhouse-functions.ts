@@ -14,9 +14,10 @@ import {
   type SqlEmitter,
 } from "@qes/core";
 import { formatSpec } from "./clickhouse-format.ts";
+import { nullForNullArray } from "./clickhouse-null-arrays.ts";
 import { orderedArray } from "./clickhouse-ordered-aggregates.ts";
 import { clickhouseTimeFunctions } from "./clickhouse-time-functions.ts";
-import { nullableType } from "./clickhouse-types.ts";
+import { checkedInt64, nullableType } from "./clickhouse-types.ts";
 
 /** The dialect members the function table uses (the class would be a circular import). */
 export interface ClickhouseEmitter extends SqlEmitter {
@@ -31,6 +32,7 @@ const elementOf = (call: CallExpr, i: number): ScalarType => {
   const t = call.args[i]?.type;
   return t?.t === "array" ? t.element : "STRING";
 };
+const isInt64 = (call: CallExpr) => call.type.t === "scalar" && call.type.s === "INT64";
 const float = (e: SqlEmitter, x: string, call: CallExpr, i = 0) => e.cast(x, call.args[i]!.type, "FLOAT64");
 /** ClickHouse counts and lengths are UInt64: INT64 arithmetic on them must not wrap unsigned. */
 const int64 =
@@ -96,8 +98,12 @@ export function clickhouseFunctions(e: ClickhouseEmitter): FunctionTable {
     COUNT: (args, call) =>
       `toInt64(${args.length === 0 ? "count()" : `count(${call.agg?.distinct ? "DISTINCT " : ""}${args[0]})`}${e.overOf(call)})`,
     COUNTIF: ([c], call) => `toInt64(countIf(${c})${e.overOf(call)})`,
-    SUM: ([x], call) =>
-      `CAST(sum(${call.agg?.distinct ? "DISTINCT " : ""}${x})${e.overOf(call)} AS ${e.typeName(call.type.t === "scalar" ? call.type.s : "FLOAT64")})`,
+    // an INT64 sum is added up in Int128 and raises when it leaves INT64 (BigQuery's overflow error)
+    SUM: ([x], call) => {
+      const distinct = call.agg?.distinct ? "DISTINCT " : "";
+      if (isInt64(call)) return checkedInt64(`sum(${distinct}toInt128(${x}))${e.overOf(call)}`);
+      return `CAST(sum(${distinct}${x})${e.overOf(call)} AS ${e.typeName("FLOAT64")})`;
+    },
     AVG: ([x], call) => `avg(${call.agg?.distinct ? "DISTINCT " : ""}${float(e, x!, call)})`,
     LOGICAL_OR: rename("max"),
     LOGICAL_AND: rename("min"),
@@ -151,22 +157,35 @@ export function clickhouseFunctions(e: ClickhouseEmitter): FunctionTable {
       return `if(match(${s}, ${re}), extract(${s}, ${re}), NULL)`;
     },
     REGEXP_REPLACE: ([s, p, r], call) => `replaceRegexpAll(${s}, ${re2(e, p!, call)}, ${r})`,
-    // BigQuery: SPLIT of NULL is NULL; ClickHouse arrays cannot be NULL, so it is empty.
+    // BigQuery: SPLIT of NULL is NULL; ClickHouse arrays cannot be NULL, so it is empty
+    // (clickhouse-null-arrays.ts makes the NULL show where it is read)
     SPLIT: ([s, d]) => `if(isNull(${s}), [], splitByString(${d ?? "','"}, assumeNotNull(${s})))`,
     ROUND: ([x, n], call) => roundHalfAway(float(e, x!, call), n),
     TRUNC: ([x, n], call) => `trunc(${float(e, x!, call)}${n === undefined ? "" : `, ${n}`})`,
+    // abs of an Int64 is UInt64: -2^63 gives 2^63, which INT64 cannot hold (BigQuery raises)
+    ABS: ([x], call) => (isInt64(call) ? checkedInt64(`abs(${x})`) : `abs(${x})`),
     DIV: rename("intDiv"),
-    MOD: ([a, b]) => `(${a} % ${b})`,
+    MOD: ([a, b]) => `((${a}) % (${b}))`,
     SIGN: ([x], call) =>
       `CAST(sign(${x}) AS ${e.typeName(call.type.t === "scalar" ? call.type.s : "INT64")})`,
     LN: ([x], call) => `log(${float(e, x!, call)})`,
     LOG10: ([x], call) => `log10(${float(e, x!, call)})`,
     POW: ([a, b], call) => `pow(${float(e, a!, call)}, ${b})`,
     POWER: ([a, b], call) => `pow(${float(e, a!, call)}, ${b})`,
-    ARRAY_LENGTH: ([a], call) => (isNative(call, 0) ? `toInt64(length(${a}))` : `toInt64(JSONLength(${a}))`),
+    ARRAY_LENGTH: ([a], call) =>
+      isNative(call, 0)
+        ? nullForNullArray(e, call.args[0]!, `toInt64(length(${a}))`)
+        : `toInt64(JSONLength(${a}))`,
     ARRAY_TO_STRING: ([a, d], call) => {
-      const list = isNative(call, 0) ? a : `JSONExtract(ifNull(${a}, ''), 'Array(Nullable(String))')`;
-      return `arrayStringConcat(arrayFilter(x -> isNotNull(x), ${list}), ${d})`;
+      if (!isNative(call, 0)) {
+        const list = `JSONExtract(ifNull(${a}, ''), 'Array(Nullable(String))')`;
+        return `arrayStringConcat(arrayFilter(x -> isNotNull(x), ${list}), ${d})`;
+      }
+      return nullForNullArray(
+        e,
+        call.args[0]!,
+        `arrayStringConcat(arrayFilter(x -> isNotNull(x), ${a}), ${d})`,
+      );
     },
     JSON_VALUE: ([x], call) => jsonValue(e, x!, call),
     JSON_EXTRACT_SCALAR: ([x], call) => jsonValue(e, x!, call),

@@ -33,7 +33,8 @@ export function orderedArray(e: SqlEmitter, x: string, call: CallExpr): string {
   const sortKeys = order.map((o, i) => sortKey(o, `t.${i + 2}`, `arrayMap(t -> t.${i + 2}, ${tuples})`));
   const sorted = sortKeys.length ? `arraySort(t -> tuple(${sortKeys.join(", ")}), ${tuples})` : tuples;
   let list = `arrayMap(t -> t.1, ${sorted})`;
-  if (call.agg?.distinct) list = `arrayDistinct(${list})`;
+  // arrayDistinct drops NULLs; BigQuery's DISTINCT keeps one: the values are compared as tuples
+  if (call.agg?.distinct) list = `arrayMap(t -> t.1, arrayDistinct(arrayMap(v -> tuple(v), ${list})))`;
   if (call.agg?.limit !== undefined) list = `arraySlice(${list}, 1, ${call.agg.limit})`;
   return list;
 }

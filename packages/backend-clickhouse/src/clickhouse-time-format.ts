@@ -30,6 +30,7 @@ const FORMAT_DATETIME: Record<string, string> = {
  * FORMAT_TIMESTAMP on ClickHouse, piece by piece: formatDateTime for most elements, expressions
  * for %e (space-padded day), %s (epoch seconds), %E3S (milliseconds), %z and %Z in the zone asked.
  */
+/** `zoneText`: SQL of the zone as written, for %Z */
 export function formatTimestampSql(format: string, ts: string, zone: Zone, zoneText: string): string {
   const local = toLocalSql(ts, zone);
   const offset = offsetSql(ts, zone);
@@ -50,7 +51,7 @@ export function formatTimestampSql(format: string, ts: string, zone: Zone, zoneT
       s: `toString(toInt64(floor(toUnixTimestamp64Micro(${ts}) / 1000000)))`,
       E3S: `concat(formatDateTime(${local}, '%S', 'UTC'), '.', leftPad(toString(intDiv(${micros}, 1000)), 3, '0'))`,
       z: `concat(if(${offset} < 0, '-', '+'), leftPad(toString(intDiv(abs(${offset}), 3600)), 2, '0'), leftPad(toString(intDiv(abs(${offset}) % 3600, 60)), 2, '0'))`,
-      Z: sqlString(zoneText),
+      Z: zoneText,
     };
     if (p.element in special) {
       flush();

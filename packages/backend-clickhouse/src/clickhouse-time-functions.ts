@@ -89,7 +89,7 @@ export function clickhouseTimeFunctions(e: SqlEmitter) {
         case "TIMESTAMP":
           return `toDate32(${toLocalSql(args[0]!, zoneOf(args[1]))})`;
         case "STRING":
-          return `toDate32(trimBoth(${args[0]}))`;
+          return e.cast(args[0]!, call.args[0]!.type, "DATE");
         default:
           return `toDate32(${args[0]})`;
       }
@@ -110,19 +110,20 @@ export function clickhouseTimeFunctions(e: SqlEmitter) {
     UNIX_MILLIS: ([ts]) => floorDiv(micros(ts!), 1000),
     UNIX_SECONDS: ([ts]) => floorDiv(micros(ts!), 1_000_000),
     TIMESTAMP_MICROS: ([n]) => fromMicros(n!),
-    TIMESTAMP_MILLIS: ([n]) => fromMicros(`${n} * 1000`),
-    TIMESTAMP_SECONDS: ([n]) => fromMicros(`${n} * 1000000`),
+    TIMESTAMP_MILLIS: ([n]) => fromMicros(`(${n}) * 1000`),
+    TIMESTAMP_SECONDS: ([n]) => fromMicros(`(${n}) * 1000000`),
     TIMESTAMP_DIFF: ([a, b], call) => `intDiv(${micros(a!)} - ${micros(b!)}, ${microsPer(call, 2)})`,
     DATE_DIFF: ([a, b], call) => dateDiff(a!, b!, partOf(call, 2)),
     FORMAT_TIMESTAMP: ([, ts, zone], call) => {
       const z = zoneOf(zone);
-      const zoneText = "name" in z ? z.name : zone === undefined ? "UTC" : literalArg(call, 2, "a zone");
+      const zoneText =
+        "name" in z ? z.name : e.stringLiteral(zone === undefined ? "UTC" : literalArg(call, 2, "a zone"));
       return formatTimestampSql(literalArg(call, 0, "its format"), ts!, z, zoneText);
     },
     PARSE_TIMESTAMP: ([, s, zone], call) => {
       const format = e.stringLiteral(translateParseFormat(literalArg(call, 0, "its format")));
       const z = zoneOf(zone);
-      const tz = "name" in z ? e.stringLiteral(z.name) : "'UTC'";
+      const tz = "name" in z ? z.sql : "'UTC'";
       const parsed = `toTimeZone(parseDateTime64OrNull(${s}, ${format}, ${tz}), 'UTC')`;
       return "offsetSeconds" in z ? fromLocalSql(parsed, z) : parsed;
     },

@@ -1,4 +1,4 @@
-import { QesError, zoneRules } from "@qes/core";
+import { fixedZoneOffset, QesError, zoneRules } from "@qes/core";
 import { sqlString } from "./clickhouse-sql.ts";
 
 /**
@@ -6,34 +6,46 @@ import { sqlString } from "./clickhouse-sql.ts";
  * (`+05:30`, `UTC-3`), which ClickHouse does not read as zones, are plain arithmetic. Timestamps
  * are DateTime64(6, 'UTC'); a local (DATETIME) value is the wall-clock reading labelled UTC.
  */
-export type Zone = { utc: true } | { offsetSeconds: number } | { name: string };
+export type Zone = { utc: true } | { offsetSeconds: number } | { name: string; sql: string };
 
 const FIXED = /^(?:UTC|Z|Etc\/UTC|GMT|Etc\/GMT)?\s*(?:[+-]\d{1,2}(?::?\d{2})?)?$/i;
 
-/** A zone argument; zones must be string literals (ClickHouse's time functions need constants). */
+/**
+ * A zone argument. ClickHouse's time functions need a constant zone: a literal is resolved here,
+ * a parameter (core allows nothing else) is a query parameter, a constant, bound as a zone
+ * ClickHouse knows (`bindClickhouseZone`); its `name` is the SQL of the text as sent.
+ */
 export function zoneOf(sql: string | undefined): Zone {
   if (sql === undefined) return { utc: true };
   const m = /^'((?:[^'\\]|\\.)*)'$/.exec(sql.trim());
-  if (!m)
-    throw new QesError("sql_invalid", "On the ClickHouse backend a time zone must be a string literal.");
+  if (!m) return { name: sql, sql: `assumeNotNull(${sql})` };
   const name = m[1]!.replace(/\\(.)/g, "$1");
   const rules = zoneRules(name); // refuses unknown zones
   if (FIXED.test(name.trim())) {
     const offset = rules.offsets[0] ?? 0;
     return offset === 0 ? { utc: true } : { offsetSeconds: offset };
   }
-  return { name };
+  return { name: sqlString(name), sql: sqlString(name) };
 }
 
-function zoneLiteral(name: string): string {
-  return sqlString(name);
+/**
+ * A time-zone parameter's value as ClickHouse reads zones: a tz database name as it is, an offset
+ * (which ClickHouse does not read as a zone) as the fixed zone `Fixed/UTC+05:30:00`.
+ */
+export function bindClickhouseZone(zone: string): string {
+  const offset = fixedZoneOffset(zone);
+  if (offset === undefined) return zone.trim();
+  if (offset === 0) return "UTC";
+  const abs = Math.abs(offset);
+  const two = (n: number) => String(n).padStart(2, "0");
+  return `Fixed/UTC${offset < 0 ? "-" : "+"}${two(Math.floor(abs / 3600))}:${two(Math.floor((abs % 3600) / 60))}:00`;
 }
 
 /** Seconds east of UTC in `zone` at the UTC instant `ts`. */
 export function offsetSql(ts: string, zone: Zone): string {
   if ("utc" in zone) return "0";
   if ("offsetSeconds" in zone) return String(zone.offsetSeconds);
-  return `timeZoneOffset(toTimeZone(${ts}, ${zoneLiteral(zone.name)}))`;
+  return `timeZoneOffset(toTimeZone(${ts}, ${zone.sql}))`;
 }
 
 /** The wall-clock reading in `zone` of the UTC instant `ts`, as a UTC-labelled DateTime64. */
@@ -47,7 +59,7 @@ export function fromLocalSql(local: string, zone: Zone): string {
   if ("utc" in zone) return local;
   if ("offsetSeconds" in zone) return `subtractSeconds(${local}, ${zone.offsetSeconds})`;
   const text = `formatDateTime(${local}, '%Y-%m-%d %H:%i:%S.%f', 'UTC')`;
-  return `toTimeZone(toDateTime64(${text}, 6, ${zoneLiteral(zone.name)}), 'UTC')`;
+  return `toTimeZone(toDateTime64(${text}, 6, ${zone.sql}), 'UTC')`;
 }
 
 /** Text with an explicit offset (or Z / UTC) at its end. */
@@ -57,7 +69,7 @@ const EXPLICIT_OFFSET = "'[0-9](\\\\s*(Z|z|UTC|[+-][0-9]{1,2}(:?[0-9]{2})?))\\\\
 export function textToTimestampSql(s: string, zone: Zone, orNull = false): string {
   const parse = (tz: string) => `parseDateTime64BestEffort${orNull ? "OrNull" : ""}(${s}, 6, ${tz})`;
   if ("utc" in zone) return parse("'UTC'");
-  if ("name" in zone) return `toTimeZone(${parse(zoneLiteral(zone.name))}, 'UTC')`;
+  if ("name" in zone) return `toTimeZone(${parse(zone.sql)}, 'UTC')`;
   return `if(match(${s}, ${EXPLICIT_OFFSET}), ${parse("'UTC'")}, ${fromLocalSql(parse("'UTC'"), zone)})`;
 }
 

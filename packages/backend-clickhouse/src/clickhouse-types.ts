@@ -12,6 +12,16 @@ export function nullableType(type: ScalarType): string {
 }
 
 /**
+ * An INT64 result computed wider (Int128, or UInt64 from `abs`), narrowed so that a value outside
+ * INT64 raises, as BigQuery's overflow does: ClickHouse's Int64 arithmetic wraps silently. To
+ * `Int64`, not `Nullable(Int64)`: with `cast_keep_nullable` a NULL stays NULL, and a value that
+ * cannot be NULL stays a plain Int64 (lagInFrame's offset refuses a Nullable one).
+ */
+export function checkedInt64(wide: string): string {
+  return `accurateCast(${wide}, 'Int64')`;
+}
+
+/**
  * Settings every compiled query needs for BigQuery's semantics; the executor sends them in the
  * query's SETTINGS with its limits (before `readonly`):
  * - `join_use_nulls`: an outer join's missing side is NULL, not the type's default;

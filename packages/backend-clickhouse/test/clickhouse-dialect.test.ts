@@ -174,12 +174,19 @@ describe("the ClickHouse dialect", () => {
     }
   });
 
-  it("needs a time zone as a string literal, and refuses an unknown one", () => {
+  it("needs a time zone as a string literal or a parameter, and refuses an unknown one", () => {
     expect(refusal(`select timestamp_trunc(timestamp, day, project) as d from ${EDGE}`).message).toContain(
-      "time zone must be a string literal",
+      "time zone must be a string literal or a parameter",
     );
     expect(refusal(`select timestamp_trunc(timestamp, day, 'Mars/Olympus') as d from ${EDGE}`).code).toBe(
       "sql_invalid",
     );
+  });
+
+  it("binds a zone parameter as a zone ClickHouse loads: offsets as fixed zones", () => {
+    expect(clickhouseDialect.bindZone("Asia/Tokyo")).toBe("Asia/Tokyo");
+    expect(clickhouseDialect.bindZone("+05:30")).toBe("Fixed/UTC+05:30:00");
+    expect(clickhouseDialect.bindZone("UTC-3")).toBe("Fixed/UTC-03:00:00");
+    expect(clickhouseDialect.bindZone("Z")).toBe("UTC");
   });
 });

@@ -21,6 +21,7 @@ import {
 } from "@qes/core";
 import { duckdbColumnType } from "./duckdb-storage.ts";
 import {
+  bindDuckdbZone,
   formatTimestampSql,
   fromLocalSql,
   stringToTimestampSql,
@@ -102,8 +103,9 @@ export class DuckdbDialect extends SqlEmitter {
     UNIX_MILLIS: ([ts]) => `CAST(floor(epoch_us(${ts}) / 1000) AS BIGINT)`,
     UNIX_SECONDS: ([ts]) => `CAST(floor(epoch_us(${ts}) / 1000000) AS BIGINT)`,
     TIMESTAMP_MICROS: rename("make_timestamp"),
-    TIMESTAMP_MILLIS: ([n]) => `make_timestamp(${n} * 1000)`,
-    TIMESTAMP_SECONDS: ([n]) => `make_timestamp(${n} * 1000000)`,
+    // arguments are emitted bare: `TIMESTAMP_MILLIS(a + b)` must not read as `a + b * 1000`
+    TIMESTAMP_MILLIS: ([n]) => `make_timestamp((${n}) * 1000)`,
+    TIMESTAMP_SECONDS: ([n]) => `make_timestamp((${n}) * 1000000)`,
     TIMESTAMP_DIFF: ([a, b], call) =>
       `CAST(trunc((epoch_us(${a}) - epoch_us(${b})) / ${microsPer(call, 2)}) AS BIGINT)`,
     // BigQuery counts the part's boundaries crossed from b to a; DuckDB's weeks start on Monday
@@ -154,7 +156,7 @@ export class DuckdbDialect extends SqlEmitter {
       `round(${this.cast(x!, call.args[0]!.type, "FLOAT64")}${n === undefined ? "" : `, CAST(${n} AS INTEGER)`})`,
     TRUNC: ([x, n], call) =>
       `trunc(${this.cast(x!, call.args[0]!.type, "FLOAT64")}${n === undefined ? "" : `, CAST(${n} AS INTEGER)`})`,
-    DIV: ([a, b]) => `((${a} - ${a} % ${b}) // ${b})`,
+    DIV: ([a, b]) => `(((${a}) - (${a}) % (${b})) // (${b}))`,
     LOG10: (args, call) => `log10(${this.cast(args[0]!, call.args[0]!.type, "FLOAT64")})`,
     ARRAY_LENGTH: ([a], call) => (isNative(call, 0) ? `len(${a})` : `json_array_length(${a})`),
     ARRAY_TO_STRING: ([a, d], call) =>
@@ -273,6 +275,11 @@ export class DuckdbDialect extends SqlEmitter {
     return `CASE WHEN ${i} >= 0 THEN ${element === "STRING" ? text : `TRY_CAST(${text} AS ${TYPE_NAMES[element]})`} END`;
   }
 
+  /** Zone parameters are bound as zoneOffsetSql reads them (duckdb-time.ts). */
+  bindZone(zone: string): string {
+    return bindDuckdbZone(zone);
+  }
+
   typeName(type: ScalarType): string {
     return TYPE_NAMES[type];
   }
@@ -297,7 +304,8 @@ export class DuckdbDialect extends SqlEmitter {
   safeCast(expr: string, from: SqlType, to: ScalarType): string {
     const fromString = from.t !== "scalar" || from.s === "STRING";
     if (fromString && to === "INT64") {
-      return `CASE WHEN regexp_matches(${expr}, '^\\s*[+-]?([0-9]+|0[xX][0-9a-fA-F]+)\\s*$') THEN TRY_CAST(${this.cast(expr, from, "INT64")} AS BIGINT) END`;
+      // TRY_CAST of the text itself: the raising cast's CAST would fail on an out-of-range value first
+      return `CASE WHEN regexp_matches(${expr}, '^\\s*[+-]?0[xX][0-9a-fA-F]+\\s*$') THEN (CASE WHEN ltrim(${expr}) LIKE '-%' THEN -1 ELSE 1 END) * TRY_CAST(regexp_replace(trim(${expr}), '^[+-]', '') AS BIGINT) WHEN regexp_matches(${expr}, '^\\s*[+-]?[0-9]+\\s*$') THEN TRY_CAST(trim(${expr}) AS BIGINT) END`;
     }
     if (fromString && to === "BOOL") return this.cast(expr, from, "BOOL");
     if (from.t === "scalar" && from.s === "TIMESTAMP" && to === "STRING") return timestampText(expr);

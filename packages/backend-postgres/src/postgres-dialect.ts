@@ -24,6 +24,7 @@ import {
 import { PATTERN_TOKEN, toPostgresRegex } from "./postgres-regex.ts";
 import { PG_COLUMN_TYPES } from "./postgres-storage.ts";
 import { formatTimestampSql, translateTimeFormat } from "./postgres-time-format.ts";
+import { postgresZone, postgresZoneText } from "./postgres-time-zone.ts";
 
 /** SQL type of each scalar: the storage column types (one table for DDL and queries). */
 const TYPE_NAMES: Record<ScalarType, string> = PG_COLUMN_TYPES;
@@ -45,7 +46,10 @@ const INTERVAL_UNIT: Record<string, string> = {
 const PATTERN_METACHARACTER = String.raw`[\\^$.|?*+()[\]{}]`;
 
 // Text that casts without error; everything else is NULL (SAFE_CAST and DESIGN.md §3's casts).
-const INT_TEXT = "'^\\s*[+-]?[0-9]{1,18}\\s*$'";
+const INT_TEXT_18 = "'^\\s*[+-]?[0-9]{1,18}\\s*$'";
+const INT_TEXT = "'^\\s*[+-]?[0-9]+\\s*$'";
+const INT64_MIN = "-9223372036854775808";
+const INT64_MAX = "9223372036854775807";
 const FLOAT_TEXT = "'^\\s*[+-]?([0-9]+[.]?[0-9]*|[.][0-9]+)([eE][+-]?[0-9]+)?\\s*$'";
 const TIMESTAMP_TEXT =
   "'^\\s*[0-9]{4}-(0[1-9]|1[0-2])-(0[1-9]|[12][0-9]|3[01])([ Tt]([01][0-9]|2[0-3]):[0-5][0-9](:[0-5][0-9]([.][0-9]+)?)?)?\\s*(Z|z|UTC|[+-][0-9]{2}(:?[0-9]{2})?)?\\s*$'";
@@ -58,6 +62,11 @@ export class PostgresDialect extends SqlEmitter {
   readonly name = "postgres";
   override get engineName(): string {
     return "PostgreSQL";
+  }
+
+  /** Zone parameters are bound with an offset's sign as PostgreSQL reads it (postgres-time-zone.ts). */
+  bindZone(zone: string): string {
+    return postgresZoneText(zone);
   }
 
   /** RE2 pattern parameters are bound in RE2's newline behaviour (postgres-regex.ts). */
@@ -87,24 +96,24 @@ export class PostgresDialect extends SqlEmitter {
     },
     TIMESTAMP_TRUNC: ([ts, , zone], call) =>
       call.args[0]?.type.t === "scalar" && call.args[0].type.s === "TIMESTAMP"
-        ? truncate(ts!, call, this, zone ?? "'UTC'")
+        ? truncate(ts!, call, this, postgresZone(zone))
         : truncate(ts!, call, this),
     DATETIME: (args, call) => {
       const from = call.args[0]?.type;
       if (from?.t === "scalar" && from.s === "TIMESTAMP")
-        return `(${args[0]} AT TIME ZONE ${args[1] ?? "'UTC'"})`;
+        return `(${args[0]} AT TIME ZONE ${postgresZone(args[1])})`;
       return `CAST(${args[0]} AS timestamp)`;
     },
     DATE: (args, call) => {
       if (args.length === 3) return `make_date(${args.map((a) => `CAST(${a} AS integer)`).join(", ")})`;
       const from = call.args[0]?.type;
       if (from?.t === "scalar" && from.s === "TIMESTAMP")
-        return `CAST(${args[0]} AT TIME ZONE ${args[1] ?? "'UTC'"} AS date)`;
+        return `CAST(${args[0]} AT TIME ZONE ${postgresZone(args[1])} AS date)`;
       return `CAST(${args[0]} AS date)`;
     },
     // extract() returns numeric since PostgreSQL 14: exact to the microsecond.
     UNIX_MICROS: ([ts]) => `CAST(extract(epoch FROM ${ts}) * 1000000 AS bigint)`,
-    TIMESTAMP_MICROS: ([n]) => `(TIMESTAMPTZ 'epoch' + ${n} * INTERVAL '1 microsecond')`,
+    TIMESTAMP_MICROS: ([n]) => `(TIMESTAMPTZ 'epoch' + (${n}) * INTERVAL '1 microsecond')`,
     ANY_VALUE: (args, call) =>
       call.type.t === "scalar" && call.type.s === "BOOL" ? `bool_and(${args[0]})` : `min(${args[0]})`,
     MIN: (args, call) =>
@@ -122,8 +131,8 @@ export class PostgresDialect extends SqlEmitter {
     LEAD: (args, call) => this.shiftCall("lead", args, call),
     UNIX_MILLIS: ([ts]) => `CAST(floor(extract(epoch FROM ${ts}) * 1000) AS bigint)`,
     UNIX_SECONDS: ([ts]) => `CAST(floor(extract(epoch FROM ${ts})) AS bigint)`,
-    TIMESTAMP_MILLIS: ([n]) => `(TIMESTAMPTZ 'epoch' + ${n} * INTERVAL '1 millisecond')`,
-    TIMESTAMP_SECONDS: ([n]) => `(TIMESTAMPTZ 'epoch' + ${n} * INTERVAL '1 second')`,
+    TIMESTAMP_MILLIS: ([n]) => `(TIMESTAMPTZ 'epoch' + (${n}) * INTERVAL '1 millisecond')`,
+    TIMESTAMP_SECONDS: ([n]) => `(TIMESTAMPTZ 'epoch' + (${n}) * INTERVAL '1 second')`,
     TIMESTAMP_DIFF: ([a, b], call) => `((${this.micros(a!)} - ${this.micros(b!)}) / ${microsPer(call, 2)})`,
     // BigQuery counts the part's boundaries crossed from b to a
     DATE_DIFF: ([a, b], call) => {
@@ -149,12 +158,12 @@ export class PostgresDialect extends SqlEmitter {
       const t = call.args[0]?.type;
       if (t?.t === "scalar" && t.s === "STRING") {
         const s = typedLiteral(args[0]!);
-        const zone = args[1] ?? "'UTC'";
+        const zone = postgresZone(args[1]);
         // An explicit offset in the text wins over the zone argument.
         return `CASE WHEN ${s} ~ '(Z|UTC|[+-][0-9]{1,2}(:?[0-9]{2})?)\\s*$' AND ${s} ~ '[0-9]:[0-9]' THEN CAST(${s} AS timestamptz) ELSE (CAST(${s} AS timestamp) AT TIME ZONE ${zone}) END`;
       }
       if (t?.t === "scalar" && t.s !== "TIMESTAMP")
-        return `(CAST(${args[0]} AS timestamp) AT TIME ZONE ${args[1] ?? "'UTC'"})`;
+        return `(CAST(${args[0]} AS timestamp) AT TIME ZONE ${postgresZone(args[1])})`;
       return args[0]!;
     },
     PARSE_TIMESTAMP: ([, s], call) =>
@@ -194,7 +203,7 @@ export class PostgresDialect extends SqlEmitter {
       `CAST(round(CAST(${x} AS numeric)${n === undefined ? "" : `, CAST(${n} AS integer)`}) AS double precision)`,
     TRUNC: ([x, n]) =>
       `CAST(trunc(CAST(${x} AS numeric)${n === undefined ? "" : `, CAST(${n} AS integer)`}) AS double precision)`,
-    DIV: ([a, b]) => `(${a} / ${b})`,
+    DIV: ([a, b]) => `((${a}) / (${b}))`,
     LOG10: (args, call) => `log(${this.cast(args[0]!, call.args[0]!.type, "FLOAT64")})`,
     LEFT: ([s, n]) => `left(${s}, CAST(${n} AS integer))`,
     RIGHT: ([s, n]) => `right(${s}, CAST(${n} AS integer))`,
@@ -398,12 +407,19 @@ export class PostgresDialect extends SqlEmitter {
   safeCast(raw: string, from: SqlType, to: ScalarType): string {
     const expr = typedLiteral(raw);
     const fromText = from.t !== "scalar" || from.s === "STRING";
+    if (!fromText && to === "INT64" && from.t === "scalar" && from.s === "FLOAT64") {
+      // out of INT64's range (NaN and infinities included) is NULL, where CAST AS bigint raises
+      const rounded = `round(CAST(${expr} AS numeric))`;
+      return `CASE WHEN ${rounded} BETWEEN ${INT64_MIN} AND ${INT64_MAX} THEN CAST(${rounded} AS bigint) END`;
+    }
     if (!fromText) return `CAST(${expr} AS ${TYPE_NAMES[to]})`;
     switch (to) {
       case "STRING":
         return expr;
       case "INT64":
-        return `CASE WHEN ${expr} ~ ${INT_TEXT} THEN CAST(${expr} AS bigint) END`;
+        // up to 18 digits always fits (the common case, one test); longer text is compared with
+        // INT64's range as a numeric first, since CAST AS bigint would raise
+        return `CASE WHEN ${expr} ~ ${INT_TEXT_18} THEN CAST(${expr} AS bigint) WHEN ${expr} ~ ${INT_TEXT} THEN CASE WHEN CAST(${expr} AS numeric) BETWEEN ${INT64_MIN} AND ${INT64_MAX} THEN CAST(${expr} AS bigint) END END`;
       case "FLOAT64":
         return `CASE WHEN ${expr} ~ ${FLOAT_TEXT} THEN CAST(${expr} AS double precision) END`;
       case "BOOL":
@@ -462,7 +478,7 @@ export class PostgresDialect extends SqlEmitter {
   interval(amount: string, unit: string): string {
     const one = INTERVAL_UNIT[unit];
     if (!one) throw new QesError("sql_invalid", `INTERVAL … ${unit} is not supported.`);
-    return `(${amount} * INTERVAL '${one}')`;
+    return `((${amount}) * INTERVAL '${one}')`;
   }
 }
 

@@ -1,4 +1,5 @@
 import { parseTimeFormat, QesError } from "@qes/core";
+import { postgresZone } from "./postgres-time-zone.ts";
 
 /** BigQuery format elements that map to one to_char / to_timestamp pattern. */
 const PATTERNS: Record<string, string> = {
@@ -55,7 +56,7 @@ export function formatTimestampSql(
   quote: (s: string) => string,
 ): string {
   const z = zone ?? "'UTC'";
-  const local = `(${ts} AT TIME ZONE ${z})`;
+  const local = `(${ts} AT TIME ZONE ${postgresZone(zone)})`;
   const offset = `CAST(extract(epoch FROM (${local} - (${ts} AT TIME ZONE 'UTC'))) AS integer)`;
   const pieces: string[] = [];
   let pattern = "";

@@ -196,6 +196,28 @@ export const aggregateCases: SqlCase[] = [
     expect: [{ projects: ["alpha", "beta", "gamma"] }],
   },
   {
+    name: "ARRAY_AGG over no rows is a NULL array",
+    rule: "BigQuery ARRAY_AGG: if there are zero input rows, the function returns NULL (a result shows a NULL array as [])",
+    sql: `select array_agg(id) is null as a, array_length(array_agg(id)) as n, array_to_string(array_agg(id), ',') as s, array_agg(id) as ids from ${REST} where id = 'none'`,
+    expect: [{ a: true, n: null, s: null, ids: [] }],
+  },
+  {
+    name: "ARRAY_AGG(DISTINCT) keeps one NULL",
+    rule: "BigQuery ARRAY_AGG: NULLs are kept unless IGNORE NULLS is given; DISTINCT keeps one of each value, NULL included",
+    sql: "select array_length(array_agg(distinct x)) as d, array_length(array_agg(x)) as a, array_length(array_agg(distinct x ignore nulls)) as i, array_length(array_agg(distinct x order by x limit 2)) as l from unnest(['b', null, 'a', 'b', null]) as x",
+    expect: [{ d: 3, a: 5, i: 2, l: 2 }],
+  },
+  {
+    name: "ARRAY_AGG(DISTINCT) of a field with NULLs, per group",
+    rule: "BigQuery ARRAY_AGG: NULLs are kept unless IGNORE NULLS; DISTINCT keeps one NULL",
+    sql: `select project, array_length(array_agg(distinct c.country)) as n from ${CF} group by project order by project`,
+    expect: [
+      { project: "alpha", n: 3 },
+      { project: "beta", n: 3 },
+      { project: "gamma", n: 1 },
+    ],
+  },
+  {
     name: "ARRAY_AGG with ORDER BY … DESC LIMIT",
     rule: "BigQuery ARRAY_AGG(… ORDER BY … LIMIT n)",
     sql: `select array_agg(r.status_code order by r.status_code desc limit 2) as top from ${RESP}`,

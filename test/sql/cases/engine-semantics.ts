@@ -1,5 +1,10 @@
 import { EDGE, PG, REST, type SqlCase, us } from "./case.ts";
 
+const RESP = `${EDGE}, unnest(metadata) m, unnest(m.response) r`;
+const REQ = `${EDGE}, unnest(metadata) m, unnest(m.request) q`;
+/** BigQuery's arithmetic operators: "If an overflow occurs, an error is produced" (INT64 is 64-bit signed). */
+const OVERFLOW = "BigQuery arithmetic operators on INT64: an overflow is an error, never a wrapped value";
+
 // BigQuery semantics where an engine's defaults differ (ClickHouse's above all: unsigned counts,
 // backslash escapes in literals, byte-wise string functions, defaults instead of NULLs in outer
 // joins and window edges, NULLs skipped by IN). Each expected row is BigQuery's documented answer.
@@ -10,6 +15,27 @@ export const engineSemanticsCases: SqlCase[] = [
     rule: "BigQuery COUNT returns INT64 (signed); arithmetic on it is INT64 arithmetic",
     sql: `select count(*) - 100 as d, -count(*) as neg, count(*) * -2 as twice, 1 - count(*) as one from ${PG}`,
     expect: [{ d: -90, neg: -10, twice: -20, one: -9 }],
+  },
+  {
+    name: "DIV and MOD of sums",
+    rule: "BigQuery DIV(X, Y) and MOD(X, Y) take whole expressions as arguments",
+    sql: "select mod(5 + 1, 4) as m, div(7 + 1, 2) as d, mod(7, 2 + 1) as m2, div(9, 1 + 2) as d2, div(-7 - 1, 3) as d3",
+    expect: [{ m: 2, d: 4, m2: 1, d2: 3, d3: -2 }],
+  },
+  {
+    name: "TIMESTAMP_MILLIS and TIMESTAMP_SECONDS of sums",
+    rule: "BigQuery TIMESTAMP_MILLIS(INT64) / TIMESTAMP_SECONDS(INT64) take whole expressions as arguments",
+    sql: "select timestamp_millis(1000 + 1000) as a, timestamp_seconds(1 + 1) as b, timestamp_micros(1 + 1) as c",
+    expect: [{ a: 2000000, b: 2000000, c: 2 }],
+  },
+  {
+    name: "INT64 sums as arguments: interval amounts, positions, offsets",
+    rule: "BigQuery: any INT64 expression may be an INTERVAL amount, a SUBSTR position, a ROUND digit count or a LAG offset",
+    sql: "select x, timestamp_add(timestamp '2025-01-15 10:00:00+00', interval 1 + 1 hour) as t, date_add(date '2025-01-15', interval 2 * 1 day) as d, substr('abcdef', 1 + 1, 1 + 1) as s, round(1.234, 1 + 1) as r, lag(x, 2 - 1) over (order by x) as lg from unnest([1, 2]) as x order by x",
+    expect: [
+      { x: 1, t: us("2025-01-15T12:00:00Z"), d: "2025-01-17", s: "bc", r: 1.23, lg: null },
+      { x: 2, t: us("2025-01-15T12:00:00Z"), d: "2025-01-17", s: "bc", r: 1.23, lg: 1 },
+    ],
   },
   {
     name: "DIV and MOD of a count",
@@ -80,5 +106,154 @@ export const engineSemanticsCases: SqlCase[] = [
     rule: "BigQuery name resolution: WHERE sees the table's column, not the SELECT alias",
     sql: `select upper(project) as project from ${REST} where project = 'alpha'`,
     expect: [{ project: "ALPHA" }, { project: "ALPHA" }],
+  },
+
+  // ---------------------------------------------------------------- INT64 overflow
+  {
+    name: "INT64 addition that overflows is an error",
+    rule: OVERFLOW,
+    sql: `select r.status_code + 9223372036854775807 as x from ${RESP} where id = 'e01'`,
+    expect: { error: "sql_invalid" },
+  },
+  {
+    name: "INT64 subtraction that overflows is an error",
+    rule: OVERFLOW,
+    sql: `select -9223372036854775807 - r.status_code as x from ${RESP} where id = 'e01'`,
+    expect: { error: "sql_invalid" },
+  },
+  {
+    name: "INT64 multiplication that overflows is an error",
+    rule: OVERFLOW,
+    sql: `select r.status_code * 4611686018427387904 as x from ${RESP} where id = 'e01'`,
+    expect: { error: "sql_invalid" },
+  },
+  {
+    name: "a literal INT64 sum that overflows is an error",
+    rule: OVERFLOW,
+    sql: "select 9223372036854775807 + 1 as x",
+    expect: { error: "sql_invalid" },
+  },
+  {
+    name: "negating the smallest INT64 is an error",
+    rule: "BigQuery unary minus on INT64: -(-2^63) overflows, an error",
+    sql: `select -(r.status_code - 200 - 9223372036854775807 - 1) as x from ${RESP} where id = 'e01'`,
+    expect: { error: "sql_invalid" },
+  },
+  {
+    name: "ABS of the smallest INT64 is an error",
+    rule: "BigQuery ABS: an error if the argument is an integer and the output value cannot be represented as the same type (only the largest negative input)",
+    sql: `select abs(r.status_code - 200 - 9223372036854775807 - 1) as x from ${RESP} where id = 'e01'`,
+    expect: { error: "sql_invalid" },
+  },
+  {
+    name: "an INT64 SUM that overflows is an error",
+    rule: "BigQuery SUM of INT64: an error if the result overflows",
+    sql: `select sum(r.status_code + 9223372036854775000) as s from ${RESP}`,
+    expect: { error: "sql_invalid" },
+  },
+  {
+    name: "CAST of out-of-range text to INT64 is an error",
+    rule: "BigQuery CAST AS INT64 from STRING: a value outside INT64's range is an error",
+    sql: `select cast(concat('922337203685477580', cast(r.status_code - 192 as string)) as int64) as x from ${RESP} where id = 'e01'`,
+    expect: { error: "sql_invalid" },
+  },
+  {
+    name: "CAST of an out-of-range FLOAT64 to INT64 is an error",
+    rule: "BigQuery CAST AS INT64 from FLOAT64: a value outside INT64's range is an error",
+    sql: `select cast(r.status_code * 1e17 as int64) as x from ${RESP} where id = 'e01'`,
+    expect: { error: "sql_invalid" },
+  },
+  {
+    name: "SAFE_CAST of out-of-range values to INT64 is NULL",
+    rule: "BigQuery SAFE_CAST: NULL where CAST would raise (out of range included)",
+    sql: "select safe_cast('9223372036854775808' as int64) as a, safe_cast('-9223372036854775809' as int64) as b, safe_cast(1e19 as int64) as c, safe_cast('-9223372036854775808' as int64) as d",
+    expect: [{ a: null, b: null, c: null, d: "-9223372036854775808" }],
+  },
+  {
+    name: "INT64 arithmetic at the edges of the range is exact",
+    rule: "BigQuery INT64: -2^63 … 2^63-1; DESIGN.md §4 (a string beyond ±2^53)",
+    sql: `select r.status_code + 9223372036854775607 as a, -9223372036854775607 - r.status_code - 1 as b, 3037000499 * (r.status_code - 200 + 3037000499) as c, abs(-9223372036854775607 - r.status_code) as d, -(r.status_code - 200 - 9223372036854775807) as e, cast('-9223372036854775808' as int64) as f from ${RESP} where id = 'e01'`,
+    expect: [
+      {
+        a: "9223372036854775807",
+        b: "-9223372036854775808",
+        c: "9223372030926249001",
+        d: "9223372036854775807",
+        e: "9223372036854775807",
+        f: "-9223372036854775808",
+      },
+    ],
+  },
+  {
+    name: "an INT64 SUM near the top of the range is exact",
+    rule: "BigQuery SUM of INT64",
+    sql: `select sum(if(id = 'e01', 9223372036854775000, r.status_code - 200)) as s from ${RESP} where id in ('e01', 'e02', 'e03')`,
+    expect: [{ s: "9223372036854775202" }],
+  },
+
+  // ---------------------------------------------------------------- NULL arrays
+  {
+    name: "SPLIT of NULL is a NULL array",
+    rule: "BigQuery SPLIT: NULL input gives NULL; ARRAY_LENGTH(NULL) is NULL; a NULL array is written as [] in results",
+    sql: "select split(cast(null as string)) is null as a, array_length(split(cast(null as string), ',')) as b, split(cast(null as string)) as c, split('x') is null as d",
+    expect: [{ a: true, b: null, c: [], d: false }],
+  },
+  {
+    name: "SPLIT of a field that is NULL on some rows",
+    rule: "BigQuery SPLIT: NULL input gives NULL; ARRAY_LENGTH(NULL) is NULL",
+    sql: `select id, array_length(split(q.search, '=')) as n, split(q.search, '=') is null as missing from ${REQ} where id in ('e01', 'e03') order by id`,
+    expect: [
+      { id: "e01", n: 2, missing: false },
+      { id: "e03", n: null, missing: true },
+    ],
+  },
+
+  // ---------------------------------------------------------------- impossible dates
+  {
+    name: "CAST of an impossible day to DATE is an error",
+    rule: "BigQuery CAST AS DATE: the text must be a valid date (no 2025-02-30), else an error",
+    sql: "select cast('2025-02-30' as date) as d",
+    expect: { error: "sql_invalid" },
+  },
+  {
+    name: "CAST of a computed impossible day to DATE is an error",
+    rule: "BigQuery CAST AS DATE: the text must be a valid date, else an error",
+    sql: `select cast(concat('2025-02-', cast(length(id) * 10 as string)) as date) as d from ${EDGE} where id = 'e01'`,
+    expect: { error: "sql_invalid" },
+  },
+  {
+    name: "CAST of month 13 to DATE is an error",
+    rule: "BigQuery CAST AS DATE: the text must be a valid date, else an error",
+    sql: "select cast('2025-13-01' as date) as d",
+    expect: { error: "sql_invalid" },
+  },
+  {
+    name: "CAST of an impossible day to TIMESTAMP is an error",
+    rule: "BigQuery CAST AS TIMESTAMP: the text must be a valid timestamp, else an error",
+    sql: "select cast('2025-02-29 10:00:00' as timestamp) as t",
+    expect: { error: "sql_invalid" },
+  },
+  {
+    name: "CAST of an impossible day to DATETIME is an error",
+    rule: "BigQuery CAST AS DATETIME: the text must be a valid datetime, else an error",
+    sql: "select cast('2025-04-31 10:00:00' as datetime) as t",
+    expect: { error: "sql_invalid" },
+  },
+  {
+    name: "SAFE_CAST of impossible days is NULL, of a leap day a date",
+    rule: "BigQuery SAFE_CAST: NULL where CAST would raise",
+    sql: "select safe_cast('2025-02-30' as date) as a, safe_cast('2025-13-01' as date) as b, safe_cast('2025-02-29 10:00:00' as timestamp) as c, safe_cast('2024-02-29' as date) as d, cast('2024-02-29' as date) as e",
+    expect: [{ a: null, b: null, c: null, d: "2024-02-29", e: "2024-02-29" }],
+  },
+
+  // ---------------------------------------------------------------- INT64 and FLOAT64 together
+  {
+    name: "CASE, IF and COALESCE mixing INT64 and FLOAT64 are FLOAT64",
+    rule: "BigQuery CASE/IF/COALESCE: the result is the branches' supertype (INT64 and FLOAT64 give FLOAT64)",
+    sql: `select id, case when id = 'e01' then length(id) else 2.5 end as a, if(id = 'e01', count(*), 0.5) as b, coalesce(sum(length(id)), 0.5) as c, case when id = 'e02' then r.status_code / 2 else r.status_code end as d from ${RESP} where id in ('e01', 'e02') group by id, r.status_code order by id`,
+    expect: [
+      { id: "e01", a: 3, b: 1, c: 3, d: 200 },
+      { id: "e02", a: 2.5, b: 0.5, c: 3, d: 100.5 },
+    ],
   },
 ];

@@ -368,6 +368,72 @@ export const timeCases: SqlCase[] = [
     expect: [{ dt: "2025-01-15T05:00:00" }],
   },
   {
+    name: "a time zone from a parameter: a tz database name",
+    rule: "BigQuery time functions: time_zone is any STRING expression (a tz database name or an offset)",
+    sql: `select datetime(timestamp, @z) as dt, date(timestamp, @z) as d, timestamp_trunc(timestamp, day, @z) as t, timestamp('2025-01-01 00:00:00', @z) as ts, format_timestamp('%H:%M', timestamp, @z) as f, extract(hour from timestamp at time zone @z) as h from ${EDGE} where id = 'e01'`,
+    params: { z: { kind: "string", value: "Asia/Tokyo" } },
+    expect: [
+      {
+        dt: "2025-01-15T19:00:00",
+        d: "2025-01-15",
+        t: us("2025-01-14T15:00:00Z"),
+        ts: us("2024-12-31T15:00:00Z"),
+        f: "19:00",
+        h: 19,
+      },
+    ],
+  },
+  {
+    name: "a time zone from a parameter: an offset east of UTC",
+    rule: "BigQuery time zones: an offset '+05:30' is 5h30 east of UTC (not the POSIX sign)",
+    sql: `select datetime(timestamp, @z) as dt, date(timestamp, @z) as d, timestamp_trunc(timestamp, day, @z) as t, timestamp('2025-01-01 00:00:00', @z) as ts, format_timestamp('%H:%M', timestamp, @z) as f, extract(hour from timestamp at time zone @z) as h from ${EDGE} where id = 'e01'`,
+    params: { z: { kind: "string", value: "+05:30" } },
+    expect: [
+      {
+        dt: "2025-01-15T15:30:00",
+        d: "2025-01-15",
+        t: us("2025-01-14T18:30:00Z"),
+        ts: us("2024-12-31T18:30:00Z"),
+        f: "15:30",
+        h: 15,
+      },
+    ],
+  },
+  {
+    name: "an unknown time-zone parameter is refused",
+    rule: "BigQuery: an invalid time zone is an error; a parameter's value is checked when bound (400 invalid_parameter)",
+    sql: `select datetime(timestamp, @z) as dt from ${EDGE} where id = 'e01'`,
+    params: { z: { kind: "string", value: "Mars/Olympus" } },
+    expect: { error: "invalid_parameter" },
+  },
+  {
+    name: "a time-zone parameter shown as sent",
+    rule: "BigQuery: a parameter is one value wherever it is used (a zone and a selected string alike)",
+    sql: `select @z as z, datetime(timestamp, @z) as dt, current_date(@z) as d from ${EDGE} where id = 'e01'`,
+    params: { z: { kind: "string", value: "UTC+5:30" } },
+    expect: [{ z: "UTC+5:30", dt: "2025-01-15T15:30:00", d: "2025-01-15" }],
+  },
+  {
+    name: "a time zone from a column is refused on every backend",
+    rule: "qes departure (docs/functions.md): BigQuery takes any STRING as time_zone, but ClickHouse's time functions need a constant zone, so a zone is a literal or a parameter everywhere",
+    sql: "select z, datetime(timestamp '2025-01-15 10:00:00+00', z) as dt from unnest(['UTC', 'Asia/Tokyo']) as z",
+    expect: { error: "sql_invalid" },
+  },
+  {
+    name: "a literal offset zone is east of UTC for a plus sign",
+    rule: "BigQuery time zones: an offset '+05:30' or 'UTC-3' is that far east (west) of UTC (not the POSIX sign)",
+    sql: `select datetime(timestamp, '+05:30') as a, date(timestamp '2025-01-15 20:00:00+00', '+05:30') as b, timestamp_trunc(timestamp '2025-01-15 20:00:00+00', day, 'UTC-3') as c, timestamp(datetime '2025-01-15 10:00:00', 'UTC-3') as d, extract(hour from timestamp at time zone '-08:00') as e from ${EDGE} where id = 'e01'`,
+    expect: [
+      {
+        a: "2025-01-15T15:30:00",
+        b: "2025-01-16",
+        c: us("2025-01-15T03:00:00Z"),
+        d: us("2025-01-15T13:00:00Z"),
+        e: 2,
+      },
+    ],
+  },
+  {
     name: "DATE(ts)",
     rule: "BigQuery DATE(timestamp) in UTC; DESIGN.md §4 DATE wire value",
     sql: `select id, date(timestamp) as d from ${EDGE} where id in ('e10', 'e11')`,

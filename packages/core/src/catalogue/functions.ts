@@ -30,12 +30,25 @@ export interface FunctionSpec<N extends string = string> {
   datePartArgs?: number[];
   /** argument positions that are regular-expression patterns */
   patternArgs?: number[];
+  /**
+   * the argument position of a time zone (when given as a STRING): a literal or a parameter, as
+   * ClickHouse's time functions need a constant zone (DESIGN.md §3)
+   */
+  zoneArg?: number;
+  /**
+   * argument positions whose value is the result (IF's branches, COALESCE's alternatives): they
+   * meet in the result's type, so an INT64 one is widened where the result is FLOAT64
+   */
+  resultArgs?: "all" | number[];
   /** where qes deliberately differs from BigQuery (DESIGN.md §3), as docs/functions.md says it */
   departure?: string;
   /** the scalar types accepted at checked positions (signatures.ts derives signatures from them) */
   accepts?: ReadonlyArray<readonly [number, ...ScalarType[]]>;
   returns: (args: SqlType[], name: string) => SqlType;
 }
+
+const ZONE_DEPARTURE =
+  "the time zone is a string literal or a parameter; BigQuery also takes one read from a column, which ClickHouse's time functions (constant zones only) cannot.";
 
 const sameAsFirst = (args: SqlType[]) => args[0] ?? STRING;
 
@@ -122,10 +135,10 @@ const specs = [
   fn("LOGICAL_OR", "aggregate", [1, 1], [[0, "BOOL"]], BOOL),
   fn("LOGICAL_AND", "aggregate", [1, 1], [[0, "BOOL"]], BOOL),
   // conditionals
-  fn("COALESCE", "scalar", [1, 100], [], (a, n) => common(n, a)),
-  fn("IFNULL", "scalar", [2, 2], [], (a, n) => common(n, a)),
+  fn("COALESCE", "scalar", [1, 100], [], (a, n) => common(n, a), { resultArgs: "all" }),
+  fn("IFNULL", "scalar", [2, 2], [], (a, n) => common(n, a), { resultArgs: "all" }),
   fn("NULLIF", "scalar", [2, 2], [], sameAsFirst),
-  fn("IF", "scalar", [3, 3], [[0, "BOOL"]], (a, n) => common(n, a.slice(1))),
+  fn("IF", "scalar", [3, 3], [[0, "BOOL"]], (a, n) => common(n, a.slice(1)), { resultArgs: [1, 2] }),
   // strings
   fn("LOWER", "scalar", [1, 1], [[0, "STRING"]], STRING),
   fn("UPPER", "scalar", [1, 1], [[0, "STRING"]], STRING),
@@ -139,11 +152,15 @@ const specs = [
   fn("TIMESTAMP_TRUNC", "scalar", [2, 3], [[0, ...TIME]], TIMESTAMP, {
     literalAs: ["TIMESTAMP"],
     datePartArgs: [1],
+    zoneArg: 2,
+    departure: ZONE_DEPARTURE,
   }),
   fn("TIMESTAMP_SUB", "scalar", [2, 2], [[0, ...TIME]], TIMESTAMP, { literalAs: ["TIMESTAMP"] }),
   fn("TIMESTAMP_ADD", "scalar", [2, 2], [[0, ...TIME]], TIMESTAMP, { literalAs: ["TIMESTAMP"] }),
   fn("DATETIME", "scalar", [1, 2], [[0, "TIMESTAMP", "DATETIME", "DATE"]], DATETIME, {
     literalAs: ["TIMESTAMP", "STRING"],
+    zoneArg: 1,
+    departure: ZONE_DEPARTURE,
   }),
   fn(
     "DATE",
@@ -167,7 +184,7 @@ const specs = [
             ],
             () => DATE,
           )(a, n),
-    { literalAs: ["TIMESTAMP", "STRING"] },
+    { literalAs: ["TIMESTAMP", "STRING"], zoneArg: 1, departure: ZONE_DEPARTURE },
   ),
   fn("UNIX_MICROS", "scalar", [1, 1], [[0, ...TIME]], INT64, { literalAs: ["TIMESTAMP"] }),
   fn("TIMESTAMP_MICROS", "scalar", [1, 1], [[0, "INT64"]], TIMESTAMP),
@@ -316,6 +333,7 @@ function moreFunctions() {
         [1, "STRING"],
       ],
       TIMESTAMP,
+      { zoneArg: 1, departure: ZONE_DEPARTURE },
     ),
     fn(
       "FORMAT_TIMESTAMP",
@@ -327,9 +345,9 @@ function moreFunctions() {
         [2, "STRING"],
       ],
       STRING,
-      { literalAs: [undefined, "TIMESTAMP"] },
+      { literalAs: [undefined, "TIMESTAMP"], zoneArg: 2, departure: ZONE_DEPARTURE },
     ),
-    fn("PARSE_TIMESTAMP", "scalar", [2, 3], STRINGS3, TIMESTAMP),
+    fn("PARSE_TIMESTAMP", "scalar", [2, 3], STRINGS3, TIMESTAMP, { zoneArg: 2, departure: ZONE_DEPARTURE }),
     fn(
       "GENERATE_TIMESTAMP_ARRAY",
       "scalar",
@@ -341,8 +359,8 @@ function moreFunctions() {
       nativeArray("TIMESTAMP"),
       { literalAs: ["TIMESTAMP", "TIMESTAMP"] },
     ),
-    fn("CURRENT_DATE", "scalar", [0, 1], [], DATE),
-    fn("CURRENT_DATETIME", "scalar", [0, 1], [], DATETIME),
+    fn("CURRENT_DATE", "scalar", [0, 1], [], DATE, { zoneArg: 0, departure: ZONE_DEPARTURE }),
+    fn("CURRENT_DATETIME", "scalar", [0, 1], [], DATETIME, { zoneArg: 0, departure: ZONE_DEPARTURE }),
     fn("DATE_TRUNC", "scalar", [2, 2], [[0, "DATE"]], DATE, { literalAs: ["DATE"], datePartArgs: [1] }),
     fn("DATETIME_TRUNC", "scalar", [2, 2], [[0, "DATETIME"]], DATETIME, {
       literalAs: ["DATETIME"],

@@ -44,7 +44,7 @@ const LISTED: Partial<Record<FunctionName, ReadonlyArray<ReadonlyArray<ArgKind |
   DATE_ADD: [["DATE", "INTERVAL"]],
   DATETIME: [["TIMESTAMP"], ["TIMESTAMP", "ZONE"], ["DATE"]],
   DATE: [["INT64", "INT64", "INT64"], ["TIMESTAMP"], ["TIMESTAMP", "ZONE"], ["DATETIME"]],
-  TIMESTAMP: [["STRING"], ["STRING", "ZONE"], ["TIMESTAMP"], ["DATETIME"], ["DATE"]],
+  TIMESTAMP: [["STRING"], ["STRING", "ZONE"], ["TIMESTAMP"], ["DATETIME"], ["DATETIME", "ZONE"], ["DATE"]],
   CURRENT_DATE: [[], ["ZONE"]],
   CURRENT_DATETIME: [[], ["ZONE"]],
   FORMAT_TIMESTAMP: [

@@ -317,6 +317,32 @@ export function analyzeUnary(node: AstNode, env: ExprEnv): Expr {
   return fail("sql_invalid", `Unsupported operator ${op}.`, node);
 }
 
+/**
+ * A branch of a result (CASE's, IF's, COALESCE's) where the result is FLOAT64: an INT64 one is cast
+ * (BigQuery's supertype), so every engine sees one type. ClickHouse finds no common type for
+ * `then 1 else 2.5` (NO_COMMON_TYPE) and makes `if`/`coalesce` over Int64 and Float64 a Variant.
+ */
+export function widened(e: Expr, type: SqlType): Expr {
+  return type.t === "scalar" && type.s === "FLOAT64" && e.type.t === "scalar" && e.type.s === "INT64"
+    ? { k: "cast", expr: e, to: "FLOAT64", safe: false, type: FLOAT64 }
+    : e;
+}
+
+/**
+ * A time zone is a literal or a parameter (docs/functions.md): ClickHouse's time functions take a
+ * constant zone, so a zone read from a column cannot run there, and every backend refuses it
+ * alike. A parameter takes a slot of its own, bound through the dialect's `bindZone`.
+ */
+export function checkZoneArg(arg: Expr, node: AstNode, env: ExprEnv): void {
+  if (arg.type.t !== "scalar" || arg.type.s !== "STRING") return;
+  if (arg.k === "lit") return;
+  if (arg.k === "param") {
+    arg.index = env.ctx.zoneSlot(arg.index);
+    return;
+  }
+  fail("sql_invalid", "A time zone must be a string literal or a parameter.", node);
+}
+
 export function analyzeCase(node: AstNode, env: ExprEnv): Expr {
   const operand = node.expr ? analyzeExpr(node.expr, env) : undefined;
   const whens: Array<[Expr, Expr]> = [];
@@ -340,17 +366,11 @@ export function analyzeCase(node: AstNode, env: ExprEnv): Expr {
       whens.push([cond, result]);
     }
   }
-  // INT64 and FLOAT64 branches meet as FLOAT64 (BigQuery's supertype); ClickHouse finds no common
-  // type for `then 1 else 2.5` (NO_COMMON_TYPE), so the INT64 ones say so themselves
-  const widened = (e: Expr): Expr =>
-    type.t === "scalar" && type.s === "FLOAT64" && e.type.t === "scalar" && e.type.s === "INT64"
-      ? { k: "cast", expr: e, to: "FLOAT64", safe: false, type: FLOAT64 }
-      : e;
   return foldConstantCase({
     k: "case",
     ...(operand ? { operand } : {}),
-    whens: whens.map(([cond, result]) => [cond, widened(result)]),
-    ...(elseExpr ? { else: widened(elseExpr) } : {}),
+    whens: whens.map(([cond, result]) => [cond, widened(result, type)]),
+    ...(elseExpr ? { else: widened(elseExpr, type) } : {}),
     type,
   });
 }

@@ -8,7 +8,15 @@ import {
 import type { CallExpr } from "../dialect/function-table.ts";
 import { type AstNode, locationOf } from "../parse/parse-sql.ts";
 import { checkRegexPattern } from "../sandbox/regex-subset.ts";
-import { analyzeExpr, DATE_PARTS, type ExprEnv, fail, withPosition } from "./analyze-expr.ts";
+import {
+  analyzeExpr,
+  checkZoneArg,
+  DATE_PARTS,
+  type ExprEnv,
+  fail,
+  widened,
+  withPosition,
+} from "./analyze-expr.ts";
 import { analyzeInternal, indexLiteral, stringArg } from "./analyze-internal.ts";
 import { coerceLiteralTo } from "./coerce.ts";
 import type { AggregateOptions, Expr, OrderItem } from "./ir.ts";
@@ -54,6 +62,8 @@ export function analyzeFunction(node: AstNode, env: ExprEnv): Expr {
     return target ? coerceLiteralTo(e, target, a) : e;
   });
   for (const i of spec.patternArgs ?? []) checkPatternArg(args[i]!, rawArgs[i]!, env);
+  if (spec.zoneArg !== undefined && args[spec.zoneArg])
+    checkZoneArg(args[spec.zoneArg]!, rawArgs[spec.zoneArg]!, env);
   const type = withPosition(
     () =>
       spec.returns(
@@ -66,7 +76,9 @@ export function analyzeFunction(node: AstNode, env: ExprEnv): Expr {
   const call: CallExpr = {
     k: "call",
     fn: emittedName(spec.name, node),
-    args,
+    args: spec.resultArgs
+      ? args.map((a, i) => (isResultArg(spec.resultArgs!, i) ? widened(a, type) : a))
+      : args,
     type,
     ...(spec.kind === "aggregate" ? { agg: {} } : {}),
     ...(at.line !== undefined && at.column !== undefined ? { at: { line: at.line, column: at.column } } : {}),
@@ -97,6 +109,10 @@ export function analyzeAggregate(node: AstNode, env: ExprEnv): Expr {
 }
 
 export const checkAggregateAllowed = checkAggregateClause;
+
+function isResultArg(resultArgs: "all" | number[], i: number): boolean {
+  return resultArgs === "all" || resultArgs.includes(i);
+}
 
 /** A catalogue name that reaches a dialect: special forms were rewritten before this point. */
 function emittedName(name: FunctionName, node: AstNode): EmittedFunctionName {

@@ -3,6 +3,7 @@ import type { AstNode } from "../parse/parse-sql.ts";
 import {
   analyzeExpr,
   analyzeValue,
+  checkZoneArg,
   DATE_PARTS,
   type ExprEnv,
   expr,
@@ -61,6 +62,7 @@ const FORM_READERS: { readonly [N in DesugaredFormName]: FormReader } = {
   __qes_at_time_zone: (_node, env, args) => {
     const ts = coerceLiteralTo(analyzeExpr(args[0]!, env), "TIMESTAMP", args[0]);
     const zone = analyzeExpr(args[1]!, env);
+    checkZoneArg(zone, args[1]!, env);
     return { k: "call", fn: "DATETIME", args: [ts, zone], type: { t: "scalar", s: "DATETIME" } };
   },
   __qes_array_agg: (node, env) => analyzeOrderedAggregate("ARRAY_AGG", node, env),

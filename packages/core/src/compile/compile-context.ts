@@ -96,18 +96,28 @@ export class CompileContext {
     const p = this.params[index - 1];
     if (p?.kind !== "endpoint") return index;
     this.patternParams.add(p.name);
-    return this.slot(p.name, "endpoint", STRING, true);
+    return this.slot(p.name, "endpoint", STRING, "pattern");
   }
 
-  private slot(name: string, kind: "endpoint" | "now", type: SqlType, pattern = false): number {
-    const key = `${kind}:${name}${pattern ? ":pattern" : ""}`;
+  /**
+   * The slot of an endpoint parameter where it is a time zone: checked and bound through the
+   * dialect's zone syntax (`bindZone`) there, as sent elsewhere.
+   */
+  zoneSlot(index: number): number {
+    const p = this.params[index - 1];
+    if (p?.kind !== "endpoint") return index;
+    return this.slot(p.name, "endpoint", STRING, "zone");
+  }
+
+  private slot(name: string, kind: "endpoint" | "now", type: SqlType, use?: "pattern" | "zone"): number {
+    const key = `${kind}:${name}${use ? `:${use}` : ""}`;
     let index = this.paramIndex.get(key);
     if (index === undefined) {
       this.params.push({
         name,
         kind,
         type: type.t === "scalar" ? type.s : "STRING",
-        ...(pattern ? { pattern } : {}),
+        ...(use ? { [use]: true } : {}),
       });
       index = this.params.length;
       this.paramIndex.set(key, index);

@@ -164,6 +164,7 @@ function compileUncached(
     dialect: opts.dialect.name,
     patternParams: [...ctx.patternParams],
     ...(opts.dialect.bindPattern ? { bindPattern: (p: string) => opts.dialect.bindPattern!(p) } : {}),
+    ...(opts.dialect.bindZone ? { bindZone: (z: string) => opts.dialect.bindZone!(z) } : {}),
   };
 }
 

@@ -14,6 +14,8 @@ export interface SqlParam {
   kind: "endpoint" | "now";
   /** a regular expression here: bound through the dialect's `bindPattern` */
   pattern?: boolean;
+  /** a time zone here: checked against the tz database, bound through the dialect's `bindZone` */
+  zone?: boolean;
 }
 
 /**
@@ -41,6 +43,8 @@ export interface CompiledQuery {
   patternParams: string[];
   /** a pattern parameter's value as the engine reads it (the dialect's `bindPattern`) */
   bindPattern?: (pattern: string) => string;
+  /** a time-zone parameter's value as the engine reads zones (the dialect's `bindZone`) */
+  bindZone?: (zone: string) => string;
 }
 
 /**

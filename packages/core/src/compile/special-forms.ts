@@ -5,7 +5,7 @@
  */
 import { lookupFunction, type SpecialFormName } from "../catalogue/functions.ts";
 import type { AstNode } from "../parse/parse-sql.ts";
-import { analyzeCondition, analyzeExpr, type ExprEnv, fail } from "./analyze-expr.ts";
+import { analyzeCondition, analyzeExpr, checkZoneArg, type ExprEnv, fail } from "./analyze-expr.ts";
 import { analyzeSubquery } from "./analyze-literals.ts";
 import type { Expr } from "./ir.ts";
 import { BOOL, INT64, type SqlType, typeName } from "./sql-type.ts";
@@ -83,6 +83,7 @@ function args(node: AstNode): AstNode[] {
 function currentIn(fn: "DATE" | "DATETIME"): SpecialForm {
   return (node, env) => {
     const zone = args(node).map((a) => analyzeExpr(a, env));
+    for (const [i, z] of zone.entries()) checkZoneArg(z, args(node)[i]!, env);
     const spec = lookupFunction(`CURRENT_${fn}`)!;
     if (zone.length > spec.maxArgs)
       fail("sql_invalid", `CURRENT_${fn} takes 0 to ${spec.maxArgs} arguments, got ${zone.length}.`, node);

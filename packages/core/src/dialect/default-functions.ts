@@ -260,7 +260,8 @@ export const DEFAULT_FUNCTIONS = {
   CONCAT: (args) => `(${args.join(" || ")})`,
   SAFE_DIVIDE: ([a, b], call, e) =>
     `CASE WHEN ${b} = 0 THEN NULL ELSE ${e.cast(a!, call.args[0]!.type, "FLOAT64")} / ${b} END`,
-  MOD: ([a, b]) => `(${a} % ${b})`,
+  // arguments are emitted bare: `MOD(5 + 1, 4)` must not read as `5 + 1 % 4`
+  MOD: ([a, b]) => `((${a}) % (${b}))`,
   ABS: rename("abs"),
   SIGN: rename("sign"),
   FLOOR: (args, call, e) => `floor(${e.cast(args[0]!, call.args[0]!.type, "FLOAT64")})`,

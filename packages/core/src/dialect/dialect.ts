@@ -13,6 +13,12 @@ export interface Dialect {
    */
   bindPattern?(pattern: string): string;
   /**
+   * A time-zone parameter's value (a tz database name or an offset such as `+05:30`, known to
+   * core's zoneRules) as this engine's zone argument, applied when a request's values are bound.
+   * Absent: the engine reads BigQuery's zone text as it is.
+   */
+  bindZone?(zone: string): string;
+  /**
    * SQL text with positional parameters `$1…$n`, numbered in the order they first appear;
    * `params[k]` is the query tree's parameter index (1-based) that `$k+1` stands for. Parameters
    * that only parts left out of the SQL use (a stored CTE consumer SQL does not read) are not in it.

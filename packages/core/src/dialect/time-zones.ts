@@ -25,13 +25,20 @@ export function zoneRules(zone: string): ZoneRules {
   return rules;
 }
 
-function computeRules(zone: string): ZoneRules {
+/**
+ * Seconds east of UTC of a zone written as an offset (`+05:30`, `UTC-3`, `Z`, `UTC`): BigQuery's
+ * sign, not POSIX's. Undefined for a tz database name.
+ */
+export function fixedZoneOffset(zone: string): number | undefined {
   const fixed = FIXED.exec(zone.trim());
-  if (fixed) {
-    const sign = fixed[1] === "-" ? -1 : 1;
-    const seconds = sign * (Number(fixed[2] ?? 0) * 3600 + Number(fixed[3] ?? 0) * 60);
-    return { zone, transitions: [], offsets: [seconds] };
-  }
+  if (!fixed) return undefined;
+  const sign = fixed[1] === "-" ? -1 : 1;
+  return sign * (Number(fixed[2] ?? 0) * 3600 + Number(fixed[3] ?? 0) * 60);
+}
+
+function computeRules(zone: string): ZoneRules {
+  const fixed = fixedZoneOffset(zone);
+  if (fixed !== undefined) return { zone, transitions: [], offsets: [fixed] };
   let format: Intl.DateTimeFormat;
   try {
     format = new Intl.DateTimeFormat("en-US", {

@@ -1,4 +1,5 @@
 import type { BoundValues, CompiledQuery } from "../compile/compiled-query.ts";
+import { zoneRules } from "../dialect/time-zones.ts";
 import type { EndpointDefinition, ParamSpec } from "../endpoint/endpoint-definition.ts";
 import { QesError } from "../errors.ts";
 import { checkRegexPattern } from "../sandbox/regex-subset.ts";
@@ -54,9 +55,22 @@ export function bindRequestParams(
   const values = compiled.params.map((p) => {
     if (p.kind === "now") return formatTimestampMicros(nowMicros);
     const value = canonical[p.name] ?? null;
-    return value !== null && p.pattern && compiled.bindPattern ? compiled.bindPattern(value) : value;
+    if (value === null) return value;
+    if (p.pattern && compiled.bindPattern) return compiled.bindPattern(value);
+    if (p.zone) return bindZone(p.name, value, compiled);
+    return value;
   });
   return { values, ignored, canonical };
+}
+
+/** A time-zone parameter: a zone the tz database knows (else 400), as the engine reads zones. */
+function bindZone(name: string, value: string, compiled: CompiledQuery): string {
+  try {
+    zoneRules(value);
+  } catch {
+    throw new QesError("invalid_parameter", `Parameter "${name}" is not a known time zone.`, { param: name });
+  }
+  return compiled.bindZone ? compiled.bindZone(value) : value;
 }
 
 function normaliseParam(name: string, spec: ParamSpec, given: string | undefined): string | null {

@@ -1,0 +1,27 @@
+import type { Expr, SqlEmitter } from "@qes/core";
+
+/**
+ * BigQuery's NULL array on ClickHouse, whose arrays cannot be NULL (`Nullable(Array)` is refused):
+ * SPLIT of NULL and ARRAY_AGG over no rows give `[]`, which is what a result shows for a NULL array
+ * anyway. Where the NULL
+ * shows — IS NULL, ARRAY_LENGTH, ARRAY_TO_STRING of the array — the condition under which the
+ * array is NULL is read from the expression that makes it; `undefined` when it never is. An array
+ * that reached a CTE or subquery column has lost it (it reads as `[]` there).
+ */
+export function nullArrayWhen(e: SqlEmitter, array: Expr): string | undefined {
+  if (array.k === "lit" && array.value === null) return "true";
+  if (array.k === "call" && array.fn === "SPLIT")
+    return array.args.map((arg) => `isNull(${e.expr(arg)})`).join(" OR ");
+  // ARRAY_AGG over no rows (none left by IGNORE NULLS) is NULL: groupArray gives []
+  if (array.k === "call" && array.fn === "ARRAY_AGG" && array.args[0]) {
+    const counted = array.agg?.ignoreNulls ? `count(${e.expr(array.args[0])})` : "count()";
+    return `(${counted}${e.overOf(array)} = 0)`;
+  }
+  return undefined;
+}
+
+/** `sql`, or NULL where `array` is BigQuery's NULL array. */
+export function nullForNullArray(e: SqlEmitter, array: Expr, sql: string): string {
+  const when = nullArrayWhen(e, array);
+  return when === undefined ? sql : `if(${when}, NULL, ${sql})`;
+}
