@@ -234,6 +234,21 @@ export const findingCases: SqlCase[] = [
     ],
   },
   {
+    name: "an ordered LIMIT over a CTE that its WHERE reads again (an engine may read the CTE's rows past a cut)",
+    rule: "DESIGN.md §3: an optimisation of an ordered LIMIT changes no row of the result",
+    sql: `with e as (select id, timestamp from ${EDGE}) select id from e where timestamp > (select min(timestamp) from e) order by timestamp desc limit 3`,
+    expect: [{ id: "e09" }, { id: "e08" }, { id: "e07" }],
+  },
+  {
+    name: "an ordered LIMIT whose select list reads its table again",
+    rule: "DESIGN.md §3: an optimisation of an ordered LIMIT changes no row of the result",
+    sql: `select id, (select count(*) from ${EDGE}) as n from ${EDGE} order by timestamp desc limit 2`,
+    expect: [
+      { id: "e09", n: 12 },
+      { id: "e08", n: 12 },
+    ],
+  },
+  {
     name: "ties on the leading key at a LIMIT cut, oldest first",
     rule: "DESIGN.md §3: where LIMIT cuts an ordered result, ties are broken the same way on every backend",
     sql: `select e.id, p.id as pid from ${EDGE} as e cross join ${PG} as p where p.project is not null order by e.timestamp limit 3`,

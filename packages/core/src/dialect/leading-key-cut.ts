@@ -1,7 +1,7 @@
 import { hasAggregate } from "../compile/check-grouping.ts";
-import type { Expr, FromItem, OrderItem, Select, SelectItem } from "../compile/ir.ts";
+import type { Expr, FromItem, OrderItem, Query, Select, SelectItem } from "../compile/ir.ts";
 import { INT64 } from "../compile/sql-type.ts";
-import { hasWindowCall } from "../compile/walk-ir.ts";
+import { forEachSelect, hasWindowCall } from "../compile/walk-ir.ts";
 
 /**
  * The leading-key cut of an ordered LIMIT (`SqlEmitter.cutsOrderAtLeadingKey`) and the two-level
@@ -228,7 +228,7 @@ export function cutFirstPlan(
   s: Select,
   given: Select,
   cteBody?: (name: string) => Select | undefined,
-): { bound: Expr; main: Select; table: FromItem; column: string; op: ">=" | "<=" } | undefined {
+): { bound: Expr; main: Select; table: FromItem; column: string; op: ">=" | "<="; cte?: string } | undefined {
   const cut = s.where[s.where.length - 1];
   const lead = s.orderBy[0];
   if (cut?.k !== "op" || (cut.op !== ">=" && cut.op !== "<=") || !lead) return undefined;
@@ -241,7 +241,31 @@ export function cutFirstPlan(
     ...s,
     where: [...given.where, { k: "op", op: cut.op, args: [key, param], type: { t: "scalar", s: "BOOL" } }],
   };
-  return { bound, main, table: read.table, column: read.column, op: cut.op };
+  return {
+    bound,
+    main,
+    table: read.table,
+    column: read.column,
+    op: cut.op,
+    ...(s.from?.k === "cte" ? { cte: s.from.name } : {}),
+  };
+}
+
+/**
+ * Whether a cut-first plan's reads are read nowhere else in `query`: the table read it narrows to
+ * the rows past the cut, and the CTE holding it, must be the select's alone — a subquery that
+ * reads the same CTE (`WHERE timestamp > (SELECT min(timestamp) FROM e)`) would see only those rows.
+ */
+export function readOnlyByCutSelect(query: Query, plan: { table: FromItem; cte?: string }): boolean {
+  let tableReads = 0;
+  let cteReads = 0;
+  forEachSelect(query, (select) => {
+    for (const item of [select.from, ...select.joins.map((j) => j.item)]) {
+      if (item === plan.table) tableReads++;
+      if (plan.cte !== undefined && item?.k === "cte" && item.name === plan.cte) cteReads++;
+    }
+  });
+  return tableReads === 1 && (plan.cte === undefined || cteReads === 1);
 }
 
 /** the table read (and its column) a select's key column comes from, directly or through a plain CTE */

@@ -24,6 +24,7 @@ import {
   RECENT_ROWS,
   RETRY_COLUMN,
   readAheadRows,
+  readOnlyByCutSelect,
 } from "./leading-key-cut.ts";
 
 export { type CallExpr, type FunctionEmitter, rename } from "./function-table.ts";
@@ -143,7 +144,7 @@ export abstract class SqlEmitter implements Dialect {
     const s = this.withTiesBroken(given);
     if (s.where.length <= given.where.length) return undefined;
     const plan = cutFirstPlan(s, given, this.plainCteBody);
-    if (!plan) return undefined;
+    if (!plan || !readOnlyByCutSelect(q, plan)) return undefined;
     // the engine's own text of the value (not BigQuery's), which its cast back reads exactly
     const cut =
       this.withClause(q, used) +
