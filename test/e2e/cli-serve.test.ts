@@ -125,7 +125,9 @@ describe("qes serve --demo in an empty directory", () => {
   it("stops cleanly on SIGTERM", async () => {
     const exited = new Promise<number | null>((resolve) => child.on("exit", (code) => resolve(code)));
     child.kill("SIGTERM");
-    expect(await exited).toBe(0);
+    const code = await exited;
+    if (code !== 0) console.log("STDERR", stderr.slice(-3000));
+    expect(code).toBe(0);
     expect(stderr).toContain("SIGTERM");
   });
 });

@@ -61,6 +61,7 @@ class DuckdbBackend implements Backend {
   private executed = 0;
   private loads: Promise<unknown> = Promise.resolve();
   private warming: Promise<void> = Promise.resolve();
+  private closing = false;
   /** which ids each source stores, for ingest's dedupe */
   private readonly storedIds = new StoredIds();
   private readonly file: string | null;
@@ -100,6 +101,7 @@ class DuckdbBackend implements Backend {
   }
 
   async init(): Promise<void> {
+    this.closing = false;
     const instance = await this.open();
     this.admin ??= await instance.connect();
     if (this.config.readOnly) {
@@ -185,6 +187,7 @@ class DuckdbBackend implements Backend {
   /** Writes share one connection and one schema: run them one at a time, in call order. */
   private write<T>(work: (admin: DuckDBConnection, schema: LogSchema) => Promise<T>): Promise<T> {
     const run = async (): Promise<T> => {
+      if (this.closing) throw new QesError("backend_unavailable", "the DuckDB store is closing");
       const { admin, schema } = this.ready();
       if (this.config.readOnly)
         throw new QesError("backend_unavailable", "the DuckDB store is open read-only");
@@ -234,8 +237,11 @@ class DuckdbBackend implements Backend {
   }
 
   async close(): Promise<void> {
-    await this.loads;
+    // no write may start once closing has begun: one that starts while close waits would run on
+    // a connection closed under it (DuckDB: "bad_weak_ptr", and the process ends)
+    this.closing = true;
     await this.warming;
+    await this.loads;
     this.admin?.closeSync();
     this.instance?.closeSync();
     if (this.instance && this.file !== null) openFiles.delete(this.file);

@@ -266,4 +266,20 @@ describe("DuckDB storage and load", () => {
     expect(await b.schema()).toEqual(saved);
     await b.close();
   });
+
+  it("refuses a write that arrives while it closes, instead of running it on a closed connection", async () => {
+    const b = createDuckdbBackend({ path: join(tmp.dir, "closing.duckdb") });
+    await b.init();
+    const closing = b.close();
+    // before: close waited (for the time indexes' first read) and a load queued meanwhile ran on
+    // the admin connection as it was closed — DuckDB's "bad_weak_ptr", and the process ended
+    await expect(
+      b.load("closing.src", [JSON.stringify({ timestamp: "2025-01-15T10:00:00Z", event_message: "x" })]),
+    ).rejects.toMatchObject({ code: "backend_unavailable" });
+    await closing;
+    const again = createDuckdbBackend({ path: join(tmp.dir, "closing.duckdb") });
+    await again.init();
+    expect(Object.keys((await again.schema()).sources)).not.toContain("closing.src");
+    await again.close();
+  });
 });

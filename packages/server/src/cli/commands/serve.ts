@@ -39,7 +39,7 @@ export async function serveCommand(opts: { demo: boolean }): Promise<number> {
   const clock = requestClock(config.testNowMicros);
   const backend = await openBackend(config);
   let service: RunningService | undefined;
-  let demo: NodeJS.Timeout | undefined;
+  let demo: { stop(): Promise<void> } | undefined;
   // an embedded store (DuckDB, chDB) has one writer, this process: `qes load` finds it through
   // this file and sends its events to the ingest API with a token made for this run
   // (ingest/local-ingest-file.ts)
@@ -73,8 +73,9 @@ export async function serveCommand(opts: { demo: boolean }): Promise<number> {
       }
       stopping = true;
       process.stderr.write(`${signal}: finishing requests in flight and closing the store…\n`);
-      if (demo) clearInterval(demo);
-      (local ? removeLocalIngestFile(local.file, local.token) : Promise.resolve())
+      // the demo's batch in flight finishes before the store closes
+      (demo ? demo.stop() : Promise.resolve())
+        .then(() => (local ? removeLocalIngestFile(local.file, local.token) : undefined))
         .then(() => running.close())
         .then(() => backend.close())
         .then(resolve, (e) => {
@@ -102,16 +103,15 @@ async function seedSample(backend: Backend, clock: Clock): Promise<void> {
   );
 }
 
-/** keeps adding fresh events so minutely charts and a log tail stay alive */
-function startDemo(backend: Backend, clock: Clock, service: RunningService): NodeJS.Timeout {
+/** keeps adding fresh events so minutely charts and a log tail stay alive; `stop` waits for a batch */
+function startDemo(backend: Backend, clock: Clock, service: RunningService): { stop(): Promise<void> } {
   let tick = 0;
-  let busy = false;
-  return setInterval(() => {
+  let busy: Promise<void> | undefined;
+  const timer = setInterval(() => {
     if (busy) return;
-    busy = true;
     tick++;
     const now = clock();
-    (async () => {
+    busy = (async () => {
       for (const [source, n] of Object.entries(DEMO_BATCH) as [SeedSource, number][]) {
         const lines = generateEvents(source, n, 1_000_000 + tick, now, {
           spread: { lastSeconds: DEMO_EVERY_MS / 1000 },
@@ -121,9 +121,15 @@ function startDemo(backend: Backend, clock: Clock, service: RunningService): Nod
     })()
       .catch((e) => service.logger.error({ err: e }, "demo events could not be added"))
       .finally(() => {
-        busy = false;
+        busy = undefined;
       });
   }, DEMO_EVERY_MS);
+  return {
+    stop: async () => {
+      clearInterval(timer);
+      await busy;
+    },
+  };
 }
 
 function printBanner(service: RunningService, keys: ResolvedKeys, demo: boolean): void {
