@@ -73,6 +73,7 @@ export function analyzeFrom(
         fail("sql_invalid", `USING column ${name} must name one column of the left side.`, item);
       return (v as Extract<Value, { kind: "expr" }>).expr;
     });
+    const before = scope.vars.length;
     const bound = bindTableItem(item, scope, ctx, opts);
     if (i === 0) {
       select.from = bound.from;
@@ -105,8 +106,27 @@ export function analyzeFrom(
       }
       select.joins.push({ kind, item: bound.from, ...(on ? { on } : {}) });
       fromVar.cte = undefined;
+      // an outer join pads the other side's rows with NULLs: its never-NULL columns may be NULL
+      const padded = scope.vars.slice(kind === "right" ? 0 : before, kind === "right" ? before : undefined);
+      if (kind === "left" || kind === "right" || kind === "full") for (const v of padded) mayBeNull(v);
+      if (kind === "full") for (const v of scope.vars.slice(0, before)) mayBeNull(v);
     }
   });
+}
+
+/** Drops `notNull` from the columns of a range variable on the NULL-padded side of an outer join. */
+function mayBeNull(v: RangeVar): void {
+  const nullable = (x: Value | undefined): Value | undefined => {
+    if (x?.kind !== "expr" || !notNull(x.expr)) return x;
+    const { notNull: _, ...expr } = x.expr as Extract<Expr, { k: "col" }>;
+    return { kind: "expr", expr };
+  };
+  const column = v.column.bind(v);
+  v.column = (name) => nullable(column(name));
+  if (v.star) {
+    const star = v.star.bind(v);
+    v.star = (name) => nullable(star(name));
+  }
 }
 
 export function bindTableItem(
