@@ -854,4 +854,109 @@ export const orderedLimitCases: SqlCase[] = [
     sql: `with u as (select id, timestamp as ts from ${REST} union all select 'x', null) select id from u order by ts desc limit 5`,
     expect: col("id", "t03", "t02", "t01", "x"),
   },
+  {
+    name: "cut: the key of both sides of a FULL JOIN",
+    rule: CUT,
+    sql: `select a.id, b.id as bid from ${REST} as a full join ${EDGE} as b on a.project = b.project and b.id = 'e01' and a.id = 't01' where b.id is null or b.id = 'e01' order by a.timestamp desc limit 3`,
+    expect: [
+      { id: "t03", bid: null },
+      { id: "t02", bid: null },
+      { id: "t01", bid: "e01" },
+    ],
+  },
+  {
+    name: "cut: the key of a FULL JOIN's NULL side, oldest, NULLs first",
+    rule: CUT,
+    sql: `select a.id, b.id as bid from ${REST} as a full join ${EDGE} as b on a.project = b.project and b.id = 'e01' and a.id = 't01' order by a.timestamp limit 2`,
+    expect: [
+      { id: null, bid: "e02" },
+      { id: null, bid: "e03" },
+    ],
+  },
+  {
+    name: "cut: the key of a LEFT JOIN's NULL side inside a join group",
+    rule: CUT,
+    sql: `select a.id, b.id as bid from ${REST} as a left join (${EDGE} as b cross join unnest([1]) as x) on a.project = b.project and b.id = 'e01' and a.id = 't01' order by b.timestamp limit 2`,
+    expect: [
+      { id: "t02", bid: null },
+      { id: "t03", bid: null },
+    ],
+  },
+  {
+    name: "cut: the key of a LEFT JOIN's NULL side, explicitly NULLS LAST",
+    rule: CUT,
+    sql: `select a.id from ${OUTER} order by b.timestamp nulls last limit 2`,
+    expect: col("id", "t01", "t02"),
+  },
+  {
+    name: "cut: the key of a LEFT JOIN's NULL side, a CTE of every column",
+    rule: CUT,
+    sql: `with c as (select * from ${EDGE} where id = 'e01') select a.id from ${REST} as a left join c on a.project = c.project and a.id = 't01' order by c.timestamp desc limit 2`,
+    expect: col("id", "t01", "t02"),
+  },
+  {
+    name: "cut: RIGHT JOIN USING the key keeps the right side's key",
+    rule: CUT,
+    sql: `select timestamp from ${EDGE} as a right join ${REST} as b using (timestamp) order by timestamp limit 3`,
+    expect: [
+      { timestamp: us("2025-01-15T10:00:00Z") },
+      { timestamp: us("2025-01-15T10:00:01Z") },
+      { timestamp: us("2025-01-15T10:00:02Z") },
+    ],
+  },
+  {
+    name: "cut: FULL JOIN USING the key is either side's key",
+    rule: "BigQuery FROM clause: FULL JOIN USING (c) yields COALESCE of both sides' c",
+    sql: `select timestamp, a.id, b.id as bid from ${EDGE} as a full join ${REST} as b using (timestamp) where a.id is null or b.id is not null order by timestamp desc limit 3`,
+    expect: [
+      { timestamp: us("2025-01-15T10:00:02Z"), id: null, bid: "t03" },
+      { timestamp: us("2025-01-15T10:00:01Z"), id: null, bid: "t02" },
+      { timestamp: us("2025-01-15T10:00:00Z"), id: "e01", bid: "t01" },
+    ],
+  },
+  {
+    name: "cut: LIMIT 0",
+    rule: CUT,
+    sql: `select id from ${EDGE} order by timestamp desc limit 0`,
+    expect: [],
+  },
+  {
+    name: "cut: SELECT * in a CTE, newest",
+    rule: CUT,
+    sql: `with e as (select * from ${EDGE} where project = 'beta') select id, project from e order by timestamp desc limit 2`,
+    expect: [
+      { id: "e08", project: "beta" },
+      { id: "e07", project: "beta" },
+    ],
+  },
+  {
+    name: "cut: an ordered LIMIT over a CTE's ordered LIMIT",
+    rule: CUT,
+    sql: `with top as (select id, timestamp from ${EDGE} order by timestamp desc limit 5) select id from top order by timestamp limit 2`,
+    expect: col("id", "e05", "e06"),
+  },
+  {
+    name: "cut: a CTE ordered without LIMIT, read with a LIMIT",
+    rule: CUT,
+    sql: `with o as (select id, timestamp from ${EDGE} where project = 'alpha' order by timestamp desc) select id from o limit 2`,
+    expect: col("id", "e09", "e05"),
+  },
+  {
+    name: "cut: a key filtered by OR with another column",
+    rule: CUT,
+    sql: `select id from ${EDGE} where timestamp > '2025-01-15 11:30:00' or id = 'e10' order by timestamp limit 2`,
+    expect: col("id", "e10", "e08"),
+  },
+  {
+    name: "cut: a CTE renaming the key and another column to its name",
+    rule: CUT,
+    sql: `with e as (select id as timestamp, timestamp as ts from ${EDGE}) select timestamp as id from e order by ts desc limit 2`,
+    expect: col("id", "e09", "e08"),
+  },
+  {
+    name: "cut: the key of a CTE whose column name is the key of another",
+    rule: CUT,
+    sql: `with e as (select id, timestamp_sub(timestamp, interval 12 hour) as timestamp from ${EDGE}) select id, timestamp from e order by timestamp limit 1`,
+    expect: [{ id: "e10", timestamp: us("2025-01-14T11:59:59.999999Z") }],
+  },
 ];

@@ -11,7 +11,7 @@ import { requirePresence } from "./record-presence.ts";
 import { and, elementRoot, type RecordValue, tableRoot } from "./record-value.ts";
 import { fieldOf } from "./resolve-names.ts";
 import { DerivedRelation, derivedRoot, type RangeVar, Scope, type Value } from "./scope.ts";
-import { INT64, type SqlType, typeName } from "./sql-type.ts";
+import { commonType, INT64, type SqlType, typeName } from "./sql-type.ts";
 
 export function analyzeFrom(
   items: AstNode[],
@@ -98,7 +98,8 @@ export function analyzeFrom(
             type: { t: "scalar", s: "BOOL" },
           };
           on = on ? { k: "op", op: "AND", args: [on, eq], type: { t: "scalar", s: "BOOL" } } : eq;
-          scope.merged.set(name.toLowerCase(), { kind: "expr", expr: leftValues[k]! });
+          const merged = usingValue(kind, leftValues[k]!, (r as Extract<Value, { kind: "expr" }>).expr);
+          scope.merged.set(name.toLowerCase(), { kind: "expr", expr: merged });
         });
       }
       if ((kind === "inner" || kind === "left" || kind === "right" || kind === "full") && !on) {
@@ -112,6 +113,21 @@ export function analyzeFrom(
       if (kind === "full") for (const v of scope.vars.slice(0, before)) mayBeNull(v);
     }
   });
+}
+
+/**
+ * The one column of `JOIN … USING (c)`: the left side's `c`, the right side's in a RIGHT JOIN (the
+ * left one is NULL on its padded rows), either in a FULL JOIN — COALESCE(left, right).
+ */
+function usingValue(kind: Join["kind"], left: Expr, right: Expr): Expr {
+  if (kind === "right") return right;
+  if (kind !== "full") return left;
+  const type = commonType(left.type, right.type) ?? left.type;
+  const as = (e: Expr): Expr =>
+    type.t === "scalar" && e.type.t === "scalar" && e.type.s !== type.s
+      ? { k: "cast", expr: e, to: type.s, safe: false, type }
+      : e;
+  return { k: "call", fn: "COALESCE", args: [as(left), as(right)], type };
 }
 
 /** Drops `notNull` from the columns of a range variable on the NULL-padded side of an outer join. */
