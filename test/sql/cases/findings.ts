@@ -572,6 +572,26 @@ export const orderedLimitCases: SqlCase[] = [
     ],
   },
   {
+    name: "cut: parameters first met in another order by the cut than by the query",
+    rule: CUT,
+    sql: `select @a as a, id from ${EDGE} where project = @b and id != @a order by timestamp desc limit 2`,
+    params: { a: { kind: "string", value: "x" }, b: { kind: "string", value: "beta" } },
+    expect: [
+      { a: "x", id: "e08" },
+      { a: "x", id: "e07" },
+    ],
+  },
+  {
+    name: "cut: a parameter of the CTE's select list and one of its WHERE",
+    rule: CUT,
+    sql: `with e as (select id, timestamp, @a as a from ${EDGE} where project = @b) select a, id from e order by timestamp limit 2`,
+    params: { a: { kind: "string", value: "x" }, b: { kind: "string", value: "alpha" } },
+    expect: [
+      { a: "x", id: "e01" },
+      { a: "x", id: "e02" },
+    ],
+  },
+  {
     name: "cut: a chain of CTEs, each filtering, newest",
     rule: CUT,
     sql: `with a as (select id, timestamp, project from ${EDGE} where project != 'gamma'), b as (select id, timestamp as ts from a where project = 'alpha') select id from b order by ts desc limit 3`,
