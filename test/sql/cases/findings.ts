@@ -979,4 +979,29 @@ export const orderedLimitCases: SqlCase[] = [
     sql: `with e as (select id, timestamp_sub(timestamp, interval 12 hour) as timestamp from ${EDGE}) select id, timestamp from e order by timestamp limit 1`,
     expect: [{ id: "e10", timestamp: us("2025-01-14T11:59:59.999999Z") }],
   },
+  {
+    name: "cut: SELECT * EXCEPT of the table",
+    rule: CUT,
+    sql: `select * except (metadata) from ${EDGE} order by timestamp desc limit 1`,
+    expect: [
+      {
+        id: "e09",
+        timestamp: us("2025-01-15T11:59:59Z"),
+        project: "alpha",
+        event_message: "worker heartbeat",
+      },
+    ],
+  },
+  {
+    name: "cut: user names like the plans' own CTEs and aliases",
+    rule: CUT,
+    sql: `with __recent as (select id, timestamp from ${EDGE} as __cut where project = 'beta') select __cut_rows.id as __ahead from __recent as __cut_rows order by timestamp desc limit 2`,
+    expect: col("__ahead", "e08", "e07"),
+  },
+  {
+    name: "cut: an aggregate ordered by the key is refused",
+    rule: "BigQuery query syntax: ORDER BY of an aggregate query reads grouped or aggregated values",
+    sql: `select count(*) as n from ${EDGE} order by timestamp desc limit 1`,
+    expect: { error: "sql_invalid" },
+  },
 ];
