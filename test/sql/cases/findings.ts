@@ -1004,4 +1004,11 @@ export const orderedLimitCases: SqlCase[] = [
     sql: `select count(*) as n from ${EDGE} order by timestamp desc limit 1`,
     expect: { error: "sql_invalid" },
   },
+  {
+    name: "cut: a WHERE of its own over a plain CTE with one",
+    rule: CUT,
+    sql: `with e as (select id, timestamp, project from ${EDGE} where timestamp < '2025-01-15 11:30:00') select id from e where project = @p order by timestamp desc limit 2`,
+    params: { p: { kind: "string", value: "beta" } },
+    expect: col("id", "e07", "e06"),
+  },
 ];
