@@ -215,6 +215,26 @@ describe.each(BACKENDS)("consumer SQL on a redacting endpoint, on $name", (fixtu
     expect(meta.request[0].path).toBe("/rest/v1/x");
   });
 
+  it("an ordered LIMIT over a stored CTE is cut at ties the same way, and redacted", async () => {
+    // both events share their timestamp: LIMIT 1 ties, broken by the selected columns (DESIGN.md §3)
+    const message = "GET | 200 | REDACTED | https://pii.example.co/rest/v1/x | from [REDACTED]:443";
+    for (const order of ["desc", "asc"]) {
+      const { status, text } = await query(
+        `select id, event_message from edge order by timestamp ${order} limit 1`,
+      );
+      expect(status, text).toBe(200);
+      expect(JSON.parse(text).result).toEqual([{ id: "pii-1", event_message: message }]);
+    }
+    const chained = await query(
+      "with e as (select id, timestamp, metadata from edge where id != 'x') select upper(id) as u, metadata from e order by timestamp desc limit 1",
+    );
+    expect(chained.status, chained.text).toBe(200);
+    const row = JSON.parse(chained.text).result[0];
+    expect(row.u).toBe("PII-1");
+    expect(row.metadata[0].request[0].headers[0].x_real_ip).toBe("REDACTED");
+    for (const piece of PIECES) expect(chained.text.toLowerCase()).not.toContain(piece);
+  });
+
   it.each(REFUSED)("a function outside the catalogue is refused: %s", async (sql) => {
     const { status, text } = await query(sql);
     expect(status, text).toBe(422);

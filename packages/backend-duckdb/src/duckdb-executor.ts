@@ -93,7 +93,10 @@ export async function executeOnDuckdb(
       // the cut's value, then the rows at or past it, in the one read-only transaction
       const cut = await selectStatement(conn, query.cutFirst.cut);
       try {
-        bind(cut, values);
+        bind(
+          cut,
+          query.cutFirst.cutValues.map((i) => values[i] ?? null),
+        );
         const value = (await cut.runAndReadAll()).getRows()[0]?.[0];
         bound = [...values, value === null || value === undefined ? null : String(value)];
         sql = query.cutFirst.sql;

@@ -1,4 +1,4 @@
-import { col, EDGE, PG, REST, type SqlCase } from "./case.ts";
+import { BOUNCER, col, EDGE, PG, REST, RT, type SqlCase, us } from "./case.ts";
 
 // Issue 11's findings: constructs real dashboards send that qes refused, failed or answered
 // differently per backend. Expected rows follow BigQuery's documentation ("Lexical structure",
@@ -450,5 +450,565 @@ export const joinGroupCases: SqlCase[] = [
       { pid: "p08", gid: null },
       { pid: "p09", gid: null },
     ],
+  },
+];
+
+// An ordered LIMIT on a non-NULL leading key is planned per engine (docs/compiler.md, "The newest
+// n rows"): cut at the n-th key, read ahead n+1 rows (ClickHouse), or cut first through an index
+// (DuckDB). Each case below is a shape that could make a plan differ from the plain query.
+const CUT = "DESIGN.md §3: an optimisation of an ordered LIMIT changes no row of the result";
+const E = `with e as (select id, timestamp, project from ${EDGE})`;
+/** REST rows t01..t03, only t01 joined to e01: b's columns are NULL on t02 and t03 */
+const OUTER = `${REST} as a left join ${EDGE} as b on a.project = b.project and b.id = 'e01' and a.id = 't01'`;
+
+export const orderedLimitCases: SqlCase[] = [
+  {
+    name: "cut: oldest three",
+    rule: CUT,
+    sql: `select id from ${EDGE} order by timestamp limit 3`,
+    expect: col("id", "e10", "e11", "e12"),
+  },
+  {
+    name: "cut: LIMIT 1, newest and oldest",
+    rule: CUT,
+    sql: `select (select id from ${EDGE} order by timestamp desc limit 1) as newest, (select id from ${EDGE} order by timestamp limit 1) as oldest from ${EDGE} order by timestamp desc limit 1`,
+    expect: [{ newest: "e09", oldest: "e10" }],
+  },
+  {
+    name: "cut: LIMIT 1 at a microsecond apart from the next row",
+    rule: CUT,
+    sql: `select id from ${EDGE} where timestamp < '2025-01-15 10:30:00' order by timestamp desc limit 1`,
+    expect: col("id", "e02"),
+  },
+  {
+    name: "cut: ascending LIMIT 1 at a microsecond before midnight",
+    rule: CUT,
+    sql: `select id, timestamp from ${EDGE} order by timestamp limit 1`,
+    expect: [{ id: "e10", timestamp: us("2025-01-14T23:59:59.999999Z") }],
+  },
+  {
+    name: "cut: a cut value with fractional microseconds",
+    rule: CUT,
+    sql: `select id from ${EDGE} where project = 'gamma' order by timestamp desc limit 1`,
+    expect: col("id", "e12"),
+  },
+  {
+    name: "cut: LIMIT larger than the rows",
+    rule: CUT,
+    sql: `select id from ${EDGE} where project = 'beta' order by timestamp desc limit 100`,
+    expect: col("id", "e08", "e07", "e06"),
+  },
+  {
+    name: "cut: LIMIT equal to the rows, and one fewer",
+    rule: CUT,
+    sql: `select (select count(*) from (select id from ${EDGE} order by timestamp desc limit 12)) as a, (select min(id) from (select id from ${EDGE} order by timestamp desc limit 11)) as b from ${REST} where id = 't01'`,
+    expect: [{ a: 12, b: "e01" }],
+  },
+  {
+    name: "cut: LIMIT 11 of 12 keeps all but the oldest",
+    rule: CUT,
+    sql: `select id from ${EDGE} order by timestamp desc limit 11`,
+    expect: col("id", "e09", "e08", "e07", "e06", "e05", "e04", "e03", "e02", "e01", "e12", "e11"),
+  },
+  {
+    name: "cut: a filter matching nothing",
+    rule: CUT,
+    sql: `select id from ${EDGE} where project = 'nope' order by timestamp desc limit 5`,
+    expect: [],
+  },
+  {
+    name: "cut: a CTE whose filter matches nothing",
+    rule: CUT,
+    sql: `with e as (select id, timestamp from ${EDGE} where project = 'nope') select id from e order by timestamp limit 5`,
+    expect: [],
+  },
+  {
+    name: "cut: an empty source",
+    rule: CUT,
+    sql: `select id from ${BOUNCER} order by timestamp desc limit 3`,
+    expect: [],
+  },
+  {
+    name: "cut: SELECT * of a CTE",
+    rule: CUT,
+    sql: `${E} select * from e order by timestamp desc limit 2`,
+    expect: [
+      { id: "e09", timestamp: us("2025-01-15T11:59:59Z"), project: "alpha" },
+      { id: "e08", timestamp: us("2025-01-15T11:45:00Z"), project: "beta" },
+    ],
+  },
+  {
+    name: "cut: a CTE with its own WHERE on a parameter, newest",
+    rule: CUT,
+    sql: `with e as (select id, timestamp from ${EDGE} where project = @project) select id from e order by timestamp desc limit 2`,
+    params: { project: { kind: "string", value: "beta" } },
+    expect: col("id", "e08", "e07"),
+  },
+  {
+    name: "cut: a CTE with its own WHERE on a parameter, oldest",
+    rule: CUT,
+    sql: `with e as (select id, timestamp from ${EDGE} where project = @project and timestamp >= '2025-01-15') select id from e order by timestamp limit 2`,
+    params: { project: { kind: "string", value: "gamma" } },
+    expect: col("id", "e11", "e12"),
+  },
+  {
+    name: "cut: a parameter only in the select list",
+    rule: CUT,
+    sql: `select id, @tag as tag from ${EDGE} order by timestamp desc limit 2`,
+    params: { tag: { kind: "string", value: "x" } },
+    expect: [
+      { id: "e09", tag: "x" },
+      { id: "e08", tag: "x" },
+    ],
+  },
+  {
+    name: "cut: a parameter in the select list and one in the WHERE",
+    rule: CUT,
+    sql: `select @tag as tag, id from ${EDGE} where project = @project order by timestamp limit 2`,
+    params: { tag: { kind: "string", value: "x" }, project: { kind: "string", value: "beta" } },
+    expect: [
+      { tag: "x", id: "e06" },
+      { tag: "x", id: "e07" },
+    ],
+  },
+  {
+    name: "cut: parameters first met in another order by the cut than by the query",
+    rule: CUT,
+    sql: `select @a as a, id from ${EDGE} where project = @b and id != @a order by timestamp desc limit 2`,
+    params: { a: { kind: "string", value: "x" }, b: { kind: "string", value: "beta" } },
+    expect: [
+      { a: "x", id: "e08" },
+      { a: "x", id: "e07" },
+    ],
+  },
+  {
+    name: "cut: a parameter of the CTE's select list and one of its WHERE",
+    rule: CUT,
+    sql: `with e as (select id, timestamp, @a as a from ${EDGE} where project = @b) select a, id from e order by timestamp limit 2`,
+    params: { a: { kind: "string", value: "x" }, b: { kind: "string", value: "alpha" } },
+    expect: [
+      { a: "x", id: "e01" },
+      { a: "x", id: "e02" },
+    ],
+  },
+  {
+    name: "cut: a chain of CTEs, each filtering, newest",
+    rule: CUT,
+    sql: `with a as (select id, timestamp, project from ${EDGE} where project != 'gamma'), b as (select id, timestamp as ts from a where project = 'alpha') select id from b order by ts desc limit 3`,
+    expect: col("id", "e09", "e05", "e04"),
+  },
+  {
+    name: "cut: a chain of CTEs, each filtering, oldest",
+    rule: CUT,
+    sql: `with a as (select id, timestamp, project from ${EDGE} where project != 'gamma'), b as (select id, timestamp from a where project = 'alpha') select id from b order by timestamp limit 2`,
+    expect: col("id", "e01", "e02"),
+  },
+  {
+    name: "cut: expressions over the CTE's columns in the select list",
+    rule: CUT,
+    sql: `${E} select upper(id) as u, case when project = 'beta' then 1 else 0 end as b from e order by timestamp desc limit 3`,
+    expect: [
+      { u: "E09", b: 0 },
+      { u: "E08", b: 1 },
+      { u: "E07", b: 1 },
+    ],
+  },
+  {
+    name: "cut: a window in the CTE sees every row",
+    rule: CUT,
+    sql: `with e as (select id, timestamp, row_number() over (order by timestamp) as r, count(*) over () as n from ${EDGE}) select id, r, n from e order by timestamp desc limit 2`,
+    expect: [
+      { id: "e09", r: 12, n: 12 },
+      { id: "e08", r: 11, n: 12 },
+    ],
+  },
+  {
+    name: "cut: a CTE read by another CTE that the WHERE reads",
+    rule: CUT,
+    sql: `${E}, f as (select timestamp from e) select id from e where timestamp > (select min(timestamp) from f) order by timestamp desc limit 3`,
+    expect: col("id", "e09", "e08", "e07"),
+  },
+  {
+    name: "cut: a subquery in the select list reads the same CTE",
+    rule: CUT,
+    sql: `${E} select id, (select count(*) from e) as n from e order by timestamp desc limit 2`,
+    expect: [
+      { id: "e09", n: 12 },
+      { id: "e08", n: 12 },
+    ],
+  },
+  {
+    name: "cut: a correlated subquery in the select list reads the same CTE",
+    rule: CUT,
+    sql: `${E} select id, (select count(*) from e as f where f.timestamp <= e.timestamp) as n from e order by timestamp limit 2`,
+    expect: [
+      { id: "e10", n: 1 },
+      { id: "e11", n: 2 },
+    ],
+  },
+  {
+    name: "cut: a subquery in the ORDER BY reads the same CTE",
+    rule: CUT,
+    sql: `${E} select id from e order by timestamp desc, (select max(id) from e) limit 2`,
+    expect: col("id", "e09", "e08"),
+  },
+  {
+    name: "cut: EXISTS over the same CTE",
+    rule: CUT,
+    sql: `${E} select id from e where exists (select 1 from e as f where f.timestamp < '2025-01-15') order by timestamp desc limit 2`,
+    expect: col("id", "e09", "e08"),
+  },
+  {
+    name: "cut: a correlated EXISTS over the same CTE",
+    rule: CUT,
+    sql: `${E} select id from e where not exists (select 1 from e as f where f.timestamp < e.timestamp) order by timestamp desc limit 2`,
+    expect: col("id", "e10"),
+  },
+  {
+    name: "cut: IN over the same table",
+    rule: CUT,
+    sql: `select id from ${EDGE} where id in (select id from ${EDGE} where project = 'gamma') order by timestamp desc limit 2`,
+    expect: col("id", "e12", "e11"),
+  },
+  {
+    name: "cut: a subquery in FROM",
+    rule: CUT,
+    sql: `select id from (select id, timestamp from ${EDGE} where project = 'alpha') order by timestamp desc limit 2`,
+    expect: col("id", "e09", "e05"),
+  },
+  {
+    name: "cut: rows of an UNNEST join tie on the key",
+    rule: CUT,
+    sql: `select e.id, x from ${EDGE} as e, unnest([2, 1]) as x order by e.timestamp desc limit 3`,
+    expect: [
+      { id: "e09", x: 1 },
+      { id: "e09", x: 2 },
+      { id: "e08", x: 1 },
+    ],
+  },
+  {
+    name: "cut: a self join of the CTE",
+    rule: CUT,
+    sql: `${E} select a.id, b.id as bid from e as a join e as b on a.project = b.project where b.project = 'beta' order by a.timestamp, b.timestamp desc limit 4`,
+    expect: [
+      { id: "e06", bid: "e08" },
+      { id: "e06", bid: "e07" },
+      { id: "e06", bid: "e06" },
+      { id: "e07", bid: "e08" },
+    ],
+  },
+  {
+    name: "cut: an explicit second key breaks ties before the selected columns",
+    rule: CUT,
+    sql: `select e.id, r.id as rid from ${EDGE} as e cross join ${REST} as r order by e.timestamp desc, r.id desc limit 4`,
+    expect: [
+      { id: "e09", rid: "t03" },
+      { id: "e09", rid: "t02" },
+      { id: "e09", rid: "t01" },
+      { id: "e08", rid: "t03" },
+    ],
+  },
+  {
+    name: "cut: ties across sources of a UNION ALL CTE",
+    rule: CUT,
+    sql: `with u as (select id, timestamp from ${EDGE} union all select id, timestamp from ${RT}) select id from u where timestamp < '2025-01-15 10:01:00' order by timestamp desc limit 2`,
+    expect: col("id", "e02", "e01"),
+  },
+  {
+    name: "cut: ties at the boundary across sources of a UNION ALL CTE, oldest",
+    rule: CUT,
+    sql: `with u as (select id, timestamp from ${EDGE} union all select id, timestamp from ${RT}) select id from u where timestamp >= '2025-01-15 09:30:00' order by timestamp limit 2`,
+    expect: col("id", "e01", "r01"),
+  },
+  {
+    name: "cut: a UNION ALL at the top level, newest",
+    rule: CUT,
+    sql: `select id, timestamp as ts from ${EDGE} union all select id, timestamp from ${REST} order by ts desc limit 2`,
+    expect: [
+      { id: "e09", ts: us("2025-01-15T11:59:59Z") },
+      { id: "e08", ts: us("2025-01-15T11:45:00Z") },
+    ],
+  },
+  {
+    name: "cut: a UNION ALL at the top level, oldest, ties across its branches",
+    rule: CUT,
+    sql: `select id, timestamp as ts from ${EDGE} union all select id, timestamp from ${REST} order by ts limit 5`,
+    expect: [
+      { id: "e10", ts: us("2025-01-14T23:59:59.999999Z") },
+      { id: "e11", ts: us("2025-01-15T00:00:00Z") },
+      { id: "e12", ts: us("2025-01-15T09:00:00.123456Z") },
+      { id: "e01", ts: us("2025-01-15T10:00:00Z") },
+      { id: "t01", ts: us("2025-01-15T10:00:00Z") },
+    ],
+  },
+  {
+    name: "cut: ordered LIMITs inside both branches of a UNION ALL",
+    rule: CUT,
+    sql: `select id from (select id from (select id, timestamp from ${EDGE} order by timestamp desc limit 2) union all select id from (select id, timestamp from ${REST} order by timestamp limit 1)) order by id`,
+    expect: col("id", "e08", "e09", "t01"),
+  },
+  {
+    name: "cut: DISTINCT",
+    rule: CUT,
+    sql: `select distinct timestamp, project from (select timestamp, project from ${EDGE} union all select timestamp, project from ${EDGE}) order by timestamp desc limit 2`,
+    expect: [
+      { timestamp: us("2025-01-15T11:59:59Z"), project: "alpha" },
+      { timestamp: us("2025-01-15T11:45:00Z"), project: "beta" },
+    ],
+  },
+  {
+    name: "cut: GROUP BY the key",
+    rule: CUT,
+    sql: `with u as (select timestamp from ${EDGE} union all select timestamp from ${RT}) select timestamp, count(*) as n from u where timestamp < '2025-01-15 10:02:00' group by timestamp order by timestamp desc limit 3`,
+    expect: [
+      { timestamp: us("2025-01-15T10:01:00Z"), n: 1 },
+      { timestamp: us("2025-01-15T10:00:00.000001Z"), n: 1 },
+      { timestamp: us("2025-01-15T10:00:00Z"), n: 2 },
+    ],
+  },
+  {
+    name: "cut: GROUP BY an hour of the key",
+    rule: CUT,
+    sql: `select timestamp_trunc(timestamp, hour) as h, count(*) as n from ${EDGE} group by h order by h desc limit 2`,
+    expect: [
+      { h: us("2025-01-15T11:00:00Z"), n: 5 },
+      { h: us("2025-01-15T10:00:00Z"), n: 4 },
+    ],
+  },
+  {
+    name: "cut: ORDER BY an expression of the key, ties broken by the selected columns",
+    rule: CUT,
+    sql: `select id from ${EDGE} order by timestamp_trunc(timestamp, hour) desc limit 3`,
+    expect: col("id", "e05", "e06", "e07"),
+  },
+  {
+    name: "cut: ORDER BY a CTE column that is an expression of the key",
+    rule: CUT,
+    sql: `with e as (select id, timestamp_trunc(timestamp, hour) as h from ${EDGE}) select id from e order by h limit 2`,
+    expect: col("id", "e10", "e11"),
+  },
+  {
+    name: "cut: ORDER BY an alias of the key",
+    rule: CUT,
+    sql: `select id, timestamp as ts from ${EDGE} order by ts desc limit 2`,
+    expect: [
+      { id: "e09", ts: us("2025-01-15T11:59:59Z") },
+      { id: "e08", ts: us("2025-01-15T11:45:00Z") },
+    ],
+  },
+  {
+    name: "cut: ORDER BY an ordinal of the key",
+    rule: CUT,
+    sql: `select timestamp, id from ${EDGE} order by 1 limit 2`,
+    expect: [
+      { timestamp: us("2025-01-14T23:59:59.999999Z"), id: "e10" },
+      { timestamp: us("2025-01-15T00:00:00Z"), id: "e11" },
+    ],
+  },
+  {
+    name: "cut: a window in the select list of a CTE read ordered",
+    rule: CUT,
+    sql: `${E} select id, lag(id) over (order by timestamp) as prev from e order by timestamp desc limit 2`,
+    expect: [
+      { id: "e09", prev: "e08" },
+      { id: "e08", prev: "e07" },
+    ],
+  },
+  {
+    name: "cut: a user column named like the read-ahead's own columns",
+    rule: CUT,
+    sql: `select id as __k0, 1 as __retry, 2 as __n, 3 as __last from ${EDGE} order by timestamp desc limit 2`,
+    expect: [
+      { __k0: "e09", __retry: 1, __n: 2, __last: 3 },
+      { __k0: "e08", __retry: 1, __n: 2, __last: 3 },
+    ],
+  },
+  {
+    name: "cut: the key of the NULL side of a LEFT JOIN, newest, NULLs last",
+    rule: CUT,
+    sql: `select a.id, b.id as bid from ${OUTER} order by b.timestamp desc limit 2`,
+    expect: [
+      { id: "t01", bid: "e01" },
+      { id: "t02", bid: null },
+    ],
+  },
+  {
+    name: "cut: the key of the NULL side of a LEFT JOIN, oldest, NULLs first",
+    rule: CUT,
+    sql: `select a.id, b.id as bid from ${OUTER} order by b.timestamp limit 2`,
+    expect: [
+      { id: "t02", bid: null },
+      { id: "t03", bid: null },
+    ],
+  },
+  {
+    name: "cut: the key of the NULL side of a RIGHT JOIN",
+    rule: CUT,
+    sql: `select a.id, b.id as bid from ${EDGE} as b right join ${REST} as a on a.project = b.project and b.id = 'e01' and a.id = 't01' order by b.timestamp desc limit 2`,
+    expect: [
+      { id: "t01", bid: "e01" },
+      { id: "t02", bid: null },
+    ],
+  },
+  {
+    name: "cut: the key of a LEFT JOIN's NULL side through a CTE",
+    rule: CUT,
+    sql: `with j as (select a.id, b.timestamp as ts from ${OUTER}) select id from j order by ts limit 2`,
+    expect: col("id", "t02", "t03"),
+  },
+  {
+    name: "cut: the key of a LEFT JOIN's NULL side through a subquery, newest",
+    rule: CUT,
+    sql: `select id from (select a.id, b.timestamp as ts from ${OUTER}) order by ts desc limit 2`,
+    expect: col("id", "t01", "t02"),
+  },
+  {
+    name: "cut: a key NULL in a later branch of a UNION ALL CTE, oldest",
+    rule: CUT,
+    sql: `with u as (select id, timestamp as ts from ${REST} union all select 'x', null) select id from u order by ts limit 2`,
+    expect: col("id", "x", "t01"),
+  },
+  {
+    name: "cut: a key NULL in a later branch of a UNION ALL CTE, newest past the rows",
+    rule: CUT,
+    sql: `with u as (select id, timestamp as ts from ${REST} union all select 'x', null) select id from u order by ts desc limit 5`,
+    expect: col("id", "t03", "t02", "t01", "x"),
+  },
+  {
+    name: "cut: the key of both sides of a FULL JOIN",
+    rule: CUT,
+    sql: `select a.id, b.id as bid from ${REST} as a full join ${EDGE} as b on a.project = b.project and b.id = 'e01' and a.id = 't01' where b.id is null or b.id = 'e01' order by a.timestamp desc limit 3`,
+    expect: [
+      { id: "t03", bid: null },
+      { id: "t02", bid: null },
+      { id: "t01", bid: "e01" },
+    ],
+  },
+  {
+    name: "cut: the key of a FULL JOIN's NULL side, oldest, NULLs first",
+    rule: CUT,
+    sql: `select a.id, b.id as bid from ${REST} as a full join ${EDGE} as b on a.project = b.project and b.id = 'e01' and a.id = 't01' order by a.timestamp limit 2`,
+    expect: [
+      { id: null, bid: "e02" },
+      { id: null, bid: "e03" },
+    ],
+  },
+  {
+    name: "cut: the key of a LEFT JOIN's NULL side inside a join group",
+    rule: CUT,
+    sql: `select a.id, b.id as bid from ${REST} as a left join (${EDGE} as b cross join unnest([1]) as x) on a.project = b.project and b.id = 'e01' and a.id = 't01' order by b.timestamp limit 2`,
+    expect: [
+      { id: "t02", bid: null },
+      { id: "t03", bid: null },
+    ],
+  },
+  {
+    name: "cut: the key of a LEFT JOIN's NULL side, explicitly NULLS LAST",
+    rule: CUT,
+    sql: `select a.id from ${OUTER} order by b.timestamp nulls last limit 2`,
+    expect: col("id", "t01", "t02"),
+  },
+  {
+    name: "cut: the key of a LEFT JOIN's NULL side, a CTE of every column",
+    rule: CUT,
+    sql: `with c as (select * from ${EDGE} where id = 'e01') select a.id from ${REST} as a left join c on a.project = c.project and a.id = 't01' order by c.timestamp desc limit 2`,
+    expect: col("id", "t01", "t02"),
+  },
+  {
+    name: "cut: RIGHT JOIN USING the key keeps the right side's key",
+    rule: CUT,
+    sql: `select timestamp from ${EDGE} as a right join ${REST} as b using (timestamp) order by timestamp limit 3`,
+    expect: [
+      { timestamp: us("2025-01-15T10:00:00Z") },
+      { timestamp: us("2025-01-15T10:00:01Z") },
+      { timestamp: us("2025-01-15T10:00:02Z") },
+    ],
+  },
+  {
+    name: "cut: FULL JOIN USING the key is either side's key",
+    rule: "BigQuery FROM clause: FULL JOIN USING (c) yields COALESCE of both sides' c",
+    sql: `select timestamp, a.id, b.id as bid from ${EDGE} as a full join ${REST} as b using (timestamp) where a.id is null or b.id is not null order by timestamp desc limit 3`,
+    expect: [
+      { timestamp: us("2025-01-15T10:00:02Z"), id: null, bid: "t03" },
+      { timestamp: us("2025-01-15T10:00:01Z"), id: null, bid: "t02" },
+      { timestamp: us("2025-01-15T10:00:00Z"), id: "e01", bid: "t01" },
+    ],
+  },
+  {
+    name: "cut: LIMIT 0",
+    rule: CUT,
+    sql: `select id from ${EDGE} order by timestamp desc limit 0`,
+    expect: [],
+  },
+  {
+    name: "cut: SELECT * in a CTE, newest",
+    rule: CUT,
+    sql: `with e as (select * from ${EDGE} where project = 'beta') select id, project from e order by timestamp desc limit 2`,
+    expect: [
+      { id: "e08", project: "beta" },
+      { id: "e07", project: "beta" },
+    ],
+  },
+  {
+    name: "cut: an ordered LIMIT over a CTE's ordered LIMIT",
+    rule: CUT,
+    sql: `with top as (select id, timestamp from ${EDGE} order by timestamp desc limit 5) select id from top order by timestamp limit 2`,
+    expect: col("id", "e05", "e06"),
+  },
+  {
+    name: "cut: a CTE ordered without LIMIT, read with a LIMIT",
+    rule: CUT,
+    sql: `with o as (select id, timestamp from ${EDGE} where project = 'alpha' order by timestamp desc) select id from o limit 2`,
+    expect: col("id", "e09", "e05"),
+  },
+  {
+    name: "cut: a key filtered by OR with another column",
+    rule: CUT,
+    sql: `select id from ${EDGE} where timestamp > '2025-01-15 11:30:00' or id = 'e10' order by timestamp limit 2`,
+    expect: col("id", "e10", "e08"),
+  },
+  {
+    name: "cut: a CTE renaming the key and another column to its name",
+    rule: CUT,
+    sql: `with e as (select id as timestamp, timestamp as ts from ${EDGE}) select timestamp as id from e order by ts desc limit 2`,
+    expect: col("id", "e09", "e08"),
+  },
+  {
+    name: "cut: the key of a CTE whose column name is the key of another",
+    rule: CUT,
+    sql: `with e as (select id, timestamp_sub(timestamp, interval 12 hour) as timestamp from ${EDGE}) select id, timestamp from e order by timestamp limit 1`,
+    expect: [{ id: "e10", timestamp: us("2025-01-14T11:59:59.999999Z") }],
+  },
+  {
+    name: "cut: SELECT * EXCEPT of the table",
+    rule: CUT,
+    sql: `select * except (metadata) from ${EDGE} order by timestamp desc limit 1`,
+    expect: [
+      {
+        id: "e09",
+        timestamp: us("2025-01-15T11:59:59Z"),
+        project: "alpha",
+        event_message: "worker heartbeat",
+      },
+    ],
+  },
+  {
+    name: "cut: user names like the plans' own CTEs and aliases",
+    rule: CUT,
+    sql: `with __recent as (select id, timestamp from ${EDGE} as __cut where project = 'beta') select __cut_rows.id as __ahead from __recent as __cut_rows order by timestamp desc limit 2`,
+    expect: col("__ahead", "e08", "e07"),
+  },
+  {
+    name: "cut: an aggregate ordered by the key is refused",
+    rule: "BigQuery query syntax: ORDER BY of an aggregate query reads grouped or aggregated values",
+    sql: `select count(*) as n from ${EDGE} order by timestamp desc limit 1`,
+    expect: { error: "sql_invalid" },
+  },
+  {
+    name: "cut: a WHERE of its own over a plain CTE with one",
+    rule: CUT,
+    sql: `with e as (select id, timestamp, project from ${EDGE} where timestamp < '2025-01-15 11:30:00') select id from e where project = @p order by timestamp desc limit 2`,
+    params: { p: { kind: "string", value: "beta" } },
+    expect: col("id", "e07", "e06"),
   },
 ];

@@ -4,7 +4,7 @@ import type { SqlCase } from "./case.ts";
 import { coercionCases } from "./coercion.ts";
 import { engineSemanticsCases } from "./engine-semantics.ts";
 import { errorCases } from "./errors.ts";
-import { findingCases, joinGroupCases, structCases } from "./findings.ts";
+import { findingCases, joinGroupCases, orderedLimitCases, structCases } from "./findings.ts";
 import { functionCases } from "./functions.ts";
 import { matrixCases } from "./matrix.ts";
 import { presenceCases } from "./presence.ts";
@@ -27,6 +27,7 @@ export const CASE_GROUPS: Record<string, SqlCase[]> = {
   regex: regexCases,
   matrix: matrixCases,
   findings: findingCases,
+  orderedLimit: orderedLimitCases,
   structs: structCases,
   joinGroups: joinGroupCases,
   engineSemantics: engineSemanticsCases,

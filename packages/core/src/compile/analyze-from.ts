@@ -11,7 +11,7 @@ import { requirePresence } from "./record-presence.ts";
 import { and, elementRoot, type RecordValue, tableRoot } from "./record-value.ts";
 import { fieldOf } from "./resolve-names.ts";
 import { DerivedRelation, derivedRoot, type RangeVar, Scope, type Value } from "./scope.ts";
-import { INT64, type SqlType, typeName } from "./sql-type.ts";
+import { commonType, INT64, type SqlType, typeName } from "./sql-type.ts";
 
 export function analyzeFrom(
   items: AstNode[],
@@ -73,6 +73,7 @@ export function analyzeFrom(
         fail("sql_invalid", `USING column ${name} must name one column of the left side.`, item);
       return (v as Extract<Value, { kind: "expr" }>).expr;
     });
+    const before = scope.vars.length;
     const bound = bindTableItem(item, scope, ctx, opts);
     if (i === 0) {
       select.from = bound.from;
@@ -97,7 +98,8 @@ export function analyzeFrom(
             type: { t: "scalar", s: "BOOL" },
           };
           on = on ? { k: "op", op: "AND", args: [on, eq], type: { t: "scalar", s: "BOOL" } } : eq;
-          scope.merged.set(name.toLowerCase(), { kind: "expr", expr: leftValues[k]! });
+          const merged = usingValue(kind, leftValues[k]!, (r as Extract<Value, { kind: "expr" }>).expr);
+          scope.merged.set(name.toLowerCase(), { kind: "expr", expr: merged });
         });
       }
       if ((kind === "inner" || kind === "left" || kind === "right" || kind === "full") && !on) {
@@ -105,8 +107,42 @@ export function analyzeFrom(
       }
       select.joins.push({ kind, item: bound.from, ...(on ? { on } : {}) });
       fromVar.cte = undefined;
+      // an outer join pads the other side's rows with NULLs: its never-NULL columns may be NULL
+      const padded = scope.vars.slice(kind === "right" ? 0 : before, kind === "right" ? before : undefined);
+      if (kind === "left" || kind === "right" || kind === "full") for (const v of padded) mayBeNull(v);
+      if (kind === "full") for (const v of scope.vars.slice(0, before)) mayBeNull(v);
     }
   });
+}
+
+/**
+ * The one column of `JOIN … USING (c)`: the left side's `c`, the right side's in a RIGHT JOIN (the
+ * left one is NULL on its padded rows), either in a FULL JOIN — COALESCE(left, right).
+ */
+function usingValue(kind: Join["kind"], left: Expr, right: Expr): Expr {
+  if (kind === "right") return right;
+  if (kind !== "full") return left;
+  const type = commonType(left.type, right.type) ?? left.type;
+  const as = (e: Expr): Expr =>
+    type.t === "scalar" && e.type.t === "scalar" && e.type.s !== type.s
+      ? { k: "cast", expr: e, to: type.s, safe: false, type }
+      : e;
+  return { k: "call", fn: "COALESCE", args: [as(left), as(right)], type };
+}
+
+/** Drops `notNull` from the columns of a range variable on the NULL-padded side of an outer join. */
+function mayBeNull(v: RangeVar): void {
+  const nullable = (x: Value | undefined): Value | undefined => {
+    if (x?.kind !== "expr" || !notNull(x.expr)) return x;
+    const { notNull: _, ...expr } = x.expr as Extract<Expr, { k: "col" }>;
+    return { kind: "expr", expr };
+  };
+  const column = v.column.bind(v);
+  v.column = (name) => nullable(column(name));
+  if (v.star) {
+    const star = v.star.bind(v);
+    v.star = (name) => nullable(star(name));
+  }
 }
 
 export function bindTableItem(

@@ -1,9 +1,9 @@
 import { QesError } from "../errors.ts";
 import { type AstNode, locationOf } from "../parse/parse-sql.ts";
 import { fail } from "./analyze-expr.ts";
-import { analyzeSelect, applyLimit, implicitName } from "./analyze-select.ts";
+import { analyzeSelect, applyLimit, implicitName, notNull } from "./analyze-select.ts";
 import { type CompileContext, type CteInfo, MAX_SET_OPERANDS } from "./compile-context.ts";
-import type { Body, Cte, OrderItem, Query, Select, SetOp } from "./ir.ts";
+import type { Body, Cte, Expr, OrderItem, Query, Select, SetOp } from "./ir.ts";
 import { type DerivedOutput, DerivedRelation, type Scope, type Value, valueType } from "./scope.ts";
 import { commonType, type SqlType, typeName } from "./sql-type.ts";
 
@@ -171,6 +171,21 @@ export function analyzeBody(ast: AstNode, ctx: CompileContext, opts: QueryOption
       const v = b.branches[0]!.values[c]!;
       if (v.kind === "expr" && item) b.branches[0]!.values[c] = { kind: "expr", expr: item.expr };
     }
+  });
+  // a column is never NULL only if it is never NULL in every branch (outside, the first stands for all)
+  first.branches[0]!.values.forEach((v, c) => {
+    if (v.kind !== "expr" || !notNull(v.expr)) return;
+    if (
+      branches.every((b) =>
+        b.branches.every((x) => {
+          const w = x.values[c];
+          return w?.kind === "expr" && notNull(w.expr);
+        }),
+      )
+    )
+      return;
+    const { notNull: _, ...expr } = v.expr as Extract<Expr, { k: "col" }>;
+    first.branches[0]!.values[c] = { kind: "expr", expr };
   });
   let body: Body = first.query.body;
   branches.slice(1).forEach((b, i) => {

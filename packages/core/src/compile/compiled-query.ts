@@ -34,9 +34,10 @@ export interface CompiledQuery {
   readAhead?: string;
   /**
    * The same rows in two steps, for an executor that runs them (`EmittedSql.cutFirst`): `cut`
-   * with the query's values gives one value; `sql` with the values and that value after them.
+   * with the query's values at positions `cutValues` gives one value; `sql` with the values and
+   * that value after them.
    */
-  cutFirst?: { cut: string; sql: string };
+  cutFirst?: { cut: string; cutValues: number[]; sql: string };
   schemaVersion: number;
   dialect: string;
   /** endpoint parameters used as regular-expression patterns (validated per request) */

@@ -38,6 +38,8 @@ export interface EmittedSql {
   /**
    * The same result in two steps (`SqlEmitter.cutsFirst`): `cut` returns one row and column, a
    * value as text (or NULL); `sql` takes the query's parameters and that value after them.
+   * `cut` names only the parameters it reads, its own `$1…` being the query's values at the
+   * positions (0-based) `cutValues` lists.
    */
-  cutFirst?: { cut: string; sql: string };
+  cutFirst?: { cut: string; cutValues: number[]; sql: string };
 }

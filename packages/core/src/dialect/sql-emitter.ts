@@ -138,17 +138,31 @@ export abstract class SqlEmitter implements Dialect {
    * row and column, the cut's value as text; `sql`, the select reading its table at or past the
    * value bound as parameter `$n+1` (after the query's own n).
    */
-  private cutFirstSql(q: Query, used: Set<string>): { cut: string; sql: string } | undefined {
+  private cutFirstSql(
+    q: Query,
+    used: Set<string>,
+  ): { cut: string; cutValues: number[]; sql: string } | undefined {
     const given = q.body;
     if (given.k !== "select" || given.distinct || given.qualify) return undefined;
     const s = this.withTiesBroken(given);
     if (s.where.length <= given.where.length) return undefined;
     const plan = cutFirstPlan(s, given, this.plainCteBody);
     if (!plan || !readOnlyByCutSelect(q, plan)) return undefined;
-    // the engine's own text of the value (not BigQuery's), which its cast back reads exactly
-    const cut =
-      this.withClause(q, used) +
-      `SELECT CAST(${this.expr(plan.bound)} AS ${this.typeName("STRING")}) AS ${this.quoteIdent("__cut")}`;
+    // the engine's own text of the value (not BigQuery's), which its cast back reads exactly;
+    // numbered by slots of its own: it may read only some of the query's parameters (those of a
+    // select list are not the cut's), and an engine counts a statement's parameters exactly
+    const slots = this.paramSlots;
+    this.paramSlots = new Map();
+    let cut: string;
+    let cutValues: number[];
+    try {
+      cut =
+        this.withClause(q, used) +
+        `SELECT CAST(${this.expr(plan.bound)} AS ${this.typeName("STRING")}) AS ${this.quoteIdent("__cut")}`;
+      cutValues = [...this.paramSlots.keys()].map((index) => slots.get(index)! - 1);
+    } finally {
+      this.paramSlots = slots;
+    }
     // every parameter of the query has its slot by now: the cut's value takes the next one
     this.cutSlot = this.paramSlots.size + 1;
     const table = plan.table as Extract<FromItem, { k: "table" }>;
@@ -157,7 +171,11 @@ export abstract class SqlEmitter implements Dialect {
       `WHERE ${this.quoteIdent(plan.column)} ${plan.op} ${this.param(this.cutSlot, plan.bound.type)})`;
     this.recentFrom = plan.table;
     try {
-      return { cut, sql: this.withClause(q, used, [recent]) + this.selectClauses(plan.main, used) };
+      return {
+        cut,
+        cutValues,
+        sql: this.withClause(q, used, [recent]) + this.selectClauses(plan.main, used),
+      };
     } finally {
       this.recentFrom = undefined;
     }
