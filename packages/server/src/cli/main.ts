@@ -16,6 +16,11 @@ Configuration comes from the environment (see README.md).`;
 
 async function main(argv: string[]): Promise<number> {
   const [command, ...rest] = argv;
+  // `qes load --help` is a question, not a mistake
+  if (command !== undefined && (rest.includes("--help") || rest.includes("-h"))) {
+    process.stdout.write(`${USAGE}\n`);
+    return 0;
+  }
   switch (command) {
     case "serve": {
       const { values } = parseArgs({ args: rest, options: { demo: { type: "boolean", default: false } } });
@@ -70,8 +75,10 @@ main(process.argv.slice(2)).then(
     process.exitCode = code;
   },
   (e: unknown) => {
-    const usage = e instanceof UsageError || (e as { code?: string }).code?.startsWith("ERR_PARSE_ARGS");
-    process.stderr.write(`qes: ${describeError(e)}\n`);
+    const parseArgsError = (e as { code?: string }).code?.startsWith("ERR_PARSE_ARGS") === true;
+    const usage = e instanceof UsageError || parseArgsError;
+    // a mistyped option is the user's: its message, not node's stack
+    process.stderr.write(`qes: ${parseArgsError ? (e as Error).message : describeError(e)}\n`);
     if (usage) process.stderr.write(`\n${USAGE}\n`);
     process.exitCode = usage ? 2 : 1;
   },
