@@ -103,6 +103,8 @@ export async function executeOnDuckdb(
       } finally {
         cut.destroySync();
       }
+      // an interrupt between the two statements reaches no running query: do not start the second
+      if (stopped !== null) throw stoppedError(stopped, opts);
     }
     prepared = await selectStatement(conn, sql);
     bind(prepared, bound);
