@@ -69,18 +69,16 @@ export function leadingKeyCut(s: Select, cteBody?: (name: string) => Select | un
 }
 
 /**
- * When `s` reads nothing but a CTE that is a plain filter of its own FROM (no grouping, DISTINCT,
- * LIMIT, aggregate, and a key that is no window), the rows of `s` are the CTE's rows: the cut can
- * read the CTE's FROM and WHERE and the key's expression there, so that an engine sees
- * `ORDER BY key LIMIT n` right on the table read (`SqlEmitter.cutsThroughPlainCte`).
+ * The body of the CTE a select reads when that CTE is a plain filter of its FROM — no grouping,
+ * DISTINCT, QUALIFY, LIMIT, OFFSET or aggregate — so that its rows are its FROM's rows that pass
+ * its WHERE, and a read of it can be a read of its FROM.
  */
-function throughPlainCte(
-  s: Select,
-  key: Extract<Expr, { k: "col" }>,
+function plainFilterCte(
+  from: FromItem | undefined,
   cteBody: (name: string) => Select | undefined,
-): (Pick<Select, "from" | "joins" | "where"> & { key: Expr }) | undefined {
-  if (s.from?.k !== "cte" || key.rel !== s.from.alias || s.joins.length || s.where.length) return undefined;
-  const body = cteBody(s.from.name);
+): Select | undefined {
+  if (from?.k !== "cte") return undefined;
+  const body = cteBody(from.name);
   if (
     !body ||
     body.distinct ||
@@ -91,7 +89,23 @@ function throughPlainCte(
     body.offset
   )
     return undefined;
-  if (body.items.some((i) => hasAggregate(i.expr))) return undefined;
+  return body.items.some((i) => hasAggregate(i.expr)) ? undefined : body;
+}
+
+/**
+ * When `s` reads nothing but a CTE that is a plain filter of its own FROM (no grouping, DISTINCT,
+ * LIMIT, aggregate, and a key that is no window), the rows of `s` are the CTE's rows: the cut can
+ * read the CTE's FROM and WHERE and the key's expression there, so that an engine sees
+ * `ORDER BY key LIMIT n` right on the table read (`SqlEmitter.cutsThroughPlainCte`).
+ */
+function throughPlainCte(
+  s: Select,
+  key: Extract<Expr, { k: "col" }>,
+  cteBody: (name: string) => Select | undefined,
+): (Pick<Select, "from" | "joins" | "where"> & { key: Expr }) | undefined {
+  if (key.rel !== s.from?.alias || s.joins.length || s.where.length) return undefined;
+  const body = plainFilterCte(s.from, cteBody);
+  if (!body) return undefined;
   const item = body.items.find((i) => i.name === key.col);
   if (!item || hasWindowCall(item.expr)) return undefined;
   return { ...(body.from ? { from: body.from } : {}), joins: body.joins, where: body.where, key: item.expr };
@@ -172,19 +186,9 @@ export function readAheadRows(
  */
 function readThroughPlainCte(s: Select, cteBody: (name: string) => Select | undefined): Select | undefined {
   const from = s.from;
-  if (from?.k !== "cte" || s.joins.length || s.where.length) return undefined;
-  const body = cteBody(from.name);
-  if (
-    !body ||
-    body.distinct ||
-    body.groupBy.length ||
-    body.having ||
-    body.qualify ||
-    body.limit ||
-    body.offset
-  )
-    return undefined;
-  if (body.items.some((i) => hasAggregate(i.expr) || hasWindowCall(i.expr))) return undefined;
+  if (!from || s.joins.length || s.where.length) return undefined;
+  const body = plainFilterCte(from, cteBody);
+  if (!body || body.items.some((i) => hasWindowCall(i.expr))) return undefined;
   const through = (e: Expr): Expr | undefined =>
     e.k === "col" && e.rel === from.alias ? body.items.find((i) => i.name === e.col)?.expr : undefined;
   const items: SelectItem[] = [];
@@ -277,12 +281,9 @@ function tableColumnOf(
   const from = s.from;
   if (!from || s.joins.length || key.rel !== from.alias) return undefined;
   if (from.k === "table") return { table: from, column: key.col };
-  if (from.k !== "cte" || !cteBody) return undefined;
-  const body = cteBody(from.name);
-  if (body?.from?.k !== "table" || body.joins.length) return undefined;
-  if (body.distinct || body.groupBy.length || body.having || body.qualify || body.limit || body.offset)
+  const body = cteBody && plainFilterCte(from, cteBody);
+  if (body?.from?.k !== "table" || body.joins.length || body.items.some((i) => hasWindowCall(i.expr)))
     return undefined;
-  if (body.items.some((i) => hasAggregate(i.expr) || hasWindowCall(i.expr))) return undefined;
   const item = body.items.find((i) => i.name === key.col)?.expr;
   if (item?.k !== "col" || item.rel !== body.from.alias) return undefined;
   return { table: body.from, column: item.col };

@@ -133,6 +133,14 @@ export abstract class SqlEmitter implements Dialect {
     };
   }
 
+  /** the top-level select, before and after `withTiesBroken`, when that gave it a leading-key cut */
+  private cutTopSelect(q: Query): { given: Select; s: Select } | undefined {
+    const given = q.body;
+    if (given.k !== "select" || given.distinct || given.qualify) return undefined;
+    const s = this.withTiesBroken(given);
+    return s.where.length > given.where.length ? { given, s } : undefined;
+  }
+
   /**
    * The two steps of a top-level select that gets a leading-key cut (`cutFirstPlan`): `cut`, one
    * row and column, the cut's value as text; `sql`, the select reading its table at or past the
@@ -142,10 +150,9 @@ export abstract class SqlEmitter implements Dialect {
     q: Query,
     used: Set<string>,
   ): { cut: string; cutValues: number[]; sql: string } | undefined {
-    const given = q.body;
-    if (given.k !== "select" || given.distinct || given.qualify) return undefined;
-    const s = this.withTiesBroken(given);
-    if (s.where.length <= given.where.length) return undefined;
+    const top = this.cutTopSelect(q);
+    if (!top) return undefined;
+    const { given, s } = top;
     const plan = cutFirstPlan(s, given, this.plainCteBody);
     if (!plan || !readOnlyByCutSelect(q, plan)) return undefined;
     // the engine's own text of the value (not BigQuery's), which its cast back reads exactly;
@@ -188,10 +195,9 @@ export abstract class SqlEmitter implements Dialect {
    * last key (then rows n and n+1 tie, and rows beyond the read may tie with them).
    */
   private readAheadSql(q: Query, used: Set<string>): string | undefined {
-    const given = q.body;
-    if (given.k !== "select" || given.distinct || given.qualify) return undefined;
-    const s = this.withTiesBroken(given);
-    if (s.where.length <= given.where.length) return undefined;
+    const top = this.cutTopSelect(q);
+    if (!top) return undefined;
+    const { given, s } = top;
     const cteBody = this.cutsThroughPlainCte ? this.plainCteBody : undefined;
     const ahead = readAheadRows(s, given, (e) => this.key(e), cteBody);
     if (!ahead) return undefined;
