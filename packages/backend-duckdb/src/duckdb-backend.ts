@@ -20,6 +20,7 @@ import {
   type SourceStats,
 } from "@qes/core";
 import { DUCKDB_DEFAULTS, type DuckdbConfig, duckdbInstanceOptions } from "./duckdb-config.ts";
+import { CutGuesses } from "./duckdb-cut-guesses.ts";
 import { duckdbDialect } from "./duckdb-dialect.ts";
 import { executeOnDuckdb } from "./duckdb-executor.ts";
 import { ingestIntoDuckdb } from "./duckdb-ingest.ts";
@@ -64,6 +65,8 @@ class DuckdbBackend implements Backend {
   private closing = false;
   /** which ids each source stores, for ingest's dedupe */
   private readonly storedIds = new StoredIds();
+  /** cuts of cut-first queries tried again as guesses (rows written since count against them) */
+  private readonly cutGuesses = new CutGuesses();
   private readonly file: string | null;
 
   constructor(private readonly config: DuckdbConfig) {
@@ -158,6 +161,7 @@ class DuckdbBackend implements Backend {
         // a load writes ids the ingest filter has not seen (a new source has no filter yet)
         const table = this.current?.sources[source]?.table;
         if (table !== undefined) this.storedIds.forget(table);
+        this.cutGuesses.clear();
       }
     });
   }
@@ -165,13 +169,26 @@ class DuckdbBackend implements Backend {
   ingest(batches: readonly IngestBatch[]): Promise<IngestResult[]> {
     return this.write(async (admin, schema) => {
       const outcome = await ingestIntoDuckdb(admin, schema, batches, this.storedIds);
-      if (outcome.schema) this.adopt(outcome.schema.sources, outcome.schema.version);
+      if (outcome.schema) {
+        this.adopt(outcome.schema.sources, outcome.schema.version);
+        this.cutGuesses.clear();
+      }
+      for (const result of outcome.results) {
+        const table = this.current?.sources[result.source]?.table;
+        if (table !== undefined) this.cutGuesses.wrote(table, result.stored);
+      }
       return outcome.results;
     });
   }
 
   applyRetention(policy: RetentionPolicy, nowMicros: bigint): Promise<RetentionReport[]> {
-    return this.write((admin, schema) => applyDuckdbRetention(admin, schema, policy, nowMicros));
+    return this.write(async (admin, schema) => {
+      try {
+        return await applyDuckdbRetention(admin, schema, policy, nowMicros);
+      } finally {
+        this.cutGuesses.clear();
+      }
+    });
   }
 
   async sourceStats(): Promise<SourceStats[]> {
@@ -211,7 +228,7 @@ class DuckdbBackend implements Backend {
     this.executed++;
     const conn = await instance.connect();
     try {
-      return await executeOnDuckdb(conn, query, values, opts);
+      return await executeOnDuckdb(conn, query, values, opts, this.cutGuesses);
     } finally {
       conn.closeSync();
     }
@@ -249,6 +266,7 @@ class DuckdbBackend implements Backend {
     this.instance = undefined;
     this.current = undefined;
     this.storedIds.clear();
+    this.cutGuesses.clear();
   }
 }
 

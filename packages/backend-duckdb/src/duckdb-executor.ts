@@ -2,12 +2,14 @@ import { type DuckDBConnection, type DuckDBPreparedStatement, StatementType } fr
 import {
   type BoundValues,
   type CompiledQuery,
+  type CutFirstSql,
   type ExecuteOptions,
   QesError,
   type QueryResult,
   userSqlError,
   type WireValue,
 } from "@qes/core";
+import { type CutGuesses, cutGuessKey } from "./duckdb-cut-guesses.ts";
 import { duckdbRowToWire } from "./duckdb-values.ts";
 
 /** Engine error classes that mean "this SQL cannot run", as opposed to an engine failure. */
@@ -68,12 +70,17 @@ function bind(prepared: DuckDBPreparedStatement, values: BoundValues): void {
  * are positional (`$1` = `values[0]`), each bound as text or NULL. The timeout (and `signal`)
  * interrupt the engine; at most `maxRows + 1` rows are read, chunk by chunk, so a huge result is
  * never materialised. The transaction is always rolled back.
+ *
+ * A cut-first query (`CutFirstSql`) is first tried with the cut an earlier run of the same query
+ * and values found (`guesses`), which answers without the scan that computes the cut whenever it
+ * returns the LIMIT's worth of rows; otherwise the cut is computed, then the rows past it read.
  */
 export async function executeOnDuckdb(
   conn: DuckDBConnection,
   query: CompiledQuery,
   values: BoundValues,
   opts: ExecuteOptions,
+  guesses?: CutGuesses,
 ): Promise<QueryResult> {
   let stopped: "timeout" | "aborted" | null = null;
   const stop = (why: "timeout" | "aborted") => {
@@ -84,37 +91,83 @@ export async function executeOnDuckdb(
   const timer = setTimeout(() => stop("timeout"), opts.timeoutMs);
   const onAbort = () => stop("aborted");
   opts.signal?.addEventListener("abort", onAbort, { once: true });
-  let prepared: DuckDBPreparedStatement | undefined;
+  // an interrupt between two statements reaches no running query: do not start the next
+  const checkStopped = () => {
+    if (stopped !== null) throw stoppedError(stopped, opts);
+  };
   try {
     await conn.run("BEGIN TRANSACTION READ ONLY");
-    let sql = query.sql;
-    let bound = values;
-    if (query.cutFirst !== undefined) {
-      // the cut's value, then the rows at or past it, in the one read-only transaction
-      const cut = await selectStatement(conn, query.cutFirst.cut);
-      try {
-        bind(
-          cut,
-          query.cutFirst.cutValues.map((i) => values[i] ?? null),
-        );
-        const value = (await cut.runAndReadAll()).getRows()[0]?.[0];
-        bound = [...values, value === null || value === undefined ? null : String(value)];
-        sql = query.cutFirst.sql;
-      } finally {
-        cut.destroySync();
-      }
-      // an interrupt between the two statements reaches no running query: do not start the second
-      if (stopped !== null) throw stoppedError(stopped, opts);
+    const plan = query.cutFirst;
+    if (plan === undefined) {
+      const result = await readRows(conn, query, query.sql, values, opts.maxRows);
+      checkStopped();
+      return result;
     }
-    prepared = await selectStatement(conn, sql);
-    bind(prepared, bound);
+    const key = cutGuessKey(plan.sql, values);
+    const guess = guesses?.guess(key, plan.table);
+    if (guess !== undefined) {
+      const result = await readRows(conn, query, plan.sql, [...values, guess], opts.maxRows);
+      checkStopped();
+      if (answersWhole(result, plan)) return result;
+    }
+    const cut = await cutValue(conn, plan, values);
+    checkStopped();
+    const result = await readRows(conn, query, plan.sql, [...values, cut], opts.maxRows);
+    checkStopped();
+    if (cut !== null && answersWhole(result, plan)) guesses?.remember(key, plan.table, cut);
+    return result;
+  } catch (e) {
+    if (stopped !== null) throw stoppedError(stopped, opts, e);
+    throw duckdbQueryError(e);
+  } finally {
+    clearTimeout(timer);
+    opts.signal?.removeEventListener("abort", onAbort);
+    await conn.run("ROLLBACK").catch(() => {});
+  }
+}
+
+/** whether a cut-first select run with a guessed cut returned rows only the exact cut would */
+function answersWhole(result: QueryResult, plan: CutFirstSql): boolean {
+  return result.rowLimitReached || result.rows.length >= plan.limit;
+}
+
+/** the cut's value as the engine's text, or NULL when the select has no rows */
+async function cutValue(
+  conn: DuckDBConnection,
+  plan: CutFirstSql,
+  values: BoundValues,
+): Promise<string | null> {
+  const cut = await selectStatement(conn, plan.cut);
+  try {
+    bind(
+      cut,
+      plan.cutValues.map((i) => values[i] ?? null),
+    );
+    const value = (await cut.runAndReadAll()).getRows()[0]?.[0];
+    return value === null || value === undefined ? null : String(value);
+  } finally {
+    cut.destroySync();
+  }
+}
+
+/** the rows of one SELECT, at most `maxRows` (and whether there were more) */
+async function readRows(
+  conn: DuckDBConnection,
+  query: CompiledQuery,
+  sql: string,
+  values: BoundValues,
+  maxRows: number,
+): Promise<QueryResult> {
+  const prepared = await selectStatement(conn, sql);
+  try {
+    bind(prepared, values);
     const result = await prepared.stream();
     const rows: Record<string, WireValue>[] = [];
     let rowLimitReached = false;
     for (;;) {
       const chunk = await result.fetchChunk();
       if (chunk === null || chunk.rowCount === 0) break;
-      const room = opts.maxRows - rows.length;
+      const room = maxRows - rows.length;
       const chunkRows = chunk.getRows();
       for (let i = 0; i < Math.min(room, chunkRows.length); i++)
         rows.push(duckdbRowToWire(query.columns, chunkRows[i]!));
@@ -123,16 +176,9 @@ export async function executeOnDuckdb(
         break;
       }
     }
-    if (stopped !== null) throw stoppedError(stopped, opts);
     return { rows, rowLimitReached };
-  } catch (e) {
-    if (stopped !== null) throw stoppedError(stopped, opts, e);
-    throw duckdbQueryError(e);
   } finally {
-    clearTimeout(timer);
-    opts.signal?.removeEventListener("abort", onAbort);
-    prepared?.destroySync();
-    await conn.run("ROLLBACK").catch(() => {});
+    prepared.destroySync();
   }
 }
 

@@ -1,3 +1,4 @@
+import type { CutFirstSql } from "../dialect/dialect.ts";
 import type { ScalarType } from "../schema/schema-model.ts";
 import type { WireType } from "../wire/wire-type.ts";
 
@@ -37,7 +38,7 @@ export interface CompiledQuery {
    * with the query's values at positions `cutValues` gives one value; `sql` with the values and
    * that value after them.
    */
-  cutFirst?: { cut: string; cutValues: number[]; sql: string };
+  cutFirst?: CutFirstSql;
   schemaVersion: number;
   dialect: string;
   /** endpoint parameters used as regular-expression patterns (validated per request) */

@@ -41,5 +41,23 @@ export interface EmittedSql {
    * `cut` names only the parameters it reads, its own `$1…` being the query's values at the
    * positions (0-based) `cutValues` lists.
    */
-  cutFirst?: { cut: string; cutValues: number[]; sql: string };
+  cutFirst?: CutFirstSql;
+}
+
+/** The two steps of `EmittedSql.cutFirst`. */
+export interface CutFirstSql {
+  /** one row and column: the cut's value as text, or NULL */
+  cut: string;
+  /** the query's values (0-based positions) `cut`'s own `$1…` are */
+  cutValues: number[];
+  /** the select, its table read at or past the value bound after the query's own parameters */
+  sql: string;
+  /** the engine table `sql` reads at or past the value */
+  table: string;
+  /**
+   * The select's LIMIT. `sql` run with any value at or before the cut (a value from an earlier
+   * run, say) returns the same rows whenever it returns this many: rows past that value come
+   * before every other row in the select's order.
+   */
+  limit: number;
 }

@@ -13,7 +13,7 @@ import { setOpOperands } from "../compile/set-op-chain.ts";
 import { INT64, type SqlType } from "../compile/sql-type.ts";
 import { QesError } from "../errors.ts";
 import type { ScalarType } from "../schema/schema-model.ts";
-import type { Dialect, EmittedSql } from "./dialect.ts";
+import type { CutFirstSql, Dialect, EmittedSql } from "./dialect.ts";
 import { type CallExpr, type FunctionTable, isUnsupported } from "./function-table.ts";
 import {
   CUT_ROWS,
@@ -146,15 +146,13 @@ export abstract class SqlEmitter implements Dialect {
    * row and column, the cut's value as text; `sql`, the select reading its table at or past the
    * value bound as parameter `$n+1` (after the query's own n).
    */
-  private cutFirstSql(
-    q: Query,
-    used: Set<string>,
-  ): { cut: string; cutValues: number[]; sql: string } | undefined {
+  private cutFirstSql(q: Query, used: Set<string>): CutFirstSql | undefined {
     const top = this.cutTopSelect(q);
     if (!top) return undefined;
     const { given, s } = top;
     const plan = cutFirstPlan(s, given, this.plainCteBody);
-    if (!plan || !readOnlyByCutSelect(q, plan)) return undefined;
+    if (!plan || !readOnlyByCutSelect(q, plan) || given.limit?.k !== "lit") return undefined;
+    const limit = Number(given.limit.value);
     // the engine's own text of the value (not BigQuery's), which its cast back reads exactly;
     // numbered by slots of its own: it may read only some of the query's parameters (those of a
     // select list are not the cut's), and an engine counts a statement's parameters exactly
@@ -182,6 +180,8 @@ export abstract class SqlEmitter implements Dialect {
         cut,
         cutValues,
         sql: this.withClause(q, used, [recent]) + this.selectClauses(plan.main, used),
+        table: table.table,
+        limit,
       };
     } finally {
       this.recentFrom = undefined;
