@@ -8,7 +8,8 @@ import { LRUCache } from "lru-cache";
 const MAX_ROWS_WRITTEN_SINCE = 1024;
 
 interface RememberedCut {
-  value: string;
+  /** null: the rows past the cut were too many to read through the index (`CutFirstSql.window`) */
+  value: string | null;
   table: string;
   /** the table's write count when the cut was taken */
   writes: number;
@@ -19,18 +20,20 @@ interface RememberedCut {
  * a guess the next time: the select run with it returns the right rows whenever it returns its
  * LIMIT's worth, and then the scan that computes the cut is not needed. Only a guess — the
  * executor checks the row count and computes the cut when it falls short — so a stale value costs
- * time, never a wrong row. Bounded in entries and in key bytes.
+ * time, never a wrong row. Also kept: that a query's cut left too many rows past it, so that the
+ * next run goes straight to the one-statement form. Bounded in entries and in key bytes.
  */
 export class CutGuesses {
   private readonly cuts = new LRUCache<string, RememberedCut>({
     max: 1000,
     maxSize: 8 * 1024 * 1024,
-    sizeCalculation: (cut, key) => key.length + cut.value.length + 64,
+    sizeCalculation: (cut, key) => key.length + (cut.value?.length ?? 0) + 64,
   });
   /** rows written per table by this process since it opened the store */
   private readonly writes = new Map<string, number>();
 
-  guess(key: string, table: string): string | undefined {
+  /** the cut last found for `key` (null: run the query in one statement), unless stale */
+  guess(key: string, table: string): string | null | undefined {
     const cut = this.cuts.get(key);
     if (cut === undefined) return undefined;
     if (cut.table !== table || (this.writes.get(table) ?? 0) - cut.writes > MAX_ROWS_WRITTEN_SINCE) {
@@ -40,7 +43,7 @@ export class CutGuesses {
     return cut.value;
   }
 
-  remember(key: string, table: string, value: string): void {
+  remember(key: string, table: string, value: string | null): void {
     this.cuts.set(key, { value, table, writes: this.writes.get(table) ?? 0 });
   }
 

@@ -2,6 +2,7 @@ import { type DuckDBConnection, type DuckDBPreparedStatement, StatementType } fr
 import {
   type BoundValues,
   type CompiledQuery,
+  CUT_FIRST_MAX_WINDOW,
   type CutFirstSql,
   type ExecuteOptions,
   QesError,
@@ -73,7 +74,8 @@ function bind(prepared: DuckDBPreparedStatement, values: BoundValues): void {
  *
  * A cut-first query (`CutFirstSql`) is first tried with the cut an earlier run of the same query
  * and values found (`guesses`), which answers without the scan that computes the cut whenever it
- * returns the LIMIT's worth of rows; otherwise the cut is computed, then the rows past it read.
+ * returns the LIMIT's worth of rows; otherwise the cut is computed, then the rows past it read —
+ * unless they are too many to hold (`CutFirstSql.window`), when the one-statement form runs.
  */
 export async function executeOnDuckdb(
   conn: DuckDBConnection,
@@ -105,12 +107,25 @@ export async function executeOnDuckdb(
     }
     const key = cutGuessKey(plan.sql, values);
     const guess = guesses?.guess(key, plan.table);
+    const oneStatement = async () => {
+      const result = await readRows(conn, query, query.sql, values, opts.maxRows);
+      checkStopped();
+      return result;
+    };
+    if (guess === null) return await oneStatement();
     if (guess !== undefined) {
       const result = await readRows(conn, query, plan.sql, [...values, guess], opts.maxRows);
       checkStopped();
       if (answersWhole(result, plan)) return result;
     }
     const cut = await cutValue(conn, plan, values);
+    checkStopped();
+    if (cut !== null && (await rowsPastCut(conn, plan, cut)) > CUT_FIRST_MAX_WINDOW) {
+      // a selective filter whose n-th row is old: too many rows past it to hold
+      checkStopped();
+      guesses?.remember(key, plan.table, null);
+      return await oneStatement();
+    }
     checkStopped();
     const result = await readRows(conn, query, plan.sql, [...values, cut], opts.maxRows);
     checkStopped();
@@ -147,6 +162,17 @@ async function cutValue(
     return value === null || value === undefined ? null : String(value);
   } finally {
     cut.destroySync();
+  }
+}
+
+/** the table's rows at or past the cut, counted up to `CUT_FIRST_MAX_WINDOW` + 1 */
+async function rowsPastCut(conn: DuckDBConnection, plan: CutFirstSql, cut: string): Promise<number> {
+  const window = await selectStatement(conn, plan.window);
+  try {
+    bind(window, [cut]);
+    return Number((await window.runAndReadAll()).getRows()[0]?.[0] ?? 0);
+  } finally {
+    window.destroySync();
   }
 }
 

@@ -173,6 +173,35 @@ describe("DuckDB: a cut-first query tried with its last cut", () => {
     }
   });
 
+  it("runs the one-statement form when the rows past the cut are too many to hold", async () => {
+    // 3,000 newer rows of other projects over 5 old rows of one: the cut is the oldest of the 5
+    await ingest(events(5, -3000, -2990, random(3), ["scarce"]));
+    await ingest(events(3000, 0, 60, random(4), ["x", "y"]));
+    const q = await compile(
+      `select id from ${table} where project = 'scarce' order by timestamp desc limit 5`,
+    );
+    const instance = (backend as unknown as { instance: DuckDBInstance }).instance;
+    const guesses = new CutGuesses();
+    const conn = await instance.connect();
+    try {
+      const want = (await executeOnDuckdb(conn, oneStep(q), [], run)).rows;
+      expect(want).toHaveLength(5);
+      // the cut-first select fails if it runs: it must not, neither now nor when remembered
+      const noMain: CompiledQuery = { ...q, cutFirst: { ...q.cutFirst!, sql: "SELECT error('main ran')" } };
+      expect((await executeOnDuckdb(conn, noMain, [], run, guesses)).rows).toEqual(want);
+      expect(guesses.guess(cutGuessKey(noMain.cutFirst!.sql, []), q.cutFirst!.table)).toBeNull();
+      const noCut: CompiledQuery = {
+        ...noMain,
+        cutFirst: { ...noMain.cutFirst!, cut: "SELECT error('cut ran')" },
+      };
+      expect((await executeOnDuckdb(conn, noCut, [], run, guesses)).rows).toEqual(want);
+      // and through the backend, the same rows
+      expect((await backend.execute(q, [], run)).rows).toEqual(want);
+    } finally {
+      conn.closeSync();
+    }
+  });
+
   it("forgets a cut once its table took more than 1,024 rows since, or on a load or retention", () => {
     const guesses = new CutGuesses();
     guesses.remember("k", "t", "2025-01-15 00:00:00");

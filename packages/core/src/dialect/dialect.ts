@@ -52,6 +52,11 @@ export interface CutFirstSql {
   cutValues: number[];
   /** the select, its table read at or past the value bound after the query's own parameters */
   sql: string;
+  /**
+   * With the value as its `$1`: how many of the table's rows lie at or past it, counted up to one
+   * more than `CUT_FIRST_MAX_WINDOW`; beyond that the one-statement `sql` of the query is cheaper.
+   */
+  window: string;
   /** the engine table `sql` reads at or past the value */
   table: string;
   /**

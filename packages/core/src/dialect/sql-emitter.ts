@@ -16,6 +16,7 @@ import type { ScalarType } from "../schema/schema-model.ts";
 import type { CutFirstSql, Dialect, EmittedSql } from "./dialect.ts";
 import { type CallExpr, type FunctionTable, isUnsupported } from "./function-table.ts";
 import {
+  CUT_FIRST_MAX_WINDOW,
   CUT_ROWS,
   CUT_VALUE_PARAM,
   cutFirstPlan,
@@ -171,15 +172,18 @@ export abstract class SqlEmitter implements Dialect {
     // every parameter of the query has its slot by now: the cut's value takes the next one
     this.cutSlot = this.paramSlots.size + 1;
     const table = plan.table as Extract<FromItem, { k: "table" }>;
-    const recent =
-      `${this.quoteIdent(RECENT_ROWS)} AS MATERIALIZED (SELECT * FROM ${this.quoteIdent(table.table)} ` +
-      `WHERE ${this.quoteIdent(plan.column)} ${plan.op} ${this.param(this.cutSlot, plan.bound.type)})`;
+    const pastCut = (slot: number) =>
+      `FROM ${this.quoteIdent(table.table)} WHERE ${this.quoteIdent(plan.column)} ${plan.op} ` +
+      this.param(slot, plan.bound.type);
+    const recent = `${this.quoteIdent(RECENT_ROWS)} AS MATERIALIZED (SELECT * ${pastCut(this.cutSlot)})`;
+    const window = `SELECT count(*) FROM (SELECT 1 ${pastCut(1)} LIMIT ${CUT_FIRST_MAX_WINDOW + 1})`;
     this.recentFrom = plan.table;
     try {
       return {
         cut,
         cutValues,
         sql: this.withClause(q, used, [recent]) + this.selectClauses(plan.main, used),
+        window,
         table: table.table,
         limit,
       };
