@@ -5,6 +5,7 @@ import {
   MAX_GENERATED_ELEMENTS,
   microsPer,
   QesError,
+  readsInstant,
   type SqlEmitter,
   weekNumberNumerator,
 } from "@qes/core";
@@ -125,7 +126,10 @@ export function clickhouseTimeFunctions(e: SqlEmitter) {
       const z = zoneOf(zone);
       const tz = "name" in z ? z.sql : "'UTC'";
       const parsed = `toTimeZone(parseDateTime64OrNull(${s}, ${format}, ${tz}), 'UTC')`;
-      return "offsetSeconds" in z ? fromLocalSql(parsed, z) : parsed;
+      // an offset in the text (%z) already placed the instant: the zone argument does not apply
+      return "offsetSeconds" in z && !readsInstant(literalArg(call, 0, "its format"))
+        ? fromLocalSql(parsed, z)
+        : parsed;
     },
     // One row's array is built whole in memory: more elements than the limit are refused first.
     GENERATE_TIMESTAMP_ARRAY: ([a, b], call) => {

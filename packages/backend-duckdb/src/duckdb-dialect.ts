@@ -11,6 +11,7 @@ import {
   microsPer,
   QesError,
   REDACTED,
+  readsInstant,
   rename,
   type ScalarType,
   SqlEmitter,
@@ -124,8 +125,13 @@ export class DuckdbDialect extends SqlEmitter {
         ts!,
         zone === undefined ? undefined : zoneName(zone),
       ),
-    PARSE_TIMESTAMP: ([, s], call) =>
-      `try_strptime(${s}, ${this.stringLiteral(translateTimeFormat(literalArg(call, 0, "its format")))})`,
+    // the civil time read is in the zone argument (UTC by default) unless the text's own offset
+    // (%z) says otherwise: strptime then returns the instant already
+    PARSE_TIMESTAMP: ([, s, zone], call) => {
+      const format = literalArg(call, 0, "its format");
+      const parsed = `try_strptime(${s}, ${this.stringLiteral(translateTimeFormat(format))})`;
+      return zone === undefined || readsInstant(format) ? parsed : fromLocalSql(parsed, zoneName(zone));
+    },
     // generate_series neither sees interrupts nor counts against the memory limit while it fills
     // one list: a century in microseconds would run on past any timeout. Refuse it first.
     GENERATE_TIMESTAMP_ARRAY: ([a, b, step]) =>

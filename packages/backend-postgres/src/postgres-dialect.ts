@@ -13,6 +13,7 @@ import {
   microsPer,
   QesError,
   REDACTED,
+  readsInstant,
   rename,
   type ScalarType,
   SqlEmitter,
@@ -166,8 +167,13 @@ export class PostgresDialect extends SqlEmitter {
         return `(CAST(${args[0]} AS timestamp) AT TIME ZONE ${postgresZone(args[1])})`;
       return args[0]!;
     },
-    PARSE_TIMESTAMP: ([, s], call) =>
-      `(to_timestamp(${s}, ${this.stringLiteral(translateTimeFormat(literalArg(call, 0, "its format")))})::timestamp AT TIME ZONE 'UTC')`,
+    // to_timestamp reads the text in the session's zone (UTC) or its own offset (%z); the civil
+    // time it gives is then placed in the zone argument, unless the text carried its offset
+    PARSE_TIMESTAMP: ([, s, zone], call) => {
+      const format = literalArg(call, 0, "its format");
+      const z = zone === undefined || readsInstant(format) ? "'UTC'" : postgresZone(zone);
+      return `(to_timestamp(${s}, ${this.stringLiteral(translateTimeFormat(format))})::timestamp AT TIME ZONE ${z})`;
+    },
     // More elements than the limit are an error, as on DuckDB. PostgreSQL has no error function:
     // the message is cast to integer, and names the arguments so that it is never a constant the
     // planner would fold (and raise) while the condition is still undecided.

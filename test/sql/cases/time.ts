@@ -517,6 +517,32 @@ export const timeCases: SqlCase[] = [
     expect: [{ t: us("2025-01-15T10:00:00Z") }],
   },
   {
+    name: "PARSE_TIMESTAMP in a time zone",
+    rule: "BigQuery PARSE_TIMESTAMP(format, string, time_zone): a civil time without an offset is read in time_zone (DST by the tz database)",
+    sql: `select parse_timestamp('%Y-%m-%d %H:%M:%S', '2025-01-15 10:00:00', 'America/New_York') as winter, parse_timestamp('%Y-%m-%d %H:%M:%S', '2025-07-15 10:00:00', 'America/New_York') as summer, parse_timestamp('%Y-%m-%d %H:%M', '2025-01-15 10:00', '+05:30') as east, parse_timestamp('%d/%m/%Y %H:%M', '15/01/2025 10:00', 'UTC-3') as west`,
+    expect: [
+      {
+        winter: us("2025-01-15T15:00:00Z"),
+        summer: us("2025-07-15T14:00:00Z"),
+        east: us("2025-01-15T04:30:00Z"),
+        west: us("2025-01-15T13:00:00Z"),
+      },
+    ],
+  },
+  {
+    name: "PARSE_TIMESTAMP: the text's own offset wins over the zone argument",
+    rule: "BigQuery PARSE_TIMESTAMP: %z in the format reads the offset from the string; time_zone applies only to text without one",
+    sql: `select parse_timestamp('%Y-%m-%d %H:%M:%S %z', '2025-01-15 10:00:00 +0200', 'America/New_York') as a, parse_timestamp('%d/%b/%Y:%H:%M:%S %z', '15/Jan/2025:10:00:00 -0130', '+05:30') as b`,
+    expect: [{ a: us("2025-01-15T08:00:00Z"), b: us("2025-01-15T11:30:00Z") }],
+  },
+  {
+    name: "PARSE_TIMESTAMP in a time zone from a parameter",
+    rule: "BigQuery PARSE_TIMESTAMP: time_zone is any STRING expression (a parameter here: a name or an offset)",
+    sql: `select parse_timestamp('%Y-%m-%d %H:%M:%S', '2025-01-15 10:00:00', @z) as t`,
+    params: { z: { kind: "string", value: "Asia/Kolkata" } },
+    expect: [{ t: us("2025-01-15T04:30:00Z") }],
+  },
+  {
     name: "PARSE_TIMESTAMP of an nginx time with an offset",
     rule: "BigQuery PARSE_TIMESTAMP: %d/%b/%Y:%H:%M:%S %z; log-event-shapes.md kong access lines",
     sql: `select id, parse_timestamp('%d/%b/%Y:%H:%M:%S %z', regexp_extract(event_message, r'\\[([^\\]]+)\\]')) as t from ${EDGE} where project = 'gamma' and id in ('e10', 'e11')`,

@@ -33,3 +33,13 @@ export function parseTimeFormat(format: string): TimeFormatPiece[] {
   if (literal) pieces.push({ literal });
   return pieces;
 }
+
+/**
+ * Whether a PARSE_TIMESTAMP format reads an instant on its own — an offset or zone (`%z`, `%Z`)
+ * or seconds since the epoch (`%s`) — so that its time-zone argument does not apply.
+ */
+export function readsInstant(format: string): boolean {
+  return parseTimeFormat(format).some(
+    (p) => "element" in p && (p.element === "z" || p.element === "Z" || p.element === "s"),
+  );
+}
