@@ -43,8 +43,17 @@ export class CutGuesses {
     return cut.value;
   }
 
-  remember(key: string, table: string, value: string | null): void {
-    this.cuts.set(key, { value, table, writes: this.writes.get(table) ?? 0 });
+  /**
+   * `writes`: the table's count (`writesOf`) read before the transaction that found the cut began,
+   * so that rows committed while it ran count against the guess
+   */
+  remember(key: string, table: string, value: string | null, writes = this.writesOf(table)): void {
+    this.cuts.set(key, { value, table, writes });
+  }
+
+  /** rows written to `table` by this process so far */
+  writesOf(table: string): number {
+    return this.writes.get(table) ?? 0;
   }
 
   /** `rows` were written to `table` */

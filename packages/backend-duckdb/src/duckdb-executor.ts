@@ -97,6 +97,7 @@ export async function executeOnDuckdb(
   const checkStopped = () => {
     if (stopped !== null) throw stoppedError(stopped, opts);
   };
+  const writesBefore = query.cutFirst && guesses?.writesOf(query.cutFirst.table);
   try {
     await conn.run("BEGIN TRANSACTION READ ONLY");
     const plan = query.cutFirst;
@@ -123,13 +124,13 @@ export async function executeOnDuckdb(
     if (cut !== null && (await rowsPastCut(conn, plan, cut)) > CUT_FIRST_MAX_WINDOW) {
       // a selective filter whose n-th row is old: too many rows past it to hold
       checkStopped();
-      guesses?.remember(key, plan.table, null);
+      guesses?.remember(key, plan.table, null, writesBefore);
       return await oneStatement();
     }
     checkStopped();
     const result = await readRows(conn, query, plan.sql, [...values, cut], opts.maxRows);
     checkStopped();
-    if (cut !== null && answersWhole(result, plan)) guesses?.remember(key, plan.table, cut);
+    if (cut !== null && answersWhole(result, plan)) guesses?.remember(key, plan.table, cut, writesBefore);
     return result;
   } catch (e) {
     if (stopped !== null) throw stoppedError(stopped, opts, e);
