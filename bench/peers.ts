@@ -17,8 +17,20 @@ import { parseArgs } from "node:util";
 import { SEED_PROJECTS } from "@qes/server";
 import { type EngineName, openLoadedBackend } from "./lib/bench-backends.ts";
 import { BENCH_NOW_ISO, EDGE, ensureEventsFile } from "./lib/data.ts";
-import { duckdbPeer, normalRows, type Peer, type PeerRequest, postgresPeer } from "./lib/peer-queries.ts";
-import { openPlainDuckdb, openPlainPostgres, type PeerOrder } from "./lib/plain-peers.ts";
+import {
+  clickhousePeer,
+  duckdbPeer,
+  normalRows,
+  type Peer,
+  type PeerRequest,
+  postgresPeer,
+} from "./lib/peer-queries.ts";
+import {
+  openPlainClickhouse,
+  openPlainDuckdb,
+  openPlainPostgres,
+  type PeerOrder,
+} from "./lib/plain-peers.ts";
 import { sampleRss } from "./lib/processes.ts";
 import { serverMs, startQesServer } from "./lib/qes-serve.ts";
 import { isMain, type Section, sectionMarkdown } from "./lib/report.ts";
@@ -72,7 +84,7 @@ export interface EngineRun {
 }
 
 const ORDERS: PeerOrder[] = ["file", "time"];
-const PEER_ENGINES: EngineName[] = ["duckdb", "postgres"];
+const PEER_ENGINES: EngineName[] = ["duckdb", "postgres", "clickhouse"];
 
 async function openPeer(
   engine: EngineName,
@@ -90,6 +102,14 @@ async function openPeer(
     const db = await openPlainPostgres(file);
     return {
       peers: { file: postgresPeer(db, "file"), time: postgresPeer(db, "time") },
+      loadSeconds: db.loadSeconds,
+      close: () => db.close(),
+    };
+  }
+  if (engine === "clickhouse") {
+    const db = await openPlainClickhouse(file);
+    return {
+      peers: { file: clickhousePeer(db, "file"), time: clickhousePeer(db, "time") },
       loadSeconds: db.loadSeconds,
       close: () => db.close(),
     };
@@ -285,8 +305,7 @@ if (isMain(import.meta.url)) {
     : values.edge!.split(",").map(Number);
   const log = (m: string) => process.stderr.write(`${m}\n`);
   const engines = values.engines!.split(",") as EngineName[];
-  // before any load: a 1M qes load takes minutes, and ClickHouse has no plain peer here (chDB runs
-  // one engine per process and this one holds qes's store)
+  // before any load: a 1M qes load takes minutes
   const unknown = engines.filter((e) => !PEER_ENGINES.includes(e));
   if (unknown.length > 0) throw new Error(`no plain peer for ${unknown.join(", ")}: use ${PEER_ENGINES}`);
   const all: EngineRun[] = [];

@@ -1,4 +1,4 @@
-import type { PeerOrder, PlainDuckdb, PlainPostgres } from "./plain-peers.ts";
+import type { PeerOrder, PlainClickhouse, PlainDuckdb, PlainPostgres } from "./plain-peers.ts";
 
 /**
  * The two endpoints as a person would write them by hand on each plain peer's layout: the
@@ -75,6 +75,33 @@ ORDER BY bucket`;
       const params = r.endpoint === "logs.all" ? [project] : [project, nowIso];
       return normalRows(r, (await db.client.query(sql(r), params)).rows);
     },
+  };
+}
+
+const CH_UNIT = { hourly: "toStartOfHour", daily: "toStartOfDay", minutely: "toStartOfMinute" } as const;
+const CH_SPAN = { hourly: "1 HOUR", daily: "7 DAY", minutely: "60 MINUTE" } as const;
+
+export function clickhousePeer(db: PlainClickhouse, order: PeerOrder): Peer {
+  const table = db.tables[order];
+  const sql = (r: PeerRequest) =>
+    r.endpoint === "logs.all"
+      ? `SELECT id, timestamp, event_message, metadata
+FROM ${table}
+WHERE project = {project:String}
+ORDER BY timestamp DESC
+LIMIT 100`
+      : `SELECT ${CH_UNIT[r.interval]}(timestamp) AS bucket,
+  ${["rest", "storage", "auth", "realtime"]
+    .map((area) => `countIf(metadata.request.path::String LIKE '%/${area}%') AS ${area}`)
+    .join(",\n  ")}
+FROM ${table}
+WHERE timestamp >= parseDateTime64BestEffort({now:String}, 6, 'UTC') - INTERVAL ${CH_SPAN[r.interval]}
+  AND match(metadata.request.url::String, {project:String})
+GROUP BY bucket
+ORDER BY bucket`;
+  return {
+    sql,
+    run: async (r, project, nowIso) => normalRows(r, await db.query(sql(r), { project, now: nowIso })),
   };
 }
 

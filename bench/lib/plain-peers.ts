@@ -1,3 +1,4 @@
+import { fork } from "node:child_process";
 import { existsSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { basename, join, resolve } from "node:path";
 import { type DuckDBConnection, DuckDBInstance } from "@duckdb/node-api";
@@ -163,4 +164,67 @@ export async function openPlainPostgres(file: string): Promise<PlainPostgres> {
 
 async function* mapLines(file: string, f: (line: string) => string): AsyncIterable<string> {
   for await (const line of readLines(file)) yield f(line);
+}
+
+export interface PlainClickhouse {
+  /** the table of each order: `edge` in file order, `edge_by_key` sorted by (project, timestamp) */
+  tables: Record<PeerOrder, string>;
+  loadSeconds: number | null;
+  /** runs one query in the peer's process; its rows as JSONEachRow objects */
+  query(sql: string, params: Record<string, string>): Promise<Record<string, unknown>[]>;
+  close(): Promise<void>;
+}
+
+/**
+ * The ClickHouse peer of an events file: chDB in a child process of its own
+ * (clickhouse-peer-child.ts) over its data directory under .tmp/bench, kept and reused. Queries
+ * go to it by IPC (a round trip of well under a millisecond, counted in the peer's time).
+ */
+export async function openPlainClickhouse(file: string): Promise<PlainClickhouse> {
+  const dir = resolve(join(BENCH_DIR, `plain-${basename(file).replace(/\.ndjson$/, "")}.chdb`));
+  const child = fork(new URL("./clickhouse-peer-child.ts", import.meta.url), [dir, resolve(file)], {
+    execArgv: ["--import", "tsx"],
+    stdio: ["ignore", "inherit", "inherit", "ipc"],
+  });
+  const pending = new Map<
+    number,
+    { resolve: (rows: Record<string, unknown>[]) => void; reject: (e: Error) => void }
+  >();
+  let next = 0;
+  const ready = new Promise<number | null>((res, rej) => {
+    child.once("exit", (code) => rej(new Error(`the ClickHouse peer exited (${code}) before it was ready`)));
+    child.on(
+      "message",
+      (m: {
+        ready?: boolean;
+        loadSeconds?: number | null;
+        id?: number;
+        rows?: Record<string, unknown>[];
+        error?: string;
+      }) => {
+        if (m.ready) return res(m.loadSeconds ?? null);
+        const p = pending.get(m.id!);
+        if (!p) return;
+        pending.delete(m.id!);
+        if (m.error !== undefined) p.reject(new Error(m.error));
+        else p.resolve(m.rows!);
+      },
+    );
+  });
+  const loadSeconds = await ready;
+  return {
+    tables: { file: "edge", time: "edge_by_key" },
+    loadSeconds,
+    query: (sql, params) =>
+      new Promise((res, rej) => {
+        const id = next++;
+        pending.set(id, { resolve: res, reject: rej });
+        child.send({ id, sql, params });
+      }),
+    close: async () => {
+      const exited = new Promise((r) => child.once("exit", r));
+      child.disconnect();
+      await exited;
+    },
+  };
 }
