@@ -1,17 +1,11 @@
 import { join } from "node:path";
 import type { DuckDBInstance } from "@duckdb/node-api";
-import {
-  type Backend,
-  type CompiledQuery,
-  compileEndpoint,
-  type EndpointDefinition,
-  logEventFromJson,
-} from "@qes/core";
+import { type Backend, type CompiledQuery, logEventFromJson } from "@qes/core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { CutGuesses, cutGuessKey } from "../src/duckdb-cut-guesses.ts";
 import { executeOnDuckdb } from "../src/duckdb-executor.ts";
 import { createDuckdbBackend } from "../src/index.ts";
-import { tempDir } from "./helpers.ts";
+import { compileSql, tempDir } from "./helpers.ts";
 
 // A cut-first query tried first with the cut of its last run (CutGuesses): the guess must never
 // change a row — whatever was written, deleted or tied since — and must spare the cut's scan when
@@ -57,23 +51,7 @@ async function ingest(rows: object[]): Promise<void> {
   ]);
 }
 
-let compiledSchema: Awaited<ReturnType<Backend["schema"]>> | undefined;
-async function compile(sql: string): Promise<CompiledQuery> {
-  const endpoint: EndpointDefinition = {
-    id: "00000000-0000-4000-8000-00000000c0f2",
-    name: "cut-guesses",
-    sql,
-    sqlFile: "cut-guesses.sql",
-    maxRows: 1000,
-    cacheTtlSeconds: 0,
-    sandboxable: true,
-    redactPii: false,
-    params: {},
-    version: sql,
-  };
-  compiledSchema = await backend.schema();
-  return compileEndpoint(endpoint, { schema: compiledSchema, dialect: backend.dialect });
-}
+const compile = (sql: string) => compileSql(backend, sql);
 
 /** the same query in one statement: no cut-first plan, so no guess */
 function oneStep(q: CompiledQuery): CompiledQuery {

@@ -1,7 +1,7 @@
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import type { CompiledQuery, OutputColumn } from "@qes/core";
+import { type Backend, type CompiledQuery, compileEndpoint, type OutputColumn } from "@qes/core";
 
 /** A private directory for one test file's DuckDB files. */
 export function tempDir(prefix: string): { dir: string; cleanup: () => void } {
@@ -12,4 +12,21 @@ export function tempDir(prefix: string): { dir: string; cleanup: () => void } {
 /** A hand-written query, as if compiled: engine SQL and the output columns' wire types. */
 export function handQuery(sql: string, columns: OutputColumn[], schemaVersion = 0): CompiledQuery {
   return { sql, params: [], columns, schemaVersion, dialect: "duckdb", patternParams: [] };
+}
+
+/** `sql` compiled as a sandboxable endpoint without parameters, against the backend's schema now */
+export async function compileSql(backend: Backend, sql: string): Promise<CompiledQuery> {
+  const endpoint = {
+    id: "00000000-0000-4000-8000-00000000c0f1",
+    name: "test-sql",
+    sql,
+    sqlFile: "test-sql.sql",
+    maxRows: 1000,
+    cacheTtlSeconds: 0,
+    sandboxable: true,
+    redactPii: false,
+    params: {},
+    version: sql,
+  };
+  return compileEndpoint(endpoint, { schema: await backend.schema(), dialect: backend.dialect });
 }
