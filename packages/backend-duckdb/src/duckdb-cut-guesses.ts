@@ -1,3 +1,4 @@
+import type { SqlParam } from "@qes/core";
 import { LRUCache } from "lru-cache";
 
 /**
@@ -67,7 +68,15 @@ export class CutGuesses {
   }
 }
 
-/** The key a cut is remembered under: the query's text and every value it is run with. */
-export function cutGuessKey(sql: string, values: readonly (string | null)[]): string {
-  return JSON.stringify([sql, values]);
+/**
+ * The key a cut is remembered under: the query's text and the values it is run with — all but
+ * the request's clock (`now`, a new value each request), since any value is a valid guess and
+ * the last cut of "the newest rows of the last hour" stays a good one as the hour moves on.
+ */
+export function cutGuessKey(
+  sql: string,
+  values: readonly (string | null)[],
+  params: readonly Pick<SqlParam, "kind">[] = [],
+): string {
+  return JSON.stringify([sql, values.filter((_, i) => params[i]?.kind !== "now")]);
 }

@@ -106,7 +106,7 @@ export async function executeOnDuckdb(
       checkStopped();
       return result;
     }
-    const key = cutGuessKey(plan.sql, values);
+    const key = cutGuessKey(plan.sql, values, query.params);
     const guess = guesses?.guess(key, plan.table);
     const oneStatement = async () => {
       const result = await readRows(conn, query, query.sql, values, opts.maxRows);

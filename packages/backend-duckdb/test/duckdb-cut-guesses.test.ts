@@ -151,6 +151,28 @@ describe("DuckDB: a cut-first query tried with its last cut", () => {
     }
   });
 
+  it("keeps the guess of a query that reads the request's clock, whose value changes each request", async () => {
+    const q = await compile(
+      `select id from ${table} where project = 'a' and timestamp > timestamp_sub(current_timestamp(), interval 400 day) order by timestamp desc limit 10`,
+    );
+    expect(q.params.map((p) => p.kind)).toEqual(["now"]);
+    const instance = (backend as unknown as { instance: DuckDBInstance }).instance;
+    const guesses = new CutGuesses();
+    const conn = await instance.connect();
+    try {
+      const first = await executeOnDuckdb(conn, q, ["2025-03-01 00:00:00"], run, guesses);
+      expect(first.rows).toHaveLength(10);
+      const noCut: CompiledQuery = { ...q, cutFirst: { ...q.cutFirst!, cut: "SELECT error('the cut ran')" } };
+      // a second later by the clock: the last cut still answers
+      const again = await executeOnDuckdb(conn, noCut, ["2025-03-01 00:00:01"], run, guesses);
+      expect(again.rows).toEqual(
+        (await executeOnDuckdb(conn, oneStep(q), ["2025-03-01 00:00:01"], run)).rows,
+      );
+    } finally {
+      conn.closeSync();
+    }
+  });
+
   it("runs the one-statement form when the rows past the cut are too many to hold", async () => {
     // 3,000 newer rows of other projects over 5 old rows of one: the cut is the oldest of the 5
     await ingest(events(5, -3000, -2990, random(3), ["scarce"]));
