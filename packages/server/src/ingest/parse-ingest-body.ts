@@ -34,7 +34,8 @@ export function bodyFormat(contentType: string | undefined): BodyFormat {
 
 /**
  * The raw events of a body (DESIGN.md §10): a JSON array, one JSON object, `{"batch": [...]}`, or
- * NDJSON lines (blank lines skipped). Each is checked to be an object no deeper than
+ * NDJSON lines (blank lines skipped); a JSON body that holds several JSON texts one after another
+ * (NDJSON or objects back to back, as shippers send under `application/json`) is one event per text. Each is checked to be an object no deeper than
  * `MAX_EVENT_DEPTH`; the first that is not refuses the request with 400 `invalid_event` naming its
  * 0-based index (and, for NDJSON, its line). Integers beyond 2^53 keep their exact value.
  */
@@ -57,6 +58,13 @@ function parseJsonBody(text: string): JsonValue[] {
   try {
     value = parseExact(text);
   } catch (e) {
+    if (e instanceof QesError) throw e;
+    // Several JSON texts one after another: NDJSON sent as application/json (Fluent Bit's
+    // `json_lines` in the versions that label it so; Vector's newline framing under a hand-set
+    // header) or Fluent Bit's `json_stream` (objects with nothing between them), always labelled
+    // application/json. Each text is one event.
+    const texts = jsonTexts(text);
+    if (texts.length > 1) return parseJsonTexts(texts);
     throw new QesError(
       "invalid_event",
       `The body is not valid JSON (${reason(e)}). Send a JSON array of events, one event, ` +
@@ -80,8 +88,9 @@ function parseNdjson(text: string): JsonValue[] {
     if (raw.trim() === "") continue;
     let value: JsonValue;
     try {
-      value = parseExact(raw);
+      value = parseExact(raw, `event ${events.length} (line ${line})`);
     } catch (e) {
+      if (e instanceof QesError) throw e;
       throw new QesError(
         "invalid_event",
         `event ${events.length} (line ${line}): not valid JSON (${reason(e)})`,
@@ -96,6 +105,92 @@ function parseNdjson(text: string): JsonValue[] {
   return events;
 }
 
+/** one JSON text of a body that holds several, and the line it starts on (1-based) */
+interface JsonText {
+  text: string;
+  line: number;
+}
+
+const OPEN_BRACE = 0x7b;
+const OPEN_BRACKET = 0x5b;
+const CLOSE_BRACE = 0x7d;
+const CLOSE_BRACKET = 0x5d;
+const QUOTE = 0x22;
+const BACKSLASH = 0x5c;
+const NEWLINE = 0x0a;
+
+function isJsonWhitespace(c: number): boolean {
+  return c === 0x20 || c === 0x09 || c === NEWLINE || c === 0x0d;
+}
+
+/**
+ * Splits a body into its top-level JSON texts without parsing them: an object or array ends at
+ * its matching bracket (brackets inside strings skipped), anything else at the next whitespace
+ * or bracket. A text left open at the end of the body is the last one; JSON.parse then says why
+ * it is not valid. Linear, and not recursive: the depth of a hostile body does not matter here.
+ */
+function jsonTexts(body: string): JsonText[] {
+  const texts: JsonText[] = [];
+  let line = 1;
+  let i = 0;
+  const n = body.length;
+  while (i < n) {
+    const c = body.charCodeAt(i);
+    if (isJsonWhitespace(c) || c === 0xfeff) {
+      if (c === NEWLINE) line++;
+      i++;
+      continue;
+    }
+    const start = i;
+    const startLine = line;
+    if (c === OPEN_BRACE || c === OPEN_BRACKET) {
+      let depth = 0;
+      let inString = false;
+      for (; i < n; i++) {
+        const d = body.charCodeAt(i);
+        if (d === NEWLINE) line++;
+        if (inString) {
+          if (d === BACKSLASH) i++;
+          else if (d === QUOTE) inString = false;
+        } else if (d === QUOTE) inString = true;
+        else if (d === OPEN_BRACE || d === OPEN_BRACKET) depth++;
+        else if (d === CLOSE_BRACE || d === CLOSE_BRACKET) {
+          depth--;
+          if (depth === 0) {
+            i++;
+            break;
+          }
+        }
+      }
+    } else {
+      while (i < n) {
+        const d = body.charCodeAt(i);
+        if (isJsonWhitespace(d) || d === OPEN_BRACE || d === OPEN_BRACKET) break;
+        i++;
+      }
+    }
+    texts.push({ text: body.slice(start, i), line: startLine });
+  }
+  return texts;
+}
+
+function parseJsonTexts(texts: readonly JsonText[]): JsonValue[] {
+  const events: JsonValue[] = [];
+  for (const { text, line } of texts) {
+    const where = `event ${events.length} (line ${line})`;
+    let value: JsonValue;
+    try {
+      value = parseExact(text, where);
+    } catch (e) {
+      if (e instanceof QesError) throw e;
+      throw new QesError("invalid_event", `${where}: not valid JSON (${reason(e)})`, { line });
+    }
+    checkEvent(value, events.length, line);
+    events.push(value);
+  }
+  return events;
+}
+
 /**
  * `JSON.parse` first: V8's parser is not recursive, so a hostile depth cannot overflow the stack
  * there, and the depth is then checked before anything recursive (the exact-integer parser, the
@@ -103,9 +198,9 @@ function parseNdjson(text: string): JsonValue[] {
  * again, exactly (a body of edge events nearly always holds a 16-digit run, a microsecond
  * timestamp, and almost never such an integer).
  */
-function parseExact(text: string): JsonValue {
+function parseExact(text: string, where?: string): JsonValue {
   const value = JSON.parse(text) as JsonValue;
-  checkDepth(value, undefined);
+  checkDepth(value, where);
   return exactJsonValue(value, text);
 }
 
