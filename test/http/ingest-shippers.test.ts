@@ -1,6 +1,7 @@
 import { gzipSync } from "node:zlib";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { BACKENDS } from "../support/backends.ts";
+import { runSql } from "../support/run-sql.ts";
 import { type ServedFixture, serveFixture } from "../support/serve-fixture.ts";
 import { ingestEnv, postLogs, storedIds } from "./support/ingest.ts";
 
@@ -86,5 +87,29 @@ describe.each(BACKENDS)("ingest of shippers' bodies on $name", (fixture) => {
       "ls2",
       "ws1",
     ]);
+  });
+
+  it("a unix time in seconds, milliseconds or nanoseconds is that time, not one in January 1970", async () => {
+    const { url, backend } = served;
+    // Fluent Bit with `json_date_key timestamp` and `json_date_format epoch` / `double`,
+    // Date.now(), microseconds, Go's UnixNano() as a number beyond 2^53 and as text
+    const body =
+      '[{"id":"s","timestamp":1736938800},{"id":"d","timestamp":1736938800.25},' +
+      '{"id":"ms","timestamp":1736938800123},{"id":"us","timestamp":1736938800123456},' +
+      '{"id":"ns","timestamp":1736938800123456789},{"id":"nstext","timestamp":"1736938800123456789"}]';
+    expect(await postLogs(url, "unix.times", body)).toMatchObject({ status: 200, body: { accepted: 6 } });
+    const rows = await runSql(backend, "select id, timestamp from `unix.times` order by id");
+    expect(rows).toEqual([
+      { id: "d", timestamp: 1736938800250000 },
+      { id: "ms", timestamp: 1736938800123000 },
+      { id: "ns", timestamp: 1736938800123456 },
+      { id: "nstext", timestamp: 1736938800123456 },
+      { id: "s", timestamp: 1736938800000000 },
+      { id: "us", timestamp: 1736938800123456 },
+    ]);
+    // a fraction of a microsecond count is no time: 400 naming the event
+    const odd = await postLogs(url, "unix.times", '[{"id":"ok"},{"id":"f","timestamp":1736938800123456.5}]');
+    expect(odd.status).toBe(400);
+    expect(odd.body.error.message).toMatch(/^event 1: "timestamp" is number 1736938800123456\.5/);
   });
 });

@@ -39,6 +39,30 @@ describe("parseEvent", () => {
     expect(parseEvent('{"timestamp":1736931600123456}', 1, NOW)!.timestamp).toBe(1736931600123456n);
   });
 
+  it("reads a unix time in seconds, milliseconds, microseconds or nanoseconds by its size", () => {
+    const at = (ts: string) => parseEvent(`{"timestamp":${ts}}`, 1, NOW)!.timestamp;
+    const micros = 1736931600123456n;
+    // Fluent Bit's `epoch` and `double`, Date.now(), this API's own form, Go's UnixNano()
+    expect(at("1736931600")).toBe(1736931600000000n);
+    expect(at("1736931600.123456")).toBe(micros);
+    expect(at("1736931600.1234567")).toBe(micros);
+    expect(at("1736931600123")).toBe(1736931600123000n);
+    expect(at("1736931600123.456")).toBe(micros);
+    expect(at("1736931600123456")).toBe(micros);
+    expect(at("1736931600123456789")).toBe(micros);
+    // the same as text
+    expect(at('"1736931600"')).toBe(1736931600000000n);
+    expect(at('"1736931600123456789"')).toBe(micros);
+    // sizes no unit makes a 2001–5138 time of stay microseconds, as before
+    expect(at("0")).toBe(0n);
+    expect(at("-1")).toBe(-1n);
+    expect(at("123456")).toBe(123456n);
+    expect(at("946684800000000")).toBe(946684800000000n);
+    // a fraction of microseconds or nanoseconds is not a time
+    expect(() => at("1736931600123456.5")).toThrow(/"timestamp" is number 1736931600123456\.5/);
+    expect(() => at("1.5")).toThrow(/"timestamp"/);
+  });
+
   it("names the line and the problem for malformed input", () => {
     const err = (line: string) => {
       try {

@@ -21,7 +21,6 @@ export interface LogEvent {
   body: JsonObject;
 }
 
-const DIGITS = /^-?\d+$/;
 /** 0001-01-01T00:00:00Z and 10000-01-01T00:00:00Z in unix microseconds */
 const MIN_TIMESTAMP = -62_135_596_800_000_000n;
 const MAX_TIMESTAMP = 253_402_300_800_000_000n;
@@ -34,6 +33,29 @@ function describe(value: JsonValue): string {
   return `${typeof value} ${String(value)}`;
 }
 
+/**
+ * Unix time given as a number, in the unit its size shows. Shippers send seconds (Fluent Bit's
+ * `json_date_format epoch`/`double`, Python's `time.time()`), milliseconds (JavaScript's
+ * `Date.now()`), microseconds (this API's own form) or nanoseconds (Go, OpenTelemetry); read as
+ * microseconds, seconds and milliseconds land in January 1970 — stored without a word and then
+ * removed by the next retention run. Where a unit gives a time between 2001 and 5138 it is that
+ * unit; every other integer is microseconds, as documented. A fraction is allowed for seconds and
+ * milliseconds only.
+ */
+function unixTimeMicros(integer: bigint, fraction: string): bigint | null {
+  if (integer >= 1_000_000_000n && integer < 100_000_000_000n) {
+    return integer * 1_000_000n + BigInt((fraction + "000000").slice(0, 6));
+  }
+  if (integer >= 1_000_000_000_000n && integer < 100_000_000_000_000n) {
+    return integer * 1_000n + BigInt((fraction + "000").slice(0, 3));
+  }
+  if (fraction !== "") return null;
+  if (integer >= 100_000_000_000_000_000n) return integer / 1_000n;
+  return integer;
+}
+
+const DECIMAL = /^(-?\d+)(?:\.(\d+))?$/;
+
 function eventTimestamp(
   value: JsonValue | undefined,
   where: string,
@@ -41,17 +63,27 @@ function eventTimestamp(
   line: number | undefined,
 ): bigint {
   if (value === undefined || value === null) return nowMicros;
-  if (typeof value === "bigint") return value;
-  if (typeof value === "number" && Number.isSafeInteger(value)) return BigInt(value);
+  if (typeof value === "bigint") return unixTimeMicros(value, "") as bigint;
+  // the shortest text that reads back as the same double: the digits the sender wrote
+  const decimal =
+    typeof value === "number" && Number.isFinite(value)
+      ? DECIMAL.exec(String(value))
+      : typeof value === "string"
+        ? DECIMAL.exec(value)
+        : null;
+  if (decimal) {
+    const micros = unixTimeMicros(BigInt(decimal[1]!), decimal[2] ?? "");
+    if (micros !== null) return micros;
+  }
   if (typeof value === "string") {
-    if (DIGITS.test(value)) return BigInt(value);
     const micros = parseIsoTimestampMicros(value);
     if (micros !== null) return micros;
   }
   throw new QesError(
     "invalid_event",
     `${where}: "timestamp" is ${describe(value)}; expected an ISO 8601 timestamp ` +
-      `(e.g. "2025-01-15T09:00:00.123456Z"; no zone means UTC) or integer unix microseconds`,
+      `(e.g. "2025-01-15T09:00:00.123456Z"; no zone means UTC) or a unix time in seconds, ` +
+      `milliseconds, microseconds or nanoseconds (told apart by size; 16 digits are microseconds)`,
     line === undefined ? {} : { line },
   );
 }
