@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import type { QesError } from "../src/errors.ts";
 import { jsonText, parseJsonText } from "../src/schema/json-value.ts";
-import { parseEvent } from "../src/schema/parse-event.ts";
+import { logEventFromJson, MAX_KEY_BYTES, parseEvent } from "../src/schema/parse-event.ts";
 import { formatMicros, parseIsoTimestampMicros } from "../src/schema/timestamp-micros.ts";
 
 const NOW = 1_736_931_600_000_000n;
@@ -61,6 +61,32 @@ describe("parseEvent", () => {
     // a fraction of microseconds or nanoseconds is not a time
     expect(() => at("1736931600123456.5")).toThrow(/"timestamp" is number 1736931600123456\.5/);
     expect(() => at("1.5")).toThrow(/"timestamp"/);
+  });
+
+  it("takes an id that is a string or a number; an empty one is no id; a longer one than an index takes is refused", () => {
+    const ingest = (event: Record<string, unknown>) => logEventFromJson(event as never, "s", NOW, "event 4");
+    expect(ingest({ id: 42 }).id).toBe("42");
+    expect(ingest({ id: "a" }).id).toBe("a");
+    // an empty id is derived from the content, like an absent one: two events stay two
+    const a = ingest({ id: "", event_message: "first" });
+    const b = ingest({ id: "", event_message: "second" });
+    expect(a.id).toMatch(/^[0-9a-f]{8}-[0-9a-f]{4}-8/);
+    expect(a.id).not.toBe(b.id);
+    expect(ingest({ id: " ", event_message: "first" }).id).not.toBe(" ");
+    expect(parseEvent('{"id":""}', 1, NOW)!.id).toMatch(/^[0-9a-f-]{36}$/);
+    for (const id of [{ a: 1 }, [1], true]) {
+      expect(() => ingest({ id })).toThrow(/^event 4: "id" is .*; expected a string or a number/);
+    }
+    expect(() => parseEvent('{"id":{"a":1}}', 3, NOW)).toThrow(/^line 3: "id"/);
+    expect(ingest({ id: "é".repeat(MAX_KEY_BYTES / 2) }).id).toHaveLength(MAX_KEY_BYTES / 2);
+    expect(() => ingest({ id: "é".repeat(MAX_KEY_BYTES / 2 + 1) })).toThrow(
+      /^event 4: "id" is longer than 1024 bytes/,
+    );
+    expect(() => ingest({ project: "p".repeat(MAX_KEY_BYTES + 1) })).toThrow(/^event 4: "project" is longer/);
+    expect(() => ingest({ project: { ref: "p".repeat(MAX_KEY_BYTES) } })).toThrow(/"project" is longer/);
+    expect(() => parseEvent(`{"project":"${"p".repeat(MAX_KEY_BYTES + 1)}"}`, 2, NOW)).toThrow(
+      /^line 2: "project"/,
+    );
   });
 
   it("names the line and the problem for malformed input", () => {

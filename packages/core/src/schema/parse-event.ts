@@ -89,6 +89,52 @@ function eventTimestamp(
 }
 
 /**
+ * UTF-8 bytes an `id` or a `project` may take: both are index keys on every backend, and
+ * PostgreSQL's btree refuses an entry above 2,704 bytes (a longer key failed the whole commit, on
+ * one backend only). Real ids are UUIDs and project refs are 20 characters.
+ */
+export const MAX_KEY_BYTES = 1024;
+
+function keyTooLong(name: string, text: string, where: string, line: number | undefined): QesError | null {
+  // a UTF-8 byte takes at least a third of a UTF-16 unit: short text needs no count
+  if (text.length * 3 <= MAX_KEY_BYTES || Buffer.byteLength(text, "utf8") <= MAX_KEY_BYTES) return null;
+  return new QesError(
+    "invalid_event",
+    `${where}: "${name}" is longer than ${MAX_KEY_BYTES} bytes; it is an index key: send a shorter one`,
+    line === undefined ? {} : { line },
+  );
+}
+
+/**
+ * The `id` an event was sent with: a string or a number, as text. Undefined when there is none —
+ * absent, null or empty: an empty id sent by every event of a shipper would otherwise make them
+ * all one event, each later one deduplicated away behind a 200.
+ */
+function sentId(value: JsonValue | undefined, where: string, line: number | undefined): string | undefined {
+  if (value === undefined || value === null) return undefined;
+  let id: string;
+  if (typeof value === "string") id = value;
+  else if (typeof value === "number" || typeof value === "bigint") id = String(value);
+  else {
+    throw new QesError(
+      "invalid_event",
+      `${where}: "id" is ${describe(value)}; expected a string or a number (or no id: one is derived)`,
+      line === undefined ? {} : { line },
+    );
+  }
+  if (id.trim() === "") return undefined;
+  const long = keyTooLong("id", id, where, line);
+  if (long) throw long;
+  return id;
+}
+
+function checkProject(value: JsonValue | undefined, where: string, line: number | undefined): void {
+  if (value === undefined || value === null) return;
+  const long = keyTooLong("project", textOfJsonValue(value) as string, where, line);
+  if (long) throw long;
+}
+
+/**
  * Parses one NDJSON line into a normalised event. Blank lines give null (NDJSON allows them).
  * Integers beyond ±2^53 survive exactly (as `bigint`). Throws QesError('invalid_event', …,
  * {line}) for malformed JSON, a line that is not a JSON object, or an unusable `timestamp`.
@@ -118,10 +164,12 @@ export function parseEvent(line: string, lineNumber: number, nowMicros: bigint):
       },
     );
   }
-  const id = value.id;
+  const where = `line ${lineNumber}`;
+  const id = sentId(value.id, where, lineNumber);
+  checkProject(value.project, where, lineNumber);
   return {
-    id: id === undefined || id === null ? randomUUID() : (textOfJsonValue(id) as string),
-    timestamp: eventTimestamp(value.timestamp, `line ${lineNumber}`, nowMicros, lineNumber),
+    id: id ?? randomUUID(),
+    timestamp: eventTimestamp(value.timestamp, where, nowMicros, lineNumber),
     body: value,
   };
 }
@@ -131,7 +179,8 @@ export function parseEvent(line: string, lineNumber: number, nowMicros: bigint):
  * (DESIGN.md §10). An event without `id` gets `contentEventId(source, value)`: derived from what
  * was sent, so a retried request carries the same ids and stores nothing twice. `timestamp`
  * defaults to `nowMicros` (after the id is derived, so it plays no part in it). Throws
- * QesError('invalid_event', `<where>: <reason>`) for a value that is not an object or whose
+ * QesError('invalid_event', `<where>: <reason>`) for a value that is not an object, whose `id` is
+ * not a string or number, whose `id` or `project` is longer than MAX_KEY_BYTES, or whose
  * `timestamp` is unusable.
  *
  * @param where how the message names the event, e.g. `event 3`
@@ -145,7 +194,8 @@ export function logEventFromJson(
   if (!isJsonObject(value)) {
     throw new QesError("invalid_event", `${where}: an event must be a JSON object, got ${describe(value)}`);
   }
-  const id = value.id;
+  const id = sentId(value.id, where, undefined);
+  checkProject(value.project, where, undefined);
   const timestamp = eventTimestamp(value.timestamp, where, nowMicros, undefined);
   if (timestamp < MIN_TIMESTAMP || timestamp >= MAX_TIMESTAMP) {
     throw new QesError(
@@ -154,7 +204,7 @@ export function logEventFromJson(
     );
   }
   return {
-    id: id === undefined || id === null ? contentEventId(source, value) : (textOfJsonValue(id) as string),
+    id: id ?? contentEventId(source, value),
     timestamp,
     body: value,
   };

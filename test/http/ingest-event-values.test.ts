@@ -1,0 +1,77 @@
+import { randomBytes } from "node:crypto";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { BACKENDS } from "../support/backends.ts";
+import { runSql } from "../support/run-sql.ts";
+import { type ServedFixture, serveFixture } from "../support/serve-fixture.ts";
+import { ingestEnv, postLogs, storedIds } from "./support/ingest.ts";
+
+const json = (v: unknown) => JSON.stringify(v);
+const at = "2025-01-15T11:00:00Z";
+
+/** Event values a shipper or a hostile ingest token sends: each backend stores the same, or refuses the same. */
+describe.each(BACKENDS)("ingested event values on $name", (fixture) => {
+  let served: ServedFixture;
+  beforeAll(async () => {
+    served = await serveFixture(fixture, {}, ingestEnv());
+  });
+  afterAll(() => served.close());
+
+  it("an empty id is no id: events sent with one are not deduplicated into the first", async () => {
+    const { url, backend } = served;
+    const batch = json([
+      { id: "", timestamp: at, event_message: "first" },
+      { id: "", timestamp: at, event_message: "second" },
+      { id: " ", timestamp: at, event_message: "third" },
+    ]);
+    expect(await postLogs(url, "empty.ids", batch)).toMatchObject({ status: 200, body: { accepted: 3 } });
+    // a retry still stores nothing twice: the ids are derived from the content
+    expect((await postLogs(url, "empty.ids", batch)).status).toBe(200);
+    const rows = await runSql(backend, "select event_message from `empty.ids` order by event_message");
+    expect(rows).toEqual([
+      { event_message: "first" },
+      { event_message: "second" },
+      { event_message: "third" },
+    ]);
+  });
+
+  it("an id that is an object, array or boolean is a 400 naming the event; nothing is stored", async () => {
+    const { url, backend } = served;
+    for (const id of [{ a: 1 }, ["x"], true]) {
+      const r = await postLogs(
+        url,
+        "odd.ids",
+        json([
+          { id: "fine", timestamp: at },
+          { id, timestamp: at },
+        ]),
+      );
+      expect(r.status, json(id)).toBe(400);
+      expect(r.body.error.code).toBe("invalid_event");
+      expect(r.body.error.message).toMatch(/^event 1: "id" is .*expected a string or a number/);
+    }
+    expect(await storedIds(backend, "odd.ids")).toEqual([]);
+    expect((await postLogs(url, "odd.ids", json([{ id: 42, timestamp: at }]))).status).toBe(200);
+    expect(await storedIds(backend, "odd.ids")).toEqual(["42"]);
+  });
+
+  it("an id or project longer than an index key takes is a 400 naming the event on every backend, never a 4xx/5xx from the engine", async () => {
+    const { url, backend } = served;
+    // random, so that PostgreSQL cannot compress it below its btree's 2,704 bytes
+    const long = randomBytes(3000).toString("base64");
+    for (const event of [
+      { id: long, timestamp: at },
+      { id: "p1", project: long, timestamp: at },
+    ]) {
+      const r = await postLogs(url, "long.keys", json([{ id: "ok", timestamp: at }, event]));
+      expect(r.status).toBe(400);
+      expect(r.body.error.code).toBe("invalid_event");
+      expect(r.body.error.message).toMatch(/^event 1: "(id|project)" is longer than 1024 bytes/);
+    }
+    expect(await storedIds(backend, "long.keys")).toEqual([]);
+    const fine = randomBytes(700).toString("base64");
+    expect(
+      (await postLogs(url, "long.keys", json([{ id: fine, project: fine, timestamp: at }]))).status,
+    ).toBe(200);
+    expect(await storedIds(backend, "long.keys")).toEqual([fine]);
+  });
+});
