@@ -74,4 +74,20 @@ describe.each(BACKENDS)("ingested event values on $name", (fixture) => {
     ).toBe(200);
     expect(await storedIds(backend, "long.keys")).toEqual([fine]);
   });
+
+  it("NUL characters are taken out of strings, keys and ids alike on every backend", async () => {
+    const { url, backend } = served;
+    const body =
+      '[{"id":"n\\u00001","timestamp":"2025-01-15T11:00:00Z","event_message":"a\\u0000b",' +
+      '"metadata":{"x":"c\\u0000d","k\\u0000ey":"v"},"tags":["t\\u0000u"]}]';
+    expect(await postLogs(url, "nul.src", body)).toMatchObject({ status: 200, body: { accepted: 1 } });
+    const rows = await runSql(
+      backend,
+      "select id, event_message, m.x, m.key, tags from `nul.src` cross join unnest(metadata) as m",
+    );
+    expect(rows).toEqual([{ id: "n1", event_message: "ab", x: "cd", key: "v", tags: ["tu"] }]);
+    // a retry is the same event
+    expect((await postLogs(url, "nul.src", body)).status).toBe(200);
+    expect(await storedIds(backend, "nul.src")).toEqual(["n1"]);
+  });
 });

@@ -144,3 +144,30 @@ describe("timestamps", () => {
     expect(parseJsonText("[".repeat(100_000) + "]".repeat(100_000))).toBeInstanceOf(Array);
   });
 });
+
+describe("NUL characters", () => {
+  it("are taken out of every string and key at parsing, at any depth (PostgreSQL cannot store them)", () => {
+    const e = parseEvent(
+      '{"id":"a\\u0000b","event_message":"x\\u0000y","k\\u0000ey":1,"m":[{"s":"\\u0000","n\\u0000":["p\\u0000q",2]}],"z":9007199254740993}',
+      1,
+      NOW,
+    )!;
+    expect(e.id).toBe("ab");
+    expect(e.body).toEqual({
+      id: "ab",
+      event_message: "xy",
+      key: 1,
+      m: [{ s: "", n: ["pq", 2] }],
+      z: 9007199254740993n,
+    });
+    // key order is kept; a __proto__ key stays a key
+    expect(
+      Object.keys(parseJsonText('{"a\\u0000":1,"b":2,"__proto__":{"c\\u0000":"\\u0000"}}') as object),
+    ).toEqual(["a", "b", "__proto__"]);
+    expect(parseJsonText('{"__proto__":{"c\\u0000":"\\u0000"}}')).toEqual(
+      JSON.parse('{"__proto__":{"c":""}}'),
+    );
+    // a string that only looks like the escape is untouched
+    expect(parseJsonText('{"a":"\\\\u0000"}')).toEqual({ a: "\\u0000" });
+  });
+});

@@ -48,7 +48,58 @@ export function parseJsonText(text: string): JsonValue {
  * `value` holds such an integer.
  */
 export function exactJsonValue(value: JsonValue, text: string): JsonValue {
-  return holdsInexactInteger(value) && LONG_DIGIT_RUN.test(text) ? parseLossless(text) : value;
+  const exact = holdsInexactInteger(value) && LONG_DIGIT_RUN.test(text) ? parseLossless(text) : value;
+  // JSON text can only hold a NUL as the escape \u0000
+  return text.includes("\\u0000") ? withoutNul(exact) : exact;
+}
+
+const NUL = "\u0000";
+
+function stripNul(text: string): string {
+  return text.includes(NUL) ? text.replaceAll(NUL, "") : text;
+}
+
+/** the object itself, or a copy in the same key order with NUL taken out of its keys */
+function withoutNulKeys(obj: JsonObject): JsonObject {
+  let found = false;
+  for (const key in obj) {
+    if (key.includes(NUL)) {
+      found = true;
+      break;
+    }
+  }
+  if (!found) return obj;
+  const copy: JsonObject = {};
+  for (const key of Object.keys(obj)) setOwn(copy, stripNul(key), obj[key]!);
+  return copy;
+}
+
+/**
+ * `value` with every NUL character taken out of its strings and keys, at any depth. PostgreSQL
+ * cannot store NUL in text and dropped it there, while DuckDB and ClickHouse kept it: the same
+ * event read back differently per backend. Taken out once, at parsing, every backend stores the
+ * same text, and an id derived from the content is the same on all. Iterative (any depth).
+ */
+function withoutNul(value: JsonValue): JsonValue {
+  if (typeof value === "string") return stripNul(value);
+  if (typeof value !== "object" || value === null) return value;
+  const root = Array.isArray(value) ? value : withoutNulKeys(value);
+  const pending: (JsonValue[] | JsonObject)[] = [root as JsonValue[] | JsonObject];
+  while (pending.length > 0) {
+    const container = pending.pop()!;
+    const slots = Array.isArray(container) ? container.keys() : Object.keys(container).values();
+    for (const slot of slots) {
+      const el = (container as Record<string | number, JsonValue>)[slot]!;
+      if (typeof el === "string") {
+        if (el.includes(NUL)) (container as Record<string | number, JsonValue>)[slot] = stripNul(el);
+      } else if (typeof el === "object" && el !== null) {
+        const clean = Array.isArray(el) ? el : withoutNulKeys(el);
+        if (clean !== el) setOwn(container as Record<string | number, JsonValue>, slot as string, clean);
+        pending.push(clean as JsonValue[] | JsonObject);
+      }
+    }
+  }
+  return root;
 }
 
 function parseLossless(text: string): JsonValue {
