@@ -90,4 +90,17 @@ describe.each(BACKENDS)("ingested event values on $name", (fixture) => {
     expect((await postLogs(url, "nul.src", body)).status).toBe(200);
     expect(await storedIds(backend, "nul.src")).toEqual(["n1"]);
   });
+
+  it("a number beyond FLOAT64's range is a 400 naming the event (engines stored JSON.parse's Infinity each their own way)", async () => {
+    const { url, backend } = served;
+    const r = await postLogs(
+      url,
+      "huge.numbers",
+      '[{"id":"h0","metadata":{"ratio":1.5}},{"id":"h1","metadata":{"ratio":1e400}}]',
+    );
+    expect(r.status).toBe(400);
+    expect(r.body.error).toMatchObject({ code: "invalid_event" });
+    expect(r.body.error.message).toMatch(/^event 1: a number is beyond the range of FLOAT64/);
+    expect(await storedIds(backend, "huge.numbers")).toEqual([]);
+  });
 });

@@ -89,6 +89,13 @@ describe("parseEvent", () => {
     );
   });
 
+  it("refuses a number beyond FLOAT64's range, which JSON.parse makes Infinity", () => {
+    expect(() => parseEvent('{"m":{"x":[1e400]}}', 5, NOW)).toThrow(
+      /^line 5: a number is beyond the range of FLOAT64/,
+    );
+    expect(parseEvent('{"m":1.7976931348623157e308}', 5, NOW)!.body.m).toBe(1.7976931348623157e308);
+  });
+
   it("names the line and the problem for malformed input", () => {
     const err = (line: string) => {
       try {

@@ -127,3 +127,19 @@ describe("several JSON texts in a body labelled application/json", () => {
     expect(refusal(() => json('[{"a":1},')).message).toMatch(/^The body is not valid JSON/);
   });
 });
+
+describe("numbers beyond FLOAT64", () => {
+  it("refuse their event by index (and line), in every body form; 1e308 and 1e-400 are fine", () => {
+    expect(refusal(() => json('[{"a":1},{"m":{"r":[1,1e400]}}]')).message).toMatch(
+      /^event 1: a number is beyond the range of FLOAT64/,
+    );
+    expect(refusal(() => json(`{"a":-${"9".repeat(309)}}`)).message).toMatch(/^event 0: a number is beyond/);
+    const nd = refusal(() => ndjson('{"a":1}\n{"a":2E+999}'));
+    expect(nd.message).toMatch(/^event 1 \(line 2\): a number is beyond/);
+    expect(nd.line).toBe(2);
+    expect(refusal(() => json('{"a":1}{"a":1e400}')).message).toMatch(
+      /^event 1 \(line 1\): a number is beyond/,
+    );
+    expect(json('[{"a":1e308,"b":1e-400,"c":"1e400"}]')).toEqual([{ a: 1e308, b: 0, c: "1e400" }]);
+  });
+});

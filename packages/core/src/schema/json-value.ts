@@ -138,6 +138,31 @@ function holdsInexactInteger(value: JsonValue): boolean {
   return false;
 }
 
+/**
+ * Could `text` hold a number literal that JSON.parse reads as ±Infinity (an exponent of three
+ * digits, or 309 digits in a row)? A cheap test on the text, so that events are walked for such a
+ * number only when one may be there.
+ */
+export function mayHoldHugeNumber(text: string): boolean {
+  return /\d[eE]\+?\d{3}|\d{309}/.test(text);
+}
+
+/**
+ * Does a parsed value hold a number beyond FLOAT64's range (±1.8e308), which JSON.parse made
+ * ±Infinity? Iterative (any depth).
+ */
+export function holdsHugeNumber(value: JsonValue): boolean {
+  const pending: JsonValue[] = [value];
+  while (pending.length > 0) {
+    const v = pending.pop()!;
+    if (typeof v === "number") {
+      if (!Number.isFinite(v)) return true;
+    } else if (Array.isArray(v)) for (const el of v) pending.push(el);
+    else if (typeof v === "object" && v !== null) for (const key in v) pending.push(v[key]!);
+  }
+  return false;
+}
+
 /** JSON text of a value; `bigint`s are written as their exact digits. */
 export function jsonText(value: JsonValue): string {
   try {

@@ -2,9 +2,11 @@ import { randomUUID } from "node:crypto";
 import { QesError } from "../errors.ts";
 import { contentEventId } from "./event-id.ts";
 import {
+  holdsHugeNumber,
   isJsonObject,
   type JsonObject,
   type JsonValue,
+  mayHoldHugeNumber,
   parseJsonText,
   textOfJsonValue,
 } from "./json-value.ts";
@@ -135,6 +137,19 @@ function checkProject(value: JsonValue | undefined, where: string, line: number 
 }
 
 /**
+ * The refusal of an event holding a number beyond FLOAT64's range: JSON.parse reads it as
+ * Infinity, which each engine stored and answered its own way (DuckDB and PostgreSQL "Infinity",
+ * ClickHouse NULL). No engine's FLOAT64 holds it as the number sent.
+ */
+export function hugeNumber(where: string, line?: number): QesError {
+  return new QesError(
+    "invalid_event",
+    `${where}: a number is beyond the range of FLOAT64 (±1.7976931348623157e308); send it as a string`,
+    line === undefined ? {} : { line },
+  );
+}
+
+/**
  * Parses one NDJSON line into a normalised event. Blank lines give null (NDJSON allows them).
  * Integers beyond ±2^53 survive exactly (as `bigint`). Throws QesError('invalid_event', …,
  * {line}) for malformed JSON, a line that is not a JSON object, or an unusable `timestamp`.
@@ -165,6 +180,7 @@ export function parseEvent(line: string, lineNumber: number, nowMicros: bigint):
     );
   }
   const where = `line ${lineNumber}`;
+  if (mayHoldHugeNumber(line) && holdsHugeNumber(value)) throw hugeNumber(where, lineNumber);
   const id = sentId(value.id, where, lineNumber);
   checkProject(value.project, where, lineNumber);
   return {

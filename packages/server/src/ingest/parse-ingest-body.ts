@@ -1,4 +1,11 @@
-import { exactJsonValue, type JsonValue, QesError } from "@qes/core";
+import {
+  exactJsonValue,
+  holdsHugeNumber,
+  hugeNumber,
+  type JsonValue,
+  mayHoldHugeNumber,
+  QesError,
+} from "@qes/core";
 
 /** how the body holds its events, from `Content-Type` */
 export type BodyFormat = "json" | "ndjson";
@@ -76,7 +83,8 @@ function parseJsonBody(text: string): JsonValue[] {
     : isObject(value) && Array.isArray(value.batch) && Object.keys(value).length === 1
       ? value.batch
       : [value];
-  for (const [index, event] of events.entries()) checkEvent(event, index, undefined);
+  const huge = mayHoldHugeNumber(text);
+  for (const [index, event] of events.entries()) checkEvent(event, index, undefined, huge);
   return events;
 }
 
@@ -99,7 +107,7 @@ function parseNdjson(text: string): JsonValue[] {
         },
       );
     }
-    checkEvent(value, events.length, line);
+    checkEvent(value, events.length, line, mayHoldHugeNumber(raw));
     events.push(value);
   }
   return events;
@@ -185,7 +193,7 @@ function parseJsonTexts(texts: readonly JsonText[]): JsonValue[] {
       if (e instanceof QesError) throw e;
       throw new QesError("invalid_event", `${where}: not valid JSON (${reason(e)})`, { line });
     }
-    checkEvent(value, events.length, line);
+    checkEvent(value, events.length, line, mayHoldHugeNumber(text));
     events.push(value);
   }
   return events;
@@ -204,7 +212,7 @@ function parseExact(text: string, where?: string): JsonValue {
   return exactJsonValue(value, text);
 }
 
-function checkEvent(event: JsonValue, index: number, line: number | undefined): void {
+function checkEvent(event: JsonValue, index: number, line: number | undefined, huge: boolean): void {
   const where = line === undefined ? `event ${index}` : `event ${index} (line ${line})`;
   if (!isObject(event)) {
     throw new QesError("invalid_event", `${where}: an event must be a JSON object, got ${describe(event)}`, {
@@ -212,6 +220,7 @@ function checkEvent(event: JsonValue, index: number, line: number | undefined): 
     });
   }
   checkDepth(event, where);
+  if (huge && holdsHugeNumber(event)) throw hugeNumber(where, line);
 }
 
 /** iterative, so the check itself cannot overflow */
