@@ -75,6 +75,21 @@ describe.each(BACKENDS)("ingested event values on $name", (fixture) => {
     expect(await storedIds(backend, "long.keys")).toEqual([fine]);
   });
 
+  it("a lone surrogate in a string or key is stored as U+FFFD on every backend (ClickHouse answered 500)", async () => {
+    const { url, backend } = served;
+    const body =
+      '[{"id":"s1","timestamp":"2025-01-15T11:00:00Z","event_message":"a\\ud800b",' +
+      '"metadata":{"m":"\\udfff","k\\udc00":"v","emoji":"\\ud83d\\ude00"}}]';
+    expect(await postLogs(url, "surrogate.src", body)).toMatchObject({ status: 200, body: { accepted: 1 } });
+    const rows = await runSql(
+      backend,
+      "select event_message, m.m, m.emoji from `surrogate.src` cross join unnest(metadata) as m",
+    );
+    expect(rows).toEqual([{ event_message: "a\uFFFDb", m: "\uFFFD", emoji: "😀" }]);
+    const fields = (await backend.schema()).sources["surrogate.src"]?.fields.metadata?.fields ?? {};
+    expect(Object.keys(fields).sort()).toEqual(["emoji", "k\uFFFD", "m"]);
+  });
+
   it("NUL characters are taken out of strings, keys and ids alike on every backend", async () => {
     const { url, backend } = served;
     const body =

@@ -152,7 +152,16 @@ describe("timestamps", () => {
   });
 });
 
-describe("NUL characters", () => {
+describe("NUL characters and lone surrogates", () => {
+  it("a lone surrogate in a string or key becomes U+FFFD; an escaped pair stays the character", () => {
+    expect(parseJsonText('{"a":"x\\ud800y","b":["\\udc00"],"k\\uDFFF":1,"e":"\\ud83d\\ude00"}')).toEqual({
+      a: "x\uFFFDy",
+      b: ["\uFFFD"],
+      "k\uFFFD": 1,
+      e: "😀",
+    });
+  });
+
   it("are taken out of every string and key at parsing, at any depth (PostgreSQL cannot store them)", () => {
     const e = parseEvent(
       '{"id":"a\\u0000b","event_message":"x\\u0000y","k\\u0000ey":1,"m":[{"s":"\\u0000","n\\u0000":["p\\u0000q",2]}],"z":9007199254740993}',

@@ -49,41 +49,52 @@ export function parseJsonText(text: string): JsonValue {
  */
 export function exactJsonValue(value: JsonValue, text: string): JsonValue {
   const exact = holdsInexactInteger(value) && LONG_DIGIT_RUN.test(text) ? parseLossless(text) : value;
-  // JSON text can only hold a NUL as the escape \u0000
-  return text.includes("\\u0000") ? withoutNul(exact) : exact;
+  return holdsNoUnstorableEscape(text) ? exact : storableStrings(exact);
 }
 
-const NUL = "\u0000";
-
-function stripNul(text: string): string {
-  return text.includes(NUL) ? text.replaceAll(NUL, "") : text;
+/**
+ * Text from JSON can only hold a NUL or a lone surrogate through an escape (`\u0000`,
+ * `\ud800`): a body decoded as UTF-8 has neither raw. Without such an escape there is nothing to
+ * clean (an escaped surrogate pair, as Python's json.dumps writes every emoji, only costs a walk).
+ */
+function holdsNoUnstorableEscape(text: string): boolean {
+  return !text.includes("\\u0000") && !/\\u[dD][89abcdefABCDEF]/.test(text);
 }
 
-/** the object itself, or a copy in the same key order with NUL taken out of its keys */
-function withoutNulKeys(obj: JsonObject): JsonObject {
+const UNSTORABLE = /\u0000|[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/;
+const UNSTORABLE_ALL = new RegExp(UNSTORABLE.source, "g");
+
+/** NUL taken out, a lone surrogate made U+FFFD (what String.prototype.toWellFormed does) */
+function storableText(text: string): string {
+  return UNSTORABLE.test(text) ? text.replace(UNSTORABLE_ALL, (c) => (c === "\u0000" ? "" : "\uFFFD")) : text;
+}
+
+/** the object itself, or a copy in the same key order with its keys made storable */
+function withStorableKeys(obj: JsonObject): JsonObject {
   let found = false;
   for (const key in obj) {
-    if (key.includes(NUL)) {
+    if (UNSTORABLE.test(key)) {
       found = true;
       break;
     }
   }
   if (!found) return obj;
   const copy: JsonObject = {};
-  for (const key of Object.keys(obj)) setOwn(copy, stripNul(key), obj[key]!);
+  for (const key of Object.keys(obj)) setOwn(copy, storableText(key), obj[key]!);
   return copy;
 }
 
 /**
- * `value` with every NUL character taken out of its strings and keys, at any depth. PostgreSQL
- * cannot store NUL in text and dropped it there, while DuckDB and ClickHouse kept it: the same
- * event read back differently per backend. Taken out once, at parsing, every backend stores the
- * same text, and an id derived from the content is the same on all. Iterative (any depth).
+ * `value` with every string and key made storable by every engine, at any depth: NUL taken out,
+ * a lone surrogate replaced by U+FFFD. PostgreSQL cannot store NUL in text and dropped it, DuckDB
+ * and ClickHouse kept it; DuckDB and PostgreSQL stored a lone surrogate as U+FFFD, ClickHouse
+ * refused the whole insert (a 500). Cleaned once, at parsing, every backend stores the same text,
+ * and an id derived from the content is the same on all. Iterative (any depth).
  */
-function withoutNul(value: JsonValue): JsonValue {
-  if (typeof value === "string") return stripNul(value);
+function storableStrings(value: JsonValue): JsonValue {
+  if (typeof value === "string") return storableText(value);
   if (typeof value !== "object" || value === null) return value;
-  const root = Array.isArray(value) ? value : withoutNulKeys(value);
+  const root = Array.isArray(value) ? value : withStorableKeys(value);
   const pending: (JsonValue[] | JsonObject)[] = [root as JsonValue[] | JsonObject];
   while (pending.length > 0) {
     const container = pending.pop()!;
@@ -91,9 +102,10 @@ function withoutNul(value: JsonValue): JsonValue {
     for (const slot of slots) {
       const el = (container as Record<string | number, JsonValue>)[slot]!;
       if (typeof el === "string") {
-        if (el.includes(NUL)) (container as Record<string | number, JsonValue>)[slot] = stripNul(el);
+        const clean = storableText(el);
+        if (clean !== el) (container as Record<string | number, JsonValue>)[slot] = clean;
       } else if (typeof el === "object" && el !== null) {
-        const clean = Array.isArray(el) ? el : withoutNulKeys(el);
+        const clean = Array.isArray(el) ? el : withStorableKeys(el);
         if (clean !== el) setOwn(container as Record<string | number, JsonValue>, slot as string, clean);
         pending.push(clean as JsonValue[] | JsonObject);
       }
