@@ -118,4 +118,35 @@ describe.each(BACKENDS)("ingested event values on $name", (fixture) => {
     expect(r.body.error.message).toMatch(/^event 1: a number is beyond the range of FLOAT64/);
     expect(await storedIds(backend, "huge.numbers")).toEqual([]);
   });
+
+  it("keys named constructor, toString, __proto__, valueOf are fields; events without them read NULL there", async () => {
+    const { url, backend } = served;
+    const first = JSON.stringify([
+      {
+        id: "a",
+        timestamp: at,
+        constructor: "c",
+        toString: 1,
+        metadata: { valueOf: "v", hasOwnProperty: "h" },
+      },
+    ]);
+    const proto = `[{"id":"p","timestamp":"${at}","__proto__":"x","metadata":{"__proto__":{"k":1}}}]`;
+    // before: PostgreSQL stored "" for the later events, ClickHouse refused every later request (500)
+    for (const body of [first, proto, JSON.stringify([{ id: "b", timestamp: at, metadata: { other: 1 } }])]) {
+      expect((await postLogs(url, "inherited.keys", body)).status).toBe(200);
+    }
+    const rows = await runSql(
+      backend,
+      "select t.id, t.constructor, t.toString, t.__proto__, m.valueOf, m.hasOwnProperty from `inherited.keys` t " +
+        "cross join unnest(t.metadata) as m order by t.id",
+    );
+    // JSON.parse: in an object literal, __proto__ would set the prototype instead of a key
+    expect(rows).toEqual(
+      JSON.parse(
+        '[{"id":"a","constructor":"c","toString":1,"__proto__":null,"valueOf":"v","hasOwnProperty":"h"},' +
+          '{"id":"b","constructor":null,"toString":null,"__proto__":null,"valueOf":null,"hasOwnProperty":null},' +
+          '{"id":"p","constructor":null,"toString":null,"__proto__":"x","valueOf":null,"hasOwnProperty":null}]',
+      ),
+    );
+  });
 });
