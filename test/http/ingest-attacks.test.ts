@@ -111,7 +111,10 @@ describe.each(BACKENDS)("ingest under attack on $name", (fixture) => {
       body: { error: { code: "invalid_parameter", param: "source_name" } },
     });
     const sourcesBefore = Object.keys((await served.backend.schema()).sources).sort();
-    for (const name of ["", " ", "a\u0000b", "line\nbreak", "x".repeat(201), "\u0007bell"]) {
+    // names of properties every object inherits: DuckDB and ClickHouse answered 500, PostgreSQL
+    // acknowledged __proto__ and then knew no such source
+    const inherited = ["constructor", "__proto__", "toString", "hasOwnProperty", "valueOf"];
+    for (const name of ["", " ", "a\u0000b", "line\nbreak", "x".repeat(201), "\u0007bell", ...inherited]) {
       const r = await postLogs(url, { query: `source_name=${encodeURIComponent(name)}` }, body);
       expect(r.status, JSON.stringify(name)).toBe(400);
       expect(r.body.error.param).toBe("source_name");

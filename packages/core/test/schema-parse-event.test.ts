@@ -2,6 +2,7 @@ import { describe, expect, it } from "vitest";
 import type { QesError } from "../src/errors.ts";
 import { jsonText, parseJsonText } from "../src/schema/json-value.ts";
 import { logEventFromJson, MAX_KEY_BYTES, parseEvent } from "../src/schema/parse-event.ts";
+import { checkSourceName } from "../src/schema/source-name.ts";
 import { formatMicros, parseIsoTimestampMicros } from "../src/schema/timestamp-micros.ts";
 
 const NOW = 1_736_931_600_000_000n;
@@ -185,5 +186,15 @@ describe("NUL characters and lone surrogates", () => {
     );
     // a string that only looks like the escape is untouched
     expect(parseJsonText('{"a":"\\\\u0000"}')).toEqual({ a: "\\u0000" });
+  });
+});
+
+describe("source names", () => {
+  it("refuse the names of properties every object inherits, naming source_name", () => {
+    for (const name of ["constructor", "toString", "__proto__", "hasOwnProperty", "valueOf"]) {
+      expect(() => checkSourceName(name), name).toThrow(/is reserved/);
+    }
+    for (const name of ["constructor.logs", "Constructor", "proto", "x"])
+      expect(() => checkSourceName(name)).not.toThrow();
   });
 });
