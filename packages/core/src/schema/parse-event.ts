@@ -200,23 +200,31 @@ export function parseEvent(line: string, lineNumber: number, nowMicros: bigint):
  * `timestamp` is unusable.
  *
  * @param where how the message names the event, e.g. `event 3`
+ * @param line the event's line in its body (NDJSON), carried by the refusal
  */
 export function logEventFromJson(
   value: JsonValue,
   source: string,
   nowMicros: bigint,
   where = "event",
+  line?: number,
 ): LogEvent {
+  const at = line === undefined ? {} : { line };
   if (!isJsonObject(value)) {
-    throw new QesError("invalid_event", `${where}: an event must be a JSON object, got ${describe(value)}`);
+    throw new QesError(
+      "invalid_event",
+      `${where}: an event must be a JSON object, got ${describe(value)}`,
+      at,
+    );
   }
-  const id = sentId(value.id, where, undefined);
-  checkProject(value.project, where, undefined);
-  const timestamp = eventTimestamp(value.timestamp, where, nowMicros, undefined);
+  const id = sentId(value.id, where, line);
+  checkProject(value.project, where, line);
+  const timestamp = eventTimestamp(value.timestamp, where, nowMicros, line);
   if (timestamp < MIN_TIMESTAMP || timestamp >= MAX_TIMESTAMP) {
     throw new QesError(
       "invalid_event",
       `${where}: "timestamp" is outside the years 0001–9999 that every backend can store`,
+      at,
     );
   }
   return {

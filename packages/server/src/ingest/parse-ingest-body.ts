@@ -47,6 +47,17 @@ export function bodyFormat(contentType: string | undefined): BodyFormat {
  * 0-based index (and, for NDJSON, its line). Integers beyond 2^53 keep their exact value.
  */
 export function parseIngestBody(body: Buffer, format: BodyFormat): JsonValue[] {
+  return parseIngestEvents(body, format).events;
+}
+
+/** The events of a body and, when it gave them one per line or text, each one's line (1-based). */
+export interface IngestEvents {
+  events: JsonValue[];
+  lines?: number[];
+}
+
+/** `parseIngestBody` with the events' lines, so that a later refusal of an event names its line too. */
+export function parseIngestEvents(body: Buffer, format: BodyFormat): IngestEvents {
   const text = decodeUtf8(body);
   return format === "ndjson" ? parseNdjson(text) : parseJsonBody(text);
 }
@@ -59,7 +70,7 @@ function decodeUtf8(body: Buffer): string {
   }
 }
 
-function parseJsonBody(text: string): JsonValue[] {
+function parseJsonBody(text: string): IngestEvents {
   if (text.trim() === "") throw new QesError("invalid_event", "The body is empty: it holds no events.");
   let value: JsonValue;
   try {
@@ -85,11 +96,12 @@ function parseJsonBody(text: string): JsonValue[] {
       : [value];
   const huge = mayHoldHugeNumber(text);
   for (const [index, event] of events.entries()) checkEvent(event, index, undefined, huge);
-  return events;
+  return { events };
 }
 
-function parseNdjson(text: string): JsonValue[] {
+function parseNdjson(text: string): IngestEvents {
   const events: JsonValue[] = [];
+  const lines: number[] = [];
   let line = 0;
   for (const raw of text.split("\n")) {
     line++;
@@ -109,8 +121,9 @@ function parseNdjson(text: string): JsonValue[] {
     }
     checkEvent(value, events.length, line, mayHoldHugeNumber(raw));
     events.push(value);
+    lines.push(line);
   }
-  return events;
+  return { events, lines };
 }
 
 /** one JSON text of a body that holds several, and the line it starts on (1-based) */
@@ -182,8 +195,9 @@ function jsonTexts(body: string): JsonText[] {
   return texts;
 }
 
-function parseJsonTexts(texts: readonly JsonText[]): JsonValue[] {
+function parseJsonTexts(texts: readonly JsonText[]): IngestEvents {
   const events: JsonValue[] = [];
+  const lines: number[] = [];
   for (const { text, line } of texts) {
     const where = `event ${events.length} (line ${line})`;
     let value: JsonValue;
@@ -195,8 +209,9 @@ function parseJsonTexts(texts: readonly JsonText[]): JsonValue[] {
     }
     checkEvent(value, events.length, line, mayHoldHugeNumber(text));
     events.push(value);
+    lines.push(line);
   }
-  return events;
+  return { events, lines };
 }
 
 /**
