@@ -164,4 +164,27 @@ describe.each(BACKENDS)("ingested event values on $name", (fixture) => {
       { id: "b", tags: "t", level: "warn" },
     ]);
   });
+
+  it("keys that differ only by case are each read by their own spelling, qualified or not", async () => {
+    const { url, backend } = served;
+    const body = JSON.stringify([
+      { id: "a", timestamp: at, Level: "INFO", level: 1, Region: "eu", metadata: { Code: "X", code: 2 } },
+      { id: "b", timestamp: at, level: 3 },
+    ]);
+    expect((await postLogs(url, "case.keys", body)).status).toBe(200);
+    // unqualified, `Level` read the `level` column: "INFO" was out of reach
+    const rows = await runSql(
+      backend,
+      "select id, Level, level, t.Level as tl, m.Code, m.code from `case.keys` t " +
+        "left join unnest(t.metadata) as m on true order by id",
+    );
+    expect(rows).toEqual([
+      { id: "a", Level: "INFO", level: 1, tl: "INFO", Code: "X", code: 2 },
+      { id: "b", Level: null, level: 3, tl: null, Code: null, code: null },
+    ]);
+    // a spelling the source does not hold still finds its field case-insensitively
+    expect(await runSql(backend, "select REGION from `case.keys` where id = 'a'")).toEqual([
+      { REGION: "eu" },
+    ]);
+  });
 });
