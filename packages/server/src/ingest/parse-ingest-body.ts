@@ -81,8 +81,12 @@ function parseJsonBody(text: string): IngestEvents {
     // `json_lines` in the versions that label it so; Vector's newline framing under a hand-set
     // header) or Fluent Bit's `json_stream` (objects with nothing between them), always labelled
     // application/json. Each text is one event.
+    // read lazily: a body of millions of tiny texts is refused at its first bad one, and none
+    // is held apart from its event
     const texts = jsonTexts(text);
-    if (texts.length > 1) return parseJsonTexts(texts);
+    const first = texts.next();
+    const second = texts.next();
+    if (!first.done && !second.done) return parseJsonTexts([first.value, second.value], texts);
     throw new QesError(
       "invalid_event",
       `The body is not valid JSON (${reason(e)}). Send a JSON array of events, one event, ` +
@@ -145,13 +149,12 @@ function isJsonWhitespace(c: number): boolean {
 }
 
 /**
- * Splits a body into its top-level JSON texts without parsing them: an object or array ends at
+ * The top-level JSON texts of a body, one at a time, without parsing them: an object or array ends at
  * its matching bracket (brackets inside strings skipped), anything else at the next whitespace
  * or bracket. A text left open at the end of the body is the last one; JSON.parse then says why
  * it is not valid. Linear, and not recursive: the depth of a hostile body does not matter here.
  */
-function jsonTexts(body: string): JsonText[] {
-  const texts: JsonText[] = [];
+function* jsonTexts(body: string): Generator<JsonText, void, undefined> {
   let line = 1;
   let i = 0;
   const n = body.length;
@@ -190,15 +193,18 @@ function jsonTexts(body: string): JsonText[] {
         i++;
       }
     }
-    texts.push({ text: body.slice(start, i), line: startLine });
+    yield { text: body.slice(start, i), line: startLine };
   }
-  return texts;
 }
 
-function parseJsonTexts(texts: readonly JsonText[]): IngestEvents {
+function parseJsonTexts(head: readonly JsonText[], rest: Iterable<JsonText>): IngestEvents {
   const events: JsonValue[] = [];
   const lines: number[] = [];
-  for (const { text, line } of texts) {
+  const each = function* () {
+    yield* head;
+    yield* rest;
+  };
+  for (const { text, line } of each()) {
     const where = `event ${events.length} (line ${line})`;
     let value: JsonValue;
     try {
