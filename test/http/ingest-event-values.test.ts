@@ -153,8 +153,8 @@ describe.each(BACKENDS)("ingested event values on $name", (fixture) => {
   it("a field a later event of the same request widens holds the same value for the earlier events on every backend", async () => {
     const { url, backend } = served;
     const body = JSON.stringify([
-      { id: "a", timestamp: at, tags: [], level: 1e-7, n: 9007199254740993 },
-      { id: "b", timestamp: at, tags: "t", level: "warn", n: 1.5 },
+      { id: "a", timestamp: at, tags: [], level: 1e-7 },
+      { id: "b", timestamp: at, tags: "t", level: "warn" },
     ]);
     expect((await postLogs(url, "widened.batch", body)).status).toBe(200);
     // DuckDB wrote "a" before "b" widened: its empty array was lost and its number cast by the engine

@@ -61,6 +61,7 @@ function holdsNoUnstorableEscape(text: string): boolean {
   return !text.includes("\\u0000") && !/\\u[dD][89abcdefABCDEF]/.test(text);
 }
 
+// biome-ignore lint/suspicious/noControlCharactersInRegex: NUL is one of the characters this finds
 const UNSTORABLE = /\u0000|[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/;
 const UNSTORABLE_ALL = new RegExp(UNSTORABLE.source, "g");
 
