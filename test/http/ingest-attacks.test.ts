@@ -68,7 +68,7 @@ describe.each(BACKENDS)("ingest under attack on $name", (fixture) => {
 
   it("malformed JSON, wrong content types, deep nesting and huge arrays of non-events are 400s", async () => {
     const url = served.url;
-    for (const body of ['[{"a":1},', "{", "[1,2", "nul", '{"a":1}{"b":2}', "\u0000"]) {
+    for (const body of ['[{"a":1},', "{", "[1,2", "nul", '{"a":1}{"b":', '{"a":1} x', "\u0000"]) {
       const r = await postLogs(url, "json.src", body);
       expect(r.status, body).toBe(400);
       expect(r.body.error.code).toBe("invalid_event");
@@ -111,7 +111,10 @@ describe.each(BACKENDS)("ingest under attack on $name", (fixture) => {
       body: { error: { code: "invalid_parameter", param: "source_name" } },
     });
     const sourcesBefore = Object.keys((await served.backend.schema()).sources).sort();
-    for (const name of ["", " ", "a\u0000b", "line\nbreak", "x".repeat(201), "\u0007bell"]) {
+    // names of properties every object inherits: DuckDB and ClickHouse answered 500, PostgreSQL
+    // acknowledged __proto__ and then knew no such source
+    const inherited = ["constructor", "__proto__", "toString", "hasOwnProperty", "valueOf"];
+    for (const name of ["", " ", "a\u0000b", "line\nbreak", "x".repeat(201), "\u0007bell", ...inherited]) {
       const r = await postLogs(url, { query: `source_name=${encodeURIComponent(name)}` }, body);
       expect(r.status, JSON.stringify(name)).toBe(400);
       expect(r.body.error.param).toBe("source_name");

@@ -89,4 +89,29 @@ describe.each(BACKENDS)("retention on $name", (fixture) => {
     const empty = (await backend.sourceStats()).find((s) => s.source === "gotrue.logs.prod");
     expect(empty).toMatchObject({ oldestMicros: null });
   });
+
+  it("runs while ingest creates and fills a source: acknowledged events inside the retention all stay, older ones go", async () => {
+    // the real clock: ClickHouse's TTL, which the run sets, expires parts by it in the background
+    const now = BigInt(Date.now()) * 1000n;
+    const today = now - (now % DAY);
+    const policy = { defaultDays: 30, perSource: { "retention.race": 2 } };
+    const acknowledged: string[] = [];
+    const work: Promise<unknown>[] = [];
+    for (let round = 0; round < 8; round++) {
+      for (let client = 0; client < 3; client++) {
+        const batch = eventsAt("retention.race", [
+          [`new-${round}-${client}`, now - 1n],
+          [`edge-${round}-${client}`, today - 2n * DAY],
+          [`old-${round}-${client}`, today - 2n * DAY - 1n],
+        ]);
+        work.push(backend.ingest([batch]).then(() => acknowledged.push(...batch.events.map((e) => e.id))));
+      }
+      work.push(backend.applyRetention(policy, now));
+    }
+    await Promise.all(work);
+    await backend.applyRetention(policy, now);
+    const kept = acknowledged.filter((id) => !id.startsWith("old-")).sort();
+    expect(acknowledged).toHaveLength(8 * 3 * 3);
+    expect(await ids(backend, "retention.race")).toEqual(kept);
+  });
 });

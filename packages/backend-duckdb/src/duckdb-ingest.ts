@@ -7,6 +7,7 @@ import {
   type LogEvent,
   type LogSchema,
   newSourceSchema,
+  type SchemaChange,
   type SourceSchema,
   widenForEvent,
 } from "@qes/core";
@@ -65,27 +66,31 @@ export async function ingestIntoDuckdb(
         schema.table,
         fresh.map((e) => e.id),
       );
+      const events = stored.size === 0 ? fresh : fresh.filter((e) => !stored.has(e.id));
+      // the batch's widening first, then its rows, as PostgreSQL and ClickHouse store them: an
+      // event written before a later one of its batch widened its field would hold a different
+      // value (an empty array dropped, or the engine's cast of a number to text)
+      const changes: SchemaChange[] = [];
+      for (const [index, event] of events.entries()) {
+        for (const change of widenForEvent(schema, event.body, index)) changes.push(change);
+      }
+      if (changes.length > 0) {
+        await applySchemaChanges(conn, schema, changes);
+        changed.add(batch.source);
+      }
       const writer = new ChunkWriter(conn, schema.table);
       await writer.open(schema);
-      let written = 0;
-      for (const [index, event] of fresh.entries()) {
-        if (stored.has(event.id)) continue;
-        const changes = widenForEvent(schema, event.body, index);
-        if (changes.length > 0) {
-          writer.close();
-          await applySchemaChanges(conn, schema, changes);
-          await writer.open(schema);
-          changed.add(batch.source);
-        }
-        writer.add(event);
-        written++;
-      }
+      for (const event of events) writer.add(event);
       writer.close();
       storedIds.written(
         schema.table,
-        fresh.filter((e) => !stored.has(e.id)).map((e) => e.id),
+        events.map((e) => e.id),
       );
-      results.push({ source: batch.source, stored: written, duplicates: batch.events.length - written });
+      results.push({
+        source: batch.source,
+        stored: events.length,
+        duplicates: batch.events.length - events.length,
+      });
     }
     let version: number | undefined;
     if (changed.size > 0) {

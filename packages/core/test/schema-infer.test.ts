@@ -124,4 +124,36 @@ describe("schema inference", () => {
     expect(Object.getOwnPropertyDescriptor(saved, "__proto__")?.value.kind).toBe("record");
     expect(flattenEvent(s, e)).toMatchObject({ f2: true });
   });
+
+  it("keys named as inherited properties are fields at any depth, and an event without them has NULL there", () => {
+    const s = newSourceSchema("x");
+    const first = ev({});
+    first.body = JSON.parse(
+      '{"constructor":"c","toString":1,"__proto__":"p","metadata":{"valueOf":"v","hasOwnProperty":{"a":1}}}',
+    );
+    widenSchema(s, first.body);
+    // top-level keys that an object inherits were taken for the fixed four and dropped
+    expect(Object.keys(s.fields)).toEqual(expect.arrayContaining(["constructor", "toString", "__proto__"]));
+    const columnOf = (...path: string[]) => {
+      let fields = s.fields;
+      for (const p of path.slice(0, -1)) fields = fields[p]!.fields!;
+      return Object.getOwnPropertyDescriptor(fields, path.at(-1)!)!.value.column as string;
+    };
+    const stored = flattenEvent(s, first);
+    expect(stored[columnOf("constructor")]).toBe("c");
+    expect(stored[columnOf("toString")]).toBe(1n);
+    expect(stored[columnOf("__proto__")]).toBe("p");
+    expect(stored[columnOf("metadata", "valueOf")]).toBe("v");
+    // an event without those keys: NULL, not the text of a function or of Object.prototype
+    const other = flattenEvent(s, ev({ metadata: { other: 1 } }));
+    for (const path of [
+      ["constructor"],
+      ["toString"],
+      ["__proto__"],
+      ["metadata", "valueOf"],
+      ["metadata", "hasOwnProperty"],
+    ]) {
+      expect(other[columnOf(...path)], path.join(".")).toBeNull();
+    }
+  });
 });

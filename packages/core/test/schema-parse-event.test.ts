@@ -1,7 +1,8 @@
 import { describe, expect, it } from "vitest";
 import type { QesError } from "../src/errors.ts";
 import { jsonText, parseJsonText } from "../src/schema/json-value.ts";
-import { parseEvent } from "../src/schema/parse-event.ts";
+import { logEventFromJson, MAX_KEY_BYTES, parseEvent } from "../src/schema/parse-event.ts";
+import { checkSourceName } from "../src/schema/source-name.ts";
 import { formatMicros, parseIsoTimestampMicros } from "../src/schema/timestamp-micros.ts";
 
 const NOW = 1_736_931_600_000_000n;
@@ -37,6 +38,63 @@ describe("parseEvent", () => {
       1736931600123456n,
     );
     expect(parseEvent('{"timestamp":1736931600123456}', 1, NOW)!.timestamp).toBe(1736931600123456n);
+  });
+
+  it("reads a unix time in seconds, milliseconds, microseconds or nanoseconds by its size", () => {
+    const at = (ts: string) => parseEvent(`{"timestamp":${ts}}`, 1, NOW)!.timestamp;
+    const micros = 1736931600123456n;
+    // Fluent Bit's `epoch` and `double`, Date.now(), this API's own form, Go's UnixNano()
+    expect(at("1736931600")).toBe(1736931600000000n);
+    expect(at("1736931600.123456")).toBe(micros);
+    expect(at("1736931600.1234567")).toBe(micros);
+    expect(at("1736931600123")).toBe(1736931600123000n);
+    expect(at("1736931600123.456")).toBe(micros);
+    expect(at("1736931600123456")).toBe(micros);
+    expect(at("1736931600123456789")).toBe(micros);
+    // the same as text
+    expect(at('"1736931600"')).toBe(1736931600000000n);
+    expect(at('"1736931600123456789"')).toBe(micros);
+    // sizes no unit makes a 2001–5138 time of stay microseconds, as before
+    expect(at("0")).toBe(0n);
+    expect(at("-1")).toBe(-1n);
+    expect(at("123456")).toBe(123456n);
+    expect(at("946684800000000")).toBe(946684800000000n);
+    // a fraction of microseconds or nanoseconds is not a time
+    expect(() => at("1736931600123456.5")).toThrow(/"timestamp" is number 1736931600123456\.5/);
+    expect(() => at("1.5")).toThrow(/"timestamp"/);
+  });
+
+  it("takes an id that is a string or a number; an empty one is no id; a longer one than an index takes is refused", () => {
+    const ingest = (event: Record<string, unknown>) => logEventFromJson(event as never, "s", NOW, "event 4");
+    expect(ingest({ id: 42 }).id).toBe("42");
+    expect(ingest({ id: "a" }).id).toBe("a");
+    // an empty id is derived from the content, like an absent one: two events stay two
+    const a = ingest({ id: "", event_message: "first" });
+    const b = ingest({ id: "", event_message: "second" });
+    expect(a.id).toMatch(/^[0-9a-f]{8}-[0-9a-f]{4}-8/);
+    expect(a.id).not.toBe(b.id);
+    expect(ingest({ id: " ", event_message: "first" }).id).not.toBe(" ");
+    expect(parseEvent('{"id":""}', 1, NOW)!.id).toMatch(/^[0-9a-f-]{36}$/);
+    for (const id of [{ a: 1 }, [1], true]) {
+      expect(() => ingest({ id })).toThrow(/^event 4: "id" is .*; expected a string or a number/);
+    }
+    expect(() => parseEvent('{"id":{"a":1}}', 3, NOW)).toThrow(/^line 3: "id"/);
+    expect(ingest({ id: "é".repeat(MAX_KEY_BYTES / 2) }).id).toHaveLength(MAX_KEY_BYTES / 2);
+    expect(() => ingest({ id: "é".repeat(MAX_KEY_BYTES / 2 + 1) })).toThrow(
+      /^event 4: "id" is longer than 1024 bytes/,
+    );
+    expect(() => ingest({ project: "p".repeat(MAX_KEY_BYTES + 1) })).toThrow(/^event 4: "project" is longer/);
+    expect(() => ingest({ project: { ref: "p".repeat(MAX_KEY_BYTES) } })).toThrow(/"project" is longer/);
+    expect(() => parseEvent(`{"project":"${"p".repeat(MAX_KEY_BYTES + 1)}"}`, 2, NOW)).toThrow(
+      /^line 2: "project"/,
+    );
+  });
+
+  it("refuses a number beyond FLOAT64's range, which JSON.parse makes Infinity", () => {
+    expect(() => parseEvent('{"m":{"x":[1e400]}}', 5, NOW)).toThrow(
+      /^line 5: a number is beyond the range of FLOAT64/,
+    );
+    expect(parseEvent('{"m":1.7976931348623157e308}', 5, NOW)!.body.m).toBe(1.7976931348623157e308);
   });
 
   it("names the line and the problem for malformed input", () => {
@@ -92,5 +150,51 @@ describe("timestamps", () => {
     expect(() => parseJsonText('{"a":1,}')).toThrow(SyntaxError);
     // any depth, as JSON.parse takes it
     expect(parseJsonText("[".repeat(100_000) + "]".repeat(100_000))).toBeInstanceOf(Array);
+  });
+});
+
+describe("NUL characters and lone surrogates", () => {
+  it("a lone surrogate in a string or key becomes U+FFFD; an escaped pair stays the character", () => {
+    expect(parseJsonText('{"a":"x\\ud800y","b":["\\udc00"],"k\\uDFFF":1,"e":"\\ud83d\\ude00"}')).toEqual({
+      a: "x\uFFFDy",
+      b: ["\uFFFD"],
+      "k\uFFFD": 1,
+      e: "😀",
+    });
+  });
+
+  it("are taken out of every string and key at parsing, at any depth (PostgreSQL cannot store them)", () => {
+    const e = parseEvent(
+      '{"id":"a\\u0000b","event_message":"x\\u0000y","k\\u0000ey":1,"m":[{"s":"\\u0000","n\\u0000":["p\\u0000q",2]}],"z":9007199254740993}',
+      1,
+      NOW,
+    )!;
+    expect(e.id).toBe("ab");
+    expect(e.body).toEqual({
+      id: "ab",
+      event_message: "xy",
+      key: 1,
+      m: [{ s: "", n: ["pq", 2] }],
+      z: 9007199254740993n,
+    });
+    // key order is kept; a __proto__ key stays a key
+    expect(
+      Object.keys(parseJsonText('{"a\\u0000":1,"b":2,"__proto__":{"c\\u0000":"\\u0000"}}') as object),
+    ).toEqual(["a", "b", "__proto__"]);
+    expect(parseJsonText('{"__proto__":{"c\\u0000":"\\u0000"}}')).toEqual(
+      JSON.parse('{"__proto__":{"c":""}}'),
+    );
+    // a string that only looks like the escape is untouched
+    expect(parseJsonText('{"a":"\\\\u0000"}')).toEqual({ a: "\\u0000" });
+  });
+});
+
+describe("source names", () => {
+  it("refuse the names of properties every object inherits, naming source_name", () => {
+    for (const name of ["constructor", "toString", "__proto__", "hasOwnProperty", "valueOf"]) {
+      expect(() => checkSourceName(name), name).toThrow(/is reserved/);
+    }
+    for (const name of ["constructor.logs", "Constructor", "proto", "x"])
+      expect(() => checkSourceName(name)).not.toThrow();
   });
 });

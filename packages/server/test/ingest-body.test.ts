@@ -100,3 +100,46 @@ describe("ingest body forms", () => {
     }
   });
 });
+
+describe("several JSON texts in a body labelled application/json", () => {
+  it("are one event each: NDJSON (LF or CRLF, trailing newline) and objects back to back", () => {
+    // Fluent Bit `format json_lines` (labelled application/json by some versions)
+    expect(json('{"a":1}\n{"a":2}\n')).toEqual([{ a: 1 }, { a: 2 }]);
+    expect(json('{"a":1}\r\n\r\n{"a":2}\r\n')).toEqual([{ a: 1 }, { a: 2 }]);
+    // Fluent Bit `format json_stream`: nothing between the objects
+    expect(json('{"a":1}{"a":"}{"}{"a":[3]}')).toEqual([{ a: 1 }, { a: "}{" }, { a: [3] }]);
+    expect(json('\uFEFF{"a":1} {"b":"\\"}"}')).toEqual([{ a: 1 }, { b: '"}' }]);
+    // integers beyond 2^53 stay exact here too
+    expect(json('{"n":1}\n{"n":9007199254740993}')).toEqual([{ n: 1 }, { n: 9007199254740993n }]);
+  });
+
+  it("refuse a bad text by its index and line, and an incomplete body as before", () => {
+    const broken = refusal(() => json('{"a":1}\n{"a":2}\n{"a":\n'));
+    expect(broken.code).toBe("invalid_event");
+    expect(broken.message).toMatch(/^event 2 \(line 3\): not valid JSON/);
+    expect(broken.line).toBe(3);
+    expect(refusal(() => json('{"a":1}\n[{"a":2}]')).message).toMatch(/^event 1 \(line 2\): .* got an array/);
+    expect(refusal(() => json('{"a":1} 5')).message).toMatch(/^event 1 \(line 1\): .* got a number/);
+    expect(refusal(() => json('{"a":1}\ngarbage')).message).toMatch(/^event 1 \(line 2\): not valid JSON/);
+    const deep = `${'{"a":'.repeat(MAX_EVENT_DEPTH + 1)}1${"}".repeat(MAX_EVENT_DEPTH + 1)}`;
+    expect(refusal(() => json(`{"a":1}\n${deep}`)).message).toMatch(/^event 1 \(line 2\): .*nested deeper/);
+    // one text left open is the JSON error it always was
+    expect(refusal(() => json('[{"a":1},')).message).toMatch(/^The body is not valid JSON/);
+  });
+});
+
+describe("numbers beyond FLOAT64", () => {
+  it("refuse their event by index (and line), in every body form; 1e308 and 1e-400 are fine", () => {
+    expect(refusal(() => json('[{"a":1},{"m":{"r":[1,1e400]}}]')).message).toMatch(
+      /^event 1: a number is beyond the range of FLOAT64/,
+    );
+    expect(refusal(() => json(`{"a":-${"9".repeat(309)}}`)).message).toMatch(/^event 0: a number is beyond/);
+    const nd = refusal(() => ndjson('{"a":1}\n{"a":2E+999}'));
+    expect(nd.message).toMatch(/^event 1 \(line 2\): a number is beyond/);
+    expect(nd.line).toBe(2);
+    expect(refusal(() => json('{"a":1}{"a":1e400}')).message).toMatch(
+      /^event 1 \(line 1\): a number is beyond/,
+    );
+    expect(json('[{"a":1e308,"b":1e-400,"c":"1e400"}]')).toEqual([{ a: 1e308, b: 0, c: "1e400" }]);
+  });
+});

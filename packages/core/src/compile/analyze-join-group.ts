@@ -72,7 +72,7 @@ function exportedVar(v: RangeVar, exported: (value: Value) => Value): RangeVar {
   };
   return {
     name: v.name,
-    column: (n) => once(`c:${n.toLowerCase()}`, () => v.column(n)),
+    column: (n) => once(`c:${n}`, () => v.column(n)),
     columnNames: () => v.columnNames(),
     ...(v.star ? { star: (n: string) => once(`s:${n.toLowerCase()}`, () => v.star?.(n)) } : {}),
     ...(v.self ? { self: once("self", () => v.self) } : {}),

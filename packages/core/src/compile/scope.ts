@@ -128,7 +128,9 @@ export class Scope {
       if (merged) return merged;
       const found: Array<[RangeVar, Value]> = [];
       for (const v of s.vars) {
-        const c = v.column(lower);
+        // the name as written: a source holding both `Foo` and `foo` (JSON keys differ by case
+        // where BigQuery's columns cannot) reads each by its own spelling, either one otherwise
+        const c = v.column(name);
         if (c) found.push([v, c]);
       }
       if (found.length === 1) return found[0]![1];

@@ -73,6 +73,12 @@ interface Slot {
   /** index into the output, or -1 when the field has no column */
   index: number;
   children: Slot[];
+  /**
+   * the name is also a property every object inherits (`constructor`, `toString`, `__proto__`):
+   * an event without that key would read the inherited one — a function, Object.prototype — and
+   * store its text ("" on PostgreSQL, "{}", a broken row that ClickHouse refused) instead of NULL
+   */
+  inherited: boolean;
 }
 
 /**
@@ -91,6 +97,7 @@ export function createRowEncoder<T>(schema: SourceSchema, encoder: ColumnEncoder
         type: columns[indexOf.get(node.column!)!]!.type,
         index: indexOf.get(node.column!)!,
         children: node.kind === "record" && node.fields ? slots(node.fields, false) : [],
+        inherited: node.name in Object.prototype,
       }));
   const top = slots(schema.fields, true);
   const NULL = encoder.null;
@@ -116,7 +123,7 @@ export function createRowEncoder<T>(schema: SourceSchema, encoder: ColumnEncoder
 
   const fill = (row: T[], level: Slot[], obj: JsonObject): void => {
     for (const slot of level) {
-      const value = obj[slot.name];
+      const value = slot.inherited && !Object.hasOwn(obj, slot.name) ? undefined : obj[slot.name];
       if (value === undefined || value === null) continue;
       if (slot.kind === "scalar") row[slot.index] = scalar(value, slot.type);
       else if (slot.kind === "record") {

@@ -126,7 +126,7 @@ export function physicalColumns(schema: SourceSchema): PhysicalColumn[] {
   }));
   const others: PhysicalColumn[] = [];
   forEachNode(schema.fields, [], (node, path) => {
-    if (node.column === undefined || node.column in FIXED_COLUMNS) return;
+    if (node.column === undefined || Object.hasOwn(FIXED_COLUMNS, node.column)) return;
     others.push({ column: node.column, type: columnTypeOf(node, path.length === 1), path });
   });
   others.sort((a, b) => columnNumber(a.column) - columnNumber(b.column));
@@ -349,7 +349,8 @@ export function widenSchema(schema: SourceSchema, body: JsonObject): SchemaChang
   const widener = new Widener(schema);
   const place: Place = { path: [], underArray: false };
   for (const key of Object.keys(body)) {
-    if (key in FIXED_COLUMNS) continue;
+    // own keys only: `constructor` or `toString` is an event's field, not one of the fixed four
+    if (Object.hasOwn(FIXED_COLUMNS, key)) continue;
     widener.field(schema.fields, key, body[key]!, place);
   }
   return widener.changes;

@@ -48,7 +48,71 @@ export function parseJsonText(text: string): JsonValue {
  * `value` holds such an integer.
  */
 export function exactJsonValue(value: JsonValue, text: string): JsonValue {
-  return holdsInexactInteger(value) && LONG_DIGIT_RUN.test(text) ? parseLossless(text) : value;
+  const exact = holdsInexactInteger(value) && LONG_DIGIT_RUN.test(text) ? parseLossless(text) : value;
+  return holdsNoUnstorableEscape(text) ? exact : storableStrings(exact);
+}
+
+/**
+ * Text from JSON can only hold a NUL or a lone surrogate through an escape (`\u0000`,
+ * `\ud800`): a body decoded as UTF-8 has neither raw. Without such an escape there is nothing to
+ * clean (an escaped surrogate pair, as Python's json.dumps writes every emoji, only costs a walk).
+ */
+function holdsNoUnstorableEscape(text: string): boolean {
+  return !text.includes("\\u0000") && !/\\u[dD][89abcdefABCDEF]/.test(text);
+}
+
+// biome-ignore lint/suspicious/noControlCharactersInRegex: NUL is one of the characters this finds
+const UNSTORABLE = /\u0000|[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/;
+const UNSTORABLE_ALL = new RegExp(UNSTORABLE.source, "g");
+
+/** NUL taken out, a lone surrogate made U+FFFD (what String.prototype.toWellFormed does) */
+function storableText(text: string): string {
+  return UNSTORABLE.test(text) ? text.replace(UNSTORABLE_ALL, (c) => (c === "\u0000" ? "" : "\uFFFD")) : text;
+}
+
+/** the object itself, or a copy in the same key order with its keys made storable */
+function withStorableKeys(obj: JsonObject): JsonObject {
+  let found = false;
+  for (const key in obj) {
+    if (UNSTORABLE.test(key)) {
+      found = true;
+      break;
+    }
+  }
+  if (!found) return obj;
+  const copy: JsonObject = {};
+  for (const key of Object.keys(obj)) setOwn(copy, storableText(key), obj[key]!);
+  return copy;
+}
+
+/**
+ * `value` with every string and key made storable by every engine, at any depth: NUL taken out,
+ * a lone surrogate replaced by U+FFFD. PostgreSQL cannot store NUL in text and dropped it, DuckDB
+ * and ClickHouse kept it; DuckDB and PostgreSQL stored a lone surrogate as U+FFFD, ClickHouse
+ * refused the whole insert (a 500). Cleaned once, at parsing, every backend stores the same text,
+ * and an id derived from the content is the same on all. Iterative (any depth).
+ */
+function storableStrings(value: JsonValue): JsonValue {
+  if (typeof value === "string") return storableText(value);
+  if (typeof value !== "object" || value === null) return value;
+  const root = Array.isArray(value) ? value : withStorableKeys(value);
+  const pending: (JsonValue[] | JsonObject)[] = [root as JsonValue[] | JsonObject];
+  while (pending.length > 0) {
+    const container = pending.pop()!;
+    const slots = Array.isArray(container) ? container.keys() : Object.keys(container).values();
+    for (const slot of slots) {
+      const el = (container as Record<string | number, JsonValue>)[slot]!;
+      if (typeof el === "string") {
+        const clean = storableText(el);
+        if (clean !== el) (container as Record<string | number, JsonValue>)[slot] = clean;
+      } else if (typeof el === "object" && el !== null) {
+        const clean = Array.isArray(el) ? el : withStorableKeys(el);
+        if (clean !== el) setOwn(container as Record<string | number, JsonValue>, slot as string, clean);
+        pending.push(clean as JsonValue[] | JsonObject);
+      }
+    }
+  }
+  return root;
 }
 
 function parseLossless(text: string): JsonValue {
@@ -83,6 +147,31 @@ function holdsInexactInteger(value: JsonValue): boolean {
         else if (typeof el === "number" && !Number.isSafeInteger(el) && Number.isInteger(el)) return true;
       }
     }
+  }
+  return false;
+}
+
+/**
+ * Could `text` hold a number literal that JSON.parse reads as ±Infinity (an exponent of three
+ * digits, or 309 digits in a row)? A cheap test on the text, so that events are walked for such a
+ * number only when one may be there.
+ */
+export function mayHoldHugeNumber(text: string): boolean {
+  return /\d[eE]\+?\d{3}|\d{309}/.test(text);
+}
+
+/**
+ * Does a parsed value hold a number beyond FLOAT64's range (±1.8e308), which JSON.parse made
+ * ±Infinity? Iterative (any depth).
+ */
+export function holdsHugeNumber(value: JsonValue): boolean {
+  const pending: JsonValue[] = [value];
+  while (pending.length > 0) {
+    const v = pending.pop()!;
+    if (typeof v === "number") {
+      if (!Number.isFinite(v)) return true;
+    } else if (Array.isArray(v)) for (const el of v) pending.push(el);
+    else if (typeof v === "object" && v !== null) for (const key in v) pending.push(v[key]!);
   }
   return false;
 }

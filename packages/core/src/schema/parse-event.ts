@@ -2,9 +2,11 @@ import { randomUUID } from "node:crypto";
 import { QesError } from "../errors.ts";
 import { contentEventId } from "./event-id.ts";
 import {
+  holdsHugeNumber,
   isJsonObject,
   type JsonObject,
   type JsonValue,
+  mayHoldHugeNumber,
   parseJsonText,
   textOfJsonValue,
 } from "./json-value.ts";
@@ -21,7 +23,6 @@ export interface LogEvent {
   body: JsonObject;
 }
 
-const DIGITS = /^-?\d+$/;
 /** 0001-01-01T00:00:00Z and 10000-01-01T00:00:00Z in unix microseconds */
 const MIN_TIMESTAMP = -62_135_596_800_000_000n;
 const MAX_TIMESTAMP = 253_402_300_800_000_000n;
@@ -34,6 +35,29 @@ function describe(value: JsonValue): string {
   return `${typeof value} ${String(value)}`;
 }
 
+/**
+ * Unix time given as a number, in the unit its size shows. Shippers send seconds (Fluent Bit's
+ * `json_date_format epoch`/`double`, Python's `time.time()`), milliseconds (JavaScript's
+ * `Date.now()`), microseconds (this API's own form) or nanoseconds (Go, OpenTelemetry); read as
+ * microseconds, seconds and milliseconds land in January 1970 — stored without a word and then
+ * removed by the next retention run. Where a unit gives a time between 2001 and 5138 it is that
+ * unit; every other integer is microseconds, as documented. A fraction is allowed for seconds and
+ * milliseconds only.
+ */
+function unixTimeMicros(integer: bigint, fraction: string): bigint | null {
+  if (integer >= 1_000_000_000n && integer < 100_000_000_000n) {
+    return integer * 1_000_000n + BigInt((fraction + "000000").slice(0, 6));
+  }
+  if (integer >= 1_000_000_000_000n && integer < 100_000_000_000_000n) {
+    return integer * 1_000n + BigInt((fraction + "000").slice(0, 3));
+  }
+  if (fraction !== "") return null;
+  if (integer >= 100_000_000_000_000_000n) return integer / 1_000n;
+  return integer;
+}
+
+const DECIMAL = /^(-?\d+)(?:\.(\d+))?$/;
+
 function eventTimestamp(
   value: JsonValue | undefined,
   where: string,
@@ -41,17 +65,86 @@ function eventTimestamp(
   line: number | undefined,
 ): bigint {
   if (value === undefined || value === null) return nowMicros;
-  if (typeof value === "bigint") return value;
-  if (typeof value === "number" && Number.isSafeInteger(value)) return BigInt(value);
+  if (typeof value === "bigint") return unixTimeMicros(value, "") as bigint;
+  // the shortest text that reads back as the same double: the digits the sender wrote
+  const decimal =
+    typeof value === "number" && Number.isFinite(value)
+      ? DECIMAL.exec(String(value))
+      : typeof value === "string"
+        ? DECIMAL.exec(value)
+        : null;
+  if (decimal) {
+    const micros = unixTimeMicros(BigInt(decimal[1]!), decimal[2] ?? "");
+    if (micros !== null) return micros;
+  }
   if (typeof value === "string") {
-    if (DIGITS.test(value)) return BigInt(value);
     const micros = parseIsoTimestampMicros(value);
     if (micros !== null) return micros;
   }
   throw new QesError(
     "invalid_event",
     `${where}: "timestamp" is ${describe(value)}; expected an ISO 8601 timestamp ` +
-      `(e.g. "2025-01-15T09:00:00.123456Z"; no zone means UTC) or integer unix microseconds`,
+      `(e.g. "2025-01-15T09:00:00.123456Z"; no zone means UTC) or a unix time in seconds, ` +
+      `milliseconds, microseconds or nanoseconds (told apart by size; 16 digits are microseconds)`,
+    line === undefined ? {} : { line },
+  );
+}
+
+/**
+ * UTF-8 bytes an `id` or a `project` may take: both are index keys on every backend, and
+ * PostgreSQL's btree refuses an entry above 2,704 bytes (a longer key failed the whole commit, on
+ * one backend only). Real ids are UUIDs and project refs are 20 characters.
+ */
+export const MAX_KEY_BYTES = 1024;
+
+function keyTooLong(name: string, text: string, where: string, line: number | undefined): QesError | null {
+  // a UTF-8 byte takes at least a third of a UTF-16 unit: short text needs no count
+  if (text.length * 3 <= MAX_KEY_BYTES || Buffer.byteLength(text, "utf8") <= MAX_KEY_BYTES) return null;
+  return new QesError(
+    "invalid_event",
+    `${where}: "${name}" is longer than ${MAX_KEY_BYTES} bytes; it is an index key: send a shorter one`,
+    line === undefined ? {} : { line },
+  );
+}
+
+/**
+ * The `id` an event was sent with: a string or a number, as text. Undefined when there is none —
+ * absent, null or empty: an empty id sent by every event of a shipper would otherwise make them
+ * all one event, each later one deduplicated away behind a 200.
+ */
+function sentId(value: JsonValue | undefined, where: string, line: number | undefined): string | undefined {
+  if (value === undefined || value === null) return undefined;
+  let id: string;
+  if (typeof value === "string") id = value;
+  else if (typeof value === "number" || typeof value === "bigint") id = String(value);
+  else {
+    throw new QesError(
+      "invalid_event",
+      `${where}: "id" is ${describe(value)}; expected a string or a number (or no id: one is derived)`,
+      line === undefined ? {} : { line },
+    );
+  }
+  if (id.trim() === "") return undefined;
+  const long = keyTooLong("id", id, where, line);
+  if (long) throw long;
+  return id;
+}
+
+function checkProject(value: JsonValue | undefined, where: string, line: number | undefined): void {
+  if (value === undefined || value === null) return;
+  const long = keyTooLong("project", textOfJsonValue(value) as string, where, line);
+  if (long) throw long;
+}
+
+/**
+ * The refusal of an event holding a number beyond FLOAT64's range: JSON.parse reads it as
+ * Infinity, which each engine stored and answered its own way (DuckDB and PostgreSQL "Infinity",
+ * ClickHouse NULL). No engine's FLOAT64 holds it as the number sent.
+ */
+export function hugeNumber(where: string, line?: number): QesError {
+  return new QesError(
+    "invalid_event",
+    `${where}: a number is beyond the range of FLOAT64 (±1.7976931348623157e308); send it as a string`,
     line === undefined ? {} : { line },
   );
 }
@@ -86,10 +179,13 @@ export function parseEvent(line: string, lineNumber: number, nowMicros: bigint):
       },
     );
   }
-  const id = value.id;
+  const where = `line ${lineNumber}`;
+  if (mayHoldHugeNumber(line) && holdsHugeNumber(value)) throw hugeNumber(where, lineNumber);
+  const id = sentId(value.id, where, lineNumber);
+  checkProject(value.project, where, lineNumber);
   return {
-    id: id === undefined || id === null ? randomUUID() : (textOfJsonValue(id) as string),
-    timestamp: eventTimestamp(value.timestamp, `line ${lineNumber}`, nowMicros, lineNumber),
+    id: id ?? randomUUID(),
+    timestamp: eventTimestamp(value.timestamp, where, nowMicros, lineNumber),
     body: value,
   };
 }
@@ -99,30 +195,40 @@ export function parseEvent(line: string, lineNumber: number, nowMicros: bigint):
  * (DESIGN.md §10). An event without `id` gets `contentEventId(source, value)`: derived from what
  * was sent, so a retried request carries the same ids and stores nothing twice. `timestamp`
  * defaults to `nowMicros` (after the id is derived, so it plays no part in it). Throws
- * QesError('invalid_event', `<where>: <reason>`) for a value that is not an object or whose
+ * QesError('invalid_event', `<where>: <reason>`) for a value that is not an object, whose `id` is
+ * not a string or number, whose `id` or `project` is longer than MAX_KEY_BYTES, or whose
  * `timestamp` is unusable.
  *
  * @param where how the message names the event, e.g. `event 3`
+ * @param line the event's line in its body (NDJSON), carried by the refusal
  */
 export function logEventFromJson(
   value: JsonValue,
   source: string,
   nowMicros: bigint,
   where = "event",
+  line?: number,
 ): LogEvent {
+  const at = line === undefined ? {} : { line };
   if (!isJsonObject(value)) {
-    throw new QesError("invalid_event", `${where}: an event must be a JSON object, got ${describe(value)}`);
+    throw new QesError(
+      "invalid_event",
+      `${where}: an event must be a JSON object, got ${describe(value)}`,
+      at,
+    );
   }
-  const id = value.id;
-  const timestamp = eventTimestamp(value.timestamp, where, nowMicros, undefined);
+  const id = sentId(value.id, where, line);
+  checkProject(value.project, where, line);
+  const timestamp = eventTimestamp(value.timestamp, where, nowMicros, line);
   if (timestamp < MIN_TIMESTAMP || timestamp >= MAX_TIMESTAMP) {
     throw new QesError(
       "invalid_event",
       `${where}: "timestamp" is outside the years 0001–9999 that every backend can store`,
+      at,
     );
   }
   return {
-    id: id === undefined || id === null ? contentEventId(source, value) : (textOfJsonValue(id) as string),
+    id: id ?? contentEventId(source, value),
     timestamp,
     body: value,
   };

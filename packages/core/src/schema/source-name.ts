@@ -11,11 +11,21 @@ function hasControlCharacter(name: string): boolean {
 
 /**
  * The rule for a source's name, the same for `qes load` and ingest on every backend: 1 to 200
- * characters, not only spaces, no control characters. The name is data (a row of the schema
- * model) and its table name is derived (schema-model.ts), so any other character is fine.
- * Throws QesError('invalid_parameter', …, {param: "source_name"}).
+ * characters, not only spaces, no control characters, and not the name of a property every
+ * JavaScript object has (`constructor`, `toString`, `__proto__`, …): the schema model keys its
+ * sources by name, and such a name found the inherited property instead (DuckDB and ClickHouse
+ * answered 500; PostgreSQL acknowledged `__proto__` and then knew no such source). The name is
+ * data (a row of the schema model) and its table name is derived (schema-model.ts), so any other
+ * character is fine. Throws QesError('invalid_parameter', …, {param: "source_name"}).
  */
 export function checkSourceName(name: string): void {
+  if (name in Object.prototype) {
+    throw new QesError(
+      "invalid_parameter",
+      `source name ${JSON.stringify(name)} is reserved (every JavaScript object has a property of that name); choose another`,
+      { param: "source_name" },
+    );
+  }
   if (name.trim() === "" || name.length > 200 || hasControlCharacter(name)) {
     throw new QesError(
       "invalid_parameter",

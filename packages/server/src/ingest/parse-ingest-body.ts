@@ -1,4 +1,11 @@
-import { exactJsonValue, type JsonValue, QesError } from "@qes/core";
+import {
+  exactJsonValue,
+  holdsHugeNumber,
+  hugeNumber,
+  type JsonValue,
+  mayHoldHugeNumber,
+  QesError,
+} from "@qes/core";
 
 /** how the body holds its events, from `Content-Type` */
 export type BodyFormat = "json" | "ndjson";
@@ -34,11 +41,23 @@ export function bodyFormat(contentType: string | undefined): BodyFormat {
 
 /**
  * The raw events of a body (DESIGN.md §10): a JSON array, one JSON object, `{"batch": [...]}`, or
- * NDJSON lines (blank lines skipped). Each is checked to be an object no deeper than
+ * NDJSON lines (blank lines skipped); a JSON body that holds several JSON texts one after another
+ * (NDJSON or objects back to back, as shippers send under `application/json`) is one event per text. Each is checked to be an object no deeper than
  * `MAX_EVENT_DEPTH`; the first that is not refuses the request with 400 `invalid_event` naming its
  * 0-based index (and, for NDJSON, its line). Integers beyond 2^53 keep their exact value.
  */
 export function parseIngestBody(body: Buffer, format: BodyFormat): JsonValue[] {
+  return parseIngestEvents(body, format).events;
+}
+
+/** The events of a body and, when it gave them one per line or text, each one's line (1-based). */
+export interface IngestEvents {
+  events: JsonValue[];
+  lines?: number[];
+}
+
+/** `parseIngestBody` with the events' lines, so that a later refusal of an event names its line too. */
+export function parseIngestEvents(body: Buffer, format: BodyFormat): IngestEvents {
   const text = decodeUtf8(body);
   return format === "ndjson" ? parseNdjson(text) : parseJsonBody(text);
 }
@@ -51,12 +70,23 @@ function decodeUtf8(body: Buffer): string {
   }
 }
 
-function parseJsonBody(text: string): JsonValue[] {
+function parseJsonBody(text: string): IngestEvents {
   if (text.trim() === "") throw new QesError("invalid_event", "The body is empty: it holds no events.");
   let value: JsonValue;
   try {
     value = parseExact(text);
   } catch (e) {
+    if (e instanceof QesError) throw e;
+    // Several JSON texts one after another: NDJSON sent as application/json (Fluent Bit's
+    // `json_lines` in the versions that label it so; Vector's newline framing under a hand-set
+    // header) or Fluent Bit's `json_stream` (objects with nothing between them), always labelled
+    // application/json. Each text is one event.
+    // read lazily: a body of millions of tiny texts is refused at its first bad one, and none
+    // is held apart from its event
+    const texts = jsonTexts(text);
+    const first = texts.next();
+    const second = texts.next();
+    if (!first.done && !second.done) return parseJsonTexts([first.value, second.value], texts);
     throw new QesError(
       "invalid_event",
       `The body is not valid JSON (${reason(e)}). Send a JSON array of events, one event, ` +
@@ -68,20 +98,23 @@ function parseJsonBody(text: string): JsonValue[] {
     : isObject(value) && Array.isArray(value.batch) && Object.keys(value).length === 1
       ? value.batch
       : [value];
-  for (const [index, event] of events.entries()) checkEvent(event, index, undefined);
-  return events;
+  const huge = mayHoldHugeNumber(text);
+  for (const [index, event] of events.entries()) checkEvent(event, index, undefined, huge);
+  return { events };
 }
 
-function parseNdjson(text: string): JsonValue[] {
+function parseNdjson(text: string): IngestEvents {
   const events: JsonValue[] = [];
+  const lines: number[] = [];
   let line = 0;
   for (const raw of text.split("\n")) {
     line++;
     if (raw.trim() === "") continue;
     let value: JsonValue;
     try {
-      value = parseExact(raw);
+      value = parseExact(raw, `event ${events.length} (line ${line})`);
     } catch (e) {
+      if (e instanceof QesError) throw e;
       throw new QesError(
         "invalid_event",
         `event ${events.length} (line ${line}): not valid JSON (${reason(e)})`,
@@ -90,10 +123,101 @@ function parseNdjson(text: string): JsonValue[] {
         },
       );
     }
-    checkEvent(value, events.length, line);
+    checkEvent(value, events.length, line, mayHoldHugeNumber(raw));
     events.push(value);
+    lines.push(line);
   }
-  return events;
+  return { events, lines };
+}
+
+/** one JSON text of a body that holds several, and the line it starts on (1-based) */
+interface JsonText {
+  text: string;
+  line: number;
+}
+
+const OPEN_BRACE = 0x7b;
+const OPEN_BRACKET = 0x5b;
+const CLOSE_BRACE = 0x7d;
+const CLOSE_BRACKET = 0x5d;
+const QUOTE = 0x22;
+const BACKSLASH = 0x5c;
+const NEWLINE = 0x0a;
+
+function isJsonWhitespace(c: number): boolean {
+  return c === 0x20 || c === 0x09 || c === NEWLINE || c === 0x0d;
+}
+
+/**
+ * The top-level JSON texts of a body, one at a time, without parsing them: an object or array ends at
+ * its matching bracket (brackets inside strings skipped), anything else at the next whitespace
+ * or bracket. A text left open at the end of the body is the last one; JSON.parse then says why
+ * it is not valid. Linear, and not recursive: the depth of a hostile body does not matter here.
+ */
+function* jsonTexts(body: string): Generator<JsonText, void, undefined> {
+  let line = 1;
+  let i = 0;
+  const n = body.length;
+  while (i < n) {
+    const c = body.charCodeAt(i);
+    if (isJsonWhitespace(c) || c === 0xfeff) {
+      if (c === NEWLINE) line++;
+      i++;
+      continue;
+    }
+    const start = i;
+    const startLine = line;
+    if (c === OPEN_BRACE || c === OPEN_BRACKET) {
+      let depth = 0;
+      let inString = false;
+      for (; i < n; i++) {
+        const d = body.charCodeAt(i);
+        if (d === NEWLINE) line++;
+        if (inString) {
+          if (d === BACKSLASH) i++;
+          else if (d === QUOTE) inString = false;
+        } else if (d === QUOTE) inString = true;
+        else if (d === OPEN_BRACE || d === OPEN_BRACKET) depth++;
+        else if (d === CLOSE_BRACE || d === CLOSE_BRACKET) {
+          depth--;
+          if (depth === 0) {
+            i++;
+            break;
+          }
+        }
+      }
+    } else {
+      while (i < n) {
+        const d = body.charCodeAt(i);
+        if (isJsonWhitespace(d) || d === OPEN_BRACE || d === OPEN_BRACKET) break;
+        i++;
+      }
+    }
+    yield { text: body.slice(start, i), line: startLine };
+  }
+}
+
+function parseJsonTexts(head: readonly JsonText[], rest: Iterable<JsonText>): IngestEvents {
+  const events: JsonValue[] = [];
+  const lines: number[] = [];
+  const each = function* () {
+    yield* head;
+    yield* rest;
+  };
+  for (const { text, line } of each()) {
+    const where = `event ${events.length} (line ${line})`;
+    let value: JsonValue;
+    try {
+      value = parseExact(text, where);
+    } catch (e) {
+      if (e instanceof QesError) throw e;
+      throw new QesError("invalid_event", `${where}: not valid JSON (${reason(e)})`, { line });
+    }
+    checkEvent(value, events.length, line, mayHoldHugeNumber(text));
+    events.push(value);
+    lines.push(line);
+  }
+  return { events, lines };
 }
 
 /**
@@ -103,13 +227,13 @@ function parseNdjson(text: string): JsonValue[] {
  * again, exactly (a body of edge events nearly always holds a 16-digit run, a microsecond
  * timestamp, and almost never such an integer).
  */
-function parseExact(text: string): JsonValue {
+function parseExact(text: string, where?: string): JsonValue {
   const value = JSON.parse(text) as JsonValue;
-  checkDepth(value, undefined);
+  checkDepth(value, where);
   return exactJsonValue(value, text);
 }
 
-function checkEvent(event: JsonValue, index: number, line: number | undefined): void {
+function checkEvent(event: JsonValue, index: number, line: number | undefined, huge: boolean): void {
   const where = line === undefined ? `event ${index}` : `event ${index} (line ${line})`;
   if (!isObject(event)) {
     throw new QesError("invalid_event", `${where}: an event must be a JSON object, got ${describe(event)}`, {
@@ -117,6 +241,7 @@ function checkEvent(event: JsonValue, index: number, line: number | undefined): 
     });
   }
   checkDepth(event, where);
+  if (huge && holdsHugeNumber(event)) throw hugeNumber(where, line);
 }
 
 /** iterative, so the check itself cannot overflow */

@@ -7,10 +7,11 @@ const EVENT: Schema = {
   description:
     "One log event (DESIGN.md §3): `event_message`, optional `id` (deduplicated per source; without it an id is " +
     "derived from the content, so a retry stores nothing twice), optional `timestamp` (ISO 8601, no zone = UTC, or " +
-    "integer unix microseconds; default the arrival time), `metadata` and any other keys, nested at will.",
+    "a unix time in seconds, milliseconds, microseconds or nanoseconds, told apart by size; default the arrival " +
+    "time), `metadata` and any other keys, nested at will.",
   properties: {
-    id: { type: "string" },
-    timestamp: { oneOf: [{ type: "string", format: "date-time" }, { type: "integer" }] },
+    id: { oneOf: [{ type: "string", maxLength: 1024 }, { type: "number" }] },
+    timestamp: { oneOf: [{ type: "string", format: "date-time" }, { type: "number" }] },
     event_message: { type: "string" },
     metadata: { type: "object", additionalProperties: true },
   },
@@ -26,7 +27,8 @@ export function ingestPath(maxBytes: number): Schema {
         summary: "Send log events to a source",
         description:
           "Takes events from log shippers (Vector's `http` sink with `codec: json` posts here). The body is a JSON " +
-          'array of events, one event, `{"batch": [...]}`, or NDJSON (`Content-Type: application/x-ndjson`), ' +
+          'array of events, one event, `{"batch": [...]}`, or NDJSON (`Content-Type: application/x-ndjson`; under ' +
+          "`application/json`, several JSON texts one after another are one event each), " +
           `optionally gzip-compressed, at most ${maxBytes} bytes after decompression. A request is all or nothing; ` +
           "the answer comes after the events are committed. Needs an ingest token (QES_INGEST_KEYS) or a JWT with " +
           "the scope `ingest` or `ingest:<source>`; query tokens are refused (403).",

@@ -9,7 +9,7 @@ import type { Clock } from "../clock.ts";
 import { checkFieldLimit } from "../ingest/field-limit.ts";
 import type { GroupCommitQueue } from "../ingest/group-commit-queue.ts";
 import { toLogEvents } from "../ingest/log-events.ts";
-import { bodyFormat, parseIngestBody } from "../ingest/parse-ingest-body.ts";
+import { bodyFormat, parseIngestEvents } from "../ingest/parse-ingest-body.ts";
 import { readIngestBody } from "../ingest/read-ingest-body.ts";
 import { schemaWidenings } from "../ingest/schema-widenings.ts";
 import { checkSourceLimit } from "../ingest/source-limit.ts";
@@ -50,7 +50,8 @@ export function ingestLogsRoute(deps: IngestLogsDeps) {
       throw deps.queue.busy();
     }
     const body = await readIngestBody(req, deps.ingestMaxBytes);
-    const events = toLogEvents(parseIngestBody(body, format), source, deps.clock());
+    const parsed = parseIngestEvents(body, format);
+    const events = toLogEvents(parsed.events, source, deps.clock(), parsed.lines);
     const batch: IngestBatch = { source, events };
     const schema = await deps.sources.schema();
     const widenings = schemaWidenings(schema, batch);

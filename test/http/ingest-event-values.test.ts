@@ -1,0 +1,190 @@
+import { randomBytes } from "node:crypto";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { BACKENDS } from "../support/backends.ts";
+import { runSql } from "../support/run-sql.ts";
+import { type ServedFixture, serveFixture } from "../support/serve-fixture.ts";
+import { ingestEnv, postLogs, storedIds } from "./support/ingest.ts";
+
+const json = (v: unknown) => JSON.stringify(v);
+const at = "2025-01-15T11:00:00Z";
+
+/** Event values a shipper or a hostile ingest token sends: each backend stores the same, or refuses the same. */
+describe.each(BACKENDS)("ingested event values on $name", (fixture) => {
+  let served: ServedFixture;
+  beforeAll(async () => {
+    served = await serveFixture(fixture, {}, ingestEnv());
+  });
+  afterAll(() => served.close());
+
+  it("an empty id is no id: events sent with one are not deduplicated into the first", async () => {
+    const { url, backend } = served;
+    const batch = json([
+      { id: "", timestamp: at, event_message: "first" },
+      { id: "", timestamp: at, event_message: "second" },
+      { id: " ", timestamp: at, event_message: "third" },
+    ]);
+    expect(await postLogs(url, "empty.ids", batch)).toMatchObject({ status: 200, body: { accepted: 3 } });
+    // a retry still stores nothing twice: the ids are derived from the content
+    expect((await postLogs(url, "empty.ids", batch)).status).toBe(200);
+    const rows = await runSql(backend, "select event_message from `empty.ids` order by event_message");
+    expect(rows).toEqual([
+      { event_message: "first" },
+      { event_message: "second" },
+      { event_message: "third" },
+    ]);
+  });
+
+  it("an id that is an object, array or boolean is a 400 naming the event; nothing is stored", async () => {
+    const { url, backend } = served;
+    for (const id of [{ a: 1 }, ["x"], true]) {
+      const r = await postLogs(
+        url,
+        "odd.ids",
+        json([
+          { id: "fine", timestamp: at },
+          { id, timestamp: at },
+        ]),
+      );
+      expect(r.status, json(id)).toBe(400);
+      expect(r.body.error.code).toBe("invalid_event");
+      expect(r.body.error.message).toMatch(/^event 1: "id" is .*expected a string or a number/);
+    }
+    expect(await storedIds(backend, "odd.ids")).toEqual([]);
+    expect((await postLogs(url, "odd.ids", json([{ id: 42, timestamp: at }]))).status).toBe(200);
+    expect(await storedIds(backend, "odd.ids")).toEqual(["42"]);
+  });
+
+  it("an id or project longer than an index key takes is a 400 naming the event on every backend, never a 4xx/5xx from the engine", async () => {
+    const { url, backend } = served;
+    // random, so that PostgreSQL cannot compress it below its btree's 2,704 bytes
+    const long = randomBytes(3000).toString("base64");
+    for (const event of [
+      { id: long, timestamp: at },
+      { id: "p1", project: long, timestamp: at },
+    ]) {
+      const r = await postLogs(url, "long.keys", json([{ id: "ok", timestamp: at }, event]));
+      expect(r.status).toBe(400);
+      expect(r.body.error.code).toBe("invalid_event");
+      expect(r.body.error.message).toMatch(/^event 1: "(id|project)" is longer than 1024 bytes/);
+    }
+    expect(await storedIds(backend, "long.keys")).toEqual([]);
+    const fine = randomBytes(700).toString("base64");
+    expect(
+      (await postLogs(url, "long.keys", json([{ id: fine, project: fine, timestamp: at }]))).status,
+    ).toBe(200);
+    expect(await storedIds(backend, "long.keys")).toEqual([fine]);
+  });
+
+  it("a lone surrogate in a string or key is stored as U+FFFD on every backend (ClickHouse answered 500)", async () => {
+    const { url, backend } = served;
+    const body =
+      '[{"id":"s1","timestamp":"2025-01-15T11:00:00Z","event_message":"a\\ud800b",' +
+      '"metadata":{"m":"\\udfff","k\\udc00":"v","emoji":"\\ud83d\\ude00"}}]';
+    expect(await postLogs(url, "surrogate.src", body)).toMatchObject({ status: 200, body: { accepted: 1 } });
+    const rows = await runSql(
+      backend,
+      "select event_message, m.m, m.emoji from `surrogate.src` cross join unnest(metadata) as m",
+    );
+    expect(rows).toEqual([{ event_message: "a\uFFFDb", m: "\uFFFD", emoji: "😀" }]);
+    const fields = (await backend.schema()).sources["surrogate.src"]?.fields.metadata?.fields ?? {};
+    expect(Object.keys(fields).sort()).toEqual(["emoji", "k\uFFFD", "m"]);
+  });
+
+  it("NUL characters are taken out of strings, keys and ids alike on every backend", async () => {
+    const { url, backend } = served;
+    const body =
+      '[{"id":"n\\u00001","timestamp":"2025-01-15T11:00:00Z","event_message":"a\\u0000b",' +
+      '"metadata":{"x":"c\\u0000d","k\\u0000ey":"v"},"tags":["t\\u0000u"]}]';
+    expect(await postLogs(url, "nul.src", body)).toMatchObject({ status: 200, body: { accepted: 1 } });
+    const rows = await runSql(
+      backend,
+      "select id, event_message, m.x, m.key, tags from `nul.src` cross join unnest(metadata) as m",
+    );
+    expect(rows).toEqual([{ id: "n1", event_message: "ab", x: "cd", key: "v", tags: ["tu"] }]);
+    // a retry is the same event
+    expect((await postLogs(url, "nul.src", body)).status).toBe(200);
+    expect(await storedIds(backend, "nul.src")).toEqual(["n1"]);
+  });
+
+  it("a number beyond FLOAT64's range is a 400 naming the event (engines stored JSON.parse's Infinity each their own way)", async () => {
+    const { url, backend } = served;
+    const r = await postLogs(
+      url,
+      "huge.numbers",
+      '[{"id":"h0","metadata":{"ratio":1.5}},{"id":"h1","metadata":{"ratio":1e400}}]',
+    );
+    expect(r.status).toBe(400);
+    expect(r.body.error).toMatchObject({ code: "invalid_event" });
+    expect(r.body.error.message).toMatch(/^event 1: a number is beyond the range of FLOAT64/);
+    expect(await storedIds(backend, "huge.numbers")).toEqual([]);
+  });
+
+  it("keys named constructor, toString, __proto__, valueOf are fields; events without them read NULL there", async () => {
+    const { url, backend } = served;
+    const first = JSON.stringify([
+      {
+        id: "a",
+        timestamp: at,
+        constructor: "c",
+        toString: 1,
+        metadata: { valueOf: "v", hasOwnProperty: "h" },
+      },
+    ]);
+    const proto = `[{"id":"p","timestamp":"${at}","__proto__":"x","metadata":{"__proto__":{"k":1}}}]`;
+    // before: PostgreSQL stored "" for the later events, ClickHouse refused every later request (500)
+    for (const body of [first, proto, JSON.stringify([{ id: "b", timestamp: at, metadata: { other: 1 } }])]) {
+      expect((await postLogs(url, "inherited.keys", body)).status).toBe(200);
+    }
+    const rows = await runSql(
+      backend,
+      "select t.id, t.constructor, t.toString, t.__proto__, m.valueOf, m.hasOwnProperty from `inherited.keys` t " +
+        "cross join unnest(t.metadata) as m order by t.id",
+    );
+    // JSON.parse: in an object literal, __proto__ would set the prototype instead of a key
+    expect(rows).toEqual(
+      JSON.parse(
+        '[{"id":"a","constructor":"c","toString":1,"__proto__":null,"valueOf":"v","hasOwnProperty":"h"},' +
+          '{"id":"b","constructor":null,"toString":null,"__proto__":null,"valueOf":null,"hasOwnProperty":null},' +
+          '{"id":"p","constructor":null,"toString":null,"__proto__":"x","valueOf":null,"hasOwnProperty":null}]',
+      ),
+    );
+  });
+
+  it("a field a later event of the same request widens holds the same value for the earlier events on every backend", async () => {
+    const { url, backend } = served;
+    const body = JSON.stringify([
+      { id: "a", timestamp: at, tags: [], level: 1e-7 },
+      { id: "b", timestamp: at, tags: "t", level: "warn" },
+    ]);
+    expect((await postLogs(url, "widened.batch", body)).status).toBe(200);
+    // DuckDB wrote "a" before "b" widened: its empty array was lost and its number cast by the engine
+    const rows = await runSql(backend, "select id, tags, level from `widened.batch` order by id");
+    expect(rows).toEqual([
+      { id: "a", tags: "[]", level: "1e-7" },
+      { id: "b", tags: "t", level: "warn" },
+    ]);
+  });
+
+  it("keys that differ only by case are each read by their own spelling, qualified or not", async () => {
+    const { url, backend } = served;
+    const body = JSON.stringify([
+      { id: "a", timestamp: at, Level: "INFO", level: 1, Region: "eu", metadata: { Code: "X", code: 2 } },
+      { id: "b", timestamp: at, level: 3 },
+    ]);
+    expect((await postLogs(url, "case.keys", body)).status).toBe(200);
+    // unqualified, `Level` read the `level` column: "INFO" was out of reach
+    const rows = await runSql(
+      backend,
+      "select id, Level, level, t.Level as tl, m.Code, m.code from `case.keys` t " +
+        "left join unnest(t.metadata) as m on true order by id",
+    );
+    expect(rows).toEqual([
+      { id: "a", Level: "INFO", level: 1, tl: "INFO", Code: "X", code: 2 },
+      { id: "b", Level: null, level: 3, tl: null, Code: null, code: null },
+    ]);
+    // a spelling the source does not hold still finds its field case-insensitively
+    expect(await runSql(backend, "select REGION from `case.keys` where id = 'a'")).toEqual([
+      { REGION: "eu" },
+    ]);
+  });
+});

@@ -1,0 +1,130 @@
+import http from "node:http";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { BACKENDS } from "../support/backends.ts";
+import { runSql } from "../support/run-sql.ts";
+import { type ServedFixture, serveFixture } from "../support/serve-fixture.ts";
+import { event, INGEST_TOKEN, ingestEnv, postLogs, storedIds } from "./support/ingest.ts";
+
+const json = (v: unknown) => JSON.stringify(v);
+const at = "2025-01-15T11:00:00Z";
+
+/** POST /api/logs with `Transfer-Encoding: chunked` and no Content-Length, the body in pieces */
+function postChunked(url: string, source: string, pieces: Buffer[]): Promise<{ status: number; body: any }> {
+  return new Promise((resolve, reject) => {
+    const u = new URL(url);
+    const req = http.request(
+      {
+        host: u.hostname,
+        port: u.port,
+        path: `/api/logs?source_name=${encodeURIComponent(source)}`,
+        method: "POST",
+        headers: {
+          "content-type": "application/json",
+          "x-api-key": INGEST_TOKEN,
+          "transfer-encoding": "chunked",
+        },
+      },
+      (res) => {
+        let text = "";
+        res.on("data", (c) => {
+          text += c;
+        });
+        res.on("end", () => resolve({ status: res.statusCode!, body: JSON.parse(text) }));
+      },
+    );
+    req.on("error", reject);
+    (async () => {
+      for (const piece of pieces) {
+        req.write(piece);
+        await new Promise((r) => setTimeout(r, 5));
+      }
+      req.end();
+    })();
+  });
+}
+
+/** What a shipper relies on: all or nothing, no duplicates, the same rows on every backend. */
+describe.each(BACKENDS)("ingest semantics on $name", (fixture) => {
+  let served: ServedFixture;
+  beforeAll(async () => {
+    served = await serveFixture(fixture, {}, ingestEnv({ QES_INGEST_MAX_BYTES: "1MiB" }));
+  });
+  afterAll(() => served.close());
+
+  it("a bad event at index 999 of 1,000 stores nothing and is named, in JSON and NDJSON", async () => {
+    const { url, backend } = served;
+    const events: unknown[] = Array.from({ length: 1000 }, (_, i) => event(`n${i}`, "x"));
+    events[999] = { id: "bad", timestamp: "not a time" };
+    const r = await postLogs(url, "all.or.nothing", json(events));
+    expect(r.status).toBe(400);
+    expect(r.body.error.message).toMatch(/^event 999: "timestamp"/);
+    const nd = await postLogs(url, "all.or.nothing", events.map((e) => json(e)).join("\n"), {
+      "Content-Type": "application/x-ndjson",
+    });
+    expect(nd.status).toBe(400);
+    expect(nd.body.error).toMatchObject({ line: 1000 });
+    expect(nd.body.error.message).toMatch(/^event 999 \(line 1000\): "timestamp"/);
+    expect(await storedIds(backend, "all.or.nothing")).toEqual([]);
+    expect((await backend.schema()).sources["all.or.nothing"]).toBeUndefined();
+  });
+
+  it("the same batch posted by ten clients at once is stored once, with ids and without", async () => {
+    const { url, backend } = served;
+    const withIds = json(Array.from({ length: 30 }, (_, i) => event(`c${i}`, `same ${i}`)));
+    const without = json(Array.from({ length: 30 }, (_, i) => event(undefined, `same ${i}`)));
+    const answers = await Promise.all([
+      ...Array.from({ length: 10 }, () => postLogs(url, "concurrent.ids", withIds)),
+      ...Array.from({ length: 10 }, () => postLogs(url, "concurrent.content", without)),
+    ]);
+    for (const a of answers) expect(a).toMatchObject({ status: 200, body: { accepted: 30 } });
+    expect(await storedIds(backend, "concurrent.ids")).toHaveLength(30);
+    expect(new Set(await storedIds(backend, "concurrent.content")).size).toBe(30);
+    expect(await storedIds(backend, "concurrent.content")).toHaveLength(30);
+  });
+
+  it("a chunked body without Content-Length is read, and refused with 413 past the limit", async () => {
+    const { url, backend } = served;
+    const body = Buffer.from(json([event("ch1", "x"), event("ch2", "y")]));
+    expect(await postChunked(url, "chunked.src", [body.subarray(0, 7), body.subarray(7)])).toMatchObject({
+      status: 200,
+      body: { accepted: 2 },
+    });
+    const big = Buffer.from(json([event("ch3", "x".repeat(1536 * 1024))]));
+    const refused = await postChunked(url, "chunked.src", [big.subarray(0, 1 << 20), big.subarray(1 << 20)]);
+    expect(refused).toMatchObject({ status: 413, body: { error: { code: "request_too_large" } } });
+    expect(await storedIds(backend, "chunked.src")).toEqual(["ch1", "ch2"]);
+  });
+
+  it("keys with dots, spaces, unicode or nothing, duplicate keys and integers beyond 2^53 read back alike", async () => {
+    const { url, backend } = served;
+    const body =
+      `[{"id":"k1","timestamp":"${at}","a.b":1,"sp ace":"s","ünï😀":true,"":"empty",` +
+      `"dup":1,"dup":"last","big":9007199254740993,"metadata":{"x.y":{"z":-9223372036854775808}}}]`;
+    expect((await postLogs(url, "odd.keys", body)).status).toBe(200);
+    const rows = await runSql(
+      backend,
+      "select t.`a.b`, t.`sp ace`, t.`ünï😀`, t.dup, t.big, r.z from `odd.keys` t " +
+        "cross join unnest(t.metadata) as m cross join unnest(m.`x.y`) as r",
+    );
+    expect(rows).toEqual([
+      {
+        "a.b": 1,
+        "sp ace": "s",
+        "ünï😀": true,
+        dup: "last",
+        big: "9007199254740993",
+        z: "-9223372036854775808",
+      },
+    ]);
+    expect(Object.keys((await backend.schema()).sources["odd.keys"]!.fields)).toContain("");
+  });
+
+  it("an event of 10,000 distinct keys is refused by the default field limit, naming it", async () => {
+    const { url, backend } = served;
+    const wide = Object.fromEntries(Array.from({ length: 10_000 }, (_, i) => [`k${i}`, i]));
+    const r = await postLogs(url, "wide.keys", json([event("w0", "x"), { ...event("w1", "x"), ...wide }]));
+    expect(r.status).toBe(400);
+    expect(r.body.error.message).toMatch(/^event 1: .*QES_INGEST_MAX_FIELDS \(1000\)/);
+    expect((await backend.schema()).sources["wide.keys"]).toBeUndefined();
+  });
+});

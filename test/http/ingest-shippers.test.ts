@@ -1,0 +1,115 @@
+import { gzipSync } from "node:zlib";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { BACKENDS } from "../support/backends.ts";
+import { runSql } from "../support/run-sql.ts";
+import { type ServedFixture, serveFixture } from "../support/serve-fixture.ts";
+import { ingestEnv, postLogs, storedIds } from "./support/ingest.ts";
+
+const json = (v: unknown) => JSON.stringify(v);
+const at = "2025-01-15T11:00:00Z";
+
+/** Bodies as real log shippers send them to POST /api/logs, byte for byte where it matters. */
+describe.each(BACKENDS)("ingest of shippers' bodies on $name", (fixture) => {
+  let served: ServedFixture;
+  beforeAll(async () => {
+    served = await serveFixture(fixture, {}, ingestEnv());
+  });
+  afterAll(() => served.close());
+
+  it("Fluent Bit json_lines and json_stream, labelled application/json, gzip or not", async () => {
+    const { url, backend } = served;
+    const record = (id: string) => ({ date: 1736938800.123456, log: `line ${id}`, id, timestamp: at });
+    // `format json_lines`: one object per line, a trailing newline (some versions send it as JSON)
+    const lines = `${json(record("fl1"))}\n${json(record("fl2"))}\n`;
+    expect(await postLogs(url, "fluentbit.lines", lines)).toMatchObject({
+      status: 200,
+      body: { accepted: 2 },
+    });
+    expect(
+      await postLogs(url, "fluentbit.lines", gzipSync(`${json(record("fl3"))}\r\n`), {
+        "Content-Encoding": "gzip",
+      }),
+    ).toMatchObject({ status: 200, body: { accepted: 1 } });
+    expect(await storedIds(backend, "fluentbit.lines")).toEqual(["fl1", "fl2", "fl3"]);
+    // `format json_stream`: objects back to back
+    const stream = json(record("fs1")) + json(record("fs2")) + json(record("fs3"));
+    expect(await postLogs(url, "fluentbit.stream", stream)).toMatchObject({
+      status: 200,
+      body: { accepted: 3 },
+    });
+    expect(await storedIds(backend, "fluentbit.stream")).toEqual(["fs1", "fs2", "fs3"]);
+    // all or nothing still: a broken third line names itself and stores nothing
+    const broken = await postLogs(
+      url,
+      "fluentbit.broken",
+      `${json(record("fb1"))}\n${json(record("fb2"))}\n{"log":`,
+    );
+    expect(broken.status).toBe(400);
+    expect(broken.body.error).toMatchObject({ code: "invalid_event", line: 3 });
+    expect(broken.body.error.message).toMatch(/^event 2 \(line 3\)/);
+    expect(await storedIds(backend, "fluentbit.broken")).toEqual([]);
+  });
+
+  it("Logstash json_batch, curl --data-binary of a file with a trailing newline, a BOM, header variants", async () => {
+    const { url, backend } = served;
+    const ev = (id: string) => ({
+      id,
+      "@timestamp": "2025-01-15T11:00:00.000Z",
+      message: "m",
+      timestamp: at,
+    });
+    expect(await postLogs(url, "shipped.src", json([ev("ls1"), ev("ls2")]))).toMatchObject({ status: 200 });
+    expect(
+      await postLogs(url, "shipped.src", `${json(ev("cu1"))}\n${json(ev("cu2"))}\n`, {
+        "Content-Type": "application/x-ndjson",
+      }),
+    ).toMatchObject({ status: 200, body: { accepted: 2 } });
+    expect(await postLogs(url, "shipped.src", `\uFEFF${json([ev("bom1")])}\n`)).toMatchObject({
+      status: 200,
+    });
+    expect(
+      await postLogs(url, "shipped.src", json(ev("hdr1")), {
+        "Content-Type": "Application/JSON; Charset=UTF-8",
+      }),
+    ).toMatchObject({ status: 200 });
+    expect(
+      await postLogs(url, "shipped.src", ` \n\t\r\n${json(ev("ws1"))}\r\n \n`, {
+        "Content-Type": "application/x-ndjson; charset=utf-8",
+      }),
+    ).toMatchObject({ status: 200, body: { accepted: 1 } });
+    expect(await postLogs(url, "shipped.src", "[]")).toMatchObject({ status: 200, body: { accepted: 0 } });
+    expect(await storedIds(backend, "shipped.src")).toEqual([
+      "bom1",
+      "cu1",
+      "cu2",
+      "hdr1",
+      "ls1",
+      "ls2",
+      "ws1",
+    ]);
+  });
+
+  it("a unix time in seconds, milliseconds or nanoseconds is that time, not one in January 1970", async () => {
+    const { url, backend } = served;
+    // Fluent Bit with `json_date_key timestamp` and `json_date_format epoch` / `double`,
+    // Date.now(), microseconds, Go's UnixNano() as a number beyond 2^53 and as text
+    const body =
+      '[{"id":"s","timestamp":1736938800},{"id":"d","timestamp":1736938800.25},' +
+      '{"id":"ms","timestamp":1736938800123},{"id":"us","timestamp":1736938800123456},' +
+      '{"id":"ns","timestamp":1736938800123456789},{"id":"nstext","timestamp":"1736938800123456789"}]';
+    expect(await postLogs(url, "unix.times", body)).toMatchObject({ status: 200, body: { accepted: 6 } });
+    const rows = await runSql(backend, "select id, timestamp from `unix.times` order by id");
+    expect(rows).toEqual([
+      { id: "d", timestamp: 1736938800250000 },
+      { id: "ms", timestamp: 1736938800123000 },
+      { id: "ns", timestamp: 1736938800123456 },
+      { id: "nstext", timestamp: 1736938800123456 },
+      { id: "s", timestamp: 1736938800000000 },
+      { id: "us", timestamp: 1736938800123456 },
+    ]);
+    // a fraction of a microsecond count is no time: 400 naming the event
+    const odd = await postLogs(url, "unix.times", '[{"id":"ok"},{"id":"f","timestamp":1736938800123456.5}]');
+    expect(odd.status).toBe(400);
+    expect(odd.body.error.message).toMatch(/^event 1: "timestamp" is number 1736938800123456\.5/);
+  });
+});
