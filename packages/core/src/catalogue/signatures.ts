@@ -51,7 +51,10 @@ const LISTED: Partial<Record<FunctionName, ReadonlyArray<ReadonlyArray<ArgKind |
     ["FORMAT", "TIMESTAMP"],
     ["FORMAT", "TIMESTAMP", "ZONE"],
   ],
-  PARSE_TIMESTAMP: [["FORMAT", "STRING"]],
+  PARSE_TIMESTAMP: [
+    ["FORMAT", "STRING"],
+    ["FORMAT", "STRING", "ZONE"],
+  ],
   GENERATE_TIMESTAMP_ARRAY: [["TIMESTAMP", "TIMESTAMP", "INTERVAL"]],
   JSON_VALUE: [["STRING"], ["STRING", "JSONPATH"]],
   JSON_EXTRACT_SCALAR: [["STRING"], ["STRING", "JSONPATH"]],
