@@ -123,13 +123,11 @@ export function clickhouseTimeFunctions(e: SqlEmitter) {
     },
     PARSE_TIMESTAMP: ([, s, zone], call) => {
       const format = e.stringLiteral(translateParseFormat(literalArg(call, 0, "its format")));
-      const z = zoneOf(zone);
-      const tz = "name" in z ? z.sql : "'UTC'";
-      const parsed = `toTimeZone(parseDateTime64OrNull(${s}, ${format}, ${tz}), 'UTC')`;
+      // read as a UTC reading, then placed in the zone: parseDateTime64's own zone places a
+      // reading with the offset of the UTC instant it names, an hour off beside a DST transition
+      const parsed = `toTimeZone(parseDateTime64OrNull(${s}, ${format}, 'UTC'), 'UTC')`;
       // an offset in the text (%z) already placed the instant: the zone argument does not apply
-      return "offsetSeconds" in z && !readsInstant(literalArg(call, 0, "its format"))
-        ? fromLocalSql(parsed, z)
-        : parsed;
+      return readsInstant(literalArg(call, 0, "its format")) ? parsed : fromLocalSql(parsed, zoneOf(zone));
     },
     // One row's array is built whole in memory: more elements than the limit are refused first.
     GENERATE_TIMESTAMP_ARRAY: ([a, b], call) => {
