@@ -1,4 +1,5 @@
 import { fixedZoneOffset, QesError, zoneRules } from "@qes/core";
+import { raisingTimestamp } from "./clickhouse-casts.ts";
 import { sqlString } from "./clickhouse-sql.ts";
 
 /**
@@ -77,7 +78,8 @@ const EXPLICIT_OFFSET = "'[0-9](\\\\s*(Z|z|UTC|[+-][0-9]{1,2}(:?[0-9]{2})?))\\\\
 
 /** BigQuery's timestamp text → TIMESTAMP: an explicit offset wins, else the text is local to `zone`. */
 export function textToTimestampSql(s: string, zone: Zone, orNull = false): string {
-  const parse = (tz: string) => `parseDateTime64BestEffort${orNull ? "OrNull" : ""}(${s}, 6, ${tz})`;
+  const parse = (tz: string) =>
+    orNull ? `parseDateTime64BestEffortOrNull(${s}, 6, ${tz})` : raisingTimestamp(s, tz);
   if ("utc" in zone) return parse("'UTC'");
   // not parse(zone): ClickHouse places a reading a DST transition skips with the offset after it
   return `if(match(${s}, ${EXPLICIT_OFFSET}), ${parse("'UTC'")}, ${fromLocalSql(parse("'UTC'"), zone)})`;

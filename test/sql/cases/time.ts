@@ -585,6 +585,20 @@ export const timeCases: SqlCase[] = [
     ],
   },
   {
+    name: "TIMESTAMP and CAST of a STRING that is NULL on some rows",
+    rule: "BigQuery: a conversion of NULL is NULL — the other rows' values are read, and the query does not fail",
+    sql: `select timestamp(x) as t, timestamp(x, 'Asia/Kolkata') as k, cast(x as timestamp) as c, cast(x as datetime) as d from unnest(['2025-01-15 10:00:00', null]) x`,
+    expect: [
+      {
+        t: us("2025-01-15T10:00:00Z"),
+        k: us("2025-01-15T04:30:00Z"),
+        c: us("2025-01-15T10:00:00Z"),
+        d: "2025-01-15T10:00:00",
+      },
+      { t: null, k: null, c: null, d: null },
+    ],
+  },
+  {
     name: "TIMESTAMP of a skipped and a repeated reading",
     rule: "BigQuery TIMESTAMP(string|datetime, time_zone) (absl::FromCivil: the pre-transition offset), as PARSE_TIMESTAMP",
     sql: `select timestamp('2025-03-09 02:30:00', 'America/New_York') as ny_skipped, timestamp('2025-11-02 01:30:00', 'America/New_York') as ny_repeated, timestamp(datetime '2025-03-30 02:30:00', 'Europe/Berlin') as berlin_skipped, timestamp(datetime '2025-10-26 02:30:00', 'Europe/Berlin') as berlin_repeated`,
