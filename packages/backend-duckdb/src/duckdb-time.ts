@@ -2,8 +2,8 @@ import { fixedZoneOffset, parseTimeFormat, zoneRules } from "@qes/core";
 
 /**
  * Time zones and timestamp text on DuckDB: a zone's offsets come from the ICU extension DuckDB
- * links in, its name checked (and spelled as the tz database does) against the runtime's tz
- * database when compiled or bound; a fixed offset is arithmetic. Timestamps are naive UTC values
+ * links in (its name checked against the runtime's tz database when compiled or bound; ICU
+ * raises on a name it does not know); a fixed offset is arithmetic. Timestamps are naive UTC values
  * (TIMESTAMP); a local time is the UTC value shifted. (Offsets read from a table of transitions
  * built at compile time, `list_filter` over ~260 of them per row, took 23 s for 20,000 rows.)
  */
@@ -19,7 +19,7 @@ const BOUND_OFFSET = "'^[+-][0-9]{2}:[0-9]{2}$'";
  */
 export function bindDuckdbZone(zone: string): string {
   const offset = fixedZoneOffset(zone);
-  if (offset === undefined) return tzName(zone);
+  if (offset === undefined) return zone.trim();
   const abs = Math.abs(offset);
   const two = (n: number) => String(n).padStart(2, "0");
   return `${offset < 0 ? "-" : "+"}${two(Math.floor(abs / 3600))}:${two(Math.floor((abs % 3600) / 60))}`;
@@ -50,13 +50,8 @@ export function zoneOffsetSql(ts: string, zone: DuckdbZone): string {
   return icuOffsetSql(ts, quotedTzName(zone));
 }
 
-/** A tz database name as the tz database spells it: ICU reads a name it does not know as UTC. */
-function tzName(zone: string): string {
-  return new Intl.DateTimeFormat("en-US", { timeZone: zone.trim() }).resolvedOptions().timeZone;
-}
-
 function quotedTzName(zone: string): string {
-  return `'${tzName(zone).replace(/'/g, "''")}'`;
+  return `'${zone.trim().replace(/'/g, "''")}'`;
 }
 
 /** Seconds east of UTC in the tz database zone named by `name` (SQL) at the UTC instant `ts`. */
