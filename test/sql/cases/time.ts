@@ -599,6 +599,13 @@ export const timeCases: SqlCase[] = [
     ],
   },
   {
+    name: "a time zone parameter that is not sent makes each zone function NULL",
+    rule: "BigQuery: a function of a NULL argument is NULL — the time zone argument too (an unsent parameter binds NULL)",
+    sql: `select parse_timestamp('%Y-%m-%d %H:%M', '2025-01-15 10:00', @z) as p, timestamp('2025-01-15 10:00', @z) as t, timestamp_trunc(timestamp '2025-01-15 10:00:00', day, @z) as tr, format_timestamp('%H:%M', timestamp '2025-01-15 10:00:00', @z) as f, datetime(timestamp '2025-01-15 10:00:00', @z) as dt, date(timestamp '2025-01-15 10:00:00', @z) as d`,
+    params: { z: { kind: "string" } },
+    expect: [{ p: null, t: null, tr: null, f: null, dt: null, d: null }],
+  },
+  {
     name: "TIMESTAMP of a skipped and a repeated reading",
     rule: "BigQuery TIMESTAMP(string|datetime, time_zone) (absl::FromCivil: the pre-transition offset), as PARSE_TIMESTAMP",
     sql: `select timestamp('2025-03-09 02:30:00', 'America/New_York') as ny_skipped, timestamp('2025-11-02 01:30:00', 'America/New_York') as ny_repeated, timestamp(datetime '2025-03-30 02:30:00', 'Europe/Berlin') as berlin_skipped, timestamp(datetime '2025-10-26 02:30:00', 'Europe/Berlin') as berlin_repeated`,
