@@ -7,9 +7,17 @@ import {
   QesError,
   readsInstant,
   type SqlEmitter,
+  truncatesWithinOffset,
   weekNumberNumerator,
 } from "@qes/core";
-import { fromLocalSql, textToTimestampSql, toLocalSql, truncateSql, zoneOf } from "./clickhouse-time.ts";
+import {
+  fromLocalSql,
+  offsetSql,
+  textToTimestampSql,
+  toLocalSql,
+  truncateSql,
+  zoneOf,
+} from "./clickhouse-time.ts";
 import { formatTimestampSql, translateParseFormat } from "./clickhouse-time-format.ts";
 
 const scalarOf = (call: CallExpr, i: number) => {
@@ -66,7 +74,11 @@ export function clickhouseTimeFunctions(e: SqlEmitter) {
   return {
     TIMESTAMP_TRUNC: ([ts, , zone], call) => {
       const z = zoneOf(zone);
-      return fromLocalSql(truncateSql(toLocalSql(ts!, z), partOf(call, 1), false), z);
+      const local = truncateSql(toLocalSql(ts!, z), partOf(call, 1), false);
+      // HOUR and MINUTE keep the timestamp's own offset: in a repeated hour each occurrence
+      // truncates within itself (ZetaSQL TimestampTruncAtLeastMinute)
+      if (truncatesWithinOffset(call)) return `subtractSeconds(${local}, ${offsetSql(ts!, z)})`;
+      return fromLocalSql(local, z);
     },
     DATETIME_TRUNC: ([d], call) => truncateSql(d!, partOf(call, 1), false),
     DATE_TRUNC: ([d], call) => truncateSql(d!, partOf(call, 1), true),

@@ -606,6 +606,19 @@ export const timeCases: SqlCase[] = [
     expect: [{ p: null, t: null, tr: null, f: null, dt: null, d: null }],
   },
   {
+    name: "TIMESTAMP_TRUNC to the hour inside a repeated hour, and to the day after a skipped midnight",
+    rule: "BigQuery TIMESTAMP_TRUNC in a time zone (ZetaSQL TimestampTruncAtLeastMinute): HOUR and MINUTE truncate in the timestamp's own offset, so each occurrence of New York's repeated 01:xx truncates within itself; DAY and above place the day's first reading (the offset before a transition: Santiago's skipped midnight of 2025-09-07 is 00:00 -04)",
+    sql: `select timestamp_trunc(timestamp '2025-11-02 05:30:00', hour, 'America/New_York') as first_pass, timestamp_trunc(timestamp '2025-11-02 06:30:00', hour, 'America/New_York') as second_pass, timestamp_trunc(timestamp '2025-11-02 06:30:00', minute, 'America/New_York') as minute, timestamp_trunc(timestamp '2025-09-07 12:00:00', day, 'America/Santiago') as santiago_day`,
+    expect: [
+      {
+        first_pass: us("2025-11-02T05:00:00Z"),
+        second_pass: us("2025-11-02T06:00:00Z"),
+        minute: us("2025-11-02T06:30:00Z"),
+        santiago_day: us("2025-09-07T04:00:00Z"),
+      },
+    ],
+  },
+  {
     name: "TIMESTAMP of a skipped and a repeated reading",
     rule: "BigQuery TIMESTAMP(string|datetime, time_zone) (absl::FromCivil: the pre-transition offset), as PARSE_TIMESTAMP",
     sql: `select timestamp('2025-03-09 02:30:00', 'America/New_York') as ny_skipped, timestamp('2025-11-02 01:30:00', 'America/New_York') as ny_repeated, timestamp(datetime '2025-03-30 02:30:00', 'Europe/Berlin') as berlin_skipped, timestamp(datetime '2025-10-26 02:30:00', 'Europe/Berlin') as berlin_repeated`,
