@@ -70,8 +70,19 @@ function realDate(x: string): string {
 }
 
 function textToTimestamp(x: string, orNull: boolean): string {
-  const parsed = `parseDateTime64BestEffort${orNull ? "OrNull" : ""}(${x}, 6, 'UTC')`;
-  return orNull ? `if(${realDate(x)}, ${parsed}, NULL)` : parsed;
+  if (!orNull) return raisingTimestamp(x, "'UTC'");
+  return `if(${realDate(x)}, parseDateTime64BestEffortOrNull(${x}, 6, 'UTC'), NULL)`;
+}
+
+/**
+ * Timestamp text read in zone `tz` (SQL), raising on text it cannot read, NULL for NULL. On a
+ * Nullable argument parseDateTime64BestEffort reads the empty placeholder of each NULL row too —
+ * also behind `raising`'s if() once the parse is shared by two expressions, which ClickHouse then
+ * evaluates on every row — and the whole query failed ("Cannot read DateTime") where BigQuery
+ * answers NULL for that row: a NULL row is read as a valid text instead, its result dropped.
+ */
+export function raisingTimestamp(x: string, tz: string): string {
+  return `if(isNull(${x}), NULL, parseDateTime64BestEffort(ifNull(${x}, '1970-01-01'), 6, ${tz}))`;
 }
 
 /** CAST: BigQuery's conversion rules where ClickHouse's differ; the rest is CAST to the Nullable type. */

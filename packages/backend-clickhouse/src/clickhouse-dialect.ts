@@ -2,6 +2,7 @@ import {
   type Expr,
   type FunctionTable,
   type Join,
+  lookupFunction,
   QesError,
   type ScalarType,
   SqlEmitter,
@@ -217,6 +218,13 @@ export class ClickhouseDialect extends SqlEmitter {
       // ARRAY(SELECT …): the rows' single column gathered into an array, in the subquery's order
       if (e.mode === "array")
         return `arrayMap(t -> t.1, (SELECT groupArray(tuple(*)) FROM (${this.query(e.query, this.usedCtes)})))`;
+    }
+    // a zone parameter is read as a constant zone (assumeNotNull): when it is NULL, the answer
+    // is NULL, as on BigQuery, not the time in the zone '' (UTC)
+    if (e.k === "call") {
+      const at = lookupFunction(e.fn)?.zoneArg;
+      const zone = at === undefined ? undefined : e.args[at];
+      if (zone?.k === "param") return `if(isNull(${this.expr(zone)}), NULL, ${super.expr(e)})`;
     }
     return super.expr(e);
   }

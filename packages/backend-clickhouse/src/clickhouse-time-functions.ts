@@ -7,9 +7,17 @@ import {
   QesError,
   readsInstant,
   type SqlEmitter,
+  truncatesWithinOffset,
   weekNumberNumerator,
 } from "@qes/core";
-import { fromLocalSql, textToTimestampSql, toLocalSql, truncateSql, zoneOf } from "./clickhouse-time.ts";
+import {
+  fromLocalSql,
+  offsetSql,
+  textToTimestampSql,
+  toLocalSql,
+  truncateSql,
+  zoneOf,
+} from "./clickhouse-time.ts";
 import { formatTimestampSql, translateParseFormat } from "./clickhouse-time-format.ts";
 
 const scalarOf = (call: CallExpr, i: number) => {
@@ -66,7 +74,11 @@ export function clickhouseTimeFunctions(e: SqlEmitter) {
   return {
     TIMESTAMP_TRUNC: ([ts, , zone], call) => {
       const z = zoneOf(zone);
-      return fromLocalSql(truncateSql(toLocalSql(ts!, z), partOf(call, 1), false), z);
+      const local = truncateSql(toLocalSql(ts!, z), partOf(call, 1), false);
+      // HOUR and MINUTE keep the timestamp's own offset: in a repeated hour each occurrence
+      // truncates within itself (ZetaSQL TimestampTruncAtLeastMinute)
+      if (truncatesWithinOffset(call)) return `subtractSeconds(${local}, ${offsetSql(ts!, z)})`;
+      return fromLocalSql(local, z);
     },
     DATETIME_TRUNC: ([d], call) => truncateSql(d!, partOf(call, 1), false),
     DATE_TRUNC: ([d], call) => truncateSql(d!, partOf(call, 1), true),
@@ -123,13 +135,11 @@ export function clickhouseTimeFunctions(e: SqlEmitter) {
     },
     PARSE_TIMESTAMP: ([, s, zone], call) => {
       const format = e.stringLiteral(translateParseFormat(literalArg(call, 0, "its format")));
-      const z = zoneOf(zone);
-      const tz = "name" in z ? z.sql : "'UTC'";
-      const parsed = `toTimeZone(parseDateTime64OrNull(${s}, ${format}, ${tz}), 'UTC')`;
+      // read as a UTC reading, then placed in the zone: parseDateTime64's own zone places a
+      // reading with the offset of the UTC instant it names, an hour off beside a DST transition
+      const parsed = `toTimeZone(parseDateTime64OrNull(${s}, ${format}, 'UTC'), 'UTC')`;
       // an offset in the text (%z) already placed the instant: the zone argument does not apply
-      return "offsetSeconds" in z && !readsInstant(literalArg(call, 0, "its format"))
-        ? fromLocalSql(parsed, z)
-        : parsed;
+      return readsInstant(literalArg(call, 0, "its format")) ? parsed : fromLocalSql(parsed, zoneOf(zone));
     },
     // One row's array is built whole in memory: more elements than the limit are refused first.
     GENERATE_TIMESTAMP_ARRAY: ([a, b], call) => {

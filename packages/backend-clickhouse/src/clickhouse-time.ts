@@ -1,4 +1,5 @@
 import { fixedZoneOffset, QesError, zoneRules } from "@qes/core";
+import { raisingTimestamp } from "./clickhouse-casts.ts";
 import { sqlString } from "./clickhouse-sql.ts";
 
 /**
@@ -54,12 +55,22 @@ export function toLocalSql(ts: string, zone: Zone): string {
   return `addSeconds(${ts}, ${offsetSql(ts, zone)})`;
 }
 
-/** The UTC instant of the wall-clock reading `local` in `zone`. */
+/**
+ * The UTC instant of the wall-clock reading `local` in `zone`. A reading a DST transition skips
+ * or repeats takes the offset in effect before it, as on BigQuery (docs/compiler.md "Wall-clock
+ * readings"; ClickHouse's own reading of a zone's text takes the one after for a skipped one).
+ * `a` is the offset a day before (before any transition near): the reading placed with it is kept
+ * when it holds that offset (before a transition, or the earlier of a repeated reading); else it
+ * is placed with the offset it landed on (after), unless that fails too (skipped: `a` again). From
+ * offsets, not text: parsing text throws on the placeholder value of a NULL row.
+ */
 export function fromLocalSql(local: string, zone: Zone): string {
   if ("utc" in zone) return local;
   if ("offsetSeconds" in zone) return `subtractSeconds(${local}, ${zone.offsetSeconds})`;
-  const text = `formatDateTime(${local}, '%Y-%m-%d %H:%i:%S.%f', 'UTC')`;
-  return `toTimeZone(toDateTime64(${text}, 6, ${zone.sql}), 'UTC')`;
+  const placed = (offset: string) => `subtractSeconds(${local}, ${offset})`;
+  const a = offsetSql(`subtractDays(${local}, 1)`, zone);
+  const landsOn = offsetSql(placed(a), zone);
+  return `multiIf(${landsOn} = ${a}, ${placed(a)}, ${offsetSql(placed(landsOn), zone)} = ${landsOn}, ${placed(landsOn)}, ${placed(a)})`;
 }
 
 /** Text with an explicit offset (or Z / UTC) at its end. */
@@ -67,9 +78,10 @@ const EXPLICIT_OFFSET = "'[0-9](\\\\s*(Z|z|UTC|[+-][0-9]{1,2}(:?[0-9]{2})?))\\\\
 
 /** BigQuery's timestamp text → TIMESTAMP: an explicit offset wins, else the text is local to `zone`. */
 export function textToTimestampSql(s: string, zone: Zone, orNull = false): string {
-  const parse = (tz: string) => `parseDateTime64BestEffort${orNull ? "OrNull" : ""}(${s}, 6, ${tz})`;
+  const parse = (tz: string) =>
+    orNull ? `parseDateTime64BestEffortOrNull(${s}, 6, ${tz})` : raisingTimestamp(s, tz);
   if ("utc" in zone) return parse("'UTC'");
-  if ("name" in zone) return `toTimeZone(${parse(zone.sql)}, 'UTC')`;
+  // not parse(zone): ClickHouse places a reading a DST transition skips with the offset after it
   return `if(match(${s}, ${EXPLICIT_OFFSET}), ${parse("'UTC'")}, ${fromLocalSql(parse("'UTC'"), zone)})`;
 }
 

@@ -17,6 +17,7 @@ import {
   SqlEmitter,
   type SqlType,
   truncate,
+  truncatesWithinOffset,
   weekNumberNumerator,
   weekStartDay,
 } from "@qes/core";
@@ -28,6 +29,7 @@ import {
   stringToTimestampSql,
   toLocalSql,
   zoneName,
+  zoneOffsetSql,
 } from "./duckdb-time.ts";
 import { translateTimeFormat } from "./duckdb-time-format.ts";
 
@@ -97,7 +99,11 @@ export class DuckdbDialect extends SqlEmitter {
     TIMESTAMP_TRUNC: ([ts, , zone], call) => {
       if (zone === undefined) return truncate(ts!, call, this);
       const z = zoneName(zone);
-      return fromLocalSql(truncate(toLocalSql(ts!, z), call, this), z);
+      const local = truncate(toLocalSql(ts!, z), call, this);
+      // HOUR and MINUTE keep the timestamp's own offset (ZetaSQL TimestampTruncAtLeastMinute):
+      // in a repeated hour each occurrence truncates within itself
+      if (truncatesWithinOffset(call)) return `(${local} - to_seconds(${zoneOffsetSql(ts!, z)}))`;
+      return fromLocalSql(local, z);
     },
     UNIX_MICROS: rename("epoch_us"),
     // BigQuery rounds down (toward the past), also before 1970.

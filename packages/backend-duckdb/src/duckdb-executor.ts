@@ -13,6 +13,9 @@ import {
 import { type CutGuesses, cutGuessKey } from "./duckdb-cut-guesses.ts";
 import { duckdbRowToWire } from "./duckdb-values.ts";
 
+/** how often a stopped query's connection is interrupted again (`executeOnDuckdb`) */
+const REINTERRUPT_MS = 5;
+
 /** Engine error classes that mean "this SQL cannot run", as opposed to an engine failure. */
 const SQL_ERROR = /^(Parser|Binder|Conversion|Invalid Input|Out of Range|Catalog|Not implemented) Error/;
 
@@ -85,9 +88,14 @@ export async function executeOnDuckdb(
   guesses?: CutGuesses,
 ): Promise<QueryResult> {
   let stopped: "timeout" | "aborted" | null = null;
+  // DuckDB drops an interrupt that reaches no running statement: one that lands while the next
+  // statement is prepared or waits for a libuv thread would let it run to its end. So once
+  // stopped, the connection is interrupted again until the executor returns.
+  let interrupting: ReturnType<typeof setInterval> | undefined;
   const stop = (why: "timeout" | "aborted") => {
     if (stopped === null) stopped = why;
     conn.interrupt();
+    interrupting ??= setInterval(() => conn.interrupt(), REINTERRUPT_MS);
   };
   if (opts.signal?.aborted) throw abortError(opts.signal);
   const timer = setTimeout(() => stop("timeout"), opts.timeoutMs);
@@ -100,6 +108,7 @@ export async function executeOnDuckdb(
   const writesBefore = query.cutFirst && guesses?.writesOf(query.cutFirst.table);
   try {
     await conn.run("BEGIN TRANSACTION READ ONLY");
+    checkStopped();
     const plan = query.cutFirst;
     if (plan === undefined) {
       const result = await readRows(conn, query, query.sql, values, opts.maxRows);
@@ -137,6 +146,7 @@ export async function executeOnDuckdb(
     throw duckdbQueryError(e);
   } finally {
     clearTimeout(timer);
+    clearInterval(interrupting);
     opts.signal?.removeEventListener("abort", onAbort);
     await conn.run("ROLLBACK").catch(() => {});
   }

@@ -1,11 +1,18 @@
 import { join } from "node:path";
 import type { DuckDBInstance } from "@duckdb/node-api";
-import { type Backend, type CompiledQuery, logEventFromJson } from "@qes/core";
+import {
+  type Backend,
+  bindRequestParams,
+  type CompiledQuery,
+  compileEndpoint,
+  type EndpointDefinition,
+  logEventFromJson,
+} from "@qes/core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { CutGuesses, cutGuessKey } from "../src/duckdb-cut-guesses.ts";
 import { executeOnDuckdb } from "../src/duckdb-executor.ts";
 import { createDuckdbBackend } from "../src/index.ts";
-import { compileSql, tempDir } from "./helpers.ts";
+import { tempDir } from "./helpers.ts";
 
 // A cut-first query tried first with the cut of its last run (CutGuesses): the guess must never
 // change a row — whatever was written, deleted or tied since — and must spare the cut's scan when
@@ -51,7 +58,34 @@ async function ingest(rows: object[]): Promise<void> {
   ]);
 }
 
-const compile = (sql: string) => compileSql(backend, sql);
+let compiledSchema: Awaited<ReturnType<Backend["schema"]>> | undefined;
+async function compile(sql: string): Promise<CompiledQuery> {
+  return (await compileWithParams(sql, [])).compiled;
+}
+
+/** `sql` with string parameters `params` (endpoint parameters, as a request binds them) */
+async function compileWithParams(
+  sql: string,
+  params: string[],
+): Promise<{ endpoint: EndpointDefinition; compiled: CompiledQuery }> {
+  const endpoint: EndpointDefinition = {
+    id: "00000000-0000-4000-8000-00000000c0f2",
+    name: "cut-guesses",
+    sql,
+    sqlFile: "cut-guesses.sql",
+    maxRows: 1000,
+    cacheTtlSeconds: 0,
+    sandboxable: true,
+    redactPii: false,
+    params: Object.fromEntries(params.map((name) => [name, { required: false, kind: "string" as const }])),
+    version: sql,
+  };
+  compiledSchema = await backend.schema();
+  return {
+    endpoint,
+    compiled: compileEndpoint(endpoint, { schema: compiledSchema, dialect: backend.dialect }),
+  };
+}
 
 /** the same query in one statement: no cut-first plan, so no guess */
 function oneStep(q: CompiledQuery): CompiledQuery {
@@ -199,6 +233,105 @@ describe("DuckDB: a cut-first query tried with its last cut", () => {
       expect((await backend.execute(q, [], run)).rows).toEqual(want);
     } finally {
       conn.closeSync();
+    }
+  });
+
+  it("keeps one cut per set of values: the same SQL with other parameters answers for its own", async () => {
+    // a parameter in the WHERE changes the cut; one only in the select list does not reach it
+    const { endpoint, compiled: q } = await compileWithParams(
+      `select id, @tag as tag, timestamp from ${table} where project = @p order by timestamp desc limit 7`,
+      ["p", "tag"],
+    );
+    expect(q.cutFirst).toBeDefined();
+    for (const [p, tag] of [
+      ["a", "x"],
+      ["b", "y"],
+      ["a", "z"],
+      ["c", "x"],
+      ["absent", "x"],
+      ["a", "x"],
+      ["b", "x"],
+    ] as const) {
+      const values = bindRequestParams(endpoint, q, { p, tag }, NOW).values;
+      const want = await backend.execute(oneStep(q), values, run);
+      expect(await backend.execute(q, values, run), `${p} ${tag}`).toEqual(want);
+      expect(await backend.execute(q, values, run), `${p} ${tag}, again`).toEqual(want);
+    }
+  });
+
+  it("cut short by maxRows below the LIMIT, a guess past the true cut gives the same first rows", async () => {
+    // the guess returns fewer than the LIMIT's rows but more than maxRows: those are still the
+    // first rows of the order (every row past the guess comes before every other row)
+    const q = await compile(`select id, timestamp from ${table} order by timestamp desc limit 200`);
+    const instance = (backend as unknown as { instance: DuckDBInstance }).instance;
+    const conn = await instance.connect();
+    const small = { maxRows: 7, timeoutMs: 10_000 };
+    try {
+      const want = await executeOnDuckdb(conn, oneStep(q), [], small);
+      expect(want.rowLimitReached).toBe(true);
+      const newest = (await executeOnDuckdb(conn, oneStep(q), [], run)).rows;
+      // guesses from the 3rd to the 150th newest row's time, and past the newest
+      for (const i of [2, 6, 7, 8, 40, 150]) {
+        const guesses = new CutGuesses();
+        const at = new Date(Number(newest[i]!.timestamp) / 1000)
+          .toISOString()
+          .replace("T", " ")
+          .replace("Z", "");
+        guesses.remember(cutGuessKey(q.cutFirst!.sql, []), q.cutFirst!.table, at);
+        expect(await executeOnDuckdb(conn, q, [], small, guesses), `row ${i}`).toEqual(want);
+      }
+    } finally {
+      conn.closeSync();
+    }
+  });
+
+  it("answers as the one-statement form while rows are written concurrently", async () => {
+    const q = await compile(
+      `select id, project from ${table} where project in ('a', 'b') order by timestamp desc limit 20`,
+    );
+    const rnd = random(11);
+    const answers: Promise<{ rows: unknown[] }>[] = [];
+    const writes: Promise<void>[] = [];
+    for (let i = 0; i < 25; i++) {
+      writes.push(ingest(events(40, 60 + i, 62 + i, rnd)));
+      answers.push(backend.execute(q, [], run));
+    }
+    await Promise.all(writes);
+    // each answer is one snapshot's: LIMIT's worth of rows, no id twice
+    for (const answer of await Promise.all(answers)) {
+      expect(answer.rows).toHaveLength(20);
+      expect(new Set(answer.rows.map((r) => (r as { id: string }).id)).size).toBe(20);
+    }
+    const want = await backend.execute(oneStep(q), [], run);
+    expect(await backend.execute(q, [], run)).toEqual(want);
+    expect(await backend.execute(q, [], run)).toEqual(want);
+  });
+
+  it("reads back the cut of the first and last instants a source can hold", async () => {
+    // the cut travels as DuckDB's text of the timestamp and is read back by the next statement
+    const edge = (timestamp: string) => ({
+      id: `e${String(serial++).padStart(6, "0")}`,
+      timestamp,
+      project: "edge",
+    });
+    await ingest([
+      edge("0001-01-01T00:00:00Z"),
+      edge("0001-01-01T00:00:00.000001Z"),
+      edge("1969-12-31T23:59:59.5Z"),
+      edge("9999-12-31T23:59:59.999999Z"),
+      edge("9999-12-31T23:59:59.999999Z"),
+    ]);
+    for (const sql of [
+      `select id, timestamp from ${table} where project = 'edge' order by timestamp desc limit 1`,
+      `select id, timestamp from ${table} where project = 'edge' order by timestamp desc limit 3`,
+      `select id, timestamp from ${table} where project = 'edge' order by timestamp limit 1`,
+      `select id, timestamp from ${table} where project = 'edge' order by timestamp limit 2`,
+      `select id, timestamp from ${table} where project = 'edge' order by timestamp limit 0`,
+    ]) {
+      const q = await compile(sql);
+      const want = await backend.execute(oneStep(q), [], run);
+      expect(await backend.execute(q, [], run), sql).toEqual(want);
+      expect(await backend.execute(q, [], run), `${sql}, again`).toEqual(want);
     }
   });
 

@@ -3,6 +3,7 @@ import { join } from "node:path";
 import { DuckDBInstance } from "@duckdb/node-api";
 import { type Backend, QesError } from "@qes/core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { executeOnDuckdb } from "../src/duckdb-executor.ts";
 import { createDuckdbBackend, duckdbInstanceOptions } from "../src/index.ts";
 import { handQuery, tempDir } from "./helpers.ts";
 
@@ -115,6 +116,45 @@ describe("limits", () => {
         signal: controller.signal,
       }),
     ).rejects.toThrow(/client went away/);
+  });
+
+  it("stops at the deadline when it passes before a statement starts (while it is prepared)", async () => {
+    // DuckDB drops an interrupt that reaches no running statement: a deadline that passes while a
+    // statement is prepared, or waits for a libuv thread, must still stop it once it runs
+    const instance = (backend as unknown as { instance: DuckDBInstance }).instance;
+    const conn = await instance.connect();
+    const slowToPrepare = new Proxy(conn, {
+      get(target, key) {
+        if (key === "prepare")
+          return async (sql: string) => {
+            await new Promise((resolve) => setTimeout(resolve, 100));
+            return target.prepare(sql);
+          };
+        const value = Reflect.get(target, key, target);
+        return typeof value === "function" ? value.bind(target) : value;
+      },
+    });
+    const slow = handQuery("select count(*) as n from range(1000000000) a, range(1000000) b", []);
+    try {
+      for (const stopBy of ["timeout", "signal"] as const) {
+        const controller = new AbortController();
+        if (stopBy === "signal") setTimeout(() => controller.abort(new Error("client went away")), 20);
+        const started = Date.now();
+        const e = await executeOnDuckdb(slowToPrepare, slow, [], {
+          maxRows: 10,
+          timeoutMs: stopBy === "timeout" ? 20 : 60_000,
+          signal: controller.signal,
+        }).catch((err: unknown) => err);
+        expect(e, stopBy).toBeInstanceOf(Error);
+        expect(String(e), stopBy).toMatch(stopBy === "timeout" ? /did not finish within 20 ms/ : /went away/);
+        expect(Date.now() - started, stopBy).toBeLessThan(3000);
+      }
+      // and no transaction is left open on the connection
+      await conn.run("BEGIN TRANSACTION");
+      await conn.run("ROLLBACK");
+    } finally {
+      conn.closeSync();
+    }
   });
 
   it("cuts results at maxRows and says so, reading no more than it needs", async () => {

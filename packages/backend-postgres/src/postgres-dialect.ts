@@ -25,7 +25,7 @@ import {
 import { PATTERN_TOKEN, toPostgresRegex } from "./postgres-regex.ts";
 import { PG_COLUMN_TYPES } from "./postgres-storage.ts";
 import { formatTimestampSql, translateTimeFormat } from "./postgres-time-format.ts";
-import { postgresZone, postgresZoneText } from "./postgres-time-zone.ts";
+import { postgresFromLocal, postgresZone, postgresZoneText } from "./postgres-time-zone.ts";
 
 /** SQL type of each scalar: the storage column types (one table for DDL and queries). */
 const TYPE_NAMES: Record<ScalarType, string> = PG_COLUMN_TYPES;
@@ -161,10 +161,10 @@ export class PostgresDialect extends SqlEmitter {
         const s = typedLiteral(args[0]!);
         const zone = postgresZone(args[1]);
         // An explicit offset in the text wins over the zone argument.
-        return `CASE WHEN ${s} ~ '(Z|UTC|[+-][0-9]{1,2}(:?[0-9]{2})?)\\s*$' AND ${s} ~ '[0-9]:[0-9]' THEN CAST(${s} AS timestamptz) ELSE (CAST(${s} AS timestamp) AT TIME ZONE ${zone}) END`;
+        return `CASE WHEN ${s} ~ '(Z|UTC|[+-][0-9]{1,2}(:?[0-9]{2})?)\\s*$' AND ${s} ~ '[0-9]:[0-9]' THEN CAST(${s} AS timestamptz) ELSE ${postgresFromLocal(`CAST(${s} AS timestamp)`, zone)} END`;
       }
       if (t?.t === "scalar" && t.s !== "TIMESTAMP")
-        return `(CAST(${args[0]} AS timestamp) AT TIME ZONE ${postgresZone(args[1])})`;
+        return postgresFromLocal(`CAST(${args[0]} AS timestamp)`, postgresZone(args[1]));
       return args[0]!;
     },
     // to_timestamp reads the text in the session's zone (UTC) or its own offset (%z); the civil
@@ -172,7 +172,10 @@ export class PostgresDialect extends SqlEmitter {
     PARSE_TIMESTAMP: ([, s, zone], call) => {
       const format = literalArg(call, 0, "its format");
       const z = zone === undefined || readsInstant(format) ? "'UTC'" : postgresZone(zone);
-      return `(to_timestamp(${s}, ${this.stringLiteral(translateTimeFormat(format))})::timestamp AT TIME ZONE ${z})`;
+      return postgresFromLocal(
+        `to_timestamp(${s}, ${this.stringLiteral(translateTimeFormat(format))})::timestamp`,
+        z,
+      );
     },
     // More elements than the limit are an error, as on DuckDB. PostgreSQL has no error function:
     // the message is cast to integer, and names the arguments so that it is never a constant the

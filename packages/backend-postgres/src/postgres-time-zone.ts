@@ -23,3 +23,16 @@ export function postgresZone(sql: string | undefined): string {
   if (!m) return sql;
   return `'${postgresZoneText(m[1]!.replace(/''/g, "'")).replace(/'/g, "''")}'`;
 }
+
+/**
+ * The instant of wall-clock time `local` (a timestamp) in `zone` (postgresZone's SQL). A reading
+ * a DST transition skips or repeats takes the offset in effect before it, as on BigQuery
+ * (docs/compiler.md "Wall-clock readings"). `AT TIME ZONE` does so for a skipped reading but
+ * takes the later of a repeated one: the reading placed with the offset of a day before (`early`,
+ * before any transition near) wins whenever it reads back as `local`.
+ */
+export function postgresFromLocal(local: string, zone: string): string {
+  if (zone === "'UTC'") return `(${local} AT TIME ZONE 'UTC')`;
+  const early = `(((${local}) - INTERVAL '24 hours') AT TIME ZONE ${zone} + INTERVAL '24 hours')`;
+  return `(CASE WHEN (${early} AT TIME ZONE ${zone}) = ${local} THEN ${early} ELSE (${local} AT TIME ZONE ${zone}) END)`;
+}

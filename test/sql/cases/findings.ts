@@ -592,6 +592,23 @@ export const orderedLimitCases: SqlCase[] = [
     ],
   },
   {
+    name: "cut: a stored query's CTE over the last hour (CURRENT_TIMESTAMP) read with a pattern parameter, newest",
+    rule: CUT,
+    sql: `with edge_logs as (select t.timestamp, t.id, t.event_message from ${EDGE} t where t.timestamp > timestamp_sub(current_timestamp(), interval 1 hour)) select id, @q as q from edge_logs where regexp_contains(event_message, @q) order by timestamp desc limit 2`,
+    params: { q: { kind: "string", value: "^GET" } },
+    expect: [
+      { id: "e08", q: "^GET" },
+      { id: "e06", q: "^GET" },
+    ],
+  },
+  {
+    name: "cut: a stored query's CTE over the last hour (CURRENT_TIMESTAMP) read with a pattern parameter, oldest",
+    rule: CUT,
+    sql: `with edge_logs as (select t.timestamp, t.id, t.event_message from ${EDGE} t where t.timestamp > timestamp_sub(current_timestamp(), interval 1 hour)) select id from edge_logs where not regexp_contains(event_message, @q) order by timestamp limit 5`,
+    params: { q: { kind: "string", value: "^GET" } },
+    expect: col("id", "e07", "e09"),
+  },
+  {
     name: "cut: a chain of CTEs, each filtering, newest",
     rule: CUT,
     sql: `with a as (select id, timestamp, project from ${EDGE} where project != 'gamma'), b as (select id, timestamp as ts from a where project = 'alpha') select id from b order by ts desc limit 3`,

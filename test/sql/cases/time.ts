@@ -543,6 +543,107 @@ export const timeCases: SqlCase[] = [
     expect: [{ t: us("2025-01-15T04:30:00Z") }],
   },
   {
+    name: "PARSE_TIMESTAMP of a reading a DST transition skips or repeats",
+    rule: "BigQuery PARSE_TIMESTAMP (ZetaSQL parse_date_time.cc: absl::ConvertDateTime(…).pre): a reading a transition skips or repeats takes the offset in effect before it — New York's skipped 02:30 is 02:30 EST, its repeated 01:30 is 01:30 EDT; Berlin's and Sydney's likewise",
+    sql: `select parse_timestamp('%Y-%m-%d %H:%M:%S', '2025-03-09 02:30:00', 'America/New_York') as ny_skipped, parse_timestamp('%Y-%m-%d %H:%M:%S', '2025-11-02 01:30:00', 'America/New_York') as ny_repeated, parse_timestamp('%Y-%m-%d %H:%M:%S', '2025-03-30 02:30:00', 'Europe/Berlin') as berlin_skipped, parse_timestamp('%Y-%m-%d %H:%M:%S', '2025-10-26 02:30:00', 'Europe/Berlin') as berlin_repeated, parse_timestamp('%Y-%m-%d %H:%M:%S', '2025-04-06 02:30:00', 'Australia/Sydney') as sydney_repeated, parse_timestamp('%Y-%m-%d %H:%M:%S', '2025-10-05 02:30:00', 'Australia/Sydney') as sydney_skipped`,
+    expect: [
+      {
+        ny_skipped: us("2025-03-09T07:30:00Z"),
+        ny_repeated: us("2025-11-02T05:30:00Z"),
+        berlin_skipped: us("2025-03-30T01:30:00Z"),
+        berlin_repeated: us("2025-10-26T00:30:00Z"),
+        sydney_repeated: us("2025-04-05T15:30:00Z"),
+        sydney_skipped: us("2025-10-04T16:30:00Z"),
+      },
+    ],
+  },
+  {
+    name: "PARSE_TIMESTAMP of readings beside a DST transition",
+    rule: "BigQuery PARSE_TIMESTAMP: a reading that exists once has one instant, whatever the zone's offset at the UTC instant of the same digits",
+    sql: `select parse_timestamp('%Y-%m-%d %H:%M:%S', '2025-03-09 01:59:59', 'America/New_York') as ny_before_gap, parse_timestamp('%Y-%m-%d %H:%M:%S', '2025-03-09 03:30:00', 'America/New_York') as ny_after_gap, parse_timestamp('%Y-%m-%d %H:%M:%S', '2025-11-02 02:00:00', 'America/New_York') as ny_after_overlap, parse_timestamp('%Y-%m-%d %H:%M:%S', '2025-03-30 01:59:59', 'Europe/Berlin') as berlin_before_gap, parse_timestamp('%Y-%m-%d %H:%M:%S', '2025-10-26 01:59:59', 'Europe/Berlin') as berlin_before_overlap`,
+    expect: [
+      {
+        ny_before_gap: us("2025-03-09T06:59:59Z"),
+        ny_after_gap: us("2025-03-09T07:30:00Z"),
+        ny_after_overlap: us("2025-11-02T07:00:00Z"),
+        berlin_before_gap: us("2025-03-30T00:59:59Z"),
+        berlin_before_overlap: us("2025-10-25T23:59:59Z"),
+      },
+    ],
+  },
+  {
+    name: "PARSE_TIMESTAMP of a skipped and a repeated reading in a zone from a parameter",
+    rule: "BigQuery PARSE_TIMESTAMP: the offset before the transition (as with a literal zone)",
+    sql: `select parse_timestamp('%Y-%m-%d %H:%M:%S', '2025-03-30 02:30:00', @z) as skipped, parse_timestamp('%Y-%m-%d %H:%M:%S', '2025-10-26 02:30:00', @z) as repeated, parse_timestamp('%Y-%m-%d %H:%M:%S', '2025-10-26 03:00:00', @z) as after`,
+    params: { z: { kind: "string", value: "Europe/Berlin" } },
+    expect: [
+      {
+        skipped: us("2025-03-30T01:30:00Z"),
+        repeated: us("2025-10-26T00:30:00Z"),
+        after: us("2025-10-26T02:00:00Z"),
+      },
+    ],
+  },
+  {
+    name: "TIMESTAMP and CAST of a STRING that is NULL on some rows",
+    rule: "BigQuery: a conversion of NULL is NULL — the other rows' values are read, and the query does not fail",
+    sql: `select timestamp(x) as t, timestamp(x, 'Asia/Kolkata') as k, cast(x as timestamp) as c, cast(x as datetime) as d from unnest(['2025-01-15 10:00:00', null]) x`,
+    expect: [
+      {
+        t: us("2025-01-15T10:00:00Z"),
+        k: us("2025-01-15T04:30:00Z"),
+        c: us("2025-01-15T10:00:00Z"),
+        d: "2025-01-15T10:00:00",
+      },
+      { t: null, k: null, c: null, d: null },
+    ],
+  },
+  {
+    name: "a time zone parameter that is not sent makes each zone function NULL",
+    rule: "BigQuery: a function of a NULL argument is NULL — the time zone argument too (an unsent parameter binds NULL)",
+    sql: `select parse_timestamp('%Y-%m-%d %H:%M', '2025-01-15 10:00', @z) as p, timestamp('2025-01-15 10:00', @z) as t, timestamp_trunc(timestamp '2025-01-15 10:00:00', day, @z) as tr, format_timestamp('%H:%M', timestamp '2025-01-15 10:00:00', @z) as f, datetime(timestamp '2025-01-15 10:00:00', @z) as dt, date(timestamp '2025-01-15 10:00:00', @z) as d`,
+    params: { z: { kind: "string" } },
+    expect: [{ p: null, t: null, tr: null, f: null, dt: null, d: null }],
+  },
+  {
+    name: "TIMESTAMP_TRUNC to the hour inside a repeated hour, and to the day after a skipped midnight",
+    rule: "BigQuery TIMESTAMP_TRUNC in a time zone (ZetaSQL TimestampTruncAtLeastMinute): HOUR and MINUTE truncate in the timestamp's own offset, so each occurrence of New York's repeated 01:xx truncates within itself; DAY and above place the day's first reading (the offset before a transition: Santiago's skipped midnight of 2025-09-07 is 00:00 -04)",
+    sql: `select timestamp_trunc(timestamp '2025-11-02 05:30:00', hour, 'America/New_York') as first_pass, timestamp_trunc(timestamp '2025-11-02 06:30:00', hour, 'America/New_York') as second_pass, timestamp_trunc(timestamp '2025-11-02 06:30:00', minute, 'America/New_York') as minute, timestamp_trunc(timestamp '2025-09-07 12:00:00', day, 'America/Santiago') as santiago_day`,
+    expect: [
+      {
+        first_pass: us("2025-11-02T05:00:00Z"),
+        second_pass: us("2025-11-02T06:00:00Z"),
+        minute: us("2025-11-02T06:30:00Z"),
+        santiago_day: us("2025-09-07T04:00:00Z"),
+      },
+    ],
+  },
+  {
+    name: "TIMESTAMP of a skipped and a repeated reading",
+    rule: "BigQuery TIMESTAMP(string|datetime, time_zone) (absl::FromCivil: the pre-transition offset), as PARSE_TIMESTAMP",
+    sql: `select timestamp('2025-03-09 02:30:00', 'America/New_York') as ny_skipped, timestamp('2025-11-02 01:30:00', 'America/New_York') as ny_repeated, timestamp(datetime '2025-03-30 02:30:00', 'Europe/Berlin') as berlin_skipped, timestamp(datetime '2025-10-26 02:30:00', 'Europe/Berlin') as berlin_repeated`,
+    expect: [
+      {
+        ny_skipped: us("2025-03-09T07:30:00Z"),
+        ny_repeated: us("2025-11-02T05:30:00Z"),
+        berlin_skipped: us("2025-03-30T01:30:00Z"),
+        berlin_repeated: us("2025-10-26T00:30:00Z"),
+      },
+    ],
+  },
+  {
+    name: "PARSE_TIMESTAMP with a two-digit offset (%z)",
+    rule: "BigQuery PARSE_TIMESTAMP %z: +HH or +HHMM (ZetaSQL ParseOffset reads the minutes only when two digits follow)",
+    sql: `select parse_timestamp('%Y-%m-%d %H:%M %z', '2025-01-15 10:00 +0530') as four, parse_timestamp('%Y-%m-%d %H:%M%z', '2025-01-15 10:00-0300', 'Asia/Kolkata') as joined`,
+    expect: [{ four: us("2025-01-15T04:30:00Z"), joined: us("2025-01-15T13:00:00Z") }],
+  },
+  {
+    name: "PARSE_TIMESTAMP of NULL text or in a NULL zone",
+    rule: "BigQuery: a function of a NULL argument is NULL",
+    sql: `select parse_timestamp('%Y-%m-%d %H:%M', cast(null as string), 'Asia/Kolkata') as no_text, parse_timestamp('at %Y-%m-%d T%H:%M', 'at 2025-01-15 T10:00', 'Asia/Kolkata') as literal_text`,
+    expect: [{ no_text: null, literal_text: us("2025-01-15T04:30:00Z") }],
+  },
+  {
     name: "PARSE_TIMESTAMP of an nginx time with an offset",
     rule: "BigQuery PARSE_TIMESTAMP: %d/%b/%Y:%H:%M:%S %z; log-event-shapes.md kong access lines",
     sql: `select id, parse_timestamp('%d/%b/%Y:%H:%M:%S %z', regexp_extract(event_message, r'\\[([^\\]]+)\\]')) as t from ${EDGE} where project = 'gamma' and id in ('e10', 'e11')`,

@@ -192,6 +192,16 @@ export function truncate(value: string, call: CallExpr, e: SqlEmitter, zoneArg?:
   return trunc(part.toLowerCase(), value);
 }
 
+/**
+ * Whether TIMESTAMP_TRUNC in a zone truncates by a part below a day: ZetaSQL truncates those in
+ * the timestamp's own offset and takes that offset off again (TimestampTruncAtLeastMinute), so
+ * each occurrence of a repeated hour truncates within itself — no wall-clock reading is placed.
+ */
+export function truncatesWithinOffset(call: CallExpr): boolean {
+  const part = call.args[1]?.k === "datepart" ? call.args[1].part : "DAY";
+  return ["HOUR", "MINUTE", "SECOND", "MILLISECOND", "MICROSECOND"].includes(part);
+}
+
 const MICROS_PER: Record<string, number> = {
   MICROSECOND: 1,
   MILLISECOND: 1_000,
