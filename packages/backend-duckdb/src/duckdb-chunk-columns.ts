@@ -81,7 +81,7 @@ function int64Of(value: ColumnValue): bigint {
   return n;
 }
 
-/** UTF-8 of a column's strings, grown as needed; one per process (chunks are written one at a time) */
+/** UTF-8 of a column's strings while they are encoded, grown as needed (one per thread) */
 let utf8 = Buffer.allocUnsafe(1 << 20);
 
 function utf8Room(bytes: number): Buffer {
@@ -89,38 +89,61 @@ function utf8Room(bytes: number): Buffer {
   return utf8;
 }
 
+/**
+ * One column of a chunk in its vector's byte layout, ready to copy: plain buffers, so that a load
+ * worker can make it and hand it over without a copy (`transferables`).
+ */
+export interface PreparedColumn {
+  /** rows × the type's width; a string longer than 12 bytes holds its offset in `heap` as pointer */
+  bytes: Uint8Array;
+  /** validity words (bit set = valid), or null when every row is valid */
+  valid: Uint32Array | null;
+  /** the UTF-8 of a VARCHAR column's strings, or null when every string is inline */
+  heap: Uint8Array | null;
+}
+
+export interface PreparedChunk {
+  rows: number;
+  columns: PreparedColumn[];
+}
+
+/** the buffers of a prepared chunk, for postMessage's transfer list */
+export function transferables(chunk: PreparedChunk): ArrayBuffer[] {
+  const out: ArrayBuffer[] = [];
+  for (const c of chunk.columns) {
+    out.push(c.bytes.buffer as ArrayBuffer);
+    if (c.valid) out.push(c.valid.buffer as ArrayBuffer);
+    if (c.heap) out.push(c.heap.buffer as ArrayBuffer);
+  }
+  return out;
+}
+
 class Column {
-  readonly bytes: Uint8Array;
-  readonly words: Uint32Array;
-  readonly doubles: Float64Array;
-  readonly int64s: BigInt64Array;
+  bytes!: Uint8Array;
+  words!: Uint32Array;
+  doubles!: Float64Array;
+  int64s!: BigInt64Array;
   /** validity: one bit per row, set = valid, in 64-bit words as DuckDB keeps them */
-  readonly valid: Uint32Array;
+  valid!: Uint32Array;
   nulls = false;
   /** a VARCHAR column's strings by row ("" for NULL) */
   readonly texts: string[] = [];
-  /** where each row's UTF-8 starts in `utf8`, and its length */
-  private readonly starts: Uint32Array;
-  private readonly lengths: Uint32Array;
 
   constructor(
     readonly layout: Layout,
-    rows: number,
+    private readonly capacity: number,
   ) {
-    const buffer = new ArrayBuffer(rows * WIDTH[layout] + 8);
+    this.renew();
+  }
+
+  /** fresh buffers: the previous ones were handed over with a prepared chunk */
+  private renew(): void {
+    const buffer = new ArrayBuffer(this.capacity * WIDTH[this.layout] + 8);
     this.bytes = new Uint8Array(buffer);
     this.words = new Uint32Array(buffer, 0, buffer.byteLength >> 2);
     this.doubles = new Float64Array(buffer, 0, buffer.byteLength >> 3);
     this.int64s = new BigInt64Array(buffer, 0, buffer.byteLength >> 3);
-    this.valid = new Uint32Array(Math.ceil(rows / 64) * 2).fill(0xffffffff);
-    const strings = layout === "varchar" ? rows : 0;
-    this.starts = new Uint32Array(strings);
-    this.lengths = new Uint32Array(strings);
-  }
-
-  reset(rows: number): void {
-    this.bytes.fill(0, 0, rows * WIDTH[this.layout]);
-    this.valid.fill(0xffffffff);
+    this.valid = new Uint32Array(Math.ceil(this.capacity / 64) * 2).fill(0xffffffff);
     this.nulls = false;
     this.texts.length = 0;
   }
@@ -163,90 +186,114 @@ class Column {
     }
   }
 
-  writeTo(vector: unknown, rows: number): void {
-    if (this.layout === "varchar") this.writeStrings(vector, rows);
-    const width = WIDTH[this.layout];
-    if (width > 0) bindings.copy_data_to_vector(vector, 0, this.bytes.buffer as ArrayBuffer, 0, rows * width);
-    if (this.nulls || this.layout === "none") {
-      if (this.layout === "none") this.valid.fill(0);
-      bindings.vector_ensure_validity_writable(vector);
-      bindings.copy_data_to_vector_validity(
-        vector,
-        0,
-        this.valid.buffer as ArrayBuffer,
-        0,
-        Math.ceil(rows / 64) * 8,
-      );
-    }
+  /** The column's `rows` rows as a prepared column; the column starts over with new buffers. */
+  prepare(rows: number): PreparedColumn {
+    const heap = this.layout === "varchar" ? this.encodeStrings(rows) : null;
+    if (this.layout === "none") this.valid.fill(0);
+    const out: PreparedColumn = {
+      bytes: this.bytes.subarray(0, rows * WIDTH[this.layout]),
+      valid: this.nulls || this.layout === "none" ? this.valid : null,
+      heap,
+    };
+    this.renew();
+    return out;
   }
 
   /**
-   * Writes the column's `duckdb_string_t`s into `bytes`: a string of up to 12 bytes inline; the
-   * longer ones point into one heap string of the vector that holds all the column's UTF-8, put
-   * there by one native call (instead of one call per string, which was most of a load's time).
+   * Writes the column's `duckdb_string_t`s into `bytes`: a string of up to 12 bytes inline; a
+   * longer one with its first 4 bytes and, as its pointer, its offset in the returned UTF-8 of
+   * all the column's strings, which `writePreparedChunk` puts in the vector's heap with one
+   * native call (one call per string was most of a load's time) and turns offsets into addresses.
    * UTF-8 as Node writes it, the same bytes the bindings' own conversion gives: lone surrogates
    * become U+FFFD, NUL stays.
    */
-  private writeStrings(vector: unknown, rows: number): void {
+  private encodeStrings(rows: number): Uint8Array | null {
     const texts = this.texts;
     const joined = texts.join("");
     const out = utf8Room(joined.length * 3);
-    const { starts, lengths } = this;
     let total = out.write(joined, 0, "utf8");
-    if (total === joined.length) {
-      // ASCII (each other UTF-16 unit takes 2 or more bytes): the bytes of row r are its characters
-      let at = 0;
-      for (let r = 0; r < rows; r++) {
-        starts[r] = at;
-        at += lengths[r] = texts[r]!.length;
-      }
-    } else {
-      // each string on its own: joined, two halves of a surrogate pair would make one character
-      total = 0;
-      for (let r = 0; r < rows; r++) {
-        starts[r] = total;
-        total += lengths[r] = out.write(texts[r]!, total, "utf8");
-      }
-    }
-    let heap = -1;
     const bytes = this.bytes;
     const words = this.words;
+    let long = false;
+    const ascii = total === joined.length;
+    // ASCII (each other UTF-16 unit takes 2 or more bytes): the bytes of row r are its characters.
+    // Otherwise each string on its own: joined, two halves of a surrogate pair would make one.
+    if (!ascii) total = 0;
+    let start = 0;
     for (let r = 0; r < rows; r++) {
-      const length = lengths[r]!;
-      const start = starts[r]!;
+      let length: number;
+      if (ascii) length = texts[r]!.length;
+      else {
+        start = total;
+        length = out.write(texts[r]!, total, "utf8");
+        total += length;
+      }
       const at = r * 16;
       words[r * 4] = length;
       if (length <= INLINE_BYTES) {
         for (let i = 0; i < length; i++) bytes[at + 4 + i] = out[start + i]!;
-        continue;
+      } else {
+        for (let i = 0; i < 4; i++) bytes[at + 4 + i] = out[start + i]!;
+        words[r * 4 + 2] = start;
+        long = true;
       }
-      if (heap < 0) heap = this.heapOf(vector, out, total);
-      for (let i = 0; i < 4; i++) bytes[at + 4 + i] = out[start + i]!;
-      const address = heap + start;
-      const high = Math.floor(address / TWO_32);
-      words[r * 4 + 2] = address - high * TWO_32;
-      words[r * 4 + 3] = high;
+      if (ascii) start += length;
     }
-  }
-
-  /**
-   * Copies `out[0, total)` into the vector's string heap (as row 0's value, which the column's
-   * own bytes then overwrite) and returns its address: the chunk owns it until it is appended.
-   */
-  private heapOf(vector: unknown, out: Buffer, total: number): number {
-    bindings.vector_assign_string_element_len(vector, 0, out.subarray(0, total));
-    const entry = bindings.vector_get_data(vector, 16);
-    const view = new DataView(entry.buffer, entry.byteOffset, 16);
-    return view.getUint32(12, true) * TWO_32 + view.getUint32(8, true);
+    return long ? new Uint8Array(out.subarray(0, total)) : null;
   }
 }
 
 /**
- * The values of up to one chunk of rows, column by column, in the byte layout of DuckDB's vectors:
- * a chunk is then filled with one copy per column, plus one native call per string that does not
- * fit inline (longer than 12 bytes, or not ASCII) instead of one per string, and no JavaScript
- * object per value (`setColumnValues` takes a BigInt per BIGINT and a DuckDBTimestampValue per
- * TIMESTAMP, and caches every value before it copies).
+ * Fills `chunk` (created with the columns' DuckDB types and `prepared.rows` rows): one copy per
+ * column, and for a VARCHAR column with long strings one native call that puts their UTF-8 in
+ * the vector's heap (as row 0's value, which the copy then overwrites; the chunk owns it until it
+ * is appended), whose address turns each long string's offset into its pointer.
+ */
+export function writePreparedChunk(chunk: DuckDBDataChunk, prepared: PreparedChunk): void {
+  const rows = prepared.rows;
+  for (let c = 0; c < prepared.columns.length; c++) {
+    const { bytes, valid, heap } = prepared.columns[c]!;
+    const vector = bindings.data_chunk_get_vector(chunk.chunk, c);
+    if (heap !== null) {
+      bindings.vector_assign_string_element_len(vector, 0, heap);
+      const entry = bindings.vector_get_data(vector, 16);
+      const view = new DataView(entry.buffer, entry.byteOffset, 16);
+      const base = view.getUint32(12, true) * TWO_32 + view.getUint32(8, true);
+      const words = new Uint32Array(bytes.buffer, bytes.byteOffset, rows * 4);
+      for (let r = 0; r < rows; r++) {
+        if (words[r * 4]! <= INLINE_BYTES) continue;
+        const address = base + words[r * 4 + 2]!;
+        const high = Math.floor(address / TWO_32);
+        words[r * 4 + 2] = address - high * TWO_32;
+        words[r * 4 + 3] = high;
+      }
+    }
+    if (bytes.byteLength > 0)
+      bindings.copy_data_to_vector(
+        vector,
+        0,
+        bytes.buffer as ArrayBuffer,
+        bytes.byteOffset,
+        bytes.byteLength,
+      );
+    if (valid !== null) {
+      bindings.vector_ensure_validity_writable(vector);
+      bindings.copy_data_to_vector_validity(
+        vector,
+        0,
+        valid.buffer as ArrayBuffer,
+        valid.byteOffset,
+        Math.ceil(rows / 64) * 8,
+      );
+    }
+  }
+}
+
+/**
+ * The values of up to one chunk of rows, column by column, in the byte layout of DuckDB's vectors
+ * (`prepare`, on any thread), so that a chunk is filled with one copy per column
+ * (`writePreparedChunk`) and no JavaScript object per value (`setColumnValues` takes a BigInt per
+ * BIGINT and a DuckDBTimestampValue per TIMESTAMP, and caches every value before it copies).
  */
 export class ChunkColumns {
   private readonly columns: Column[];
@@ -279,12 +326,10 @@ export class ChunkColumns {
     this.rows++;
   }
 
-  /** Fills `chunk` (created with the columns' DuckDB types and `rows` rows) and empties these buffers. */
-  writeTo(chunk: DuckDBDataChunk): void {
-    for (let c = 0; c < this.columns.length; c++) {
-      this.columns[c]!.writeTo(bindings.data_chunk_get_vector(chunk.chunk, c), this.rows);
-      this.columns[c]!.reset(this.rows);
-    }
+  /** The rows added so far, prepared for `writePreparedChunk`; these buffers start over empty. */
+  prepare(): PreparedChunk {
+    const rows = this.rows;
     this.rows = 0;
+    return { rows, columns: this.columns.map((c) => c.prepare(rows)) };
   }
 }

@@ -20,7 +20,12 @@ import {
   type SourceSchema,
   widenForEvent,
 } from "@qes/core";
-import { CHUNK_VALUES, ChunkColumns } from "./duckdb-chunk-columns.ts";
+import {
+  CHUNK_VALUES,
+  ChunkColumns,
+  type PreparedChunk,
+  writePreparedChunk,
+} from "./duckdb-chunk-columns.ts";
 import {
   applySchemaChanges,
   bumpSchemaVersion,
@@ -87,10 +92,14 @@ export class ChunkWriter {
   }
 
   writePending(): void {
-    const rows = this.columns.rows;
-    if (rows === 0) return;
-    const chunk = DuckDBDataChunk.create(this.types, rows);
-    this.columns.writeTo(chunk);
+    if (this.columns.rows === 0) return;
+    this.append(this.columns.prepare());
+  }
+
+  /** Appends a chunk prepared for this table's columns (here or by a load worker). */
+  append(prepared: PreparedChunk): void {
+    const chunk = DuckDBDataChunk.create(this.types, prepared.rows);
+    writePreparedChunk(chunk, prepared);
     this.appender!.appendDataChunk(chunk);
     if (++this.unflushed >= CHUNKS_PER_FLUSH) {
       this.appender!.flushSync();
