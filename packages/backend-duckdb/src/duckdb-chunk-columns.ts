@@ -65,6 +65,8 @@ function layoutOf(type: ColumnType): Layout {
 const WIDTH: Record<Layout, number> = { varchar: 16, int64: 8, double: 8, bool: 1, none: 0 };
 /** the longest string `duckdb_string_t` holds inline; longer ones live in the vector's heap */
 const INLINE_BYTES = 12;
+/** the string units of a chunk past which it is written early (see `ChunkColumns.full`) */
+const MAX_CHUNK_CHARS = 1 << 25;
 const TWO_32 = 2 ** 32;
 const INT64_MIN = -(2n ** 63n);
 const INT64_MAX = 2n ** 63n - 1n;
@@ -160,12 +162,13 @@ class Column {
     if (this.layout === "varchar") this.texts[row] = "";
   }
 
-  set(row: number, value: ColumnValue): void {
+  /** sets a row's value; returns its length in UTF-16 units for a string, else 0 */
+  set(row: number, value: ColumnValue): number {
     switch (this.layout) {
       case "varchar":
         if (typeof value !== "string") throw unfit(value, "a string");
         this.texts[row] = value;
-        return;
+        return value.length;
       case "int64":
         if (typeof value === "number" && Number.isSafeInteger(value)) {
           // two 32-bit halves: no BigInt made
@@ -173,14 +176,14 @@ class Column {
           this.words[row * 2] = value - high * TWO_32;
           this.words[row * 2 + 1] = high | 0;
         } else this.int64s[row] = int64Of(value);
-        return;
+        return 0;
       case "double":
         if (typeof value !== "number") throw unfit(value, "a number");
         this.doubles[row] = value;
-        return;
+        return 0;
       case "bool":
         this.bytes[row] = value ? 1 : 0;
-        return;
+        return 0;
       case "none":
         throw new Error(`a value for a column DuckDB's chunk writer does not fill: ${String(value)}`);
     }
@@ -210,7 +213,9 @@ class Column {
   private encodeStrings(rows: number): Uint8Array | null {
     const texts = this.texts;
     const joined = texts.join("");
-    const out = utf8Room(joined.length * 3);
+    // room for the UTF-8 of every string on its own: at most 3 bytes per UTF-16 unit, measured
+    // exactly for a large column (a lone surrogate joined to its neighbour's half takes 2 more)
+    const out = utf8Room(joined.length < 1 << 22 ? joined.length * 3 : Buffer.byteLength(joined) + 2 * rows);
     let total = out.write(joined, 0, "utf8");
     const bytes = this.bytes;
     const words = this.words;
@@ -298,6 +303,8 @@ export function writePreparedChunk(chunk: DuckDBDataChunk, prepared: PreparedChu
 export class ChunkColumns {
   private readonly columns: Column[];
   rows = 0;
+  /** the UTF-16 units of the rows' strings */
+  private chars = 0;
 
   constructor(
     types: readonly ColumnType[],
@@ -307,16 +314,26 @@ export class ChunkColumns {
   }
 
   /**
+   * True when the chunk should be written now: `capacity` rows, or strings long enough that
+   * joining a column's would near V8's longest string (~2^29 units) or its UTF-8 need a buffer of
+   * hundreds of MB (a chunk of 2,048 edge events holds ~6M).
+   */
+  get full(): boolean {
+    return this.rows >= this.capacity || this.chars >= MAX_CHUNK_CHARS;
+  }
+
+  /**
    * Adds one row: `values[order[c]]` is column c's value (core's row, in core's column order;
    * the table's order may differ).
    */
   add(values: readonly ColumnValue[], order: readonly number[]): void {
     const row = this.rows;
+    let chars = 0;
     try {
       for (let c = 0; c < this.columns.length; c++) {
         const value = values[order[c]!];
         if (value === null || value === undefined) this.columns[c]!.setNull(row);
-        else this.columns[c]!.set(row, value);
+        else chars += this.columns[c]!.set(row, value);
       }
     } catch (e) {
       // a value the column cannot hold: the row is not added, and the next one starts clean
@@ -324,12 +341,14 @@ export class ChunkColumns {
       throw e;
     }
     this.rows++;
+    this.chars += chars;
   }
 
   /** The rows added so far, prepared for `writePreparedChunk`; these buffers start over empty. */
   prepare(): PreparedChunk {
     const rows = this.rows;
     this.rows = 0;
+    this.chars = 0;
     return { rows, columns: this.columns.map((c) => c.prepare(rows)) };
   }
 }

@@ -88,7 +88,7 @@ export class ChunkWriter {
 
   add(event: LogEvent): void {
     this.columns.add(this.rows.encode(event, this.row), this.order);
-    if (this.columns.rows >= CHUNK_ROWS) this.writePending();
+    if (this.columns.full) this.writePending();
   }
 
   writePending(): void {

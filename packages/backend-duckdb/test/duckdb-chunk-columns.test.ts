@@ -177,6 +177,17 @@ describe("DuckDB chunk writer: the rows node-api's DataChunk API stores", () => 
     expect(floats.getRows()).toEqual([[BigInt(Math.ceil(4500 / 17))]]);
   });
 
+  it("long strings: a chunk is written early, before its strings grow too long to join", async () => {
+    // 200 × 200,000 units, past the chunk's limit of 2^25: written as two chunks, not one
+    const bodies: JsonObject[] = Array.from({ length: 200 }, (_, i) => ({
+      id: `long${i}`,
+      event_message: (i % 2 ? "é" : "x").repeat(200_000) + i,
+    }));
+    const { ours, reference } = await writeBoth(bodies);
+    expect(ours).toHaveLength(200);
+    expect(ours).toEqual(reference);
+  });
+
   it("refuses a value its column cannot hold instead of storing another", async () => {
     const schema = newSourceSchema(`chunk${tables++}`);
     await conn.run(createTableSql(schema));
