@@ -84,6 +84,7 @@ function int64Of(value: ColumnValue): bigint {
 }
 
 /** UTF-8 of a column's strings while they are encoded, grown as needed (one per thread) */
+const UTF8_KEPT = 1 << 24;
 let utf8 = Buffer.allocUnsafe(1 << 20);
 
 function utf8Room(bytes: number): Buffer {
@@ -91,9 +92,14 @@ function utf8Room(bytes: number): Buffer {
   return utf8;
 }
 
+/** lets a room grown past UTF8_KEPT for a chunk of long strings go, once it was copied out */
+function utf8Done(): void {
+  if (utf8.length > UTF8_KEPT) utf8 = Buffer.allocUnsafe(1 << 20);
+}
+
 /**
- * One column of a chunk in its vector's byte layout, ready to copy: plain buffers, so that a load
- * worker can make it and hand it over without a copy (`transferables`).
+ * One column of a chunk in its vector's byte layout, ready to copy: plain buffers, which a load
+ * worker could make and hand over without a copy (tried: docs/benchmarks.md).
  */
 export interface PreparedColumn {
   /** rows × the type's width; a string longer than 12 bytes holds its offset in `heap` as pointer */
@@ -107,17 +113,6 @@ export interface PreparedColumn {
 export interface PreparedChunk {
   rows: number;
   columns: PreparedColumn[];
-}
-
-/** the buffers of a prepared chunk, for postMessage's transfer list */
-export function transferables(chunk: PreparedChunk): ArrayBuffer[] {
-  const out: ArrayBuffer[] = [];
-  for (const c of chunk.columns) {
-    out.push(c.bytes.buffer as ArrayBuffer);
-    if (c.valid) out.push(c.valid.buffer as ArrayBuffer);
-    if (c.heap) out.push(c.heap.buffer as ArrayBuffer);
-  }
-  return out;
 }
 
 class Column {
@@ -244,7 +239,9 @@ class Column {
       }
       if (ascii) start += length;
     }
-    return long ? new Uint8Array(out.subarray(0, total)) : null;
+    const heap = long ? new Uint8Array(out.subarray(0, total)) : null;
+    utf8Done();
+    return heap;
   }
 }
 
