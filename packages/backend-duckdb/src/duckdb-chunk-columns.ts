@@ -83,23 +83,13 @@ function int64Of(value: ColumnValue): bigint {
   return n;
 }
 
-/** UTF-8 of a column's strings while they are encoded, grown as needed (one per thread) */
+/** a column's UTF-8 room past which it is let go when a chunk needs much less */
 const UTF8_KEPT = 1 << 24;
-let utf8 = Buffer.allocUnsafe(1 << 20);
-
-function utf8Room(bytes: number): Buffer {
-  if (utf8.length < bytes) utf8 = Buffer.allocUnsafe(Math.max(bytes, utf8.length * 2));
-  return utf8;
-}
-
-/** lets a room grown past UTF8_KEPT for a chunk of long strings go, once it was copied out */
-function utf8Done(): void {
-  if (utf8.length > UTF8_KEPT) utf8 = Buffer.allocUnsafe(1 << 20);
-}
 
 /**
- * One column of a chunk in its vector's byte layout, ready to copy: plain buffers, which a load
- * worker could make and hand over without a copy (tried: docs/benchmarks.md).
+ * One column of a chunk in its vector's byte layout, ready to copy: views of the column's own
+ * buffers, valid until the next row is added (a load worker could make them as buffers of their
+ * own and hand them over without a copy; tried: docs/benchmarks.md).
  */
 export interface PreparedColumn {
   /** rows × the type's width; a string longer than 12 bytes holds its offset in `heap` as pointer */
@@ -125,24 +115,33 @@ class Column {
   nulls = false;
   /** a VARCHAR column's strings by row ("" for NULL) */
   readonly texts: string[] = [];
+  /** the UTF-8 of a VARCHAR column's strings, grown as needed */
+  private utf8: Buffer = Buffer.alloc(0);
 
   constructor(
     readonly layout: Layout,
-    private readonly capacity: number,
+    capacity: number,
   ) {
-    this.renew();
-  }
-
-  /** fresh buffers: the previous ones were handed over with a prepared chunk */
-  private renew(): void {
-    const buffer = new ArrayBuffer(this.capacity * WIDTH[this.layout] + 8);
+    const buffer = new ArrayBuffer(capacity * WIDTH[this.layout] + 8);
     this.bytes = new Uint8Array(buffer);
     this.words = new Uint32Array(buffer, 0, buffer.byteLength >> 2);
     this.doubles = new Float64Array(buffer, 0, buffer.byteLength >> 3);
     this.int64s = new BigInt64Array(buffer, 0, buffer.byteLength >> 3);
-    this.valid = new Uint32Array(Math.ceil(this.capacity / 64) * 2).fill(0xffffffff);
+    this.valid = new Uint32Array(Math.ceil(capacity / 64) * 2).fill(0xffffffff);
+  }
+
+  /** empties the column for the next chunk, once the last prepared one was written */
+  reset(rows: number): void {
+    this.bytes.fill(0, 0, rows * WIDTH[this.layout]);
+    this.valid.fill(0xffffffff);
     this.nulls = false;
     this.texts.length = 0;
+  }
+
+  private utf8Room(bytes: number): Buffer {
+    if (this.utf8.length < bytes || (this.utf8.length > UTF8_KEPT && bytes < UTF8_KEPT >> 4))
+      this.utf8 = Buffer.allocUnsafe(Math.max(bytes, 1 << 16));
+    return this.utf8;
   }
 
   /** forgets what a row that was not added left (its NULL marks; values are overwritten) */
@@ -184,17 +183,15 @@ class Column {
     }
   }
 
-  /** The column's `rows` rows as a prepared column; the column starts over with new buffers. */
+  /** The column's `rows` rows as a prepared column (views of its buffers: see PreparedColumn). */
   prepare(rows: number): PreparedColumn {
     const heap = this.layout === "varchar" ? this.encodeStrings(rows) : null;
     if (this.layout === "none") this.valid.fill(0);
-    const out: PreparedColumn = {
+    return {
       bytes: this.bytes.subarray(0, rows * WIDTH[this.layout]),
       valid: this.nulls || this.layout === "none" ? this.valid : null,
       heap,
     };
-    this.renew();
-    return out;
   }
 
   /**
@@ -210,7 +207,9 @@ class Column {
     const joined = texts.join("");
     // room for the UTF-8 of every string on its own: at most 3 bytes per UTF-16 unit, measured
     // exactly for a large column (a lone surrogate joined to its neighbour's half takes 2 more)
-    const out = utf8Room(joined.length < 1 << 22 ? joined.length * 3 : Buffer.byteLength(joined) + 2 * rows);
+    const out = this.utf8Room(
+      joined.length < 1 << 22 ? joined.length * 3 : Buffer.byteLength(joined) + 2 * rows,
+    );
     let total = out.write(joined, 0, "utf8");
     const bytes = this.bytes;
     const words = this.words;
@@ -239,9 +238,7 @@ class Column {
       }
       if (ascii) start += length;
     }
-    const heap = long ? new Uint8Array(out.subarray(0, total)) : null;
-    utf8Done();
-    return heap;
+    return long ? out.subarray(0, total) : null;
   }
 }
 
@@ -302,6 +299,8 @@ export class ChunkColumns {
   rows = 0;
   /** the UTF-16 units of the rows' strings */
   private chars = 0;
+  /** rows of the last prepared chunk, which the next row's adding clears first */
+  private prepared = 0;
 
   constructor(
     types: readonly ColumnType[],
@@ -324,6 +323,10 @@ export class ChunkColumns {
    * the table's order may differ).
    */
   add(values: readonly ColumnValue[], order: readonly number[]): void {
+    if (this.prepared > 0) {
+      for (const column of this.columns) column.reset(this.prepared);
+      this.prepared = 0;
+    }
     const row = this.rows;
     let chars = 0;
     try {
@@ -341,11 +344,15 @@ export class ChunkColumns {
     this.chars += chars;
   }
 
-  /** The rows added so far, prepared for `writePreparedChunk`; these buffers start over empty. */
+  /**
+   * The rows added so far, prepared for `writePreparedChunk`: views of these buffers, to write
+   * before the next row is added (which empties them).
+   */
   prepare(): PreparedChunk {
     const rows = this.rows;
     this.rows = 0;
     this.chars = 0;
+    this.prepared = rows;
     return { rows, columns: this.columns.map((c) => c.prepare(rows)) };
   }
 }
