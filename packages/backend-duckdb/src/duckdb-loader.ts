@@ -1,25 +1,13 @@
-import { createRequire } from "node:module";
 import {
-  BIGINT,
-  BOOLEAN,
-  DATE,
-  DOUBLE,
   type DuckDBAppender,
   type DuckDBConnection,
   DuckDBDataChunk,
-  DuckDBDateValue,
-  DuckDBTimestampValue,
   type DuckDBType,
-  type DuckDBValue,
-  TIMESTAMP,
-  VARCHAR,
 } from "@duckdb/node-api";
 import {
-  type ColumnType,
   type ColumnValue,
   cloneSourceSchema,
-  createFlattener,
-  type EventFlattener,
+  createRowEncoder,
   iterateLinesNow,
   type LoadOptions,
   type LoadSummary,
@@ -28,26 +16,25 @@ import {
   newSourceSchema,
   nowMicros,
   parseEvent,
+  type RowEncoder,
   type SourceSchema,
   widenForEvent,
 } from "@qes/core";
 import {
+  CHUNK_VALUES,
+  ChunkColumns,
+  type PreparedChunk,
+  writePreparedChunk,
+} from "./duckdb-chunk-columns.ts";
+import {
   applySchemaChanges,
   bumpSchemaVersion,
   createSource,
+  duckdbType,
   quoteIdent,
   sqlString,
   writeSourceSchema,
 } from "./duckdb-storage.ts";
-
-/**
- * The native bindings under @duckdb/node-api, loaded from node-api's own location so that they are
- * the very instance whose handles its DataChunks hold.
- */
-const bindings = createRequire(import.meta.resolve("@duckdb/node-api"))("@duckdb/node-bindings") as {
-  data_chunk_get_vector(chunk: DuckDBDataChunk["chunk"], column: number): unknown;
-  vector_assign_string_element(vector: unknown, index: number, text: string): void;
-};
 
 /** Rows per DataChunk: DuckDB's vector size. Row-by-row appending is ~30× slower (NOTES.md). */
 const CHUNK_ROWS = 2048;
@@ -60,63 +47,18 @@ export interface LoadOutcome {
   schema?: { source: SourceSchema; version: number };
 }
 
-function duckdbType(type: ColumnType): DuckDBType {
-  switch (type) {
-    case "INT64":
-      return BIGINT;
-    case "FLOAT64":
-      return DOUBLE;
-    case "BOOL":
-    case "PRESENCE":
-      return BOOLEAN;
-    case "TIMESTAMP":
-    case "DATETIME":
-      return TIMESTAMP;
-    case "DATE":
-      return DATE;
-    default:
-      return VARCHAR;
-  }
-}
-
-function toDuckdbValue(value: ColumnValue, type: ColumnType): DuckDBValue {
-  if (value === null) return null;
-  if (type === "TIMESTAMP" || type === "DATETIME") return new DuckDBTimestampValue(value as bigint);
-  if (type === "DATE") return new DuckDBDateValue(Number(value));
-  return value;
-}
-
-/**
- * Fills a VARCHAR column. `setColumnValues` costs ~0.44 µs per string (a cache per vector, then
- * one native call each); assigning through the bindings directly costs ~0.18 µs, and strings are
- * most of an event's values. NULLs still go through the vector so its validity mask is written.
- */
-function writeStrings(chunk: DuckDBDataChunk, column: number, rows: ColumnValue[][], from: number): void {
-  const vector = chunk.getColumnVector(column);
-  const raw = bindings.data_chunk_get_vector(chunk.chunk, column);
-  let nulls = false;
-  for (let r = 0; r < rows.length; r++) {
-    const value = rows[r]![from];
-    if (value === null || value === undefined) {
-      vector.setItem(r, null);
-      nulls = true;
-    } else bindings.vector_assign_string_element(raw, r, value as string);
-  }
-  if (nulls) vector.flush();
-}
-
 /**
  * Appends flattened events to one table through DataChunks. Its column order follows the table's
  * actual column order, read from the catalogue after every change.
  */
 export class ChunkWriter {
   private appender: DuckDBAppender | undefined;
-  private flattener!: EventFlattener;
-  /** for each table column, the index into the flattener's values */
+  private rows!: RowEncoder<ColumnValue>;
+  private row: ColumnValue[] = [];
+  /** for each table column, the index into the row encoder's values */
   private order: number[] = [];
   private types: DuckDBType[] = [];
-  private columnTypes: ColumnType[] = [];
-  private pending: LogEvent[] = [];
+  private columns!: ChunkColumns;
   private unflushed = 0;
 
   constructor(
@@ -125,45 +67,39 @@ export class ChunkWriter {
   ) {}
 
   async open(schema: SourceSchema): Promise<void> {
-    this.flattener = createFlattener(schema);
+    this.rows = createRowEncoder(schema, CHUNK_VALUES);
+    this.row = new Array<ColumnValue>(this.rows.columns.length);
     const reader = await this.conn.runAndReadAll(
       `SELECT column_name FROM duckdb_columns() WHERE table_name = ${sqlString(this.table)} ` +
         `AND schema_name = 'main' ORDER BY column_index`,
     );
-    const position = new Map(this.flattener.columns.map((c, i) => [c.column, i]));
+    const position = new Map(this.rows.columns.map((c, i) => [c.column, i]));
     this.order = reader.getRows().map(([name]) => {
       const i = position.get(name as string);
       if (i === undefined)
         throw new Error(`table ${this.table} has column ${name} that its schema does not know`);
       return i;
     });
-    this.columnTypes = this.order.map((i) => this.flattener.columns[i]!.type);
-    this.types = this.columnTypes.map(duckdbType);
+    const columnTypes = this.order.map((i) => this.rows.columns[i]!.type);
+    this.types = columnTypes.map(duckdbType);
+    this.columns = new ChunkColumns(columnTypes, CHUNK_ROWS);
     this.appender = await this.conn.createAppender(this.table);
   }
 
   add(event: LogEvent): void {
-    this.pending.push(event);
-    if (this.pending.length >= CHUNK_ROWS) this.writePending();
+    this.columns.add(this.rows.encode(event, this.row), this.order);
+    if (this.columns.full) this.writePending();
   }
 
   writePending(): void {
-    const events = this.pending;
-    if (events.length === 0) return;
-    this.pending = [];
-    const rows = events.map((e) => this.flattener.flatten(e));
-    const chunk = DuckDBDataChunk.create(this.types, events.length);
-    for (let c = 0; c < this.order.length; c++) {
-      const from = this.order[c]!;
-      const type = this.columnTypes[c]!;
-      if (this.types[c] === VARCHAR) {
-        writeStrings(chunk, c, rows, from);
-        continue;
-      }
-      const values = new Array<DuckDBValue>(rows.length);
-      for (let r = 0; r < rows.length; r++) values[r] = toDuckdbValue(rows[r]![from] ?? null, type);
-      chunk.setColumnValues(c, values);
-    }
+    if (this.columns.rows === 0) return;
+    this.append(this.columns.prepare());
+  }
+
+  /** Appends a chunk prepared for this table's columns (here or by a load worker). */
+  append(prepared: PreparedChunk): void {
+    const chunk = DuckDBDataChunk.create(this.types, prepared.rows);
+    writePreparedChunk(chunk, prepared);
     this.appender!.appendDataChunk(chunk);
     if (++this.unflushed >= CHUNKS_PER_FLUSH) {
       this.appender!.flushSync();

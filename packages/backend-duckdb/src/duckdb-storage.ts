@@ -1,4 +1,13 @@
-import type { DuckDBConnection } from "@duckdb/node-api";
+import {
+  BIGINT,
+  BOOLEAN,
+  DATE,
+  DOUBLE,
+  type DuckDBConnection,
+  type DuckDBType,
+  TIMESTAMP,
+  VARCHAR,
+} from "@duckdb/node-api";
 import {
   BUILTIN_SOURCES,
   type ColumnType,
@@ -47,6 +56,27 @@ export function duckdbColumnType(type: ColumnType): string {
       return "TIMESTAMP";
     case "DATE":
       return "DATE";
+  }
+}
+
+/** The node-api type of a layout column type (as `duckdbColumnType`), for appending. */
+export function duckdbType(type: ColumnType): DuckDBType {
+  switch (type) {
+    case "STRING":
+    case "JSON":
+      return VARCHAR;
+    case "INT64":
+      return BIGINT;
+    case "FLOAT64":
+      return DOUBLE;
+    case "BOOL":
+    case "PRESENCE":
+      return BOOLEAN;
+    case "TIMESTAMP":
+    case "DATETIME":
+      return TIMESTAMP;
+    case "DATE":
+      return DATE;
   }
 }
 
