@@ -268,7 +268,8 @@ describe("PostgreSQL storage: start-up, load, schema", () => {
     const error = await loadError(
       backend.load(EDGE, [
         edgeEvent(1),
-        JSON.stringify({ timestamp: 10n ** 18n + "", event_message: "far" }),
+        // 10^22 read in any unit (s, ms, µs, ns: parse-event.ts tells the unit by size) is past 9999
+        JSON.stringify({ timestamp: 10n ** 22n + "", event_message: "far" }),
       ]),
     );
     expect(error).toMatchObject({ code: "invalid_event", line: 2 });
@@ -314,7 +315,7 @@ describe("PostgreSQL storage: start-up, load, schema", () => {
     ]);
   });
 
-  it("stores text with tabs, newlines, backslashes exactly (NUL is dropped: PostgreSQL text cannot hold it)", async () => {
+  it("stores text with tabs, newlines, backslashes exactly (NUL is dropped at parse, on every backend)", async () => {
     const source = "text.escapes";
     const message = "a\tb\nc\\d\re \\N \u00e9\u{1F600}";
     await backend.load(source, [
@@ -327,7 +328,7 @@ describe("PostgreSQL storage: start-up, load, schema", () => {
     );
     expect(rows[0].event_message).toBe(message);
     expect(rows[0].s).toBe("xy");
-    expect(JSON.parse(rows[0].j)).toEqual({ s: "x\u0000y" });
+    expect(JSON.parse(rows[0].j)).toEqual({ s: "xy" });
   });
 
   it("another process sees a widened schema within a second", async () => {
