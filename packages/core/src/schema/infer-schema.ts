@@ -28,7 +28,10 @@ export type SchemaChange =
       type: ColumnType;
       backfill?: { column: string; path: string[] };
     }
-  /** a column's type widened; existing values convert by the engine's cast (INT64 → FLOAT64 / STRING, JSON → STRING) */
+  /**
+   * a column's type widened; existing values convert by the engine's cast (INT64 → FLOAT64 / STRING,
+   * JSON → STRING), except that to STRING a number reads as core writes it (`textOfJsonValue`)
+   */
   | { op: "alter_column"; path: string[]; column: string; from: ColumnType; to: ColumnType }
   /** a column no field uses any more (the children of a record widened to STRING) */
   | { op: "drop_column"; path: string[]; column: string }

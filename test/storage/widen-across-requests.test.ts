@@ -1,0 +1,145 @@
+import { type Backend, type IngestBatch, logEventFromJson, parseJsonText } from "@qes/core";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { BACKENDS, type BackendHandle } from "../support/backends.ts";
+import { runSql } from "../support/run-sql.ts";
+
+/**
+ * A field widened to STRING by a later request holds, for the values stored before, the text core
+ * writes for the same value when it shapes a new event into a STRING column (`textOfJsonValue`:
+ * JavaScript's `String(number)`), on every backend, not the engine's own cast.
+ */
+
+const NOW = 1_736_942_400_000_000n; // 2025-01-15T12:00:00Z
+
+function batch(source: string, events: string[]): IngestBatch {
+  return {
+    source,
+    events: events.map((text, i) => logEventFromJson(parseJsonText(text), source, NOW, `event ${i}`)),
+  };
+}
+
+/** Number literals whose text differs between engines' casts and JavaScript's spelling. */
+const AWKWARD_FLOATS = [
+  "9007199254740992", // 2^53
+  "9007199254740994", // 2^53 + 2
+  "-9007199254740994",
+  "1e21",
+  "-1e21",
+  "1e20",
+  "123456789012345680000",
+  "1e300",
+  "1.7976931348623157e308",
+  "5e-7",
+  "5e-05",
+  "-5e-05",
+  "0.000001",
+  "0.0001",
+  "0.1",
+  "-0",
+  "0",
+  "123.0",
+  "100",
+  "1e15",
+  "1e16",
+  "1234567890123456.7",
+  "123456789012345.6",
+  "1.5e-300",
+  "-2.5e-8",
+  "5e-324",
+  "0.5",
+];
+
+/** A fixed spread of doubles over every magnitude, both signs, short and long mantissas. */
+function spreadOfFloats(): string[] {
+  let seed = 20_250_115;
+  const next = () => {
+    seed = (seed * 1_103_515_245 + 12_345) % 2_147_483_648;
+    return seed / 2_147_483_648;
+  };
+  const out: string[] = [];
+  for (let exponent = -320; exponent <= 308; exponent += 7) {
+    const digits = 1 + Math.floor(next() * 17);
+    const mantissa = next().toFixed(digits);
+    const sign = next() < 0.3 ? "-" : "";
+    out.push(String(Number(`${sign}${mantissa}e${exponent}`)));
+  }
+  for (let exponent = -9; exponent <= 23; exponent++)
+    out.push(String(Number(`${next().toFixed(6)}e${exponent}`)));
+  return out.filter((text) => Number(text) !== 0 || text === "0");
+}
+
+const INT64S = [
+  "0",
+  "-1",
+  "123",
+  "9007199254740992",
+  "9007199254740993",
+  "9223372036854775807",
+  "-9223372036854775808",
+];
+
+describe.each(BACKENDS)("widening to STRING across requests on $name", (fixture) => {
+  let handle: BackendHandle;
+  let backend: Backend;
+  beforeAll(async () => {
+    handle = await fixture.create();
+    backend = handle.backend;
+  });
+  afterAll(async () => handle?.dispose());
+
+  /** Stores `literals` as field `n` (top level) and `metadata.n`, then a string, in two requests. */
+  async function widenAndRead(
+    source: string,
+    literals: string[],
+  ): Promise<{ top: unknown[]; nested: unknown[] }> {
+    const events = literals.map(
+      (text, i) =>
+        `{"id":"e${String(i).padStart(4, "0")}","event_message":"m","n":${text},"metadata":{"n":${text}}}`,
+    );
+    await backend.ingest([batch(source, events)]);
+    await backend.ingest([
+      batch(source, ['{"id":"z","event_message":"m","n":"text","metadata":{"n":"text"}}']),
+    ]);
+    const schema = await backend.schema();
+    expect(schema.sources[source]?.fields.n).toMatchObject({ kind: "scalar", type: "STRING" });
+    const rows = await runSql(
+      backend,
+      `select t.id, t.n, m.n as nested from \`${source}\` as t cross join unnest(t.metadata) as m where t.id != 'z' order by t.id`,
+    );
+    return { top: rows.map((r) => r.n), nested: rows.map((r) => r.nested) };
+  }
+
+  it("FLOAT64 → STRING: stored numbers read as JavaScript spells them", async () => {
+    const literals = ["0.5", ...AWKWARD_FLOATS, ...spreadOfFloats()];
+    const want = literals.map((text) => String(Number(text)));
+    const got = await widenAndRead("widen.float", literals);
+    // the literals whose stored text differs, so that a failure names them
+    const differing = (texts: unknown[]) =>
+      literals.flatMap((literal, i) =>
+        texts[i] === want[i] ? [] : [{ literal, want: want[i], got: texts[i] }],
+      );
+    expect(differing(got.top)).toEqual([]);
+    expect(differing(got.nested)).toEqual([]);
+  });
+
+  it("INT64 → STRING: integers keep every digit, beyond 2^53 too", async () => {
+    const got = await widenAndRead("widen.int", INT64S);
+    expect(got.top).toEqual(INT64S);
+    expect(got.nested).toEqual(INT64S);
+  });
+
+  it("INT64 → FLOAT64 → STRING: an integer stored as a double reads as JavaScript spells it", async () => {
+    const source = "widen.int.float";
+    await backend.ingest([batch(source, ['{"id":"a","n":1e15}', '{"id":"b","n":-7}'])]);
+    await backend.ingest([batch(source, ['{"id":"c","n":2.5}'])]);
+    await backend.ingest([batch(source, ['{"id":"z","n":"text"}'])]);
+    const rows = await runSql(backend, `select id, n from \`${source}\` order by id`);
+    expect(rows.map((r) => r.n)).toEqual(["1000000000000000", "-7", "2.5", "text"]);
+  });
+
+  it("BOOL → STRING: stored booleans read true and false", async () => {
+    const got = await widenAndRead("widen.bool", ["true", "false"]);
+    expect(got.top).toEqual(["true", "false"]);
+    expect(got.nested).toEqual(["true", "false"]);
+  });
+});
