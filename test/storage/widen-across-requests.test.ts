@@ -143,3 +143,115 @@ describe.each(BACKENDS)("widening to STRING across requests on $name", (fixture)
     expect(got.nested).toEqual(["true", "false"]);
   });
 });
+
+/**
+ * DESIGN.md §3: an object and an array of objects are one REPEATED RECORD. A top-level field that
+ * one shipper sends as `{…}` and another as `[{…}]` stays a repeated record whichever comes first,
+ * and old rows read as new ones: an object is a one-element array, in SQL and on the wire.
+ */
+describe.each(BACKENDS)("a top-level record meeting records (and the reverse) on $name", (fixture) => {
+  let handle: BackendHandle;
+  let backend: Backend;
+  beforeAll(async () => {
+    handle = await fixture.create();
+    backend = handle.backend;
+  });
+  afterAll(async () => handle?.dispose());
+
+  async function readsAsRecords(source: string) {
+    const schema = await backend.schema();
+    expect(schema.sources[source]?.fields.metadata).toMatchObject({ kind: "records" });
+    expect(
+      await runSql(
+        backend,
+        `select t.id, m.x, m.tag from \`${source}\` as t cross join unnest(t.metadata) as m order by t.id, m.x`,
+      ),
+    ).toEqual([
+      { id: "a", x: 1, tag: "one" },
+      { id: "b", x: 2, tag: "two" },
+      { id: "b", x: 3, tag: null },
+      { id: "c", x: 4, tag: "four" },
+      { id: "d", x: 5, tag: null },
+      { id: "e", x: 6, tag: null },
+    ]);
+    expect(
+      await runSql(
+        backend,
+        `select id, array_length(metadata) as n, metadata[offset(0)].x as first, metadata[safe_offset(1)].x as second from \`${source}\` order by id`,
+      ),
+    ).toEqual([
+      { id: "a", n: 1, first: 1, second: null },
+      { id: "b", n: 2, first: 2, second: 3 },
+      { id: "c", n: 1, first: 4, second: null },
+      { id: "d", n: 1, first: 5, second: null },
+      { id: "e", n: 1, first: 6, second: null },
+    ]);
+    expect(
+      await runSql(
+        backend,
+        `select t.id, i.y from \`${source}\` as t cross join unnest(t.metadata) as m cross join unnest(m.inner) as i order by t.id`,
+      ),
+    ).toEqual([
+      { id: "a", y: 10 },
+      { id: "c", y: 40 },
+    ]);
+    expect(await runSql(backend, `select id, metadata from \`${source}\` order by id`)).toEqual([
+      { id: "a", metadata: [{ x: 1, tag: "one", inner: [{ y: 10 }] }] },
+      { id: "b", metadata: [{ x: 2, tag: "two" }, { x: 3 }] },
+      { id: "c", metadata: [{ x: 4, tag: "four", inner: [{ y: 40 }] }] },
+      { id: "d", metadata: [{ x: 5 }] },
+      { id: "e", metadata: [{ x: 6 }] },
+    ]);
+  }
+
+  const A = '{"id":"a","event_message":"m","metadata":{"x":1,"tag":"one","inner":{"y":10}}}';
+  const B = '{"id":"b","event_message":"m","metadata":[{"x":2,"tag":"two"},{"x":3}]}';
+  const C = '{"id":"c","event_message":"m","metadata":{"x":4,"tag":"four","inner":{"y":40}}}';
+  const D = '{"id":"d","event_message":"m","metadata":{"x":5}}';
+  const E = '{"id":"e","event_message":"m","metadata":[{"x":6}]}';
+
+  it("an object first, then an array of objects: old objects read as one-element arrays", async () => {
+    const source = "widen.record.first";
+    await backend.ingest([batch(source, [A])]);
+    await backend.ingest([batch(source, [B])]);
+    await backend.ingest([batch(source, [C])]);
+    await backend.ingest([batch(source, [D, E])]);
+    await readsAsRecords(source);
+  });
+
+  it("an array of objects first, then an object: the object is stored as a one-element array", async () => {
+    const source = "widen.records.first";
+    await backend.ingest([batch(source, [B])]);
+    await backend.ingest([batch(source, [A])]);
+    await backend.ingest([batch(source, [C, D, E])]);
+    await readsAsRecords(source);
+  });
+
+  it("both shapes in one request", async () => {
+    const source = "widen.record.mixed";
+    await backend.ingest([batch(source, [A, B, C, D, E])]);
+    await readsAsRecords(source);
+  });
+
+  it("the same through loads, one after another", async () => {
+    const source = "widen.record.loads";
+    for (const lines of [[A], [B], [C], [D, E]]) await backend.load(source, lines);
+    await readsAsRecords(source);
+  });
+
+  it("within one load, after rows of the old shape were written (past ClickHouse's first insert)", async () => {
+    const source = "widen.record.one.load";
+    const objects = Array.from({ length: 20_001 }, (_, i) => `{"id":"o${i}","metadata":{"x":1}}`);
+    await backend.load(source, [
+      ...objects,
+      '{"id":"z","metadata":[{"x":2},{"x":3}]}',
+      '{"id":"y","metadata":{"x":4}}',
+    ]);
+    expect(
+      await runSql(
+        backend,
+        `select count(*) as n, sum(m.x) as total, countif(array_length(t.metadata) = 1) as singles from \`${source}\` as t cross join unnest(t.metadata) as m`,
+      ),
+    ).toEqual([{ n: 20_004, total: 20_001 + 2 + 3 + 4, singles: 20_002 }]);
+  });
+});

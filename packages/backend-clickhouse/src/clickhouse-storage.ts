@@ -211,6 +211,13 @@ export function schemaChangeSql(
       }
       return sql;
     }
+    case "wrap_in_array": {
+      // only objects, should one be an array
+      const col = quoteIdent(change.column);
+      return [
+        `ALTER TABLE ${data}${onCluster(layout)} UPDATE ${col} = concat('[', ${col}, ']') WHERE startsWith(${col}, '{')`,
+      ];
+    }
     case "drop_column":
       return alter(`DROP COLUMN IF EXISTS ${quoteIdent(change.column)}`);
     case "retype_field":

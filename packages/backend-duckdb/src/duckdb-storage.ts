@@ -159,6 +159,15 @@ export function schemaChangeSql(source: SourceSchema, change: SchemaChange): str
       }
       return [`ALTER TABLE ${t} ALTER COLUMN ${col} TYPE ${to}${using}`];
     }
+    case "wrap_in_array": {
+      // a rewrite by ALTER … USING, not UPDATE (see above); only objects, should one be an array
+      const col = quoteIdent(change.column);
+      const type = duckdbColumnType("JSON");
+      return [
+        `ALTER TABLE ${t} ALTER COLUMN ${col} TYPE ${type} USING ` +
+          `CASE WHEN starts_with(${col}, '{') THEN '[' || ${col} || ']' ELSE ${col} END`,
+      ];
+    }
     case "drop_column":
       return [`ALTER TABLE ${t} DROP COLUMN IF EXISTS ${quoteIdent(change.column)}`];
     case "retype_field":

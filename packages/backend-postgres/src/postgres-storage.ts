@@ -216,6 +216,15 @@ export async function applySchemaChanges(
         await client.query(`alter table ${table} alter column ${col} type ${to} using ${using}`);
         break;
       }
+      case "wrap_in_array": {
+        await flushAdds();
+        // the json type keeps the text as written; only objects, should one be an array
+        const col = ident(change.column);
+        await client.query(
+          `update ${table} set ${col} = ('[' || ${col}::text || ']')::json where json_typeof(${col}) = 'object'`,
+        );
+        break;
+      }
       case "drop_column":
         await flushAdds();
         await client.query(`alter table ${table} drop column if exists ${ident(change.column)}`);

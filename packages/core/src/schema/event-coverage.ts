@@ -12,7 +12,11 @@ import { FIXED_COLUMNS, type FieldNode, type ScalarType } from "./schema-model.t
 export function schemaCoversEvent(fields: Record<string, FieldNode>, body: JsonObject): boolean {
   for (const key in body) {
     if (Object.hasOwn(FIXED_COLUMNS, key)) continue;
-    if (!coversField(fields, key, body[key]!)) return false;
+    const value = body[key]!;
+    // a top-level records field takes an object as its one element (infer-schema's `widen`)
+    if (isJsonObject(value) && Object.hasOwn(fields, key) && fields[key]!.kind === "records") {
+      if (!coversObject(fields[key]!.fields ?? {}, value)) return false;
+    } else if (!coversField(fields, key, value)) return false;
   }
   return true;
 }

@@ -131,6 +131,9 @@ export function createRowEncoder<T>(schema: SourceSchema, encoder: ColumnEncoder
         row[slot.index] = slot.type === "PRESENCE" ? encoder.bool(true) : encoder.json(jsonText(value));
         fill(row, slot.children, value);
       } else if (Array.isArray(value)) row[slot.index] = encoder.json(jsonText(value));
+      // a records field (top-level, the only one with an object here) stores an object as one element
+      else if (slot.kind === "records" && isJsonObject(value))
+        row[slot.index] = encoder.json(jsonText([value]));
     }
   };
 

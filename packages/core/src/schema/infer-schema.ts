@@ -33,6 +33,11 @@ export type SchemaChange =
    * JSON → STRING), except that to STRING a number reads as core writes it (`textOfJsonValue`)
    */
   | { op: "alter_column"; path: string[]; column: string; from: ColumnType; to: ColumnType }
+  /**
+   * a top-level record met an array of objects and became records (DESIGN.md §3: an object is a
+   * repeated record of one): each object in the JSON column becomes a one-element array
+   */
+  | { op: "wrap_in_array"; path: string[]; column: string }
   /** a column no field uses any more (the children of a record widened to STRING) */
   | { op: "drop_column"; path: string[]; column: string }
   /** a field read from an ancestor's JSON text changed type: no storage change */
@@ -215,14 +220,18 @@ class Widener {
   constructor(private readonly schema: SourceSchema) {}
 
   private allocate(): string {
-    if (this.next === 0) {
-      let max = 0;
-      forEachNode(this.schema.fields, [], (node) => {
-        if (node.column !== undefined) max = Math.max(max, columnNumber(node.column));
-      });
-      this.next = max + 1;
-    }
+    this.reserveColumns();
     return `f${this.next++}`;
+  }
+
+  /** Counts past every column in use, before a widening takes columns away from nodes. */
+  private reserveColumns(): void {
+    if (this.next !== 0) return;
+    let max = 0;
+    forEachNode(this.schema.fields, [], (node) => {
+      if (node.column !== undefined) max = Math.max(max, columnNumber(node.column));
+    });
+    this.next = max + 1;
   }
 
   /** Widens `fields[name]` with one value; creates the field when new. */
@@ -250,9 +259,10 @@ class Widener {
       const topColumn = path.length === 1 ? node.column : place.topColumn;
       const inner: Place = { path, underArray: place.underArray, ...(topColumn ? { topColumn } : {}) };
       for (const key of Object.keys(value)) this.field(node.fields!, key, value[key]!, inner);
-    } else if (node.kind === "records" && Array.isArray(value)) {
+    } else if (node.kind === "records" && (Array.isArray(value) || isJsonObject(value))) {
+      // an object here is a top-level records field's one element (see `widen`)
       const inner: Place = { path, underArray: true };
-      for (const el of value) {
+      for (const el of Array.isArray(value) ? value : [value]) {
         if (!isJsonObject(el)) continue;
         for (const key of Object.keys(el)) this.field(node.fields!, key, el[key]!, inner);
       }
@@ -290,6 +300,16 @@ class Widener {
       return;
     }
     if (node.kind === seen.kind && node.kind !== "array") return;
+    // A top-level object and array of objects are one repeated record (DESIGN.md §3), which real
+    // sources mix. Elsewhere the field's objects sit inside an ancestor's JSON text, which would
+    // hold both shapes: that still widens to STRING.
+    if (path.length === 1 && node.column !== undefined) {
+      if (node.kind === "records" && seen.kind === "record") return;
+      if (node.kind === "record" && seen.kind === "records") {
+        this.toRecords(node, path);
+        return;
+      }
+    }
     if (node.kind === "array" && seen.kind === "array") {
       const type = widenScalar(node.type ?? "STRING", seen.type);
       if (type !== node.type) {
@@ -308,6 +328,23 @@ class Widener {
     node.type = type;
     if (node.column === undefined) this.changes.push({ op: "retype_field", path });
     else this.changes.push({ op: "alter_column", path, column: node.column, from, to: type });
+  }
+
+  /**
+   * A top-level record met an array of objects: its stored objects become one-element arrays and
+   * its fields, now below an array, are read from that JSON text and lose their columns.
+   */
+  private toRecords(node: FieldNode, path: string[]): void {
+    this.reserveColumns();
+    const descendants: SchemaChange[] = [];
+    forEachNode(node.fields ?? {}, path, (child, p) => {
+      if (child.column === undefined) return;
+      descendants.push({ op: "drop_column", path: p, column: child.column });
+      delete child.column;
+    });
+    this.changes.push({ op: "wrap_in_array", path, column: node.column! }, ...descendants);
+    node.kind = "records";
+    node.fields ??= {};
   }
 
   /** A record, records or array field met a conflicting value: it becomes a STRING of its text. */
@@ -343,8 +380,8 @@ class Widener {
 
 /**
  * Widens a source schema in place with one event's fields (`LogEvent.body`) (DESIGN.md §3): new fields get a node
- * and, per the layout, a column; INT64 meeting FLOAT64 becomes FLOAT64; any other conflict
- * becomes STRING. Null values and empty arrays of unknown fields add nothing. Returns the changes
+ * and, per the layout, a column; INT64 meeting FLOAT64 becomes FLOAT64; a top-level record
+ * meeting an array of objects, or the reverse, is records; any other conflict becomes STRING. Null values and empty arrays of unknown fields add nothing. Returns the changes
  * in the order a backend applies them (empty when the schema already covers the event).
  * The fixed fields (`id`, `timestamp`, `event_message`, `project`) never change.
  */
