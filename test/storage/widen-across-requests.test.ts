@@ -255,3 +255,93 @@ describe.each(BACKENDS)("a top-level record meeting records (and the reverse) on
     ).toEqual([{ n: 20_004, total: 20_001 + 2 + 3 + 4, singles: 20_002 }]);
   });
 });
+
+/**
+ * The same below the top: `metadata.req` sent as `{…}` by one shipper and `[{…}]` by another, as
+ * a field reached through objects (a column of its own) or below an array (read from JSON text).
+ */
+describe.each(BACKENDS)("a nested record meeting records (and the reverse) on $name", (fixture) => {
+  let handle: BackendHandle;
+  let backend: Backend;
+  beforeAll(async () => {
+    handle = await fixture.create();
+    backend = handle.backend;
+  });
+  afterAll(async () => handle?.dispose());
+
+  const wrap = (array: boolean, inner: string) => (array ? `[${inner}]` : inner);
+  /** events a, b, c with `req` an object, two objects, an object; `metadata` an array when `array` */
+  const events = (array: boolean) => [
+    `{"id":"a","event_message":"m","metadata":${wrap(array, '{"req":{"x":1,"tag":"one"},"k":1}')}}`,
+    `{"id":"b","event_message":"m","metadata":${wrap(array, '{"req":[{"x":2,"tag":"two"},{"x":3}],"k":2}')}}`,
+    `{"id":"c","event_message":"m","metadata":${wrap(array, '{"req":{"x":4}}')}}`,
+  ];
+  const D = '{"id":"d","event_message":"m","metadata":[{"req":{"x":5}}]}';
+
+  async function readsAsRecords(source: string, withD = false) {
+    const schema = await backend.schema();
+    expect(schema.sources[source]?.fields.metadata?.fields?.req).toMatchObject({ kind: "records" });
+    const d = withD ? [{ id: "d", x: 5, tag: null }] : [];
+    expect(
+      await runSql(
+        backend,
+        `select t.id, r.x, r.tag from \`${source}\` as t cross join unnest(t.metadata) as m cross join unnest(m.req) as r order by t.id, r.x`,
+      ),
+    ).toEqual([
+      { id: "a", x: 1, tag: "one" },
+      { id: "b", x: 2, tag: "two" },
+      { id: "b", x: 3, tag: null },
+      { id: "c", x: 4, tag: null },
+      ...d,
+    ]);
+    expect(
+      await runSql(
+        backend,
+        `select t.id, array_length(m.req) as n, m.req[offset(0)].x as first from \`${source}\` as t cross join unnest(t.metadata) as m order by t.id`,
+      ),
+    ).toEqual([
+      { id: "a", n: 1, first: 1 },
+      { id: "b", n: 2, first: 2 },
+      { id: "c", n: 1, first: 4 },
+      ...(withD ? [{ id: "d", n: 1, first: 5 }] : []),
+    ]);
+    expect(await runSql(backend, `select id, metadata from \`${source}\` order by id`)).toEqual([
+      { id: "a", metadata: [{ req: [{ x: 1, tag: "one" }], k: 1 }] },
+      { id: "b", metadata: [{ req: [{ x: 2, tag: "two" }, { x: 3 }], k: 2 }] },
+      { id: "c", metadata: [{ req: [{ x: 4 }] }] },
+      ...(withD ? [{ id: "d", metadata: [{ req: [{ x: 5 }] }] }] : []),
+    ]);
+  }
+
+  for (const array of [false, true]) {
+    const where = array ? "below an array" : "through objects";
+    it(`${where}: an object first, then an array of objects, in separate requests`, async () => {
+      const source = `widen.nested.${array ? "under" : "through"}.record.first`;
+      for (const event of events(array)) await backend.ingest([batch(source, [event])]);
+      await readsAsRecords(source);
+    });
+
+    it(`${where}: an array of objects first, then objects`, async () => {
+      const source = `widen.nested.${array ? "under" : "through"}.records.first`;
+      const [a, b, c] = events(array);
+      await backend.ingest([batch(source, [b!])]);
+      await backend.ingest([batch(source, [a!])]);
+      await backend.ingest([batch(source, [c!])]);
+      await readsAsRecords(source);
+    });
+
+    it(`${where}: both shapes in one load`, async () => {
+      const source = `widen.nested.${array ? "under" : "through"}.one.load`;
+      await backend.load(source, events(array));
+      await readsAsRecords(source);
+    });
+  }
+
+  it("through objects, then metadata itself becomes an array: objects kept in its text still read", async () => {
+    const source = "widen.nested.then.top";
+    for (const event of events(false)) await backend.ingest([batch(source, [event])]);
+    await backend.ingest([batch(source, [D])]);
+    expect((await backend.schema()).sources[source]?.fields.metadata).toMatchObject({ kind: "records" });
+    await readsAsRecords(source, true);
+  });
+});

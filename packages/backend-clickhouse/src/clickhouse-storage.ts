@@ -174,7 +174,11 @@ export function schemaChangeSql(
       const col = quoteIdent(change.column);
       const sql = alter(`ADD COLUMN IF NOT EXISTS ${col} ${columnDeclaration(change.column, change.type)}`);
       if (change.backfill) {
-        const value = jsonTextAt(change.backfill.column, change.backfill.path);
+        const text = jsonTextAt(change.backfill.column, change.backfill.path);
+        // wrap: a nested record widened to records keeps its objects as one-element arrays
+        const value = change.backfill.wrap
+          ? `if(startsWith(${text}, '{'), concat('[', ${text}, ']'), NULL)`
+          : text;
         sql.push(`ALTER TABLE ${data}${onCluster(layout)} UPDATE ${col} = ${value} WHERE 1`);
       }
       return sql;

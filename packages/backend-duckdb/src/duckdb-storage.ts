@@ -134,7 +134,11 @@ export function schemaChangeSql(source: SourceSchema, change: SchemaChange): str
       const type = duckdbColumnType(change.type);
       const sql = [`ALTER TABLE ${t} ADD COLUMN ${columnDefinition(change.column, change.type)}`];
       if (change.backfill) {
-        const using = jsonTextAt(change.backfill.column, change.backfill.path);
+        const text = jsonTextAt(change.backfill.column, change.backfill.path);
+        // wrap: a nested record widened to records keeps its objects as one-element arrays
+        const using = change.backfill.wrap
+          ? `CASE WHEN starts_with(${text}, '{') THEN '[' || ${text} || ']' END`
+          : text;
         sql.push(`ALTER TABLE ${t} ALTER COLUMN ${col} TYPE ${type} USING ${using}`);
       }
       return sql;

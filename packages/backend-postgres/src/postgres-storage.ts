@@ -193,9 +193,13 @@ export async function applySchemaChanges(
         adds.push(`add column if not exists ${columnDefinition(change.column, change.type)}`);
         if (change.backfill) {
           await flushAdds();
-          await client.query(
-            `update ${table} set ${ident(change.column)} = ${ident(change.backfill.column)} #>> ${jsonPath(change.backfill.path)}`,
-          );
+          const at = `(${ident(change.backfill.column)} #> ${jsonPath(change.backfill.path)})`;
+          const text = `(${ident(change.backfill.column)} #>> ${jsonPath(change.backfill.path)})`;
+          // wrap: a nested record widened to records keeps its objects as one-element arrays
+          const value = change.backfill.wrap
+            ? `case when json_typeof(${at}) = 'object' then ('[' || ${text} || ']')::json end`
+            : text;
+          await client.query(`update ${table} set ${ident(change.column)} = ${value}`);
         }
         break;
       case "alter_column": {

@@ -87,7 +87,7 @@ describe("schema inference", () => {
     expect(values).toMatchObject({ f2: 2, f3: "false", f6: '{"a":1}' });
   });
 
-  it("keeps a top-level record meeting an array of objects a repeated record (and the reverse)", () => {
+  it("keeps a record meeting an array of objects a repeated record (and the reverse)", () => {
     const s = newSourceSchema("x");
     widenSchema(s, ev({ metadata: { n: 1, r: { a: 1 } } }).body);
     // the object becomes a one-element array; its fields, now below an array, lose their columns
@@ -114,11 +114,30 @@ describe("schema inference", () => {
       { op: "drop_column", path: ["metadata", "n"], column: "f2" },
       { op: "add_column", path: ["other"], column: "f3", type: "INT64" },
     ]);
-    // below the top, both shapes would sit in the top-level record's JSON text: still STRING
+    // a nested record: a JSON column filled from the top-level record's text, objects wrapped;
+    // that text keeps the object, which reads take as an array of one (`objects`)
     const u = newSourceSchema("u");
     widenSchema(u, ev({ metadata: { r: { a: 1 } } }).body);
-    widenSchema(u, ev({ metadata: { r: [{ a: 1 }] } }).body);
-    expect(u.fields.metadata!.fields!.r).toMatchObject({ kind: "scalar", type: "STRING" });
+    expect(widenSchema(u, ev({ metadata: { r: [{ a: 1 }] } }).body)).toEqual([
+      {
+        op: "add_column",
+        path: ["metadata", "r"],
+        column: "f4",
+        type: "JSON",
+        backfill: { column: "f1", path: ["r"], wrap: true },
+      },
+      { op: "drop_column", path: ["metadata", "r"], column: "f2" },
+      { op: "drop_column", path: ["metadata", "r", "a"], column: "f3" },
+    ]);
+    expect(u.fields.metadata!.fields!.r).toMatchObject({ kind: "records", column: "f4", objects: true });
+    // below an array nothing is stored of its own: the field is marked, once
+    const w = newSourceSchema("w");
+    widenSchema(w, ev({ metadata: [{ r: [{ a: 1 }] }] }).body);
+    expect(widenSchema(w, ev({ metadata: [{ r: { a: 2 } }] }).body)).toEqual([
+      { op: "retype_field", path: ["metadata", "r"] },
+    ]);
+    expect(w.fields.metadata!.fields!.r).toMatchObject({ kind: "records", objects: true });
+    expect(widenSchema(w, ev({ metadata: [{ r: { a: 3 } }] }).body)).toEqual([]);
   });
 
   it("flattens typed values", () => {

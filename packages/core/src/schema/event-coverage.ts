@@ -84,6 +84,8 @@ function coversField(fields: Record<string, FieldNode>, key: string, value: Json
   if (node === undefined) return false;
   if (typeof value === "object") {
     if (node.kind === "record") return coversObject(node.fields ?? {}, value);
+    // an object is a records field's one element, once the field is marked as meeting objects
+    if (node.kind === "records") return node.objects === true && coversObject(node.fields ?? {}, value);
     return node.kind === "scalar" && (node.type ?? "STRING") === "STRING";
   }
   return node.kind === "scalar" && scalarCovers(node.type ?? "STRING", scalarTypeOf(value));

@@ -26,7 +26,8 @@ export type SchemaChange =
       path: string[];
       column: string;
       type: ColumnType;
-      backfill?: { column: string; path: string[] };
+      /** `wrap`: an object there becomes a one-element array (a nested record widened to records) */
+      backfill?: { column: string; path: string[]; wrap?: true };
     }
   /**
    * a column's type widened; existing values convert by the engine's cast (INT64 → FLOAT64 / STRING,
@@ -35,7 +36,7 @@ export type SchemaChange =
   | { op: "alter_column"; path: string[]; column: string; from: ColumnType; to: ColumnType }
   /**
    * a top-level record met an array of objects and became records (DESIGN.md §3: an object is a
-   * repeated record of one): each object in the JSON column becomes a one-element array
+   * repeated record of one): each object in its JSON column becomes a one-element array
    */
   | { op: "wrap_in_array"; path: string[]; column: string }
   /** a column no field uses any more (the children of a record widened to STRING) */
@@ -260,7 +261,7 @@ class Widener {
       const inner: Place = { path, underArray: place.underArray, ...(topColumn ? { topColumn } : {}) };
       for (const key of Object.keys(value)) this.field(node.fields!, key, value[key]!, inner);
     } else if (node.kind === "records" && (Array.isArray(value) || isJsonObject(value))) {
-      // an object here is a top-level records field's one element (see `widen`)
+      // an object is a records field's one element (see `widen`)
       const inner: Place = { path, underArray: true };
       for (const el of Array.isArray(value) ? value : [value]) {
         if (!isJsonObject(el)) continue;
@@ -300,15 +301,19 @@ class Widener {
       return;
     }
     if (node.kind === seen.kind && node.kind !== "array") return;
-    // A top-level object and array of objects are one repeated record (DESIGN.md §3), which real
-    // sources mix. Elsewhere the field's objects sit inside an ancestor's JSON text, which would
-    // hold both shapes: that still widens to STRING.
-    if (path.length === 1 && node.column !== undefined) {
-      if (node.kind === "records" && seen.kind === "record") return;
-      if (node.kind === "record" && seen.kind === "records") {
-        this.toRecords(node, path);
-        return;
+    // An object and an array of objects are one repeated record (DESIGN.md §3), which real
+    // sources mix: an object is an array of one.
+    if (node.kind === "records" && seen.kind === "record") {
+      if (path.length > 1 && node.objects !== true) {
+        // an ancestor's JSON text now holds an object here
+        node.objects = true;
+        this.changes.push({ op: "retype_field", path });
       }
+      return;
+    }
+    if (node.kind === "record" && seen.kind === "records") {
+      this.toRecords(node, path, place);
+      return;
     }
     if (node.kind === "array" && seen.kind === "array") {
       const type = widenScalar(node.type ?? "STRING", seen.type);
@@ -331,10 +336,20 @@ class Widener {
   }
 
   /**
-   * A top-level record met an array of objects: its stored objects become one-element arrays and
-   * its fields, now below an array, are read from that JSON text and lose their columns.
+   * A record met an array of objects: it becomes records, whose stored objects read as
+   * one-element arrays. A top-level record's JSON column is rewritten; a nested record's presence
+   * column gives way to a JSON column filled from the top-level record's text; below an array
+   * nothing is stored of its own. Its fields, now below an array, are read from JSON text and
+   * lose their columns. An ancestor's JSON text keeps the objects: reads take them as arrays of
+   * one (`objects`).
    */
-  private toRecords(node: FieldNode, path: string[]): void {
+  private toRecords(node: FieldNode, path: string[], place: Place): void {
+    const topLevel = path.length === 1;
+    if (node.column !== undefined && !topLevel && place.topColumn === undefined) {
+      // a presence column with no JSON text to fill the new column from (not in the layout)
+      this.toString(node, path, place);
+      return;
+    }
     this.reserveColumns();
     const descendants: SchemaChange[] = [];
     forEachNode(node.fields ?? {}, path, (child, p) => {
@@ -342,9 +357,26 @@ class Widener {
       descendants.push({ op: "drop_column", path: p, column: child.column });
       delete child.column;
     });
-    this.changes.push({ op: "wrap_in_array", path, column: node.column! }, ...descendants);
+    if (node.column === undefined) this.changes.push({ op: "retype_field", path });
+    else if (topLevel) this.changes.push({ op: "wrap_in_array", path, column: node.column });
+    else {
+      const old = node.column;
+      node.column = this.allocate();
+      this.changes.push(
+        {
+          op: "add_column",
+          path,
+          column: node.column,
+          type: "JSON",
+          backfill: { column: place.topColumn!, path: path.slice(1), wrap: true },
+        },
+        { op: "drop_column", path, column: old },
+      );
+    }
+    this.changes.push(...descendants);
     node.kind = "records";
     node.fields ??= {};
+    if (!topLevel) node.objects = true;
   }
 
   /** A record, records or array field met a conflicting value: it becomes a STRING of its text. */
@@ -380,8 +412,8 @@ class Widener {
 
 /**
  * Widens a source schema in place with one event's fields (`LogEvent.body`) (DESIGN.md §3): new fields get a node
- * and, per the layout, a column; INT64 meeting FLOAT64 becomes FLOAT64; a top-level record
- * meeting an array of objects, or the reverse, is records; any other conflict becomes STRING. Null values and empty arrays of unknown fields add nothing. Returns the changes
+ * and, per the layout, a column; INT64 meeting FLOAT64 becomes FLOAT64; a record meeting an
+ * array of objects, or the reverse, is records; any other conflict becomes STRING. Null values and empty arrays of unknown fields add nothing. Returns the changes
  * in the order a backend applies them (empty when the schema already covers the event).
  * The fixed fields (`id`, `timestamp`, `event_message`, `project`) never change.
  */
