@@ -135,7 +135,11 @@ export class ClickhouseDialect extends SqlEmitter {
 
   jsonExtract(base: string, path: string[], type: SqlType): string {
     const keys = path.map((p) => this.stringLiteral(p)).join(", ");
-    if (type.t !== "scalar") return `nullIf(JSONExtractRaw(${base}, ${keys}), '')`;
+    const raw = `nullIf(JSONExtractRaw(${base}, ${keys}), '')`;
+    // a records field that also met single objects (FieldNode.objects): an object is an array of one
+    if (type.t === "records" && type.node.objects)
+      return `if(JSONType(${base}, ${keys}) = 'Object', concat('[', ${raw}, ']'), ${raw})`;
+    if (type.t !== "scalar") return raw;
     return this.jsonScalar(base, keys, type.s);
   }
 

@@ -142,6 +142,10 @@ function jsonTextAt(column: string, path: readonly string[]): string {
   );
 }
 
+/** ClickHouse's text of a Float64 (the column's values after MODIFY to String), spelled as core's. */
+const FLOAT_TEXT_AS_CORE = (col: string) =>
+  `if(${col} = '-0', '0', replaceRegexpOne(${col}, 'e([0-9])', 'e+\\1'))`;
+
 /** The top-level record whose JSON text holds the field at `path`, if any. */
 function enclosingJson(source: SourceSchema, path: readonly string[]) {
   if (path.length < 2) return undefined;
@@ -170,7 +174,11 @@ export function schemaChangeSql(
       const col = quoteIdent(change.column);
       const sql = alter(`ADD COLUMN IF NOT EXISTS ${col} ${columnDeclaration(change.column, change.type)}`);
       if (change.backfill) {
-        const value = jsonTextAt(change.backfill.column, change.backfill.path);
+        const text = jsonTextAt(change.backfill.column, change.backfill.path);
+        // wrap: a nested record widened to records keeps its objects as one-element arrays
+        const value = change.backfill.wrap
+          ? `if(startsWith(${text}, '{'), concat('[', ${text}, ']'), NULL)`
+          : text;
         sql.push(`ALTER TABLE ${data}${onCluster(layout)} UPDATE ${col} = ${value} WHERE 1`);
       }
       return sql;
@@ -184,12 +192,35 @@ export function schemaChangeSql(
       // To STRING, a field inside a top-level record takes its original JSON text (what the loader
       // writes for new rows) rather than the engine's rendering of the old type.
       const within = change.to === "STRING" ? enclosingJson(source, change.path) : undefined;
-      if (within) {
+      if (within && change.from === "FLOAT64") {
+        // ClickHouse rewrites a JSON number's exponent as `1e21` (core writes `1e+21`) and cannot
+        // read an integer literal beyond 64 bits (`100000000000000000000`): that one takes the
+        // column's own value, converted by MODIFY
+        const json = jsonTextAt(within.column, within.path);
+        sql.push(
+          `ALTER TABLE ${data}${onCluster(layout)} UPDATE ${col} = ` +
+            `if(${col} IS NULL, NULL, coalesce(replaceRegexpOne(${json}, 'e([0-9])', 'e+\\1'), ${FLOAT_TEXT_AS_CORE(col)})) WHERE 1`,
+        );
+      } else if (within) {
         sql.push(
           `ALTER TABLE ${data}${onCluster(layout)} UPDATE ${col} = ${jsonTextAt(within.column, within.path)} WHERE 1`,
         );
+      } else if (change.from === "FLOAT64" && change.to === "STRING") {
+        // ClickHouse converted with core's notation (`String(number)`: shortest digits, fixed within
+        // [1e-7, 1e21)) but for two spellings: `1e21` is `1e+21`, and -0 is `0`
+        sql.push(
+          `ALTER TABLE ${data}${onCluster(layout)} UPDATE ${col} = ${FLOAT_TEXT_AS_CORE(col)} ` +
+            `WHERE ${col} = '-0' OR match(${col}, 'e[0-9]')`,
+        );
       }
       return sql;
+    }
+    case "wrap_in_array": {
+      // only objects, should one be an array
+      const col = quoteIdent(change.column);
+      return [
+        `ALTER TABLE ${data}${onCluster(layout)} UPDATE ${col} = concat('[', ${col}, ']') WHERE startsWith(${col}, '{')`,
+      ];
     }
     case "drop_column":
       return alter(`DROP COLUMN IF EXISTS ${quoteIdent(change.column)}`);

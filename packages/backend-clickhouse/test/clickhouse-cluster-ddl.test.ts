@@ -41,6 +41,16 @@ function clusterStatements(): string[] {
     { op: "add_column", path: ["metadata", "method"], column: "f3", type: "STRING" },
     { op: "alter_column", path: ["metadata", "status"], column: "f2", from: "INT64", to: "STRING" },
     { op: "drop_column", path: ["metadata", "x"], column: "f4" },
+    { op: "alter_column", path: ["n"], column: "f5", from: "FLOAT64", to: "STRING" },
+    { op: "alter_column", path: ["metadata", "latency"], column: "f6", from: "FLOAT64", to: "STRING" },
+    {
+      op: "add_column",
+      path: ["metadata", "req"],
+      column: "f7",
+      type: "JSON",
+      backfill: { column: "f1", path: ["req"], wrap: true },
+    },
+    { op: "wrap_in_array", path: ["metadata"], column: "f1" },
   ];
   return [
     schemaTableSql(cluster),

@@ -308,7 +308,11 @@ export class DuckdbDialect extends SqlEmitter {
 
   jsonExtract(base: string, path: string[], type: SqlType): string {
     const jsonPath = this.stringLiteral(`$${path.map((p) => `."${p.replace(/"/g, '\\"')}"`).join("")}`);
-    if (type.t !== "scalar") return `json_extract(${base}, ${jsonPath})`;
+    const json = `json_extract(${base}, ${jsonPath})`;
+    // a records field that also met single objects (FieldNode.objects): an object is an array of one
+    if (type.t === "records" && type.node.objects)
+      return `CASE WHEN json_type(${json}) = 'OBJECT' THEN json_array(${json}) ELSE ${json} END`;
+    if (type.t !== "scalar") return json;
     const text = `json_extract_string(${base}, ${jsonPath})`;
     return type.s === "STRING" ? text : `TRY_CAST(${text} AS ${TYPE_NAMES[type.s]})`;
   }

@@ -12,6 +12,7 @@ import {
   BUILTIN_SOURCES,
   type ColumnType,
   type FieldNode,
+  jsNumberTextSql,
   type LogSchema,
   newSourceSchema,
   physicalColumns,
@@ -163,7 +164,11 @@ export function schemaChangeSql(source: SourceSchema, change: SchemaChange): str
       const type = duckdbColumnType(change.type);
       const sql = [`ALTER TABLE ${t} ADD COLUMN ${columnDefinition(change.column, change.type)}`];
       if (change.backfill) {
-        const using = jsonTextAt(change.backfill.column, change.backfill.path);
+        const text = jsonTextAt(change.backfill.column, change.backfill.path);
+        // wrap: a nested record widened to records keeps its objects as one-element arrays
+        const using = change.backfill.wrap
+          ? `CASE WHEN starts_with(${text}, '{') THEN '[' || ${text} || ']' END`
+          : text;
         sql.push(`ALTER TABLE ${t} ALTER COLUMN ${col} TYPE ${type} USING ${using}`);
       }
       return sql;
@@ -177,13 +182,25 @@ export function schemaChangeSql(source: SourceSchema, change: SchemaChange): str
       // loader writes for new rows) rather than DuckDB's rendering of the old type (200.0).
       const within = change.to === "STRING" ? enclosingJson(source, change.path) : undefined;
       let using = "";
-      if (within) using = ` USING ${jsonTextAt(within.column, within.path)}`;
-      else if (change.from === "FLOAT64" && change.to === "STRING") {
-        using =
-          ` USING CASE WHEN ${col} = trunc(${col}) AND abs(${col}) < 1e18 ` +
-          `THEN CAST(CAST(${col} AS BIGINT) AS VARCHAR) ELSE CAST(${col} AS VARCHAR) END`;
+      if (within) {
+        using = ` USING ${jsonTextAt(within.column, within.path)}`;
+        // DuckDB rewrites a JSON number's exponent as `1e21`; core writes JavaScript's `1e+21`
+        if (change.from === "FLOAT64")
+          using = ` USING regexp_replace(${jsonTextAt(within.column, within.path)}, 'e([0-9])', 'e+\\1')`;
+      } else if (change.from === "FLOAT64" && change.to === "STRING") {
+        // core's spelling (`String(number)`), not DuckDB's (`9007199254740992.0`, `5e-05`)
+        using = ` USING ${jsNumberTextSql(col, `CAST(abs(${col}) AS VARCHAR)`, "VARCHAR")}`;
       }
       return [`ALTER TABLE ${t} ALTER COLUMN ${col} TYPE ${to}${using}`];
+    }
+    case "wrap_in_array": {
+      // a rewrite by ALTER … USING, not UPDATE (see above); only objects, should one be an array
+      const col = quoteIdent(change.column);
+      const type = duckdbColumnType("JSON");
+      return [
+        `ALTER TABLE ${t} ALTER COLUMN ${col} TYPE ${type} USING ` +
+          `CASE WHEN starts_with(${col}, '{') THEN '[' || ${col} || ']' ELSE ${col} END`,
+      ];
     }
     case "drop_column":
       return [`ALTER TABLE ${t} DROP COLUMN IF EXISTS ${quoteIdent(change.column)}`];

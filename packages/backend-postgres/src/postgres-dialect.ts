@@ -408,7 +408,11 @@ export class PostgresDialect extends SqlEmitter {
     const pathLit = this.stringLiteral(
       `{${path.map((p) => `"${p.replace(/["\\]/g, (c) => `\\${c}`)}"`).join(",")}}`,
     );
-    if (type.t !== "scalar") return `(CAST(${base} AS json) #> ${pathLit})`;
+    const json = `(CAST(${base} AS json) #> ${pathLit})`;
+    // a records field that also met single objects (FieldNode.objects): an object is an array of one
+    if (type.t === "records" && type.node.objects)
+      return `(CASE WHEN json_typeof(${json}) = 'object' THEN json_build_array(${json}) ELSE ${json} END)`;
+    if (type.t !== "scalar") return json;
     const text = `(CAST(${base} AS json) #>> ${pathLit})`;
     return type.s === "STRING" ? text : this.safeCast(text, { t: "scalar", s: "STRING" }, type.s);
   }

@@ -2,6 +2,7 @@ import {
   BUILTIN_SOURCES,
   type ColumnType,
   type FieldNode,
+  jsNumberTextSql,
   type LogSchema,
   newSourceSchema,
   type SchemaChange,
@@ -152,6 +153,24 @@ function enclosingJson(source: SourceSchema, path: string[]): { column: string; 
 }
 
 /**
+ * The shortest text of `abs(col)` (a float8) that reads back as the same double, as JavaScript
+ * finds it. float8out's Ryu does not take a decimal that lies exactly on the rounding boundary
+ * (3.21157e20 prints as `3.2115699999999997e+20`): when it gives 16 or more digits, the value
+ * rounded to 15 (`float8::numeric`, checked to read back and to stay within float8's range) is
+ * used instead, whose trailing zeros go.
+ */
+function shortestFloatText(col: string): string {
+  const ryu = `abs(${col})::text`;
+  const digits = `length(ltrim(replace(split_part(${ryu}, 'e', 1), '.', ''), '0'))`;
+  const fifteen = `abs(${col})::numeric`;
+  const fifteenText = `regexp_replace(trim(to_char(${fifteen}, '9.99999999999999EEEE')), '\\.?0*e', 'e')`;
+  return (
+    `CASE WHEN ${digits} >= 16 AND ${fifteen} <= 1.7976931348623157e308 AND ${fifteen}::float8 = abs(${col}) ` +
+    `THEN ${fifteenText} ELSE ${ryu} END`
+  );
+}
+
+/**
  * Applies widening changes (core's `widenSchema`) to a source's table, in order. Runs inside the
  * load's transaction, so a failed load leaves the table as it was. `source` is the widened model.
  */
@@ -174,9 +193,13 @@ export async function applySchemaChanges(
         adds.push(`add column if not exists ${columnDefinition(change.column, change.type)}`);
         if (change.backfill) {
           await flushAdds();
-          await client.query(
-            `update ${table} set ${ident(change.column)} = ${ident(change.backfill.column)} #>> ${jsonPath(change.backfill.path)}`,
-          );
+          const at = `(${ident(change.backfill.column)} #> ${jsonPath(change.backfill.path)})`;
+          const text = `(${ident(change.backfill.column)} #>> ${jsonPath(change.backfill.path)})`;
+          // wrap: a nested record widened to records keeps its objects as one-element arrays
+          const value = change.backfill.wrap
+            ? `case when json_typeof(${at}) = 'object' then ('[' || ${text} || ']')::json end`
+            : text;
+          await client.query(`update ${table} set ${ident(change.column)} = ${value}`);
         }
         break;
       case "alter_column": {
@@ -185,12 +208,24 @@ export async function applySchemaChanges(
         // To STRING, a field inside a top-level record takes its original JSON text (what
         // `textOfJsonValue` gives at load) rather than PostgreSQL's rendering of the old type.
         const within = change.to === "STRING" ? enclosingJson(source, change.path) : undefined;
-        const using =
-          within === undefined
-            ? `${ident(change.column)}::${to}`
-            : `${ident(within.column)} #>> ${jsonPath(within.rest)}`;
+        const col = ident(change.column);
+        let using = `${col}::${to}`;
+        if (within !== undefined) using = `${ident(within.column)} #>> ${jsonPath(within.rest)}`;
+        else if (change.from === "FLOAT64" && change.to === "STRING") {
+          // core's spelling (`String(number)`), not PostgreSQL's (`9.007199254740992e+15`,
+          // `5e-05`), from the shortest digits, which float8out writes only with this setting
+          await client.query("set local extra_float_digits = 1");
+          using = jsNumberTextSql(col, shortestFloatText(col), "text");
+        }
+        await client.query(`alter table ${table} alter column ${col} type ${to} using ${using}`);
+        break;
+      }
+      case "wrap_in_array": {
+        await flushAdds();
+        // the json type keeps the text as written; only objects, should one be an array
+        const col = ident(change.column);
         await client.query(
-          `alter table ${table} alter column ${ident(change.column)} type ${to} using ${using}`,
+          `update ${table} set ${col} = ('[' || ${col}::text || ']')::json where json_typeof(${col}) = 'object'`,
         );
         break;
       }

@@ -87,6 +87,59 @@ describe("schema inference", () => {
     expect(values).toMatchObject({ f2: 2, f3: "false", f6: '{"a":1}' });
   });
 
+  it("keeps a record meeting an array of objects a repeated record (and the reverse)", () => {
+    const s = newSourceSchema("x");
+    widenSchema(s, ev({ metadata: { n: 1, r: { a: 1 } } }).body);
+    // the object becomes a one-element array; its fields, now below an array, lose their columns
+    expect(widenSchema(s, ev({ metadata: [{ n: 2, k: "new" }] }).body)).toEqual([
+      { op: "wrap_in_array", path: ["metadata"], column: "f1" },
+      { op: "drop_column", path: ["metadata", "n"], column: "f2" },
+      { op: "drop_column", path: ["metadata", "r"], column: "f3" },
+      { op: "drop_column", path: ["metadata", "r", "a"], column: "f4" },
+      { op: "retype_field", path: ["metadata", "k"] },
+    ]);
+    expect(s.fields.metadata).toMatchObject({ kind: "records", column: "f1" });
+    expect(s.fields.metadata!.fields!.n).toEqual({ name: "n", kind: "scalar", type: "INT64" });
+    // an object is then one element: stored as an array, and a new field of it is typed
+    expect(widenSchema(s, ev({ metadata: { n: 3 } }).body)).toEqual([]);
+    expect(flattenEvent(s, ev({ metadata: { n: 3 } }))).toMatchObject({ f1: '[{"n":3}]' });
+    expect(widenSchema(s, ev({ metadata: { b: true } }).body)).toEqual([
+      { op: "retype_field", path: ["metadata", "b"] },
+    ]);
+    // a column freed above is not handed out again in the same widening
+    const t = newSourceSchema("t");
+    widenSchema(t, ev({ metadata: { n: 1 } }).body);
+    expect(widenSchema(t, ev({ metadata: [{ n: 1 }], other: 1 }).body)).toEqual([
+      { op: "wrap_in_array", path: ["metadata"], column: "f1" },
+      { op: "drop_column", path: ["metadata", "n"], column: "f2" },
+      { op: "add_column", path: ["other"], column: "f3", type: "INT64" },
+    ]);
+    // a nested record: a JSON column filled from the top-level record's text, objects wrapped;
+    // that text keeps the object, which reads take as an array of one (`objects`)
+    const u = newSourceSchema("u");
+    widenSchema(u, ev({ metadata: { r: { a: 1 } } }).body);
+    expect(widenSchema(u, ev({ metadata: { r: [{ a: 1 }] } }).body)).toEqual([
+      {
+        op: "add_column",
+        path: ["metadata", "r"],
+        column: "f4",
+        type: "JSON",
+        backfill: { column: "f1", path: ["r"], wrap: true },
+      },
+      { op: "drop_column", path: ["metadata", "r"], column: "f2" },
+      { op: "drop_column", path: ["metadata", "r", "a"], column: "f3" },
+    ]);
+    expect(u.fields.metadata!.fields!.r).toMatchObject({ kind: "records", column: "f4", objects: true });
+    // below an array nothing is stored of its own: the field is marked, once
+    const w = newSourceSchema("w");
+    widenSchema(w, ev({ metadata: [{ r: [{ a: 1 }] }] }).body);
+    expect(widenSchema(w, ev({ metadata: [{ r: { a: 2 } }] }).body)).toEqual([
+      { op: "retype_field", path: ["metadata", "r"] },
+    ]);
+    expect(w.fields.metadata!.fields!.r).toMatchObject({ kind: "records", objects: true });
+    expect(widenSchema(w, ev({ metadata: [{ r: { a: 3 } }] }).body)).toEqual([]);
+  });
+
   it("flattens typed values", () => {
     const s = newSourceSchema("x");
     const e = parseEvent(

@@ -12,7 +12,11 @@ import { FIXED_COLUMNS, type FieldNode, type ScalarType } from "./schema-model.t
 export function schemaCoversEvent(fields: Record<string, FieldNode>, body: JsonObject): boolean {
   for (const key in body) {
     if (Object.hasOwn(FIXED_COLUMNS, key)) continue;
-    if (!coversField(fields, key, body[key]!)) return false;
+    const value = body[key]!;
+    // a top-level records field takes an object as its one element (infer-schema's `widen`)
+    if (isJsonObject(value) && Object.hasOwn(fields, key) && fields[key]!.kind === "records") {
+      if (!coversObject(fields[key]!.fields ?? {}, value)) return false;
+    } else if (!coversField(fields, key, value)) return false;
   }
   return true;
 }
@@ -80,6 +84,8 @@ function coversField(fields: Record<string, FieldNode>, key: string, value: Json
   if (node === undefined) return false;
   if (typeof value === "object") {
     if (node.kind === "record") return coversObject(node.fields ?? {}, value);
+    // an object is a records field's one element, once the field is marked as meeting objects
+    if (node.kind === "records") return node.objects === true && coversObject(node.fields ?? {}, value);
     return node.kind === "scalar" && (node.type ?? "STRING") === "STRING";
   }
   return node.kind === "scalar" && scalarCovers(node.type ?? "STRING", scalarTypeOf(value));

@@ -131,6 +131,9 @@ export function createRowEncoder<T>(schema: SourceSchema, encoder: ColumnEncoder
         row[slot.index] = slot.type === "PRESENCE" ? encoder.bool(true) : encoder.json(jsonText(value));
         fill(row, slot.children, value);
       } else if (Array.isArray(value)) row[slot.index] = encoder.json(jsonText(value));
+      // a records field stores an object as its one element
+      else if (slot.kind === "records" && isJsonObject(value))
+        row[slot.index] = encoder.json(jsonText([value]));
     }
   };
 

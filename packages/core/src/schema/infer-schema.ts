@@ -26,10 +26,19 @@ export type SchemaChange =
       path: string[];
       column: string;
       type: ColumnType;
-      backfill?: { column: string; path: string[] };
+      /** `wrap`: an object there becomes a one-element array (a nested record widened to records) */
+      backfill?: { column: string; path: string[]; wrap?: true };
     }
-  /** a column's type widened; existing values convert by the engine's cast (INT64 → FLOAT64 / STRING, JSON → STRING) */
+  /**
+   * a column's type widened; existing values convert by the engine's cast (INT64 → FLOAT64 / STRING,
+   * JSON → STRING), except that to STRING a number reads as core writes it (`textOfJsonValue`)
+   */
   | { op: "alter_column"; path: string[]; column: string; from: ColumnType; to: ColumnType }
+  /**
+   * a top-level record met an array of objects and became records (DESIGN.md §3: an object is a
+   * repeated record of one): each object in its JSON column becomes a one-element array
+   */
+  | { op: "wrap_in_array"; path: string[]; column: string }
   /** a column no field uses any more (the children of a record widened to STRING) */
   | { op: "drop_column"; path: string[]; column: string }
   /** a field read from an ancestor's JSON text changed type: no storage change */
@@ -212,14 +221,18 @@ class Widener {
   constructor(private readonly schema: SourceSchema) {}
 
   private allocate(): string {
-    if (this.next === 0) {
-      let max = 0;
-      forEachNode(this.schema.fields, [], (node) => {
-        if (node.column !== undefined) max = Math.max(max, columnNumber(node.column));
-      });
-      this.next = max + 1;
-    }
+    this.reserveColumns();
     return `f${this.next++}`;
+  }
+
+  /** Counts past every column in use, before a widening takes columns away from nodes. */
+  private reserveColumns(): void {
+    if (this.next !== 0) return;
+    let max = 0;
+    forEachNode(this.schema.fields, [], (node) => {
+      if (node.column !== undefined) max = Math.max(max, columnNumber(node.column));
+    });
+    this.next = max + 1;
   }
 
   /** Widens `fields[name]` with one value; creates the field when new. */
@@ -247,9 +260,10 @@ class Widener {
       const topColumn = path.length === 1 ? node.column : place.topColumn;
       const inner: Place = { path, underArray: place.underArray, ...(topColumn ? { topColumn } : {}) };
       for (const key of Object.keys(value)) this.field(node.fields!, key, value[key]!, inner);
-    } else if (node.kind === "records" && Array.isArray(value)) {
+    } else if (node.kind === "records" && (Array.isArray(value) || isJsonObject(value))) {
+      // an object is a records field's one element (see `widen`)
       const inner: Place = { path, underArray: true };
-      for (const el of value) {
+      for (const el of Array.isArray(value) ? value : [value]) {
         if (!isJsonObject(el)) continue;
         for (const key of Object.keys(el)) this.field(node.fields!, key, el[key]!, inner);
       }
@@ -287,6 +301,20 @@ class Widener {
       return;
     }
     if (node.kind === seen.kind && node.kind !== "array") return;
+    // An object and an array of objects are one repeated record (DESIGN.md §3), which real
+    // sources mix: an object is an array of one.
+    if (node.kind === "records" && seen.kind === "record") {
+      if (path.length > 1 && node.objects !== true) {
+        // an ancestor's JSON text now holds an object here
+        node.objects = true;
+        this.changes.push({ op: "retype_field", path });
+      }
+      return;
+    }
+    if (node.kind === "record" && seen.kind === "records") {
+      this.toRecords(node, path, place);
+      return;
+    }
     if (node.kind === "array" && seen.kind === "array") {
       const type = widenScalar(node.type ?? "STRING", seen.type);
       if (type !== node.type) {
@@ -305,6 +333,50 @@ class Widener {
     node.type = type;
     if (node.column === undefined) this.changes.push({ op: "retype_field", path });
     else this.changes.push({ op: "alter_column", path, column: node.column, from, to: type });
+  }
+
+  /**
+   * A record met an array of objects: it becomes records, whose stored objects read as
+   * one-element arrays. A top-level record's JSON column is rewritten; a nested record's presence
+   * column gives way to a JSON column filled from the top-level record's text; below an array
+   * nothing is stored of its own. Its fields, now below an array, are read from JSON text and
+   * lose their columns. An ancestor's JSON text keeps the objects: reads take them as arrays of
+   * one (`objects`).
+   */
+  private toRecords(node: FieldNode, path: string[], place: Place): void {
+    const topLevel = path.length === 1;
+    if (node.column !== undefined && !topLevel && place.topColumn === undefined) {
+      // a presence column with no JSON text to fill the new column from (not in the layout)
+      this.toString(node, path, place);
+      return;
+    }
+    this.reserveColumns();
+    const descendants: SchemaChange[] = [];
+    forEachNode(node.fields ?? {}, path, (child, p) => {
+      if (child.column === undefined) return;
+      descendants.push({ op: "drop_column", path: p, column: child.column });
+      delete child.column;
+    });
+    if (node.column === undefined) this.changes.push({ op: "retype_field", path });
+    else if (topLevel) this.changes.push({ op: "wrap_in_array", path, column: node.column });
+    else {
+      const old = node.column;
+      node.column = this.allocate();
+      this.changes.push(
+        {
+          op: "add_column",
+          path,
+          column: node.column,
+          type: "JSON",
+          backfill: { column: place.topColumn!, path: path.slice(1), wrap: true },
+        },
+        { op: "drop_column", path, column: old },
+      );
+    }
+    this.changes.push(...descendants);
+    node.kind = "records";
+    node.fields ??= {};
+    if (!topLevel) node.objects = true;
   }
 
   /** A record, records or array field met a conflicting value: it becomes a STRING of its text. */
@@ -340,8 +412,8 @@ class Widener {
 
 /**
  * Widens a source schema in place with one event's fields (`LogEvent.body`) (DESIGN.md §3): new fields get a node
- * and, per the layout, a column; INT64 meeting FLOAT64 becomes FLOAT64; any other conflict
- * becomes STRING. Null values and empty arrays of unknown fields add nothing. Returns the changes
+ * and, per the layout, a column; INT64 meeting FLOAT64 becomes FLOAT64; a record meeting an
+ * array of objects, or the reverse, is records; any other conflict becomes STRING. Null values and empty arrays of unknown fields add nothing. Returns the changes
  * in the order a backend applies them (empty when the schema already covers the event).
  * The fixed fields (`id`, `timestamp`, `event_message`, `project`) never change.
  */

@@ -37,6 +37,11 @@ export interface FieldNode {
   fields?: Record<string, FieldNode>;
   /** physical column, per the layout above; absent below arrays */
   column?: string;
+  /**
+   * `records` that also met a single object: JSON text written before may hold an object where
+   * an array is expected, which a read of this field from JSON text takes as a one-element array
+   */
+  objects?: true;
 }
 
 export interface SourceSchema {

@@ -103,6 +103,8 @@ function shapeField(node: FieldNode | undefined, value: JsonValue): WireValue {
     case "record":
       return isJsonObject(value) ? [shapeObject(node.fields, value)] : [];
     case "records":
+      // an object is a records field's one element (JSON text written before the field met arrays)
+      if (isJsonObject(value)) return [shapeObject(node.fields, value)];
       return Array.isArray(value) ? value.filter(isJsonObject).map((el) => shapeObject(node.fields, el)) : [];
     case "array":
       return Array.isArray(value)
@@ -138,6 +140,7 @@ export function toWireValue(type: WireType, value: NormalisedValue): WireValue {
     }
     case "records": {
       const v = parsed(value);
+      if (isJsonObject(v)) return [shapeObject(type.node.fields, v)];
       return Array.isArray(v) ? v.filter(isJsonObject).map((el) => shapeObject(type.node.fields, el)) : [];
     }
     case "array": {
