@@ -42,4 +42,8 @@ export const CLICKHOUSE_QUERY_SETTINGS = {
   transform_null_in: 0,
   prefer_column_name_to_alias: 1,
   query_plan_max_limit_for_lazy_materialization: 0,
+  // simdjson gives up on a whole document holding a number literal beyond 64 bits (core writes
+  // 1e20 as 100000000000000000000, as JSON.stringify does): every field read from that row's JSON
+  // was empty or NULL, and UNNEST of its arrays dropped the row. RapidJSON reads such numbers.
+  allow_simdjson: 0,
 } as const;
