@@ -1,16 +1,8 @@
 import { type Backend, type IngestBatch, logEventFromJson, parseJsonText, QesError } from "@qes/core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { BACKENDS, type BackendHandle } from "../support/backends.ts";
+import { ingestBatch as batch, INGEST_NOW as NOW } from "../support/ingest-batch.ts";
 import { runSql } from "../support/run-sql.ts";
-
-const NOW = 1_736_942_400_000_000n; // 2025-01-15T12:00:00Z
-
-function batch(source: string, events: string[], now = NOW): IngestBatch {
-  return {
-    source,
-    events: events.map((text, i) => logEventFromJson(parseJsonText(text), source, now, `event ${i}`)),
-  };
-}
 
 async function rows(backend: Backend, source: string) {
   return runSql(backend, `select id, event_message, timestamp from \`${source}\` order by event_message, id`);

@@ -1,6 +1,7 @@
-import { type Backend, type IngestBatch, logEventFromJson, parseJsonText } from "@qes/core";
+import type { Backend } from "@qes/core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { BACKENDS, type BackendHandle } from "../support/backends.ts";
+import { ingestBatch as batch } from "../support/ingest-batch.ts";
 import { runSql } from "../support/run-sql.ts";
 
 /**
@@ -9,15 +10,6 @@ import { runSql } from "../support/run-sql.ts";
  * from it. ClickHouse's default JSON parser (simdjson) gave up on the whole document there, so
  * every field read from that row's JSON came back empty or NULL.
  */
-
-const NOW = 1_736_942_400_000_000n; // 2025-01-15T12:00:00Z
-
-function batch(source: string, events: string[]): IngestBatch {
-  return {
-    source,
-    events: events.map((text, i) => logEventFromJson(parseJsonText(text), source, NOW, `event ${i}`)),
-  };
-}
 
 describe.each(BACKENDS)("a record holding a number beyond 64 bits on $name", (fixture) => {
   let handle: BackendHandle;

@@ -1,6 +1,7 @@
-import { type Backend, type IngestBatch, logEventFromJson, parseJsonText } from "@qes/core";
+import type { Backend } from "@qes/core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { BACKENDS, type BackendHandle } from "../support/backends.ts";
+import { ingestBatch as batch } from "../support/ingest-batch.ts";
 import { runSql } from "../support/run-sql.ts";
 
 /**
@@ -8,15 +9,6 @@ import { runSql } from "../support/run-sql.ts";
  * writes for the same value when it shapes a new event into a STRING column (`textOfJsonValue`:
  * JavaScript's `String(number)`), on every backend, not the engine's own cast.
  */
-
-const NOW = 1_736_942_400_000_000n; // 2025-01-15T12:00:00Z
-
-function batch(source: string, events: string[]): IngestBatch {
-  return {
-    source,
-    events: events.map((text, i) => logEventFromJson(parseJsonText(text), source, NOW, `event ${i}`)),
-  };
-}
 
 /** Number literals whose text differs between engines' casts and JavaScript's spelling. */
 const AWKWARD_FLOATS = [

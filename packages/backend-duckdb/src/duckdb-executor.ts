@@ -109,28 +109,29 @@ export async function executeOnDuckdb(
   try {
     await conn.run("BEGIN TRANSACTION READ ONLY");
     checkStopped();
-    const plan = query.cutFirst;
-    if (plan === undefined) {
-      const result = await readRows(conn, query, query.sql, values, opts.maxRows);
-      checkStopped();
-      return result;
-    }
-    const key = cutGuessKey(plan.sql, values, query.params);
-    const guess = guesses?.guess(key, plan.table);
     const oneStatement = async () => {
       const result = await readRows(conn, query, query.sql, values, opts.maxRows);
       checkStopped();
       return result;
     };
+    const plan = query.cutFirst;
+    if (plan === undefined) return await oneStatement();
+    const key = cutGuessKey(plan.sql, values, query.params);
+    const guess = guesses?.guess(key, plan.table);
     if (guess === null) return await oneStatement();
     if (guess !== undefined) {
       const result = await readRows(conn, query, plan.sql, [...values, guess], opts.maxRows);
       checkStopped();
       if (answersWhole(result, plan)) return result;
     }
-    const cut = await cutValue(conn, plan, values);
+    const cut = await scalarText(
+      conn,
+      plan.cut,
+      plan.cutValues.map((i) => values[i] ?? null),
+    );
     checkStopped();
-    if (cut !== null && (await rowsPastCut(conn, plan, cut)) > CUT_FIRST_MAX_WINDOW) {
+    // the table's rows at or past the cut, counted up to CUT_FIRST_MAX_WINDOW + 1
+    if (cut !== null && Number(await scalarText(conn, plan.window, [cut])) > CUT_FIRST_MAX_WINDOW) {
       // a selective filter whose n-th row is old: too many rows past it to hold
       checkStopped();
       guesses?.remember(key, plan.table, null, writesBefore);
@@ -157,33 +158,15 @@ function answersWhole(result: QueryResult, plan: CutFirstSql): boolean {
   return result.rowLimitReached || result.rows.length >= plan.limit;
 }
 
-/** the cut's value as the engine's text, or NULL when the select has no rows */
-async function cutValue(
-  conn: DuckDBConnection,
-  plan: CutFirstSql,
-  values: BoundValues,
-): Promise<string | null> {
-  const cut = await selectStatement(conn, plan.cut);
+/** the first value of a one-row SELECT as the engine's text, or NULL */
+async function scalarText(conn: DuckDBConnection, sql: string, values: BoundValues): Promise<string | null> {
+  const prepared = await selectStatement(conn, sql);
   try {
-    bind(
-      cut,
-      plan.cutValues.map((i) => values[i] ?? null),
-    );
-    const value = (await cut.runAndReadAll()).getRows()[0]?.[0];
+    bind(prepared, values);
+    const value = (await prepared.runAndReadAll()).getRows()[0]?.[0];
     return value === null || value === undefined ? null : String(value);
   } finally {
-    cut.destroySync();
-  }
-}
-
-/** the table's rows at or past the cut, counted up to `CUT_FIRST_MAX_WINDOW` + 1 */
-async function rowsPastCut(conn: DuckDBConnection, plan: CutFirstSql, cut: string): Promise<number> {
-  const window = await selectStatement(conn, plan.window);
-  try {
-    bind(window, [cut]);
-    return Number((await window.runAndReadAll()).getRows()[0]?.[0] ?? 0);
-  } finally {
-    window.destroySync();
+    prepared.destroySync();
   }
 }
 
