@@ -1,4 +1,4 @@
-import { type IngestBatch, logEventFromJson, parseJsonText } from "@qes/core";
+import { type IngestBatch, logEventFromJson, parseEventJsonText } from "@qes/core";
 
 /** the clock ingest tests shape events with: 2025-01-15T12:00:00Z */
 export const INGEST_NOW = 1_736_942_400_000_000n;
@@ -7,6 +7,6 @@ export const INGEST_NOW = 1_736_942_400_000_000n;
 export function ingestBatch(source: string, events: string[], now = INGEST_NOW): IngestBatch {
   return {
     source,
-    events: events.map((text, i) => logEventFromJson(parseJsonText(text), source, now, `event ${i}`)),
+    events: events.map((text, i) => logEventFromJson(parseEventJsonText(text), source, now, `event ${i}`)),
   };
 }

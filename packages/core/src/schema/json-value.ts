@@ -48,8 +48,24 @@ export function parseJsonText(text: string): JsonValue {
  * `value` holds such an integer.
  */
 export function exactJsonValue(value: JsonValue, text: string): JsonValue {
-  const exact = holdsInexactInteger(value) && LONG_DIGIT_RUN.test(text) ? parseLossless(text) : value;
+  return holdsInexactInteger(value) && LONG_DIGIT_RUN.test(text) ? parseLossless(text) : value;
+}
+
+/**
+ * An event's value from its JSON text (`value` = `JSON.parse(text)`): exact, and with every string
+ * and key made storable by every engine (`storableStrings`). For the ways events come in (load,
+ * ingest); what comes back from a store was cleaned on its way in, so the read path
+ * (`parseJsonText`, once per record cell of a result) does not look again.
+ */
+export function eventJsonValue(value: JsonValue, text: string): JsonValue {
+  const exact = exactJsonValue(value, text);
   return holdsNoUnstorableEscape(text) ? exact : storableStrings(exact);
+}
+
+/** `parseJsonText` for an event's text: exact and storable (`eventJsonValue`). */
+export function parseEventJsonText(text: string): JsonValue {
+  const value = parseJsonText(text);
+  return holdsNoUnstorableEscape(text) ? value : storableStrings(value);
 }
 
 /**

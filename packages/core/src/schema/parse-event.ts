@@ -7,7 +7,7 @@ import {
   type JsonObject,
   type JsonValue,
   mayHoldHugeNumber,
-  parseJsonText,
+  parseEventJsonText,
   textOfJsonValue,
 } from "./json-value.ts";
 import { parseIsoTimestampMicros } from "./timestamp-micros.ts";
@@ -162,7 +162,7 @@ export function parseEvent(line: string, lineNumber: number, nowMicros: bigint):
   if (line.trim() === "") return null;
   let value: JsonValue;
   try {
-    value = parseJsonText(line);
+    value = parseEventJsonText(line);
   } catch (e) {
     const reason = e instanceof Error ? e.message : String(e);
     throw new QesError("invalid_event", `line ${lineNumber}: not valid JSON (${reason})`, {

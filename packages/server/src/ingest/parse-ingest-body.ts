@@ -1,5 +1,5 @@
 import {
-  exactJsonValue,
+  eventJsonValue,
   holdsHugeNumber,
   hugeNumber,
   type JsonValue,
@@ -230,7 +230,7 @@ function parseJsonTexts(head: readonly JsonText[], rest: Iterable<JsonText>): In
 function parseExact(text: string, where?: string): JsonValue {
   const value = JSON.parse(text) as JsonValue;
   checkDepth(value, where);
-  return exactJsonValue(value, text);
+  return eventJsonValue(value, text);
 }
 
 function checkEvent(event: JsonValue, index: number, line: number | undefined, huge: boolean): void {
