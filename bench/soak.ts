@@ -7,22 +7,26 @@
  * The same well-behaved clients run first alone (the unloaded baseline of the same run).
  *
  *   node --import tsx bench/soak.ts --backend duckdb|postgres [--seconds 60] [--clients 100] [--pg-no-parallel]
+ *     [--engine-cpus 1]   (PostgreSQL pinned to these CPUs, this process and the server to the
+ *                          others: the database on a machine of its own, as deployed)
  *     [--server-cpu-prof <dir>]   (a V8 CPU profile of the server process, written when it stops)
  *
  * Reports requests served, p50/p99 of the well-behaved requests under attack against the same
  * run unloaded, counts per status and class, 503s inside/outside the outage windows, RSS over time.
  * Not part of the test command.
  */
+import { execFile } from "node:child_process";
 import { mkdtempSync, rmSync } from "node:fs";
-import { loadavg, tmpdir } from "node:os";
+import { cpus, loadavg, tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
-import { parseArgs } from "node:util";
+import { parseArgs, promisify } from "node:util";
 import {
   createPrivateCluster,
   type PrivateCluster,
 } from "../packages/backend-postgres/test/private-cluster.ts";
 import { PrivateRedis } from "../test/http/support/private-redis.ts";
+import { httpGet } from "./lib/http-get.ts";
 import { freePort, rssBytes, startChild, waitForHttp } from "./lib/processes.ts";
 
 const { values: args } = parseArgs({
@@ -33,6 +37,7 @@ const { values: args } = parseArgs({
     baseline: { type: "string", default: "20" },
     // the private cluster without parallel query: an attacker's statement then takes one core
     "pg-no-parallel": { type: "boolean", default: false },
+    "engine-cpus": { type: "string" },
     "server-cpu-prof": { type: "string" },
   },
 });
@@ -41,6 +46,7 @@ const SECONDS = Number(args.seconds);
 const CLIENTS = Number(args.clients);
 const BASELINE_SECONDS = Number(args.baseline);
 const ROOT = fileURLToPath(new URL("..", import.meta.url));
+const run = promisify(execFile);
 const log = (m: string) => process.stderr.write(`[soak ${BACKEND}] ${m}\n`);
 
 /** well-behaved callers: each a token of its own; attackers share one token (they hold one) */
@@ -115,12 +121,11 @@ async function send(
   let status: Sample["status"];
   let error: string | undefined;
   try {
-    const res = await fetch(`${base}${req.path}`, { headers: { "X-API-KEY": token }, signal });
-    const body = await res.text();
+    const res = await httpGet(`${base}${req.path}`, { "X-API-KEY": token }, signal);
     status = res.status;
-    if (status >= 500) error = body.slice(0, 200);
-  } catch (e) {
-    status = (e as Error).name === "TimeoutError" && req.abandonAfterMs !== undefined ? "abandoned" : "error";
+    if (status >= 500) error = res.body.slice(0, 200);
+  } catch {
+    status = signal.aborted && req.abandonAfterMs !== undefined ? "abandoned" : "error";
   }
   const sample: Sample = {
     kind: req.kind,
@@ -172,11 +177,26 @@ async function main(): Promise<void> {
   const dir = mkdtempSync(join(tmpdir(), "qes-soak-"));
   const redis = await PrivateRedis.start();
   let cluster: PrivateCluster | undefined;
+  const engineCpus = args["engine-cpus"];
+  if (engineCpus !== undefined) {
+    if (BACKEND !== "postgres") throw new Error("--engine-cpus needs --backend postgres");
+    // this process (the clients) and the server it starts inherit the other CPUs
+    const own = new Set(engineCpus.split(",").map(Number));
+    const others = cpus()
+      .map((_, i) => i)
+      .filter((i) => !own.has(i));
+    if (others.length === 0) throw new Error(`--engine-cpus ${engineCpus} leaves no CPU for the server`);
+    await run("taskset", ["-a", "-p", "-c", others.join(","), String(process.pid)]);
+    log(`PostgreSQL on CPU ${engineCpus}; clients and server on CPU ${others.join(",")}`);
+  }
   if (BACKEND === "postgres") {
-    cluster = await createPrivateCluster({
-      max_connections: "100",
-      ...(args["pg-no-parallel"] ? { max_parallel_workers_per_gather: "0" } : {}),
-    });
+    cluster = await createPrivateCluster(
+      {
+        max_connections: "100",
+        ...(args["pg-no-parallel"] ? { max_parallel_workers_per_gather: "0" } : {}),
+      },
+      { cpus: engineCpus },
+    );
     await cluster.start();
   }
   const port = await freePort();
@@ -215,8 +235,8 @@ async function main(): Promise<void> {
     const pid = server.process.pid as number;
     log(`serving on ${base} (pid ${pid}); warming the hit keys`);
     for (const project of PROJECTS) {
-      await fetch(`${base}${q("usage.api-counts", { interval: "hourly", project })}`, {
-        headers: { "X-API-KEY": goodToken(0) },
+      await httpGet(`${base}${q("usage.api-counts", { interval: "hourly", project })}`, {
+        "X-API-KEY": goodToken(0),
       });
     }
     const loadStart = loadavg();

@@ -3,6 +3,7 @@ import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { BENCH_POSTGRES_URL, type EngineName } from "./bench-backends.ts";
 import { BENCH_DIR, BENCH_NOW_ISO } from "./data.ts";
+import { httpGet } from "./http-get.ts";
 import { type Child, freePort, startChild, waitForHttp } from "./processes.ts";
 
 /**
@@ -81,14 +82,14 @@ export async function startQesServer(
     logFile,
     get: async (path) => {
       const t0 = performance.now();
-      const res = await fetch(`${url}/api/endpoints/query/${path}`, {
-        headers: { "X-API-KEY": TOKEN },
-      }).catch((e: Error) => {
-        // say so when the server is gone: a signal from outside looks like a network error here
-        const gone = child.process.signalCode ?? child.process.exitCode;
-        throw gone === null ? e : new Error(`${engine} qes serve ended (${gone}) during ${path}`);
-      });
-      const body = await res.text();
+      const res = await httpGet(`${url}/api/endpoints/query/${path}`, { "X-API-KEY": TOKEN }).catch(
+        (e: Error) => {
+          // say so when the server is gone: a signal from outside looks like a network error here
+          const gone = child.process.signalCode ?? child.process.exitCode;
+          throw gone === null ? e : new Error(`${engine} qes serve ended (${gone}) during ${path}`);
+        },
+      );
+      const body = res.body;
       const ms = performance.now() - t0;
       if (res.status !== 200) throw new Error(`${engine} ${path}: ${res.status} ${body.slice(0, 300)}`);
       return { ms, body };

@@ -37,10 +37,12 @@ async function freePort(): Promise<number> {
   });
 }
 
-async function asPostgres(program: string, args: string[]): Promise<void> {
-  const path = join(PG_BIN, program);
-  if (process.getuid?.() === 0) await run("runuser", ["-u", "postgres", "--", path, ...args]);
-  else await run(path, args);
+/** runs one of PostgreSQL's programs, on the given CPUs (`taskset -c` list) when `cpus` is set */
+async function asPostgres(program: string, args: string[], cpus?: string): Promise<void> {
+  const command = [join(PG_BIN, program), ...args];
+  if (cpus !== undefined) command.unshift("taskset", "-c", cpus);
+  if (process.getuid?.() === 0) await run("runuser", ["-u", "postgres", "--", ...command]);
+  else await run(command[0] as string, command.slice(1));
 }
 
 async function postgresIds(): Promise<{ uid: number; gid: number }> {
@@ -49,7 +51,14 @@ async function postgresIds(): Promise<{ uid: number; gid: number }> {
   return { uid, gid };
 }
 
-export async function createPrivateCluster(settings: Record<string, string> = {}): Promise<PrivateCluster> {
+/**
+ * `cpus` pins the server (the postmaster and every backend it forks) to those CPUs, as a
+ * benchmark's stand-in for a database on a machine of its own.
+ */
+export async function createPrivateCluster(
+  settings: Record<string, string> = {},
+  opts: { cpus?: string } = {},
+): Promise<PrivateCluster> {
   const dir = mkdtempSync(join(tmpdir(), "qes-pg-cluster-"));
   if (process.getuid?.() === 0) {
     const { uid, gid } = await postgresIds();
@@ -80,16 +89,20 @@ export async function createPrivateCluster(settings: Record<string, string> = {}
     url: `postgres://postgres@127.0.0.1:${port}/postgres`,
     port,
     async start() {
-      await asPostgres("pg_ctl", [
-        "-D",
-        data,
-        "-l",
-        join(dir, "server.log"),
-        "-o",
-        `-p ${port} -c listen_addresses=127.0.0.1 -k ${dir}`,
-        "-w",
-        "start",
-      ]);
+      await asPostgres(
+        "pg_ctl",
+        [
+          "-D",
+          data,
+          "-l",
+          join(dir, "server.log"),
+          "-o",
+          `-p ${port} -c listen_addresses=127.0.0.1 -k ${dir}`,
+          "-w",
+          "start",
+        ],
+        opts.cpus,
+      );
       running = true;
     },
     async stop() {
