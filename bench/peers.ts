@@ -8,6 +8,7 @@
  *
  *   node --import tsx bench/peers.ts [--edge 1000000] [--engines duckdb,postgres] [--runs N]
  *   node --import tsx bench/peers.ts --scale [--big]    100k and 1M edge events; --big adds 10M
+ *   [--orders file]   the peer in file order only (PostgreSQL's time-order copy is ~2 GB per 1M)
  *
  * Stores are kept under .tmp/bench and in PostgreSQL (qes: schema qes_bench_<hash>; peers:
  * schema peers_plain) and reused by the next run. QES_BENCH_POSTGRES_URL picks the database.
@@ -83,12 +84,13 @@ export interface EngineRun {
   peerSql: string[];
 }
 
-const ORDERS: PeerOrder[] = ["file", "time"];
+const ALL_ORDERS: PeerOrder[] = ["file", "time"];
 const PEER_ENGINES: EngineName[] = ["duckdb", "postgres", "clickhouse"];
 
 async function openPeer(
   engine: EngineName,
   file: string,
+  orders: PeerOrder[],
 ): Promise<{ peers: Record<PeerOrder, Peer>; loadSeconds: number | null; close(): Promise<void> }> {
   if (engine === "duckdb") {
     const db = await openPlainDuckdb(file);
@@ -99,7 +101,7 @@ async function openPeer(
     };
   }
   if (engine === "postgres") {
-    const db = await openPlainPostgres(file);
+    const db = await openPlainPostgres(file, { timeOrder: orders.includes("time") });
     return {
       peers: { file: postgresPeer(db, "file"), time: postgresPeer(db, "time") },
       loadSeconds: db.loadSeconds,
@@ -121,15 +123,16 @@ async function openPeer(
 export async function runEngine(
   engine: EngineName,
   edgeEvents: number,
-  opts: { runs?: number; log: (msg: string) => void },
+  opts: { runs?: number; orders?: PeerOrder[]; log: (msg: string) => void },
 ): Promise<EngineRun> {
   const { log } = opts;
+  const orders = opts.orders ?? ALL_ORDERS;
   const file = await ensureEventsFile(EDGE, edgeEvents);
   const loaded = await openLoadedBackend(engine, { [EDGE]: file }, { onProgress: log });
   const location = loaded.location;
   await loaded.close();
   log(`${engine} ${count(edgeEvents)}: qes store ready (${fmtSeconds(loaded.loadSeconds)}); plain peer…`);
-  const peer = await openPeer(engine, file);
+  const peer = await openPeer(engine, file, orders);
   log(`${engine} ${count(edgeEvents)}: plain peer ready (${fmtSeconds(peer.loadSeconds)})`);
   const server = await startQesServer(engine, location, `peers-${engine}-${edgeEvents}`);
   // sampled from the first request to the last, warm-ups included: "during the benchmark"
@@ -140,21 +143,26 @@ export async function runEngine(
       // qes's time includes JSON.parse, as the peers' include the driver's row conversion:
       // both end with the rows in hand
       const qes = async () => normalRows(r.request, JSON.parse((await server.get(r.path)).body).result);
-      const plain = ORDERS.map((o) => () => peer.peers[o].run(r.request, PROJECT, BENCH_NOW_ISO));
+      const plain = orders.map((o) => () => peer.peers[o].run(r.request, PROJECT, BENCH_NOW_ISO));
       const qesRows = JSON.stringify(await qes());
       let same = true;
       for (const [i, run] of plain.entries()) {
         const peerRows = JSON.stringify(await run());
         if (peerRows === qesRows) continue;
         same = false;
-        log(`${engine} ${r.name} (${ORDERS[i]} order): ROWS DIFFER\n qes:  ${qesRows}\n peer: ${peerRows}`);
+        log(`${engine} ${r.name} (${orders[i]} order): ROWS DIFFER\n qes:  ${qesRows}\n peer: ${peerRows}`);
       }
       // as many rounds as fit in ~15 s, 5 to 15
       const once = await timeRotating([qes, ...plain], { runs: 1, warmup: 0 });
       const round = once.reduce((sum, [x]) => sum + x!, 0);
       const runs = opts.runs ?? Math.max(5, Math.min(15, Math.floor(15_000 / Math.max(round, 1))));
       log(`${engine} ${count(edgeEvents)}: ${r.name} × ${runs}`);
-      const [q, pFile, pTime] = await timeRotating([qes, ...plain], { runs });
+      const [q, ...peerTimes] = await timeRotating([qes, ...plain], { runs });
+      // an order not asked for (--orders) reads NaN, printed as "–"
+      const peerMs = (o: PeerOrder) => {
+        const times = peerTimes[orders.indexOf(o)];
+        return times ? median(times) : Number.NaN;
+      };
       timings.push({
         engine,
         edgeEvents,
@@ -164,7 +172,7 @@ export async function runEngine(
         qesMs: median(q!),
         serverMs: Number.NaN,
         runs,
-        peerMs: { file: median(pFile!), time: median(pTime!) },
+        peerMs: { file: peerMs("file"), time: peerMs("time") },
         target: target(engine, r.request),
       });
     }
@@ -189,6 +197,11 @@ export async function runEngine(
   };
 }
 
+/** "–" for a peer order that was not run */
+function orNone(x: number, show: (x: number) => string): string {
+  return Number.isNaN(x) ? "–" : show(x);
+}
+
 function fmtSeconds(s: number | null): string {
   return s === null ? "reused" : `loaded in ${s.toFixed(1)} s`;
 }
@@ -196,7 +209,8 @@ function fmtSeconds(s: number | null): string {
 function verdict(t: PeerTiming): string {
   if (!t.same) return "**rows differ**";
   if (t.target === null) return "–";
-  const one = (o: PeerOrder) => (t.qesMs / t.peerMs[o] <= t.target! ? "met" : "**missed**");
+  const one = (o: PeerOrder) =>
+    Number.isNaN(t.peerMs[o]) ? "–" : t.qesMs / t.peerMs[o] <= t.target! ? "met" : "**missed**";
   return `≤ ${t.target}×: ${one("file")} / ${one("time")}`;
 }
 
@@ -212,10 +226,10 @@ export function peersSection(runs: EngineRun[], load: { before: string; after: s
         String(t.rows),
         ms(t.qesMs),
         ms(t.serverMs),
-        ms(t.peerMs.file),
-        `${(t.qesMs / t.peerMs.file).toFixed(3)}×`,
-        ms(t.peerMs.time),
-        `${(t.qesMs / t.peerMs.time).toFixed(3)}×`,
+        orNone(t.peerMs.file, ms),
+        orNone(t.qesMs / t.peerMs.file, (r) => `${r.toFixed(3)}×`),
+        orNone(t.peerMs.time, ms),
+        orNone(t.qesMs / t.peerMs.time, (r) => `${r.toFixed(3)}×`),
         verdict(t),
       ]);
     const rssVerdict =
@@ -270,7 +284,7 @@ export function scalingSection(runs: EngineRun[]): Section {
           const t = runs
             .find((r) => r.engine === engine && r.edgeEvents === size)
             ?.timings.find((x) => x.name === name);
-          return t ? `${ms(t.qesMs)} / ${ms(t.peerMs.file)} / ${ms(t.peerMs.time)}` : "–";
+          return t ? `${ms(t.qesMs)} / ${orNone(t.peerMs.file, ms)} / ${orNone(t.peerMs.time, ms)}` : "–";
         }),
       ]);
   return {
@@ -298,6 +312,8 @@ if (isMain(import.meta.url)) {
       runs: { type: "string" },
       scale: { type: "boolean", default: false },
       big: { type: "boolean", default: false },
+      // PostgreSQL's time-order copy doubles the peer's disk (~20 GB more at 10M): --orders file
+      orders: { type: "string", default: "file,time" },
     },
   });
   const sizes = values.scale
@@ -313,7 +329,13 @@ if (isMain(import.meta.url)) {
     const before = loadAverage();
     const runs: EngineRun[] = [];
     for (const engine of engines)
-      runs.push(await runEngine(engine, size, { runs: values.runs ? Number(values.runs) : undefined, log }));
+      runs.push(
+        await runEngine(engine, size, {
+          runs: values.runs ? Number(values.runs) : undefined,
+          orders: values.orders!.split(",") as PeerOrder[],
+          log,
+        }),
+      );
     all.push(...runs);
     process.stdout.write(`${sectionMarkdown(peersSection(runs, { before, after: loadAverage() }))}\n`);
   }

@@ -128,7 +128,10 @@ export interface PlainPostgres {
  * `peers_plain."<file>_by_time"`, each with a BRIN index on `timestamp`, analyzed. A table's
  * comment names the file once it is complete, so an interrupted load is never reused.
  */
-export async function openPlainPostgres(file: string): Promise<PlainPostgres> {
+export async function openPlainPostgres(
+  file: string,
+  opts: { timeOrder?: boolean } = {},
+): Promise<PlainPostgres> {
   const tag = basename(file);
   const name = tag.replace(/\.ndjson$/, "").replace(/[^A-Za-z0-9]+/g, "_");
   const table = `${PLAIN_PG_SCHEMA}."${name}"`;
@@ -154,7 +157,7 @@ export async function openPlainPostgres(file: string): Promise<PlainPostgres> {
     await finish(table);
     loadSeconds = (performance.now() - t) / 1000;
   }
-  if (!(await complete(byTime))) {
+  if (opts.timeOrder !== false && !(await complete(byTime))) {
     await client.query(`drop table if exists ${byTime}`);
     await client.query(`create table ${byTime} as select * from ${table} order by "timestamp"`);
     await finish(byTime);
