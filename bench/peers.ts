@@ -9,6 +9,7 @@
  *   node --import tsx bench/peers.ts [--edge 1000000] [--engines duckdb,postgres] [--runs N]
  *   node --import tsx bench/peers.ts --scale [--big]    100k and 1M edge events; --big adds 10M
  *   [--orders file]   the peer in file order only (PostgreSQL's time-order copy is ~2 GB per 1M)
+ *   [--requests "logs.all,usage.api-counts hourly"]   only these requests
  *
  * Stores are kept under .tmp/bench and in PostgreSQL (qes: schema qes_bench_<hash>; peers:
  * schema peers_plain) and reused by the next run. QES_BENCH_POSTGRES_URL picks the database.
@@ -123,7 +124,7 @@ async function openPeer(
 export async function runEngine(
   engine: EngineName,
   edgeEvents: number,
-  opts: { runs?: number; orders?: PeerOrder[]; log: (msg: string) => void },
+  opts: { runs?: number; orders?: PeerOrder[]; requests?: string[]; log: (msg: string) => void },
 ): Promise<EngineRun> {
   const { log } = opts;
   const orders = opts.orders ?? ALL_ORDERS;
@@ -139,7 +140,7 @@ export async function runEngine(
   const rss = sampleRss(server.pid, 50);
   const timings: PeerTiming[] = [];
   try {
-    for (const r of REQUESTS) {
+    for (const r of requestsOf(opts.requests)) {
       // qes's time includes JSON.parse, as the peers' include the driver's row conversion:
       // both end with the rows in hand
       const qes = async () => normalRows(r.request, JSON.parse((await server.get(r.path)).body).result);
@@ -175,13 +176,17 @@ export async function runEngine(
         peerMs: { file: peerMs("file"), time: peerMs("time") },
         target: target(engine, r.request),
       });
+      const t = timings[timings.length - 1]!;
+      log(
+        `${engine} ${count(edgeEvents)}: ${r.name}: qes ${ms(t.qesMs)}, peer ${orNone(t.peerMs.file, ms)} / ${orNone(t.peerMs.time, ms)}`,
+      );
     }
   } finally {
     await server.stop();
     await peer.close();
   }
   const logged = serverMs(server.logFile);
-  for (const [i, r] of REQUESTS.entries()) {
+  for (const [i, r] of requestsOf(opts.requests).entries()) {
     const t = timings[i];
     // the log is in request order: the last `runs` entries are the timed rounds
     if (t) t.serverMs = median((logged.get(`/api/endpoints/query/${r.path}`) ?? []).slice(-t.runs));
@@ -195,6 +200,11 @@ export async function runEngine(
     peerLoadSeconds: peer.loadSeconds,
     peerSql: [REQUESTS[0]!, REQUESTS[1]!].map((r) => peer.peers.file.sql(r.request)),
   };
+}
+
+/** the requests named (each a name's prefix, e.g. `logs.all`, `usage.api-counts hourly`), or all */
+function requestsOf(names: string[] | undefined): typeof REQUESTS {
+  return names === undefined ? REQUESTS : REQUESTS.filter((r) => names.some((n) => r.name.startsWith(n)));
 }
 
 /** "–" for a peer order that was not run */
@@ -314,6 +324,8 @@ if (isMain(import.meta.url)) {
       big: { type: "boolean", default: false },
       // PostgreSQL's time-order copy doubles the peer's disk (~20 GB more at 10M): --orders file
       orders: { type: "string", default: "file,time" },
+      // e.g. "logs.all,usage.api-counts hourly": at 10M a daily jsonb query takes minutes
+      requests: { type: "string" },
     },
   });
   const sizes = values.scale
@@ -333,6 +345,7 @@ if (isMain(import.meta.url)) {
         await runEngine(engine, size, {
           runs: values.runs ? Number(values.runs) : undefined,
           orders: values.orders!.split(",") as PeerOrder[],
+          ...(values.requests ? { requests: values.requests.split(",") } : {}),
           log,
         }),
       );

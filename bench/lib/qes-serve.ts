@@ -63,6 +63,8 @@ export async function startQesServer(
       // uncached: every request runs its query
       QES_CACHE_MAX_ENTRIES: "0",
       QES_RETENTION_DAYS: "0",
+      // a benchmark measures: at 10M events a PostgreSQL usage query passes the default 30 s
+      QES_QUERY_TIMEOUT_MS: "600000",
       ...storeEnv(engine, location),
       ...extraEnv,
     },
