@@ -12,10 +12,16 @@ import {
 import type pg from "pg";
 import type { ResolvedPostgresConfig } from "./postgres-config.ts";
 import { createCopyRowEncoder } from "./postgres-copy-row.ts";
+import { type DayRows, DayRowsBuilder } from "./postgres-day-rows.ts";
 import { toQesError } from "./postgres-errors.ts";
-import { CopyWriter } from "./postgres-loader.ts";
-import { coveredDays, dayOfMicros, ensureDailyPartitions } from "./postgres-partitions.ts";
-import { ident, qualified } from "./postgres-sql.ts";
+import { copyIntoPartition } from "./postgres-partition-copy.ts";
+import {
+  type DayPartitions,
+  ensureDailyPartitions,
+  lockForWriting,
+  partitionsByDay,
+} from "./postgres-partitions.ts";
+import { qualified } from "./postgres-sql.ts";
 import {
   applySchemaChanges,
   createSource,
@@ -27,8 +33,8 @@ import {
 /** Per source of one call: its model (widened in place) and the ids the call has seen. */
 interface Target {
   source: SourceSchema;
-  /** days the table has partitions for */
-  days: Set<number>;
+  /** the table's partitions by day */
+  partitions: DayPartitions;
   changed: boolean;
   seen: Set<string>;
 }
@@ -51,22 +57,24 @@ async function storedIds(
   return new Set(rows.map((r) => r.id));
 }
 
-/** COPY text of events the source's model covers. */
-function copyRows(source: SourceSchema, events: LogEvent[]): { columns: string[]; text: string } {
+/** COPY rows of events the source's model covers, by day. */
+function copyRows(source: SourceSchema, events: LogEvent[]): { columns: string[]; days: DayRows[] } {
   const encoder = createCopyRowEncoder(source);
-  let text = "";
-  for (const event of events) {
+  const rows = new DayRowsBuilder();
+  for (const [index, event] of events.entries()) {
     if (encoder.timestamps.format(event.timestamp) === null)
       throw new QesError("invalid_event", `event ${event.id}: "timestamp" is out of range`);
-    text += encoder.encode(event) + "\n";
+    const day = encoder.timestamps.day;
+    rows.add(day, event.timestamp, encoder.encode(event), index);
   }
-  return { columns: encoder.columns.map((c) => c.column), text };
+  return { columns: encoder.columns.map((c) => c.column), days: rows.build() };
 }
 
 /**
  * Stores the batches of one ingest call in one transaction (DESIGN.md §10): the sources' load
  * locks (taken in name order, so two instances never deadlock), sources created as a load
- * creates them, widening by core's widenSchema, duplicates left out, rows by COPY. Resolves after
+ * creates them, widening by core's widenSchema, duplicates left out, rows by COPY straight into
+ * each day's partition, in time order (postgres-day-rows.ts). Resolves after
  * COMMIT, which with PostgreSQL's default `synchronous_commit` is durable.
  */
 export async function ingestEvents(
@@ -96,9 +104,10 @@ export async function ingestEvents(
           (await readSource(client, config.schema, name)) ?? (await createSource(client, config, name));
         schemaChanged = true;
       }
+      await lockForWriting(client, config.schema, source.table);
       targets.set(name, {
         source: cloneSourceSchema(source),
-        days: await coveredDays(client, config.schema, source.table),
+        partitions: await partitionsByDay(client, config.schema, source.table),
         changed: false,
         seen: new Set(),
       });
@@ -130,20 +139,18 @@ export async function ingestEvents(
         target.changed = true;
       }
       if (events.length > 0) {
-        const { columns, text } = copyRows(target.source, events);
-        const days = new Set(events.map((e) => dayOfMicros(e.timestamp)));
-        await ensureDailyPartitions(client, config.schema, target.source.table, days, target.days);
-        const copy = new CopyWriter(
+        const { columns, days } = copyRows(target.source, events);
+        await ensureDailyPartitions(
           client,
-          `copy ${qualified(config.schema, target.source.table)} (${columns.map(ident).join(", ")}) from stdin`,
+          config.schema,
+          target.source.table,
+          days.map((d) => d.day),
+          target.partitions,
         );
-        try {
-          await copy.write(text);
-          await copy.end();
-        } catch (e) {
-          await copy.abort(e instanceof Error ? e : new Error(String(e)));
-          throw e;
-        }
+        for (const rows of days)
+          await copyIntoPartition(client, config.schema, target.partitions.get(rows.day)!, columns, [
+            rows.text,
+          ]);
       }
       results.push({
         source: batch.source,
