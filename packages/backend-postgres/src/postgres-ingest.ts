@@ -37,6 +37,8 @@ interface Target {
   partitions: DayPartitions;
   changed: boolean;
   seen: Set<string>;
+  /** events of the call's batches waiting for their COPY, all covered by `source` */
+  pending: LogEvent[];
 }
 
 /**
@@ -71,10 +73,36 @@ function copyRows(source: SourceSchema, events: LogEvent[]): { columns: string[]
 }
 
 /**
+ * COPYs a target's waiting events, shaped for `model`, straight into their days' partitions (made
+ * when missing), one COPY per day: the batches of one call that meet between two widenings go
+ * together, so a group commit of several requests sorts and writes each day once.
+ */
+async function writeEvents(
+  client: pg.ClientBase,
+  schema: string,
+  model: SourceSchema,
+  target: Target,
+): Promise<void> {
+  if (target.pending.length === 0) return;
+  const { columns, days } = copyRows(model, target.pending);
+  target.pending = [];
+  await ensureDailyPartitions(
+    client,
+    schema,
+    target.source.table,
+    days.map((d) => d.day),
+    target.partitions,
+  );
+  for (const rows of days)
+    await copyIntoPartition(client, schema, target.partitions.get(rows.day)!, columns, [rows.text]);
+}
+
+/**
  * Stores the batches of one ingest call in one transaction (DESIGN.md §10): the sources' load
  * locks (taken in name order, so two instances never deadlock), sources created as a load
  * creates them, widening by core's widenSchema, duplicates left out, rows by COPY straight into
- * each day's partition, in time order (postgres-day-rows.ts). Resolves after
+ * each day's partition, in time order (postgres-day-rows.ts), once per day for the batches
+ * between two widenings. Resolves after
  * COMMIT, which with PostgreSQL's default `synchronous_commit` is durable.
  */
 export async function ingestEvents(
@@ -110,6 +138,7 @@ export async function ingestEvents(
         partitions: await partitionsByDay(client, config.schema, source.table),
         changed: false,
         seen: new Set(),
+        pending: [],
       });
     }
     const results: IngestResult[] = [];
@@ -131,33 +160,25 @@ export async function ingestEvents(
               fresh.map((e) => e.id),
             );
       const events = stored.size === 0 ? fresh : fresh.filter((e) => !stored.has(e.id));
+      // the model the waiting events were shaped for, should this batch widen it
+      const before = target.pending.length > 0 ? cloneSourceSchema(target.source) : undefined;
       const changes: SchemaChange[] = [];
       for (const [index, event] of events.entries())
         changes.push(...widenForEvent(target.source, event.body, index));
       if (changes.length > 0) {
+        // stored before the change, which converts them as it converts every stored row
+        if (before !== undefined) await writeEvents(client, config.schema, before, target);
         await applySchemaChanges(client, config.schema, target.source, changes);
         target.changed = true;
       }
-      if (events.length > 0) {
-        const { columns, days } = copyRows(target.source, events);
-        await ensureDailyPartitions(
-          client,
-          config.schema,
-          target.source.table,
-          days.map((d) => d.day),
-          target.partitions,
-        );
-        for (const rows of days)
-          await copyIntoPartition(client, config.schema, target.partitions.get(rows.day)!, columns, [
-            rows.text,
-          ]);
-      }
+      for (const event of events) target.pending.push(event);
       results.push({
         source: batch.source,
         stored: events.length,
         duplicates: batch.events.length - events.length,
       });
     }
+    for (const target of targets.values()) await writeEvents(client, config.schema, target.source, target);
     for (const target of targets.values()) {
       if (!target.changed) continue;
       await saveSource(client, config.schema, target.source);

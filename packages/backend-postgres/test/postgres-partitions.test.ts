@@ -96,16 +96,10 @@ describe("PostgreSQL daily partitions", () => {
     ]);
     const at = (id: string, iso: string) =>
       logEventFromJson(parseJsonText(JSON.stringify({ id, timestamp: iso })), source, NOW);
+    // two batches of one call (a group commit) meeting on one day are written together
     await backend.ingest([
-      {
-        source,
-        events: [
-          at("i2", "2025-01-15T11:00:00Z"),
-          at("i0", "2025-01-02T00:00:00Z"),
-          at("i1", "2025-01-15T00:00:00Z"),
-        ],
-      },
-      { source, events: [at("i3", "2025-01-16T00:00:00Z")] },
+      { source, events: [at("i2", "2025-01-15T11:00:00Z"), at("i0", "2025-01-02T00:00:00Z")] },
+      { source, events: [at("i1", "2025-01-15T00:00:00Z"), at("i3", "2025-01-16T00:00:00Z")] },
     ]);
     const got = await idsByPartition(source);
     // in time order within a day; the days of a partition of several days in any order
