@@ -114,7 +114,8 @@ export function cpuSeconds(pid: number): number {
 /**
  * CPU seconds of the PostgreSQL backends whose `application_name` is `app`, when the server runs
  * on this machine (its processes are in /proc): sampled every `everyMs`, so a connection that
- * closes before `stop()` still counts up to its last sample. NaN when the server is elsewhere.
+ * closes before `stop()` still counts up to its last sample. NaN when no backend could be read (the
+ * server is elsewhere).
  */
 export function samplePostgresBackendCpu(
   url: string,
@@ -124,7 +125,6 @@ export function samplePostgresBackendCpu(
   const client = new pg.Client({ connectionString: url });
   const start = new Map<number, number>();
   const last = new Map<number, number>();
-  let remote = false;
   let first = true;
   const sample = async () => {
     const { rows } = await client.query<{ pid: number }>(
@@ -133,10 +133,8 @@ export function samplePostgresBackendCpu(
     );
     for (const { pid } of rows) {
       const cpu = cpuSeconds(pid);
-      if (Number.isNaN(cpu)) {
-        remote = true;
-        continue;
-      }
+      // another machine's process, or a backend that has just exited
+      if (Number.isNaN(cpu)) continue;
       // a backend that appears later was started during the measurement: all of its CPU counts
       if (!start.has(pid)) start.set(pid, first ? cpu : 0);
       last.set(pid, cpu);
@@ -154,7 +152,7 @@ export function samplePostgresBackendCpu(
       await busy.catch(() => undefined);
       await sample().catch(() => undefined);
       await client.end();
-      if (remote) return Number.NaN;
+      if (last.size === 0) return Number.NaN;
       let total = 0;
       for (const [pid, cpu] of last) total += cpu - start.get(pid)!;
       return total;
