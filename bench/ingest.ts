@@ -10,7 +10,8 @@
  *  - ingest: the file parsed into events by core (`parseJsonText`, `logEventFromJson`), then
  *    `backend.ingest` in batches of `--batch` events (what the HTTP route hands the backend);
  * with each rate as a ratio of plain, the process's peak RSS during each, and the CPU seconds of
- * this process during each (DuckDB's threads included; PostgreSQL's server is not).
+ * this process during each (DuckDB's threads included), and on PostgreSQL those of the server's
+ * backends serving the path (found by `application_name`; when the server runs on this machine).
  *
  *   node --import tsx bench/ingest.ts [--events 200000] [--batch 5000] [--engines duckdb,postgres,clickhouse]
  *
@@ -32,7 +33,7 @@ import { openChdbEngine } from "../packages/backend-clickhouse/src/clickhouse-co
 import { BENCH_POSTGRES_URL } from "./lib/bench-backends.ts";
 import { BENCH_NOW_MICROS, EDGE, ensureEventsFile, readLines } from "./lib/data.ts";
 import { copyRows, duckdbPlainTable, PLAIN_REF_COLUMNS, plainCopyRow } from "./lib/plain-peers.ts";
-import { cpuSeconds as processCpuSeconds, sampleRss } from "./lib/processes.ts";
+import { cpuSeconds as processCpuSeconds, samplePostgresBackendCpu, sampleRss } from "./lib/processes.ts";
 import { startQesServer } from "./lib/qes-serve.ts";
 
 /** the one chDB data directory of this process (plain and qes in databases of their own) */
@@ -64,8 +65,28 @@ function cpuSeconds(from: NodeJS.CpuUsage): number {
   return (used.user + used.system) / 1e6;
 }
 
-/** runs `fn` and samples RSS every 50 ms: seconds, CPU seconds and the peak RSS in MB */
-async function measure(fn: () => Promise<unknown>): Promise<{ seconds: number; cpu: number; rssMb: number }> {
+/** a PostgreSQL URL whose connections carry `application_name` = `app` */
+function postgresUrlFor(app: string): string {
+  const url = new URL(BENCH_POSTGRES_URL);
+  url.searchParams.set("application_name", app);
+  return url.toString();
+}
+
+/** a fresh `application_name` for one measured path */
+let apps = 0;
+function benchApp(): string {
+  return `qes_bench_${process.pid}_${apps++}`;
+}
+
+/**
+ * runs `fn` and samples RSS every 50 ms: seconds, CPU seconds, the peak RSS in MB and, given the
+ * `application_name` of its PostgreSQL connections, the CPU seconds of their backends
+ */
+async function measure(
+  fn: () => Promise<unknown>,
+  app?: string,
+): Promise<{ seconds: number; cpu: number; rssMb: number; pgCpu: number }> {
+  const pgCpu = app === undefined ? undefined : samplePostgresBackendCpu(BENCH_POSTGRES_URL, app);
   let peak = process.memoryUsage.rss();
   const cpu = process.cpuUsage();
   const timer = setInterval(() => {
@@ -78,13 +99,21 @@ async function measure(fn: () => Promise<unknown>): Promise<{ seconds: number; c
     clearInterval(timer);
   }
   peak = Math.max(peak, process.memoryUsage.rss());
-  return { seconds: (performance.now() - t) / 1000, cpu: cpuSeconds(cpu), rssMb: Math.round(peak / 2 ** 20) };
+  const seconds = (performance.now() - t) / 1000;
+  const used = cpuSeconds(cpu);
+  return {
+    seconds,
+    cpu: used,
+    rssMb: Math.round(peak / 2 ** 20),
+    pgCpu: pgCpu === undefined ? Number.NaN : await pgCpu.stop(),
+  };
 }
 
-/** seconds and CPU seconds of the engine's own bulk path */
+/** seconds and CPU seconds of the engine's own bulk path (and of PostgreSQL's backend) */
 interface Plain {
   seconds: number;
   cpu: number;
+  pgCpu?: number;
 }
 
 async function duckdbPlain(file: string): Promise<Plain> {
@@ -107,15 +136,14 @@ async function postgresPlain(file: string): Promise<Plain> {
   // the COPY text is prepared before the clock starts: the rate is the engine's, not JSON.parse's
   const rows: string[] = [];
   for await (const line of readLines(file)) rows.push(plainCopyRow(line));
-  const client = new pg.Client({ connectionString: BENCH_POSTGRES_URL });
+  const app = benchApp();
+  const client = new pg.Client({ connectionString: postgresUrlFor(app) });
   await client.connect();
   try {
     await client.query("drop table if exists qes_bench_plain_ref");
     await client.query(`create table qes_bench_plain_ref ${PLAIN_REF_COLUMNS}`);
-    const t = performance.now();
-    const cpu = process.cpuUsage();
-    await copyRows(client, "qes_bench_plain_ref", rows);
-    return { seconds: (performance.now() - t) / 1000, cpu: cpuSeconds(cpu) };
+    const m = await measure(() => copyRows(client, "qes_bench_plain_ref", rows), app);
+    return { seconds: m.seconds, cpu: m.cpu, pgCpu: m.pgCpu };
   } finally {
     await client.query("drop table if exists qes_bench_plain_ref");
     await client.end();
@@ -160,7 +188,10 @@ async function clickhousePlain(file: string): Promise<Plain> {
   }
 }
 
-async function freshBackend(engine: string): Promise<{ backend: Backend; dispose(): Promise<void> }> {
+async function freshBackend(
+  engine: string,
+  app: string,
+): Promise<{ backend: Backend; dispose(): Promise<void> }> {
   if (engine === "clickhouse") {
     const backend = createClickhouseBackend({ path: CHDB_DIR, database: `qes_${chdbDatabases++}` });
     await backend.init();
@@ -179,7 +210,7 @@ async function freshBackend(engine: string): Promise<{ backend: Backend; dispose
     };
   }
   const schema = `qes_bench_ingest_${process.pid}_${Date.now().toString(36)}`;
-  const backend = createPostgresBackend({ url: BENCH_POSTGRES_URL, schema, pool: 2 });
+  const backend = createPostgresBackend({ url: postgresUrlFor(app), schema, pool: 2 });
   await backend.init();
   return {
     backend,
@@ -212,7 +243,7 @@ async function ingestFile(backend: Backend, file: string): Promise<void> {
 async function httpIngest(
   engine: string,
   file: string,
-): Promise<{ seconds: number; cpu: number; rssMb: number; retries: number }> {
+): Promise<{ seconds: number; cpu: number; rssMb: number; retries: number; pgCpu: number }> {
   const bodies: string[] = [];
   let lines: string[] = [];
   for await (const line of readLines(file)) {
@@ -227,18 +258,21 @@ async function httpIngest(
   const schema = `qes_bench_http_${process.pid}_${Date.now().toString(36)}`;
   const location =
     engine === "duckdb" ? join(dir, "qes.duckdb") : engine === "clickhouse" ? join(dir, "qes.chdb") : schema;
+  const app = benchApp();
   const server = await startQesServer(
     engine as "duckdb" | "postgres" | "clickhouse",
     location,
     `ingest-http-${engine}`,
     {
       QES_INGEST_KEYS: INGEST_TOKEN,
+      ...(engine === "postgres" ? { QES_POSTGRES_URL: postgresUrlFor(app) } : {}),
     },
   );
   let retries = 0;
   try {
     const url = server.url;
     const rss = sampleRss(server.pid, 50);
+    const pgCpu = engine === "postgres" ? samplePostgresBackendCpu(BENCH_POSTGRES_URL, app) : undefined;
     const cpu0 = processCpuSeconds(server.pid);
     const t = performance.now();
     let next = 0;
@@ -266,6 +300,7 @@ async function httpIngest(
       cpu: processCpuSeconds(server.pid) - cpu0,
       rssMb: Math.round(rss.stop() / 2 ** 20),
       retries,
+      pgCpu: pgCpu === undefined ? Number.NaN : await pgCpu.stop(),
     };
   } finally {
     await server.stop();
@@ -281,8 +316,12 @@ console.log(
     .map((l) => l.toFixed(2))
     .join(" ")}`,
 );
-console.log("| backend | path | events/s | × plain | peak RSS MB | CPU s | plain's CPU ÷ this CPU |");
-console.log("|---|---|---|---|---|---|---|");
+console.log(
+  "| backend | path | events/s | × plain | peak RSS MB | CPU s | plain's CPU ÷ this CPU | PostgreSQL CPU s |",
+);
+console.log("|---|---|---|---|---|---|---|---|");
+/** PostgreSQL's CPU seconds as a cell: – on other engines or when the server is elsewhere */
+const pgCell = (cpu: number | undefined) => (cpu === undefined || Number.isNaN(cpu) ? "–" : cpu.toFixed(2));
 for (const engine of String(args.engines).split(",")) {
   const plain =
     engine === "duckdb"
@@ -291,18 +330,21 @@ for (const engine of String(args.engines).split(",")) {
         ? await clickhousePlain(file)
         : await postgresPlain(file);
   const plainRate = EVENTS / plain.seconds;
-  console.log(`| ${engine} | plain | ${Math.round(plainRate)} | 1.00 | – | ${plain.cpu.toFixed(2)} | 1.00 |`);
+  console.log(
+    `| ${engine} | plain | ${Math.round(plainRate)} | 1.00 | – | ${plain.cpu.toFixed(2)} | 1.00 | ${pgCell(plain.pgCpu)} |`,
+  );
   for (const [path, run] of [
     ["qes load", (b: Backend) => b.load(EDGE, readLines(file))],
     ["Backend.ingest", (b: Backend) => ingestFile(b, file)],
   ] as const) {
-    const { backend, dispose } = await freshBackend(engine);
+    const app = benchApp();
+    const { backend, dispose } = await freshBackend(engine, app);
     try {
-      const m = await measure(() => run(backend));
+      const m = await measure(() => run(backend), engine === "postgres" ? app : undefined);
       const rate = EVENTS / m.seconds;
       console.log(
         `| ${engine} | ${path} | ${Math.round(rate)} | ${(rate / plainRate).toFixed(2)} | ${m.rssMb} | ` +
-          `${m.cpu.toFixed(2)} | ${(plain.cpu / m.cpu).toFixed(2)} |`,
+          `${m.cpu.toFixed(2)} | ${(plain.cpu / m.cpu).toFixed(2)} | ${pgCell(m.pgCpu)} |`,
       );
     } finally {
       await dispose();
@@ -313,7 +355,7 @@ for (const engine of String(args.engines).split(",")) {
   console.log(
     `| ${engine} | HTTP ingest (${CONCURRENCY} in flight${h.retries ? `, ${h.retries} retried 429s` : ""}) | ` +
       `${Math.round(httpRate)} | ${(httpRate / plainRate).toFixed(2)} | ${h.rssMb} (server) | ` +
-      `${h.cpu.toFixed(2)} (server) | ${(plain.cpu / h.cpu).toFixed(2)} |`,
+      `${h.cpu.toFixed(2)} (server) | ${(plain.cpu / h.cpu).toFixed(2)} | ${pgCell(h.pgCpu)} |`,
   );
 }
 console.log(

@@ -1,6 +1,7 @@
 import { type ChildProcess, spawn } from "node:child_process";
 import { closeSync, openSync, readFileSync } from "node:fs";
 import { createServer } from "node:net";
+import pg from "pg";
 
 /** a free loopback port (bound and released; the caller binds it right away) */
 export function freePort(): Promise<number> {
@@ -108,4 +109,53 @@ export function cpuSeconds(pid: number): number {
   } catch {
     return Number.NaN;
   }
+}
+
+/**
+ * CPU seconds of the PostgreSQL backends whose `application_name` is `app`, when the server runs
+ * on this machine (its processes are in /proc): sampled every `everyMs`, so a connection that
+ * closes before `stop()` still counts up to its last sample. NaN when no backend could be read (the
+ * server is elsewhere).
+ */
+export function samplePostgresBackendCpu(
+  url: string,
+  app: string,
+  everyMs = 200,
+): { stop(): Promise<number> } {
+  const client = new pg.Client({ connectionString: url });
+  const start = new Map<number, number>();
+  const last = new Map<number, number>();
+  let first = true;
+  const sample = async () => {
+    const { rows } = await client.query<{ pid: number }>(
+      "select pid from pg_stat_activity where application_name = $1",
+      [app],
+    );
+    for (const { pid } of rows) {
+      const cpu = cpuSeconds(pid);
+      // another machine's process, or a backend that has just exited
+      if (Number.isNaN(cpu)) continue;
+      // a backend that appears later was started during the measurement: all of its CPU counts
+      if (!start.has(pid)) start.set(pid, first ? cpu : 0);
+      last.set(pid, cpu);
+    }
+    first = false;
+  };
+  const ready = client.connect().then(sample);
+  let busy: Promise<void> = ready;
+  const timer = setInterval(() => {
+    busy = busy.then(sample).catch(() => undefined);
+  }, everyMs);
+  return {
+    async stop() {
+      clearInterval(timer);
+      await busy.catch(() => undefined);
+      await sample().catch(() => undefined);
+      await client.end();
+      if (last.size === 0) return Number.NaN;
+      let total = 0;
+      for (const [pid, cpu] of last) total += cpu - start.get(pid)!;
+      return total;
+    },
+  };
 }

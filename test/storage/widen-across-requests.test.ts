@@ -129,6 +129,18 @@ describe.each(BACKENDS)("widening to STRING across requests on $name", (fixture)
     expect(rows.map((r) => r.n)).toEqual(["1000000000000000", "-7", "2.5", "text"]);
   });
 
+  it("INT64 → FLOAT64 → STRING within one call: each batch's widening converts the batches before it", async () => {
+    // what a group commit of three requests hands the backend
+    const source = "widen.int.float.one.call";
+    await backend.ingest([
+      batch(source, ['{"id":"a","n":1e15}', '{"id":"b","n":-7}']),
+      batch(source, ['{"id":"c","n":2.5}']),
+      batch(source, ['{"id":"z","n":"text"}']),
+    ]);
+    const rows = await runSql(backend, `select id, n from \`${source}\` order by id`);
+    expect(rows.map((r) => r.n)).toEqual(["1000000000000000", "-7", "2.5", "text"]);
+  });
+
   it("BOOL → STRING: stored booleans read true and false", async () => {
     const got = await widenAndRead("widen.bool", ["true", "false"]);
     expect(got.top).toEqual(["true", "false"]);
@@ -222,6 +234,12 @@ describe.each(BACKENDS)("a top-level record meeting records (and the reverse) on
   it("both shapes in one request", async () => {
     const source = "widen.record.mixed";
     await backend.ingest([batch(source, [A, B, C, D, E])]);
+    await readsAsRecords(source);
+  });
+
+  it("the same through batches of one call (a group commit)", async () => {
+    const source = "widen.record.one.call";
+    await backend.ingest([[A], [B], [C], [D, E]].map((lines) => batch(source, lines)));
     await readsAsRecords(source);
   });
 

@@ -12,10 +12,16 @@ import {
 import type pg from "pg";
 import type { ResolvedPostgresConfig } from "./postgres-config.ts";
 import { createCopyRowEncoder } from "./postgres-copy-row.ts";
+import { type DayRows, DayRowsBuilder } from "./postgres-day-rows.ts";
 import { toQesError } from "./postgres-errors.ts";
-import { CopyWriter } from "./postgres-loader.ts";
-import { coveredDays, dayOfMicros, ensureDailyPartitions } from "./postgres-partitions.ts";
-import { ident, qualified } from "./postgres-sql.ts";
+import { copyIntoPartition } from "./postgres-partition-copy.ts";
+import {
+  type DayPartitions,
+  ensureDailyPartitions,
+  lockForWriting,
+  partitionsByDay,
+} from "./postgres-partitions.ts";
+import { qualified } from "./postgres-sql.ts";
 import {
   applySchemaChanges,
   createSource,
@@ -27,10 +33,12 @@ import {
 /** Per source of one call: its model (widened in place) and the ids the call has seen. */
 interface Target {
   source: SourceSchema;
-  /** days the table has partitions for */
-  days: Set<number>;
+  /** the table's partitions by day */
+  partitions: DayPartitions;
   changed: boolean;
   seen: Set<string>;
+  /** events of the call's batches waiting for their COPY, all covered by `source` */
+  pending: LogEvent[];
 }
 
 /**
@@ -51,22 +59,50 @@ async function storedIds(
   return new Set(rows.map((r) => r.id));
 }
 
-/** COPY text of events the source's model covers. */
-function copyRows(source: SourceSchema, events: LogEvent[]): { columns: string[]; text: string } {
+/** COPY rows of events the source's model covers, by day. */
+function copyRows(source: SourceSchema, events: LogEvent[]): { columns: string[]; days: DayRows[] } {
   const encoder = createCopyRowEncoder(source);
-  let text = "";
-  for (const event of events) {
+  const rows = new DayRowsBuilder();
+  for (const [index, event] of events.entries()) {
     if (encoder.timestamps.format(event.timestamp) === null)
       throw new QesError("invalid_event", `event ${event.id}: "timestamp" is out of range`);
-    text += encoder.encode(event) + "\n";
+    const day = encoder.timestamps.day;
+    rows.add(day, event.timestamp, encoder.encode(event), index);
   }
-  return { columns: encoder.columns.map((c) => c.column), text };
+  return { columns: encoder.columns.map((c) => c.column), days: rows.build() };
+}
+
+/**
+ * COPYs a target's waiting events, shaped for `model`, straight into their days' partitions (made
+ * when missing), one COPY per day: the batches of one call that meet between two widenings go
+ * together, so a group commit of several requests sorts and writes each day once.
+ */
+async function writeEvents(
+  client: pg.ClientBase,
+  schema: string,
+  model: SourceSchema,
+  target: Target,
+): Promise<void> {
+  if (target.pending.length === 0) return;
+  const { columns, days } = copyRows(model, target.pending);
+  target.pending = [];
+  await ensureDailyPartitions(
+    client,
+    schema,
+    target.source.table,
+    days.map((d) => d.day),
+    target.partitions,
+  );
+  for (const rows of days)
+    await copyIntoPartition(client, schema, target.partitions.get(rows.day)!, columns, [rows.text]);
 }
 
 /**
  * Stores the batches of one ingest call in one transaction (DESIGN.md §10): the sources' load
  * locks (taken in name order, so two instances never deadlock), sources created as a load
- * creates them, widening by core's widenSchema, duplicates left out, rows by COPY. Resolves after
+ * creates them, widening by core's widenSchema, duplicates left out, rows by COPY straight into
+ * each day's partition, in time order (postgres-day-rows.ts), once per day for the batches
+ * between two widenings. Resolves after
  * COMMIT, which with PostgreSQL's default `synchronous_commit` is durable.
  */
 export async function ingestEvents(
@@ -96,11 +132,13 @@ export async function ingestEvents(
           (await readSource(client, config.schema, name)) ?? (await createSource(client, config, name));
         schemaChanged = true;
       }
+      await lockForWriting(client, config.schema, source.table);
       targets.set(name, {
         source: cloneSourceSchema(source),
-        days: await coveredDays(client, config.schema, source.table),
+        partitions: await partitionsByDay(client, config.schema, source.table),
         changed: false,
         seen: new Set(),
+        pending: [],
       });
     }
     const results: IngestResult[] = [];
@@ -122,35 +160,25 @@ export async function ingestEvents(
               fresh.map((e) => e.id),
             );
       const events = stored.size === 0 ? fresh : fresh.filter((e) => !stored.has(e.id));
+      // the model the waiting events were shaped for, should this batch widen it
+      const before = target.pending.length > 0 ? cloneSourceSchema(target.source) : undefined;
       const changes: SchemaChange[] = [];
       for (const [index, event] of events.entries())
         changes.push(...widenForEvent(target.source, event.body, index));
       if (changes.length > 0) {
+        // stored before the change, which converts them as it converts every stored row
+        if (before !== undefined) await writeEvents(client, config.schema, before, target);
         await applySchemaChanges(client, config.schema, target.source, changes);
         target.changed = true;
       }
-      if (events.length > 0) {
-        const { columns, text } = copyRows(target.source, events);
-        const days = new Set(events.map((e) => dayOfMicros(e.timestamp)));
-        await ensureDailyPartitions(client, config.schema, target.source.table, days, target.days);
-        const copy = new CopyWriter(
-          client,
-          `copy ${qualified(config.schema, target.source.table)} (${columns.map(ident).join(", ")}) from stdin`,
-        );
-        try {
-          await copy.write(text);
-          await copy.end();
-        } catch (e) {
-          await copy.abort(e instanceof Error ? e : new Error(String(e)));
-          throw e;
-        }
-      }
+      for (const event of events) target.pending.push(event);
       results.push({
         source: batch.source,
         stored: events.length,
         duplicates: batch.events.length - events.length,
       });
     }
+    for (const target of targets.values()) await writeEvents(client, config.schema, target.source, target);
     for (const target of targets.values()) {
       if (!target.changed) continue;
       await saveSource(client, config.schema, target.source);

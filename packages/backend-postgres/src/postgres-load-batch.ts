@@ -1,5 +1,6 @@
 import { isQesError, type LogEvent, parseEvent, type SourceSchema, schemaCoversEvent } from "@qes/core";
 import { type CopyRowEncoder, createCopyRowEncoder } from "./postgres-copy-row.ts";
+import { type DayRows, DayRowsBuilder } from "./postgres-day-rows.ts";
 import type { TimestampText } from "./postgres-timestamp-text.ts";
 
 /**
@@ -9,14 +10,10 @@ import type { TimestampText } from "./postgres-timestamp-text.ts";
 export interface EncodedBatch {
   /** the schema version the rows were encoded against */
   version: number;
-  /** COPY rows, each ending in a newline (UTF-8 bytes when they come from a worker) */
-  text: string | Uint8Array;
-  /** input line of each row in `text` */
-  rowLines: number[];
+  /** the rows of the events the schema covers, by UTC day (each day's partition must exist) */
+  days: DayRows[];
   /** indexes (into the batch) of events the schema does not cover: the caller widens for them */
   uncovered: number[];
-  /** UTC days (since the epoch) of the rows in `text`: their daily partitions must exist */
-  days: number[];
   /** events in the batch (blank lines are none) */
   events: number;
   /** the first line that cannot be loaded; the batch stops there */
@@ -51,16 +48,8 @@ export class BatchEncoder {
    * not cover are left to the caller, by index.
    */
   encode(lines: string[], firstLine: number, now: bigint): EncodedBatch {
-    const out: EncodedBatch = {
-      version: this.version,
-      text: "",
-      rowLines: [],
-      uncovered: [],
-      days: [],
-      events: 0,
-    };
-    let text = "";
-    let lastDay = Number.NaN;
+    const out: EncodedBatch = { version: this.version, days: [], uncovered: [], events: 0 };
+    const rows = new DayRowsBuilder();
     for (let i = 0; i < lines.length; i++) {
       const line = firstLine + i;
       let event: LogEvent | null;
@@ -81,26 +70,23 @@ export class BatchEncoder {
         out.uncovered.push(i);
         continue;
       }
-      text += this.rows.encode(event) + "\n";
-      out.rowLines.push(line);
-      if (this.timestamps.day !== lastDay) {
-        lastDay = this.timestamps.day;
-        if (!out.days.includes(lastDay)) out.days.push(lastDay);
-      }
+      // the day of the range check above (the row's encoding may format other instants)
+      const day = this.timestamps.day;
+      rows.add(day, event.timestamp, this.rows.encode(event), line);
     }
-    out.text = text;
+    out.days = rows.build();
     return out;
   }
 
-  /** Encodes events the schema covers (the caller widened it for them). */
-  encodeEvents(events: LogEvent[], lines: number[]): { text: string; rowLines: number[]; days: number[] } {
-    let text = "";
-    const days = new Set<number>();
-    for (const event of events) {
-      // the range was checked when the batch was first encoded
-      text += this.rows.encode(event) + "\n";
-      days.add(this.timestamps.day);
+  /** Encodes events the schema covers (the caller widened it for them), `lines[i]` being the line of `events[i]`. */
+  encodeEvents(events: LogEvent[], lines: number[]): DayRows[] {
+    const rows = new DayRowsBuilder();
+    for (const [i, event] of events.entries()) {
+      // the range was checked when the batch was first encoded; format sets the day
+      this.timestamps.format(event.timestamp);
+      const day = this.timestamps.day;
+      rows.add(day, event.timestamp, this.rows.encode(event), lines[i]!);
     }
-    return { text, rowLines: lines, days: [...days] };
+    return rows.build();
   }
 }

@@ -12,15 +12,18 @@ parentPort!.on("message", (message: WorkerMessage) => {
     return;
   }
   let reply: WorkerReply;
-  let transfer: ArrayBuffer[] = [];
+  const transfer: ArrayBuffer[] = [];
   try {
     const batch = encoder!.encode(message.lines, message.firstLine, message.now);
     // UTF-8 here, handed over without a copy: the loader's thread writes the bytes as they are
-    const bytes = utf8.encode(batch.text as string);
-    batch.text = bytes;
-    transfer = [bytes.buffer as ArrayBuffer];
+    for (const day of batch.days) {
+      const bytes = utf8.encode(day.text as string);
+      day.text = bytes;
+      transfer.push(bytes.buffer as ArrayBuffer);
+    }
     reply = { id: message.id, batch };
   } catch (e) {
+    transfer.length = 0;
     reply = { id: message.id, error: e instanceof Error ? e.message : String(e) };
   }
   parentPort!.postMessage(reply, transfer);

@@ -1,4 +1,3 @@
-import { finished } from "node:stream/promises";
 import {
   checkSourceName,
   cloneSourceSchema,
@@ -15,13 +14,19 @@ import {
   widenForEvent,
 } from "@qes/core";
 import type pg from "pg";
-import { from as copyFrom } from "pg-copy-streams";
 import type { ResolvedPostgresConfig } from "./postgres-config.ts";
+import type { DayRows } from "./postgres-day-rows.ts";
 import { toQesError } from "./postgres-errors.ts";
 import { BatchEncoder, type EncodedBatch } from "./postgres-load-batch.ts";
 import { LoadWorkers, loadWorkerCount } from "./postgres-load-workers.ts";
-import { coveredDays, ensureDailyPartitions } from "./postgres-partitions.ts";
-import { ident, qualified } from "./postgres-sql.ts";
+import { copyIntoPartition } from "./postgres-partition-copy.ts";
+import {
+  type DayPartitions,
+  ensureDailyPartitions,
+  lockForWriting,
+  partitionsByDay,
+} from "./postgres-partitions.ts";
+import { qualified } from "./postgres-sql.ts";
 import {
   applySchemaChanges,
   createSource,
@@ -48,53 +53,10 @@ const IN_THREAD_LINES = 20_000;
 const MAX_INFLIGHT = 8;
 /** progress is reported every this many events, and at the end */
 const PROGRESS_EVERY = 10_000;
-/** COPY data is sent in chunks of about this many characters */
-const CHUNK_CHARS = 1 << 18;
-
-/** A COPY … FROM STDIN in progress on the load's connection. */
-export class CopyWriter {
-  private readonly stream: ReturnType<typeof copyFrom>;
-  private failure: Error | null = null;
-
-  constructor(client: pg.ClientBase, sql: string) {
-    // a deep buffer lets parsing run ahead while the server consumes the previous chunks
-    this.stream = client.query(copyFrom(sql, { highWaterMark: 1 << 22 }));
-    this.stream.on("error", (e: Error) => {
-      this.failure ??= e;
-    });
-  }
-
-  async write(data: string | Uint8Array): Promise<void> {
-    if (this.failure) throw this.failure;
-    if (this.stream.write(data)) return;
-    await new Promise<void>((resolve, reject) => {
-      const onDrain = () => {
-        this.stream.off("error", onError);
-        resolve();
-      };
-      const onError = (e: Error) => {
-        this.stream.off("drain", onDrain);
-        reject(e);
-      };
-      this.stream.once("drain", onDrain);
-      this.stream.once("error", onError);
-    });
-  }
-
-  async end(): Promise<void> {
-    if (this.failure) throw this.failure;
-    this.stream.end();
-    await finished(this.stream);
-    if (this.failure) throw this.failure;
-  }
-
-  /** Sends CopyFail; the server aborts the statement (and with it the transaction). */
-  async abort(reason: Error): Promise<void> {
-    if (this.stream.destroyed) return;
-    this.stream.destroy(reason);
-    await finished(this.stream).catch(() => undefined);
-  }
-}
+/** a day's waiting rows are COPYed into its partition once they hold this many characters */
+const DAY_COPY_CHARS = 1 << 22;
+/** all days' waiting rows are COPYed once they hold this many characters together */
+const PENDING_CHARS = 1 << 25;
 
 /** Where a COPY error points: `COPY src_x, line 12, column f3: "…"` → line 12 of that COPY. */
 function copyLineOf(e: unknown): number | undefined {
@@ -103,18 +65,26 @@ function copyLineOf(e: unknown): number | undefined {
   return m ? Number(m[1]) : undefined;
 }
 
+/** Rows of one day waiting for their COPY: chunks of COPY text and the input line of each row. */
+interface PendingDay {
+  chunks: (string | Uint8Array)[];
+  length: number;
+  rowLines: number[];
+}
+
 /**
- * The rows of one load call, written batch by batch in input order. A batch comes encoded
- * against some schema version (here or in a worker); one encoded against an older version is
- * encoded again. Events the schema does not cover widen the working model: the changes are
- * applied at once (ALTER TABLE between two COPY statements, same transaction) and those events
- * are written after them.
+ * The rows of one load call. A batch comes encoded against some schema version (here or in a
+ * worker); one encoded against an older version is encoded again. Its rows wait by day and go
+ * straight into their day's partition, one COPY per day once a day holds DAY_COPY_CHARS (or all
+ * days hold PENDING_CHARS together, or the load ends). Events the schema does not cover widen the
+ * working model: the waiting rows are written, the changes applied (ALTER TABLE, same
+ * transaction), and those events are written after them.
  */
 class SourceLoad {
   private encoder: BatchEncoder;
-  private copy: CopyWriter | null = null;
-  private text = "";
-  /** input line of each row of the current COPY, to point a refused value at its line */
+  private readonly pending = new Map<number, PendingDay>();
+  private pendingLength = 0;
+  /** input line of each row of the COPY under way, to point a refused value at its line */
   private copyLines: number[] = [];
   private changed = false;
 
@@ -126,8 +96,8 @@ class SourceLoad {
     private readonly now: bigint,
     /** told about every new version of the model */
     private readonly onWidened: (source: SourceSchema, version: number) => void,
-    /** days the table has partitions for, updated as partitions are added */
-    private readonly partitions: Set<number>,
+    /** the table's partitions by day, updated as partitions are added */
+    private readonly partitions: DayPartitions,
     private readonly checkWidening: WideningCheck | undefined,
   ) {
     this.encoder = new BatchEncoder(source, 0);
@@ -151,15 +121,15 @@ class SourceLoad {
     const batch =
       encoded !== null && encoded.version === this.version ? encoded : this.encodeHere(lines, firstLine);
     if (batch.error) throw new QesError("invalid_event", batch.error.message, { line: batch.error.line });
-    await this.append(batch.text, batch.rowLines, batch.days);
+    await this.append(batch.days);
     if (batch.uncovered.length > 0)
       await this.widen(batch.uncovered.map((i) => [lines[i]!, firstLine + i] as const));
     return batch.events;
   }
 
-  /** Ends the last COPY. */
+  /** Writes the rows still waiting. */
   async finish(): Promise<void> {
-    await this.endCopy();
+    await this.copyAll();
   }
 
   private async widen(uncovered: (readonly [string, number])[]): Promise<void> {
@@ -174,71 +144,59 @@ class SourceLoad {
       lines.push(line);
     }
     if (changes.length > 0) {
-      await this.endCopy();
+      // rows encoded for the old columns are stored before the change, which converts them
+      await this.copyAll();
       await applySchemaChanges(this.client, this.schema, this.source, changes);
       this.encoder = new BatchEncoder(this.source, this.version + 1);
       this.changed = true;
       this.onWidened(this.source, this.version);
     }
-    const { text, rowLines, days } = this.encoder.encodeEvents(events, lines);
-    await this.append(text, rowLines, days);
+    await this.append(this.encoder.encodeEvents(events, lines));
   }
 
-  private async append(text: string | Uint8Array, rowLines: number[], days: number[]): Promise<void> {
-    if (text.length === 0) return;
-    if (days.some((d) => !this.partitions.has(d))) {
-      // a new day: its partition is attached between two COPY statements
-      await this.endCopy();
-      await ensureDailyPartitions(this.client, this.schema, this.source.table, days, this.partitions);
+  private async append(days: DayRows[]): Promise<void> {
+    await ensureDailyPartitions(
+      this.client,
+      this.schema,
+      this.source.table,
+      days.map((d) => d.day),
+      this.partitions,
+    );
+    for (const rows of days) {
+      let day = this.pending.get(rows.day);
+      if (day === undefined) {
+        day = { chunks: [], length: 0, rowLines: [] };
+        this.pending.set(rows.day, day);
+      }
+      day.chunks.push(rows.text);
+      day.length += rows.text.length;
+      for (const line of rows.rowLines) day.rowLines.push(line);
+      this.pendingLength += rows.text.length;
+      if (day.length >= DAY_COPY_CHARS) await this.copyDay(rows.day);
     }
-    if (this.copy === null) {
-      const columns = this.encoder.columns.map(ident).join(", ");
-      this.copy = new CopyWriter(
+    if (this.pendingLength >= PENDING_CHARS) await this.copyAll();
+  }
+
+  private async copyAll(): Promise<void> {
+    for (const day of [...this.pending.keys()]) await this.copyDay(day);
+  }
+
+  private async copyDay(day: number): Promise<void> {
+    const rows = this.pending.get(day)!;
+    this.pending.delete(day);
+    this.pendingLength -= rows.length;
+    this.copyLines = rows.rowLines;
+    try {
+      await copyIntoPartition(
         this.client,
-        `copy ${qualified(this.schema, this.source.table)} (${columns}) from stdin`,
+        this.schema,
+        this.partitions.get(day)!,
+        this.encoder.columns,
+        rows.chunks,
       );
-      this.copyLines = [];
-    }
-    for (const line of rowLines) this.copyLines.push(line);
-    if (typeof text !== "string") {
-      await this.flushText();
-      await this.writeCopy(text);
-      return;
-    }
-    this.text += text;
-    if (this.text.length >= CHUNK_CHARS) await this.flushText();
-  }
-
-  private async writeCopy(data: string | Uint8Array): Promise<void> {
-    try {
-      await this.copy!.write(data);
     } catch (e) {
       throw this.refused(e);
     }
-  }
-
-  private async flushText(): Promise<void> {
-    if (this.copy === null || this.text === "") return;
-    const text = this.text;
-    this.text = "";
-    await this.writeCopy(text);
-  }
-
-  private async endCopy(): Promise<void> {
-    if (this.copy === null) return;
-    await this.flushText();
-    const copy = this.copy;
-    this.copy = null;
-    try {
-      await copy.end();
-    } catch (e) {
-      throw this.refused(e);
-    }
-  }
-
-  async abort(reason: Error): Promise<void> {
-    if (this.copy !== null) await this.copy.abort(reason);
-    this.copy = null;
   }
 
   /** A value PostgreSQL refused is the event's fault: answer invalid_event with its line. */
@@ -323,7 +281,6 @@ export async function loadEvents(
   } catch (e) {
     throw toQesError(e, "connecting to load events");
   }
-  let load: SourceLoad | null = null;
   let workers: LoadWorkers | undefined;
   let broken = false;
   try {
@@ -343,16 +300,16 @@ export async function loadEvents(
     const deferred =
       rowsBefore === 0 ? await deferIndexesOfEmptyTable(client, config.schema, source.table) : [];
     const working = cloneSourceSchema(source);
+    await lockForWriting(client, config.schema, source.table);
     const loader = new SourceLoad(
       client,
       config.schema,
       working,
       now,
       (widened, version) => workers?.updateSchema(widened, version),
-      await coveredDays(client, config.schema, source.table),
+      await partitionsByDay(client, config.schema, source.table),
       opts.checkWidening,
     );
-    load = loader;
 
     let events = 0;
     let bytesRead = 0;
@@ -405,7 +362,7 @@ export async function loadEvents(
     if (batch.length > 0) await dispatch();
     while (inflight.length > 0) await writeOldest();
     const bytes = bytesWritten;
-    await load.finish();
+    await loader.finish();
     for (const definition of deferred) await client.query(definition);
     // fresh statistics right away, so the first queries after a large load plan with them
     if (events >= ANALYZE_MIN_EVENTS && events >= rowsBefore * ANALYZE_GROWTH) {
@@ -428,7 +385,6 @@ export async function loadEvents(
   } catch (e) {
     const error = e instanceof Error ? e : new Error(String(e));
     try {
-      await load?.abort(error);
       await client.query("rollback");
     } catch {
       broken = true;

@@ -82,16 +82,19 @@ export async function isPartitioned(db: Queryable, schema: string, table: string
   return rows[0]?.kind === "p";
 }
 
+/** The partition table (its name in the source's schema) that holds each UTC day. */
+export type DayPartitions = Map<number, string>;
+
 /**
- * Creates the daily partitions among `days` that `known` (day numbers, updated in place) does not
- * hold yet. Runs in the caller's transaction, which holds the source's load lock.
+ * Creates the daily partitions among `days` that `known` does not hold yet, and adds them to it.
+ * Runs in the caller's transaction, which holds the source's load lock.
  */
 export async function ensureDailyPartitions(
   client: Queryable,
   schema: string,
   table: string,
   days: Iterable<number>,
-  known: Set<number>,
+  known: DayPartitions,
 ): Promise<void> {
   for (const day of days) {
     if (known.has(day)) continue;
@@ -102,15 +105,29 @@ export async function ensureDailyPartitions(
       `alter table ${qualified(schema, table)} attach partition ${partition} for values from ` +
         `(${literal(`${isoDay(day)} 00:00:00+00`)}) to (${literal(`${isoDay(day + 1)} 00:00:00+00`)})`,
     );
-    known.add(day);
+    known.set(day, name);
   }
 }
 
-/** The days partitions already cover, as a set for `ensureDailyPartitions`. */
-export async function coveredDays(db: Queryable, schema: string, table: string): Promise<Set<number>> {
-  const days = new Set<number>();
+/**
+ * Takes the lock on a source's partitioned table that a COPY into it would take (ROW EXCLUSIVE),
+ * before its partitions are listed for writing rows straight into them, which locks only the
+ * partitions written. Held to the end of the transaction, it keeps retention from dropping a
+ * partition the writer has listed (dropping a partition locks its parent ACCESS EXCLUSIVE); queries
+ * and ATTACH PARTITION do not wait for it.
+ */
+export async function lockForWriting(client: Queryable, schema: string, table: string): Promise<void> {
+  await client.query(`lock table ${qualified(schema, table)} in row exclusive mode`);
+}
+
+/**
+ * The partition of each day the table's partitions cover (one spanning several days, attached by
+ * hand, holds each of them), for `ensureDailyPartitions` and for writing rows straight into it.
+ */
+export async function partitionsByDay(db: Queryable, schema: string, table: string): Promise<DayPartitions> {
+  const days: DayPartitions = new Map();
   for (const p of await listPartitions(db, schema, table))
-    for (let d = 0; d < p.days; d++) days.add(p.day + d);
+    for (let d = 0; d < p.days; d++) days.set(p.day + d, p.name);
   return days;
 }
 
@@ -209,7 +226,7 @@ export async function partitionLegacyTable(client: Queryable, schema: string, ta
     schema,
     table,
     rows.map((r) => Number(r.day)),
-    new Set(),
+    new Map(),
   );
   await client.query(`insert into ${t} select * from ${qualified(schema, legacy)}`);
   await client.query(`drop table ${qualified(schema, legacy)}`);

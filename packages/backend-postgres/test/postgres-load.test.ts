@@ -170,6 +170,31 @@ describe("PostgreSQL storage: start-up, load, schema", () => {
     ]);
   });
 
+  it("one load that widens mid-way across days stores what separate loads store", async () => {
+    const source = "widen.one-load";
+    // rows of two days wait for their COPY when b and then c widen the model
+    await backend.load(source, [
+      JSON.stringify({ id: "a", timestamp: "2025-01-01T00:00:00Z", metadata: { n: 7, r: { x: 1 } } }),
+      JSON.stringify({ id: "d", timestamp: "2025-01-02T00:00:00Z", metadata: { n: 8 } }),
+      JSON.stringify({ id: "b", timestamp: "2025-01-02T00:00:01Z", metadata: { n: 2.5 } }),
+      JSON.stringify({ id: "c", timestamp: "2025-01-01T00:00:02Z", metadata: { n: "many", r: "flat" } }),
+    ]);
+    const model = (await backend.schema()).sources[source]!;
+    const n = node(model.fields, "metadata", "n")!;
+    const r = node(model.fields, "metadata", "r")!;
+    expect(n.type).toBe("STRING");
+    expect(r).toMatchObject({ kind: "scalar", type: "STRING" });
+    const { rows } = await ownerQuery(
+      `select id, "${n.column}" as n, "${r.column}" as r from ${await tableOf(backend, source)} order by id`,
+    );
+    expect(rows).toEqual([
+      { id: "a", n: "7", r: '{"x":1}' },
+      { id: "b", n: "2.5", r: null },
+      { id: "c", n: "many", r: "flat" },
+      { id: "d", n: "8", r: null },
+    ]);
+  });
+
   it("creates a new source on its first load, readable by the query role", async () => {
     const source = "my.custom-source";
     await backend.load(source, [edgeEvent(1), edgeEvent(2)]);

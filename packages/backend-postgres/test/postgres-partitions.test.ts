@@ -64,6 +64,72 @@ describe("PostgreSQL daily partitions", () => {
     expect(rows[0].n).toBe(0);
   });
 
+  /** ids in each partition of a source, in the order of their rows in the partition's heap */
+  const idsByPartition = async (source: string) => {
+    const t = (await backend.schema()).sources[source]!.table;
+    const out: Record<string, string[]> = {};
+    for (const p of await listPartitions(backend["ownerPool"], schema, t)) {
+      const { rows } = await ownerQuery(`select id from "${schema}"."${p.name}" order by ctid`);
+      out[p.name.slice(t.length + 1)] = rows.map((r) => r.id);
+    }
+    return out;
+  };
+
+  it("load and ingest write each day's rows into that day's partition, in time order, a hand-made partition of several days included", async () => {
+    const source = "partitions.direct";
+    await backend.ingest([{ source, events: [] }]);
+    const t = (await backend.schema()).sources[source]!.table;
+    // an operator's partition for three days, made the way qes makes its own
+    await ownerQuery(`create table "${schema}"."${t}_q1" (like "${schema}"."${t}" including defaults)`);
+    await ownerQuery(
+      `alter table "${schema}"."${t}" attach partition "${schema}"."${t}_q1" ` +
+        `for values from ('2025-01-01 00:00:00+00') to ('2025-01-04 00:00:00+00')`,
+    );
+    const line = (id: string, timestamp: string) => JSON.stringify({ id, timestamp, event_message: id });
+    await backend.load(source, [
+      line("l3", "2025-01-15T10:00:00Z"),
+      line("l1", "2025-01-02T10:00:00Z"),
+      line("l2", "2025-01-15T09:00:00Z"),
+      line("l0", "2025-01-01T23:00:00Z"),
+      line("l4", "2025-01-14T23:59:59.999999Z"),
+      line("l5", "2025-01-03T00:00:00Z"),
+    ]);
+    const at = (id: string, iso: string) =>
+      logEventFromJson(parseJsonText(JSON.stringify({ id, timestamp: iso })), source, NOW);
+    // two batches of one call (a group commit) meeting on one day are written together
+    await backend.ingest([
+      { source, events: [at("i2", "2025-01-15T11:00:00Z"), at("i0", "2025-01-02T00:00:00Z")] },
+      { source, events: [at("i1", "2025-01-15T00:00:00Z"), at("i3", "2025-01-16T00:00:00Z")] },
+    ]);
+    const got = await idsByPartition(source);
+    // in time order within a day; the days of a partition of several days in any order
+    got.q1 = got.q1!.sort();
+    expect(got).toEqual({
+      q1: ["i0", "l0", "l1", "l5"],
+      "20250114": ["l4"],
+      "20250115": ["l2", "l3", "i1", "i2"],
+      "20250116": ["i3"],
+    });
+  });
+
+  it("a day's partition made by another instance takes this instance's rows", async () => {
+    const source = "partitions.shared";
+    const at = (id: string, iso: string) =>
+      logEventFromJson(parseJsonText(JSON.stringify({ id, timestamp: iso })), source, NOW);
+    await backend.ingest([{ source, events: [at("a", "2025-01-10T10:00:00Z")] }]);
+    const other = createPostgresBackend({ url: TEST_POSTGRES_URL, schema, pool: 2 });
+    await other.init();
+    try {
+      await other.ingest([{ source, events: [at("b", "2025-01-11T10:00:00Z")] }]);
+      await backend.ingest([{ source, events: [at("c", "2025-01-11T09:00:00Z")] }]);
+      await backend.load(source, [JSON.stringify({ id: "d", timestamp: "2025-01-11T08:00:00Z" })]);
+      await other.load(source, [JSON.stringify({ id: "e", timestamp: "2025-01-10T08:00:00Z" })]);
+    } finally {
+      await other.close();
+    }
+    expect(await idsByPartition(source)).toEqual({ "20250110": ["a", "e"], "20250111": ["b", "c", "d"] });
+  });
+
   it("runs retention once across instances: a second instance skips while the first holds the lock", async () => {
     const other = createPostgresBackend({ url: TEST_POSTGRES_URL, schema, pool: 2 });
     await other.init();
