@@ -191,6 +191,8 @@ export function bindTableItem(
   const aliasName = aliasText(item.as) ?? String(item.table);
   const cte = !item.db ? opts.ctes.get(name.toLowerCase()) : undefined;
   if (cte) {
+    // an engine may inline the CTE: its relations join this graph
+    ctx.joinRelations(cte.relations ?? 1, item);
     const alias = ctx.alias("r");
     ctx.referenced.add(cte.cte.name);
     bindDerived(scope, aliasName, alias, cte);
@@ -207,6 +209,7 @@ export function bindTableItem(
   if (!source) {
     throw new QesError("relation_not_allowed", `Table ${name} is not a known log source.`, locationOf(item));
   }
+  ctx.joinRelations(1, item);
   const alias = ctx.alias("t");
   const root = tableRoot(alias, source);
   const rec: RecordValue = {
