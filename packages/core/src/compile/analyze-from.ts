@@ -324,6 +324,8 @@ export function analyzeUnnest(
   if (t.t !== "records" && t.t !== "array") {
     return fail("sql_invalid", `UNNEST needs an array, got ${typeName(t)}.`, item);
   }
+  // an array's elements are a relation of the join graph (a record's one element is not)
+  ctx.joinRelations(1, locationOf(item).line !== undefined ? item : item.expr);
   const alias = ctx.alias("u");
   const elementType: SqlType =
     t.t === "array" ? { t: "scalar", s: t.element } : { t: "record", node: t.node, repeated: false };
