@@ -878,6 +878,12 @@ const complexity: HostileCase[] = [
     via: "post",
   },
   {
+    name: "a chain of 100 CTEs, each reading the one before (PostgreSQL: 500 ran past a 30 s timeout)",
+    sql: `with ${Array.from({ length: 100 }, (_, i) => `c${i} as (select * from ${i === 0 ? "edge_logs" : `c${i - 1}`})`).join(", ")} select id from c99`,
+    code: "sql_too_complex",
+    via: "post",
+  },
+  {
     name: "40 comma-separated FROM items",
     sql: `select count(*) as n from ${Array.from({ length: 40 }, (_, i) => `edge_logs e${i}`).join(", ")} where ${Array.from({ length: 39 }, (_, i) => `e${i + 1}.id = e${i}.id`).join(" and ")}`,
     code: "sql_too_complex",
@@ -1184,6 +1190,12 @@ export const CONTROL_CASES: ControlCase[] = [
   {
     name: "the most relations one join graph may have: 16 joins of one CTE",
     sql: `select count(*) as n from edge_logs e0 ${Array.from({ length: 15 }, (_, i) => `join edge_logs e${i + 1} on e${i + 1}.id = e${i}.id`).join(" ")}`,
+    rows: [{ n: 3 }],
+    via: "post",
+  },
+  {
+    name: "a chain of 63 CTEs over a stored one: 64 levels",
+    sql: `with ${Array.from({ length: 63 }, (_, i) => `c${i} as (select * from ${i === 0 ? "edge_logs" : `c${i - 1}`})`).join(", ")} select count(*) as n from c62`,
     rows: [{ n: 3 }],
     via: "post",
   },

@@ -193,6 +193,7 @@ export function bindTableItem(
   if (cte) {
     // an engine may inline the CTE: its relations join this graph
     ctx.joinRelations(cte.relations ?? 1, item);
+    ctx.readsCte(cte.chain ?? 1);
     const alias = ctx.alias("r");
     ctx.referenced.add(cte.cte.name);
     bindDerived(scope, aliasName, alias, cte);

@@ -69,8 +69,13 @@ export function analyzeCte(
   const name = String(w.name?.value ?? w.name);
   if (w.columns?.length) fail("sql_invalid", `Column lists on WITH ${name} are not supported.`, w);
   const stmt = (w.stmt?.ast ?? w.stmt) as AstNode;
-  const { result: analyzed, relations } = ctx.ownJoinGraph(() =>
-    analyzeQuery(stmt, ctx, { final: false, ctes, ...(outer ? { outer } : {}) }),
+  const {
+    result: { result: analyzed, relations },
+    chain,
+  } = ctx.cteChain(
+    () =>
+      ctx.ownJoinGraph(() => analyzeQuery(stmt, ctx, { final: false, ctes, ...(outer ? { outer } : {}) })),
+    [w, w.name, stmt].find((n) => locationOf(n).line !== undefined) ?? w,
   );
   const phys = ctx.alias("q");
   const derived = new DerivedRelation(analyzed.outputs, analyzed.branches, phys);
@@ -86,6 +91,7 @@ export function analyzeCte(
     values: analyzed.branches[0]!.values,
     ...(analyzed.order ? { order: analyzed.order } : {}),
     relations,
+    chain,
   };
 }
 
