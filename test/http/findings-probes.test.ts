@@ -23,7 +23,21 @@ interface Probe {
   rows: unknown[];
 }
 
+const WIDE = Array.from({ length: 60 }, (_, i) => i);
+
 const PROBES: Probe[] = [
+  // PostgreSQL's json_build_object takes at most 100 arguments: a STRUCT (or a CTE's row read as
+  // one) of more than 50 fields was a 422 there in its words, and ran on DuckDB
+  {
+    name: "a STRUCT of 60 fields",
+    sql: `select struct(${WIDE.map((i) => `${i} as f${i}`).join(", ")}) as x`,
+    rows: [{ x: Object.fromEntries(WIDE.map((i) => [`f${i}`, i])) }],
+  },
+  {
+    name: "a CTE's row of 60 columns read as a record",
+    sql: `with w as (select ${WIDE.map((i) => `'v${i}' as f${i}`).join(", ")}) select w from w`,
+    rows: [{ w: Object.fromEntries(WIDE.map((i) => [`f${i}`, `v${i}`])) }],
+  },
   {
     name: "a CTE's range variable subscripted as a STRUCT (dates[0])",
     sql: "with dates as (select timestamp_sub(current_timestamp(), interval 10 minute) as start) select t.id from dates, edge_logs as t where t.timestamp >= dates[0] order by t.id",

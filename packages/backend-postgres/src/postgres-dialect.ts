@@ -22,6 +22,7 @@ import {
   weekNumberNumerator,
   weekStartDay,
 } from "@qes/core";
+import { jsonObjectText } from "./postgres-json-object.ts";
 import { PATTERN_TOKEN, toPostgresRegex } from "./postgres-regex.ts";
 import { PG_COLUMN_TYPES } from "./postgres-storage.ts";
 import { formatTimestampSql, translateTimeFormat } from "./postgres-time-format.ts";
@@ -247,7 +248,7 @@ export class PostgresDialect extends SqlEmitter {
       return `CAST(ARRAY[${args.join(", ")}] AS ${element}[])`;
     },
     __JSON_OBJECT: (args, call) =>
-      `CAST(json_build_object(${args.map((a, i) => (i % 2 === 1 && isJsonText(call, i) ? `CAST(${a} AS json)` : a)).join(", ")}) AS text)`,
+      jsonObjectText(args.map((a, i) => (i % 2 === 1 && isJsonText(call, i) ? `CAST(${a} AS json)` : a))),
     __JSON_ARRAY: (args) =>
       `CAST(json_build_array(${args.map((a) => `CAST(${a} AS json)`).join(", ")}) AS text)`,
     // the address pattern as PostgreSQL reads it; JSON text is redacted as text (its strings hold
