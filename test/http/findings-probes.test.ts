@@ -34,6 +34,11 @@ const PROBES: Probe[] = [
     rows: [{ x: Object.fromEntries(WIDE.map((i) => [`f${i}`, i])) }],
   },
   {
+    name: "an array of 120 STRUCTs (json_build_array: the same limit)",
+    sql: `select [${Array.from({ length: 120 }, (_, i) => `struct(${i} as a)`).join(", ")}] as x`,
+    rows: [{ x: Array.from({ length: 120 }, (_, i) => ({ a: i })) }],
+  },
+  {
     name: "a CTE's row of 60 columns read as a record",
     sql: `with w as (select ${WIDE.map((i) => `'v${i}' as f${i}`).join(", ")}) select w from w`,
     rows: [{ w: Object.fromEntries(WIDE.map((i) => [`f${i}`, `v${i}`])) }],

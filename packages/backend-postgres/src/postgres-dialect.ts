@@ -22,7 +22,7 @@ import {
   weekNumberNumerator,
   weekStartDay,
 } from "@qes/core";
-import { jsonObjectText } from "./postgres-json-object.ts";
+import { jsonArrayText, jsonObjectText } from "./postgres-json-object.ts";
 import { PATTERN_TOKEN, toPostgresRegex } from "./postgres-regex.ts";
 import { PG_COLUMN_TYPES } from "./postgres-storage.ts";
 import { formatTimestampSql, translateTimeFormat } from "./postgres-time-format.ts";
@@ -249,8 +249,7 @@ export class PostgresDialect extends SqlEmitter {
     },
     __JSON_OBJECT: (args, call) =>
       jsonObjectText(args.map((a, i) => (i % 2 === 1 && isJsonText(call, i) ? `CAST(${a} AS json)` : a))),
-    __JSON_ARRAY: (args) =>
-      `CAST(json_build_array(${args.map((a) => `CAST(${a} AS json)`).join(", ")}) AS text)`,
+    __JSON_ARRAY: (args) => jsonArrayText(args.map((a) => `CAST(${a} AS json)`)),
     // the address pattern as PostgreSQL reads it; JSON text is redacted as text (its strings hold
     // every address), arrays element by element in their order
     __REDACT_ADDRESSES: ([v], call) => {
