@@ -23,7 +23,26 @@ interface Probe {
   rows: unknown[];
 }
 
+const WIDE = Array.from({ length: 60 }, (_, i) => i);
+
 const PROBES: Probe[] = [
+  // PostgreSQL's json_build_object takes at most 100 arguments: a STRUCT (or a CTE's row read as
+  // one) of more than 50 fields was a 422 there in its words, and ran on DuckDB
+  {
+    name: "a STRUCT of 60 fields",
+    sql: `select struct(${WIDE.map((i) => `${i} as f${i}`).join(", ")}) as x`,
+    rows: [{ x: Object.fromEntries(WIDE.map((i) => [`f${i}`, i])) }],
+  },
+  {
+    name: "an array of 120 STRUCTs (json_build_array: the same limit)",
+    sql: `select [${Array.from({ length: 120 }, (_, i) => `struct(${i} as a)`).join(", ")}] as x`,
+    rows: [{ x: Array.from({ length: 120 }, (_, i) => ({ a: i })) }],
+  },
+  {
+    name: "a CTE's row of 60 columns read as a record",
+    sql: `with w as (select ${WIDE.map((i) => `'v${i}' as f${i}`).join(", ")}) select w from w`,
+    rows: [{ w: Object.fromEntries(WIDE.map((i) => [`f${i}`, `v${i}`])) }],
+  },
   {
     name: "a CTE's range variable subscripted as a STRUCT (dates[0])",
     sql: "with dates as (select timestamp_sub(current_timestamp(), interval 10 minute) as start) select t.id from dates, edge_logs as t where t.timestamp >= dates[0] order by t.id",
@@ -116,6 +135,13 @@ const REFUSALS: Refusal[] = [
     names: "The query cannot run",
   },
   { name: "division by zero", sql: "select 1 / 0 as x", code: "sql_invalid", names: "division by zero" },
+  // PostgreSQL reports this one as 0A000 feature_not_supported: it was a 500 internal there
+  {
+    name: "NaN cast to INT64",
+    sql: "select cast(cast('nan' as float64) as int64) as x",
+    code: "sql_invalid",
+    names: "The query cannot run",
+  },
   {
     name: "a syntax error after a subscript",
     sql: "select [1, 2][offset(0)] + as x",

@@ -91,17 +91,25 @@ describe.each(BACKENDS)("hostile consumer SQL on $name", (fixture) => {
   describe("a pattern parameter RE2 refuses, without consumer SQL", () => {
     // Before, `[b-a]` passed the subset check, reached the engine and came back 422 in the
     // engine's words (and was noted for warming, failing at every interval).
-    it.each(["[b-a]", "[[:foo:]]", "x|[z-a]"])(
-      "%s is 400 invalid_parameter naming project",
-      async (project) => {
-        const before = server.backend.executedQueries();
-        const answer = await getQuery(server, "usage.api-counts", { interval: "hourly", project });
-        expect(answer.status, describeAnswer(answer)).toBe(400);
-        expect(answer.body.error).toMatchObject({ code: "invalid_parameter", param: "project" });
-        expect(answer.body.error.message).toContain('Parameter "project"');
-        expect(server.backend.executedQueries()).toBe(before);
-      },
-    );
+    // So did RE2 classes PostgreSQL cannot read: a `-` after a class or a range (`[\d-z]`,
+    // `[a-c-e]`) and a negated class name (`[[:^alpha:]]`): 200 on DuckDB, 422 on PostgreSQL.
+    it.each([
+      "[b-a]",
+      "[[:foo:]]",
+      "x|[z-a]",
+      "[\\d-z]",
+      "[\\s-x]",
+      "[a-c-e]",
+      "[[:alpha:]-z]",
+      "[[:^alpha:]]",
+    ])("%s is 400 invalid_parameter naming project", async (project) => {
+      const before = server.backend.executedQueries();
+      const answer = await getQuery(server, "usage.api-counts", { interval: "hourly", project });
+      expect(answer.status, describeAnswer(answer)).toBe(400);
+      expect(answer.body.error).toMatchObject({ code: "invalid_parameter", param: "project" });
+      expect(answer.body.error.message).toContain('Parameter "project"');
+      expect(server.backend.executedQueries()).toBe(before);
+    });
   });
 
   describe("a GET URL or a POST body beyond the limits", () => {

@@ -74,6 +74,31 @@ describe.each(BACKENDS)("NUL bytes on $name", (fixture) => {
     expect(answer.body.error.code).toBe("invalid_parameter");
   });
 
+  // A NUL written as an escape of a string literal (`'\x00'`, `"\u0000"`, `'\000'`) reaches no
+  // engine either: PostgreSQL answered 503 backend_unavailable, DuckDB 422 with its own text.
+  it.each([
+    "select '\\x00' as x from edge_logs",
+    'select "a\\u0000b" as x from edge_logs',
+    "select id from edge_logs where event_message = '\\000'",
+    "select regexp_contains(id, '\\U00000000') as x from edge_logs",
+  ])("a NUL spelled as an escape in a literal is 422 sql_invalid at its place: %s", async (sql) => {
+    const before = server.backend.executedQueries();
+    const answer = await getQuery(server, "logs.all", { project: PROJECT, sql });
+    expect(answer.status, JSON.stringify(answer.body)).toBe(422);
+    expect(answer.body.error.code).toBe("sql_invalid");
+    expect(answer.body.error.message).toContain("NUL");
+    expect(answer.body.error.line).toBe(1);
+    expect(server.backend.executedQueries()).toBe(before);
+  });
+
+  it("a raw string keeps \\x00 as four characters and runs", async () => {
+    const answer = await getQuery(server, "logs.all", {
+      project: PROJECT,
+      sql: "select r'\\x00' as x from edge_logs",
+    });
+    expect(answer.status, JSON.stringify(answer.body)).toBe(200);
+  });
+
   it("the same request without the NUL answers 200 (the refusal is about the byte)", async () => {
     const answer = await getQuery(server, "logs.all", {
       project: PROJECT,

@@ -22,6 +22,7 @@ import {
   weekNumberNumerator,
   weekStartDay,
 } from "@qes/core";
+import { jsonArrayText, jsonObjectText } from "./postgres-json-object.ts";
 import { PATTERN_TOKEN, toPostgresRegex } from "./postgres-regex.ts";
 import { PG_COLUMN_TYPES } from "./postgres-storage.ts";
 import { formatTimestampSql, translateTimeFormat } from "./postgres-time-format.ts";
@@ -247,9 +248,8 @@ export class PostgresDialect extends SqlEmitter {
       return `CAST(ARRAY[${args.join(", ")}] AS ${element}[])`;
     },
     __JSON_OBJECT: (args, call) =>
-      `CAST(json_build_object(${args.map((a, i) => (i % 2 === 1 && isJsonText(call, i) ? `CAST(${a} AS json)` : a)).join(", ")}) AS text)`,
-    __JSON_ARRAY: (args) =>
-      `CAST(json_build_array(${args.map((a) => `CAST(${a} AS json)`).join(", ")}) AS text)`,
+      jsonObjectText(args.map((a, i) => (i % 2 === 1 && isJsonText(call, i) ? `CAST(${a} AS json)` : a))),
+    __JSON_ARRAY: (args) => jsonArrayText(args.map((a) => `CAST(${a} AS json)`)),
     // the address pattern as PostgreSQL reads it; JSON text is redacted as text (its strings hold
     // every address), arrays element by element in their order
     __REDACT_ADDRESSES: ([v], call) => {

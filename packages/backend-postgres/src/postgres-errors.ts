@@ -65,6 +65,10 @@ export function isUnavailableServer(e: unknown): boolean {
   return isUnavailableError(e) && !messageOf(e).includes("timeout exceeded when trying to connect");
 }
 
+function isNonFiniteConversion(code: string | undefined, e: unknown): boolean {
+  return code === "0A000" && /^cannot convert (NaN|infinity)\b/i.test(messageOf(e));
+}
+
 /**
  * Maps a pg error to a QesError with a stable code. Messages of server-side failures are the
  * server's own (they name no secrets); internals keep the original as `cause` for the logs.
@@ -94,8 +98,11 @@ export function toQesError(e: unknown, doing: string): QesError {
     return new QesError("sql_not_allowed", `not allowed: ${messageOf(e)}`, { cause: e });
   }
   // 22 data exception, 42 syntax error or access rule violation (42501, the reader role's
-  // limits, is above): caused by the query's SQL or its data
-  if (code?.startsWith("22") || code?.startsWith("42")) return userSqlError(messageOf(e), e);
+  // limits, is above): caused by the query's SQL or its data. So is a NaN or an infinity cast to
+  // an integer, which PostgreSQL reports as 0A000 feature_not_supported ("cannot convert NaN to
+  // bigint")
+  if (code?.startsWith("22") || code?.startsWith("42") || isNonFiniteConversion(code, e))
+    return userSqlError(messageOf(e), e);
   if (code?.startsWith("54")) {
     return new QesError("sql_too_complex", messageOf(e), { cause: e });
   }

@@ -15,6 +15,16 @@ describe("the RE2 subset every engine reads alike", () => {
     "(a{10}b{10}){100}",
     "((x{40})y){25}",
     "\\d{200}(a){2}",
+    // a `-` first, last, or as a range's end reads alike on every engine
+    "[\\d-]",
+    "[-\\d]",
+    "[\\w.-]+",
+    "[a-c-]",
+    "[--a]",
+    "[%--a]",
+    "[]-a]",
+    "[^]-a]",
+    "[\\x41-\\x5a]",
   ])("accepts %s", (p) => {
     expect(checkRegexPattern(p)).toBeUndefined();
   });
@@ -44,6 +54,15 @@ describe("the RE2 subset every engine reads alike", () => {
     ["ab)", 'unmatched ")"'],
     ["[ab", 'missing "]"'],
     ["ab\\", "lone backslash"],
+    // RE2 reads these; PostgreSQL refuses them ("invalid character range", "invalid character class")
+    ["[\\d-z]", '"-" at position 4'],
+    ["[\\s-x]", '"-" at position 4'],
+    ["[\\d-\\w]", '"-" at position 4'],
+    ["[a-c-e]", '"-" at position 5'],
+    ["[\\x41-\\x5a-z]", '"-" at position 11'],
+    ["[[:alpha:]-z]", '"-" at position 11'],
+    ["[[:^alpha:]]", "negated class name"],
+    ["[^[:^digit:]x]", "negated class name"],
     // inside the subset's shape, refused by RE2's own parser (re2js)
     ["[b-a]", "invalid character class range"],
     ["[[:foo:]]", "invalid character class range"],

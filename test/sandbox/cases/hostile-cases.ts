@@ -857,6 +857,50 @@ const complexity: HostileCase[] = [
     code: "sql_too_complex",
     via: "post",
   },
+  // many relations in one join graph: DuckDB searched join orders for minutes (300 joins), past
+  // its query timeout and its client, deaf to interrupts, holding one of the engine's slots
+  {
+    name: "60 joins of one CTE",
+    sql: `select e0.id from edge_logs e0 ${Array.from({ length: 59 }, (_, i) => `join edge_logs e${i + 1} on e${i + 1}.id = e${i}.id`).join(" ")}`,
+    code: "sql_too_complex",
+    via: "post",
+  },
+  {
+    name: "30 UNNESTs of arrays cross-joined with a CTE (DuckDB: past a 30 s timeout)",
+    sql: `select x from (select 1 as x from edge_logs e ${Array.from({ length: 30 }, (_, i) => `cross join unnest([1, 2]) as a${i}`).join(" ")} limit 1)`,
+    code: "sql_too_complex",
+    via: "post",
+  },
+  {
+    name: "20 UNNESTs of a column's array, cross-joined",
+    sql: `select count(*) as n from edge_logs e ${Array.from({ length: 20 }, (_, i) => `cross join unnest(split(e.id, '-')) as a${i}`).join(" ")}`,
+    code: "sql_too_complex",
+    via: "post",
+  },
+  {
+    name: "a chain of 100 CTEs, each reading the one before (PostgreSQL: 500 ran past a 30 s timeout)",
+    sql: `with ${Array.from({ length: 100 }, (_, i) => `c${i} as (select * from ${i === 0 ? "edge_logs" : `c${i - 1}`})`).join(", ")} select id from c99`,
+    code: "sql_too_complex",
+    via: "post",
+  },
+  {
+    name: "40 comma-separated FROM items",
+    sql: `select count(*) as n from ${Array.from({ length: 40 }, (_, i) => `edge_logs e${i}`).join(", ")} where ${Array.from({ length: 39 }, (_, i) => `e${i + 1}.id = e${i}.id`).join(" and ")}`,
+    code: "sql_too_complex",
+    via: "post",
+  },
+  {
+    name: "two subqueries of 10 joins each, joined (the engines flatten them into one graph)",
+    sql: `select a.id from (select e0.id from edge_logs e0 ${Array.from({ length: 9 }, (_, i) => `join edge_logs e${i + 1} on e${i + 1}.id = e${i}.id`).join(" ")}) a join (select e0.id from edge_logs e0 ${Array.from({ length: 9 }, (_, i) => `join edge_logs e${i + 1} on e${i + 1}.id = e${i}.id`).join(" ")}) b on a.id = b.id`,
+    code: "sql_too_complex",
+    via: "post",
+  },
+  {
+    name: "a CTE of 10 joins, joined with itself (an engine may inline it)",
+    sql: `with a as (select e0.id from edge_logs e0 ${Array.from({ length: 9 }, (_, i) => `join edge_logs e${i + 1} on e${i + 1}.id = e${i}.id`).join(" ")}) select x.id from a x join a y on x.id = y.id`,
+    code: "sql_too_complex",
+    via: "post",
+  },
   {
     name: "SQL over 100,000 characters (a long string literal)",
     sql: `select id from edge_logs where id = '${"x".repeat(100_001)}'`,
@@ -1141,6 +1185,36 @@ export const CONTROL_CASES: ControlCase[] = [
     name: "the longest set operation allowed: 256 UNION ALL branches",
     sql: `select count(*) as n, sum(x) as total from (${Array.from({ length: 256 }, (_, i) => `select ${i} as x`).join(" union all ")})`,
     rows: [{ n: 256, total: 32640 }],
+    via: "post",
+  },
+  {
+    name: "the most relations one join graph may have: 16 joins of one CTE",
+    sql: `select count(*) as n from edge_logs e0 ${Array.from({ length: 15 }, (_, i) => `join edge_logs e${i + 1} on e${i + 1}.id = e${i}.id`).join(" ")}`,
+    rows: [{ n: 3 }],
+    via: "post",
+  },
+  {
+    name: "a chain of 63 CTEs over a stored one: 64 levels",
+    sql: `with ${Array.from({ length: 63 }, (_, i) => `c${i} as (select * from ${i === 0 ? "edge_logs" : `c${i - 1}`})`).join(", ")} select count(*) as n from c62`,
+    rows: [{ n: 3 }],
+    via: "post",
+  },
+  {
+    name: "15 UNNESTs of arrays with a CTE: 16 relations",
+    sql: `select count(*) as n from (select 1 as x from edge_logs e ${Array.from({ length: 15 }, (_, i) => `cross join unnest([1, 2]) as a${i}`).join(" ")} limit 5)`,
+    rows: [{ n: 5 }],
+    via: "post",
+  },
+  {
+    name: "UNNESTs of records (one element each) are no relations",
+    sql: `select count(*) as n from edge_logs e ${Array.from({ length: 20 }, (_, i) => `cross join unnest(e.metadata) as m${i}`).join(" ")}`,
+    rows: [{ n: 3 }],
+    via: "post",
+  },
+  {
+    name: "256 UNION ALL branches that each read a CTE: a join graph each",
+    sql: `select count(*) as n from (${Array.from({ length: 256 }, () => "select id from edge_logs").join(" union all ")})`,
+    rows: [{ n: 768 }],
     via: "post",
   },
   {

@@ -191,6 +191,9 @@ export function bindTableItem(
   const aliasName = aliasText(item.as) ?? String(item.table);
   const cte = !item.db ? opts.ctes.get(name.toLowerCase()) : undefined;
   if (cte) {
+    // an engine may inline the CTE: its relations join this graph
+    ctx.joinRelations(cte.relations ?? 1, item);
+    ctx.readsCte(cte.chain ?? 1);
     const alias = ctx.alias("r");
     ctx.referenced.add(cte.cte.name);
     bindDerived(scope, aliasName, alias, cte);
@@ -207,6 +210,7 @@ export function bindTableItem(
   if (!source) {
     throw new QesError("relation_not_allowed", `Table ${name} is not a known log source.`, locationOf(item));
   }
+  ctx.joinRelations(1, item);
   const alias = ctx.alias("t");
   const root = tableRoot(alias, source);
   const rec: RecordValue = {
@@ -321,6 +325,8 @@ export function analyzeUnnest(
   if (t.t !== "records" && t.t !== "array") {
     return fail("sql_invalid", `UNNEST needs an array, got ${typeName(t)}.`, item);
   }
+  // an array's elements are a relation of the join graph (a record's one element is not)
+  ctx.joinRelations(1, locationOf(item).line !== undefined ? item : item.expr);
   const alias = ctx.alias("u");
   const elementType: SqlType =
     t.t === "array" ? { t: "scalar", s: t.element } : { t: "record", node: t.node, repeated: false };

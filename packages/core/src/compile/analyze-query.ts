@@ -69,7 +69,14 @@ export function analyzeCte(
   const name = String(w.name?.value ?? w.name);
   if (w.columns?.length) fail("sql_invalid", `Column lists on WITH ${name} are not supported.`, w);
   const stmt = (w.stmt?.ast ?? w.stmt) as AstNode;
-  const analyzed = analyzeQuery(stmt, ctx, { final: false, ctes, ...(outer ? { outer } : {}) });
+  const {
+    result: { result: analyzed, relations },
+    chain,
+  } = ctx.cteChain(
+    () =>
+      ctx.ownJoinGraph(() => analyzeQuery(stmt, ctx, { final: false, ctes, ...(outer ? { outer } : {}) })),
+    [w, w.name, stmt].find((n) => locationOf(n).line !== undefined) ?? w,
+  );
   const phys = ctx.alias("q");
   const derived = new DerivedRelation(analyzed.outputs, analyzed.branches, phys);
   // An ORDER BY without LIMIT has no effect inside SQL; it is dropped from the CTE and re-applied
@@ -83,6 +90,8 @@ export function analyzeCte(
     outputs: analyzed.outputs,
     values: analyzed.branches[0]!.values,
     ...(analyzed.order ? { order: analyzed.order } : {}),
+    relations,
+    chain,
   };
 }
 
@@ -124,18 +133,23 @@ export function analyzeBody(ast: AstNode, ctx: CompileContext, opts: QueryOption
   const last = parts[parts.length - 1]!;
   const orderby = last.orderby;
   const limit = last.limit;
-  const branches = parts.map((p) =>
-    analyzeSelect(
-      {
-        ...p,
-        _next: undefined,
-        orderby: p === last ? null : p.orderby,
-        limit: p === last ? null : p.limit,
-        with: null,
-      },
-      ctx,
-      { ...opts, branch: true },
-    ),
+  // each branch is a join graph of its own; the whole operation is one relation of the outer one
+  ctx.joinRelations(1, ast);
+  const branches = parts.map(
+    (p) =>
+      ctx.ownJoinGraph(() =>
+        analyzeSelect(
+          {
+            ...p,
+            _next: undefined,
+            orderby: p === last ? null : p.orderby,
+            limit: p === last ? null : p.limit,
+            with: null,
+          },
+          ctx,
+          { ...opts, branch: true },
+        ),
+      ).result,
   );
   const first = branches[0]!;
   for (const [i, b] of branches.entries()) {

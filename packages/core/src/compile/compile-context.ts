@@ -17,6 +17,10 @@ export interface CteInfo {
   values: Value[];
   /** the CTE ends in ORDER BY without LIMIT: its order, kept by a final SELECT over it */
   order?: OrderItem[];
+  /** relations its body joins, which a reference to it brings into the graph that reads it */
+  relations?: number;
+  /** CTEs in the longest chain it reads through, itself included (MAX_NESTING) */
+  chain?: number;
 }
 
 export const MAX_NESTING = 64;
@@ -34,6 +38,17 @@ export const MAX_SET_OPERANDS = 256;
  */
 export const MAX_SELECT_COLUMNS = 1000;
 
+/**
+ * Relations (sources, CTE references — a CTE counted as the relations it reads — and UNNESTs of
+ * arrays) in one join graph: a SELECT's FROM items with the subqueries the engines flatten into
+ * it. DuckDB searches join orders without heeding an interrupt — measured on 3-row tables: 50
+ * joins 0.3 s, 100 4.5 s, 150 27 s, 300 many minutes, past the query timeout and past the client,
+ * holding a slot of the engine; over 5,000 rows, a CTE cross-joined with 20 UNNESTs 0.14 s, with
+ * 24 over 1 s, with 30 past a 30 s timeout. Beyond it: `sql_too_complex`. The branches of a set
+ * operation are graphs of their own, and the whole operation one relation of the graph around it.
+ */
+export const MAX_JOINED_RELATIONS = 16;
+
 /** State of one compilation: parameters, generated names, limits. */
 export class CompileContext {
   readonly params: SqlParam[] = [];
@@ -42,6 +57,10 @@ export class CompileContext {
   private readonly paramIndex = new Map<string, number>();
   private aliasCounter = 0;
   depth = 0;
+  /** relations of the join graph being analysed (MAX_JOINED_RELATIONS) */
+  private joined = 0;
+  /** the longest chain of CTEs the query being analysed reads through */
+  private chainRead = 0;
 
   constructor(
     readonly schema: LogSchema,
@@ -123,6 +142,62 @@ export class CompileContext {
       this.paramIndex.set(key, index);
     }
     return index;
+  }
+
+  /** counts `n` relations into the join graph being analysed; beyond the limit, `sql_too_complex` */
+  joinRelations(n: number, node: AstNode): void {
+    this.joined += n;
+    if (this.joined > MAX_JOINED_RELATIONS) {
+      const at = locationOf(node);
+      throw new QesError(
+        "sql_too_complex",
+        `The query joins more than ${MAX_JOINED_RELATIONS} relations in one FROM clause (its subqueries and the CTEs it reads included)${at.line !== undefined ? ` (line ${at.line}, column ${at.column})` : ""}.`,
+        at,
+      );
+    }
+  }
+
+  /** notes a reference to a CTE at the end of a chain of `chain` CTEs */
+  readsCte(chain: number): void {
+    this.chainRead = Math.max(this.chainRead, chain);
+  }
+
+  /**
+   * Analyses a CTE's body and returns the chain it ends: one more than the longest it reads.
+   * Engines inline a CTE read once, so a chain is nested subqueries to them (PostgreSQL planned
+   * a chain of 128 in 0.4 s, 256 in 5 s, 500 past a 30 s timeout): beyond MAX_NESTING,
+   * `sql_too_complex`.
+   */
+  cteChain<T>(analyze: () => T, node: AstNode): { result: T; chain: number } {
+    const outer = this.chainRead;
+    this.chainRead = 0;
+    try {
+      const result = analyze();
+      const chain = this.chainRead + 1;
+      if (chain > MAX_NESTING) {
+        const at = locationOf(node);
+        throw new QesError(
+          "sql_too_complex",
+          `WITH clauses read each other through more than ${MAX_NESTING} levels${at.line !== undefined ? ` (line ${at.line}, column ${at.column})` : ""}.`,
+          at,
+        );
+      }
+      return { result, chain };
+    } finally {
+      this.chainRead = outer;
+    }
+  }
+
+  /** runs `analyze` as a join graph of its own (a CTE body, a branch of a set operation) */
+  ownJoinGraph<T>(analyze: () => T): { result: T; relations: number } {
+    const outer = this.joined;
+    this.joined = 0;
+    try {
+      const result = analyze();
+      return { result, relations: this.joined };
+    } finally {
+      this.joined = outer;
+    }
   }
 
   /** per level entered, the nearest location (the parser gives CASE, NOT, … none of their own) */

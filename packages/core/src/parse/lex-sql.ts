@@ -121,6 +121,16 @@ export function lexSql(sql: string): Token[] {
           }
           const decoded = decodeEscape(sql, i);
           if (!decoded) err(`Invalid escape sequence \\${next}`, i);
+          // No engine takes a NUL (PostgreSQL's protocol cannot carry one): refused here, like a
+          // NUL byte in a parameter, so both engines answer the same 4xx.
+          if (decoded!.text === "\0") {
+            const { l, c } = position(i);
+            throw new QesError(
+              "sql_invalid",
+              `The escape \\${next}… spells a NUL character, which no string may hold (line ${l}, column ${c}).`,
+              { line: l, column: c },
+            );
+          }
           value += decoded!.text;
           i = decoded!.end;
           continue;

@@ -9,7 +9,9 @@ import { re2Problem } from "./re2-check.ts";
  * Accepted: literals, `.`, classes `[...]` (with POSIX `[:alpha:]` names), groups `(...)` and
  * `(?:...)`, alternation, quantifiers `* + ? {n} {n,} {n,m}` and their lazy forms, anchors
  * `^ $`, escapes `\d \D \s \S \w \W \b \B`, `\n \t \r \f \v`, `\xhh`, escaped punctuation, and
- * one leading case-insensitive flag `(?i)`. What passes is then compiled by RE2 itself
+ * one leading case-insensitive flag `(?i)`. Not accepted though RE2 reads them, since PostgreSQL
+ * refuses them: a `-` after a range or a class inside a class (`[\d-z]`, `[a-c-e]`) unless it is
+ * last, and negated class names (`[[:^alpha:]]`). What passes is then compiled by RE2 itself
  * (`re2Problem`): class ranges, POSIX class names and the like are RE2's to judge.
  */
 const PUNCTUATION_ESCAPES = new Set([..."\\.^$|?*+()[]{}/-!\"#%&',:;<=>@_`~ "]);
@@ -30,6 +32,13 @@ function subsetProblem(pattern: string): string | undefined {
   let i = pattern.startsWith("(?i)") ? 4 : 0;
   let depth = 0;
   let inClass = false;
+  // inside a class, what came last: nothing yet, a character (may start a range), the start of a
+  // range (`a-`), or a set (a range, `\d`, `[:alpha:]`: a `-` after it is no range in RE2, and
+  // an invalid one in PostgreSQL unless it is last)
+  let classLast = "none" as "none" | "char" | "range" | "set";
+  const classItem = (kind: "char" | "set") => {
+    classLast = classLast === "range" ? "set" : kind;
+  };
   let canRepeat = false;
   // per open group, the largest product of nested counted repetitions inside it; `atom` is that
   // product for the last atom (what a following quantifier repeats)
@@ -48,6 +57,7 @@ function subsetProblem(pattern: string): string | undefined {
       if (next === "x") {
         if (!/^[0-9A-Fa-f]{2}$/.test(pattern.slice(i + 2, i + 4)))
           return `escape \\x at position ${i + 1} needs two hex digits`;
+        if (inClass) classItem("char");
         i += 3;
         canRepeat = true;
         isAtom(1);
@@ -58,6 +68,7 @@ function subsetProblem(pattern: string): string | undefined {
       if (!PUNCTUATION_ESCAPES.has(next) && !CLASS_ESCAPES.has(next) && !CONTROL_ESCAPES.has(next)) {
         return `escape \\${next} at position ${i + 1} is not supported`;
       }
+      if (inClass) classItem(CLASS_ESCAPES.has(next) ? "set" : "char");
       canRepeat = next !== "b" && next !== "B";
       if (!inClass && canRepeat) isAtom(1);
       i++;
@@ -67,6 +78,9 @@ function subsetProblem(pattern: string): string | undefined {
       if (c === "[" && pattern[i + 1] === ":") {
         const end = pattern.indexOf(":]", i + 2);
         if (end < 0) return `unterminated character class name at position ${i + 1}`;
+        if (pattern[i + 2] === "^")
+          return `negated class name [:^…:] at position ${i + 1} is not supported (PostgreSQL cannot read it): write [^[:name:]]`;
+        classItem("set");
         i = end + 1;
         continue;
       }
@@ -74,14 +88,26 @@ function subsetProblem(pattern: string): string | undefined {
         inClass = false;
         canRepeat = true;
         isAtom(1);
+        continue;
       }
+      if (c === "-" && classLast !== "none" && classLast !== "range" && pattern[i + 1] !== "]") {
+        if (classLast === "set")
+          return `"-" at position ${i + 1} follows a range or a class (PostgreSQL cannot read it): put it first or last in the class, or write \\-`;
+        classLast = "range";
+        continue;
+      }
+      classItem("char");
       continue;
     }
     switch (c) {
       case "[":
         inClass = true;
+        classLast = "none";
         if (pattern[i + 1] === "^") i++;
-        if (pattern[i + 1] === "]") i++;
+        if (pattern[i + 1] === "]") {
+          i++;
+          classLast = "char";
+        }
         continue;
       case "(":
         if (pattern[i + 1] === "?") {
