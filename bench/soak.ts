@@ -7,6 +7,7 @@
  * The same well-behaved clients run first alone (the unloaded baseline of the same run).
  *
  *   node --import tsx bench/soak.ts --backend duckdb|postgres [--seconds 60] [--clients 100] [--pg-no-parallel]
+ *     [--client http|fetch]   the clients' HTTP (fetch costs 2.5× the client CPU per request)
  *     [--engine-cpus 1]   (PostgreSQL pinned to these CPUs, this process and the server to the
  *                          others: the database on a machine of its own, as deployed)
  *     [--server-cpu-prof <dir>]   (a V8 CPU profile of the server process, written when it stops)
@@ -38,6 +39,8 @@ const { values: args } = parseArgs({
     // the private cluster without parallel query: an attacker's statement then takes one core
     "pg-no-parallel": { type: "boolean", default: false },
     "engine-cpus": { type: "string" },
+    // the clients' HTTP: node:http keep-alive (cheap) or fetch (what runs before 2026-11-26 used)
+    client: { type: "string", default: "http" },
     "server-cpu-prof": { type: "string" },
   },
 });
@@ -109,6 +112,13 @@ function attackRequest(): { kind: Kind; path: string; abandonAfterMs?: number } 
   return { kind: "abandoned", path: heavy, abandonAfterMs: 500 };
 }
 
+/** the clients' GET (`--client`) */
+async function clientGet(url: string, headers: Record<string, string>, signal: AbortSignal) {
+  if (args.client === "http") return httpGet(url, headers, signal);
+  const res = await fetch(url, { headers, signal });
+  return { status: res.status, body: await res.text() };
+}
+
 async function send(
   base: string,
   token: string,
@@ -121,7 +131,7 @@ async function send(
   let status: Sample["status"];
   let error: string | undefined;
   try {
-    const res = await httpGet(`${base}${req.path}`, { "X-API-KEY": token }, signal);
+    const res = await clientGet(`${base}${req.path}`, { "X-API-KEY": token }, signal);
     status = res.status;
     if (status >= 500) error = res.body.slice(0, 200);
   } catch {
