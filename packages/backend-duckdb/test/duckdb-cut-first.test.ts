@@ -1,9 +1,9 @@
 import { join } from "node:path";
 import type { DuckDBInstance } from "@duckdb/node-api";
-import { type Backend, type CompiledQuery, compileEndpoint, type EndpointDefinition } from "@qes/core";
+import { type Backend, type CompiledQuery, compileEndpoint } from "@qes/core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createDuckdbBackend } from "../src/index.ts";
-import { tempDir } from "./helpers.ts";
+import { sqlEndpoint, tempDir } from "./helpers.ts";
 
 // The two-step form of a cut top-level select (SqlEmitter.cutsFirst): the cut's value first, then
 // the rows at or past it, read through the source's time index. Its rows must be the cut form's
@@ -43,19 +43,7 @@ afterAll(async () => {
 });
 
 function compile(sql: string): CompiledQuery {
-  const endpoint: EndpointDefinition = {
-    id: "00000000-0000-4000-8000-00000000c0f1",
-    name: "cut-first",
-    sql,
-    sqlFile: "cut-first.sql",
-    maxRows: 1000,
-    cacheTtlSeconds: 0,
-    sandboxable: true,
-    redactPii: false,
-    params: {},
-    version: sql,
-  };
-  return compileEndpoint(endpoint, { schema: backendSchema, dialect: backend.dialect });
+  return compileEndpoint(sqlEndpoint(sql), { schema: backendSchema, dialect: backend.dialect });
 }
 let backendSchema: Awaited<ReturnType<Backend["schema"]>>;
 beforeAll(async () => {

@@ -1,7 +1,13 @@
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { type Backend, type CompiledQuery, compileEndpoint, type OutputColumn } from "@qes/core";
+import {
+  type Backend,
+  type CompiledQuery,
+  compileEndpoint,
+  type EndpointDefinition,
+  type OutputColumn,
+} from "@qes/core";
 
 /** A private directory for one test file's DuckDB files. */
 export function tempDir(prefix: string): { dir: string; cleanup: () => void } {
@@ -14,9 +20,9 @@ export function handQuery(sql: string, columns: OutputColumn[], schemaVersion = 
   return { sql, params: [], columns, schemaVersion, dialect: "duckdb", patternParams: [] };
 }
 
-/** `sql` compiled as a sandboxable endpoint without parameters, against the backend's schema now */
-export async function compileSql(backend: Backend, sql: string): Promise<CompiledQuery> {
-  const endpoint = {
+/** `sql` as a sandboxable endpoint without parameters */
+export function sqlEndpoint(sql: string): EndpointDefinition {
+  return {
     id: "00000000-0000-4000-8000-00000000c0f1",
     name: "test-sql",
     sql,
@@ -28,5 +34,9 @@ export async function compileSql(backend: Backend, sql: string): Promise<Compile
     params: {},
     version: sql,
   };
-  return compileEndpoint(endpoint, { schema: await backend.schema(), dialect: backend.dialect });
+}
+
+/** `sql` compiled as a sandboxable endpoint without parameters, against the backend's schema now */
+export async function compileSql(backend: Backend, sql: string): Promise<CompiledQuery> {
+  return compileEndpoint(sqlEndpoint(sql), { schema: await backend.schema(), dialect: backend.dialect });
 }
