@@ -50,6 +50,8 @@ const CLIENTS = Number(args.clients);
 const BASELINE_SECONDS = Number(args.baseline);
 const ROOT = fileURLToPath(new URL("..", import.meta.url));
 const run = promisify(execFile);
+if (args.client !== "http" && args.client !== "fetch")
+  throw new Error(`--client ${args.client}: http or fetch`);
 const log = (m: string) => process.stderr.write(`[soak ${BACKEND}] ${m}\n`);
 
 /** well-behaved callers: each a token of its own; attackers share one token (they hold one) */
