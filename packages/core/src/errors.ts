@@ -33,6 +33,11 @@ export interface QesErrorDetails {
   file?: string;
   /** when to try again (`too_many_requests`): sent as the `Retry-After` header */
   retryAfterSeconds?: number;
+  /**
+   * the log source a stored query names that the store does not hold (`relation_not_allowed`):
+   * start-up creates it empty rather than refusing to serve (server's declared-sources.ts)
+   */
+  unknownSource?: string;
   cause?: unknown;
 }
 
@@ -44,6 +49,7 @@ export class QesError extends Error {
   readonly column?: number;
   readonly file?: string;
   readonly retryAfterSeconds?: number;
+  readonly unknownSource?: string;
 
   constructor(code: QesErrorCode, message: string, details: QesErrorDetails = {}) {
     super(message, details.cause === undefined ? undefined : { cause: details.cause });
@@ -55,6 +61,7 @@ export class QesError extends Error {
     if (details.column !== undefined) this.column = details.column;
     if (details.file !== undefined) this.file = details.file;
     if (details.retryAfterSeconds !== undefined) this.retryAfterSeconds = details.retryAfterSeconds;
+    if (details.unknownSource !== undefined) this.unknownSource = details.unknownSource;
   }
 }
 

@@ -1,6 +1,7 @@
 import { describe, expect, it } from "vitest";
 import type { QesError } from "../src/errors.ts";
-import { jsonText, parseEventJsonText, parseJsonText } from "../src/schema/json-value.ts";
+import { contentEventId } from "../src/schema/event-id.ts";
+import { type JsonObject, jsonText, parseEventJsonText, parseJsonText } from "../src/schema/json-value.ts";
 import { logEventFromJson, MAX_KEY_BYTES, parseEvent } from "../src/schema/parse-event.ts";
 import { checkSourceName } from "../src/schema/source-name.ts";
 import { formatMicros, parseIsoTimestampMicros } from "../src/schema/timestamp-micros.ts";
@@ -200,5 +201,42 @@ describe("source names", () => {
     }
     for (const name of ["constructor.logs", "Constructor", "proto", "x"])
       expect(() => checkSourceName(name)).not.toThrow();
+  });
+});
+
+describe("a shipper's `message` (Vector, syslog, Docker, journald)", () => {
+  it("becomes event_message when the event has none, in a load and in ingest alike", () => {
+    const loaded = parseEvent(
+      '{"message":"GET /x 200","host":"edge-1","source_type":"docker_logs"}',
+      1,
+      NOW,
+    )!;
+    expect(loaded.body).toEqual({ event_message: "GET /x 200", host: "edge-1", source_type: "docker_logs" });
+    for (const absent of [{}, { event_message: null }] as JsonObject[]) {
+      const ingested = logEventFromJson({ message: "hello", ...absent }, "vector.logs", NOW);
+      expect(ingested.body.event_message).toBe("hello");
+      expect(Object.hasOwn(ingested.body, "message")).toBe(false);
+    }
+  });
+
+  it("keeps both when both are sent, and a message that is not a string stays a field", () => {
+    expect(logEventFromJson({ message: "m", event_message: "e" }, "s", NOW).body).toEqual({
+      message: "m",
+      event_message: "e",
+    });
+    const structured = parseEvent('{"message":{"text":"t","level":"info"}}', 1, NOW)!;
+    expect(structured.body).toEqual({ message: { text: "t", level: "info" } });
+    expect(logEventFromJson({ message: 42 }, "s", NOW).body).toEqual({ message: 42 });
+  });
+
+  it("derives an id-less event's id from the event as sent, so a retry after the move matches", () => {
+    const sent = { message: "retry me", timestamp: "2025-01-15T09:00:00Z" };
+    const first = logEventFromJson(structuredClone(sent), "vector.logs", NOW);
+    expect(first.id).toBe(contentEventId("vector.logs", structuredClone(sent)));
+    expect(logEventFromJson(structuredClone(sent), "vector.logs", NOW).id).toBe(first.id);
+    // the same text sent as event_message is another event
+    expect(
+      logEventFromJson({ event_message: "retry me", timestamp: sent.timestamp }, "vector.logs", NOW).id,
+    ).not.toBe(first.id);
   });
 });

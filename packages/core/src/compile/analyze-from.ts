@@ -208,7 +208,12 @@ export function bindTableItem(
   }
   const source = Object.hasOwn(ctx.schema.sources, name) ? ctx.schema.sources[name] : undefined;
   if (!source) {
-    throw new QesError("relation_not_allowed", `Table ${name} is not a known log source.`, locationOf(item));
+    // `db.table` unquoted is an engine's qualified name (`information_schema.tables`), never one a
+    // log source is created under: a dotted source name is quoted whole (`` `myapp.logs` ``)
+    throw new QesError("relation_not_allowed", `Table ${name} is not a known log source.`, {
+      ...locationOf(item),
+      ...(item.db ? {} : { unknownSource: name }),
+    });
   }
   ctx.joinRelations(1, item);
   const alias = ctx.alias("t");

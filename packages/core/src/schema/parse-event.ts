@@ -150,6 +150,19 @@ export function hugeNumber(where: string, line?: number): QesError {
 }
 
 /**
+ * A `message` string stands for `event_message` when the event has none, and is moved there (the
+ * reference platform's ingest does the same): Vector's events, syslog, Docker and journald
+ * sources carry their text as `message`, and shippers post them unchanged. An event that has
+ * both keeps both as sent; a `message` that is not a string (a structured payload) stays a field.
+ */
+function moveMessage(value: JsonObject): void {
+  if (typeof value.message !== "string") return;
+  if (value.event_message !== undefined && value.event_message !== null) return;
+  value.event_message = value.message;
+  delete value.message;
+}
+
+/**
  * Parses one NDJSON line into a normalised event. Blank lines give null (NDJSON allows them).
  * Integers beyond ±2^53 survive exactly (as `bigint`). Throws QesError('invalid_event', …,
  * {line}) for malformed JSON, a line that is not a JSON object, or an unusable `timestamp`.
@@ -183,6 +196,7 @@ export function parseEvent(line: string, lineNumber: number, nowMicros: bigint):
   if (mayHoldHugeNumber(line) && holdsHugeNumber(value)) throw hugeNumber(where, lineNumber);
   const id = sentId(value.id, where, lineNumber);
   checkProject(value.project, where, lineNumber);
+  moveMessage(value);
   return {
     id: id ?? randomUUID(),
     timestamp: eventTimestamp(value.timestamp, where, nowMicros, lineNumber),
@@ -227,11 +241,10 @@ export function logEventFromJson(
       at,
     );
   }
-  return {
-    id: id ?? contentEventId(source, value),
-    timestamp,
-    body: value,
-  };
+  // the id first: derived from the event as sent, as it was before `message` moved
+  const eventId = id ?? contentEventId(source, value);
+  moveMessage(value);
+  return { id: eventId, timestamp, body: value };
 }
 
 /** The current time in unix microseconds (millisecond resolution). */
