@@ -4,7 +4,7 @@ import {
   type LogEvent,
   type PhysicalColumn,
   type SourceSchema,
-} from "@qes/core";
+} from "@qes/core/events";
 import { TimestampText } from "./postgres-timestamp-text.ts";
 
 /**

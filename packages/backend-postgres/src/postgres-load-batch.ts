@@ -1,4 +1,10 @@
-import { isQesError, type LogEvent, parseEvent, type SourceSchema, schemaCoversEvent } from "@qes/core";
+import {
+  isQesError,
+  type LogEvent,
+  parseEvent,
+  type SourceSchema,
+  schemaCoversEvent,
+} from "@qes/core/events";
 import { type CopyRowEncoder, createCopyRowEncoder } from "./postgres-copy-row.ts";
 import { type DayRows, DayRowsBuilder } from "./postgres-day-rows.ts";
 import type { TimestampText } from "./postgres-timestamp-text.ts";

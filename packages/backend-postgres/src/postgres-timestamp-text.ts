@@ -1,4 +1,4 @@
-import { civilFromDays } from "@qes/core";
+import { civilFromDays } from "@qes/core/events";
 
 const MICROS_PER_DAY = 86_400_000_000n;
 
