@@ -97,6 +97,28 @@ describe.each(BACKENDS)("ingest under attack on $name", (fixture) => {
     expect(await storedIds(served.backend, "json.src")).toEqual([]);
   });
 
+  it("a body of more events than the queue takes is a 413 as soon as they are counted, before any event is shaped", async () => {
+    // the queue takes 300: event 300 is malformed, and a server that shaped every event before
+    // counting them named it (400) — the work a 10 MB body of `{}` (3.5 million events) made
+    // take 40 s and 2 GB before its 413
+    const events = Array.from({ length: 300 }, (_, i) => json(event(`q${i}`, "x")));
+    const bad = '{"id":"q300","timestamp":"not a time"}';
+    const bodies: [string, string, Record<string, string>][] = [
+      ["array", `[${[...events, bad].join(",")}]`, {}],
+      ["batch", `{"batch":[${[...events, bad].join(",")}]}`, {}],
+      ["ndjson", [...events, bad].join("\n"), { "Content-Type": "application/x-ndjson" }],
+      ["json_lines", [...events, bad].join("\n"), {}],
+      ["ndjson, bad JSON last", [...events, "{"].join("\n"), { "Content-Type": "application/x-ndjson" }],
+    ];
+    for (const [form, body, headers] of bodies) {
+      const r = await postLogs(served.url, "count.src", body, headers);
+      expect(r.status, form).toBe(413);
+      expect(r.body.error.code, form).toBe("request_too_large");
+      expect(r.body.error.message, form).toContain("QES_INGEST_QUEUE_EVENTS");
+    }
+    expect(await storedIds(served.backend, "count.src")).toEqual([]);
+  });
+
   it("source_name: missing, repeated, empty, hostile or too long is a 400 naming it; nothing is created", async () => {
     const url = served.url;
     const body = json([event("h1", "x")]);

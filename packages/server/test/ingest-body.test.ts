@@ -1,6 +1,11 @@
 import { QesError } from "@qes/core";
 import { describe, expect, it } from "vitest";
-import { bodyFormat, MAX_EVENT_DEPTH, parseIngestBody } from "../src/ingest/parse-ingest-body.ts";
+import {
+  bodyFormat,
+  MAX_EVENT_DEPTH,
+  parseIngestBody,
+  parseIngestEvents,
+} from "../src/ingest/parse-ingest-body.ts";
 
 const json = (text: string) => parseIngestBody(Buffer.from(text), "json");
 const ndjson = (text: string) => parseIngestBody(Buffer.from(text), "ndjson");
@@ -24,6 +29,25 @@ describe("ingest body forms", () => {
     expect(json('{"batch":[1],"event_message":"x"}')).toEqual([{ batch: [1], event_message: "x" }]);
     expect(ndjson('{"a":1}\n\n{"a":2}\r\n')).toEqual([{ a: 1 }, { a: 2 }]);
     expect(json("[]")).toEqual([]);
+  });
+
+  it("refuses a body of more events than the queue takes with 413 before checking any of them", () => {
+    const four = (form: "json" | "ndjson", text: string) =>
+      refusal(() => parseIngestEvents(Buffer.from(text), form, 4));
+    // the fifth is not an event, but the count comes first
+    for (const [form, text] of [
+      ["json", "[{},{},{},{},5]"],
+      ["json", '{"batch":[{},{},{},{},5]}'],
+      ["json", "{}\n{}\n{}\n{}\n5"],
+      ["ndjson", "{}\n{}\n{}\n{}\n5"],
+      ["ndjson", "{}\n{}\n\n{}\n{}\n{"],
+    ] as const) {
+      const e = four(form, text);
+      expect(e.code, text).toBe("request_too_large");
+      expect(e.message).toMatch(/at most 4 fit in one request \(QES_INGEST_QUEUE_EVENTS\)/);
+    }
+    expect(parseIngestEvents(Buffer.from("{}\n{}\n{}\n{}\n\n"), "ndjson", 4).events).toHaveLength(4);
+    expect(parseIngestEvents(Buffer.from("[{},{},{},{}]"), "json", 4).events).toHaveLength(4);
   });
 
   it("keeps integers beyond 2^53 exact", () => {

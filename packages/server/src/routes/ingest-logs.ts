@@ -50,7 +50,7 @@ export function ingestLogsRoute(deps: IngestLogsDeps) {
       throw deps.queue.busy();
     }
     const body = await readIngestBody(req, deps.ingestMaxBytes);
-    const parsed = parseIngestEvents(body, format);
+    const parsed = parseIngestEvents(body, format, deps.queue.capacity);
     const events = toLogEvents(parsed.events, source, deps.clock(), parsed.lines);
     const batch: IngestBatch = { source, events };
     const schema = await deps.sources.schema();
