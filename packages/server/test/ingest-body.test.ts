@@ -50,6 +50,25 @@ describe("ingest body forms", () => {
     expect(parseIngestEvents(Buffer.from("[{},{},{},{}]"), "json", 4).events).toHaveLength(4);
   });
 
+  it("names the event of an array or {batch} body that is not valid JSON, by its 0-based index", () => {
+    const cases: [string, RegExp][] = [
+      ['[{"a":1},{"b":2},{"c": }]', /^event 2: not valid JSON \(Unexpected token '}'\)$/],
+      ['  {"batch": [{"a":1}, {"b":"x\\"]}"}, {"c" 1}]}', /^event 2: not valid JSON/],
+      ['[{"a":[1,2]},{"b":{"c":[{}]}} {"d":1}]', /^after event 1: not valid JSON \(expected "," or "]"/],
+      ['[{"a":1},]', /^after event 0: not valid JSON \(a "," before "]"/],
+      ['[{"a":1},{"b"', /^event 1: not valid JSON/],
+      ['[{"a":1}', /^after event 0: not valid JSON \(the body ends before the array's "]"/],
+      ['[{"a":1},', /^event 1: not valid JSON \(the body ends before it/],
+      ["[tru]", /^event 0: not valid JSON/],
+    ];
+    for (const [text, message] of cases) expect(refusal(() => json(text)).message, text).toMatch(message);
+    // not an array body, or a fault outside its events: the whole body's reason, quoting none of it
+    expect(refusal(() => json('{"a": }')).message).toMatch(
+      /^The body is not valid JSON \(Unexpected token '}'\)\./,
+    );
+    expect(refusal(() => json(`{"a": "${"x".repeat(200)}", }`)).message).not.toContain("xxx");
+  });
+
   it("keeps integers beyond 2^53 exact", () => {
     const [event] = json('[{"n":9007199254740993}]') as [{ n: bigint }];
     expect(event.n).toBe(9007199254740993n);
@@ -147,8 +166,9 @@ describe("several JSON texts in a body labelled application/json", () => {
     expect(refusal(() => json('{"a":1}\ngarbage')).message).toMatch(/^event 1 \(line 2\): not valid JSON/);
     const deep = `${'{"a":'.repeat(MAX_EVENT_DEPTH + 1)}1${"}".repeat(MAX_EVENT_DEPTH + 1)}`;
     expect(refusal(() => json(`{"a":1}\n${deep}`)).message).toMatch(/^event 1 \(line 2\): .*nested deeper/);
-    // one text left open is the JSON error it always was
-    expect(refusal(() => json('[{"a":1},')).message).toMatch(/^The body is not valid JSON/);
+    // one array left open: the event it ends before is named, as any other bad event
+    expect(refusal(() => json('[{"a":1},')).message).toMatch(/^event 1: not valid JSON \(the body ends/);
+    expect(refusal(() => json('{"a":1')).message).toMatch(/^The body is not valid JSON/);
   });
 });
 

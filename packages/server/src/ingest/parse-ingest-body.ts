@@ -7,6 +7,7 @@ import {
   QesError,
 } from "@qes/core";
 import { tooManyEvents } from "./group-commit-queue.ts";
+import { malformedArrayEvent } from "./malformed-array-event.ts";
 
 /** how the body holds its events, from `Content-Type` */
 export type BodyFormat = "json" | "ndjson";
@@ -97,6 +98,8 @@ function parseJsonBody(text: string, maxEvents: number): IngestEvents {
     const first = texts.next();
     const second = texts.next();
     if (!first.done && !second.done) return parseJsonTexts([first.value, second.value], texts, maxEvents);
+    const bad = malformedArrayEvent(text, reason);
+    if (bad) throw bad;
     throw new QesError(
       "invalid_event",
       `The body is not valid JSON (${reason(e)}). Send a JSON array of events, one event, ` +
@@ -295,5 +298,6 @@ function describe(value: JsonValue): string {
 function reason(e: unknown): string {
   const message = e instanceof Error ? e.message : String(e);
   // V8 quotes the start of the text; keep the message short and free of the client's data
-  return message.replace(/, "[\s\S]*$/, "").slice(0, 120);
+  // (`, "<text>"` for short texts, `, ..."<excerpt>"` for long ones)
+  return message.replace(/, (?:\.\.\.)?"[\s\S]*$/, "").slice(0, 120);
 }
