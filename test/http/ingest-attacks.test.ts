@@ -1,10 +1,11 @@
+import http from "node:http";
 import { Readable } from "node:stream";
 import { pipeline } from "node:stream/promises";
 import { createGzip, gzipSync } from "node:zlib";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { BACKENDS } from "../support/backends.ts";
 import { type ServedFixture, serveFixture } from "../support/serve-fixture.ts";
-import { event, ingestEnv, postLogs, storedIds } from "./support/ingest.ts";
+import { event, INGEST_TOKEN, ingestEnv, postLogs, storedIds } from "./support/ingest.ts";
 
 const json = (v: unknown) => JSON.stringify(v);
 
@@ -21,6 +22,45 @@ async function gzipBomb(mib: number): Promise<Buffer> {
   gzip.on("data", (c: Buffer) => out.push(c));
   await pipeline(Readable.from(body()), gzip);
   return Buffer.concat(out);
+}
+
+/** POST /api/logs sending the body's first half, then after `pauseMs` the rest (chunked) */
+function postInTwoHalves(
+  url: string,
+  source: string,
+  body: Buffer,
+  pauseMs: number,
+): Promise<{ status: number; retryAfter?: string; body: any }> {
+  return new Promise((resolve, reject) => {
+    const u = new URL(url);
+    const req = http.request(
+      {
+        host: u.hostname,
+        port: u.port,
+        path: `/api/logs?source_name=${encodeURIComponent(source)}`,
+        method: "POST",
+        headers: { "content-type": "application/json", "x-api-key": INGEST_TOKEN },
+      },
+      (res) => {
+        let text = "";
+        res.on("data", (c) => {
+          text += c;
+        });
+        res.on("end", () =>
+          resolve({
+            status: res.statusCode!,
+            ...(res.headers["retry-after"] ? { retryAfter: String(res.headers["retry-after"]) } : {}),
+            body: JSON.parse(text),
+          }),
+        );
+      },
+    );
+    // a refused request may be answered (and its socket closed) before the second half is sent
+    req.on("error", (e) => (req.writableEnded ? undefined : reject(e)));
+    const half = Math.floor(body.length / 2);
+    req.write(body.subarray(0, half));
+    setTimeout(() => req.end(body.subarray(half)), pauseMs);
+  });
 }
 
 /** Attacks on POST /api/logs by a holder of a valid ingest token (each a test). */
@@ -87,10 +127,11 @@ describe.each(BACKENDS)("ingest under attack on $name", (fixture) => {
     const d = await postLogs(url, "json.src", deep);
     expect(d.status).toBe(400);
     expect(d.body.error.message).toMatch(/nested deeper/);
-    // 300,000 numbers: refused at the first, by index
-    const numbers = await postLogs(url, "json.src", `[${"0,".repeat(300_000)}0]`);
+    // numbers: refused at the first, by index; 300,000 of them are first more than the queue takes
+    const numbers = await postLogs(url, "json.src", `[${"0,".repeat(299)}0]`);
     expect(numbers.status).toBe(400);
     expect(numbers.body.error.message).toMatch(/^event 0: an event must be a JSON object/);
+    expect((await postLogs(url, "json.src", `[${"0,".repeat(300_000)}0]`)).status).toBe(413);
     // 300,000 empty events: more than the queue could ever hold, refused whole
     const many = await postLogs(url, "json.src", `[${"{},".repeat(300_000)}{}]`);
     expect(many.status).toBe(413);
@@ -117,6 +158,37 @@ describe.each(BACKENDS)("ingest under attack on $name", (fixture) => {
       expect(r.body.error.message, form).toContain("QES_INGEST_QUEUE_EVENTS");
     }
     expect(await storedIds(served.backend, "count.src")).toEqual([]);
+  });
+
+  it("bodies read at once are bounded in bytes: past the budget a request is refused with 429 and Retry-After, before it is parsed", async () => {
+    // 16 bodies of ~700 KB, each half sent and then held: 16 × 350 KB in flight at once, past the
+    // budget of 4 × QES_INGEST_MAX_BYTES (1 MiB) — and 160 events, well within the queue's 300
+    const clients = 16;
+    const results = await Promise.all(
+      Array.from({ length: clients }, (_, c) =>
+        postInTwoHalves(
+          served.url,
+          "budget.src",
+          Buffer.from(json(Array.from({ length: 10 }, (_, i) => event(`b${c}-${i}`, "x".repeat(70_000))))),
+          500,
+        ).then((r) => ({ c, r })),
+      ),
+    );
+    const acknowledged = results.filter(({ r }) => r.status === 200);
+    const refused = results.filter(({ r }) => r.status === 429);
+    expect(acknowledged.length + refused.length).toBe(clients);
+    expect(acknowledged.length).toBeGreaterThan(0);
+    expect(refused.length).toBeGreaterThan(0);
+    for (const { r } of refused) {
+      expect(r.body.error.code).toBe("too_many_requests");
+      expect(Number(r.retryAfter)).toBeGreaterThanOrEqual(1);
+    }
+    const expected = acknowledged
+      .flatMap(({ c }) => Array.from({ length: 10 }, (_, i) => `b${c}-${i}`))
+      .sort();
+    expect(await storedIds(served.backend, "budget.src")).toEqual(expected);
+    // and once they are through, a body is taken again
+    expect((await postLogs(served.url, "budget.src", json([event("after", "x")]))).status).toBe(200);
   });
 
   it("source_name: missing, repeated, empty, hostile or too long is a 400 naming it; nothing is created", async () => {

@@ -3,6 +3,7 @@ import { Transform } from "node:stream";
 import { pipeline } from "node:stream/promises";
 import { createGunzip, createInflate } from "node:zlib";
 import { QesError } from "@qes/core";
+import type { BodyReservation } from "./body-budget.ts";
 
 /**
  * The body of an ingest request, decompressed (`Content-Encoding: gzip`, `deflate` or none) and
@@ -10,7 +11,11 @@ import { QesError } from "@qes/core";
  * limit is enforced on the decompressor's output as it is produced, so a small gzip bomb stops
  * after `maxBytes` were inflated and never allocates more than that.
  */
-export async function readIngestBody(req: IncomingMessage, maxBytes: number): Promise<Buffer> {
+export async function readIngestBody(
+  req: IncomingMessage,
+  maxBytes: number,
+  reservation?: BodyReservation,
+): Promise<Buffer> {
   const declared = Number(req.headers["content-length"]);
   const encoding = contentEncoding(req.headers["content-encoding"]);
   // a plain body longer than the limit is refused before reading it
@@ -33,6 +38,12 @@ export async function readIngestBody(req: IncomingMessage, maxBytes: number): Pr
       total += chunk.length;
       if (total > maxBytes) {
         done(tooLarge(maxBytes));
+        return;
+      }
+      try {
+        reservation?.take(chunk.length);
+      } catch (e) {
+        done(e as Error);
         return;
       }
       chunks.push(chunk);
