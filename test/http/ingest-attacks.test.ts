@@ -348,3 +348,49 @@ describe.each(BACKENDS)("the number of fields ingest may add to a source on $nam
     expect(await storedIds(backend, "wide.src")).toEqual(["w-1", "w-4"]);
   });
 });
+
+/** A holder of an ingest token who sends most of a body and then nothing. */
+describe("a stalled ingest body on duckdb", () => {
+  let served: ServedFixture;
+  beforeAll(async () => {
+    const duckdb = BACKENDS.find((b) => b.name === "duckdb");
+    if (!duckdb) throw new Error("no duckdb fixture");
+    served = await serveFixture(duckdb, {}, ingestEnv({ QES_INGEST_MAX_BYTES: "1MiB" }));
+  });
+  afterAll(() => served.close());
+
+  it("holds the bodies read at once only until it has been idle 10 s: then it is dropped and others are taken again", async () => {
+    // four gzip bodies that inflate to ~1 MB each, all but their trailer sent: together they hold
+    // nearly the whole budget (4 × 1 MiB) while their clients wait
+    const u = new URL(served.url);
+    const stalled = Array.from({ length: 4 }, (_, c) => {
+      const gz = gzipSync(json([event(`stall${c}`, "y".repeat(1_040_000))]));
+      const req = http.request({
+        host: u.hostname,
+        port: u.port,
+        path: "/api/logs?source_name=stall.src",
+        method: "POST",
+        headers: {
+          "content-type": "application/json",
+          "content-encoding": "gzip",
+          "x-api-key": INGEST_TOKEN,
+        },
+      });
+      const closed = new Promise<void>((resolve) => {
+        req.on("error", () => resolve());
+        req.on("close", () => resolve());
+      });
+      req.write(gz.subarray(0, gz.length - 8));
+      return { req, closed };
+    });
+    await new Promise((r) => setTimeout(r, 1000));
+    const body = json([event("meanwhile", "z".repeat(60_000))]);
+    const refused = await postLogs(served.url, "stall.src", body);
+    expect(refused.status).toBe(429);
+    expect(Number(refused.headers.get("retry-after"))).toBeGreaterThanOrEqual(1);
+    // the stalled connections are closed by the server, and the budget is free again
+    await Promise.all(stalled.map((s) => s.closed));
+    expect((await postLogs(served.url, "stall.src", body)).status).toBe(200);
+    expect(await storedIds(served.backend, "stall.src")).toEqual(["meanwhile"]);
+  }, 30_000);
+});
