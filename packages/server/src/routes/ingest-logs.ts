@@ -7,6 +7,7 @@ import type { JwtVerifier } from "../auth/jwt.ts";
 import { requestToken } from "../auth/request-token.ts";
 import type { Clock } from "../clock.ts";
 import { IngestBodyBudget } from "../ingest/body-budget.ts";
+import { checkDaySpread } from "../ingest/day-limit.ts";
 import { checkFieldLimit } from "../ingest/field-limit.ts";
 import type { GroupCommitQueue } from "../ingest/group-commit-queue.ts";
 import { toLogEvents } from "../ingest/log-events.ts";
@@ -66,6 +67,7 @@ export function ingestLogsRoute(deps: IngestLogsDeps) {
       const body = await readIngestBody(req, deps.ingestMaxBytes, reservation);
       const parsed = parseIngestEvents(body, format, deps.queue.capacity);
       events = toLogEvents(parsed.events, source, deps.clock(), parsed.lines);
+      checkDaySpread(events, parsed.lines);
       const batch: IngestBatch = { source, events };
       const schema = await deps.sources.schema();
       const widenings = schemaWidenings(schema, batch);
