@@ -96,6 +96,12 @@ describe("qes load while qes serve holds the DuckDB file", () => {
     expect(none.stderr).toContain("QES_INGEST_TOKEN");
   });
 
+  it("qes retention leaves the held file to the server, which runs retention itself, and succeeds (a cron line)", async () => {
+    const res = await runCli(["retention"], { env });
+    expect(res.stdout).toContain("runs retention itself");
+    expect(res.code).toBe(0);
+  });
+
   it("removes the file at a clean stop", async () => {
     const file = `${env.QES_DUCKDB_PATH}.serve.json`;
     expect(existsSync(file)).toBe(true);
