@@ -96,10 +96,64 @@ describe("qes load while qes serve holds the DuckDB file", () => {
     expect(none.stderr).toContain("QES_INGEST_TOKEN");
   });
 
+  it("qes retention leaves the held file to the server, which runs retention itself, and succeeds (a cron line)", async () => {
+    const res = await runCli(["retention"], { env });
+    expect(res.stdout).toContain("runs retention itself");
+    expect(res.code).toBe(0);
+  });
+
   it("removes the file at a clean stop", async () => {
     const file = `${env.QES_DUCKDB_PATH}.serve.json`;
     expect(existsSync(file)).toBe(true);
     expect(await server.stop("SIGTERM")).toBe(0);
     expect(existsSync(file)).toBe(false);
   });
+});
+
+describe("qes load --url to a server with smaller limits than its chunks", () => {
+  let small: QesProcess;
+  let smallDir: string;
+  beforeAll(async () => {
+    smallDir = mkdtempSync(join(tmpdir(), "qes-forward-small-"));
+    // a 1 MiB chunk of these events is ~6,000 of them and ~1 MiB: past both limits
+    small = await startQes({
+      ...env,
+      QES_DUCKDB_PATH: join(smallDir, "qes.duckdb"),
+      QES_INGEST_QUEUE_EVENTS: "700",
+      QES_INGEST_MAX_BYTES: "64KiB",
+    });
+  }, 120_000);
+  afterAll(async () => {
+    await small?.stop("SIGKILL");
+    rmSync(smallDir, { recursive: true, force: true });
+  });
+
+  it("sends its chunks in smaller requests after a 413 instead of failing, each event once", async () => {
+    const file = join(smallDir, "many.ndjson");
+    const ids = Array.from({ length: 3000 }, (_, i) => `s${String(i).padStart(4, "0")}`);
+    writeFileSync(file, `${ids.map(edge).join("\n")}\n`);
+    const res = await runCli(["load", "--url", small.url, "--source", "small.limits", file], {
+      env: { QES_DUCKDB_PATH: join(smallDir, "unrelated.duckdb"), QES_INGEST_TOKEN: INGEST_TOKEN },
+    });
+    expect(res.stderr).not.toContain("refused");
+    expect(res.code).toBe(0);
+    expect(res.stdout).toMatch(/3,000 events/);
+    const metrics = await fetch(`${small.url}/metrics`, {
+      headers: { Authorization: `Bearer ${QUERY_TOKEN}` },
+    });
+    expect(await metrics.text()).toMatch(/qes_source_events\{source="small\.limits"[^}]*\} 3000\b/);
+  }, 120_000);
+
+  it("still fails with the server's 413 on one event larger than it takes", async () => {
+    const file = join(smallDir, "huge.ndjson");
+    writeFileSync(
+      file,
+      `${edge("h1")}\n${JSON.stringify({ id: "h2", event_message: "x".repeat(70 * 1024) })}\n`,
+    );
+    const res = await runCli(["load", "--url", small.url, "--source", "small.huge", file], {
+      env: { QES_DUCKDB_PATH: join(smallDir, "unrelated.duckdb"), QES_INGEST_TOKEN: INGEST_TOKEN },
+    });
+    expect(res.code).toBe(1);
+    expect(res.stderr).toContain("(413)");
+  }, 120_000);
 });

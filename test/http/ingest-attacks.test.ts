@@ -1,10 +1,11 @@
+import http from "node:http";
 import { Readable } from "node:stream";
 import { pipeline } from "node:stream/promises";
 import { createGzip, gzipSync } from "node:zlib";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { BACKENDS } from "../support/backends.ts";
 import { type ServedFixture, serveFixture } from "../support/serve-fixture.ts";
-import { event, ingestEnv, postLogs, storedIds } from "./support/ingest.ts";
+import { event, INGEST_TOKEN, ingestEnv, postLogs, storedIds } from "./support/ingest.ts";
 
 const json = (v: unknown) => JSON.stringify(v);
 
@@ -21,6 +22,45 @@ async function gzipBomb(mib: number): Promise<Buffer> {
   gzip.on("data", (c: Buffer) => out.push(c));
   await pipeline(Readable.from(body()), gzip);
   return Buffer.concat(out);
+}
+
+/** POST /api/logs sending the body's first half, then after `pauseMs` the rest (chunked) */
+function postInTwoHalves(
+  url: string,
+  source: string,
+  body: Buffer,
+  pauseMs: number,
+): Promise<{ status: number; retryAfter?: string; body: any }> {
+  return new Promise((resolve, reject) => {
+    const u = new URL(url);
+    const req = http.request(
+      {
+        host: u.hostname,
+        port: u.port,
+        path: `/api/logs?source_name=${encodeURIComponent(source)}`,
+        method: "POST",
+        headers: { "content-type": "application/json", "x-api-key": INGEST_TOKEN },
+      },
+      (res) => {
+        let text = "";
+        res.on("data", (c) => {
+          text += c;
+        });
+        res.on("end", () =>
+          resolve({
+            status: res.statusCode!,
+            ...(res.headers["retry-after"] ? { retryAfter: String(res.headers["retry-after"]) } : {}),
+            body: JSON.parse(text),
+          }),
+        );
+      },
+    );
+    // a refused request may be answered (and its socket closed) before the second half is sent
+    req.on("error", (e) => (req.writableEnded ? undefined : reject(e)));
+    const half = Math.floor(body.length / 2);
+    req.write(body.subarray(0, half));
+    setTimeout(() => req.end(body.subarray(half)), pauseMs);
+  });
 }
 
 /** Attacks on POST /api/logs by a holder of a valid ingest token (each a test). */
@@ -87,14 +127,68 @@ describe.each(BACKENDS)("ingest under attack on $name", (fixture) => {
     const d = await postLogs(url, "json.src", deep);
     expect(d.status).toBe(400);
     expect(d.body.error.message).toMatch(/nested deeper/);
-    // 300,000 numbers: refused at the first, by index
-    const numbers = await postLogs(url, "json.src", `[${"0,".repeat(300_000)}0]`);
+    // numbers: refused at the first, by index; 300,000 of them are first more than the queue takes
+    const numbers = await postLogs(url, "json.src", `[${"0,".repeat(299)}0]`);
     expect(numbers.status).toBe(400);
     expect(numbers.body.error.message).toMatch(/^event 0: an event must be a JSON object/);
+    expect((await postLogs(url, "json.src", `[${"0,".repeat(300_000)}0]`)).status).toBe(413);
     // 300,000 empty events: more than the queue could ever hold, refused whole
     const many = await postLogs(url, "json.src", `[${"{},".repeat(300_000)}{}]`);
     expect(many.status).toBe(413);
     expect(await storedIds(served.backend, "json.src")).toEqual([]);
+  });
+
+  it("a body of more events than the queue takes is a 413 as soon as they are counted, before any event is shaped", async () => {
+    // the queue takes 300: event 300 is malformed, and a server that shaped every event before
+    // counting them named it (400) — the work a 10 MB body of `{}` (3.5 million events) made
+    // take 40 s and 2 GB before its 413
+    const events = Array.from({ length: 300 }, (_, i) => json(event(`q${i}`, "x")));
+    const bad = '{"id":"q300","timestamp":"not a time"}';
+    const bodies: [string, string, Record<string, string>][] = [
+      ["array", `[${[...events, bad].join(",")}]`, {}],
+      ["batch", `{"batch":[${[...events, bad].join(",")}]}`, {}],
+      ["ndjson", [...events, bad].join("\n"), { "Content-Type": "application/x-ndjson" }],
+      ["json_lines", [...events, bad].join("\n"), {}],
+      ["ndjson, bad JSON last", [...events, "{"].join("\n"), { "Content-Type": "application/x-ndjson" }],
+    ];
+    for (const [form, body, headers] of bodies) {
+      const r = await postLogs(served.url, "count.src", body, headers);
+      expect(r.status, form).toBe(413);
+      expect(r.body.error.code, form).toBe("request_too_large");
+      expect(r.body.error.message, form).toContain("QES_INGEST_QUEUE_EVENTS");
+    }
+    expect(await storedIds(served.backend, "count.src")).toEqual([]);
+  });
+
+  it("bodies read at once are bounded in bytes: past the budget a request is refused with 429 and Retry-After, before it is parsed", async () => {
+    // 16 bodies of ~700 KB, each half sent and then held: 16 × 350 KB in flight at once, past the
+    // budget of 4 × QES_INGEST_MAX_BYTES (1 MiB) — and 160 events, well within the queue's 300
+    const clients = 16;
+    const results = await Promise.all(
+      Array.from({ length: clients }, (_, c) =>
+        postInTwoHalves(
+          served.url,
+          "budget.src",
+          Buffer.from(json(Array.from({ length: 10 }, (_, i) => event(`b${c}-${i}`, "x".repeat(70_000))))),
+          500,
+        ).then((r) => ({ c, r })),
+      ),
+    );
+    const acknowledged = results.filter(({ r }) => r.status === 200);
+    const refused = results.filter(({ r }) => r.status === 429);
+    expect(acknowledged.length + refused.length).toBe(clients);
+    expect(acknowledged.length).toBeGreaterThan(0);
+    expect(refused.length).toBeGreaterThan(0);
+    for (const { r } of refused) {
+      expect(r.body.error.code).toBe("too_many_requests");
+      expect(Number(r.retryAfter)).toBeGreaterThanOrEqual(1);
+    }
+    const expected = acknowledged
+      .flatMap(({ c }) => Array.from({ length: 10 }, (_, i) => `b${c}-${i}`))
+      .sort();
+    expect(await storedIds(served.backend, "budget.src")).toEqual(expected);
+    // and once they are through, a body is taken again
+    expect((await postLogs(served.url, "budget.src", json([event("after", "x")]))).status).toBe(200);
   });
 
   it("source_name: missing, repeated, empty, hostile or too long is a 400 naming it; nothing is created", async () => {
@@ -253,4 +347,50 @@ describe.each(BACKENDS)("the number of fields ingest may add to a source on $nam
     expect((await postLogs(url, "wide.src", json([event("w-4", "y", keys("k"))]))).status).toBe(200);
     expect(await storedIds(backend, "wide.src")).toEqual(["w-1", "w-4"]);
   });
+});
+
+/** A holder of an ingest token who sends most of a body and then nothing. */
+describe("a stalled ingest body on duckdb", () => {
+  let served: ServedFixture;
+  beforeAll(async () => {
+    const duckdb = BACKENDS.find((b) => b.name === "duckdb");
+    if (!duckdb) throw new Error("no duckdb fixture");
+    served = await serveFixture(duckdb, {}, ingestEnv({ QES_INGEST_MAX_BYTES: "1MiB" }));
+  });
+  afterAll(() => served.close());
+
+  it("holds the bodies read at once only until it has been idle 10 s: then it is dropped and others are taken again", async () => {
+    // four gzip bodies that inflate to ~1 MB each, all but their trailer sent: together they hold
+    // nearly the whole budget (4 × 1 MiB) while their clients wait
+    const u = new URL(served.url);
+    const stalled = Array.from({ length: 4 }, (_, c) => {
+      const gz = gzipSync(json([event(`stall${c}`, "y".repeat(1_040_000))]));
+      const req = http.request({
+        host: u.hostname,
+        port: u.port,
+        path: "/api/logs?source_name=stall.src",
+        method: "POST",
+        headers: {
+          "content-type": "application/json",
+          "content-encoding": "gzip",
+          "x-api-key": INGEST_TOKEN,
+        },
+      });
+      const closed = new Promise<void>((resolve) => {
+        req.on("error", () => resolve());
+        req.on("close", () => resolve());
+      });
+      req.write(gz.subarray(0, gz.length - 8));
+      return { req, closed };
+    });
+    await new Promise((r) => setTimeout(r, 1000));
+    const body = json([event("meanwhile", "z".repeat(60_000))]);
+    const refused = await postLogs(served.url, "stall.src", body);
+    expect(refused.status).toBe(429);
+    expect(Number(refused.headers.get("retry-after"))).toBeGreaterThanOrEqual(1);
+    // the stalled connections are closed by the server, and the budget is free again
+    await Promise.all(stalled.map((s) => s.closed));
+    expect((await postLogs(served.url, "stall.src", body)).status).toBe(200);
+    expect(await storedIds(served.backend, "stall.src")).toEqual(["meanwhile"]);
+  }, 30_000);
 });

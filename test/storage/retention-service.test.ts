@@ -25,7 +25,7 @@ describe.each(BACKENDS)("the service's retention on $name", (fixture) => {
       PORT: "0",
       QES_TEST_NOW: NOW,
       QES_API_KEYS: "retention-test-token-0123456789",
-      QES_RETENTION_DAYS: "60,cloudflare.logs.prod=3",
+      QES_RETENTION_DAYS: "60,cloudflare.logs.prod=3,Postgres.Logs=7",
     });
     service = await startService({
       config,
@@ -59,6 +59,18 @@ describe.each(BACKENDS)("the service's retention on $name", (fixture) => {
       ),
     );
     expect(warnings.some((w) => w.includes("postgres.logs"))).toBe(false);
+  });
+
+  it("warns at start-up when an override names a source the store does not hold (a misspelt one kept the default)", async () => {
+    const warnings = logs.filter((l) => l.level === 40).map((l) => l.msg);
+    expect(warnings).toContainEqual(
+      expect.stringMatching(/QES_RETENTION_DAYS names Postgres\.Logs, which the store does not hold/),
+    );
+    expect(warnings.some((w) => w.includes("names cloudflare.logs.prod"))).toBe(false);
+    // and the source it meant kept the default: pg-old (75 days) is gone only by the 60 days
+    expect((await service.retention.firstRun).find((r) => r.source === "postgres.logs")?.deletedEvents).toBe(
+      1,
+    );
   });
 
   it("exposes events, bytes and the oldest event's age per source on /metrics", async () => {

@@ -31,7 +31,7 @@ import { Metrics } from "./observability/metrics.ts";
 import { QueryService } from "./query/query-service.ts";
 import { RedisConnection } from "./redis/redis-connection.ts";
 import { RetentionRunner } from "./retention/retention-runner.ts";
-import { shortRetentionWarnings } from "./retention/retention-warnings.ts";
+import { shortRetentionWarnings, unheldRetentionWarnings } from "./retention/retention-warnings.ts";
 import { MemoryWarmKeys, RedisWarmKeys, type WarmKeys } from "./warming/warm-keys.ts";
 import { Warmer, warmIntervalMs } from "./warming/warmer.ts";
 
@@ -117,7 +117,11 @@ export async function startService(opts: StartServiceOptions): Promise<RunningSe
   });
   const clock = requestClock(config.testNowMicros);
   metrics.trackSources(() => backend.sourceStats(), clock);
-  for (const warning of shortRetentionWarnings(registry.list(), await backend.schema(), config.retention)) {
+  const stored = await backend.schema();
+  for (const warning of [
+    ...shortRetentionWarnings(registry.list(), stored, config.retention),
+    ...unheldRetentionWarnings(stored, config.retention),
+  ]) {
     logger.warn(warning);
   }
   const prefix = config.redis.prefix;

@@ -1,6 +1,11 @@
 import { QesError } from "@qes/core";
 import { describe, expect, it } from "vitest";
-import { bodyFormat, MAX_EVENT_DEPTH, parseIngestBody } from "../src/ingest/parse-ingest-body.ts";
+import {
+  bodyFormat,
+  MAX_EVENT_DEPTH,
+  parseIngestBody,
+  parseIngestEvents,
+} from "../src/ingest/parse-ingest-body.ts";
 
 const json = (text: string) => parseIngestBody(Buffer.from(text), "json");
 const ndjson = (text: string) => parseIngestBody(Buffer.from(text), "ndjson");
@@ -24,6 +29,44 @@ describe("ingest body forms", () => {
     expect(json('{"batch":[1],"event_message":"x"}')).toEqual([{ batch: [1], event_message: "x" }]);
     expect(ndjson('{"a":1}\n\n{"a":2}\r\n')).toEqual([{ a: 1 }, { a: 2 }]);
     expect(json("[]")).toEqual([]);
+  });
+
+  it("refuses a body of more events than the queue takes with 413 before checking any of them", () => {
+    const four = (form: "json" | "ndjson", text: string) =>
+      refusal(() => parseIngestEvents(Buffer.from(text), form, 4));
+    // the fifth is not an event, but the count comes first
+    for (const [form, text] of [
+      ["json", "[{},{},{},{},5]"],
+      ["json", '{"batch":[{},{},{},{},5]}'],
+      ["json", "{}\n{}\n{}\n{}\n5"],
+      ["ndjson", "{}\n{}\n{}\n{}\n5"],
+      ["ndjson", "{}\n{}\n\n{}\n{}\n{"],
+    ] as const) {
+      const e = four(form, text);
+      expect(e.code, text).toBe("request_too_large");
+      expect(e.message).toMatch(/at most 4 fit in one request \(QES_INGEST_QUEUE_EVENTS\)/);
+    }
+    expect(parseIngestEvents(Buffer.from("{}\n{}\n{}\n{}\n\n"), "ndjson", 4).events).toHaveLength(4);
+    expect(parseIngestEvents(Buffer.from("[{},{},{},{}]"), "json", 4).events).toHaveLength(4);
+  });
+
+  it("names the event of an array or {batch} body that is not valid JSON, by its 0-based index", () => {
+    const cases: [string, RegExp][] = [
+      ['[{"a":1},{"b":2},{"c": }]', /^event 2: not valid JSON \(Unexpected token '}'\)$/],
+      ['  {"batch": [{"a":1}, {"b":"x\\"]}"}, {"c" 1}]}', /^event 2: not valid JSON/],
+      ['[{"a":[1,2]},{"b":{"c":[{}]}} {"d":1}]', /^after event 1: not valid JSON \(expected "," or "]"/],
+      ['[{"a":1},]', /^after event 0: not valid JSON \(a "," before "]"/],
+      ['[{"a":1},{"b"', /^event 1: not valid JSON/],
+      ['[{"a":1}', /^after event 0: not valid JSON \(the body ends before the array's "]"/],
+      ['[{"a":1},', /^event 1: not valid JSON \(the body ends before it/],
+      ["[tru]", /^event 0: not valid JSON/],
+    ];
+    for (const [text, message] of cases) expect(refusal(() => json(text)).message, text).toMatch(message);
+    // not an array body, or a fault outside its events: the whole body's reason, quoting none of it
+    expect(refusal(() => json('{"a": }')).message).toMatch(
+      /^The body is not valid JSON \(Unexpected token '}'\)\./,
+    );
+    expect(refusal(() => json(`{"a": "${"x".repeat(200)}", }`)).message).not.toContain("xxx");
   });
 
   it("keeps integers beyond 2^53 exact", () => {
@@ -123,8 +166,9 @@ describe("several JSON texts in a body labelled application/json", () => {
     expect(refusal(() => json('{"a":1}\ngarbage')).message).toMatch(/^event 1 \(line 2\): not valid JSON/);
     const deep = `${'{"a":'.repeat(MAX_EVENT_DEPTH + 1)}1${"}".repeat(MAX_EVENT_DEPTH + 1)}`;
     expect(refusal(() => json(`{"a":1}\n${deep}`)).message).toMatch(/^event 1 \(line 2\): .*nested deeper/);
-    // one text left open is the JSON error it always was
-    expect(refusal(() => json('[{"a":1},')).message).toMatch(/^The body is not valid JSON/);
+    // one array left open: the event it ends before is named, as any other bad event
+    expect(refusal(() => json('[{"a":1},')).message).toMatch(/^event 1: not valid JSON \(the body ends/);
+    expect(refusal(() => json('{"a":1')).message).toMatch(/^The body is not valid JSON/);
   });
 });
 

@@ -52,6 +52,11 @@ export class GroupCommitQueue<E> {
     return this.#held;
   }
 
+  /** most events one request may hold (`QES_INGEST_QUEUE_EVENTS`): a body is refused past it as soon as it is counted */
+  get capacity(): number {
+    return this.#opts.maxEvents;
+  }
+
   /** true when not even one more event fits: the route refuses before reading a body */
   get full(): boolean {
     return this.#held >= this.#opts.maxEvents;
@@ -66,14 +71,7 @@ export class GroupCommitQueue<E> {
     if (this.#closed) {
       return Promise.reject(new QesError("backend_unavailable", "The server is shutting down; send again."));
     }
-    if (n > this.#opts.maxEvents) {
-      return Promise.reject(
-        new QesError(
-          "request_too_large",
-          `The request holds ${n} events; at most ${this.#opts.maxEvents} fit in one request (QES_INGEST_QUEUE_EVENTS).`,
-        ),
-      );
-    }
+    if (n > this.#opts.maxEvents) return Promise.reject(tooManyEvents(this.#opts.maxEvents, n));
     if (this.#held + n > this.#opts.maxEvents) {
       return Promise.reject(this.busy());
     }
@@ -129,4 +127,15 @@ export class GroupCommitQueue<E> {
       for (const w of group) await this.#commitGroup([w]);
     }
   }
+}
+
+/**
+ * The 413 of a request holding more events than the queue takes (`QES_INGEST_QUEUE_EVENTS`);
+ * `n` when it was counted to the end, else it is "more than" the limit.
+ */
+export function tooManyEvents(maxEvents: number, n?: number): QesError {
+  return new QesError(
+    "request_too_large",
+    `The request holds ${n ?? `more than ${maxEvents}`} events; at most ${maxEvents} fit in one request (QES_INGEST_QUEUE_EVENTS).`,
+  );
 }

@@ -3,6 +3,16 @@ import { Transform } from "node:stream";
 import { pipeline } from "node:stream/promises";
 import { createGunzip, createInflate } from "node:zlib";
 import { QesError } from "@qes/core";
+import type { BodyReservation } from "./body-budget.ts";
+
+/**
+ * A body that sends nothing for this long, or is not complete this long after it began, is
+ * dropped (its connection closed): what it holds counts against the bodies read at once
+ * (body-budget.ts), and a client that stalls mid-body must not keep everyone else's refused.
+ * 60 s is Vector's own default request timeout: a shipper has given up on such a request by then.
+ */
+const BODY_IDLE_MS = 10_000;
+const BODY_DEADLINE_MS = 60_000;
 
 /**
  * The body of an ingest request, decompressed (`Content-Encoding: gzip`, `deflate` or none) and
@@ -10,7 +20,11 @@ import { QesError } from "@qes/core";
  * limit is enforced on the decompressor's output as it is produced, so a small gzip bomb stops
  * after `maxBytes` were inflated and never allocates more than that.
  */
-export async function readIngestBody(req: IncomingMessage, maxBytes: number): Promise<Buffer> {
+export async function readIngestBody(
+  req: IncomingMessage,
+  maxBytes: number,
+  reservation?: BodyReservation,
+): Promise<Buffer> {
   const declared = Number(req.headers["content-length"]);
   const encoding = contentEncoding(req.headers["content-encoding"]);
   // a plain body longer than the limit is refused before reading it
@@ -22,8 +36,12 @@ export async function readIngestBody(req: IncomingMessage, maxBytes: number): Pr
   let total = 0;
   let received = 0;
   // the compressed side is bounded too: empty gzip members would otherwise stream forever
+  const stalled = () => req.socket.destroy();
+  const idle = setTimeout(stalled, BODY_IDLE_MS);
+  const deadline = setTimeout(stalled, BODY_DEADLINE_MS);
   const countReceived = new Transform({
     transform(chunk: Buffer, _enc, done) {
+      idle.refresh();
       received += chunk.length;
       done(received > maxBytes ? tooLarge(maxBytes) : undefined, chunk);
     },
@@ -33,6 +51,12 @@ export async function readIngestBody(req: IncomingMessage, maxBytes: number): Pr
       total += chunk.length;
       if (total > maxBytes) {
         done(tooLarge(maxBytes));
+        return;
+      }
+      try {
+        reservation?.take(chunk.length);
+      } catch (e) {
+        done(e as Error);
         return;
       }
       chunks.push(chunk);
@@ -65,6 +89,8 @@ export async function readIngestBody(req: IncomingMessage, maxBytes: number): Pr
     } finally {
       req.off("error", abort);
       req.off("aborted", abort);
+      clearTimeout(idle);
+      clearTimeout(deadline);
     }
   } catch (e) {
     req.unpipe(countReceived);

@@ -41,3 +41,19 @@ export function shortRetentionWarnings(
   }
   return warnings;
 }
+
+/**
+ * Warnings for per-source overrides of `QES_RETENTION_DAYS` naming a source the store does not
+ * hold: the override may wait for ingest to create it, but a misspelt one (`Postgres.Logs=7`;
+ * source names are case-sensitive) silently left that source at the default, its disk growing
+ * for the default's days instead.
+ */
+export function unheldRetentionWarnings(schema: LogSchema, policy: RetentionPolicy): string[] {
+  return Object.keys(policy.perSource)
+    .filter((source) => !Object.hasOwn(schema.sources, source))
+    .map(
+      (source) =>
+        `QES_RETENTION_DAYS names ${source}, which the store does not hold: its ${retentionDaysOf(policy, source)} days ` +
+        `apply once events create it (source names are case-sensitive; the default ${policy.defaultDays} applies to every other source)`,
+    );
+}

@@ -6,6 +6,8 @@ import { authenticate, authorizeIngest } from "../auth/authenticate.ts";
 import type { JwtVerifier } from "../auth/jwt.ts";
 import { requestToken } from "../auth/request-token.ts";
 import type { Clock } from "../clock.ts";
+import { IngestBodyBudget } from "../ingest/body-budget.ts";
+import { checkDaySpread } from "../ingest/day-limit.ts";
 import { checkFieldLimit } from "../ingest/field-limit.ts";
 import type { GroupCommitQueue } from "../ingest/group-commit-queue.ts";
 import { toLogEvents } from "../ingest/log-events.ts";
@@ -14,6 +16,13 @@ import { readIngestBody } from "../ingest/read-ingest-body.ts";
 import { schemaWidenings } from "../ingest/schema-widenings.ts";
 import { checkSourceLimit } from "../ingest/source-limit.ts";
 import type { StoredQueryGuard } from "../ingest/stored-query-guard.ts";
+
+/**
+ * Decompressed ingest bodies, in units of `QES_INGEST_MAX_BYTES`, read and parsed at once; past
+ * them 429 (ingest/body-budget.ts). Parsing is one thread's work: more bodies at once add memory,
+ * not speed, and the group commit gathers whatever is parsed meanwhile.
+ */
+const BODIES_IN_FLIGHT = 4;
 
 export interface IngestLogsDeps {
   verifier: ApiKeyVerifier;
@@ -35,6 +44,7 @@ export interface IngestLogsDeps {
  * nothing stored; the same for an event whose widening would break a served stored query), then wait for the group commit: `200 {"accepted": N}` only once it is durable.
  */
 export function ingestLogsRoute(deps: IngestLogsDeps) {
+  const budget = new IngestBodyBudget(BODIES_IN_FLIGHT * deps.ingestMaxBytes);
   return async (req: Request, res: Response): Promise<void> => {
     const query = sourceQuery(req.originalUrl);
     const principal = authenticate(requestToken(req.headers, query.params), deps.verifier, deps.jwt);
@@ -49,15 +59,25 @@ export function ingestLogsRoute(deps: IngestLogsDeps) {
       req.resume();
       throw deps.queue.busy();
     }
-    const body = await readIngestBody(req, deps.ingestMaxBytes);
-    const parsed = parseIngestEvents(body, format);
-    const events = toLogEvents(parsed.events, source, deps.clock(), parsed.lines);
-    const batch: IngestBatch = { source, events };
-    const schema = await deps.sources.schema();
-    const widenings = schemaWidenings(schema, batch);
-    checkFieldLimit(source, widenings, deps.sources.maxFields);
-    deps.storedQueryGuard.check(schema, source, widenings);
-    if (events.length > 0) await deps.queue.submit(batch);
+    // the body's bytes count against the budget until its events are the queue's to bound
+    const reservation = budget.reserve();
+    let committed: Promise<unknown> | undefined;
+    let events: LogEvent[];
+    try {
+      const body = await readIngestBody(req, deps.ingestMaxBytes, reservation);
+      const parsed = parseIngestEvents(body, format, deps.queue.capacity);
+      events = toLogEvents(parsed.events, source, deps.clock(), parsed.lines);
+      checkDaySpread(events, parsed.lines);
+      const batch: IngestBatch = { source, events };
+      const schema = await deps.sources.schema();
+      const widenings = schemaWidenings(schema, batch);
+      checkFieldLimit(source, widenings, deps.sources.maxFields);
+      deps.storedQueryGuard.check(schema, source, widenings);
+      if (events.length > 0) committed = deps.queue.submit(batch);
+    } finally {
+      reservation.release();
+    }
+    await committed;
     res.json({ accepted: events.length });
   };
 }

@@ -42,9 +42,10 @@ export async function loadThroughServer(
   let lines: number[] = [];
   let chunkBytes = 0;
   let lineNumber = 0;
+  const limit: RequestLimit = { events: Number.POSITIVE_INFINITY };
   const send = async () => {
     if (chunk.length === 0) return;
-    await postChunk(target, source, chunk, lines);
+    await postEvents(target, source, chunk, lines, limit);
     events += chunk.length;
     onProgress(events);
     chunk = [];
@@ -72,12 +73,42 @@ async function checkFile(file: string): Promise<void> {
   }
 }
 
+/** the most events one request may carry, learnt from the server's 413s */
+interface RequestLimit {
+  events: number;
+}
+
+/**
+ * Posts a chunk in requests of at most `limit.events` events. A server whose
+ * `QES_INGEST_MAX_BYTES` or `QES_INGEST_QUEUE_EVENTS` is below what a chunk holds answers 413;
+ * the chunk is then sent in halves (and the rest of the load at that size), so a load fits any
+ * server's limits. Only one event the server refuses as too large fails the load.
+ */
+async function postEvents(
+  target: ServerTarget,
+  source: string,
+  lines: string[],
+  lineNumbers: readonly number[],
+  limit: RequestLimit,
+): Promise<void> {
+  for (let start = 0; start < lines.length; ) {
+    const end = Math.min(lines.length, start + limit.events);
+    const part = lines.slice(start, end);
+    const numbers = lineNumbers.slice(start, end);
+    if ((await postChunk(target, source, part, numbers)) === "too_large") {
+      limit.events = Math.ceil(part.length / 2);
+      continue;
+    }
+    start = end;
+  }
+}
+
 async function postChunk(
   target: ServerTarget,
   source: string,
   lines: string[],
   lineNumbers: readonly number[],
-): Promise<void> {
+): Promise<"too_large" | undefined> {
   const url = `${target.url.replace(/\/+$/, "")}/api/logs?source_name=${encodeURIComponent(source)}`;
   const body = `${lines.join("\n")}\n`;
   for (let attempt = 1; ; attempt++) {
@@ -95,7 +126,8 @@ async function postChunk(
       continue;
     }
     const text = await res.text();
-    if (res.ok) return;
+    if (res.ok) return undefined;
+    if (res.status === 413 && lines.length > 1) return "too_large";
     if ((res.status === 429 || res.status === 503) && attempt < ATTEMPTS) {
       await sleep(1000 * Math.max(1, Number(res.headers.get("retry-after")) || 1));
       continue;

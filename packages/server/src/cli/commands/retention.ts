@@ -1,3 +1,4 @@
+import { isQesError } from "@qes/core";
 import { openBackend } from "../../backend/open-backend.ts";
 import { requestClock } from "../../clock.ts";
 import { loadConfig } from "../../config.ts";
@@ -10,7 +11,19 @@ import { count } from "../terminal.ts";
  */
 export async function retentionCommand(): Promise<number> {
   const config = loadConfig();
-  const backend = await openBackend(config);
+  let backend: Awaited<ReturnType<typeof openBackend>>;
+  try {
+    backend = await openBackend(config);
+  } catch (e) {
+    // an embedded store a running server holds: that server runs retention itself, so a cron
+    // line written for the README's "qes retention" must not fail every hour
+    if (!isQesError(e) || e.code !== "store_locked") throw e;
+    process.stdout.write(
+      "retention: a running qes serve holds the store and runs retention itself (at start-up and hourly, " +
+        "with its own QES_RETENTION_DAYS); nothing done here\n",
+    );
+    return 0;
+  }
   try {
     const reports = await backend.applyRetention(config.retention, requestClock(config.testNowMicros)());
     if (reports.length === 0) {
