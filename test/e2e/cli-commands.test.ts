@@ -37,21 +37,6 @@ describe("qes check", () => {
     expect(res.stderr).toMatch(new RegExp(`${join(bad, "broken.sql")}:3:\\d+: function_not_allowed`));
   });
 
-  it("notes a source the store does not hold yet instead of failing, and still fails a bad name", async () => {
-    const later = mkdtempSync(join(dir, "later-"));
-    writeFileSync(join(later, "later.sql"), "select count(*) as n from `myapp.logs`");
-    writeFileSync(join(later, "later.json"), JSON.stringify({ id: "8d3f6b5e-0a4c-4e9d-b1f2-5c7a9e1d3f4b" }));
-    const res = await runCli(["check", later], { env });
-    expect(res.stderr).toBe("");
-    expect(res.code).toBe(0);
-    expect(res.stdout).toMatch(/ok\s+later/);
-    expect(res.stdout).toContain("note  later reads myapp.logs, which the store does not hold yet");
-    writeFileSync(join(later, "later.sql"), "select count(*) as n from `__proto__`");
-    const bad = await runCli(["check", later], { env });
-    expect(bad.code).toBe(1);
-    expect(bad.stderr).toContain("relation_not_allowed: Table __proto__ is not a known log source");
-  });
-
   it("names the file and field of an invalid settings file", async () => {
     const bad = mkdtempSync(join(dir, "bad-json-"));
     writeFileSync(join(bad, "x.sql"), "select 1");

@@ -33,11 +33,6 @@ export interface QesErrorDetails {
   file?: string;
   /** when to try again (`too_many_requests`): sent as the `Retry-After` header */
   retryAfterSeconds?: number;
-  /**
-   * the log source a stored query names that the store does not hold (`relation_not_allowed`):
-   * start-up creates it empty rather than refusing to serve (server's declared-sources.ts)
-   */
-  unknownSource?: string;
   cause?: unknown;
 }
 
@@ -49,7 +44,6 @@ export class QesError extends Error {
   readonly column?: number;
   readonly file?: string;
   readonly retryAfterSeconds?: number;
-  readonly unknownSource?: string;
 
   constructor(code: QesErrorCode, message: string, details: QesErrorDetails = {}) {
     super(message, details.cause === undefined ? undefined : { cause: details.cause });
@@ -61,7 +55,6 @@ export class QesError extends Error {
     if (details.column !== undefined) this.column = details.column;
     if (details.file !== undefined) this.file = details.file;
     if (details.retryAfterSeconds !== undefined) this.retryAfterSeconds = details.retryAfterSeconds;
-    if (details.unknownSource !== undefined) this.unknownSource = details.unknownSource;
   }
 }
 

@@ -17,7 +17,6 @@ import { MemoryStore } from "./cache/memory-store.ts";
 import { RedisStore } from "./cache/redis-store.ts";
 import { ResultCache } from "./cache/result-cache.ts";
 import { checkEndpoints, formatProblem } from "./check/check-endpoints.ts";
-import { undeclaredSources } from "./check/declared-sources.ts";
 import { requestClock } from "./clock.ts";
 import type { QesConfig } from "./config.ts";
 import { loadServedEndpoints } from "./endpoint-dirs.ts";
@@ -81,8 +80,7 @@ const MAX_QUEUE_WAIT_MS = 10_000;
 const INGEST_RETRY_AFTER_SECONDS = 1;
 
 /**
- * Loads the endpoints, creates the sources they name that the store lacks (empty: ingest may bring
- * their events later), compiles and sandbox-checks every one against the backend (a bad one stops
+ * Loads the endpoints, compiles and sandbox-checks every one against the backend (a bad one stops
  * start-up with file, line and column), connects Redis when configured, starts warming, then
  * serves HTTP on `config.port`.
  */
@@ -90,16 +88,6 @@ export async function startService(opts: StartServiceOptions): Promise<RunningSe
   const { config, backend } = opts;
   const logger = opts.logger ?? createLogger();
   const registry = await loadServedEndpoints(config.endpointDirs);
-  const undeclared = undeclaredSources(registry.list(), await backend.schema(), backend.dialect);
-  if (undeclared.size > 0) {
-    await backend.ingest([...undeclared.keys()].map((source) => ({ source, events: [] })));
-    for (const [source, endpoints] of undeclared) {
-      logger.info(
-        { source, endpoints },
-        `created source ${source}, named by ${endpoints.join(", ")}: empty until events are loaded or ingested`,
-      );
-    }
-  }
   const problems = checkEndpoints(registry.list(), await backend.schema(), backend.dialect);
   const first = problems[0];
   if (first) {

@@ -208,12 +208,7 @@ export function bindTableItem(
   }
   const source = Object.hasOwn(ctx.schema.sources, name) ? ctx.schema.sources[name] : undefined;
   if (!source) {
-    // `db.table` unquoted is an engine's qualified name (`information_schema.tables`), never one a
-    // log source is created under: a dotted source name is quoted whole (`` `myapp.logs` ``)
-    throw new QesError("relation_not_allowed", `Table ${name} is not a known log source.`, {
-      ...locationOf(item),
-      ...(item.db ? {} : { unknownSource: name }),
-    });
+    throw new QesError("relation_not_allowed", `Table ${name} is not a known log source.`, locationOf(item));
   }
   ctx.joinRelations(1, item);
   const alias = ctx.alias("t");

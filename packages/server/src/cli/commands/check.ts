@@ -1,14 +1,13 @@
 import { resolve } from "node:path";
 import { openBackend } from "../../backend/open-backend.ts";
 import { checkEndpoints, formatProblem } from "../../check/check-endpoints.ts";
-import { undeclaredSources, withEmptySource } from "../../check/declared-sources.ts";
 import { loadConfig } from "../../config.ts";
 import { loadServedEndpoints } from "../../endpoint-dirs.ts";
 
 /**
  * `qes check [dir…]`: loads the built-ins plus the given directories (default: QES_ENDPOINTS_DIR),
  * compiles and sandbox-checks each definition against the store, and reports file, line and
- * column of every problem (a source the store lacks is a note: `qes serve` creates it). Exit code 1 when any definition fails.
+ * column of every problem. Exit code 1 when any definition fails.
  */
 export async function checkCommand(dirs: string[]): Promise<number> {
   const config = loadConfig();
@@ -17,18 +16,7 @@ export async function checkCommand(dirs: string[]): Promise<number> {
   );
   const backend = await openBackend(config);
   try {
-    // a source the store lacks is not a problem: `qes serve` creates it empty (declared-sources.ts)
-    const stored = await backend.schema();
-    const undeclared = undeclaredSources(registry.list(), stored, backend.dialect);
-    let schema = stored;
-    for (const source of undeclared.keys()) schema = withEmptySource(schema, source);
-    const problems = checkEndpoints(registry.list(), schema, backend.dialect);
-    for (const [source, endpoints] of undeclared) {
-      process.stdout.write(
-        `note  ${endpoints.join(", ")} read${endpoints.length === 1 ? "s" : ""} ${source}, ` +
-          "which the store does not hold yet: qes serve creates it empty\n",
-      );
-    }
+    const problems = checkEndpoints(registry.list(), await backend.schema(), backend.dialect);
     const failed = new Set(problems.map((p) => p.endpoint));
     for (const def of registry.list()) {
       if (!failed.has(def.name)) process.stdout.write(`ok    ${def.name}  (${def.sqlFile})\n`);
