@@ -1,4 +1,5 @@
 import type { ScalarType, SqlType } from "@qes/core";
+import { clickhouseFloatText } from "./clickhouse-float-text.ts";
 import { sqlString } from "./clickhouse-sql.ts";
 import { clickhouseColumnType } from "./clickhouse-storage.ts";
 import { checkedInt64, nullableType } from "./clickhouse-types.ts";
@@ -113,6 +114,8 @@ export function clickhouseCast(x: string, from: SqlType, to: ScalarType): string
       return timestampText(x);
     case "DATETIME>STRING":
       return datetimeText(x);
+    case "FLOAT64>STRING":
+      return clickhouseFloatText(x);
     case "BOOL>STRING":
       return `if(${x}, 'true', 'false')`;
     case "DATE>TIMESTAMP":

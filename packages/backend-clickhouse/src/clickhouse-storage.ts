@@ -5,6 +5,7 @@ import {
   type SchemaChange,
   type SourceSchema,
 } from "@qes/core";
+import { floatTextAsCore } from "./clickhouse-float-text.ts";
 import { qualified, quoteIdent, sqlString } from "./clickhouse-sql.ts";
 
 /**
@@ -142,10 +143,6 @@ function jsonTextAt(column: string, path: readonly string[]): string {
   );
 }
 
-/** ClickHouse's text of a Float64 (the column's values after MODIFY to String), spelled as core's. */
-const FLOAT_TEXT_AS_CORE = (col: string) =>
-  `if(${col} = '-0', '0', replaceRegexpOne(${col}, 'e([0-9])', 'e+\\1'))`;
-
 /** The top-level record whose JSON text holds the field at `path`, if any. */
 function enclosingJson(source: SourceSchema, path: readonly string[]) {
   if (path.length < 2) return undefined;
@@ -199,7 +196,7 @@ export function schemaChangeSql(
         const json = jsonTextAt(within.column, within.path);
         sql.push(
           `ALTER TABLE ${data}${onCluster(layout)} UPDATE ${col} = ` +
-            `if(${col} IS NULL, NULL, coalesce(replaceRegexpOne(${json}, 'e([0-9])', 'e+\\1'), ${FLOAT_TEXT_AS_CORE(col)})) WHERE 1`,
+            `if(${col} IS NULL, NULL, coalesce(replaceRegexpOne(${json}, 'e([0-9])', 'e+\\1'), ${floatTextAsCore(col)})) WHERE 1`,
         );
       } else if (within) {
         sql.push(
@@ -209,7 +206,7 @@ export function schemaChangeSql(
         // ClickHouse converted with core's notation (`String(number)`: shortest digits, fixed within
         // [1e-7, 1e21)) but for two spellings: `1e21` is `1e+21`, and -0 is `0`
         sql.push(
-          `ALTER TABLE ${data}${onCluster(layout)} UPDATE ${col} = ${FLOAT_TEXT_AS_CORE(col)} ` +
+          `ALTER TABLE ${data}${onCluster(layout)} UPDATE ${col} = ${floatTextAsCore(col)} ` +
             `WHERE ${col} = '-0' OR match(${col}, 'e[0-9]')`,
         );
       }

@@ -21,6 +21,7 @@ import {
   weekNumberNumerator,
   weekStartDay,
 } from "@qes/core";
+import { duckdbFloatText } from "./duckdb-float-text.ts";
 import { duckdbColumnType } from "./duckdb-storage.ts";
 import {
   bindDuckdbZone,
@@ -254,6 +255,7 @@ export class DuckdbDialect extends SqlEmitter {
       return `CASE WHEN regexp_matches(${expr}, '^\\s*[+-]?0[xX][0-9a-fA-F]+\\s*$') THEN (CASE WHEN ltrim(${expr}) LIKE '-%' THEN -1 ELSE 1 END) * CAST(regexp_replace(trim(${expr}), '^[+-]', '') AS BIGINT) ELSE CAST(${expr} AS BIGINT) END`;
     }
     if (from.t === "scalar" && from.s === "TIMESTAMP" && to === "STRING") return timestampText(expr);
+    if (from.t === "scalar" && from.s === "FLOAT64" && to === "STRING") return duckdbFloatText(expr);
     if (fromString && to === "TIMESTAMP") return stringToTimestampSql(expr);
     return `CAST(${expr} AS ${TYPE_NAMES[to]})`;
   }

@@ -12,7 +12,6 @@ import {
   BUILTIN_SOURCES,
   type ColumnType,
   type FieldNode,
-  jsNumberTextSql,
   type LogSchema,
   newSourceSchema,
   physicalColumns,
@@ -20,6 +19,7 @@ import {
   type SchemaChange,
   type SourceSchema,
 } from "@qes/core";
+import { duckdbNumberText } from "./duckdb-float-text.ts";
 
 /**
  * Storage of log events in DuckDB: one table per source with the typed columns of the layout in
@@ -189,7 +189,7 @@ export function schemaChangeSql(source: SourceSchema, change: SchemaChange): str
           using = ` USING regexp_replace(${jsonTextAt(within.column, within.path)}, 'e([0-9])', 'e+\\1')`;
       } else if (change.from === "FLOAT64" && change.to === "STRING") {
         // core's spelling (`String(number)`), not DuckDB's (`9007199254740992.0`, `5e-05`)
-        using = ` USING ${jsNumberTextSql(col, `CAST(abs(${col}) AS VARCHAR)`, "VARCHAR")}`;
+        using = ` USING ${duckdbNumberText(col)}`;
       }
       return [`ALTER TABLE ${t} ALTER COLUMN ${col} TYPE ${to}${using}`];
     }

@@ -22,6 +22,7 @@ import {
   weekNumberNumerator,
   weekStartDay,
 } from "@qes/core";
+import { postgresFloatText } from "./postgres-float-text.ts";
 import { jsonArrayText, jsonObjectText } from "./postgres-json-object.ts";
 import { PATTERN_TOKEN, toPostgresRegex } from "./postgres-regex.ts";
 import { PG_COLUMN_TYPES } from "./postgres-storage.ts";
@@ -454,6 +455,7 @@ export class PostgresDialect extends SqlEmitter {
       const us = `(CAST(extract(microseconds FROM ${expr}) AS bigint) % 1000000)`;
       return `(to_char(${expr} AT TIME ZONE 'UTC', 'YYYY-MM-DD HH24:MI:SS') || CASE WHEN ${us} = 0 THEN '' WHEN ${us} % 1000 = 0 THEN '.' || lpad(CAST(${us} / 1000 AS text), 3, '0') ELSE '.' || lpad(CAST(${us} AS text), 6, '0') END || '+00')`;
     }
+    if (f === "FLOAT64" && to === "STRING") return postgresFloatText(expr);
     if (f === "BOOL" && to === "INT64") return `CAST(CAST(${expr} AS integer) AS bigint)`;
     if (f === "INT64" && to === "BOOL") return `(${expr} <> 0)`;
     // BigQuery rounds half away from zero; a double cast rounds half to even.

@@ -9,6 +9,7 @@ import {
   type SourceSchema,
 } from "@qes/core";
 import type { ResolvedPostgresConfig } from "./postgres-config.ts";
+import { shortestFloatText } from "./postgres-float-text.ts";
 import {
   bucketStatisticsSql,
   ensureBucketStatistics,
@@ -150,24 +151,6 @@ function enclosingJson(source: SourceSchema, path: string[]): { column: string; 
   const top = source.fields[path[0]!];
   if (top?.kind !== "record" || top.column === undefined) return undefined;
   return { column: top.column, rest: path.slice(1) };
-}
-
-/**
- * The shortest text of `abs(col)` (a float8) that reads back as the same double, as JavaScript
- * finds it. float8out's Ryu does not take a decimal that lies exactly on the rounding boundary
- * (3.21157e20 prints as `3.2115699999999997e+20`): when it gives 16 or more digits, the value
- * rounded to 15 (`float8::numeric`, checked to read back and to stay within float8's range) is
- * used instead, whose trailing zeros go.
- */
-function shortestFloatText(col: string): string {
-  const ryu = `abs(${col})::text`;
-  const digits = `length(ltrim(replace(split_part(${ryu}, 'e', 1), '.', ''), '0'))`;
-  const fifteen = `abs(${col})::numeric`;
-  const fifteenText = `regexp_replace(trim(to_char(${fifteen}, '9.99999999999999EEEE')), '\\.?0*e', 'e')`;
-  return (
-    `CASE WHEN ${digits} >= 16 AND ${fifteen} <= 1.7976931348623157e308 AND ${fifteen}::float8 = abs(${col}) ` +
-    `THEN ${fifteenText} ELSE ${ryu} END`
-  );
 }
 
 /**

@@ -1,5 +1,27 @@
 import { col, EDGE, PG, REST, RT, type SqlCase, us } from "./case.ts";
 
+/** CAST(FLOAT64 AS STRING) of the values of the case that names it */
+const FLOAT_TEXTS = [
+  "1",
+  "0.1",
+  "1e+21",
+  "-1e+23",
+  "123456789",
+  "1e-7",
+  "0.30000000000000004",
+  "1000000",
+  "0.000025",
+  "1.5e+300",
+  "0",
+  "5e-324",
+  "1.7976931348623157e+308",
+  "-0.000001",
+  "321157000000000000000",
+  "nan",
+  "inf",
+  "-inf",
+];
+
 // CAST / SAFE_CAST, timestamp, datetime and date functions, and timestamps compared with string
 // literals: BigQuery "Conversion functions", "Timestamp functions", "Datetime functions", "Date
 // functions", "Format elements", "Array functions" (GENERATE_TIMESTAMP_ARRAY), and DESIGN.md §3
@@ -48,6 +70,18 @@ export const timeCases: SqlCase[] = [
     rule: "BigQuery CAST AS FLOAT64; SAFE_CAST",
     sql: `select cast('3.5' as float64) as a, cast('1e3' as float64) as b, safe_cast('x' as float64) as c`,
     expect: [{ a: 3.5, b: 1000, c: null }],
+  },
+  {
+    // each engine's own cast spelled these three ways (DuckDB `1.0`, `2.5e-05`; PostgreSQL
+    // `9.999999999999999e+22` for 1e23; ClickHouse `1e21`): now core's spelling of a number on
+    // every backend, which is what a STRING column holds for a number shaped from an event
+    name: "CAST FLOAT64 AS STRING spells a number alike on every backend",
+    rule: "BigQuery CAST(FLOAT64 AS STRING): the shortest digits that read back; nan, inf, -inf; the same text on every backend (DESIGN.md §3)",
+    sql:
+      "select array_agg(cast(cast(x as float64) as string) order by o) as s, array_agg(format('%t', cast(x as float64)) order by o) as t " +
+      "from unnest(['1.0', '0.1', '1e21', '-1e23', '123456789', '1e-7', '0.30000000000000004', '1e6', '2.5e-5', '1.5e300', '-0', " +
+      "'5e-324', '1.7976931348623157e308', '-0.000001', '3.21157e20', 'nan', 'inf', '-inf']) as x with offset o",
+    expect: [{ s: FLOAT_TEXTS, t: FLOAT_TEXTS }],
   },
   {
     name: "CAST INT64 AS FLOAT64",
