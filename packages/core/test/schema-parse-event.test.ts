@@ -240,3 +240,29 @@ describe("a shipper's `message` (Vector, syslog, Docker, journald)", () => {
     ).not.toBe(first.id);
   });
 });
+
+describe("Logstash's and Filebeat's `@timestamp`", () => {
+  it("is the event's time when it has no `timestamp`, in a load and in ingest alike", () => {
+    const at = "2025-01-15T09:00:00.123Z";
+    expect(parseEvent(JSON.stringify({ "@timestamp": at, message: "m" }), 1, NOW)!.timestamp).toBe(
+      1736931600123000n,
+    );
+    const ingested = logEventFromJson({ "@timestamp": at, event_message: "m" }, "logstash", NOW);
+    expect(ingested.timestamp).toBe(1736931600123000n);
+    // the field stays as sent
+    expect(ingested.body["@timestamp"]).toBe(at);
+  });
+
+  it("yields to `timestamp`, and one it cannot read leaves the arrival time instead of refusing", () => {
+    expect(
+      logEventFromJson({ "@timestamp": "2025-01-15T09:00:00Z", timestamp: "2025-01-16T00:00:00Z" }, "s", NOW)
+        .timestamp,
+    ).toBe(1736985600000000n);
+    expect(logEventFromJson({ "@timestamp": "yesterday" }, "s", NOW).timestamp).toBe(NOW);
+    expect(logEventFromJson({ "@timestamp": null }, "s", NOW).timestamp).toBe(NOW);
+    // `timestamp` stays this API's own: unreadable, it refuses its event
+    expect(() =>
+      logEventFromJson({ "@timestamp": "2025-01-15T09:00:00Z", timestamp: "yesterday" }, "s", NOW),
+    ).toThrow(/"timestamp" is "yesterday"/);
+  });
+});

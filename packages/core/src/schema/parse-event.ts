@@ -91,6 +91,27 @@ function eventTimestamp(
 }
 
 /**
+ * The time of an event: its `timestamp`, or else the `@timestamp` that Logstash, Filebeat and
+ * Fluentd's logstash format write (ISO 8601) — read by the same rules, but one it cannot read
+ * leaves the arrival time, since the field is not this API's own. The field stays in the body.
+ */
+function timeOfEvent(value: JsonObject, where: string, nowMicros: bigint, line: number | undefined): bigint {
+  const elastic = value["@timestamp"];
+  if (
+    (value.timestamp === undefined || value.timestamp === null) &&
+    elastic !== undefined &&
+    elastic !== null
+  ) {
+    try {
+      return eventTimestamp(elastic, where, nowMicros, line);
+    } catch {
+      return nowMicros;
+    }
+  }
+  return eventTimestamp(value.timestamp, where, nowMicros, line);
+}
+
+/**
  * UTF-8 bytes an `id` or a `project` may take: both are index keys on every backend, and
  * PostgreSQL's btree refuses an entry above 2,704 bytes (a longer key failed the whole commit, on
  * one backend only). Real ids are UUIDs and project refs are 20 characters.
@@ -199,7 +220,7 @@ export function parseEvent(line: string, lineNumber: number, nowMicros: bigint):
   moveMessage(value);
   return {
     id: id ?? randomUUID(),
-    timestamp: eventTimestamp(value.timestamp, where, nowMicros, lineNumber),
+    timestamp: timeOfEvent(value, where, nowMicros, lineNumber),
     body: value,
   };
 }
@@ -233,7 +254,7 @@ export function logEventFromJson(
   }
   const id = sentId(value.id, where, line);
   checkProject(value.project, where, line);
-  const timestamp = eventTimestamp(value.timestamp, where, nowMicros, line);
+  const timestamp = timeOfEvent(value, where, nowMicros, line);
   if (timestamp < MIN_TIMESTAMP || timestamp >= MAX_TIMESTAMP) {
     throw new QesError(
       "invalid_event",
