@@ -15,7 +15,11 @@ import { queryTypeParsers, toWireRows } from "./postgres-values.ts";
 
 /**
  * Connection options of query sessions (libpq `options`, applied before any statement runs).
- * Compiled SQL names log tables unqualified: the search path is the log schema only.
+ * Compiled SQL names log tables unqualified: the search path is the log schema only. JIT is off:
+ * the usage counters over 1M events (plan costs 1e5–3e5, past `jit_above_cost`) ran 6–15 % slower
+ * with it, its compilation (~0.6 s in EXPLAIN) outweighing what it saved (docs/benchmarks.md).
+ * `extra_float_digits=1` (PostgreSQL's default, pinned) gives the shortest digits that
+ * CAST(FLOAT64 AS STRING) spells (postgres-float-text.ts).
  */
 export function querySessionOptions(statementTimeoutMs: number, schema: string): string {
   return [
@@ -24,6 +28,8 @@ export function querySessionOptions(statementTimeoutMs: number, schema: string):
     `-c statement_timeout=${statementTimeoutMs}`,
     "-c TimeZone=UTC",
     "-c DateStyle=ISO",
+    "-c jit=off",
+    "-c extra_float_digits=1",
   ].join(" ");
 }
 

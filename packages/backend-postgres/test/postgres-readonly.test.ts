@@ -129,6 +129,18 @@ describe("PostgreSQL execution is read-only by construction", () => {
     expect(rows[0].n).toBe(5);
   });
 
+  it("runs queries without JIT and with the shortest float digits, whatever the server's defaults", async () => {
+    const pool = createQueryPool(backend.config);
+    try {
+      const { rows } = await pool.query(
+        "select current_setting('jit') as jit, current_setting('extra_float_digits') as digits",
+      );
+      expect(rows[0]).toEqual({ jit: "off", digits: "1" });
+    } finally {
+      await pool.end();
+    }
+  });
+
   it("binds values as values, never as SQL", async () => {
     const result = await backend.execute(
       handQuery(
