@@ -65,6 +65,15 @@ export function isUnavailableServer(e: unknown): boolean {
   return isUnavailableError(e) && !messageOf(e).includes("timeout exceeded when trying to connect");
 }
 
+/**
+ * 53200 "out of shared memory" with its hint about max_locks_per_transaction: the request touched
+ * more partitions than the lock table holds (a load over thousands of days), not a server that is
+ * down — which is what other 53xxx states (disk full, too many connections) mean here.
+ */
+function isLockTableFull(code: string | undefined, e: unknown): boolean {
+  return code === "53200" && /shared memory/.test(messageOf(e));
+}
+
 function isNonFiniteConversion(code: string | undefined, e: unknown): boolean {
   return code === "0A000" && /^cannot convert (NaN|infinity)\b/i.test(messageOf(e));
 }
@@ -76,6 +85,15 @@ function isNonFiniteConversion(code: string | undefined, e: unknown): boolean {
 export function toQesError(e: unknown, doing: string): QesError {
   if (isQesError(e)) return e;
   const code = sqlState(e);
+  if (isLockTableFull(code, e)) {
+    return new QesError(
+      "sql_too_complex",
+      `PostgreSQL's lock table is full (${doing}): ${messageOf(e)}. Every day's partition a ` +
+        "transaction reads or writes takes its locks: touch fewer days at once (split a load by " +
+        "time, narrow a query's time range) or raise the server's max_locks_per_transaction.",
+      { cause: e },
+    );
+  }
   if (isUnavailableError(e)) {
     return new QesError("backend_unavailable", `PostgreSQL is unavailable (${doing}): ${messageOf(e)}`, {
       cause: e,
