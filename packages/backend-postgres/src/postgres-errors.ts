@@ -97,11 +97,16 @@ export function toQesError(e: unknown, doing: string): QesError {
   if (code === "42501") {
     return new QesError("sql_not_allowed", `not allowed: ${messageOf(e)}`, { cause: e });
   }
-  // 22 data exception, 42 syntax error or access rule violation (42501, the reader role's
-  // limits, is above): caused by the query's SQL or its data. So is a NaN or an infinity cast to
-  // an integer, which PostgreSQL reports as 0A000 feature_not_supported ("cannot convert NaN to
-  // bigint")
-  if (code?.startsWith("22") || code?.startsWith("42") || isNonFiniteConversion(code, e))
+  // 21 cardinality violation (a scalar subquery of more than one row), 22 data exception, 42
+  // syntax error or access rule violation (42501, the reader role's limits, is above): caused by
+  // the query's SQL or its data. So is a NaN or an infinity cast to an integer, which PostgreSQL
+  // reports as 0A000 feature_not_supported ("cannot convert NaN to bigint")
+  if (
+    code?.startsWith("21") ||
+    code?.startsWith("22") ||
+    code?.startsWith("42") ||
+    isNonFiniteConversion(code, e)
+  )
     return userSqlError(messageOf(e), e);
   if (code?.startsWith("54")) {
     return new QesError("sql_too_complex", messageOf(e), { cause: e });
