@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import {
   type Answer,
+  getQuery,
   PROJECT,
   postQuery,
   type SandboxServer,
@@ -100,6 +101,25 @@ describe.each(BACKENDS)("client mistakes answered 422 on $name", (fixture) => {
     if (answer.status === 422) {
       expect(answer.body.error.code).toBe("sql_invalid");
       expect(answer.body.error.message).toContain(m.names);
+    }
+  });
+
+  // PostgreSQL refused year 0 as the query's fault (422), DuckDB compared it (200)
+  it.each([
+    ["year 0", "0000-01-01T00:00:00Z"],
+    ["year 1 east of UTC", "0001-01-01T00:00:00+14:00"],
+    ["year 10000 in UTC", "9999-12-31T23:59:59.999999-14:00"],
+  ])("a timestamp parameter outside BigQuery's range (%s) is a 400 naming it", async (_name, value) => {
+    const answer = await getQuery(server, "logs.all", { project: PROJECT, iso_timestamp_start: value });
+    expect(answer.status, JSON.stringify(answer.body)).toBe(400);
+    expect(answer.body.error.code).toBe("invalid_parameter");
+    expect(answer.body.error.param).toBe("iso_timestamp_start");
+  });
+
+  it("a timestamp parameter at BigQuery's first and last instants runs", async () => {
+    for (const value of ["0001-01-01T00:00:00Z", "9999-12-31T23:59:59.999999Z"]) {
+      const answer = await getQuery(server, "logs.all", { project: PROJECT, iso_timestamp_end: value });
+      expect(answer.status, JSON.stringify(answer.body)).toBe(200);
     }
   });
 
