@@ -4,6 +4,7 @@ import { type ExecuteOptions, QesError, userSqlError } from "@qes/core";
 const SQL_ERRORS = new Set([
   1, // UNSUPPORTED_METHOD
   6, // CANNOT_PARSE_TEXT
+  25, // CANNOT_PARSE_ESCAPE_SEQUENCE: a LIKE pattern that ends in a backslash
   27, // CANNOT_PARSE_INPUT_ASSERTION_FAILED
   36, // BAD_ARGUMENTS
   38, // CANNOT_PARSE_DATE
@@ -23,6 +24,7 @@ const SQL_ERRORS = new Set([
   76, // CANNOT_PARSE_ESCAPE_SEQUENCE? (kept: a parse of the query's own text)
   80, // INCORRECT_QUERY
   81, // UNKNOWN_DATABASE
+  125, // INCORRECT_RESULT_OF_SCALAR_SUBQUERY: more than one row, as PostgreSQL's 21000
   184, // ILLEGAL_AGGREGATION
   215, // NOT_AN_AGGREGATE
   352, // AMBIGUOUS_COLUMN_NAME
@@ -39,6 +41,7 @@ const QUERY_WAS_CANCELLED = 394;
 const MEMORY_LIMIT = 241; // MEMORY_LIMIT_EXCEEDED
 const TOO_MANY_ROWS_OR_BYTES = 396;
 const CANNOT_CONVERT_TYPE = 70;
+const INVALID_JOIN_ON_EXPRESSION = 403;
 
 function codeOf(e: unknown): number | null {
   const code = (e as { code?: unknown })?.code;
@@ -75,6 +78,9 @@ export function clickhouseQueryError(e: unknown, opts?: ExecuteOptions): QesErro
   // checkedInt64's narrowing: say what BigQuery says, not which ClickHouse column type overflowed
   if (code === CANNOT_CONVERT_TYPE && /cannot be safely converted into type Int64/.test(message))
     return userSqlError("INT64 overflow: a value is outside -2^63 … 2^63-1", e);
+  // its message names compiled columns (`less(__table1.c1, __table3.c1)`): say what to write
+  if (code === INVALID_JOIN_ON_EXPRESSION)
+    return userSqlError("this JOIN needs an equality between the two sides' columns in its ON condition", e);
   if (code !== null && SQL_ERRORS.has(code)) return userSqlError(withoutCompiledSql(message), e);
   if (isUnavailable(e)) {
     return new QesError("backend_unavailable", `ClickHouse does not answer: ${message}`, { cause: e });

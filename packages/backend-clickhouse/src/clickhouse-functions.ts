@@ -2,10 +2,12 @@ import {
   ADDRESS_PATTERN,
   type CallExpr,
   DEFAULT_FUNCTIONS,
+  ESCAPE_MARK_CODE_POINT,
   type FunctionEmitter,
   type FunctionTable,
   formatCall,
   isPlainPattern,
+  JSON_ESCAPE_PATTERN,
   jsonPathKeys,
   literalArg,
   REDACTED,
@@ -223,7 +225,11 @@ export function clickhouseFunctions(e: ClickhouseEmitter): FunctionTable {
     __REDACT_ADDRESSES: ([v], call) => {
       const replace = (text: string) =>
         `replaceRegexpAll(${text}, ${e.stringLiteral(ADDRESS_PATTERN)}, ${e.stringLiteral(REDACTED)})`;
-      return isNative(call, 0) ? `arrayMap(__s -> ${replace("__s")}, ${v})` : replace(v!);
+      if (isNative(call, 0)) return `arrayMap(__s -> ${replace("__s")}, ${v})`;
+      // escapes marked so the pattern meets the decoded text's boundaries (json-text-escapes.ts)
+      const mark = `char(${ESCAPE_MARK_CODE_POINT})`;
+      const marked = `replaceRegexpAll(${v}, ${e.stringLiteral(JSON_ESCAPE_PATTERN)}, concat(${e.stringLiteral("\\1")}, ${mark}))`;
+      return `replaceAll(${replace(marked)}, ${mark}, '')`;
     },
     __JSON_ARRAY: (args, call) =>
       args.length ? `concat('[', ${args.map((a, i) => jsonOf(a, call, i)).join(", ',', ")}, ']')` : "'[]'",

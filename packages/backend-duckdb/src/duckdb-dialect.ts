@@ -2,9 +2,11 @@ import {
   ADDRESS_PATTERN,
   type CallExpr,
   DEFAULT_FUNCTIONS,
+  ESCAPE_MARK_CODE_POINT,
   type FormatSpec,
   type FunctionTable,
   formatCall,
+  JSON_ESCAPE_PATTERN,
   jsonPathKeys,
   literalArg,
   MAX_GENERATED_ELEMENTS,
@@ -209,9 +211,11 @@ export class DuckdbDialect extends SqlEmitter {
     __REDACT_ADDRESSES: ([v], call) => {
       const replace = (text: string) =>
         `regexp_replace(${text}, ${this.stringLiteral(ADDRESS_PATTERN)}, ${this.stringLiteral(REDACTED)}, 'g')`;
-      return isNative(call, 0)
-        ? `list_transform(${v}, __s -> ${replace("__s")})`
-        : replace(`CAST(${v} AS VARCHAR)`);
+      if (isNative(call, 0)) return `list_transform(${v}, __s -> ${replace("__s")})`;
+      // escapes marked so the pattern meets the decoded text's boundaries (json-text-escapes.ts)
+      const mark = `chr(${ESCAPE_MARK_CODE_POINT})`;
+      const marked = `regexp_replace(CAST(${v} AS VARCHAR), ${this.stringLiteral(JSON_ESCAPE_PATTERN)}, ${this.stringLiteral("\\1")} || ${mark}, 'g')`;
+      return `replace(${replace(marked)}, ${mark}, '')`;
     },
   };
 

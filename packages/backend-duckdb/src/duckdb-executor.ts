@@ -16,8 +16,13 @@ import { duckdbRowToWire } from "./duckdb-values.ts";
 /** how often a stopped query's connection is interrupted again (`executeOnDuckdb`) */
 const REINTERRUPT_MS = 5;
 
-/** Engine error classes that mean "this SQL cannot run", as opposed to an engine failure. */
-const SQL_ERROR = /^(Parser|Binder|Conversion|Invalid Input|Out of Range|Catalog|Not implemented) Error/;
+/**
+ * Engine error classes that mean "this SQL cannot run", as opposed to an engine failure. A
+ * Syntax Error comes after the statement parsed: a LIKE pattern that ends in its escape character
+ * (`id LIKE '\\'`, or a pattern read from a column), the query's text or its data.
+ */
+const SQL_ERROR =
+  /^(Parser|Binder|Conversion|Invalid Input|Out of Range|Catalog|Not implemented|Syntax) Error/;
 
 function engineMessage(e: unknown): string {
   return (e instanceof Error ? e.message : String(e)).replace(/^Error: /, "");

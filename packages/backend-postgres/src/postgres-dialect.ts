@@ -2,11 +2,13 @@ import {
   ADDRESS_PATTERN,
   type CallExpr,
   DEFAULT_FUNCTIONS,
+  ESCAPE_MARK_CODE_POINT,
   type FormatSpec,
   type FunctionTable,
   formatCall,
   formatTimestampMicros,
   isPlainPattern,
+  JSON_ESCAPE_PATTERN,
   jsonPathKeys,
   literalArg,
   MAX_GENERATED_ELEMENTS,
@@ -256,9 +258,12 @@ export class PostgresDialect extends SqlEmitter {
     __REDACT_ADDRESSES: ([v], call) => {
       const replace = (text: string) =>
         `regexp_replace(${text}, ${this.stringLiteral(toPostgresRegex(ADDRESS_PATTERN))}, ${this.stringLiteral(REDACTED)}, 'g')`;
-      return isNative(call, 0)
-        ? `ARRAY(SELECT ${replace("e.v")} FROM unnest(${v}) WITH ORDINALITY AS e(v, n) ORDER BY e.n)`
-        : replace(`CAST(${v} AS text)`);
+      if (isNative(call, 0))
+        return `ARRAY(SELECT ${replace("e.v")} FROM unnest(${v}) WITH ORDINALITY AS e(v, n) ORDER BY e.n)`;
+      // escapes marked so the pattern meets the decoded text's boundaries (json-text-escapes.ts)
+      const mark = `chr(${ESCAPE_MARK_CODE_POINT})`;
+      const marked = `regexp_replace(CAST(${v} AS text), ${this.stringLiteral(toPostgresRegex(JSON_ESCAPE_PATTERN))}, ${this.stringLiteral("\\1")} || ${mark}, 'g')`;
+      return `replace(${replace(marked)}, ${mark}, '')`;
     },
   };
 

@@ -74,10 +74,6 @@ function isLockTableFull(code: string | undefined, e: unknown): boolean {
   return code === "53200" && /shared memory/.test(messageOf(e));
 }
 
-function isNonFiniteConversion(code: string | undefined, e: unknown): boolean {
-  return code === "0A000" && /^cannot convert (NaN|infinity)\b/i.test(messageOf(e));
-}
-
 /**
  * Maps a pg error to a QesError with a stable code. Messages of server-side failures are the
  * server's own (they name no secrets); internals keep the original as `cause` for the logs.
@@ -115,11 +111,12 @@ export function toQesError(e: unknown, doing: string): QesError {
   if (code === "42501") {
     return new QesError("sql_not_allowed", `not allowed: ${messageOf(e)}`, { cause: e });
   }
-  // 22 data exception, 42 syntax error or access rule violation (42501, the reader role's
-  // limits, is above): caused by the query's SQL or its data. So is a NaN or an infinity cast to
-  // an integer, which PostgreSQL reports as 0A000 feature_not_supported ("cannot convert NaN to
-  // bigint")
-  if (code?.startsWith("22") || code?.startsWith("42") || isNonFiniteConversion(code, e))
+  // 21 cardinality violation (a scalar subquery of more than one row), 22 data exception, 42
+  // syntax error or access rule violation (42501, the reader role's limits, is above): caused by
+  // the query's SQL or its data. So is 0A000 feature_not_supported, which a read-only SELECT
+  // meets only through what its SQL asks: a NaN cast to an integer ("cannot convert NaN to
+  // bigint"), a FULL JOIN on a condition that is not an equality, COUNT(DISTINCT …) OVER (…)
+  if (code?.startsWith("21") || code?.startsWith("22") || code?.startsWith("42") || code === "0A000")
     return userSqlError(messageOf(e), e);
   if (code?.startsWith("54")) {
     return new QesError("sql_too_complex", messageOf(e), { cause: e });

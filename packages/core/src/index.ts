@@ -24,6 +24,7 @@ export * from "./params/bind-params.ts";
 export * from "./params/parse-timestamp.ts";
 export * from "./parse/parse-sql.ts";
 export * from "./redaction/address-pattern.ts";
+export * from "./redaction/json-text-escapes.ts";
 export * from "./redaction/redact-text.ts";
 export * from "./retention/query-window.ts";
 export * from "./retention/retention-policy.ts";

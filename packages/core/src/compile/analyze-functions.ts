@@ -22,7 +22,7 @@ import { coerceLiteralTo } from "./coerce.ts";
 import type { AggregateOptions, Expr, OrderItem } from "./ir.ts";
 import { columnRefPath } from "./resolve-names.ts";
 import { checkAggregateClause, specialForm } from "./special-forms.ts";
-import { INT64, type SqlType, STRING, typeName } from "./sql-type.ts";
+import { INT64, isNumeric, type SqlType, STRING, typeName } from "./sql-type.ts";
 
 export function functionName(node: AstNode): string {
   const parts: string[] = [];
@@ -245,6 +245,16 @@ export function withWindow(call: CallExpr, over: AstNode, env: ExprEnv): Expr {
       !texts.every((t) => FRAME_BOUND.test(t))
     ) {
       fail("sql_invalid", "Window frames must be ROWS|RANGE BETWEEN <bound> AND <bound>.", over);
+    }
+    // BigQuery's rule, which every engine needs too: an offset is added to the one ORDER BY key
+    // (PostgreSQL refused a TIMESTAMP key as an unsupported feature, a 500)
+    const offset = texts.some((t) => /^\d/.test(t));
+    if (kind === "RANGE" && offset && !(orderBy.length === 1 && isNumeric(orderBy[0]!.expr.type))) {
+      fail(
+        "sql_invalid",
+        "A RANGE frame with an offset (n PRECEDING or n FOLLOWING) needs exactly one ORDER BY key, of type INT64 or FLOAT64.",
+        over,
+      );
     }
     frame = `${kind} BETWEEN ${texts[0]} AND ${texts[1]}`;
   }

@@ -1,4 +1,5 @@
 import { QesError } from "../errors.ts";
+import { checkBacktrackingNesting } from "./backtracking-nesting.ts";
 import { rewrite } from "./desugar-constructs.ts";
 import { joinGroups, parenthesisedJoins, qualifyWithoutWhere, starExceptReplace } from "./desugar-passes.ts";
 import { lexSql, type Token } from "./lex-sql.ts";
@@ -107,6 +108,7 @@ export function desugarSql(sql: string): DesugaredSql {
     if (t.type === "punct" && (t.value === "(" || t.value === "[") && ++depth > MAX_SQL_NESTING) tooDeep(t);
     if (t.type === "punct" && (t.value === ")" || t.value === "]")) depth--;
   }
+  checkBacktrackingNesting(tokens);
   refuseUnsupportedSyntax(tokens);
   const strings: string[] = [];
   const pre = STATEMENT_PASSES.reduce((ts, pass) => pass.run(ts), tokens.slice(0, -1));

@@ -10,7 +10,7 @@ import {
   parseEventJsonText,
   textOfJsonValue,
 } from "./json-value.ts";
-import { parseIsoTimestampMicros } from "./timestamp-micros.ts";
+import { END_TIMESTAMP_MICROS, MIN_TIMESTAMP_MICROS, parseIsoTimestampMicros } from "./timestamp-micros.ts";
 
 /**
  * One log event after normalisation (DESIGN.md §3): a UUID `id` (given or generated), a
@@ -22,10 +22,6 @@ export interface LogEvent {
   timestamp: bigint;
   body: JsonObject;
 }
-
-/** 0001-01-01T00:00:00Z and 10000-01-01T00:00:00Z in unix microseconds */
-const MIN_TIMESTAMP = -62_135_596_800_000_000n;
-const MAX_TIMESTAMP = 253_402_300_800_000_000n;
 
 function describe(value: JsonValue): string {
   if (value === null) return "null";
@@ -255,7 +251,7 @@ export function logEventFromJson(
   const id = sentId(value.id, where, line);
   checkProject(value.project, where, line);
   const timestamp = timeOfEvent(value, where, nowMicros, line);
-  if (timestamp < MIN_TIMESTAMP || timestamp >= MAX_TIMESTAMP) {
+  if (timestamp < MIN_TIMESTAMP_MICROS || timestamp >= END_TIMESTAMP_MICROS) {
     throw new QesError(
       "invalid_event",
       `${where}: "timestamp" is outside the years 0001–9999 that every backend can store`,

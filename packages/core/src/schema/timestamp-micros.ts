@@ -7,6 +7,13 @@ const ISO_TIMESTAMP =
   /^(\d{4})-(\d{2})-(\d{2})(?:[Tt ](\d{2}):(\d{2})(?::(\d{2})(?:[.,](\d+))?)?)?\s*(Z|z|UTC|[+-]\d{2}(?::?\d{2})?)?$/;
 
 const MICROS_PER_SECOND = 1_000_000n;
+
+/**
+ * BigQuery's TIMESTAMP range, 0001-01-01T00:00:00Z (first) to 10000-01-01T00:00:00Z (past the
+ * last), in unix microseconds: what every backend stores and compares alike
+ */
+export const MIN_TIMESTAMP_MICROS = -62_135_596_800_000_000n;
+export const END_TIMESTAMP_MICROS = 253_402_300_800_000_000n;
 const MICROS_PER_DAY = 86_400_000_000n;
 
 /** Days since 1970-01-01 of a proleptic Gregorian date (H. Hinnant's days_from_civil). */
