@@ -12,7 +12,13 @@ import {
   widenForEvent,
 } from "@qes/core";
 import { ChunkWriter } from "./duckdb-loader.ts";
-import { applySchemaChanges, bumpSchemaVersion, createSource, writeSourceSchema } from "./duckdb-storage.ts";
+import {
+  applySchemaChanges,
+  bumpSchemaVersion,
+  checkpointSchemaChange,
+  createSource,
+  writeSourceSchema,
+} from "./duckdb-storage.ts";
 import type { StoredIds } from "./duckdb-stored-ids.ts";
 
 export interface IngestOutcome {
@@ -98,6 +104,7 @@ export async function ingestIntoDuckdb(
       version = await bumpSchemaVersion(conn);
     }
     await conn.run("COMMIT");
+    if (version !== undefined) await checkpointSchemaChange(conn);
     if (version === undefined) return { results };
     return { results, schema: { sources: [...changed].map((n) => working.get(n)!), version } };
   } catch (e) {

@@ -29,6 +29,7 @@ import {
 import {
   applySchemaChanges,
   bumpSchemaVersion,
+  checkpointSchemaChange,
   createSource,
   duckdbType,
   quoteIdent,
@@ -173,6 +174,7 @@ export async function loadIntoDuckdb(
       version = await bumpSchemaVersion(conn);
     }
     await conn.run("COMMIT");
+    if (version !== undefined) await checkpointSchemaChange(conn);
     opts.onProgress?.({ events, bytes });
     const seconds = (performance.now() - started) / 1000;
     const summary: LoadSummary = {

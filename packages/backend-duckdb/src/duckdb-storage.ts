@@ -209,6 +209,18 @@ export function schemaChangeSql(source: SourceSchema, change: SchemaChange): str
   }
 }
 
+/**
+ * Run after the COMMIT of a transaction that changed a schema, before it is acknowledged. DuckDB
+ * 1.5 cannot replay an `ALTER COLUMN … TYPE … USING <expression>` from its WAL ("Failure while
+ * replaying WAL file: Calling DatabaseManager::GetDefaultDatabase with no default database set",
+ * duckdb/duckdb#20543, #22044): a crash after such a widening and before the next checkpoint left
+ * a store no process could open again. A checkpoint takes the change out of the WAL; read-only
+ * transactions running meanwhile do not stop it. What stays is the moment between the two.
+ */
+export async function checkpointSchemaChange(conn: DuckDBConnection): Promise<void> {
+  await conn.run("CHECKPOINT");
+}
+
 export async function applySchemaChanges(
   conn: DuckDBConnection,
   source: SourceSchema,
