@@ -226,7 +226,8 @@ export function clickhouseFunctions(e: ClickhouseEmitter): FunctionTable {
       const replace = (text: string) =>
         `replaceRegexpAll(${text}, ${e.stringLiteral(ADDRESS_PATTERN)}, ${e.stringLiteral(REDACTED)})`;
       if (isNative(call, 0)) return `arrayMap(__s -> ${replace("__s")}, ${v})`;
-      // escapes marked so the pattern meets the decoded text's boundaries (json-text-escapes.ts)
+      if (!isJsonText(call, 0)) return replace(v!);
+      // JSON text: escapes marked so the pattern meets the decoded text's boundaries (json-text-escapes.ts)
       const mark = `char(${ESCAPE_MARK_CODE_POINT})`;
       const marked = `replaceRegexpAll(${v}, ${e.stringLiteral(JSON_ESCAPE_PATTERN)}, concat(${e.stringLiteral("\\1")}, ${mark}))`;
       return `replaceAll(${replace(marked)}, ${mark}, '')`;

@@ -212,7 +212,8 @@ export class DuckdbDialect extends SqlEmitter {
       const replace = (text: string) =>
         `regexp_replace(${text}, ${this.stringLiteral(ADDRESS_PATTERN)}, ${this.stringLiteral(REDACTED)}, 'g')`;
       if (isNative(call, 0)) return `list_transform(${v}, __s -> ${replace("__s")})`;
-      // escapes marked so the pattern meets the decoded text's boundaries (json-text-escapes.ts)
+      if (!isJsonText(call, 0)) return replace(`CAST(${v} AS VARCHAR)`);
+      // JSON text: escapes marked so the pattern meets the decoded text's boundaries (json-text-escapes.ts)
       const mark = `chr(${ESCAPE_MARK_CODE_POINT})`;
       const marked = `regexp_replace(CAST(${v} AS VARCHAR), ${this.stringLiteral(JSON_ESCAPE_PATTERN)}, ${this.stringLiteral("\\1")} || ${mark}, 'g')`;
       return `replace(${replace(marked)}, ${mark}, '')`;

@@ -260,7 +260,8 @@ export class PostgresDialect extends SqlEmitter {
         `regexp_replace(${text}, ${this.stringLiteral(toPostgresRegex(ADDRESS_PATTERN))}, ${this.stringLiteral(REDACTED)}, 'g')`;
       if (isNative(call, 0))
         return `ARRAY(SELECT ${replace("e.v")} FROM unnest(${v}) WITH ORDINALITY AS e(v, n) ORDER BY e.n)`;
-      // escapes marked so the pattern meets the decoded text's boundaries (json-text-escapes.ts)
+      if (!isJsonText(call, 0)) return replace(`CAST(${v} AS text)`);
+      // JSON text: escapes marked so the pattern meets the decoded text's boundaries (json-text-escapes.ts)
       const mark = `chr(${ESCAPE_MARK_CODE_POINT})`;
       const marked = `regexp_replace(CAST(${v} AS text), ${this.stringLiteral(toPostgresRegex(JSON_ESCAPE_PATTERN))}, ${this.stringLiteral("\\1")} || ${mark}, 'g')`;
       return `replace(${replace(marked)}, ${mark}, '')`;
