@@ -176,7 +176,9 @@ describe.each(BACKENDS)("consumer SQL on a redacting endpoint, on $name", (fixtu
       headers: { "X-API-KEY": TOKEN, "Content-Type": "application/json" },
       body: JSON.stringify({ project: "pii", sql }),
     });
-    return { status: res.status, text: await res.text() };
+    // the request id is not the data: its hex digits hold an octet's digits by chance ("8917")
+    const text = (await res.text()).replace(/"requestId":"[^"]*"/, '"requestId":""');
+    return { status: res.status, text };
   };
 
   it.each(TRANSFORMS)("%s: no address or piece of one", async (_name, sql) => {
