@@ -93,11 +93,24 @@ describe.each(BACKENDS)("ingest of shippers' bodies on $name", (fixture) => {
     const { url, backend } = served;
     // what Logstash's http output (format => json_batch) posts for a file input's line
     const body = JSON.stringify([
-      { "@timestamp": "2025-01-15T10:59:58.250Z", "@version": "1", message: "worker ready", host: { name: "app-1" } },
-      { "@timestamp": "2025-01-15T10:59:59.500Z", "@version": "1", message: "worker stopped", host: { name: "app-1" } },
+      {
+        "@timestamp": "2025-01-15T10:59:58.250Z",
+        "@version": "1",
+        message: "worker ready",
+        host: { name: "app-1" },
+      },
+      {
+        "@timestamp": "2025-01-15T10:59:59.500Z",
+        "@version": "1",
+        message: "worker stopped",
+        host: { name: "app-1" },
+      },
     ]);
     expect(await postLogs(url, "logstash.src", body)).toMatchObject({ status: 200, body: { accepted: 2 } });
-    const rows = await runSql(backend, "select timestamp, event_message from `logstash.src` order by timestamp");
+    const rows = await runSql(
+      backend,
+      "select timestamp, event_message from `logstash.src` order by timestamp",
+    );
     expect(rows).toEqual([
       { timestamp: 1736938798250000, event_message: "worker ready" },
       { timestamp: 1736938799500000, event_message: "worker stopped" },

@@ -1,7 +1,7 @@
-import { fileURLToPath } from "node:url";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { BACKENDS } from "../support/backends.ts";
 import { type ServedFixture, serveFixture } from "../support/serve-fixture.ts";
+import { PII_SANDBOX_DIR, querySandbox } from "./support/pii-sandbox.ts";
 
 // Issue 12: on an endpoint with redactPii and sandboxable, consumer SQL took addresses apart
 // (SPLIT, SUBSTR, CONCAT, octet arithmetic) and the pass over the finished strings never saw them
@@ -9,7 +9,6 @@ import { type ServedFixture, serveFixture } from "../support/serve-fixture.ts";
 // transform has an address to work on. Real HTTP, every backend.
 
 const TOKEN = "redact-sql-token-0123456789abcdef";
-const DIR = fileURLToPath(new URL("./fixtures/pii-sandbox", import.meta.url));
 const IPV4 = "198.51.100.23";
 const IPV6 = "2001:db8:cafe::17";
 
@@ -162,7 +161,7 @@ describe.each(BACKENDS)("consumer SQL on a redacting endpoint, on $name", (fixtu
         QES_TEST_NOW: "2025-01-15T12:00:00Z",
         QES_API_KEYS: TOKEN,
         QES_CACHE_MAX_ENTRIES: "0",
-        QES_ENDPOINTS_DIR: DIR,
+        QES_ENDPOINTS_DIR: PII_SANDBOX_DIR,
       },
     );
   });
@@ -170,16 +169,7 @@ describe.each(BACKENDS)("consumer SQL on a redacting endpoint, on $name", (fixtu
     await served?.close();
   });
 
-  const query = async (sql: string) => {
-    const res = await fetch(`${served.url}/api/endpoints/query/pii.sandbox`, {
-      method: "POST",
-      headers: { "X-API-KEY": TOKEN, "Content-Type": "application/json" },
-      body: JSON.stringify({ project: "pii", sql }),
-    });
-    // the request id is not the data: its hex digits hold an octet's digits by chance ("8917")
-    const text = (await res.text()).replace(/"requestId":"[^"]*"/, '"requestId":""');
-    return { status: res.status, text };
-  };
+  const query = (sql: string) => querySandbox(served.url, TOKEN, sql);
 
   it.each(TRANSFORMS)("%s: no address or piece of one", async (_name, sql) => {
     const { status, text } = await query(sql);

@@ -1,7 +1,7 @@
-import { fileURLToPath } from "node:url";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { BACKENDS } from "../support/backends.ts";
 import { type ServedFixture, serveFixture } from "../support/serve-fixture.ts";
+import { PII_SANDBOX_DIR, querySandbox } from "./support/pii-sandbox.ts";
 
 // Found probing issue 12: records and arrays read from events are redacted inside the engine as
 // JSON text, where a control character before an address is an escape ending in a letter or a
@@ -11,7 +11,6 @@ import { type ServedFixture, serveFixture } from "../support/serve-fixture.ts";
 // or read as an empty record. Real HTTP, every backend.
 
 const TOKEN = "redact-escape-token-0123456789ab";
-const DIR = fileURLToPath(new URL("./fixtures/pii-sandbox", import.meta.url));
 
 const VALUES = {
   tab: "\t2001:db8:cafe::17x",
@@ -53,7 +52,7 @@ describe.each(BACKENDS)("JSON escapes before an address, on $name", (fixture) =>
         QES_TEST_NOW: "2025-01-15T12:00:00Z",
         QES_API_KEYS: TOKEN,
         QES_CACHE_MAX_ENTRIES: "0",
-        QES_ENDPOINTS_DIR: DIR,
+        QES_ENDPOINTS_DIR: PII_SANDBOX_DIR,
       },
     );
   });
@@ -61,14 +60,7 @@ describe.each(BACKENDS)("JSON escapes before an address, on $name", (fixture) =>
     await served?.close();
   });
 
-  const query = async (sql: string) => {
-    const res = await fetch(`${served.url}/api/endpoints/query/pii.sandbox`, {
-      method: "POST",
-      headers: { "X-API-KEY": TOKEN, "Content-Type": "application/json" },
-      body: JSON.stringify({ project: "pii", sql }),
-    });
-    return { status: res.status, text: await res.text() };
-  };
+  const query = (sql: string) => querySandbox(served.url, TOKEN, sql);
 
   const rows = (text: string) => JSON.parse(text).result as Array<{ id: string; x: string }>;
 

@@ -1,4 +1,15 @@
 import { QesError } from "@qes/core";
+import {
+  BACKSLASH,
+  bracketedEnd,
+  CLOSE_BRACE,
+  CLOSE_BRACKET,
+  COMMA,
+  isJsonWhitespace,
+  OPEN_BRACE,
+  OPEN_BRACKET,
+  QUOTE,
+} from "./json-text-scan.ts";
 
 /**
  * Which event of a JSON array body (or of `{"batch": [...]}`) keeps the body from parsing, so the
@@ -35,14 +46,6 @@ export function malformedArrayEvent(text: string, reason: (e: unknown) => string
   }
 }
 
-const OPEN_BRACE = 0x7b;
-const OPEN_BRACKET = 0x5b;
-const CLOSE_BRACE = 0x7d;
-const CLOSE_BRACKET = 0x5d;
-const QUOTE = 0x22;
-const BACKSLASH = 0x5c;
-const COMMA = 0x2c;
-
 /** a body's array of events: `[` first, or the value of a leading `"batch"` key */
 const BATCH_PREFIX = /^\s*\{\s*"batch"\s*:\s*\[/;
 
@@ -55,10 +58,7 @@ function arrayStart(text: string): number | undefined {
 
 function skipWhitespace(text: string, from: number): number {
   let i = from;
-  for (; i < text.length; i++) {
-    const c = text.charCodeAt(i);
-    if (c !== 0x20 && c !== 0x09 && c !== 0x0a && c !== 0x0d && c !== 0xfeff) break;
-  }
+  while (i < text.length && (isJsonWhitespace(text.charCodeAt(i)) || text.charCodeAt(i) === 0xfeff)) i++;
   return i;
 }
 
@@ -66,21 +66,8 @@ function skipWhitespace(text: string, from: number): number {
 function valueEnd(text: string, start: number): number {
   const n = text.length;
   const c = text.charCodeAt(start);
+  if (c === OPEN_BRACE || c === OPEN_BRACKET) return bracketedEnd(text, start);
   let i = start;
-  if (c === OPEN_BRACE || c === OPEN_BRACKET) {
-    let depth = 0;
-    let inString = false;
-    for (; i < n; i++) {
-      const d = text.charCodeAt(i);
-      if (inString) {
-        if (d === BACKSLASH) i++;
-        else if (d === QUOTE) inString = false;
-      } else if (d === QUOTE) inString = true;
-      else if (d === OPEN_BRACE || d === OPEN_BRACKET) depth++;
-      else if ((d === CLOSE_BRACE || d === CLOSE_BRACKET) && --depth === 0) return i + 1;
-    }
-    return n;
-  }
   if (c === QUOTE) {
     for (i = start + 1; i < n; i++) {
       const d = text.charCodeAt(i);
@@ -91,16 +78,7 @@ function valueEnd(text: string, start: number): number {
   }
   for (; i < n; i++) {
     const d = text.charCodeAt(i);
-    if (
-      d === COMMA ||
-      d === CLOSE_BRACKET ||
-      d === CLOSE_BRACE ||
-      d === 0x20 ||
-      d === 0x0a ||
-      d === 0x0d ||
-      d === 0x09
-    )
-      break;
+    if (d === COMMA || d === CLOSE_BRACKET || d === CLOSE_BRACE || isJsonWhitespace(d)) break;
   }
   return i;
 }

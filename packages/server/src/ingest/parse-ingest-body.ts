@@ -7,6 +7,7 @@ import {
   QesError,
 } from "@qes/core";
 import { tooManyEvents } from "./group-commit-queue.ts";
+import { bracketedEnd, isJsonWhitespace, NEWLINE, OPEN_BRACE, OPEN_BRACKET } from "./json-text-scan.ts";
 import { malformedArrayEvent } from "./malformed-array-event.ts";
 
 /** how the body holds its events, from `Content-Type` */
@@ -151,18 +152,6 @@ interface JsonText {
   line: number;
 }
 
-const OPEN_BRACE = 0x7b;
-const OPEN_BRACKET = 0x5b;
-const CLOSE_BRACE = 0x7d;
-const CLOSE_BRACKET = 0x5d;
-const QUOTE = 0x22;
-const BACKSLASH = 0x5c;
-const NEWLINE = 0x0a;
-
-function isJsonWhitespace(c: number): boolean {
-  return c === 0x20 || c === 0x09 || c === NEWLINE || c === 0x0d;
-}
-
 /**
  * The top-level JSON texts of a body, one at a time, without parsing them: an object or array ends at
  * its matching bracket (brackets inside strings skipped), anything else at the next whitespace
@@ -183,24 +172,8 @@ function* jsonTexts(body: string): Generator<JsonText, void, undefined> {
     const start = i;
     const startLine = line;
     if (c === OPEN_BRACE || c === OPEN_BRACKET) {
-      let depth = 0;
-      let inString = false;
-      for (; i < n; i++) {
-        const d = body.charCodeAt(i);
-        if (d === NEWLINE) line++;
-        if (inString) {
-          if (d === BACKSLASH) i++;
-          else if (d === QUOTE) inString = false;
-        } else if (d === QUOTE) inString = true;
-        else if (d === OPEN_BRACE || d === OPEN_BRACKET) depth++;
-        else if (d === CLOSE_BRACE || d === CLOSE_BRACKET) {
-          depth--;
-          if (depth === 0) {
-            i++;
-            break;
-          }
-        }
-      }
+      i = bracketedEnd(body, start);
+      for (let j = start; j < i; j++) if (body.charCodeAt(j) === NEWLINE) line++;
     } else {
       while (i < n) {
         const d = body.charCodeAt(i);
