@@ -129,6 +129,49 @@ describe.each(BACKENDS)("ingest semantics on $name", (fixture) => {
     expect((await postLogs(served.url, "days.src", json(few))).status).toBe(200);
   });
 
+  it("an event dated more than a day after the server's clock is a 400 naming it; nothing stored", async () => {
+    // Retention never reaches a future day: on PostgreSQL each was a partition kept for good and
+    // probed by every later ingest — 16 requests of 366 future days made 2,500 of them, after
+    // which every ingest of the source ran out of PostgreSQL's lock table.
+    const now = Date.parse("2025-01-15T12:00:00Z"); // the served clock (ingestEnv's QES_TEST_NOW)
+    const hour = 3_600_000;
+    const ahead = (id: string, ms: number) => ({
+      id,
+      timestamp: new Date(now + ms).toISOString(),
+      event_message: id,
+    });
+    const late = [
+      ahead("f0", 0),
+      ahead("f1", 23 * hour),
+      ahead("f2", 24 * hour + 1000),
+      ahead("f3", 90 * 24 * hour),
+    ];
+    const r = await postLogs(served.url, "future.src", json(late));
+    expect(r.status).toBe(400);
+    expect(r.body.error.code).toBe("invalid_event");
+    expect(r.body.error.message).toMatch(
+      /^event 2: "timestamp" 2025-01-16T12:00:01\.000Z is more than a day after the server's clock \(2025-01-15T12:00:00\.000Z\)/,
+    );
+    // seconds, milliseconds and nanoseconds alike; NDJSON names the line
+    const nd = await postLogs(
+      served.url,
+      "future.src",
+      [
+        json({ id: "n0", timestamp: now / 1000 }),
+        json({ id: "n1", timestamp: (now + 2 * 24 * hour) * 1e6 }),
+      ].join("\n"),
+      { "Content-Type": "application/x-ndjson" },
+    );
+    expect(nd.body.error).toMatchObject({ code: "invalid_event", line: 2 });
+    expect(nd.body.error.message).toMatch(
+      /^event 1 \(line 2\): "timestamp" 2025-01-17T12:00:00\.000Z is more than a day/,
+    );
+    expect(await storedIds(served.backend, "future.src")).toEqual([]);
+    // up to a day ahead (a skewed clock, a local time sent as UTC) is stored
+    expect((await postLogs(served.url, "future.src", json(late.slice(0, 2)))).status).toBe(200);
+    expect(await storedIds(served.backend, "future.src")).toEqual(["f0", "f1"]);
+  });
+
   it("the same batch posted by ten clients at once is stored once, with ids and without", async () => {
     const { url, backend } = served;
     const withIds = json(Array.from({ length: 30 }, (_, i) => event(`c${i}`, `same ${i}`)));

@@ -10,21 +10,56 @@ import { type LogEvent, QesError } from "@qes/core";
  */
 export const MAX_DAYS_PER_REQUEST = 366;
 
+/**
+ * How far past the server's clock an ingested event's time may lie. Retention never reaches a
+ * future day, so each one is kept for good — on PostgreSQL as a partition every later ingest
+ * probes and locks: an ingest token spreading events over future days (366 a request) made 2,500
+ * partitions in 16 requests, after which every ingest of that source ran out of PostgreSQL's
+ * lock table. A day covers any clock skew and a local time sent as UTC (±14 h).
+ */
+export const MAX_MICROS_AHEAD = 86_400_000_000n;
+
 const MICROS_PER_DAY = 86_400_000_000n;
 
-/** Throws 400 `invalid_event` naming the first event whose day is one past the limit. */
-export function checkDaySpread(events: readonly LogEvent[], lines?: readonly number[]): void {
+/**
+ * Throws 400 `invalid_event` naming the first event dated more than a day after `now`, or the
+ * first whose day is one past the request's limit of days.
+ */
+export function checkEventDays(events: readonly LogEvent[], now: bigint, lines?: readonly number[]): void {
   const days = new Set<bigint>();
+  const latest = now + MAX_MICROS_AHEAD;
   for (let i = 0; i < events.length; i++) {
     const t = (events[i] as LogEvent).timestamp;
+    if (t > latest) {
+      refuse(
+        i,
+        lines,
+        `"timestamp" ${isoOf(t)} is more than a day after the server's clock (${isoOf(now)}); ` +
+          "the sender's clock or time zone is off",
+      );
+    }
     days.add((t - (((t % MICROS_PER_DAY) + MICROS_PER_DAY) % MICROS_PER_DAY)) / MICROS_PER_DAY);
-    if (days.size <= MAX_DAYS_PER_REQUEST) continue;
-    const line = lines?.[i];
-    throw new QesError(
-      "invalid_event",
-      `event ${i}${line === undefined ? "" : ` (line ${line})`}: the request's events fall on more than ` +
-        `${MAX_DAYS_PER_REQUEST} UTC days; send events of fewer days per request (batches in time order)`,
-      line === undefined ? {} : { line },
-    );
+    if (days.size > MAX_DAYS_PER_REQUEST) {
+      refuse(
+        i,
+        lines,
+        `the request's events fall on more than ${MAX_DAYS_PER_REQUEST} UTC days; ` +
+          "send events of fewer days per request (batches in time order)",
+      );
+    }
   }
+}
+
+function refuse(index: number, lines: readonly number[] | undefined, reason: string): never {
+  const line = lines?.[index];
+  throw new QesError(
+    "invalid_event",
+    `event ${index}${line === undefined ? "" : ` (line ${line})`}: ${reason}`,
+    line === undefined ? {} : { line },
+  );
+}
+
+/** ISO 8601 of a time in microseconds, to the millisecond (events reach year 9999 at most) */
+function isoOf(micros: bigint): string {
+  return new Date(Number(micros / 1000n)).toISOString();
 }

@@ -7,7 +7,7 @@ import type { JwtVerifier } from "../auth/jwt.ts";
 import { requestToken } from "../auth/request-token.ts";
 import type { Clock } from "../clock.ts";
 import { IngestBodyBudget } from "../ingest/body-budget.ts";
-import { checkDaySpread } from "../ingest/day-limit.ts";
+import { checkEventDays } from "../ingest/day-limit.ts";
 import { checkFieldLimit } from "../ingest/field-limit.ts";
 import type { GroupCommitQueue } from "../ingest/group-commit-queue.ts";
 import { toLogEvents } from "../ingest/log-events.ts";
@@ -41,7 +41,7 @@ export interface IngestLogsDeps {
  * `POST /api/logs?source_name=<source>` (DESIGN.md §10): authenticate (401) and authorise the
  * source (403) before reading the body; refuse at once when the queue is full (429); read the
  * body within the limit (413), parse and shape every event (400 `invalid_event` with its index,
- * nothing stored; the same for an event whose widening would break a served stored query), then wait for the group commit: `200 {"accepted": N}` only once it is durable.
+ * nothing stored, also for an event dated more than a day ahead or a request of too many days; the same for an event whose widening would break a served stored query), then wait for the group commit: `200 {"accepted": N}` only once it is durable.
  */
 export function ingestLogsRoute(deps: IngestLogsDeps) {
   const budget = new IngestBodyBudget(BODIES_IN_FLIGHT * deps.ingestMaxBytes);
@@ -66,8 +66,9 @@ export function ingestLogsRoute(deps: IngestLogsDeps) {
     try {
       const body = await readIngestBody(req, deps.ingestMaxBytes, reservation);
       const parsed = parseIngestEvents(body, format, deps.queue.capacity);
-      events = toLogEvents(parsed.events, source, deps.clock(), parsed.lines);
-      checkDaySpread(events, parsed.lines);
+      const now = deps.clock();
+      events = toLogEvents(parsed.events, source, now, parsed.lines);
+      checkEventDays(events, now, parsed.lines);
       const batch: IngestBatch = { source, events };
       const schema = await deps.sources.schema();
       const widenings = schemaWidenings(schema, batch);
