@@ -20,8 +20,13 @@ import { BENCH_DIR, readLines } from "./data.ts";
  */
 export type PeerOrder = "file" | "time";
 
-/** the reference platform's PostgreSQL table for one source's events */
-export const PLAIN_REF_COLUMNS = '(id text, "timestamp" timestamptz, event_message text, body jsonb)';
+/**
+ * the reference platform's PostgreSQL table for one source's events: Logflare's PostgreSQL
+ * adaptor creates it with `id` as its primary key (`add(:id, :string, primary_key: true)` in its
+ * AddLogEvents migration), the index that keeps a retried event from being stored twice.
+ */
+export const PLAIN_REF_COLUMNS =
+  '(id text primary key, "timestamp" timestamptz, event_message text, body jsonb)';
 
 /** `CREATE TABLE <table> AS SELECT * FROM read_json_auto(file)`: DuckDB infers types and structs */
 export async function duckdbPlainTable(conn: DuckDBConnection, table: string, file: string): Promise<void> {
