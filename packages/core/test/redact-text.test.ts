@@ -73,6 +73,23 @@ const KEPT = [
   "100%",
 ];
 
+/** `count` texts of address pieces, separators and word characters glued together (seeded) */
+function gluedTexts(count: number): string[] {
+  const pieces = [
+    ...["1", "0", "10", "fe80", "FE80", "db8", "2001", "a", "ab", "ABCD", "ffff", "12345", "1.2.3.4"],
+    ...[":", ":", "::", "%3A", "%3a", "%2E", ".", "%25", "%eth0", "%en0", "%1", "%5D", "%5B", "%"],
+    ...["x", "zz", "G", "_", "-", "~", "[", "]", " ", "std", "h2", "::ffff:"],
+  ];
+  let seed = 12;
+  const next = (n: number) => {
+    seed = (Math.imul(seed, 1103515245) + 12345) >>> 0;
+    return (seed >>> 8) % n;
+  };
+  return Array.from({ length: count }, () =>
+    Array.from({ length: 2 + next(9) }, () => pieces[next(pieces.length)]).join(""),
+  );
+}
+
 describe("redactText", () => {
   it.each(REDACTED_FORMS)("%j → %j", (text, expected) => {
     expect(redactText(text)).toBe(expected);
@@ -105,6 +122,18 @@ describe("the address pattern", () => {
       }
     }
     expect(matches).toBeGreaterThan(35);
+  });
+
+  it("takes at each place the longest match there, so leftmost-longest engines (PostgreSQL) agree", () => {
+    const first = new RegExp(ADDRESS_PATTERN, "g");
+    const longest = RE2JS.compile(ADDRESS_PATTERN, RE2JS.LONGEST_MATCH);
+    // a zone that began with `%3A` or `%2E` once made a longer match than the first one
+    const zones = ["fe80::1%3Aeth0", "db8::2001%3aabffffab", "::1%2E1.2.3.4x-G"];
+    for (const text of [...REDACTED_FORMS.map(([t]) => t), ...KEPT, ...zones, ...gluedTexts(3000)]) {
+      expect(longest.matcher(text).replaceAll("REDACTED"), JSON.stringify(text)).toBe(
+        text.replace(first, "REDACTED"),
+      );
+    }
   });
 
   it("agrees with the direct replacement on text that needs no span splitting", () => {

@@ -22,8 +22,11 @@ const OCTET = "(?:25[0-5]|2[0-4][0-9]|[01]?[0-9]?[0-9])";
 const DOT = "(?:\\.|%2[Ee])";
 const COLON = "(?::|%3[Aa])";
 const ZONE_CHAR = "[0-9A-Za-z_.~-]";
-// `%eth0`, `%en0`, `%25eth0`; not `%5D` (a percent-encoded `]` after the address)
-const ZONE = `(?:%25${ZONE_CHAR}+|%[G-Zg-z_.~-]${ZONE_CHAR}*|%${HEX}[G-Zg-z_.~-]${ZONE_CHAR}*|%${HEX}{2}${ZONE_CHAR}+)`;
+// `%eth0`, `%en0`, `%25eth0`; not `%5D` (a percent-encoded `]` after the address), and not
+// `%3A` or `%2E`, which the pattern reads as a colon or a dot: a zone starting with either made
+// a longer match the leftmost-longest engine took (`fe80::1%3Aeth0` whole, `REDACTEDth0` in RE2)
+const PERCENT_BYTE = "(?:[014-9A-Fa-f][0-9A-Fa-f]|2[0-9A-Da-dFf]|3[0-9B-Fb-f])";
+const ZONE = `(?:%25${ZONE_CHAR}+|%[G-Zg-z_.~-]${ZONE_CHAR}*|%${HEX}[G-Zg-z_.~-]${ZONE_CHAR}*|%${PERCENT_BYTE}${ZONE_CHAR}+)`;
 
 const ipv4 = (dot: string) => `${OCTET}(?:${dot}${OCTET}){3}`;
 const times = (s: string, n: number) => (n <= 0 ? "" : n === 1 ? `(?:${s})` : `(?:${s}){${n}}`);
