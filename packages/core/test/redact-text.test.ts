@@ -33,6 +33,20 @@ const REDACTED_FORMS: Array<[string, string]> = [
   ["v1.2.3.4", "vREDACTED"],
   ["ip1.2.3.4", "ipREDACTED"],
   ["1.2.3.4abc", "REDACTEDabc"],
+  // glued to word characters on both sides (issue: compressed IPv6 glued on both sides): an
+  // address when what is around `::` is no identifier, and never in part (no group survives)
+  ["srv_2001:db8::1_x", "srv_REDACTED_x"],
+  ["host2001:db8::1z", "hostREDACTEDz"],
+  ["zz2001:db8::8a2e:370:7334zz", "zzREDACTEDzz"],
+  ["a_fe80::1_b", "a_REDACTED_b"],
+  ["xfe80::1x", "xREDACTEDx"],
+  ["x::1y", "xREDACTEDy"],
+  ["X2001:DB8::1Y", "XREDACTEDY"],
+  ["a_FE80::ABCD:1_b", "a_REDACTED_b"],
+  ["id_2001:db8:85a3::8a2e_v", "id_REDACTED_v"],
+  ["x2001%3Adb8%3A%3A1y", "xREDACTEDy"],
+  ["x%3A%3A1y", "xREDACTEDy"],
+  ["a_::ffff:c000:280_b", "a_REDACTED_b"],
   // a dotted run longer than an address (tcpdump writes `10.0.0.1.443`)
   ["10.0.0.1.443 > 10.0.0.2.80", "REDACTED.443 > REDACTED.80"],
   ["1.2.3.4.5", "REDACTED.5"],
@@ -66,6 +80,15 @@ const KEPT = [
   "std::vector<int>",
   "Foo::bar",
   "crate::module::fn",
+  "Interface::Address",
+  // a digit before `::` is common in identifiers, never one just after it
+  "h2::codec::framed_write",
+  "sha256::digest",
+  "base64::encode",
+  "Vec3::new",
+  "u8::MAX",
+  "Eigen::Vector3d::Zero",
+  "ed25519::Signature",
   "ab:cd",
   "16:9",
   "2001:db8",
@@ -133,6 +156,27 @@ describe("the address pattern", () => {
       expect(longest.matcher(text).replaceAll("REDACTED"), JSON.stringify(text)).toBe(
         text.replace(first, "REDACTED"),
       );
+    }
+  });
+
+  it("redacts no address in part: no group next to a match makes an address with it", () => {
+    const re = new RegExp(ADDRESS_PATTERN, "g");
+    const normal = (s: string) =>
+      s
+        .replace(/%3a/gi, ":")
+        .replace(/%2e/gi, ".")
+        .replace(/%(25)?[0-9A-Za-z_.~-]+$/, "");
+    for (const text of [...REDACTED_FORMS.map(([t]) => t), ...gluedTexts(3000)]) {
+      let kept = 0;
+      for (const m of text.matchAll(re)) {
+        const before = text.slice(kept, m.index).match(/[0-9A-Fa-f]{1,4}(?::|%3[Aa])$/)?.[0];
+        kept = m.index + m[0].length;
+        const after = text.slice(kept).match(/^(?::|%3[Aa])[0-9A-Fa-f]{1,4}/)?.[0];
+        for (const wider of [before && before + m[0], after && m[0] + after]) {
+          if (wider && !m[0].includes("%"))
+            expect(isIP(normal(wider)), `${m[0]} in ${JSON.stringify(text)}`).toBe(0);
+        }
+      }
     }
   });
 
