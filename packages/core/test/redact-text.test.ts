@@ -46,6 +46,7 @@ const REDACTED_FORMS: Array<[string, string]> = [
   ["id_2001:db8:85a3::8a2e_v", "id_REDACTED_v"],
   ["x2001%3Adb8%3A%3A1y", "xREDACTEDy"],
   ["x%3A%3A1y", "xREDACTEDy"],
+  ["xfe80%3A%3A x", "xREDACTED x"],
   ["a_::ffff:c000:280_b", "a_REDACTED_b"],
   // a dotted run longer than an address (tcpdump writes `10.0.0.1.443`)
   ["10.0.0.1.443 > 10.0.0.2.80", "REDACTED.443 > REDACTED.80"],
@@ -89,6 +90,9 @@ const KEPT = [
   "u8::MAX",
   "Eigen::Vector3d::Zero",
   "ed25519::Signature",
+  // a percent-encoded `::` glued on both sides reads as the plain one does
+  "std%3A%3Avector",
+  "xfe80%3A%3Ay",
   "ab:cd",
   "16:9",
   "2001:db8",

@@ -74,7 +74,8 @@ function ipv6Forms(): string[] {
     `\\b${g}${both}(?:${g}${zone})?`,
     `\\B${both}${g}${zone}`,
     `${HEX}{0,4}${both}${g}${zone}\\b`,
-    `${g}${both}\\B`,
+    // (`%3A` ends in a word character: after it, no word is `\b`, not `\B`)
+    `${g}${COLON}(?::\\B|%3[Aa]\\b)`,
   ];
 }
 
