@@ -144,6 +144,8 @@ export const GLUED_FORMS: [string, string][] = [
   ["x2001%3Adb8%3A%3A1y", "xREDACTEDy"],
   ["a_::ffff:c000:280_b", "a_REDACTED_b"],
   ["fe80::1%3Aeth0", "REDACTEDth0"],
+  // a word character is an ASCII one, as in RE2 and JavaScript (PostgreSQL's \y read `é` as one)
+  ["éfe80::abcdé", "éREDACTEDé"],
   ["crate::module::fn", "crate::module::fn"],
   ["Interface::Address", "Interface::Address"],
   ["std::vector<int>", "std::vector<int>"],
