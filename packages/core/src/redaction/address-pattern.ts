@@ -24,6 +24,8 @@
  *   two-groups rule then holds for the whole run, which starts further left (leftmost wins), and
  *   the unglued forms take one group per side. (`x2001:db8::1y` once gave `x2001:REDACTEDy`.)
  * - `%3A` for a colon, glued or not; a zone (`%eth0`, `%25eth0`) goes with its address.
+ * - A word character is an ASCII one (`[0-9A-Za-z_]`) everywhere: `\b` in RE2 and JavaScript, and
+ *   PostgreSQL's `\y` under `COLLATE "C"` (postgres-dialect.ts), so `éfe80::abcdé` is not glued.
  */
 
 const HEX = "[0-9A-Fa-f]";
