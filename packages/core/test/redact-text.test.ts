@@ -58,13 +58,6 @@ const REDACTED_FORMS: Array<[string, string]> = [
   ["host%3D10%2E0%2E0%2E1%26x", "host%3DREDACTED%26x"],
   ["2001%3Adb8%3A%3A1", "REDACTED"],
   ["%5B2001:db8::5%5D", "%5BREDACTED%5D"],
-  // encoded twice: a URL in a URL's parameter
-  ["2001%253Adb8%253A%253A1", "REDACTED"],
-  ["x2001%253adb8%253a%253a1y", "xREDACTEDy"],
-  [
-    "next=http%253A%252F%252F%255B2001%253Adb8%253A%253A1%255D%253A443",
-    "next=http%253A%252F%252F%255BREDACTED%253A443",
-  ],
   // a zone goes with its address, a number after `%` stays (it may be a percent-encoding)
   ["fe80::1%eth0", "REDACTED"],
   ["fe80::1%1", "REDACTED%1"],
@@ -100,7 +93,6 @@ const KEPT = [
   // a percent-encoded `::` glued on both sides reads as the plain one does
   "std%3A%3Avector",
   "xfe80%3A%3Ay",
-  "std%253A%253Avector",
   "ab:cd",
   "16:9",
   "2001:db8",
@@ -113,7 +105,6 @@ function gluedTexts(count: number): string[] {
   const pieces = [
     ...["1", "0", "10", "fe80", "FE80", "db8", "2001", "a", "ab", "ABCD", "ffff", "12345", "1.2.3.4"],
     ...[":", ":", "::", "%3A", "%3a", "%2E", ".", "%25", "%eth0", "%en0", "%1", "%5D", "%5B", "%"],
-    ...["%253A", "%252E", "%2533"],
     ...["x", "zz", "G", "_", "-", "~", "[", "]", " ", "std", "h2", "::ffff:"],
   ];
   let seed = 12;
@@ -149,8 +140,8 @@ describe("the address pattern", () => {
     for (const text of texts) {
       for (const m of text.matchAll(re)) {
         const address = m[0]
-          .replace(/%(25)?2e/gi, ".")
-          .replace(/%(25)?3a/gi, ":")
+          .replace(/%2e/gi, ".")
+          .replace(/%3a/gi, ":")
           .replace(/%(25)?[0-9A-Za-z_.~-]+$/, "")
           .replace(/(^|[.:])0+(?=\d)/g, "$1");
         expect(isIP(address), `${m[0]} in ${JSON.stringify(text)}`).not.toBe(0);
@@ -176,15 +167,15 @@ describe("the address pattern", () => {
     const re = new RegExp(ADDRESS_PATTERN, "g");
     const normal = (s: string) =>
       s
-        .replace(/%(25)?3a/gi, ":")
-        .replace(/%(25)?2e/gi, ".")
+        .replace(/%3a/gi, ":")
+        .replace(/%2e/gi, ".")
         .replace(/%(25)?[0-9A-Za-z_.~-]+$/, "");
     for (const text of [...REDACTED_FORMS.map(([t]) => t), ...gluedTexts(3000)]) {
       let kept = 0;
       for (const m of text.matchAll(re)) {
-        const before = text.slice(kept, m.index).match(/[0-9A-Fa-f]{1,4}(?::|%(?:25)?3[Aa])$/)?.[0];
+        const before = text.slice(kept, m.index).match(/[0-9A-Fa-f]{1,4}(?::|%3[Aa])$/)?.[0];
         kept = m.index + m[0].length;
-        const after = text.slice(kept).match(/^(?::|%(?:25)?3[Aa])[0-9A-Fa-f]{1,4}/)?.[0];
+        const after = text.slice(kept).match(/^(?::|%3[Aa])[0-9A-Fa-f]{1,4}/)?.[0];
         for (const wider of [before && before + m[0], after && m[0] + after]) {
           if (wider && !m[0].includes("%"))
             expect(isIP(normal(wider)), `${m[0]} in ${JSON.stringify(text)}`).toBe(0);

@@ -23,10 +23,7 @@
  * - Never in part: a match cannot begin or end next to a `group:` of its own address, since the
  *   two-groups rule then holds for the whole run, which starts further left (leftmost wins), and
  *   the unglued forms take one group per side. (`x2001:db8::1y` once gave `x2001:REDACTEDy`.)
- * - `%3A` for a colon and `%2E` for a dot, glued or not; `%253A` too (a URL inside a URL's
- *   parameter is encoded twice; its dots are not encoded at all, and a twice-encoded dot cost
- *   PostgreSQL another 10 % on log lines, so `%252E` is left); a zone (`%eth0`, `%25eth0`) goes
- *   with its address.
+ * - `%3A` for a colon, glued or not; a zone (`%eth0`, `%25eth0`) goes with its address.
  * - A word character is an ASCII one (`[0-9A-Za-z_]`) everywhere: `\b` in RE2 and JavaScript, and
  *   PostgreSQL's `\y` under `COLLATE "C"` (postgres-dialect.ts), so `éfe80::abcdé` is not glued.
  */
@@ -35,14 +32,13 @@ const HEX = "[0-9A-Fa-f]";
 const GROUP = `${HEX}{1,4}`;
 const OCTET = "(?:25[0-5]|2[0-4][0-9]|[01]?[0-9]?[0-9])";
 const DOT = "(?:\\.|%2[Ee])";
-const COLON = "(?::|%(?:25)?3[Aa])";
+const COLON = "(?::|%3[Aa])";
 const ZONE_CHAR = "[0-9A-Za-z_.~-]";
 // `%eth0`, `%en0`, `%25eth0`; not `%5D` (a percent-encoded `]` after the address), and not
-// `%3A`, `%253A` or `%2E`, which the pattern reads as a colon or a dot: a zone
-// starting with one made a longer match the leftmost-longest engine took (`fe80::1%3Aeth0`
-// whole, `REDACTEDth0` in RE2)
-const PERCENT_BYTE = "(?:[014-9A-Fa-f][0-9A-Fa-f]|2[0-46-9A-Da-dFf]|3[0-9B-Fb-f])";
-const ZONE = `(?:%25(?:${PERCENT_BYTE}${ZONE_CHAR}*|${HEX}?[G-Zg-z_.~-]${ZONE_CHAR}*|${HEX})|%[G-Zg-z_.~-]${ZONE_CHAR}*|%${HEX}[G-Zg-z_.~-]${ZONE_CHAR}*|%${PERCENT_BYTE}${ZONE_CHAR}+)`;
+// `%3A` or `%2E`, which the pattern reads as a colon or a dot: a zone starting with either made
+// a longer match the leftmost-longest engine took (`fe80::1%3Aeth0` whole, `REDACTEDth0` in RE2)
+const PERCENT_BYTE = "(?:[014-9A-Fa-f][0-9A-Fa-f]|2[0-9A-Da-dFf]|3[0-9B-Fb-f])";
+const ZONE = `(?:%25${ZONE_CHAR}+|%[G-Zg-z_.~-]${ZONE_CHAR}*|%${HEX}[G-Zg-z_.~-]${ZONE_CHAR}*|%${PERCENT_BYTE}${ZONE_CHAR}+)`;
 
 const ipv4 = (dot: string) => `${OCTET}(?:${dot}${OCTET}){3}`;
 const times = (s: string, n: number) => (n <= 0 ? "" : n === 1 ? `(?:${s})` : `(?:${s}){${n}}`);
@@ -81,7 +77,7 @@ function ipv6Forms(): string[] {
     `\\B${both}${g}${zone}`,
     `${HEX}{0,4}${both}${g}${zone}\\b`,
     // (`%3A` ends in a word character: after it, no word is `\b`, not `\B`)
-    `${g}${COLON}(?::\\B|%(?:25)?3[Aa]\\b)`,
+    `${g}${COLON}(?::\\B|%3[Aa]\\b)`,
   ];
 }
 
