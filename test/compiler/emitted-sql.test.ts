@@ -270,6 +270,8 @@ describe("redaction consumer SQL cannot undo", () => {
     expect(redacted.match(/regexp_replace\(CAST\(/g)).toHaveLength(3);
     expect(redacted).toContain("\\y");
     expect(redacted).not.toContain("\\b");
+    // under the collation "C", whose word characters are ASCII ones as in RE2 and JavaScript
+    expect(redacted.match(/ COLLATE "C", '/g)).toHaveLength(3);
   });
 
   it("changes nothing without consumer SQL, and is part of the compiled query's cache key", () => {

@@ -254,10 +254,13 @@ export class PostgresDialect extends SqlEmitter {
       jsonObjectText(args.map((a, i) => (i % 2 === 1 && isJsonText(call, i) ? `CAST(${a} AS json)` : a))),
     __JSON_ARRAY: (args) => jsonArrayText(args.map((a) => `CAST(${a} AS json)`)),
     // the address pattern as PostgreSQL reads it; JSON text is redacted as text (its strings hold
-    // every address), arrays element by element in their order
+    // every address), arrays element by element in their order. Under the collation "C", whose
+    // word characters are ASCII as in RE2 and JavaScript: the database's own (C.UTF-8, en_US)
+    // counts `é` as one, so `\y` did not hold in `éfe80::abcd` and only PostgreSQL kept it whole.
+    // The result goes back to the default collation consumer SQL expects.
     __REDACT_ADDRESSES: ([v], call) => {
       const replace = (text: string) =>
-        `regexp_replace(${text}, ${this.stringLiteral(toPostgresRegex(ADDRESS_PATTERN))}, ${this.stringLiteral(REDACTED)}, 'g')`;
+        `(regexp_replace(${text} COLLATE "C", ${this.stringLiteral(toPostgresRegex(ADDRESS_PATTERN))}, ${this.stringLiteral(REDACTED)}, 'g') COLLATE "default")`;
       if (isNative(call, 0))
         return `ARRAY(SELECT ${replace("e.v")} FROM unnest(${v}) WITH ORDINALITY AS e(v, n) ORDER BY e.n)`;
       if (!isJsonText(call, 0)) return replace(`CAST(${v} AS text)`);

@@ -33,6 +33,21 @@ const REDACTED_FORMS: Array<[string, string]> = [
   ["v1.2.3.4", "vREDACTED"],
   ["ip1.2.3.4", "ipREDACTED"],
   ["1.2.3.4abc", "REDACTEDabc"],
+  // glued to word characters on both sides (issue: compressed IPv6 glued on both sides): an
+  // address when what is around `::` is no identifier, and never in part (no group survives)
+  ["srv_2001:db8::1_x", "srv_REDACTED_x"],
+  ["host2001:db8::1z", "hostREDACTEDz"],
+  ["zz2001:db8::8a2e:370:7334zz", "zzREDACTEDzz"],
+  ["a_fe80::1_b", "a_REDACTED_b"],
+  ["xfe80::1x", "xREDACTEDx"],
+  ["x::1y", "xREDACTEDy"],
+  ["X2001:DB8::1Y", "XREDACTEDY"],
+  ["a_FE80::ABCD:1_b", "a_REDACTED_b"],
+  ["id_2001:db8:85a3::8a2e_v", "id_REDACTED_v"],
+  ["x2001%3Adb8%3A%3A1y", "xREDACTEDy"],
+  ["x%3A%3A1y", "xREDACTEDy"],
+  ["xfe80%3A%3A x", "xREDACTED x"],
+  ["a_::ffff:c000:280_b", "a_REDACTED_b"],
   // a dotted run longer than an address (tcpdump writes `10.0.0.1.443`)
   ["10.0.0.1.443 > 10.0.0.2.80", "REDACTED.443 > REDACTED.80"],
   ["1.2.3.4.5", "REDACTED.5"],
@@ -66,12 +81,41 @@ const KEPT = [
   "std::vector<int>",
   "Foo::bar",
   "crate::module::fn",
+  "Interface::Address",
+  // a digit before `::` is common in identifiers, never one just after it
+  "h2::codec::framed_write",
+  "sha256::digest",
+  "base64::encode",
+  "Vec3::new",
+  "u8::MAX",
+  "Eigen::Vector3d::Zero",
+  "ed25519::Signature",
+  // a percent-encoded `::` glued on both sides reads as the plain one does
+  "std%3A%3Avector",
+  "xfe80%3A%3Ay",
   "ab:cd",
   "16:9",
   "2001:db8",
   "%25",
   "100%",
 ];
+
+/** `count` texts of address pieces, separators and word characters glued together (seeded) */
+function gluedTexts(count: number): string[] {
+  const pieces = [
+    ...["1", "0", "10", "fe80", "FE80", "db8", "2001", "a", "ab", "ABCD", "ffff", "12345", "1.2.3.4"],
+    ...[":", ":", "::", "%3A", "%3a", "%2E", ".", "%25", "%eth0", "%en0", "%1", "%5D", "%5B", "%"],
+    ...["x", "zz", "G", "_", "-", "~", "[", "]", " ", "std", "h2", "::ffff:"],
+  ];
+  let seed = 12;
+  const next = (n: number) => {
+    seed = (Math.imul(seed, 1103515245) + 12345) >>> 0;
+    return (seed >>> 8) % n;
+  };
+  return Array.from({ length: count }, () =>
+    Array.from({ length: 2 + next(9) }, () => pieces[next(pieces.length)]).join(""),
+  );
+}
 
 describe("redactText", () => {
   it.each(REDACTED_FORMS)("%j → %j", (text, expected) => {
@@ -105,6 +149,39 @@ describe("the address pattern", () => {
       }
     }
     expect(matches).toBeGreaterThan(35);
+  });
+
+  it("takes at each place the longest match there, so leftmost-longest engines (PostgreSQL) agree", () => {
+    const first = new RegExp(ADDRESS_PATTERN, "g");
+    const longest = RE2JS.compile(ADDRESS_PATTERN, RE2JS.LONGEST_MATCH);
+    // a zone that began with `%3A` or `%2E` once made a longer match than the first one
+    const zones = ["fe80::1%3Aeth0", "db8::2001%3aabffffab", "::1%2E1.2.3.4x-G"];
+    for (const text of [...REDACTED_FORMS.map(([t]) => t), ...KEPT, ...zones, ...gluedTexts(3000)]) {
+      expect(longest.matcher(text).replaceAll("REDACTED"), JSON.stringify(text)).toBe(
+        text.replace(first, "REDACTED"),
+      );
+    }
+  });
+
+  it("redacts no address in part: no group next to a match makes an address with it", () => {
+    const re = new RegExp(ADDRESS_PATTERN, "g");
+    const normal = (s: string) =>
+      s
+        .replace(/%3a/gi, ":")
+        .replace(/%2e/gi, ".")
+        .replace(/%(25)?[0-9A-Za-z_.~-]+$/, "");
+    for (const text of [...REDACTED_FORMS.map(([t]) => t), ...gluedTexts(3000)]) {
+      let kept = 0;
+      for (const m of text.matchAll(re)) {
+        const before = text.slice(kept, m.index).match(/[0-9A-Fa-f]{1,4}(?::|%3[Aa])$/)?.[0];
+        kept = m.index + m[0].length;
+        const after = text.slice(kept).match(/^(?::|%3[Aa])[0-9A-Fa-f]{1,4}/)?.[0];
+        for (const wider of [before && before + m[0], after && m[0] + after]) {
+          if (wider && !m[0].includes("%"))
+            expect(isIP(normal(wider)), `${m[0]} in ${JSON.stringify(text)}`).toBe(0);
+        }
+      }
+    }
   });
 
   it("agrees with the direct replacement on text that needs no span splitting", () => {

@@ -128,6 +128,39 @@ const PII_EVENTS = [
   }),
 ];
 
+/**
+ * Addresses glued to word characters on both sides, and prose that looks like them (project
+ * "pii-glued", in the event's `tags`): each text and what redaction makes of it, written from
+ * address-pattern.ts's rule, not from an engine's output. An address goes whole or not at all.
+ */
+export const GLUED_FORMS: [string, string][] = [
+  ["srv_2001:db8::1_x", "srv_REDACTED_x"],
+  ["host2001:db8::1z", "hostREDACTEDz"],
+  ["zz2001:db8::8a2e:370:7334zz", "zzREDACTEDzz"],
+  ["a_fe80::1_b", "a_REDACTED_b"],
+  ["xfe80::1x", "xREDACTEDx"],
+  ["x::1y", "xREDACTEDy"],
+  ["X2001:DB8::1Y", "XREDACTEDY"],
+  ["x2001%3Adb8%3A%3A1y", "xREDACTEDy"],
+  ["a_::ffff:c000:280_b", "a_REDACTED_b"],
+  ["fe80::1%3Aeth0", "REDACTEDth0"],
+  // a word character is an ASCII one, as in RE2 and JavaScript (PostgreSQL's \y read `é` as one)
+  ["éfe80::abcdé", "éREDACTEDé"],
+  ["crate::module::fn", "crate::module::fn"],
+  ["Interface::Address", "Interface::Address"],
+  ["std::vector<int>", "std::vector<int>"],
+  ["h2::codec::framed_write", "h2::codec::framed_write"],
+  ["sha256::digest", "sha256::digest"],
+  ["u8::MAX", "u8::MAX"],
+  ["std%3A%3Avector", "std%3A%3Avector"],
+];
+
+const GLUED_EVENTS = [
+  edge("g-glued", before(400), "pii-glued", "/rest/v1/g", {
+    extra: { tags: GLUED_FORMS.map(([text]) => text) },
+  }),
+];
+
 function generated(): Record<string, string[]> {
   const loads: Record<string, string[]> = {};
   let i = 0;
@@ -150,8 +183,8 @@ function generated(): Record<string, string[]> {
 /** source name → NDJSON lines, in load order */
 export function conformanceLoads(): Record<string, string[]> {
   const loads = generated();
-  const handMade = [...BOUNDS_EVENTS, ...USAGE_EVENTS, ...WIRE_EVENTS, ...PII_EVENTS].map((e) =>
-    JSON.stringify(e),
+  const handMade = [...BOUNDS_EVENTS, ...USAGE_EVENTS, ...WIRE_EVENTS, ...PII_EVENTS, ...GLUED_EVENTS].map(
+    (e) => JSON.stringify(e),
   );
   loads["cloudflare.logs.prod"] = [...loads["cloudflare.logs.prod"]!, ...handMade, WIRE_BIG_LINE];
   return loads;

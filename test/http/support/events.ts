@@ -85,6 +85,9 @@ export const IP_FORMS: [string, string][] = [
   ["v1.2.3.4", "vREDACTED"],
   ["1.2.3.4.5", "REDACTED.5"],
   ["999.1.1.1", "9REDACTED"],
+  // glued on both sides: whole, never the network prefix left behind (`srv_2001:REDACTED_x`)
+  ["srv_2001:db8::1_x", "srv_REDACTED_x"],
+  ["a_fe80::1_b", "a_REDACTED_b"],
 ];
 
 /** things that look like addresses and are not: they must come back unchanged */
@@ -103,6 +106,8 @@ export const NEAR_MISSES: string[] = [
   "use a :: b",
   "std::vector<int>",
   "crate::module::fn",
+  "h2::codec::framed_write",
+  "sha256::digest",
   "16:9",
   "2001:db8",
   "deadbeefcafebabe",

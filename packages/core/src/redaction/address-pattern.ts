@@ -11,9 +11,21 @@
  * - IPv4 anywhere, glued to word characters too (`ip_10.0.0.1`, `x10.0.0.1`, `10.0.0.1_`), with
  *   `%2E` for a dot (`10%2E0%2E0%2E1`). A dotted run longer than an address keeps its first
  *   address's worth redacted (`1.2.3.4.5` → `REDACTED.5`: tcpdump writes `10.0.0.1.443`).
- * - IPv6 in full or with an IPv4 tail anywhere; compressed forms (`fe80::1`) unless glued to word
- *   characters on both sides, which is how `std::vector` and `crate::module::fn` stay prose;
- *   `%3A` for a colon; a zone (`%eth0`, `%25eth0`) goes with its address.
+ * - IPv6 in full or with an IPv4 tail anywhere, glued to word characters or not.
+ * - Compressed IPv6 (`fe80::1`) anywhere too, glued on both sides included (`srv_2001:db8::1_x`,
+ *   `a_fe80::1_b`, `x::1y`), when it is no C++/Rust path: two or more groups on one side of `::`
+ *   (a single colon in the run: `2001:db8::1`, `fe80::1:2`), or a digit just after `::`
+ *   (`fe80::1`, `::8a2e`: an identifier never starts with a digit). Otherwise (at most one group
+ *   on each side, the one after `::` starting with a letter) it is an address unless both ends
+ *   touch a word: `std::vector`, `crate::module::fn`, `Interface::Address` stay prose, and so do
+ *   `h2::codec`, `sha256::digest`, `Vec3::new`, `u8::MAX` (a digit BEFORE `::` is common in
+ *   identifiers, so it does not count), at the price of `xfe80::abcdx` staying too.
+ * - Never in part: a match cannot begin or end next to a `group:` of its own address, since the
+ *   two-groups rule then holds for the whole run, which starts further left (leftmost wins), and
+ *   the unglued forms take one group per side. (`x2001:db8::1y` once gave `x2001:REDACTEDy`.)
+ * - `%3A` for a colon, glued or not; a zone (`%eth0`, `%25eth0`) goes with its address.
+ * - A word character is an ASCII one (`[0-9A-Za-z_]`) everywhere: `\b` in RE2 and JavaScript, and
+ *   PostgreSQL's `\y` under `COLLATE "C"` (postgres-dialect.ts), so `éfe80::abcdé` is not glued.
  */
 
 const HEX = "[0-9A-Fa-f]";
@@ -22,19 +34,24 @@ const OCTET = "(?:25[0-5]|2[0-4][0-9]|[01]?[0-9]?[0-9])";
 const DOT = "(?:\\.|%2[Ee])";
 const COLON = "(?::|%3[Aa])";
 const ZONE_CHAR = "[0-9A-Za-z_.~-]";
-// `%eth0`, `%en0`, `%25eth0`; not `%5D` (a percent-encoded `]` after the address)
-const ZONE = `(?:%25${ZONE_CHAR}+|%[G-Zg-z_.~-]${ZONE_CHAR}*|%${HEX}[G-Zg-z_.~-]${ZONE_CHAR}*|%${HEX}{2}${ZONE_CHAR}+)`;
+// `%eth0`, `%en0`, `%25eth0`; not `%5D` (a percent-encoded `]` after the address), and not
+// `%3A` or `%2E`, which the pattern reads as a colon or a dot: a zone starting with either made
+// a longer match the leftmost-longest engine took (`fe80::1%3Aeth0` whole, `REDACTEDth0` in RE2)
+const PERCENT_BYTE = "(?:[014-9A-Fa-f][0-9A-Fa-f]|2[0-9A-Da-dFf]|3[0-9B-Fb-f])";
+const ZONE = `(?:%25${ZONE_CHAR}+|%[G-Zg-z_.~-]${ZONE_CHAR}*|%${HEX}[G-Zg-z_.~-]${ZONE_CHAR}*|%${PERCENT_BYTE}${ZONE_CHAR}+)`;
 
 const ipv4 = (dot: string) => `${OCTET}(?:${dot}${OCTET}){3}`;
 const times = (s: string, n: number) => (n <= 0 ? "" : n === 1 ? `(?:${s})` : `(?:${s}){${n}}`);
 const upTo = (s: string, n: number) => (n <= 0 ? "" : `(?:${s}){0,${n}}`);
 
 /**
- * IPv6 forms, longest first where two could start at one place. Few alternatives on purpose:
+ * IPv6 forms, longest first where two could start at one place (the unconditional compressed
+ * forms before the ones with a boundary; `\B::x` before `x::y\b`). Few alternatives on purpose:
  * PostgreSQL's regex engine pays for each one at every character (one alternative per count of
  * groups before `::`, and another set for `%3A`, ran ten times slower there). So the groups on
- * either side of `::` are counted up to seven each, not seven in all, and `%3A` is a colon
- * everywhere: a run of more than eight groups around `::` is no address and is redacted as one.
+ * either side of `::` are counted up to seven each (eight after it where two are required), not
+ * seven in all, and `%3A` is a colon everywhere: a run of more than eight groups around `::` is no
+ * address and is redacted as one.
  */
 function ipv6Forms(): string[] {
   const g = GROUP;
@@ -42,6 +59,7 @@ function ipv6Forms(): string[] {
   const v4 = ipv4(DOT);
   const zone = `(?:${ZONE})?`;
   const groups = `${g}${upTo(cg, 6)}`;
+  const twoOrMore = `${g}(?:${cg}){1,6}`;
   const both = `${COLON}${COLON}`;
   return [
     // six groups and an IPv4 tail; eight groups
@@ -49,12 +67,17 @@ function ipv6Forms(): string[] {
     `${g}${times(cg, 7)}${zone}`,
     // `::` and an IPv4 tail
     `(?:${g}${upTo(cg, 4)})?${both}${upTo(`${g}${COLON}`, 5)}${v4}`,
-    // `::` alone, unless both ends touch a word (`std::vector`, `crate::module::fn`)
-    `\\b${groups}${both}(?:${groups}${zone})?`,
-    `${groups}${both}${groups}${zone}\\b`,
-    `${groups}${both}\\B`,
-    `\\B${both}${groups}${zone}`,
-    `${both}${groups}${zone}\\b`,
+    // `::` anywhere, glued to words or not, when what is around it is no identifier: two groups
+    // on one side of it, or a digit just after it
+    `${twoOrMore}${both}(?:${groups}${zone})?`,
+    `(?:${groups})?${both}(?:[0-9]${HEX}{0,3}|${g}${cg})${upTo(cg, 6)}${zone}`,
+    // otherwise one group or none on each side: an address unless both ends touch a word
+    // (`std::vector`, `crate::module::fn`, `h2::codec`)
+    `\\b${g}${both}(?:${g}${zone})?`,
+    `\\B${both}${g}${zone}`,
+    `${HEX}{0,4}${both}${g}${zone}\\b`,
+    // (`%3A` ends in a word character: after it, no word is `\b`, not `\B`)
+    `${g}${COLON}(?::\\B|%3[Aa]\\b)`,
   ];
 }
 
