@@ -60,6 +60,24 @@ describe("QES_HOST", () => {
       await open.close();
     }
   });
+
+  it("a host or port it cannot listen on fails start-up naming QES_HOST or PORT", async () => {
+    // Node says only `getaddrinfo ENOTFOUND …` or `EADDRINUSE`, not which setting to change
+    await expect(startHttpServer(store.backend, { QES_HOST: "no-such-host.invalid" })).rejects.toMatchObject({
+      code: "invalid_config",
+      param: "QES_HOST",
+      message: expect.stringMatching(/QES_HOST "no-such-host\.invalid" is not a name this machine resolves/),
+    });
+    // TEST-NET-1 (RFC 5737): an address no machine here holds
+    await expect(startHttpServer(store.backend, { QES_HOST: "192.0.2.1" })).rejects.toMatchObject({
+      param: "QES_HOST",
+      message: expect.stringMatching(/QES_HOST "192\.0\.2\.1" is not an address of this machine/),
+    });
+    await expect(startHttpServer(store.backend, { PORT: String(plain.service.port) })).rejects.toMatchObject({
+      param: "PORT",
+      message: expect.stringMatching(new RegExp(`PORT ${plain.service.port} is in use on 127\\.0\\.0\\.1`)),
+    });
+  });
 });
 
 describe("/metrics", () => {

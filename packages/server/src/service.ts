@@ -231,12 +231,13 @@ export async function startService(opts: StartServiceOptions): Promise<RunningSe
     },
   });
   let server: Awaited<ReturnType<typeof listen>>;
+  const host = opts.host ?? config.host;
   try {
-    server = await listen(listener, config.port, opts.host ?? config.host);
+    server = await listen(listener, config.port, host);
   } catch (e) {
     await warmer.close();
     await redis?.close();
-    throw e;
+    throw listenError(e, host, config.port);
   }
   logger.info(
     { url: server.url, backend: backend.name, endpoints: registry.size, cache: cacheKind },
@@ -270,4 +271,27 @@ export async function startService(opts: StartServiceOptions): Promise<RunningSe
       return closing;
     },
   };
+}
+
+/**
+ * Why the server could not listen, naming the settings that chose the address: Node says only
+ * `getaddrinfo ENOTFOUND x` or `EADDRINUSE`, which does not tell an operator what to change.
+ */
+function listenError(e: unknown, host: string, port: number): Error {
+  const code = (e as NodeJS.ErrnoException).code;
+  const [param, why] =
+    code === "ENOTFOUND" || code === "EAI_AGAIN"
+      ? ["QES_HOST", `"${host}" is not a name this machine resolves`]
+      : code === "EADDRNOTAVAIL"
+        ? ["QES_HOST", `"${host}" is not an address of this machine (127.0.0.1, 0.0.0.0 and :: always are)`]
+        : code === "EADDRINUSE"
+          ? ["PORT", `${port} is in use on ${host} by another process`]
+          : code === "EACCES"
+            ? ["PORT", `${port} needs privileges this process lacks; use one above 1023`]
+            : [undefined, undefined];
+  if (param === undefined) return e instanceof Error ? e : new Error(String(e));
+  return new QesError("invalid_config", `cannot listen on ${host}:${port}: ${param} ${why}`, {
+    param,
+    cause: e,
+  });
 }
