@@ -41,7 +41,9 @@ export interface IngestLogsDeps {
  * `POST /api/logs?source_name=<source>` (DESIGN.md §10): authenticate (401) and authorise the
  * source (403) before reading the body; refuse at once when the queue is full (429); read the
  * body within the limit (413), parse and shape every event (400 `invalid_event` with its index,
- * nothing stored, also for an event dated more than a day ahead or a request of too many days; the same for an event whose widening would break a served stored query), then wait for the group commit: `200 {"accepted": N}` only once it is durable.
+ * nothing stored; the same for an event dated more than a day ahead, a request of too many days
+ * or an event whose widening would break a served stored query), then wait for the group commit:
+ * `200 {"accepted": N}` only once it is durable.
  */
 export function ingestLogsRoute(deps: IngestLogsDeps) {
   const budget = new IngestBodyBudget(BODIES_IN_FLIGHT * deps.ingestMaxBytes);
