@@ -170,6 +170,12 @@ export const engineSemanticsCases: SqlCase[] = [
     expect: [{ a: null, b: null, c: null, d: "-9223372036854775808" }],
   },
   {
+    name: "the literal -9223372036854775808 is INT64's least value",
+    rule: "BigQuery integer literals: -9223372036854775808 is a valid INT64 (its digits alone are not)",
+    sql: "select -9223372036854775808 as a, -9223372036854775808 + 1 as b, -9223372036854775808 < 0 as c",
+    expect: [{ a: "-9223372036854775808", b: "-9223372036854775807", c: true }],
+  },
+  {
     name: "INT64 arithmetic at the edges of the range is exact",
     rule: "BigQuery INT64: -2^63 … 2^63-1; DESIGN.md §4 (a string beyond ±2^53)",
     sql: `select r.status_code + 9223372036854775607 as a, -9223372036854775607 - r.status_code - 1 as b, 3037000499 * (r.status_code - 200 + 3037000499) as c, abs(-9223372036854775607 - r.status_code) as d, -(r.status_code - 200 - 9223372036854775807) as e, cast('-9223372036854775808' as int64) as f from ${RESP} where id = 'e01'`,
