@@ -119,8 +119,14 @@ export class PostgresDialect extends SqlEmitter {
     // extract() returns numeric since PostgreSQL 14: exact to the microsecond.
     UNIX_MICROS: ([ts]) => `CAST(extract(epoch FROM ${ts}) * 1000000 AS bigint)`,
     TIMESTAMP_MICROS: ([n]) => `(TIMESTAMPTZ 'epoch' + (${n}) * INTERVAL '1 microsecond')`,
+    // json has no ordering: a record's (or an event array's) JSON text is taken as text, as the
+    // other engines take it
     ANY_VALUE: (args, call) =>
-      call.type.t === "scalar" && call.type.s === "BOOL" ? `bool_and(${args[0]})` : `min(${args[0]})`,
+      call.type.t === "scalar" && call.type.s === "BOOL"
+        ? `bool_and(${args[0]})`
+        : isJsonText(call, 0)
+          ? `CAST(min(CAST(${args[0]} AS text) COLLATE "C") AS json)`
+          : `min(${args[0]})`,
     MIN: (args, call) =>
       call.type.t === "scalar" && call.type.s === "BOOL"
         ? `bool_and(${args[0]})`
