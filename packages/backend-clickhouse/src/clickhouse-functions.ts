@@ -3,6 +3,7 @@ import {
   type CallExpr,
   DEFAULT_FUNCTIONS,
   ESCAPE_MARK_CODE_POINT,
+  edgeCall,
   type FunctionEmitter,
   type FunctionTable,
   formatCall,
@@ -14,6 +15,8 @@ import {
   rename,
   type ScalarType,
   type SqlEmitter,
+  type SubstringSpelling,
+  substrCall,
 } from "@qes/core";
 import { formatSpec } from "./clickhouse-format.ts";
 import { nullForNullArray } from "./clickhouse-null-arrays.ts";
@@ -92,6 +95,13 @@ function plainLiteral(call: CallExpr): boolean {
   return arg?.k === "lit" && typeof arg.value === "string" && isPlainPattern(arg.value);
 }
 
+/** Characters, not bytes; lengths are UInt64, made signed to meet INT64 positions. */
+const CH_SUBSTRING: SubstringSpelling = {
+  length: (s) => `toInt64(lengthUTF8(${s}))`,
+  substring: (s, start, count) => `substringUTF8(${s}, ${start}${count === undefined ? "" : `, ${count}`})`,
+  edge: (side, s, count) => `${side}UTF8(${s}, ${count})`,
+};
+
 /** The function table: every catalogue function in BigQuery's semantics on ClickHouse. */
 export function clickhouseFunctions(e: ClickhouseEmitter): FunctionTable {
   return {
@@ -141,15 +151,15 @@ export function clickhouseFunctions(e: ClickhouseEmitter): FunctionTable {
     STARTS_WITH: rename("startsWith"),
     ENDS_WITH: rename("endsWith"),
     CONTAINS_SUBSTR: ([a, b]) => `(positionCaseInsensitiveUTF8(${a}, ${b}) > 0)`,
-    SUBSTR: (args, call) => substr(args, call),
-    SUBSTRING: (args, call) => substr(args, call),
+    SUBSTR: (args, call) => substrCall(args, call, e, CH_SUBSTRING),
+    SUBSTRING: (args, call) => substrCall(args, call, e, CH_SUBSTRING),
     TRIM: ([s, c]) => (c === undefined ? `trimBoth(${s})` : `trimBoth(${s}, ${c})`),
     LTRIM: ([s, c]) => (c === undefined ? `trimLeft(${s})` : `trimLeft(${s}, ${c})`),
     RTRIM: ([s, c]) => (c === undefined ? `trimRight(${s})` : `trimRight(${s}, ${c})`),
     REPLACE: rename("replaceAll"),
     STRPOS: int64("positionUTF8"),
-    LEFT: rename("leftUTF8"),
-    RIGHT: rename("rightUTF8"),
+    LEFT: (args, call) => edgeCall("left", args, call, e, CH_SUBSTRING),
+    RIGHT: (args, call) => edgeCall("right", args, call, e, CH_SUBSTRING),
     REVERSE: rename("reverseUTF8"),
     REGEXP_CONTAINS: ([s, p], call) =>
       plainLiteral(call) ? `(position(${s}, ${p}) > 0)` : `match(${s}, ${re2(e, p!, call)})`,
@@ -249,16 +259,6 @@ function shift(e: SqlEmitter, fn: string, [x, offset, dflt]: string[], call: Cal
       })
     : "";
   return `${fn}(${parts.join(", ")})${over}`;
-}
-
-/** SUBSTR: BigQuery counts a negative position from the end and treats 0 as 1. */
-function substr([s, p, l]: string[], call: CallExpr): string {
-  const pos = call.args[1];
-  const start =
-    pos?.k === "lit" && typeof pos.value === "number" && pos.value > 0
-      ? p
-      : `multiIf(${p} < 0, greatest(toInt64(lengthUTF8(${s})) + ${p} + 1, 1), ${p} = 0, 1, ${p})`;
-  return `substringUTF8(${s}, ${start}${l === undefined ? "" : `, ${l}`})`;
 }
 
 /** BigQuery rounds half away from zero; ClickHouse's round() rounds floats half to even. */

@@ -246,6 +246,10 @@ export class DuckdbDialect extends SqlEmitter {
     }
   }
 
+  override raiseWhen(value: string, failWhen: string, message: string): string {
+    return `CASE WHEN ${failWhen} THEN error(${this.stringLiteral(message)}) ELSE ${value} END`;
+  }
+
   // DuckDB divides by zero to Infinity or NULL; BigQuery (and PostgreSQL) raise
   override divisor(sql: string): string {
     return `CASE WHEN ${sql} = 0 THEN error('division by zero') ELSE ${sql} END`;

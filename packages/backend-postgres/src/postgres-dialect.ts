@@ -3,6 +3,7 @@ import {
   type CallExpr,
   DEFAULT_FUNCTIONS,
   ESCAPE_MARK_CODE_POINT,
+  edgeCall,
   type FormatSpec,
   type FunctionTable,
   formatCall,
@@ -20,6 +21,8 @@ import {
   type ScalarType,
   SqlEmitter,
   type SqlType,
+  type SubstringSpelling,
+  substrCall,
   truncate,
   weekNumberNumerator,
   weekStartDay,
@@ -30,6 +33,14 @@ import { PATTERN_TOKEN, toPostgresRegex } from "./postgres-regex.ts";
 import { PG_COLUMN_TYPES } from "./postgres-storage.ts";
 import { formatTimestampSql, translateTimeFormat } from "./postgres-time-format.ts";
 import { postgresFromLocal, postgresZone, postgresZoneText } from "./postgres-time-zone.ts";
+
+/** Positions and counts are integers on PostgreSQL (clamped to the text first, by substrCall). */
+const PG_SUBSTRING: SubstringSpelling = {
+  length: (s) => `char_length(${s})`,
+  substring: (s, start, count) =>
+    `substr(${s}, CAST(${start} AS integer)${count === undefined ? "" : `, CAST(${count} AS integer)`})`,
+  edge: (side, s, count) => `${side}(${s}, CAST(${count} AS integer))`,
+};
 
 /** SQL type of each scalar: the storage column types (one table for DDL and queries). */
 const TYPE_NAMES: Record<ScalarType, string> = PG_COLUMN_TYPES;
@@ -224,10 +235,10 @@ export class PostgresDialect extends SqlEmitter {
       `CAST(trunc(CAST(${x} AS numeric)${n === undefined ? "" : `, CAST(${n} AS integer)`}) AS double precision)`,
     DIV: ([a, b]) => `((${a}) / (${b}))`,
     LOG10: (args, call) => `log(${this.cast(args[0]!, call.args[0]!.type, "FLOAT64")})`,
-    LEFT: ([s, n]) => `left(${s}, CAST(${n} AS integer))`,
-    RIGHT: ([s, n]) => `right(${s}, CAST(${n} AS integer))`,
-    SUBSTR: (args, call) => this.substr(args, call),
-    SUBSTRING: (args, call) => this.substr(args, call),
+    LEFT: (args, call) => edgeCall("left", args, call, this, PG_SUBSTRING),
+    RIGHT: (args, call) => edgeCall("right", args, call, this, PG_SUBSTRING),
+    SUBSTR: (args, call) => substrCall(args, call, this, PG_SUBSTRING),
+    SUBSTRING: (args, call) => substrCall(args, call, this, PG_SUBSTRING),
     ARRAY_LENGTH: ([a], call) => (isNative(call, 0) ? `cardinality(${a})` : `json_array_length(${a}::json)`),
     ARRAY_TO_STRING: ([a, d], call) =>
       isNative(call, 0)
@@ -357,15 +368,6 @@ export class PostgresDialect extends SqlEmitter {
   /** Unix microseconds of a TIMESTAMP, exactly (extract returns numeric). */
   private micros(ts: string): string {
     return `CAST(extract(epoch FROM ${ts}) * 1000000 AS bigint)`;
-  }
-
-  private substr([s, p, l]: string[], call: CallExpr): string {
-    const pos = call.args[1];
-    const start =
-      pos?.k === "lit" && typeof pos.value === "number" && pos.value > 0
-        ? p
-        : `CASE WHEN ${p} < 0 THEN greatest(char_length(${s}) + ${p} + 1, 1) WHEN ${p} = 0 THEN 1 ELSE ${p} END`;
-    return `substr(${s}, CAST(${start} AS integer)${l === undefined ? "" : `, CAST(${l} AS integer)`})`;
   }
 
   private jsonKeys(call: CallExpr): string {

@@ -323,6 +323,30 @@ export const functionCases: SqlCase[] = [
     expect: [{ a: "pp", b: "le", c: "apple", d: "", e: "apple" }],
   },
   {
+    name: "SUBSTR with a negative length is an error",
+    rule: "BigQuery SUBSTR: an error if length is less than 0",
+    sql: `select substr('abc', 1, -1) as x`,
+    expect: { error: "sql_invalid" },
+  },
+  {
+    name: "SUBSTR with a negative length read from a column is an error",
+    rule: "BigQuery SUBSTR: an error if length is less than 0",
+    sql: `select substr(id, 2, length(id) - 5) as x from ${REST}`,
+    expect: { error: "sql_invalid" },
+  },
+  {
+    name: "LEFT and RIGHT with a negative length are errors",
+    rule: "BigQuery LEFT / RIGHT: an error if length is negative",
+    sql: `select left(id, length(id) - 9) as x from ${REST}`,
+    expect: { error: "sql_invalid" },
+  },
+  {
+    name: "SUBSTR, LEFT and RIGHT at INT64's extremes, and with NULL arguments",
+    rule: "BigQuery SUBSTR / LEFT / RIGHT: positions and lengths past the text are clamped to it; a NULL argument gives NULL (before the length is checked)",
+    sql: `select substr('abc', 9223372036854775807) as a, substr('abc', 2, 9223372036854775807) as b, substr('abc', -9223372036854775808, 2) as c, left('abc', 9223372036854775807) as d, right('héllo😀', 9223372036854775807) as e, substr('abc', 1, cast(null as int64)) as f, substr(cast(null as string), 1, -1) as g, right(cast(null as string), -1) as h`,
+    expect: [{ a: "", b: "bc", c: "ab", d: "abc", e: "héllo😀", f: null, g: null, h: null }],
+  },
+  {
     name: "SUBSTR of a column",
     rule: "BigQuery SUBSTR",
     sql: `select substr(id, 2) as n from ${REST} where id = 't01'`,

@@ -22,12 +22,74 @@ export function literalArg(call: CallExpr, i: number, what: string): string {
   throw new QesError("sql_invalid", `${call.fn} needs ${what} as a string literal.`);
 }
 
-/** Position for SUBSTR: BigQuery counts a negative position from the end and treats 0 as 1. */
-function substrStart(s: string, pos: string, call: CallExpr): string {
-  const p = call.args[1];
-  if (p?.k === "lit" && typeof p.value === "number" && p.value > 0) return pos;
-  return `CASE WHEN ${pos} < 0 THEN greatest(length(${s}) + ${pos} + 1, 1) WHEN ${pos} = 0 THEN 1 ELSE ${pos} END`;
+/** An engine's character-counting string functions, as SUBSTR, LEFT and RIGHT are written with them. */
+export interface SubstringSpelling {
+  /** characters of `s` (code points), as an INT64 */
+  length: (s: string) => string;
+  /** the characters of `s` from 1-based `start`, `count` of them (or to the end) */
+  substring: (s: string, start: string, count?: string) => string;
+  /** the first (`left`) or last `count` characters of `s` */
+  edge: (side: "left" | "right", s: string, count: string) => string;
 }
+
+/** An INT64 literal from 0 to `max`: an argument that needs no guard. */
+function smallLiteral(call: CallExpr, i: number, min: number): boolean {
+  const a = call.args[i];
+  return a?.k === "lit" && typeof a.value === "number" && a.value >= min && a.value <= 1_000_000;
+}
+
+/**
+ * SUBSTR in BigQuery's semantics: a negative position counts from the end (before the start is
+ * 1), 0 is 1; positions and lengths past the text are clamped to it (the engines refuse or
+ * overflow on INT64's extremes: DuckDB past 2^32, PostgreSQL past 2^31); a negative length is
+ * BigQuery's error.
+ */
+export function substrCall(
+  [s, p, l]: string[],
+  call: CallExpr,
+  e: SqlEmitter,
+  spell: SubstringSpelling,
+): string {
+  const length = spell.length(s!);
+  // CASE, not least/greatest: those skip a NULL argument, where SUBSTR's answer is NULL
+  const start = smallLiteral(call, 1, 1)
+    ? p!
+    : `CASE WHEN ${p} < 0 THEN CASE WHEN ${length} + ${p} >= 0 THEN ${length} + ${p} + 1 ELSE 1 END WHEN ${p} = 0 THEN 1 WHEN ${p} > ${length} THEN ${length} + 1 ELSE ${p} END`;
+  if (l === undefined) return spell.substring(s!, start);
+  // a NULL text or position makes the answer NULL before the length is looked at
+  const count = smallLiteral(call, 2, 0)
+    ? l
+    : e.raiseWhen(
+        `CASE WHEN ${l} > ${length} THEN ${length} ELSE ${l} END`,
+        `${l} < 0 AND ${s} IS NOT NULL AND ${p} IS NOT NULL`,
+        `Third argument in ${call.fn}() cannot be negative`,
+      );
+  return spell.substring(s!, start, count);
+}
+
+/** LEFT and RIGHT: a count past the text is the whole text; a negative count is BigQuery's error. */
+export function edgeCall(
+  side: "left" | "right",
+  [s, n]: string[],
+  call: CallExpr,
+  e: SqlEmitter,
+  spell: SubstringSpelling,
+): string {
+  const count = smallLiteral(call, 1, 0)
+    ? n!
+    : e.raiseWhen(
+        `CASE WHEN ${n} > ${spell.length(s!)} THEN ${spell.length(s!)} ELSE ${n} END`,
+        `${n} < 0 AND ${s} IS NOT NULL`,
+        `Second argument in ${call.fn}() cannot be negative`,
+      );
+  return spell.edge(side, s!, count);
+}
+
+const STANDARD_SUBSTRING: SubstringSpelling = {
+  length: (s) => `length(${s})`,
+  substring: (s, start, count) => `substr(${s}, ${start}${count === undefined ? "" : `, ${count}`})`,
+  edge: (side, s, count) => `${side}(${s}, ${count})`,
+};
 
 /** BigQuery JSONPath (`$.a.b`, `$['a']`, `$.a[0]`) → keys; undefined keys are refused. */
 export function jsonPathKeys(path: string): Array<string | number> {
@@ -256,15 +318,14 @@ export const DEFAULT_FUNCTIONS = {
   CHAR_LENGTH: rename("length"),
   STARTS_WITH: rename("starts_with"),
   CONTAINS_SUBSTR: ([a, b]) => `(strpos(lower(${a}), lower(${b})) > 0)`,
-  SUBSTR: ([s, p, l], call) => `substr(${s}, ${substrStart(s!, p!, call)}${l === undefined ? "" : `, ${l}`})`,
-  SUBSTRING: ([s, p, l], call) =>
-    `substr(${s}, ${substrStart(s!, p!, call)}${l === undefined ? "" : `, ${l}`})`,
+  SUBSTR: (args, call, e) => substrCall(args, call, e, STANDARD_SUBSTRING),
+  SUBSTRING: (args, call, e) => substrCall(args, call, e, STANDARD_SUBSTRING),
   LTRIM: rename("ltrim"),
   RTRIM: rename("rtrim"),
   REPLACE: rename("replace"),
   STRPOS: rename("strpos"),
-  LEFT: rename("left"),
-  RIGHT: rename("right"),
+  LEFT: (args, call, e) => edgeCall("left", args, call, e, STANDARD_SUBSTRING),
+  RIGHT: (args, call, e) => edgeCall("right", args, call, e, STANDARD_SUBSTRING),
   REVERSE: rename("reverse"),
   // BigQuery's CONCAT is NULL when any argument is; `||` behaves so on every engine.
   CONCAT: (args) => `(${args.join(" || ")})`,

@@ -28,6 +28,9 @@ import {
   readOnlyByCutSelect,
 } from "./leading-key-cut.ts";
 
+/** What starts a message SqlEmitter.raiseWhen's default raises (an executor strips it). */
+export const RAISED_MESSAGE_MARK = "qes-error: ";
+
 export { type CallExpr, type FunctionEmitter, rename } from "./function-table.ts";
 
 /**
@@ -689,6 +692,19 @@ export abstract class SqlEmitter implements Dialect {
    */
   divisor(sql: string): string {
     return sql;
+  }
+
+  /**
+   * `value`, or BigQuery's error `message` for a row where `failWhen` holds (a negative SUBSTR
+   * length, POW(0, -1)): the engine stops the query and its executor answers 422 `sql_invalid`.
+   * This default is standard SQL: the message, marked with RAISED_MESSAGE_MARK, cast to an integer
+   * (the cast is the error; the executor reads the message back out of it). The text names
+   * `failWhen` again so that it is never a constant a planner would fold, and raise, while the
+   * condition is still undecided. Engines with an error function override this.
+   */
+  raiseWhen(value: string, failWhen: string, message: string): string {
+    const text = `${this.stringLiteral(`${RAISED_MESSAGE_MARK}${message}`)} || CASE WHEN ${failWhen} THEN '' END`;
+    return `CASE WHEN (CASE WHEN ${failWhen} THEN CAST(${text} AS ${this.typeName("INT64")}) END) IS NULL THEN ${value} END`;
   }
 
   /** CTEs the final query reads, directly or through other CTEs; the rest are not emitted. */
