@@ -1,6 +1,7 @@
 import {
   ADDRESS_PATTERN,
   type CallExpr,
+  checkedMath,
   DEFAULT_FUNCTIONS,
   ESCAPE_MARK_CODE_POINT,
   edgeCall,
@@ -176,14 +177,15 @@ export function clickhouseFunctions(e: ClickhouseEmitter): FunctionTable {
     TRUNC: ([x, n], call) => `trunc(${float(e, x!, call)}${n === undefined ? "" : `, ${n}`})`,
     // abs of an Int64 is UInt64: -2^63 gives 2^63, which INT64 cannot hold (BigQuery raises)
     ABS: ([x], call) => (isInt64(call) ? checkedInt64(`abs(${x})`) : `abs(${x})`),
-    DIV: rename("intDiv"),
-    MOD: ([a, b]) => `((${a}) % (${b}))`,
+    DIV: ([a, b]) => `intDiv(${a}, ${e.divisor(`(${b})`)})`,
     SIGN: ([x], call) =>
       `CAST(sign(${x}) AS ${e.typeName(call.type.t === "scalar" ? call.type.s : "INT64")})`,
-    LN: ([x], call) => `log(${float(e, x!, call)})`,
-    LOG10: ([x], call) => `log10(${float(e, x!, call)})`,
-    POW: ([a, b], call) => `pow(${float(e, a!, call)}, ${b})`,
-    POWER: ([a, b], call) => `pow(${float(e, a!, call)}, ${b})`,
+    LN: checkedMath.log((x) => `log(${x})`),
+    LOG10: checkedMath.log((x) => `log10(${x})`),
+    SQRT: checkedMath.sqrt((x) => `sqrt(${x})`),
+    EXP: checkedMath.exp((x) => `exp(${x})`),
+    POW: checkedMath.pow((x, y) => `pow(${x}, ${y})`),
+    POWER: checkedMath.pow((x, y) => `pow(${x}, ${y})`),
     ARRAY_LENGTH: ([a], call) =>
       isNative(call, 0)
         ? nullForNullArray(e, call.args[0]!, `toInt64(length(${a}))`)

@@ -1,6 +1,7 @@
 import {
   ADDRESS_PATTERN,
   type CallExpr,
+  checkedMath,
   DEFAULT_FUNCTIONS,
   ESCAPE_MARK_CODE_POINT,
   type FormatSpec,
@@ -171,8 +172,14 @@ export class DuckdbDialect extends SqlEmitter {
       `round(${this.cast(x!, call.args[0]!.type, "FLOAT64")}${n === undefined ? "" : `, CAST(${n} AS INTEGER)`})`,
     TRUNC: ([x, n], call) =>
       `trunc(${this.cast(x!, call.args[0]!.type, "FLOAT64")}${n === undefined ? "" : `, CAST(${n} AS INTEGER)`})`,
-    DIV: ([a, b]) => `(((${a}) - (${a}) % (${b})) // (${b}))`,
-    LOG10: (args, call) => `log10(${this.cast(args[0]!, call.args[0]!.type, "FLOAT64")})`,
+    // `//` and `%` of a zero are NULL on DuckDB (folded so before any guard inside them); BigQuery raises
+    DIV: ([a, b]) =>
+      this.raiseWhen(
+        `(((${a}) - (${a}) % (${b})) // (${b}))`,
+        `(${b}) = 0 AND (${a}) IS NOT NULL`,
+        "division by zero",
+      ),
+    LOG10: checkedMath.log((x) => `log10(${x})`),
     ARRAY_LENGTH: ([a], call) => (isNative(call, 0) ? `len(${a})` : `json_array_length(${a})`),
     ARRAY_TO_STRING: ([a, d], call) =>
       isNative(call, 0)

@@ -1,6 +1,7 @@
 import {
   ADDRESS_PATTERN,
   type CallExpr,
+  checkedMath,
   DEFAULT_FUNCTIONS,
   ESCAPE_MARK_CODE_POINT,
   edgeCall,
@@ -41,6 +42,11 @@ const PG_SUBSTRING: SubstringSpelling = {
     `substr(${s}, CAST(${start} AS integer)${count === undefined ? "" : `, CAST(${count} AS integer)`})`,
   edge: (side, s, count) => `${side}(${s}, CAST(${count} AS integer))`,
 };
+
+/** power(), with an underflow 0 (PostgreSQL raises on one): |x|^y below e^-745.2 */
+function postgresPower(x: string, y: string): string {
+  return `CASE WHEN ${x} <> 0 AND ${y} * ln(abs(${x})) < -745.2 THEN 0 ELSE power(${x}, ${y}) END`;
+}
 
 /** SQL type of each scalar: the storage column types (one table for DDL and queries). */
 const TYPE_NAMES: Record<ScalarType, string> = PG_COLUMN_TYPES;
@@ -234,7 +240,12 @@ export class PostgresDialect extends SqlEmitter {
     TRUNC: ([x, n]) =>
       `CAST(trunc(CAST(${x} AS numeric)${n === undefined ? "" : `, CAST(${n} AS integer)`}) AS double precision)`,
     DIV: ([a, b]) => `((${a}) / (${b}))`,
-    LOG10: (args, call) => `log(${this.cast(args[0]!, call.args[0]!.type, "FLOAT64")})`,
+    LOG10: checkedMath.log((x) => `log(${x})`),
+    // PostgreSQL raises on an underflow, where BigQuery's answer is 0: past e^-745.2 (the least
+    // FLOAT64 above 0 is about e^-744.4) the result is 0 without asking
+    EXP: checkedMath.exp((x) => `CASE WHEN ${x} < -745.2 THEN 0 ELSE exp(${x}) END`),
+    POW: checkedMath.pow(postgresPower),
+    POWER: checkedMath.pow(postgresPower),
     LEFT: (args, call) => edgeCall("left", args, call, this, PG_SUBSTRING),
     RIGHT: (args, call) => edgeCall("right", args, call, this, PG_SUBSTRING),
     SUBSTR: (args, call) => substrCall(args, call, this, PG_SUBSTRING),

@@ -125,6 +125,72 @@ export function jsonPathKeys(path: string): Array<string | number> {
   return keys;
 }
 
+/** FLOAT64's greatest finite value: a result past it from finite arguments is an overflow. */
+function float64Max(e: SqlEmitter): string {
+  return `CAST(1.7976931348623157e308 AS ${e.typeName("FLOAT64")})`;
+}
+
+/** Argument `i` of a math function as FLOAT64. */
+function floatArg(args: string[], call: CallExpr, e: SqlEmitter, i = 0): string {
+  return e.cast(args[i]!, call.args[i]!.type, "FLOAT64");
+}
+
+/**
+ * BigQuery's math functions raise where the engines answer NaN, ±inf or NULL (ClickHouse) or
+ * raise in their own words: each is written with its domain checked first (`engine` writes the
+ * engine's function of the FLOAT64 arguments), so every backend refuses the same calls.
+ */
+export const checkedMath = {
+  /** LN, LOG10: "an error if X is less than or equal to zero" */
+  log(engine: (x: string) => string): FunctionEmitter {
+    return (args, call, e) => {
+      const x = floatArg(args, call, e);
+      return e.raiseWhen(
+        engine(x),
+        `${x} <= 0`,
+        `${call.fn}() is undefined for values less than or equal to 0`,
+      );
+    };
+  },
+  /** SQRT: "an error if X is less than 0" */
+  sqrt(engine: (x: string) => string): FunctionEmitter {
+    return (args, call, e) => {
+      const x = floatArg(args, call, e);
+      return e.raiseWhen(engine(x), `${x} < 0`, "SQRT() is undefined for negative values");
+    };
+  },
+  /** EXP: "an error if the result overflows" (an underflow is 0) */
+  exp(engine: (x: string) => string): FunctionEmitter {
+    return (args, call, e) => {
+      const x = floatArg(args, call, e);
+      const max = float64Max(e);
+      return e.raiseWhen(
+        engine(x),
+        `abs(${engine(x)}) > ${max} AND abs(${x}) <= ${max}`,
+        "EXP() overflows FLOAT64",
+      );
+    };
+  },
+  /**
+   * POW: an error for 0 to a negative power, a negative number to a non-integer power, and a
+   * result past FLOAT64's range from finite arguments
+   */
+  pow(engine: (x: string, y: string) => string): FunctionEmitter {
+    return (args, call, e) => {
+      const x = floatArg(args, call, e);
+      const y = floatArg(args, call, e, 1);
+      const max = float64Max(e);
+      const r = engine(x, y);
+      const undefinedWhen = `(${x} = 0 AND ${y} < 0) OR (${x} < 0 AND abs(${x}) <= ${max} AND abs(${y}) <= ${max} AND ${y} <> floor(${y})) OR (abs(${r}) > ${max} AND abs(${x}) <= ${max} AND abs(${y}) <= ${max})`;
+      return e.raiseWhen(
+        r,
+        undefinedWhen,
+        `${call.fn}() is undefined or overflows: 0 to a negative power, a negative number to a non-integer power, or a result past FLOAT64's range`,
+      );
+    };
+  },
+};
+
 /** Largest width or precision of a FORMAT specifier. */
 export const MAX_FORMAT_WIDTH = 10_000;
 
@@ -332,17 +398,19 @@ export const DEFAULT_FUNCTIONS = {
   SAFE_DIVIDE: ([a, b], call, e) =>
     `CASE WHEN ${b} = 0 THEN NULL ELSE ${e.cast(a!, call.args[0]!.type, "FLOAT64")} / ${b} END`,
   // arguments are emitted bare: `MOD(5 + 1, 4)` must not read as `5 + 1 % 4`
-  MOD: ([a, b]) => `((${a}) % (${b}))`,
+  // BigQuery: MOD(x, 0) raises; MOD(x, -1) is 0, also for -2^63 (whose division overflows)
+  MOD: ([a, b], _call, e) =>
+    `CASE WHEN (${b}) = -1 THEN (${a}) * 0 ELSE ((${a}) % ${e.divisor(`(${b})`)}) END`,
   ABS: rename("abs"),
   SIGN: rename("sign"),
   FLOOR: (args, call, e) => `floor(${e.cast(args[0]!, call.args[0]!.type, "FLOAT64")})`,
   CEIL: (args, call, e) => `ceil(${e.cast(args[0]!, call.args[0]!.type, "FLOAT64")})`,
   CEILING: (args, call, e) => `ceil(${e.cast(args[0]!, call.args[0]!.type, "FLOAT64")})`,
-  SQRT: (args, call, e) => `sqrt(${e.cast(args[0]!, call.args[0]!.type, "FLOAT64")})`,
-  POW: ([a, b], call, e) => `power(${e.cast(a!, call.args[0]!.type, "FLOAT64")}, ${b})`,
-  POWER: ([a, b], call, e) => `power(${e.cast(a!, call.args[0]!.type, "FLOAT64")}, ${b})`,
-  LN: (args, call, e) => `ln(${e.cast(args[0]!, call.args[0]!.type, "FLOAT64")})`,
-  EXP: (args, call, e) => `exp(${e.cast(args[0]!, call.args[0]!.type, "FLOAT64")})`,
+  SQRT: checkedMath.sqrt((x) => `sqrt(${x})`),
+  POW: checkedMath.pow((x, y) => `power(${x}, ${y})`),
+  POWER: checkedMath.pow((x, y) => `power(${x}, ${y})`),
+  LN: checkedMath.log((x) => `ln(${x})`),
+  EXP: checkedMath.exp((x) => `exp(${x})`),
   GREATEST: nullIfAnyNull("greatest"),
   LEAST: nullIfAnyNull("least"),
   // A time zone argument needs the engine's own zone arithmetic: a dialect without it refuses.
