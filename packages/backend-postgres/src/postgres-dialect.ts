@@ -31,6 +31,7 @@ import {
 import { postgresFloatText } from "./postgres-float-text.ts";
 import { jsonArrayText, jsonObjectText } from "./postgres-json-object.ts";
 import { PATTERN_TOKEN, toPostgresRegex } from "./postgres-regex.ts";
+import { JSON_OR_NULL } from "./postgres-sql.ts";
 import { PG_COLUMN_TYPES } from "./postgres-storage.ts";
 import { formatTimestampSql, translateTimeFormat } from "./postgres-time-format.ts";
 import { postgresFromLocal, postgresZone, postgresZoneText } from "./postgres-time-zone.ts";
@@ -47,6 +48,9 @@ const PG_SUBSTRING: SubstringSpelling = {
 function postgresPower(x: string, y: string): string {
   return `CASE WHEN ${x} <> 0 AND ${y} * ln(abs(${x})) < -745.2 THEN 0 ELSE power(${x}, ${y}) END`;
 }
+
+/** A JSON string (kept, group 1) or white space between tokens (dropped). */
+const JSON_SPACE_OUTSIDE_STRINGS = String.raw`("(?:[^"\\]|\\.)*")|[ \t\n\r]+`;
 
 /** SQL type of each scalar: the storage column types (one table for DDL and queries). */
 const TYPE_NAMES: Record<ScalarType, string> = PG_COLUMN_TYPES;
@@ -389,9 +393,9 @@ export class PostgresDialect extends SqlEmitter {
     );
   }
 
-  /** Text that looks like a JSON object or array; other text gives NULL instead of an error. */
+  /** JSON text as json; text that is not JSON gives NULL instead of an error. */
   private asJson(x: string): string {
-    return `CASE WHEN ${x} ~ '^\\s*[\\[{]' AND ${x} ~ '[\\]}]\\s*$' THEN CAST(${x} AS json) END`;
+    return `${JSON_OR_NULL}(${typedLiteral(x)})`;
   }
 
   private jsonValue(x: string, call: CallExpr): string {
@@ -399,8 +403,10 @@ export class PostgresDialect extends SqlEmitter {
     return `CASE WHEN json_typeof(${j}) IN ('object', 'array') THEN NULL ELSE (${this.asJson(x)} #>> ${this.jsonKeys(call)}) END`;
   }
 
+  /** BigQuery writes the JSON it returns compactly; json keeps the text's own spaces: dropped outside strings */
   private jsonQuery(x: string, call: CallExpr): string {
-    return `CAST(${this.asJson(x)} #> ${this.jsonKeys(call)} AS text)`;
+    const text = `CAST(${this.asJson(x)} #> ${this.jsonKeys(call)} AS text)`;
+    return `regexp_replace(${text}, ${this.stringLiteral(JSON_SPACE_OUTSIDE_STRINGS)}, '\\1', 'g')`;
   }
 
   private arrayAt(a: string, i: string, call: CallExpr): string {

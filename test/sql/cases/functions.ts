@@ -448,6 +448,33 @@ export const functionCases: SqlCase[] = [
     ],
   },
   {
+    name: "JSON functions of text that is not JSON are NULL",
+    rule: "BigQuery JSON_VALUE / JSON_QUERY of a STRING: NULL when the text is not JSON (DESIGN.md §3: every backend alike)",
+    sql: `select json_value('not json', '$.a') as a, json_query('not json', '$.a') as b, json_extract('{"a":1', '$.a') as c, json_extract_scalar('[1,2', '$[0]') as d, json_value('{"a":1} x', '$.a') as e, json_value('', '$') as f`,
+    expect: [{ a: null, b: null, c: null, d: null, e: null, f: null }],
+  },
+  {
+    name: "JSON functions of text that is not JSON, read from events, are NULL",
+    rule: "BigQuery JSON_VALUE of a STRING: NULL when the text is not JSON",
+    sql: `select id, json_value(event_message, '$.level') as level from ${PG} where id in ('p01', 'p02')`,
+    expect: [
+      { id: "p01", level: null },
+      { id: "p02", level: null },
+    ],
+  },
+  {
+    name: "JSON functions of JSON scalars",
+    rule: "BigQuery JSON_VALUE / JSON_QUERY: a JSON text may be a scalar ('123', '\"abc\"', 'true')",
+    sql: `select json_value('123', '$') as a, json_value('"abc"', '$') as b, json_query('"abc"', '$') as c, json_value('true') as d, json_value('null') as e`,
+    expect: [{ a: "123", b: "abc", c: '"abc"', d: "true", e: null }],
+  },
+  {
+    name: "JSON_QUERY writes JSON compactly",
+    rule: "BigQuery JSON_QUERY: the JSON value at the path as JSON-formatted STRING (no spaces between tokens)",
+    sql: `select json_query('{"a": [1, 2, 3], "b": {"c" : "d e"}}', '$') as a, json_query('{"a" :  [1,  2]}', '$.a') as b`,
+    expect: [{ a: '{"a":[1,2,3],"b":{"c":"d e"}}', b: "[1,2]" }],
+  },
+  {
     name: "JSON_VALUE of a number is its text",
     rule: "BigQuery JSON_VALUE: scalar converted to STRING",
     sql: `select json_value(event_message, '$.duration') as d from ${AUTH} where id = 'a01'`,
