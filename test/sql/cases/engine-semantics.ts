@@ -11,6 +11,12 @@ const OVERFLOW = "BigQuery arithmetic operators on INT64: an overflow is an erro
 
 export const engineSemanticsCases: SqlCase[] = [
   {
+    name: "a chain of 5,000 || concatenations",
+    rule: "BigQuery || is CONCAT; README limits: a chain of || counts as one level, however long (DuckDB's expression depth is 1,000, PostgreSQL's stack shorter)",
+    sql: `select length(${Array.from({ length: 5000 }, (_, i) => (i % 2 ? "id" : "'x'")).join(" || ")}) as n from ${REST} where id = 't01'`,
+    expect: [{ n: 2500 + 2500 * 3 }],
+  },
+  {
     name: "a count minus a larger number is negative",
     rule: "BigQuery COUNT returns INT64 (signed); arithmetic on it is INT64 arithmetic",
     sql: `select count(*) - 100 as d, -count(*) as neg, count(*) * -2 as twice, 1 - count(*) as one from ${PG}`,

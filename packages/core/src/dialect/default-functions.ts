@@ -350,6 +350,12 @@ export function microsPer(call: CallExpr, i: number): number {
   return unit;
 }
 
+function balancedConcat(args: string[], from: number, to: number): string {
+  if (to - from === 1) return `(${args[from]})`;
+  const mid = (from + to) >> 1;
+  return `(${balancedConcat(args, from, mid)} || ${balancedConcat(args, mid, to)})`;
+}
+
 /** Emitters shared by the standard-SQL engines; dialects spread this table and override rows. */
 export const DEFAULT_FUNCTIONS = {
   COUNT: (args, call) => (args.length === 0 ? "count(*)" : `count(${distinct(call)}${args[0]})`),
@@ -393,8 +399,10 @@ export const DEFAULT_FUNCTIONS = {
   LEFT: (args, call, e) => edgeCall("left", args, call, e, STANDARD_SUBSTRING),
   RIGHT: (args, call, e) => edgeCall("right", args, call, e, STANDARD_SUBSTRING),
   REVERSE: rename("reverse"),
-  // BigQuery's CONCAT is NULL when any argument is; `||` behaves so on every engine.
-  CONCAT: (args) => `(${args.join(" || ")})`,
+  // BigQuery's CONCAT is NULL when any argument is; `||` behaves so on every engine. Grouped as a
+  // balanced tree (`||` is associative): an engine parses a flat chain one level per operand, and
+  // a `||` chain of 5,000 passed DuckDB's expression depth (1,000) and PostgreSQL's stack.
+  CONCAT: (args) => balancedConcat(args, 0, args.length),
   SAFE_DIVIDE: ([a, b], call, e) =>
     `CASE WHEN ${b} = 0 THEN NULL ELSE ${e.cast(a!, call.args[0]!.type, "FLOAT64")} / ${b} END`,
   // arguments are emitted bare: `MOD(5 + 1, 4)` must not read as `5 + 1 % 4`
