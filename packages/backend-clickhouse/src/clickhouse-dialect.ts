@@ -99,6 +99,25 @@ export class ClickhouseDialect extends SqlEmitter {
     return super.operator(op, args);
   }
 
+  private lambdas = 0;
+
+  override joinedElements(
+    array: string,
+    arrayType: SqlType,
+    each: (element: string) => string,
+    separator: string,
+  ): string {
+    const list =
+      arrayType.t === "array" && arrayType.native
+        ? array
+        : arrayType.t === "array"
+          ? `JSONExtract(ifNull(${array}, ''), ${sqlString(`Array(${nullableType(arrayType.element)})`)})`
+          : // records read from an event may be one object (FieldNode.objects): an array of one
+            `if(JSONType(ifNull(${array}, '')) = 'Object', [ifNull(${array}, '')], JSONExtractArrayRaw(ifNull(${array}, '')))`;
+    const v = `__e${this.lambdas++}`;
+    return `arrayStringConcat(arrayMap(${v} -> ${each(v)}, ${list}), ${this.stringLiteral(separator)})`;
+  }
+
   /** throwIf over the block: `value` is read only once the block has no failing row */
   override raiseWhen(value: string, failWhen: string, message: string): string {
     return `if(throwIf(ifNull(${failWhen}, false), ${this.stringLiteral(message)}) = 0, ${value}, ${value})`;

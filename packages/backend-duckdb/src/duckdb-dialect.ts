@@ -253,6 +253,27 @@ export class DuckdbDialect extends SqlEmitter {
     }
   }
 
+  private lambdas = 0;
+
+  override joinedElements(
+    array: string,
+    arrayType: SqlType,
+    each: (element: string) => string,
+    separator: string,
+  ): string {
+    const list =
+      arrayType.t === "array" && arrayType.native
+        ? array
+        : arrayType.t === "array"
+          ? arrayType.element === "STRING"
+            ? `json_extract_string(${array}, '$[*]')`
+            : `TRY_CAST(json_extract_string(${array}, '$[*]') AS ${TYPE_NAMES[arrayType.element]}[])`
+          : // records read from an event may be one object (FieldNode.objects): an array of one
+            `CAST(json_extract(CASE WHEN json_type(${array}) = 'OBJECT' THEN json_array(json(${array})) ELSE ${array} END, '$[*]') AS VARCHAR[])`;
+    const v = `__e${this.lambdas++}`;
+    return `array_to_string(list_transform(${list}, ${v} -> ${each(v)}), ${this.stringLiteral(separator)})`;
+  }
+
   override raiseWhen(value: string, failWhen: string, message: string): string {
     return `CASE WHEN ${failWhen} THEN error(${this.stringLiteral(message)}) ELSE ${value} END`;
   }

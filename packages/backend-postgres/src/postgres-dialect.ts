@@ -302,6 +302,31 @@ export class PostgresDialect extends SqlEmitter {
 
   override readonly supportsQualify = false;
 
+  private elementAliases = 0;
+
+  override joinedElements(
+    array: string,
+    arrayType: SqlType,
+    each: (element: string) => string,
+    separator: string,
+  ): string {
+    const e = `qes_el${this.elementAliases++}`;
+    const from =
+      arrayType.t === "array" && arrayType.native
+        ? `unnest(${array})`
+        : arrayType.t === "array"
+          ? `json_array_elements_text(CAST(${array} AS json))`
+          : // records read from an event may be one object (FieldNode.objects): an array of one
+            `json_array_elements(CASE WHEN json_typeof(CAST(${array} AS json)) = 'object' THEN json_build_array(CAST(${array} AS json)) ELSE CAST(${array} AS json) END)`;
+    const value =
+      arrayType.t === "array" && !arrayType.native && arrayType.element !== "STRING"
+        ? this.safeCast(`${e}.v`, { t: "scalar", s: "STRING" }, arrayType.element)
+        : arrayType.t === "records"
+          ? `CAST(${e}.v AS text)`
+          : `${e}.v`;
+    return `coalesce((SELECT string_agg(${each(value)}, ${this.stringLiteral(separator)} ORDER BY ${e}.n) FROM ${from} WITH ORDINALITY AS ${e}(v, n)), '')`;
+  }
+
   private formatSpec(x: string, type: SqlType, s: FormatSpec): string {
     let text: string;
     switch (s.conversion) {

@@ -431,6 +431,50 @@ export const functionCases: SqlCase[] = [
     expect: [{ a: "00042", b: "3.14", c: "ff", d: "50%" }],
   },
   {
+    name: "FORMAT %t and %T of ARRAYs",
+    rule: "BigQuery FORMAT: %t of an ARRAY is [value, value, ...] of its elements' %t; %T quotes strings",
+    sql: `select format('%t', [1, 2, 3]) as a, format('%T', ['a', 'b']) as b, format('%t', split('a,,b')) as c, format('%10t|', [1, 2]) as d`,
+    expect: [{ a: "[1, 2, 3]", b: '["a", "b"]', c: "[a, , b]", d: "    [1, 2]|" }],
+  },
+  {
+    name: "FORMAT %t and %T of STRUCTs",
+    rule: "BigQuery FORMAT: %t of a STRUCT is (value, value, ...); %T writes STRUCT(value) for one field; NULL prints as NULL; DESIGN.md §3: a nested record is a REPEATED RECORD of one",
+    sql: `select format('%t', struct(1 as a, 'x' as b)) as a, format('%T', struct(1 as a, 'x' as b)) as b, format('%t', struct(struct(1 as x) as s, [1, 2] as arr, cast(null as string) as n)) as c, format('%T', struct('x' as only)) as d`,
+    expect: [{ a: "(1, x)", b: '(1, "x")', c: "([(1)], [1, 2], NULL)", d: 'STRUCT("x")' }],
+  },
+  {
+    name: "FORMAT %t of records read from events",
+    rule: "BigQuery FORMAT: %t of an ARRAY<STRUCT> prints each element's fields in order",
+    sql: `select format('%t', m.request[0].cf) as a, format('%t', m.response) as b from ${EDGE}, unnest(metadata) m where id = 'e01'`,
+    expect: [
+      {
+        a: "[(US, 13335, 37.7749, [(99, false, [1001, 1002])])]",
+        b: "[(200, 12, [(application/json, MISS)])]",
+      },
+    ],
+  },
+  {
+    name: "FORMAT %T of scalars is a literal",
+    rule: 'BigQuery FORMAT: %T gives a literal of the value\'s type (quoted STRING, 1.0 for a whole FLOAT64, CAST("nan" AS FLOAT64), DATE "…", TIMESTAMP "…")',
+    sql: `select format('%T', 'a"b') as a, format('%T', 1.0) as b, format('%T', cast('nan' as float64)) as c, format('%T', date '2025-01-15') as d, format('%T', timestamp '2025-01-15 10:00:00.5') as e, format('%T', 7) as f`,
+    expect: [
+      {
+        a: '"a\\"b"',
+        b: "1.0",
+        c: 'CAST("nan" AS FLOAT64)',
+        d: 'DATE "2025-01-15"',
+        e: 'TIMESTAMP "2025-01-15 10:00:00.500+00"',
+        f: "7",
+      },
+    ],
+  },
+  {
+    name: "FORMAT %d of a FLOAT64 is refused",
+    rule: "BigQuery FORMAT: %d takes an INT64",
+    sql: "select format('%d', 3.5) as a",
+    expect: { error: "sql_invalid" },
+  },
+  {
     name: "REPLACE",
     rule: "BigQuery REPLACE: replaces every occurrence",
     sql: `select replace(q.path, '/v1/', '/v2/') as p from ${REQ} where id = 'e01'`,

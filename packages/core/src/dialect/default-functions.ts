@@ -1,5 +1,7 @@
 import type { Expr } from "../compile/ir.ts";
+import { typeName } from "../compile/sql-type.ts";
 import { QesError } from "../errors.ts";
+import { printableText } from "./format-printable.ts";
 import { type CallExpr, type FunctionEmitter, type FunctionTable, rename } from "./function-table.ts";
 import type { SqlEmitter } from "./sql-emitter.ts";
 
@@ -259,6 +261,13 @@ export function formatCall(
       ...(m[2] !== undefined ? { width: Number(m[2]) } : {}),
       ...(m[3] !== undefined ? { precision: Number(m[3]) } : {}),
     };
+    if (s.conversion === "t" || s.conversion === "T") {
+      // the text is core's (format-printable.ts); the dialect pads it as a %s
+      const text = printableText(arg, argExpr.type, s.conversion === "T", e);
+      pieces.push(`coalesce(${spec(text, { t: "scalar", s: "STRING" }, { ...s, conversion: "s" })}, 'NULL')`);
+      continue;
+    }
+    checkFormatArgument(format, s.conversion, argExpr.type);
     pieces.push(`coalesce(${spec(arg, argExpr.type, s)}, 'NULL')`);
   }
   if (literal) pieces.push(e.stringLiteral(literal));
@@ -269,6 +278,26 @@ export function formatCall(
     );
   }
   return pieces.length ? `(${pieces.join(" || ")})` : "''";
+}
+
+/**
+ * BigQuery's FORMAT takes only INT64 for %d %i %x %X %o and a number for %f %e %E %g %G; %s takes
+ * a STRING (other scalars print as their text here). The engines answered a FLOAT64 %d with its
+ * text, its integer part or an error: refused here, on every backend.
+ */
+function checkFormatArgument(format: string, conversion: string, type: Expr["type"]): void {
+  if (type.t === "null") return;
+  const scalar = type.t === "scalar" ? type.s : undefined;
+  const ok = "dixXo".includes(conversion)
+    ? scalar === "INT64"
+    : "feEgG".includes(conversion)
+      ? scalar === "INT64" || scalar === "FLOAT64"
+      : scalar !== undefined;
+  if (!ok)
+    throw new QesError(
+      "sql_invalid",
+      `FORMAT '${format}': %${conversion} cannot print a value of type ${typeName(type)}${conversion === "s" ? " (use %t)" : ""}.`,
+    );
 }
 
 const WEEK_START_OFFSET: Record<string, number> = {

@@ -707,6 +707,21 @@ export abstract class SqlEmitter implements Dialect {
     return `CASE WHEN (CASE WHEN ${failWhen} THEN CAST(${text} AS ${this.typeName("INT64")}) END) IS NULL THEN ${value} END`;
   }
 
+  /**
+   * The elements of an array (an engine list, or JSON text of an array read from events) each
+   * written by `each` (given an element's SQL: a scalar typed as the array's element, a record as
+   * its JSON text) and joined by `separator`, in the array's order; '' for an empty array. FORMAT's
+   * `%t` of an ARRAY needs it (format-printable.ts).
+   */
+  joinedElements(
+    _array: string,
+    _arrayType: SqlType,
+    _each: (element: string) => string,
+    _separator: string,
+  ): string {
+    throw new QesError("sql_invalid", `Printing an ARRAY is not supported on ${this.engineName}.`);
+  }
+
   /** CTEs the final query reads, directly or through other CTEs; the rest are not emitted. */
   protected reachableCtes(query: Query): Set<string> {
     const byName = new Map<string, Cte>();
