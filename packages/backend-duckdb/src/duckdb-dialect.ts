@@ -293,6 +293,9 @@ export class DuckdbDialect extends SqlEmitter {
     }
     if (from.t === "scalar" && from.s === "TIMESTAMP" && to === "STRING") return timestampText(expr);
     if (from.t === "scalar" && from.s === "FLOAT64" && to === "STRING") return duckdbFloatText(expr);
+    // BigQuery rounds halfway cases away from zero; DuckDB's cast of a DOUBLE rounds them to even
+    if (from.t === "scalar" && from.s === "FLOAT64" && to === "INT64")
+      return `CAST(round(${expr}) AS BIGINT)`;
     if (fromString && to === "TIMESTAMP") return stringToTimestampSql(expr);
     return `CAST(${expr} AS ${TYPE_NAMES[to]})`;
   }
@@ -365,6 +368,8 @@ export class DuckdbDialect extends SqlEmitter {
     if (fromString && to === "BOOL") return this.cast(expr, from, "BOOL");
     if (from.t === "scalar" && from.s === "TIMESTAMP" && to === "STRING") return timestampText(expr);
     if (fromString && to === "TIMESTAMP") return stringToTimestampSql(expr, "UTC", true);
+    if (from.t === "scalar" && from.s === "FLOAT64" && to === "INT64")
+      return `TRY_CAST(round(${expr}) AS BIGINT)`;
     return `TRY_CAST(${expr} AS ${TYPE_NAMES[to]})`;
   }
 

@@ -176,6 +176,18 @@ export const engineSemanticsCases: SqlCase[] = [
     expect: [{ a: null, b: null, c: null, d: "-9223372036854775808" }],
   },
   {
+    name: "a decimal literal is a FLOAT64",
+    rule: "BigQuery numeric literals: 0.1 is FLOAT64, so 0.1 + 0.2 is 0.30000000000000004, not 0.3 (DuckDB's DECIMAL, PostgreSQL's numeric)",
+    sql: "select cast(0.1 + 0.2 as string) as a, 0.1 + 0.2 = 0.3 as b, 1.5 * 2 as c",
+    expect: [{ a: "0.30000000000000004", b: false, c: 3 }],
+  },
+  {
+    name: "CAST of a computed FLOAT64 halfway value to INT64 rounds away from zero",
+    rule: "BigQuery CAST AS INT64 from FLOAT64: the closest integer, halfway cases away from zero (DuckDB's cast of a DOUBLE rounds them to even)",
+    sql: `select cast(r.status_code / 400 as int64) as a, cast(r.status_code / 80 as int64) as b, safe_cast(-r.status_code / 80 as int64) as c from ${RESP} where id = 'e01'`,
+    expect: [{ a: 1, b: 3, c: -3 }],
+  },
+  {
     name: "the literal -9223372036854775808 is INT64's least value",
     rule: "BigQuery integer literals: -9223372036854775808 is a valid INT64 (its digits alone are not)",
     sql: "select -9223372036854775808 as a, -9223372036854775808 + 1 as b, -9223372036854775808 < 0 as c",

@@ -639,7 +639,10 @@ export abstract class SqlEmitter implements Dialect {
     if (typeof value === "bigint") return value.toString();
     if (!Number.isFinite(value)) throw new QesError("sql_invalid", `Number ${value} is out of range.`);
     const text = String(value);
-    return type.t === "scalar" && type.s === "FLOAT64" && !/[.eE]/.test(text) ? `${text}.0` : text;
+    // BigQuery's 0.1 is a FLOAT64; DuckDB reads it as a DECIMAL, PostgreSQL as a numeric, where
+    // 0.1 + 0.2 = 0.3 exactly (FLOAT64: 0.30000000000000004)
+    if (type.t === "scalar" && type.s === "FLOAT64") return `CAST(${text} AS ${this.typeName("FLOAT64")})`;
+    return text;
   }
 
   protected operator(op: string, args: Expr[]): string {
