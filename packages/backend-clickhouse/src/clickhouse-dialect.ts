@@ -240,6 +240,14 @@ export class ClickhouseDialect extends SqlEmitter {
       const any = e.list.map((item) => `${x} = ${this.wrap(item)}`).join(" OR ");
       return e.not ? `NOT (${any})` : `(${any})`;
     }
+    // `CASE x WHEN v`: ClickHouse's caseWithExpression finds NULL equal to NULL; BigQuery compares
+    // with `=`, where NULL never matches. Written as the comparisons it stands for.
+    if (e.k === "case" && e.operand) {
+      const x = this.wrap(e.operand);
+      const whens = e.whens.map(([w, t]) => ` WHEN ${x} = ${this.wrap(w)} THEN ${this.expr(t)}`).join("");
+      const otherwise = e.else ? ` ELSE ${this.expr(e.else)}` : "";
+      return `CASE${whens}${otherwise} END`;
+    }
     if (e.k === "subquery") {
       const rewritten = arraySubquery(this, e);
       if (rewritten !== undefined) return rewritten;

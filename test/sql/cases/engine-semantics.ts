@@ -176,6 +176,18 @@ export const engineSemanticsCases: SqlCase[] = [
     expect: [{ a: null, b: null, c: null, d: "-9223372036854775808" }],
   },
   {
+    name: "a bare NULL as a function's argument",
+    rule: "BigQuery: a bare NULL literal is a NULL of the type the call needs (INT64 by default); SUM(NULL), TIMESTAMP_MICROS(NULL), -NULL are NULL",
+    sql: "select sum(null) as a, avg(null) as b, timestamp_micros(null) as c, unix_micros(null) as d, timestamp_add(null, interval 1 day) as e, -null as f, first_value(null) over () as g, format_timestamp('%Y', null) as h from unnest([1]) x",
+    expect: [{ a: null, b: null, c: null, d: null, e: null, f: null, g: null, h: null }],
+  },
+  {
+    name: "CASE x WHEN NULL never matches",
+    rule: "BigQuery CASE expr WHEN value: compares with =, and NULL = NULL is not TRUE (ClickHouse's CASE found NULL equal to NULL)",
+    sql: "select case null when null then 1 else 2 end as a, case cast(null as string) when 'x' then 1 end as b",
+    expect: [{ a: 2, b: null }],
+  },
+  {
     name: "a decimal literal is a FLOAT64",
     rule: "BigQuery numeric literals: 0.1 is FLOAT64, so 0.1 + 0.2 is 0.30000000000000004, not 0.3 (DuckDB's DECIMAL, PostgreSQL's numeric)",
     sql: "select cast(0.1 + 0.2 as string) as a, 0.1 + 0.2 = 0.3 as b, 1.5 * 2 as c",

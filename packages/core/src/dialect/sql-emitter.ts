@@ -1,3 +1,5 @@
+import { lookupFunction } from "../catalogue/functions.ts";
+import { signaturesOf } from "../catalogue/signatures.ts";
 import type {
   Cte,
   Expr,
@@ -540,7 +542,7 @@ export abstract class SqlEmitter implements Dialect {
             e.at,
           );
         this.overPlaced = false;
-        const args = e.args.map((a) => this.expr(a));
+        const args = e.args.map((a, i) => this.callArg(e, a, i));
         this.overPlaced = false;
         const sql = this.located(e, () => emit(args, e, this));
         // Emitters that wrap an aggregate (CAST(sum(x) AS …)) place OVER themselves via overOf.
@@ -577,6 +579,23 @@ export abstract class SqlEmitter implements Dialect {
   }
 
   private overPlaced = false;
+
+  /**
+   * A call's argument. A bare NULL (`SUM(NULL)`, `TIMESTAMP_MICROS(NULL)`) has no type an engine
+   * can choose an overload by (PostgreSQL: "function sum(unknown) is not unique", DuckDB: "Could
+   * not choose a best candidate"): it is typed as the position accepts, else as the call's
+   * result or element, else INT64 (BigQuery's type of a bare NULL).
+   */
+  private callArg(call: CallExpr, a: Expr, i: number): string {
+    if (!(a.k === "lit" && a.value === null && a.type.t === "null")) return this.expr(a);
+    const spec = lookupFunction(call.fn);
+    // an ARRAY argument (ARRAY_LENGTH(NULL)) stays bare: the engines read NULL as any array
+    if (!spec || signaturesOf(spec).some((s) => s.args[i] === "ARRAY")) return this.expr(a);
+    const accepted = spec.accepts?.find(([at]) => at === i)?.[1];
+    const own =
+      call.type.t === "scalar" ? call.type.s : call.type.t === "array" ? call.type.element : undefined;
+    return `CAST(NULL AS ${this.typeName(accepted ?? own ?? "INT64")})`;
+  }
 
   /** ` OVER (…)` of a windowed call, for emitters that must place it inside a wrapper. */
   overOf(call: CallExpr): string {
@@ -654,7 +673,8 @@ export abstract class SqlEmitter implements Dialect {
       case "NOT":
         return `NOT ${this.wrap(a!)}`;
       case "NEG":
-        return `-${this.wrap(a!)}`;
+        // `-NULL`: PostgreSQL finds no one operator for an untyped NULL
+        return a!.k === "lit" && a!.value === null ? "NULL" : `-${this.wrap(a!)}`;
       case "IS NULL":
       case "IS NOT NULL":
       case "IS TRUE":
