@@ -172,7 +172,13 @@ export function clickhouseFunctions(e: ClickhouseEmitter): FunctionTable {
     REGEXP_REPLACE: ([s, p, r], call) => `replaceRegexpAll(${s}, ${re2(e, p!, call)}, ${r})`,
     // BigQuery: SPLIT of NULL is NULL; ClickHouse arrays cannot be NULL, so it is empty
     // (clickhouse-null-arrays.ts makes the NULL show where it is read)
-    SPLIT: ([s, d]) => `if(isNull(${s}), [], splitByString(${d ?? "','"}, assumeNotNull(${s})))`,
+    // an empty delimiter splits into characters (BigQuery), where splitByString gives bytes
+    SPLIT: ([s, d]) => {
+      const text = `assumeNotNull(${s})`;
+      const chars = `arrayMap(i -> substringUTF8(${text}, i, 1), range(1, toUInt64(lengthUTF8(${text})) + 1))`;
+      const delim = d ?? "','";
+      return `if(isNull(${s}) OR isNull(${delim}), [], if(${delim} = '', if(${text} = '', [''], ${chars}), splitByString(assumeNotNull(${delim}), ${text})))`;
+    },
     ROUND: ([x, n], call) => roundHalfAway(float(e, x!, call), n),
     TRUNC: ([x, n], call) => `trunc(${float(e, x!, call)}${n === undefined ? "" : `, ${n}`})`,
     // abs of an Int64 is UInt64: -2^63 gives 2^63, which INT64 cannot hold (BigQuery raises)

@@ -166,7 +166,11 @@ export class DuckdbDialect extends SqlEmitter {
     REGEXP_EXTRACT: ([s, p], call) =>
       `CASE WHEN regexp_matches(${s}, ${p}) THEN regexp_extract(${s}, ${p}, ${captureGroup(call)}) END`,
     REGEXP_REPLACE: ([s, p, r]) => `regexp_replace(${s}, ${p}, ${r}, 'g')`,
-    SPLIT: ([s, d]) => `string_split(${s}, ${d ?? "','"})`,
+    // a NULL delimiter gives NULL (BigQuery), where string_split keeps the text whole
+    SPLIT: ([s, d]) =>
+      d === undefined
+        ? `string_split(${s}, ',')`
+        : `CASE WHEN ${d} IS NOT NULL THEN string_split(${s}, ${d}) END`,
     TRIM: (args) => `trim(${args.join(", ")})`,
     ROUND: ([x, n], call) =>
       `round(${this.cast(x!, call.args[0]!.type, "FLOAT64")}${n === undefined ? "" : `, CAST(${n} AS INTEGER)`})`,
@@ -289,7 +293,8 @@ export class DuckdbDialect extends SqlEmitter {
       return `CASE lower(${expr}) WHEN 'true' THEN TRUE WHEN 'false' THEN FALSE END`;
     if (fromString && to === "INT64") {
       // Decimal and hexadecimal text, as BigQuery reads it; DuckDB alone would round '1.5'.
-      return `CASE WHEN regexp_matches(${expr}, '^\\s*[+-]?0[xX][0-9a-fA-F]+\\s*$') THEN (CASE WHEN ltrim(${expr}) LIKE '-%' THEN -1 ELSE 1 END) * CAST(regexp_replace(trim(${expr}), '^[+-]', '') AS BIGINT) ELSE CAST(${expr} AS BIGINT) END`;
+      // DuckDB alone would also read '1.0' and '1e3', which BigQuery refuses
+      return `CASE WHEN regexp_matches(${expr}, '^\\s*[+-]?0[xX][0-9a-fA-F]+\\s*$') THEN (CASE WHEN ltrim(${expr}) LIKE '-%' THEN -1 ELSE 1 END) * CAST(regexp_replace(trim(${expr}), '^[+-]', '') AS BIGINT) WHEN regexp_matches(${expr}, '^\\s*[+-]?[0-9]+\\s*$') THEN CAST(trim(${expr}) AS BIGINT) WHEN ${expr} IS NOT NULL THEN error('Bad int64 value: ' || ${expr}) END`;
     }
     if (from.t === "scalar" && from.s === "TIMESTAMP" && to === "STRING") return timestampText(expr);
     if (from.t === "scalar" && from.s === "FLOAT64" && to === "STRING") return duckdbFloatText(expr);

@@ -77,6 +77,22 @@ const INT_TEXT = "'^\\s*[+-]?[0-9]+\\s*$'";
 const INT64_MIN = "-9223372036854775808";
 const INT64_MAX = "9223372036854775807";
 const FLOAT_TEXT = "'^\\s*[+-]?([0-9]+[.]?[0-9]*|[.][0-9]+)([eE][+-]?[0-9]+)?\\s*$'";
+const HEX_TEXT_15 = "'^\\s*[+-]?0[xX][0-9a-fA-F]{1,15}\\s*$'";
+/** the names BigQuery reads as FLOAT64 (and PostgreSQL too, but for the sign of a NaN) */
+const FLOAT_NAMES = "'^\\s*[+-]?(inf|infinity|nan)\\s*$'";
+
+/**
+ * Text as FLOAT64: past FLOAT64's range it is ±infinity, below its least magnitude ±0, as
+ * BigQuery (and DuckDB, ClickHouse) read it; PostgreSQL's cast raises "out of range". Text that
+ * is no number is NULL (`safe`) or the cast's own error.
+ */
+function postgresFloatFromText(expr: string, safe: boolean): string {
+  const n = `CAST(${expr} AS numeric)`;
+  const number = `CASE WHEN abs(${n}) > 1.7976931348623157e308 THEN sign(${n}) * CAST('Infinity' AS double precision) WHEN ${n} <> 0 AND abs(${n}) < 2.4703282292062328e-324 THEN 0 ELSE CAST(${expr} AS double precision) END`;
+  const name = `CASE WHEN ${expr} ~* 'nan' THEN CAST('NaN' AS double precision) ELSE CAST(${expr} AS double precision) END`;
+  return `CASE WHEN ${expr} ~ ${FLOAT_TEXT} THEN ${number} WHEN ${expr} ~* ${FLOAT_NAMES} THEN ${name} ${safe ? "" : `ELSE CAST(${expr} AS double precision) `}END`;
+}
+
 const TIMESTAMP_TEXT =
   "'^\\s*[0-9]{4}-(0[1-9]|1[0-2])-(0[1-9]|[12][0-9]|3[01])([ Tt]([01][0-9]|2[0-3]):[0-5][0-9](:[0-5][0-9]([.][0-9]+)?)?)?\\s*(Z|z|UTC|[+-][0-9]{2}(:?[0-9]{2})?)?\\s*$'";
 
@@ -236,7 +252,12 @@ export class PostgresDialect extends SqlEmitter {
     REGEXP_EXTRACT: ([s, p], call) => `substring(${s} FROM ${this.regex(p!, call)})`,
     REGEXP_REPLACE: ([s, p, r], call) => `regexp_replace(${s}, ${this.regex(p!, call)}, ${r}, 'g')`,
     // BigQuery splits '' into [''] where string_to_array gives [].
-    SPLIT: ([s, d]) => `CASE WHEN ${s} = '' THEN ARRAY[''] ELSE string_to_array(${s}, ${d ?? "','"}) END`,
+    // An empty delimiter splits into characters (BigQuery; regexp_split_to_array's empty pattern),
+    // where string_to_array keeps the text whole, and splits into characters on a NULL one.
+    SPLIT: ([s, d]) => {
+      const delim = d ?? "','";
+      return `CASE WHEN ${s} = '' THEN ARRAY[''] WHEN ${delim} IS NULL THEN NULL WHEN ${delim} = '' THEN regexp_split_to_array(${s}, '') ELSE string_to_array(${s}, ${delim}) END`;
+    },
     TRIM: ([s, c]) => (c === undefined ? `btrim(${s})` : `btrim(${s}, ${c})`),
     CHAR_LENGTH: rename("char_length"),
     ROUND: ([x, n]) =>
@@ -488,10 +509,11 @@ export class PostgresDialect extends SqlEmitter {
         return expr;
       case "INT64":
         // up to 18 digits always fits (the common case, one test); longer text is compared with
-        // INT64's range as a numeric first, since CAST AS bigint would raise
-        return `CASE WHEN ${expr} ~ ${INT_TEXT_18} THEN CAST(${expr} AS bigint) WHEN ${expr} ~ ${INT_TEXT} THEN CASE WHEN CAST(${expr} AS numeric) BETWEEN ${INT64_MIN} AND ${INT64_MAX} THEN CAST(${expr} AS bigint) END END`;
+        // INT64's range as a numeric first, since CAST AS bigint would raise; hexadecimal text
+        // ('0x1F') as BigQuery reads it, up to 15 digits
+        return `CASE WHEN ${expr} ~ ${INT_TEXT_18} THEN CAST(${expr} AS bigint) WHEN ${expr} ~ ${INT_TEXT} THEN CASE WHEN CAST(${expr} AS numeric) BETWEEN ${INT64_MIN} AND ${INT64_MAX} THEN CAST(${expr} AS bigint) END WHEN ${expr} ~ ${HEX_TEXT_15} THEN ${this.cast(expr, { t: "scalar", s: "STRING" }, "INT64")} END`;
       case "FLOAT64":
-        return `CASE WHEN ${expr} ~ ${FLOAT_TEXT} THEN CAST(${expr} AS double precision) END`;
+        return postgresFloatFromText(expr, true);
       case "BOOL":
         return `CASE lower(${expr}) WHEN 'true' THEN TRUE WHEN 'false' THEN FALSE END`;
       case "TIMESTAMP":
@@ -512,6 +534,7 @@ export class PostgresDialect extends SqlEmitter {
       return `(to_char(${expr} AT TIME ZONE 'UTC', 'YYYY-MM-DD HH24:MI:SS') || CASE WHEN ${us} = 0 THEN '' WHEN ${us} % 1000 = 0 THEN '.' || lpad(CAST(${us} / 1000 AS text), 3, '0') ELSE '.' || lpad(CAST(${us} AS text), 6, '0') END || '+00')`;
     }
     if (f === "FLOAT64" && to === "STRING") return postgresFloatText(expr);
+    if (f === "STRING" && to === "FLOAT64") return postgresFloatFromText(expr, false);
     if (f === "BOOL" && to === "INT64") return `CAST(CAST(${expr} AS integer) AS bigint)`;
     if (f === "INT64" && to === "BOOL") return `(${expr} <> 0)`;
     // BigQuery rounds half away from zero; a double cast rounds half to even.

@@ -191,6 +191,20 @@ export const coercionCases: SqlCase[] = [
     expect: [{ error_rate: 1 / 3 }],
   },
   {
+    name: "CAST of text to INT64 takes integers and hexadecimal only",
+    rule: "BigQuery CAST AS INT64 from STRING: an integer literal, decimal or hexadecimal; '1.0' and '1e3' are errors",
+    sql: "select cast('1.0' as int64) as x",
+    expect: { error: "sql_invalid" },
+  },
+  {
+    name: "SAFE_CAST of text to INT64 and FLOAT64 at the edges",
+    rule: "BigQuery SAFE_CAST: hexadecimal INT64 text; 'inf', 'Infinity', 'NaN' and out-of-range FLOAT64 text (±inf, 0) are numbers; anything else NULL, never an error",
+    sql: "select safe_cast('0x10' as int64) as a, safe_cast('-0x1f' as int64) as b, safe_cast('1e3' as int64) as c, safe_cast('inf' as float64) as d, safe_cast('-Infinity' as float64) as e, safe_cast('NaN' as float64) as f, safe_cast('1e400' as float64) as g, safe_cast('1e-400' as float64) as h, safe_cast('x' as float64) as i",
+    expect: [
+      { a: 16, b: -31, c: null, d: "Infinity", e: "-Infinity", f: "NaN", g: "Infinity", h: 0, i: null },
+    ],
+  },
+  {
     name: "DIV truncates toward zero",
     rule: "BigQuery DIV: integer division (DIV(-20, 3) = -6)",
     sql: `select div(10, 4) as a, div(-7, 2) as b, div(-20, 3) as c`,

@@ -353,6 +353,12 @@ export const functionCases: SqlCase[] = [
     expect: [{ n: "01" }],
   },
   {
+    name: "SPLIT with an empty or NULL delimiter",
+    rule: "BigQuery SPLIT: an empty delimiter splits into characters (not bytes, not the whole text); SPLIT('') is ['']; a NULL delimiter gives NULL",
+    sql: `select split('abc', '') as a, split('a😀é', '') as b, split('', '') as c, array_length(split('abc', cast(null as string))) as d, split(id, '') as e from ${REST} where id = 't01'`,
+    expect: [{ a: ["a", "b", "c"], b: ["a", "😀", "é"], c: [""], d: null, e: ["t", "0", "1"] }],
+  },
+  {
     name: "SPLIT and OFFSET pick a field of the edge message",
     rule: "BigQuery SPLIT; array subscripts",
     sql: `select split(event_message, ' | ')[offset(1)] as status from ${EDGE} where id = 'e01'`,
