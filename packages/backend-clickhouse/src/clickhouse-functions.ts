@@ -3,6 +3,7 @@ import {
   type CallExpr,
   checkedMath,
   DEFAULT_FUNCTIONS,
+  decimalRounding,
   ESCAPE_MARK_CODE_POINT,
   edgeCall,
   type FunctionEmitter,
@@ -179,8 +180,8 @@ export function clickhouseFunctions(e: ClickhouseEmitter): FunctionTable {
       const delim = d ?? "','";
       return `if(isNull(${s}) OR isNull(${delim}), [], if(${delim} = '', if(${text} = '', [''], ${chars}), splitByString(assumeNotNull(${delim}), ${text})))`;
     },
-    ROUND: ([x, n], call) => roundHalfAway(float(e, x!, call), n),
-    TRUNC: ([x, n], call) => `trunc(${float(e, x!, call)}${n === undefined ? "" : `, ${n}`})`,
+    ROUND: decimalRounding("round"),
+    TRUNC: decimalRounding("trunc"),
     // abs of an Int64 is UInt64: -2^63 gives 2^63, which INT64 cannot hold (BigQuery raises)
     ABS: ([x], call) => (isInt64(call) ? checkedInt64(`abs(${x})`) : `abs(${x})`),
     DIV: ([a, b]) => `intDiv(${a}, ${e.divisor(`(${b})`)})`,
@@ -267,15 +268,6 @@ function shift(e: SqlEmitter, fn: string, [x, offset, dflt]: string[], call: Cal
       })
     : "";
   return `${fn}(${parts.join(", ")})${over}`;
-}
-
-/** BigQuery rounds half away from zero; ClickHouse's round() rounds floats half to even. */
-function roundHalfAway(x: string, n: string | undefined): string {
-  if (n === undefined) return `if(${x} < 0, -floor(-${x} + 0.5), floor(${x} + 0.5))`;
-  // Decimal rounds half away from zero, from the float's shortest text (2.675 → 2.68, as
-  // PostgreSQL's numeric does); beyond 1e15 a float has no fraction left to round.
-  const decimal = `toFloat64(toString(round(toDecimal128(toString(${x}), 18), ${n})))`;
-  return `if(abs(${x}) >= 1e15 AND ${n} >= 0, ${x}, ${decimal})`;
 }
 
 function jsonValue(e: SqlEmitter, x: string, call: CallExpr): string {

@@ -3,6 +3,7 @@ import {
   type CallExpr,
   checkedMath,
   DEFAULT_FUNCTIONS,
+  decimalRounding,
   ESCAPE_MARK_CODE_POINT,
   type FormatSpec,
   type FunctionTable,
@@ -172,11 +173,8 @@ export class DuckdbDialect extends SqlEmitter {
         ? `string_split(${s}, ',')`
         : `CASE WHEN ${d} IS NOT NULL THEN string_split(${s}, ${d}) END`,
     TRIM: (args) => `trim(${args.join(", ")})`,
-    ROUND: ([x, n], call) =>
-      `round(${this.cast(x!, call.args[0]!.type, "FLOAT64")}${n === undefined ? "" : `, CAST(${n} AS INTEGER)`})`,
-    TRUNC: ([x, n], call) =>
-      `trunc(${this.cast(x!, call.args[0]!.type, "FLOAT64")}${n === undefined ? "" : `, CAST(${n} AS INTEGER)`})`,
-    // `//` and `%` of a zero are NULL on DuckDB (folded so before any guard inside them); BigQuery raises
+    ROUND: decimalRounding("round"),
+    TRUNC: decimalRounding("trunc"),
     DIV: ([a, b]) =>
       this.raiseWhen(
         `(((${a}) - (${a}) % (${b})) // (${b}))`,

@@ -3,6 +3,7 @@ import {
   type CallExpr,
   checkedMath,
   DEFAULT_FUNCTIONS,
+  decimalRounding,
   ESCAPE_MARK_CODE_POINT,
   edgeCall,
   type FormatSpec,
@@ -260,10 +261,8 @@ export class PostgresDialect extends SqlEmitter {
     },
     TRIM: ([s, c]) => (c === undefined ? `btrim(${s})` : `btrim(${s}, ${c})`),
     CHAR_LENGTH: rename("char_length"),
-    ROUND: ([x, n]) =>
-      `CAST(round(CAST(${x} AS numeric)${n === undefined ? "" : `, CAST(${n} AS integer)`}) AS double precision)`,
-    TRUNC: ([x, n]) =>
-      `CAST(trunc(CAST(${x} AS numeric)${n === undefined ? "" : `, CAST(${n} AS integer)`}) AS double precision)`,
+    ROUND: decimalRounding("round"),
+    TRUNC: decimalRounding("trunc"),
     DIV: ([a, b]) => `((${a}) / (${b}))`,
     LOG10: checkedMath.log((x) => `log(${x})`),
     // PostgreSQL raises on an underflow, where BigQuery's answer is 0: past e^-745.2 (the least

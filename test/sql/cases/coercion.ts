@@ -235,6 +235,12 @@ export const coercionCases: SqlCase[] = [
     expect: [{ a: 3.14, b: 12.3, c: 1200, d: 1300 }],
   },
   {
+    name: "ROUND and TRUNC work on the binary FLOAT64",
+    rule: "BigQuery ROUND / TRUNC of FLOAT64 (ZetaSQL RoundDecimal): the double nearest 1.005 is below it, so ROUND(1.005, 2) is 1, TRUNC(0.29, 2) is 0.28; 0.49999999999999994 rounds to 0; NaN stays NaN",
+    sql: "select round(1.005, 2) as a, trunc(0.29, 2) as b, round(0.49999999999999994) as c, round(cast('nan' as float64), 2) as d, round(123.456, 400) as e, round(123.456, -400) as f, trunc(-2.789, 1) as g",
+    expect: [{ a: 1, b: 0.28, c: 0, d: "NaN", e: 123.456, f: 0, g: -2.7 }],
+  },
+  {
     name: "ROUND of a percentage",
     rule: "BigQuery ROUND; / returns FLOAT64",
     sql: `select round(100 * countif(r.status_code >= 400) / count(*), 1) as pct from ${RESP}`,

@@ -193,6 +193,30 @@ export const checkedMath = {
   },
 };
 
+/**
+ * ROUND and TRUNC of FLOAT64 as BigQuery computes them (ZetaSQL's RoundDecimal, TruncDecimal): on
+ * the binary value, scaled by 10^digits, so ROUND(2.675, 2) is 2.67 and TRUNC(0.29, 2) 0.28 (the
+ * double below 2.675 and 0.29); halfway cases away from zero; a value with no fraction left at
+ * that scale (past 2^52) is itself. The engines differed: PostgreSQL and ClickHouse rounded the
+ * decimal text (2.68), DuckDB's TRUNC the binary value, ClickHouse's ROUND(NaN, 2) was NULL.
+ */
+export function decimalRounding(mode: "round" | "trunc"): FunctionEmitter {
+  return ([x, n], call, e) => {
+    const v = e.cast(x!, call.args[0]!.type, "FLOAT64");
+    const whole = (t: string) => (mode === "trunc" ? `(sign(${t}) * floor(abs(${t})))` : roundHalfAway(t));
+    if (n === undefined) return whole(v);
+    const float = (sql: string) => `CAST(${sql} AS ${e.typeName("FLOAT64")})`;
+    const up = `power(${float("10")}, ${n})`;
+    const down = `power(${float("10")}, -(${n}))`;
+    return `CASE WHEN ${n} > 308 THEN ${v} WHEN ${n} < -308 THEN ${v} * 0 WHEN ${n} >= 0 THEN CASE WHEN abs(${v} * ${up}) >= 4503599627370496 THEN ${v} ELSE ${whole(`(${v} * ${up})`)} / ${up} END ELSE ${whole(`(${v} / ${down})`)} * ${down} END`;
+  };
+}
+
+/** The nearest whole number, halfway cases away from zero (exactly: the fraction is exact). */
+function roundHalfAway(t: string): string {
+  return `(CASE WHEN abs(${t}) - floor(abs(${t})) >= 0.5 THEN sign(${t}) * (floor(abs(${t})) + 1) ELSE sign(${t}) * floor(abs(${t})) END)`;
+}
+
 /** Largest width or precision of a FORMAT specifier. */
 export const MAX_FORMAT_WIDTH = 10_000;
 
