@@ -118,6 +118,10 @@ export class ClickhouseDialect extends SqlEmitter {
     return `arrayStringConcat(arrayMap(${v} -> ${each(v)}, ${list}), ${this.stringLiteral(separator)})`;
   }
 
+  override isNaN(x: string): string {
+    return `isNaN(${x})`;
+  }
+
   /** throwIf over the block: `value` is read only once the block has no failing row */
   override raiseWhen(value: string, failWhen: string, message: string): string {
     return `if(throwIf(ifNull(${failWhen}, false), ${this.stringLiteral(message)}) = 0, ${value}, ${value})`;

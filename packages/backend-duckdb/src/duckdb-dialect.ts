@@ -276,6 +276,11 @@ export class DuckdbDialect extends SqlEmitter {
     return `array_to_string(list_transform(${list}, ${v} -> ${each(v)}), ${this.stringLiteral(separator)})`;
   }
 
+  /** DuckDB's NaN equals itself (it sorts above every number) */
+  override isNaN(x: string): string {
+    return `isnan(${x})`;
+  }
+
   override raiseWhen(value: string, failWhen: string, message: string): string {
     return `CASE WHEN ${failWhen} THEN error(${this.stringLiteral(message)}) ELSE ${value} END`;
   }

@@ -16,6 +16,7 @@ import {
   literalArg,
   MAX_GENERATED_ELEMENTS,
   microsPer,
+  nanAwareExtreme,
   QesError,
   REDACTED,
   readsInstant,
@@ -168,11 +169,11 @@ export class PostgresDialect extends SqlEmitter {
     MIN: (args, call) =>
       call.type.t === "scalar" && call.type.s === "BOOL"
         ? `bool_and(${args[0]})`
-        : `min(${this.ordered(args[0]!, call.type)})`,
+        : nanAwareExtreme("min", args[0]!, call, this),
     MAX: (args, call) =>
       call.type.t === "scalar" && call.type.s === "BOOL"
         ? `bool_or(${args[0]})`
-        : `max(${this.ordered(args[0]!, call.type)})`,
+        : nanAwareExtreme("max", args[0]!, call, this),
     APPROX_COUNT_DISTINCT: ([x]) => `count(DISTINCT ${x})`,
     // ntile takes an integer on PostgreSQL; BigQuery's argument is INT64
     NTILE: ([n]) => `ntile(CAST(${n} AS integer))`,
@@ -321,6 +322,11 @@ export class PostgresDialect extends SqlEmitter {
   };
 
   override readonly supportsQualify = false;
+
+  /** PostgreSQL's NaN equals itself (it sorts above every number) */
+  override isNaN(x: string): string {
+    return `(${x} = CAST('NaN' AS double precision))`;
+  }
 
   private elementAliases = 0;
 

@@ -259,6 +259,18 @@ export const coercionCases: SqlCase[] = [
     expect: [{ g: 5, l: 1, gn: null }],
   },
   {
+    name: "GREATEST and LEAST of INT64 and FLOAT64, and of NaN",
+    rule: "BigQuery GREATEST / LEAST: arguments meet in their supertype (FLOAT64); NaN if any argument is NaN",
+    sql: "select greatest(1, 2.5) as a, least(1, 2.5) as b, greatest(1, cast('nan' as float64)) as c, least(cast('nan' as float64), 1.0) as d",
+    expect: [{ a: 2.5, b: 1, c: "NaN", d: "NaN" }],
+  },
+  {
+    name: "MIN and MAX of FLOAT64 with a NaN are NaN",
+    rule: "BigQuery MIN / MAX: NaN if the input contains a NaN",
+    sql: "select max(x) as a, min(x) as b from unnest([1.0, cast('nan' as float64), 2.0]) x",
+    expect: [{ a: "NaN", b: "NaN" }],
+  },
+  {
     name: "POW and SQRT",
     rule: "BigQuery POW, SQRT",
     sql: `select pow(2, 10) as p, sqrt(16) as s`,

@@ -11,11 +11,33 @@ const scalarOf = (call: CallExpr, i: number) => {
   return t?.t === "scalar" ? t.s : undefined;
 };
 
-/** BigQuery's GREATEST / LEAST are NULL when any argument is; the engines skip NULLs. */
+/**
+ * BigQuery's GREATEST / LEAST are NULL when any argument is (the engines skip NULLs), and NaN when
+ * any FLOAT64 argument is NaN (DuckDB and PostgreSQL order NaN above every number, ClickHouse's
+ * comparisons skip it).
+ */
 const nullIfAnyNull =
   (fn: string): FunctionEmitter =>
-  (args) =>
-    `CASE WHEN ${args.map((a) => `${a} IS NULL`).join(" OR ")} THEN NULL ELSE ${fn}(${args.join(", ")}) END`;
+  (args, call, e) => {
+    const nan =
+      call.type.t === "scalar" && call.type.s === "FLOAT64"
+        ? args.map((a) => ` WHEN ${e.isNaN(a)} THEN ${a}`).join("")
+        : "";
+    return `CASE WHEN ${args.map((a) => `${a} IS NULL`).join(" OR ")} THEN NULL${nan} ELSE ${fn}(${args.join(", ")}) END`;
+  };
+
+/**
+ * MIN / MAX: NaN when a FLOAT64 input is NaN (BigQuery), where the engines order it above every
+ * number (MIN skipped it) or skip it (ClickHouse).
+ */
+export function nanAwareExtreme(fn: "min" | "max", x: string, call: CallExpr, e: SqlEmitter): string {
+  const type = call.args[0]!.type;
+  const plain = `${fn}(${e.ordered(x, type)})`;
+  if (!(type.t === "scalar" && type.s === "FLOAT64")) return plain;
+  const over = e.overOf(call);
+  const nan = e.cast(e.stringLiteral("NaN"), { t: "scalar", s: "STRING" }, "FLOAT64");
+  return `CASE WHEN count(CASE WHEN ${e.isNaN(x)} THEN 1 END)${over} > 0 THEN ${nan} ELSE ${plain}${over} END`;
+}
 
 /** A string-literal argument, known at compile time (formats, JSON paths). */
 export function literalArg(call: CallExpr, i: number, what: string): string {
@@ -415,8 +437,8 @@ export const DEFAULT_FUNCTIONS = {
   SUM: (args, call, e) =>
     `CAST(sum(${distinct(call)}${args[0]})${e.overOf(call)} AS ${e.typeName(call.type.t === "scalar" ? call.type.s : "FLOAT64")})`,
   AVG: (args, call, e) => `avg(${distinct(call)}${e.cast(args[0]!, call.args[0]!.type, "FLOAT64")})`,
-  MIN: ([x], call, e) => `min(${e.ordered(x!, call.args[0]!.type)})`,
-  MAX: ([x], call, e) => `max(${e.ordered(x!, call.args[0]!.type)})`,
+  MIN: ([x], call, e) => nanAwareExtreme("min", x!, call, e),
+  MAX: ([x], call, e) => nanAwareExtreme("max", x!, call, e),
   // BigQuery leaves ANY_VALUE's choice open; every backend takes the minimum (DESIGN.md §3).
   ANY_VALUE: rename("min"),
   LOGICAL_OR: rename("bool_or"),

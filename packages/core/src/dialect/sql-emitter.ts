@@ -709,6 +709,11 @@ export abstract class SqlEmitter implements Dialect {
     return " ESCAPE '\\'";
   }
 
+  /** Whether a FLOAT64 is NaN: IEEE's `x <> x`, for engines whose NaN is unequal to itself. */
+  isNaN(x: string): string {
+    return `(${x} <> ${x})`;
+  }
+
   /**
    * The divisor of `/`: BigQuery raises "division by zero". Engines that answer Infinity or NULL
    * instead override this to raise it, so every backend refuses the same query.
