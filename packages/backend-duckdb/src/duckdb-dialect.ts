@@ -2,6 +2,7 @@ import {
   ADDRESS_PATTERN,
   type CallExpr,
   checkedMath,
+  checkedTimestampFrom,
   DEFAULT_FUNCTIONS,
   decimalRounding,
   ESCAPE_MARK_CODE_POINT,
@@ -114,10 +115,10 @@ export class DuckdbDialect extends SqlEmitter {
     // BigQuery rounds down (toward the past), also before 1970.
     UNIX_MILLIS: ([ts]) => `CAST(floor(epoch_us(${ts}) / 1000) AS BIGINT)`,
     UNIX_SECONDS: ([ts]) => `CAST(floor(epoch_us(${ts}) / 1000000) AS BIGINT)`,
-    TIMESTAMP_MICROS: rename("make_timestamp"),
+    TIMESTAMP_MICROS: checkedTimestampFrom(1, (n) => `make_timestamp(${n})`),
     // arguments are emitted bare: `TIMESTAMP_MILLIS(a + b)` must not read as `a + b * 1000`
-    TIMESTAMP_MILLIS: ([n]) => `make_timestamp((${n}) * 1000)`,
-    TIMESTAMP_SECONDS: ([n]) => `make_timestamp((${n}) * 1000000)`,
+    TIMESTAMP_MILLIS: checkedTimestampFrom(1000, (n) => `make_timestamp((${n}) * 1000)`),
+    TIMESTAMP_SECONDS: checkedTimestampFrom(1_000_000, (n) => `make_timestamp((${n}) * 1000000)`),
     TIMESTAMP_DIFF: ([a, b], call) =>
       `CAST(trunc((epoch_us(${a}) - epoch_us(${b})) / ${microsPer(call, 2)}) AS BIGINT)`,
     // BigQuery counts the part's boundaries crossed from b to a; DuckDB's weeks start on Monday
@@ -140,7 +141,13 @@ export class DuckdbDialect extends SqlEmitter {
     // (%z) says otherwise: strptime then returns the instant already
     PARSE_TIMESTAMP: ([, s, zone], call) => {
       const format = literalArg(call, 0, "its format");
-      const parsed = `try_strptime(${s}, ${this.stringLiteral(translateTimeFormat(format))})`;
+      // text that does not parse is BigQuery's error, not NULL
+      const attempt = `try_strptime(${s}, ${this.stringLiteral(translateTimeFormat(format))})`;
+      const parsed = this.raiseWhen(
+        attempt,
+        `${attempt} IS NULL AND ${s} IS NOT NULL`,
+        "PARSE_TIMESTAMP: the text does not match the format",
+      );
       return zone === undefined || readsInstant(format) ? parsed : fromLocalSql(parsed, zoneName(zone));
     },
     // generate_series neither sees interrupts nor counts against the memory limit while it fills

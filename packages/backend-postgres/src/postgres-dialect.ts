@@ -2,6 +2,7 @@ import {
   ADDRESS_PATTERN,
   type CallExpr,
   checkedMath,
+  checkedTimestampFrom,
   DEFAULT_FUNCTIONS,
   decimalRounding,
   ESCAPE_MARK_CODE_POINT,
@@ -157,7 +158,10 @@ export class PostgresDialect extends SqlEmitter {
     },
     // extract() returns numeric since PostgreSQL 14: exact to the microsecond.
     UNIX_MICROS: ([ts]) => `CAST(extract(epoch FROM ${ts}) * 1000000 AS bigint)`,
-    TIMESTAMP_MICROS: ([n]) => `(TIMESTAMPTZ 'epoch' + (${n}) * INTERVAL '1 microsecond')`,
+    TIMESTAMP_MICROS: checkedTimestampFrom(
+      1,
+      (n) => `(TIMESTAMPTZ 'epoch' + (${n}) * INTERVAL '1 microsecond')`,
+    ),
     // json has no ordering: a record's (or an event array's) JSON text is taken as text, as the
     // other engines take it
     ANY_VALUE: (args, call) =>
@@ -181,8 +185,14 @@ export class PostgresDialect extends SqlEmitter {
     LEAD: (args, call) => this.shiftCall("lead", args, call),
     UNIX_MILLIS: ([ts]) => `CAST(floor(extract(epoch FROM ${ts}) * 1000) AS bigint)`,
     UNIX_SECONDS: ([ts]) => `CAST(floor(extract(epoch FROM ${ts})) AS bigint)`,
-    TIMESTAMP_MILLIS: ([n]) => `(TIMESTAMPTZ 'epoch' + (${n}) * INTERVAL '1 millisecond')`,
-    TIMESTAMP_SECONDS: ([n]) => `(TIMESTAMPTZ 'epoch' + (${n}) * INTERVAL '1 second')`,
+    TIMESTAMP_MILLIS: checkedTimestampFrom(
+      1000,
+      (n) => `(TIMESTAMPTZ 'epoch' + (${n}) * INTERVAL '1 millisecond')`,
+    ),
+    TIMESTAMP_SECONDS: checkedTimestampFrom(
+      1_000_000,
+      (n) => `(TIMESTAMPTZ 'epoch' + (${n}) * INTERVAL '1 second')`,
+    ),
     TIMESTAMP_DIFF: ([a, b], call) => `((${this.micros(a!)} - ${this.micros(b!)}) / ${microsPer(call, 2)})`,
     // BigQuery counts the part's boundaries crossed from b to a
     DATE_DIFF: ([a, b], call) => {

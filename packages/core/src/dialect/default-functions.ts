@@ -239,6 +239,29 @@ function roundHalfAway(t: string): string {
   return `(CASE WHEN abs(${t}) - floor(abs(${t})) >= 0.5 THEN sign(${t}) * (floor(abs(${t})) + 1) ELSE sign(${t}) * floor(abs(${t})) END)`;
 }
 
+/** BigQuery's TIMESTAMP range in unix microseconds: 0001-01-01 to 9999-12-31 23:59:59.999999 UTC. */
+const TIMESTAMP_MIN_MICROS = -62135596800000000n;
+const TIMESTAMP_MAX_MICROS = 253402300799999999n;
+
+/**
+ * TIMESTAMP_SECONDS / _MILLIS / _MICROS: a count past BigQuery's TIMESTAMP range is its error
+ * (the engines answered a year past 9999, an interval overflow, or a clamped instant). `engine`
+ * writes the engine's conversion of the count.
+ */
+export function checkedTimestampFrom(microsPerUnit: number, engine: (n: string) => string): FunctionEmitter {
+  return ([n], call, e) => {
+    const unit = BigInt(microsPerUnit);
+    // the least and greatest counts inside the range (floor and ceiling of the bounds per unit)
+    const lo = -(-TIMESTAMP_MIN_MICROS / unit);
+    const hi = TIMESTAMP_MAX_MICROS / unit;
+    return e.raiseWhen(
+      engine(n!),
+      `(${n}) < ${lo} OR (${n}) > ${hi}`,
+      `${call.fn}: the value is out of TIMESTAMP's range`,
+    );
+  };
+}
+
 /** Largest width or precision of a FORMAT specifier. */
 export const MAX_FORMAT_WIDTH = 10_000;
 
