@@ -35,6 +35,20 @@ const NOW = "DESIGN.md §5: CURRENT_TIMESTAMP() is taken once per request and bo
 
 export const timeCases: SqlCase[] = [
   {
+    name: "DATE_TRUNC, DATETIME_TRUNC and TIMESTAMP_TRUNC to ISOYEAR",
+    rule: "BigQuery ISOYEAR truncation: the Monday of the ISO year's first week (the week of January 4th)",
+    sql: "select date_trunc(date '2025-01-15', isoyear) as a, date_trunc(date '2021-01-02', isoyear) as b, datetime_trunc(datetime '2026-01-01 05:00:00', isoyear) as c, timestamp_trunc(timestamp '2021-01-03 10:00:00', isoyear) as d, timestamp_trunc(timestamp '2021-01-04 03:00:00', isoyear, 'Asia/Tokyo') as e",
+    expect: [
+      {
+        a: "2024-12-30",
+        b: "2019-12-30",
+        c: "2025-12-29T00:00:00",
+        d: us("2019-12-30T00:00:00Z"),
+        e: us("2021-01-03T15:00:00Z"),
+      },
+    ],
+  },
+  {
     name: "TIMESTAMP of a date-only text, in a zone",
     rule: "BigQuery TIMESTAMP(string[, zone]): a date alone is its midnight in the zone; its day is no UTC offset ('2025-01-15' is not 2025-01 at -15:00)",
     sql: "select timestamp('2025-01-15') as a, timestamp('2025-01-15', 'Asia/Tokyo') as b, cast('2025-01-15' as timestamp) as c",

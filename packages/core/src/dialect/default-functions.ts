@@ -414,7 +414,14 @@ export function truncate(value: string, call: CallExpr, e: SqlEmitter, zoneArg?:
     const shift = e.interval(e.literal(k, { t: "scalar", s: "INT64" }), "DAY");
     return `(${trunc("week", `${value} - ${shift}`)} + ${shift})`;
   }
-  if (part === "ISOYEAR") throw new QesError("sql_invalid", "Truncation to ISOYEAR is not supported.");
+  if (part === "ISOYEAR") {
+    // the ISO year is the year of the week's Thursday; it starts on the Monday of the week of its
+    // January 4th (in a zone, days are added to midnights of early January and mid-week: no zone
+    // moves its clocks there, so no hour of a transition crosses a week or a year)
+    const days = (n: number) => e.interval(e.literal(n, { t: "scalar", s: "INT64" }), "DAY");
+    const thursday = `(${trunc("week", value)} + ${days(3)})`;
+    return trunc("week", `(${trunc("year", thursday)} + ${days(3)})`);
+  }
   return trunc(part.toLowerCase(), value);
 }
 
