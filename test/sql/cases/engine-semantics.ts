@@ -200,6 +200,12 @@ export const engineSemanticsCases: SqlCase[] = [
     expect: [{ a: 1, b: 3, c: -3 }],
   },
   {
+    name: "negating INT64's least literal overflows",
+    rule: "BigQuery arithmetic on INT64: an overflow is an error (ClickHouse wrapped -(-2^63) to -2^63)",
+    sql: "select -(-9223372036854775808) as a",
+    expect: { error: "sql_invalid" },
+  },
+  {
     name: "the literal -9223372036854775808 is INT64's least value",
     rule: "BigQuery integer literals: -9223372036854775808 is a valid INT64 (its digits alone are not)",
     sql: "select -9223372036854775808 as a, -9223372036854775808 + 1 as b, -9223372036854775808 < 0 as c",

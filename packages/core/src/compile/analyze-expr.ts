@@ -316,6 +316,10 @@ export function analyzeUnary(node: AstNode, env: ExprEnv): Expr {
       return literalOfNumber(`-${INT64_MIN_DIGITS}`);
     const e = analyzeExpr(node.expr, env);
     if (e.k === "lit" && (typeof e.value === "number" || typeof e.value === "bigint")) {
+      // -(-9223372036854775808) is past INT64's greatest: BigQuery's overflow error, not a value
+      // an engine would wrap (ClickHouse) or raise in its own words
+      if (e.type.t === "scalar" && e.type.s === "INT64" && BigInt(e.value) === -(2n ** 63n))
+        fail("sql_invalid", "INT64 overflow: -(-9223372036854775808) is outside -2^63 … 2^63-1.", node);
       return { ...e, value: typeof e.value === "number" ? -e.value : -e.value };
     }
     if (e.type.t !== "null" && !isNumeric(e.type))

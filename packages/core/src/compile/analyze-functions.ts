@@ -63,6 +63,7 @@ export function analyzeFunction(node: AstNode, env: ExprEnv): Expr {
     return target ? coerceLiteralTo(e, target, a) : e;
   });
   for (const i of spec.patternArgs ?? []) checkPatternArg(args[i]!, rawArgs[i]!, env);
+  checkCountArg(spec.name, args, rawArgs);
   if (spec.zoneArg !== undefined && args[spec.zoneArg])
     checkZoneArg(args[spec.zoneArg]!, rawArgs[spec.zoneArg]!, env);
   const type = withPosition(
@@ -143,6 +144,24 @@ export function datePart(node: AstNode): Expr {
   if (!part || !DATE_PARTS.has(part))
     return fail("sql_invalid", "Expected a date part such as HOUR or DAY.", node);
   return { k: "datepart", part, type: { t: "datepart", part } };
+}
+
+/**
+ * LAG's and LEAD's offset must not be negative, NTILE's bucket count must be positive (BigQuery):
+ * a literal that is not is refused here, where the engines read a negative offset the other way
+ * (DuckDB, PostgreSQL) or refused it in their own words (ClickHouse).
+ */
+function checkCountArg(name: string, args: Expr[], raw: AstNode[]): void {
+  const at = name === "NTILE" ? 0 : name === "LAG" || name === "LEAD" ? 1 : -1;
+  const a = at >= 0 ? args[at] : undefined;
+  if (a?.k !== "lit" || (typeof a.value !== "number" && typeof a.value !== "bigint")) return;
+  const least = name === "NTILE" ? 1 : 0;
+  if (BigInt(a.value) < BigInt(least))
+    fail(
+      "sql_invalid",
+      `${name}'s ${name === "NTILE" ? "bucket count must be positive" : "offset must not be negative"}.`,
+      raw[at],
+    );
 }
 
 export function checkPatternArg(arg: Expr, node: AstNode, env: ExprEnv): void {
