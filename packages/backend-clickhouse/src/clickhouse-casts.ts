@@ -117,7 +117,8 @@ export function clickhouseCast(x: string, from: SqlType, to: ScalarType): string
     case "FLOAT64>STRING":
       return clickhouseFloatText(x);
     case "BOOL>STRING":
-      return `if(${x}, 'true', 'false')`;
+      // if() reads a NULL condition as false: a NULL BOOL must stay NULL
+      return `if(isNull(${x}), NULL, if(${x}, 'true', 'false'))`;
     case "DATE>TIMESTAMP":
     case "DATE>DATETIME":
       return `toDateTime64(${x}, 6, 'UTC')`;

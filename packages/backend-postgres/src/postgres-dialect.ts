@@ -351,9 +351,10 @@ export class PostgresDialect extends SqlEmitter {
       arrayType.t === "array" && arrayType.native
         ? `unnest(${array})`
         : arrayType.t === "array"
-          ? `json_array_elements_text(CAST(${array} AS json))`
-          : // records read from an event may be one object (FieldNode.objects): an array of one
-            `json_array_elements(CASE WHEN json_typeof(CAST(${array} AS json)) = 'object' THEN json_build_array(CAST(${array} AS json)) ELSE CAST(${array} AS json) END)`;
+          ? `json_array_elements_text(CASE WHEN json_typeof(CAST(${array} AS json)) = 'array' THEN CAST(${array} AS json) END)`
+          : // records read from an event may be one object (FieldNode.objects): an array of one;
+            // a JSON null (or any scalar) has no elements
+            `json_array_elements(CASE json_typeof(CAST(${array} AS json)) WHEN 'object' THEN json_build_array(CAST(${array} AS json)) WHEN 'array' THEN CAST(${array} AS json) END)`;
     const value =
       arrayType.t === "array" && !arrayType.native && arrayType.element !== "STRING"
         ? this.safeCast(`${e}.v`, { t: "scalar", s: "STRING" }, arrayType.element)

@@ -191,6 +191,12 @@ export const coercionCases: SqlCase[] = [
     expect: [{ error_rate: 1 / 3 }],
   },
   {
+    name: "CAST of a NULL BOOL to STRING is NULL",
+    rule: "BigQuery CAST: NULL casts to NULL (ClickHouse's if() read the NULL as false)",
+    sql: "select cast(cast(null as bool) as string) as a, cast(m.metering as string) as b from `gotrue.logs.prod`, unnest(metadata) m where id = 'a04'",
+    expect: [{ a: null, b: null }],
+  },
+  {
     name: "CAST of text to INT64 takes integers and hexadecimal only",
     rule: "BigQuery CAST AS INT64 from STRING: an integer literal, decimal or hexadecimal; '1.0' and '1e3' are errors",
     sql: "select cast('1.0' as int64) as x",

@@ -460,6 +460,15 @@ export const functionCases: SqlCase[] = [
     ],
   },
   {
+    name: "FORMAT %t of records with missing and null fields",
+    rule: "BigQuery FORMAT %t: a NULL field prints NULL; DESIGN.md §4: a repeated field read from events that is missing or null is empty, []",
+    sql: "select id, format('%t', m.context) as c, format('%t', m.res) as r from `storage.logs.prod.2`, unnest(metadata) m where id in ('s05', 's06') order by id",
+    expect: [
+      { id: "s05", c: "[]", r: "[]" },
+      { id: "s06", c: "[]", r: "[(503)]" },
+    ],
+  },
+  {
     name: "FORMAT %T of scalars is a literal",
     rule: 'BigQuery FORMAT: %T gives a literal of the value\'s type (quoted STRING, 1.0 for a whole FLOAT64, CAST("nan" AS FLOAT64), DATE "…", TIMESTAMP "…")',
     sql: `select format('%T', 'a"b') as a, format('%T', 1.0) as b, format('%T', cast('nan' as float64)) as c, format('%T', date '2025-01-15') as d, format('%T', timestamp '2025-01-15 10:00:00.5') as e, format('%T', 7) as f`,
