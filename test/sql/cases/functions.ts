@@ -462,10 +462,10 @@ export const functionCases: SqlCase[] = [
   {
     name: "FORMAT %t of records with missing and null fields",
     rule: "BigQuery FORMAT %t: a NULL field prints NULL; DESIGN.md §4: a repeated field read from events that is missing or null is empty, []",
-    sql: "select id, format('%t', m.context) as c, format('%t', m.res) as r from `storage.logs.prod.2`, unnest(metadata) m where id in ('s05', 's06') order by id",
+    sql: "select id, format('%t', m.context) as c, format('%t', m.res) as r, format('%t', metadata) as w from `storage.logs.prod.2`, unnest(metadata) m where id in ('s05', 's06') order by id",
     expect: [
-      { id: "s05", c: "[]", r: "[]" },
-      { id: "s06", c: "[]", r: "[(503)]" },
+      { id: "s05", c: "[]", r: "[]", w: "[([], info, beta, beta, NULL, [], NULL)]" },
+      { id: "s06", c: "[]", r: "[(503)]", w: "[([], warn, beta, beta, req-6, [(503)], 2000.75)]" },
     ],
   },
   {
