@@ -35,6 +35,18 @@ const NOW = "DESIGN.md §5: CURRENT_TIMESTAMP() is taken once per request and bo
 
 export const timeCases: SqlCase[] = [
   {
+    name: "TIMESTAMP_ADD past year 9999 is an error",
+    rule: "BigQuery TIMESTAMP_ADD / _SUB, DATE_ADD / _SUB: a result outside the type's range is an error (PostgreSQL answered '10000-01-01 01:00:00+00', DuckDB year 10000)",
+    sql: "select timestamp_add(timestamp '9999-12-31 23:00:00', interval 2 hour) as a",
+    expect: { error: "sql_invalid" },
+  },
+  {
+    name: "TIMESTAMP_SUB before year 1 is an error",
+    rule: "BigQuery TIMESTAMP_SUB: a result outside TIMESTAMP's range is an error (PostgreSQL answered '0001-12-31 00:00:00+00 BC')",
+    sql: "select timestamp_sub(timestamp '0001-01-01 00:00:00', interval 1 day) as a",
+    expect: { error: "sql_invalid" },
+  },
+  {
     name: "DATE_TRUNC, DATETIME_TRUNC and TIMESTAMP_TRUNC to ISOYEAR",
     rule: "BigQuery ISOYEAR truncation: the Monday of the ISO year's first week (the week of January 4th)",
     sql: "select date_trunc(date '2025-01-15', isoyear) as a, date_trunc(date '2021-01-02', isoyear) as b, datetime_trunc(datetime '2026-01-01 05:00:00', isoyear) as c, timestamp_trunc(timestamp '2021-01-03 10:00:00', isoyear) as d, timestamp_trunc(timestamp '2021-01-04 03:00:00', isoyear, 'Asia/Tokyo') as e",

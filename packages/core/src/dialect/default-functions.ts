@@ -262,6 +262,24 @@ export function checkedTimestampFrom(microsPerUnit: number, engine: (n: string) 
   };
 }
 
+/**
+ * A TIMESTAMP or DATE computed by adding an interval, or BigQuery's error past its range (years 1
+ * to 9999): DuckDB answered year 10000, PostgreSQL text of a year the wire cannot read ("10000-01-01
+ * 01:00:00+00", "0001-12-31 BC"). `sql` is evaluated twice; the engines compute it once.
+ */
+function inTimestampRange(sql: string, type: "TIMESTAMP" | "DATE", call: CallExpr, e: SqlEmitter): string {
+  const lo = e.timestampLiteral(TIMESTAMP_MIN_MICROS, type);
+  const hi = e.timestampLiteral(
+    type === "DATE" ? TIMESTAMP_MAX_MICROS - 86_399_999_999n : TIMESTAMP_MAX_MICROS,
+    type,
+  );
+  return e.raiseWhen(
+    sql,
+    `${sql} < ${lo} OR ${sql} > ${hi}`,
+    `${call.fn}: the result is out of ${type}'s range`,
+  );
+}
+
 /** Largest width or precision of a FORMAT specifier. */
 export const MAX_FORMAT_WIDTH = 10_000;
 
@@ -535,10 +553,10 @@ export const DEFAULT_FUNCTIONS = {
       );
     return truncate(ts!, call, e);
   },
-  TIMESTAMP_SUB: ([ts, iv]) => `(${ts} - ${iv})`,
-  TIMESTAMP_ADD: ([ts, iv]) => `(${ts} + ${iv})`,
-  DATE_SUB: ([d, iv]) => `CAST(${d} - ${iv} AS DATE)`,
-  DATE_ADD: ([d, iv]) => `CAST(${d} + ${iv} AS DATE)`,
+  TIMESTAMP_SUB: ([ts, iv], call, e) => inTimestampRange(`(${ts} - ${iv})`, "TIMESTAMP", call, e),
+  TIMESTAMP_ADD: ([ts, iv], call, e) => inTimestampRange(`(${ts} + ${iv})`, "TIMESTAMP", call, e),
+  DATE_SUB: ([d, iv], call, e) => inTimestampRange(`CAST(${d} - ${iv} AS DATE)`, "DATE", call, e),
+  DATE_ADD: ([d, iv], call, e) => inTimestampRange(`CAST(${d} + ${iv} AS DATE)`, "DATE", call, e),
   DATE_TRUNC: ([d], call, e) => `CAST(${truncate(d!, call, e)} AS DATE)`,
   DATETIME_TRUNC: ([d], call, e) => truncate(d!, call, e),
   TIMESTAMP: ([x], call, e) =>
