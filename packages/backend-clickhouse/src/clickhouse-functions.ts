@@ -270,12 +270,27 @@ function shift(e: SqlEmitter, fn: string, [x, offset, dflt]: string[], call: Cal
   return `${fn}(${parts.join(", ")})${over}`;
 }
 
+/**
+ * ClickHouse's JSON functions read an index of an object as its member at that position
+ * (`JSONExtract('{"a":1}', 1)` is 1): each index step of the path must meet an array, as in
+ * BigQuery's JSONPath, where `$[0]` of an object is NULL.
+ */
+function indexStepsMeetArrays(e: SqlEmitter, x: string, call: CallExpr): string {
+  const path = call.args.length > 1 ? literalArg(call, 1, "a JSONPath") : "$";
+  const keys = jsonPathKeys(path);
+  const emitted = keys.map((k) => (typeof k === "number" ? `${k + 1}` : e.stringLiteral(k)));
+  const checks = keys.flatMap((k, i) =>
+    typeof k === "number" ? [`JSONType(${jsonAt(x, emitted.slice(0, i).join(", "))}) = 'Array'`] : [],
+  );
+  return checks.map((c) => ` AND ${c}`).join("");
+}
+
 function jsonValue(e: SqlEmitter, x: string, call: CallExpr): string {
   const at = jsonAt(x, jsonKeys(e, call));
-  return `if(isValidJSON(${x}) AND JSONType(${at}) NOT IN ('Object', 'Array', 'Null'), JSONExtract(${at}, 'Nullable(String)'), NULL)`;
+  return `if(isValidJSON(${x})${indexStepsMeetArrays(e, x, call)} AND JSONType(${at}) NOT IN ('Object', 'Array', 'Null'), JSONExtract(${at}, 'Nullable(String)'), NULL)`;
 }
 
 function jsonQuery(e: SqlEmitter, x: string, call: CallExpr): string {
   const at = jsonAt(x, jsonKeys(e, call));
-  return `if(isValidJSON(${x}), nullIf(JSONExtractRaw(${at}), ''), NULL)`;
+  return `if(isValidJSON(${x})${indexStepsMeetArrays(e, x, call)}, nullIf(JSONExtractRaw(${at}), ''), NULL)`;
 }

@@ -166,6 +166,8 @@ export class DuckdbDialect extends SqlEmitter {
     },
     STRING_AGG: ([x, d], call) => {
       const delim = d ?? "','";
+      // LIMIT 0 aggregates no value: NULL, as over no rows (BigQuery), not the empty string
+      if (call.agg?.limit === 0) return `CAST(NULL AS ${this.typeName("STRING")})`;
       if (call.agg?.limit === undefined) {
         return `string_agg(${call.agg?.distinct ? "DISTINCT " : ""}${x}, ${delim}${this.aggregateOrder(call)})`;
       }

@@ -256,6 +256,8 @@ export class PostgresDialect extends SqlEmitter {
     },
     STRING_AGG: ([x, d], call) => {
       const delim = d ?? "','";
+      // LIMIT 0 aggregates no value: NULL, as over no rows (BigQuery), not the empty string
+      if (call.agg?.limit === 0) return `CAST(NULL AS ${this.typeName("STRING")})`;
       const arg = call.agg?.distinct ? `DISTINCT ${this.ordered(x!, call.args[0]!.type)}` : x;
       if (call.agg?.limit === undefined) return `string_agg(${arg}, ${delim}${this.aggregateOrder(call)})`;
       return `array_to_string((array_agg(${arg}${this.aggregateOrder(call)}))[1:${call.agg.limit}], ${delim})`;

@@ -528,6 +528,12 @@ export const functionCases: SqlCase[] = [
     expect: [{ a: "123", b: "abc", c: '"abc"', d: "true", e: null }],
   },
   {
+    name: "a JSONPath index of an object is NULL",
+    rule: "BigQuery JSONPath: [n] indexes an array; on an object it matches nothing (ClickHouse read the object's n-th member)",
+    sql: `select json_value('{"a":1}', '$[0]') as a, json_query('{"a":[1]}', '$[0]') as b, json_value('{"a":{"x":5}}', '$.a[0]') as c, json_value('[[1,2],[3]]', '$[1][0]') as d`,
+    expect: [{ a: null, b: null, c: null, d: "3" }],
+  },
+  {
     name: "JSON_QUERY writes JSON compactly",
     rule: "BigQuery JSON_QUERY: the JSON value at the path as JSON-formatted STRING (no spaces between tokens)",
     sql: `select json_query('{"a": [1, 2, 3], "b": {"c" : "d e"}}', '$') as a, json_query('{"a" :  [1,  2]}', '$.a') as b`,
