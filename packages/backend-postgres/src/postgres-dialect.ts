@@ -264,7 +264,8 @@ export class PostgresDialect extends SqlEmitter {
     },
     // substring(… FROM pattern) is BigQuery's REGEXP_EXTRACT: first group or whole match, NULL when none.
     REGEXP_EXTRACT: ([s, p], call) => `substring(${s} FROM ${this.regex(p!, call)})`,
-    REGEXP_REPLACE: ([s, p, r], call) => `regexp_replace(${s}, ${this.regex(p!, call)}, ${r}, 'g')`,
+    REGEXP_REPLACE: ([s, p, r], call) =>
+      `regexp_replace(${s}, ${this.regex(p!, call)}, ${this.rewrite(r!, call)}, 'g')`,
     // BigQuery splits '' into [''] where string_to_array gives [].
     // An empty delimiter splits into characters (BigQuery; regexp_split_to_array's empty pattern),
     // where string_to_array keeps the text whole, and splits into characters on a NULL one.
@@ -395,6 +396,8 @@ export class PostgresDialect extends SqlEmitter {
       case "t":
       case "T":
         text = this.cast(x, type, "STRING");
+        // a precision cuts a string to that many characters (printf's %.3s)
+        if (s.precision !== undefined) text = `left(${text}, ${s.precision})`;
         break;
       default:
         throw new QesError("sql_invalid", `FORMAT %${s.conversion} is not supported on PostgreSQL.`);
@@ -428,6 +431,17 @@ export class PostgresDialect extends SqlEmitter {
       `WHEN ${this.stringLiteral("\\B")} THEN ${this.stringLiteral("\\Y")} ELSE qes_re.m[1] END`;
     const tokens = `regexp_matches(${p}, ${this.stringLiteral(PATTERN_TOKEN)}, 'g') WITH ORDINALITY AS qes_re(m, n)`;
     return `coalesce((SELECT string_agg(${token}, '' ORDER BY qes_re.n) FROM ${tokens}), ${p})`;
+  }
+
+  /**
+   * A REGEXP_REPLACE replacement in RE2's terms: `\0` is the whole match, which PostgreSQL writes
+   * `\&` (it leaves `\0` as it is); `\\` stays a backslash. Literals only: a computed
+   * replacement is passed as it is.
+   */
+  private rewrite(r: string, call: CallExpr): string {
+    const arg = call.args[2];
+    if (arg?.k !== "lit" || typeof arg.value !== "string") return r;
+    return this.stringLiteral(arg.value.replace(/\\(.)/gs, (m, c: string) => (c === "0" ? "\\&" : m)));
   }
 
   /** LAG/LEAD: the offset is an integer and the default has the value's type. */

@@ -484,6 +484,12 @@ export const functionCases: SqlCase[] = [
     ],
   },
   {
+    name: "FORMAT %s with a precision cuts the string",
+    rule: "BigQuery FORMAT: %.Ns prints at most N characters (PostgreSQL printed the whole string)",
+    sql: "select format('%.3s', 'abcdef') as a, format('%5.2s|', 'abc') as b",
+    expect: [{ a: "abc", b: "   ab|" }],
+  },
+  {
     name: "FORMAT %d of a FLOAT64 is refused",
     rule: "BigQuery FORMAT: %d takes an INT64",
     sql: "select format('%d', 3.5) as a",
