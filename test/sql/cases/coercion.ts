@@ -271,6 +271,18 @@ export const coercionCases: SqlCase[] = [
     expect: [{ a: 2.5, b: 1, c: "NaN", d: "NaN" }],
   },
   {
+    name: "ORDER BY a FLOAT64 puts NaN next to NULL",
+    rule: "BigQuery ORDER BY: ascending NULL, NaN, -inf, …, +inf (descending the reverse); DuckDB and PostgreSQL ordered NaN after +inf",
+    sql: "select x from unnest([3.0, cast('nan' as float64), cast('-inf' as float64), 1.0, null]) x order by x",
+    expect: [{ x: null }, { x: "NaN" }, { x: "-Infinity" }, { x: 1 }, { x: 3 }],
+  },
+  {
+    name: "ORDER BY a FLOAT64 descending, and in STRING_AGG",
+    rule: "BigQuery ORDER BY DESC: +inf, …, -inf, NaN, NULL; ORDER BY inside an aggregate alike",
+    sql: "select string_agg(cast(x as string), ',' order by x) as a, string_agg(cast(x as string), ',' order by x desc) as b from unnest([3.0, cast('nan' as float64), 1.0, null]) x",
+    expect: [{ a: "nan,1,3", b: "3,1,nan" }],
+  },
+  {
     name: "MIN and MAX of FLOAT64 with a NaN are NaN",
     rule: "BigQuery MIN / MAX: NaN if the input contains a NaN",
     sql: "select max(x) as a, min(x) as b from unnest([1.0, cast('nan' as float64), 2.0]) x",

@@ -474,6 +474,13 @@ export abstract class SqlEmitter implements Dialect {
         : this.ordered(this.key(o.expr), t);
     if (o.expr.k === "col" && o.expr.notNull && !o.nulls) return `${key} ${dir}`;
     const nulls = o.nulls ?? (o.desc ? "last" : "first");
+    // BigQuery orders NaN next to NULL, before -inf (ascending); DuckDB and PostgreSQL order it
+    // after +inf: a FLOAT64 key is ranked first (NULL, NaN, numbers; NULL's place as asked)
+    if (t.t === "scalar" && t.s === "FLOAT64" && o.expr.k !== "lit") {
+      const nullRank = (nulls === "first") === !o.desc ? 0 : 3;
+      const rank = `CASE WHEN ${key} IS NULL THEN ${nullRank} WHEN ${this.isNaN(key)} THEN 1 ELSE 2 END`;
+      return `${rank} ${dir}, ${key} ${dir} NULLS ${nulls.toUpperCase()}`;
+    }
     return `${key} ${dir} NULLS ${nulls.toUpperCase()}`;
   }
 
