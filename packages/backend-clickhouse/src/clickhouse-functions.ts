@@ -185,8 +185,11 @@ export function clickhouseFunctions(e: ClickhouseEmitter): FunctionTable {
     // abs of an Int64 is UInt64: -2^63 gives 2^63, which INT64 cannot hold (BigQuery raises)
     ABS: ([x], call) => (isInt64(call) ? checkedInt64(`abs(${x})`) : `abs(${x})`),
     DIV: ([a, b]) => `intDiv(${a}, ${e.divisor(`(${b})`)})`,
-    SIGN: ([x], call) =>
-      `CAST(sign(${x}) AS ${e.typeName(call.type.t === "scalar" ? call.type.s : "INT64")})`,
+    SIGN: ([x], call) => {
+      const sign = `CAST(sign(${x}) AS ${e.typeName(call.type.t === "scalar" ? call.type.s : "INT64")})`;
+      // SIGN(NaN) is NaN (BigQuery); ClickHouse's sign answers 1
+      return call.type.t === "scalar" && call.type.s === "FLOAT64" ? `if(isNaN(${x}), ${x}, ${sign})` : sign;
+    },
     LN: checkedMath.log((x) => `log(${x})`),
     LOG10: checkedMath.log((x) => `log10(${x})`),
     SQRT: checkedMath.sqrt((x) => `sqrt(${x})`),

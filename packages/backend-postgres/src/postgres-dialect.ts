@@ -402,6 +402,11 @@ export class PostgresDialect extends SqlEmitter {
       default:
         throw new QesError("sql_invalid", `FORMAT %${s.conversion} is not supported on PostgreSQL.`);
     }
+    // NaN and the infinities print as C's printf prints them (to_char wrote '#.####', text 'Infinity')
+    if ("feE".includes(s.conversion)) {
+      const upper = s.conversion === "E";
+      text = `CASE WHEN ${this.isNaN(x)} THEN '${upper ? "NAN" : "nan"}' WHEN ${x} = CAST('Infinity' AS double precision) THEN '${upper ? "INF" : "inf"}' WHEN ${x} = CAST('-Infinity' AS double precision) THEN '${upper ? "-INF" : "-inf"}' ELSE ${text} END`;
+    }
     if ("dieEf".includes(s.conversion) && (s.flags.includes("+") || s.flags.includes(" "))) {
       const sign = s.flags.includes("+") ? "'+'" : "' '";
       text = `(CASE WHEN ${x} >= 0 THEN ${sign} ELSE '' END || ${text})`;

@@ -283,6 +283,12 @@ export const coercionCases: SqlCase[] = [
     expect: [{ a: "nan,1,3", b: "3,1,nan" }],
   },
   {
+    name: "SIGN of NaN is NaN",
+    rule: "BigQuery SIGN: NaN for NaN (DuckDB and PostgreSQL answered 0, ClickHouse 1)",
+    sql: "select sign(cast('nan' as float64)) as a, sign(-2.5) as b, sign(-3) as c, sign(cast(null as float64)) as d",
+    expect: [{ a: "NaN", b: -1, c: -1, d: null }],
+  },
+  {
     name: "MIN and MAX of FLOAT64 with a NaN are NaN",
     rule: "BigQuery MIN / MAX: NaN if the input contains a NaN",
     sql: "select max(x) as a, min(x) as b from unnest([1.0, cast('nan' as float64), 2.0]) x",

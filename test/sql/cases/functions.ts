@@ -490,6 +490,12 @@ export const functionCases: SqlCase[] = [
     expect: [{ a: "abc", b: "   ab|" }],
   },
   {
+    name: "FORMAT %f and %e of NaN and the infinities",
+    rule: "BigQuery FORMAT: %f, %e, %E print NaN and ±infinity as nan, inf, -inf (uppercase for %E); PostgreSQL printed Infinity and '#.####'",
+    sql: "select format('%f', cast('inf' as float64)) as a, format('%e', cast('nan' as float64)) as b, format('%E', cast('-inf' as float64)) as c, format('%8.1f|', cast('nan' as float64)) as d",
+    expect: [{ a: "inf", b: "nan", c: "-INF", d: "     nan|" }],
+  },
+  {
     name: "FORMAT %d of a FLOAT64 is refused",
     rule: "BigQuery FORMAT: %d takes an INT64",
     sql: "select format('%d', 3.5) as a",

@@ -533,7 +533,11 @@ export const DEFAULT_FUNCTIONS = {
   MOD: ([a, b], _call, e) =>
     `CASE WHEN (${b}) = -1 THEN (${a}) * 0 ELSE ((${a}) % ${e.divisor(`(${b})`)}) END`,
   ABS: rename("abs"),
-  SIGN: rename("sign"),
+  // SIGN(NaN) is NaN (BigQuery); DuckDB and PostgreSQL answered 0, ClickHouse 1
+  SIGN: ([x], call, e) =>
+    call.type.t === "scalar" && call.type.s === "FLOAT64"
+      ? `CASE WHEN ${e.isNaN(x!)} THEN ${x} ELSE sign(${x}) END`
+      : `sign(${x})`,
   FLOOR: (args, call, e) => `floor(${e.cast(args[0]!, call.args[0]!.type, "FLOAT64")})`,
   CEIL: (args, call, e) => `ceil(${e.cast(args[0]!, call.args[0]!.type, "FLOAT64")})`,
   CEILING: (args, call, e) => `ceil(${e.cast(args[0]!, call.args[0]!.type, "FLOAT64")})`,
