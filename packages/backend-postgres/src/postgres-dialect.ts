@@ -380,9 +380,15 @@ export class PostgresDialect extends SqlEmitter {
       case "X":
         text = `upper(to_hex(${x}))`;
         break;
-      case "f":
-        text = `CAST(round(CAST(${x} AS numeric), ${s.precision ?? 6}) AS text)`;
+      case "f": {
+        // to_char rounds the binary value as printf does (2.675 → 2.67, 0.125 → 0.12), within
+        // 15 significant digits; past them, the decimal text rounded (numeric)
+        const p = s.precision ?? 6;
+        const mask = `FM${"9".repeat(16)}0${p > 0 ? `.${"0".repeat(p)}` : ""}`;
+        const numericText = `CAST(round(CAST(${x} AS numeric), ${p}) AS text)`;
+        text = `CASE WHEN abs(${x}) < 1e${15 - p} THEN to_char(CAST(${x} AS float8), ${this.stringLiteral(mask)}) ELSE ${numericText} END`;
         break;
+      }
       case "e":
       case "E": {
         // to_char's EEEE formats a float8 as C's %.*e does, after a sign column (space or -)

@@ -496,6 +496,12 @@ export const functionCases: SqlCase[] = [
     expect: [{ a: "inf", b: "nan", c: "-INF", d: "     nan|" }],
   },
   {
+    name: "FORMAT %f rounds the binary value as printf does",
+    rule: "BigQuery FORMAT %f: C's printf of the FLOAT64 (2.675 is stored below 2.675: 2.67; 0.125 and 2.5 are exact ties, rounded to even); PostgreSQL rounded the decimal text",
+    sql: "select format('%.2f', 2.675) as a, format('%.2f', 0.125) as b, format('%.0f', 2.5) as c, format('%-6.1f|', 2.25) as d, format('%.2f', 999.999) as e",
+    expect: [{ a: "2.67", b: "0.12", c: "2", d: "2.2   |", e: "1000.00" }],
+  },
+  {
     name: "FORMAT %d of a FLOAT64 is refused",
     rule: "BigQuery FORMAT: %d takes an INT64",
     sql: "select format('%d', 3.5) as a",
