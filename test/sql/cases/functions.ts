@@ -502,6 +502,12 @@ export const functionCases: SqlCase[] = [
     expect: [{ a: "2.67", b: "0.12", c: "2", d: "2.2   |", e: "1000.00" }],
   },
   {
+    name: "FORMAT widths and precisions count characters",
+    rule: "BigQuery FORMAT: width is the minimum number of characters printed, %.Ns at most N characters (ClickHouse's printf counted bytes of é and 😀)",
+    sql: "select format('%8s|', 'é😀') as a, format('%-6s|', 'é') as b, format('%.2s', 'é😀x') as c",
+    expect: [{ a: "      é😀|", b: "é     |", c: "é😀" }],
+  },
+  {
     name: "FORMAT %d of a FLOAT64 is refused",
     rule: "BigQuery FORMAT: %d takes an INT64",
     sql: "select format('%d', 3.5) as a",
