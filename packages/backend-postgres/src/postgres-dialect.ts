@@ -47,6 +47,24 @@ const PG_SUBSTRING: SubstringSpelling = {
   edge: (side, s, count) => `${side}(${s}, CAST(${count} AS integer))`,
 };
 
+/**
+ * printf's %g of a float8 with to_char alone: P significant digits (6 by default, at least 1);
+ * the exponent X of the value rounded to them (read from its %e text) picks fixed notation with
+ * P-1-X decimals when -4 ≤ X < P, else %e with P-1; trailing zeros go.
+ */
+function postgresShortestFormat(x: string, precision: number | undefined): string {
+  const p = precision === undefined ? 6 : Math.max(precision, 1);
+  const eMask = `'9${p > 1 ? `.${"9".repeat(p - 1)}` : ""}EEEE'`;
+  const eText = `ltrim(to_char(CAST(${x} AS float8), ${eMask}))`;
+  const exponent = `CAST(split_part(${eText}, 'e', 2) AS integer)`;
+  const decimals = `(${p - 1} - ${exponent})`;
+  const fixedMask = `'FM${"9".repeat(16)}0' || CASE WHEN ${decimals} > 0 THEN '.' || repeat('0', ${decimals}) ELSE '' END`;
+  const fixed = `to_char(CAST(${x} AS float8), ${fixedMask})`;
+  const trimmedFixed = `CASE WHEN ${fixed} LIKE '%.%' THEN regexp_replace(${fixed}, '\\.?0+$', '') ELSE ${fixed} END`;
+  const trimmedExp = `regexp_replace(${eText}, '\\.?0+e', 'e')`;
+  return `CASE WHEN ${exponent} >= -4 AND ${exponent} < ${p} THEN ${trimmedFixed} ELSE ${trimmedExp} END`;
+}
+
 /** power(), with an underflow 0 (PostgreSQL raises on one): |x|^y below e^-745.2 */
 function postgresPower(x: string, y: string): string {
   return `CASE WHEN ${x} <> 0 AND ${y} * ln(abs(${x})) < -745.2 THEN 0 ELSE power(${x}, ${y}) END`;
@@ -405,15 +423,20 @@ export class PostgresDialect extends SqlEmitter {
         // a precision cuts a string to that many characters (printf's %.3s)
         if (s.precision !== undefined) text = `left(${text}, ${s.precision})`;
         break;
+      case "g":
+      case "G":
+        text = postgresShortestFormat(x, s.precision);
+        if (s.conversion === "G") text = `upper(${text})`;
+        break;
       default:
         throw new QesError("sql_invalid", `FORMAT %${s.conversion} is not supported on PostgreSQL.`);
     }
     // NaN and the infinities print as C's printf prints them (to_char wrote '#.####', text 'Infinity')
-    if ("feE".includes(s.conversion)) {
-      const upper = s.conversion === "E";
+    if ("feEgG".includes(s.conversion)) {
+      const upper = s.conversion === "E" || s.conversion === "G";
       text = `CASE WHEN ${this.isNaN(x)} THEN '${upper ? "NAN" : "nan"}' WHEN ${x} = CAST('Infinity' AS double precision) THEN '${upper ? "INF" : "inf"}' WHEN ${x} = CAST('-Infinity' AS double precision) THEN '${upper ? "-INF" : "-inf"}' ELSE ${text} END`;
     }
-    if ("dieEf".includes(s.conversion) && (s.flags.includes("+") || s.flags.includes(" "))) {
+    if ("dieEfgG".includes(s.conversion) && (s.flags.includes("+") || s.flags.includes(" "))) {
       const sign = s.flags.includes("+") ? "'+'" : "' '";
       text = `(CASE WHEN ${x} >= 0 THEN ${sign} ELSE '' END || ${text})`;
     }

@@ -508,6 +508,23 @@ export const functionCases: SqlCase[] = [
     expect: [{ a: "      é😀|", b: "é     |", c: "é😀" }],
   },
   {
+    name: "FORMAT %g and %G",
+    rule: "BigQuery FORMAT %g: printf's shortest of %e and %f with P significant digits, trailing zeros removed (PostgreSQL refused %g)",
+    sql: "select format('%g', 0.0001) as a, format('%g', 1e20) as b, format('%G', 1e-10) as c, format('%g', 123456789.0) as d, format('%g', 100000.0) as e, format('%.3g', 3.14159) as f, format('%g', 9.9999995) as g, format('%10.3g|', 1234.5) as h",
+    expect: [
+      {
+        a: "0.0001",
+        b: "1e+20",
+        c: "1E-10",
+        d: "1.23457e+08",
+        e: "100000",
+        f: "3.14",
+        g: "10",
+        h: "  1.23e+03|",
+      },
+    ],
+  },
+  {
     name: "FORMAT %d of a FLOAT64 is refused",
     rule: "BigQuery FORMAT: %d takes an INT64",
     sql: "select format('%d', 3.5) as a",
