@@ -423,6 +423,10 @@ export class PostgresDialect extends SqlEmitter {
         // a precision cuts a string to that many characters (printf's %.3s)
         if (s.precision !== undefined) text = `left(${text}, ${s.precision})`;
         break;
+      case "o":
+        // octal of the 64-bit two's complement, three bits a digit (bit 63 alone on top)
+        text = `CASE WHEN ${x} IS NOT NULL THEN coalesce(nullif((SELECT ltrim(string_agg(CAST((${x} >> (3 * i)) & CASE WHEN i = 21 THEN 1 ELSE 7 END AS text), '' ORDER BY i DESC), '0') FROM generate_series(0, 21) AS i), ''), '0') END`;
+        break;
       case "g":
       case "G":
         text = postgresShortestFormat(x, s.precision);

@@ -525,6 +525,12 @@ export const functionCases: SqlCase[] = [
     ],
   },
   {
+    name: "FORMAT %o",
+    rule: "BigQuery FORMAT %o: octal, of the 64-bit two's complement for a negative INT64 (PostgreSQL refused %o)",
+    sql: "select format('%o', 8) as a, format('%o', 0) as b, format('%o', -1) as c, format('%5o|', 64) as d",
+    expect: [{ a: "10", b: "0", c: "1777777777777777777777", d: "  100|" }],
+  },
+  {
     name: "FORMAT %d of a FLOAT64 is refused",
     rule: "BigQuery FORMAT: %d takes an INT64",
     sql: "select format('%d', 3.5) as a",
