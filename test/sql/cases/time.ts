@@ -35,6 +35,18 @@ const NOW = "DESIGN.md §5: CURRENT_TIMESTAMP() is taken once per request and bo
 
 export const timeCases: SqlCase[] = [
   {
+    name: "CAST of text with hour 25 to TIMESTAMP is an error",
+    rule: "BigQuery CAST AS TIMESTAMP: a time that does not exist is an error (ClickHouse rolled 25:00 over into the next day); SAFE_CAST gives NULL",
+    sql: "select cast('2025-01-15 25:00:00' as timestamp) as a",
+    expect: { error: "sql_invalid" },
+  },
+  {
+    name: "SAFE_CAST of text with a time that does not exist is NULL",
+    rule: "BigQuery SAFE_CAST: NULL where CAST raises",
+    sql: "select safe_cast('2025-01-15 25:00:00' as timestamp) as a, safe_cast('2025-01-15 10:61:00' as timestamp) as b",
+    expect: [{ a: null, b: null }],
+  },
+  {
     name: "TIMESTAMP_ADD past year 9999 is an error",
     rule: "BigQuery TIMESTAMP_ADD / _SUB, DATE_ADD / _SUB: a result outside the type's range is an error (PostgreSQL answered '10000-01-01 01:00:00+00', DuckDB year 10000)",
     sql: "select timestamp_add(timestamp '9999-12-31 23:00:00', interval 2 hour) as a",
