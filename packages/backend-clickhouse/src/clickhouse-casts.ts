@@ -70,9 +70,21 @@ function realDate(x: string): string {
   return `ifNull(${m} BETWEEN 1 AND 12 AND ${d} BETWEEN 1 AND ${lastDay}, false)`;
 }
 
+/**
+ * Whether a time in the text (after the day) is a real one (hour 0-23, minute and second 0-59):
+ * ClickHouse's parsing would roll 25:00 over into the next day instead of refusing it.
+ */
+function realTime(x: string): string {
+  const part = (re: string) => `toInt32OrNull(extract(${x}, '${re}'))`;
+  const h = part("^\\s*[0-9]{4}-[0-9]{1,2}-[0-9]{1,2}[ Tt]([0-9]{1,2}):");
+  const m = part("^\\s*[0-9]{4}-[0-9]{1,2}-[0-9]{1,2}[ Tt][0-9]{1,2}:([0-9]{1,2})");
+  const sec = part("^\\s*[0-9]{4}-[0-9]{1,2}-[0-9]{1,2}[ Tt][0-9]{1,2}:[0-9]{1,2}:([0-9]{1,2})");
+  return `(ifNull(${h} <= 23, true) AND ifNull(${m} <= 59, true) AND ifNull(${sec} <= 59, true))`;
+}
+
 function textToTimestamp(x: string, orNull: boolean): string {
   if (!orNull) return raisingTimestamp(x, "'UTC'");
-  return `if(${realDate(x)}, parseDateTime64BestEffortOrNull(${x}, 6, 'UTC'), NULL)`;
+  return `if(${realDate(x)} AND ${realTime(x)}, parseDateTime64BestEffortOrNull(${x}, 6, 'UTC'), NULL)`;
 }
 
 /**
@@ -83,7 +95,10 @@ function textToTimestamp(x: string, orNull: boolean): string {
  * answers NULL for that row: a NULL row is read as a valid text instead, its result dropped.
  */
 export function raisingTimestamp(x: string, tz: string): string {
-  return `if(isNull(${x}), NULL, parseDateTime64BestEffort(ifNull(${x}, '1970-01-01'), 6, ${tz}))`;
+  // a day or time that does not exist is refused, not rolled over (2025-02-30, 25:00)
+  const text = `ifNull(${x}, '1970-01-01')`;
+  const checked = `throwIf(NOT (${realDate(text)} AND ${realTime(text)}), 'Invalid timestamp: no such day or time')`;
+  return `if(isNull(${x}), NULL, parseDateTime64BestEffort(${text}, 6, ${tz}) + ${checked})`;
 }
 
 /** CAST: BigQuery's conversion rules where ClickHouse's differ; the rest is CAST to the Nullable type. */
@@ -117,7 +132,8 @@ export function clickhouseCast(x: string, from: SqlType, to: ScalarType): string
     case "FLOAT64>STRING":
       return clickhouseFloatText(x);
     case "BOOL>STRING":
-      return `if(${x}, 'true', 'false')`;
+      // if() reads a NULL condition as false: a NULL BOOL must stay NULL
+      return `if(isNull(${x}), NULL, if(${x}, 'true', 'false'))`;
     case "DATE>TIMESTAMP":
     case "DATE>DATETIME":
       return `toDateTime64(${x}, 6, 'UTC')`;

@@ -99,6 +99,34 @@ export class ClickhouseDialect extends SqlEmitter {
     return super.operator(op, args);
   }
 
+  private lambdas = 0;
+
+  override joinedElements(
+    array: string,
+    arrayType: SqlType,
+    each: (element: string) => string,
+    separator: string,
+  ): string {
+    const list =
+      arrayType.t === "array" && arrayType.native
+        ? array
+        : arrayType.t === "array"
+          ? `JSONExtract(ifNull(${array}, ''), ${sqlString(`Array(${nullableType(arrayType.element)})`)})`
+          : // records read from an event may be one object (FieldNode.objects): an array of one
+            `if(JSONType(ifNull(${array}, '')) = 'Object', [ifNull(${array}, '')], JSONExtractArrayRaw(ifNull(${array}, '')))`;
+    const v = `__e${this.lambdas++}`;
+    return `arrayStringConcat(arrayMap(${v} -> ${each(v)}, ${list}), ${this.stringLiteral(separator)})`;
+  }
+
+  override isNaN(x: string): string {
+    return `isNaN(${x})`;
+  }
+
+  /** throwIf over the block: `value` is read only once the block has no failing row */
+  override raiseWhen(value: string, failWhen: string, message: string): string {
+    return `if(throwIf(ifNull(${failWhen}, false), ${this.stringLiteral(message)}) = 0, ${value}, ${value})`;
+  }
+
   /** `1 / 0` raises, as in BigQuery: ClickHouse would answer inf (the divisor plus 0, or the error) */
   override divisor(sql: string): string {
     return `(${sql} + throwIf(ifNull(${sql} = 0, false), 'division by zero'))`;
@@ -215,6 +243,14 @@ export class ClickhouseDialect extends SqlEmitter {
       const x = this.wrap(e.expr);
       const any = e.list.map((item) => `${x} = ${this.wrap(item)}`).join(" OR ");
       return e.not ? `NOT (${any})` : `(${any})`;
+    }
+    // `CASE x WHEN v`: ClickHouse's caseWithExpression finds NULL equal to NULL; BigQuery compares
+    // with `=`, where NULL never matches. Written as the comparisons it stands for.
+    if (e.k === "case" && e.operand) {
+      const x = this.wrap(e.operand);
+      const whens = e.whens.map(([w, t]) => ` WHEN ${x} = ${this.wrap(w)} THEN ${this.expr(t)}`).join("");
+      const otherwise = e.else ? ` ELSE ${this.expr(e.else)}` : "";
+      return `CASE${whens}${otherwise} END`;
     }
     if (e.k === "subquery") {
       const rewritten = arraySubquery(this, e);

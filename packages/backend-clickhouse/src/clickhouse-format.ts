@@ -18,7 +18,13 @@ export function formatSpec(e: SqlEmitter, x: string, type: SqlType, s: FormatSpe
     case "g":
     case "G":
       return printf(`${s.precision === undefined ? `${head}.6` : head}${s.conversion}`, `toFloat64(${x})`);
-    default:
-      return printf(`${head}s`, e.cast(x, type, "STRING"));
+    default: {
+      // width and precision count characters, not bytes (printf's): padded and cut in UTF-8
+      let text = e.cast(x, type, "STRING");
+      if (s.precision !== undefined) text = `substringUTF8(${text}, 1, ${s.precision})`;
+      if (s.width === undefined) return text;
+      const pad = s.flags.includes("-") ? "rightPadUTF8" : "leftPadUTF8";
+      return `${pad}(${text}, greatest(${s.width}, lengthUTF8(${text})), ' ')`;
+    }
   }
 }

@@ -1,8 +1,11 @@
 import {
   ADDRESS_PATTERN,
   type CallExpr,
+  checkedMath,
   DEFAULT_FUNCTIONS,
+  decimalRounding,
   ESCAPE_MARK_CODE_POINT,
+  edgeCall,
   type FunctionEmitter,
   type FunctionTable,
   formatCall,
@@ -14,6 +17,8 @@ import {
   rename,
   type ScalarType,
   type SqlEmitter,
+  type SubstringSpelling,
+  substrCall,
 } from "@qes/core";
 import { formatSpec } from "./clickhouse-format.ts";
 import { nullForNullArray } from "./clickhouse-null-arrays.ts";
@@ -92,6 +97,13 @@ function plainLiteral(call: CallExpr): boolean {
   return arg?.k === "lit" && typeof arg.value === "string" && isPlainPattern(arg.value);
 }
 
+/** Characters, not bytes; lengths are UInt64, made signed to meet INT64 positions. */
+const CH_SUBSTRING: SubstringSpelling = {
+  length: (s) => `toInt64(lengthUTF8(${s}))`,
+  substring: (s, start, count) => `substringUTF8(${s}, ${start}${count === undefined ? "" : `, ${count}`})`,
+  edge: (side, s, count) => `${side}UTF8(${s}, ${count})`,
+};
+
 /** The function table: every catalogue function in BigQuery's semantics on ClickHouse. */
 export function clickhouseFunctions(e: ClickhouseEmitter): FunctionTable {
   return {
@@ -141,15 +153,15 @@ export function clickhouseFunctions(e: ClickhouseEmitter): FunctionTable {
     STARTS_WITH: rename("startsWith"),
     ENDS_WITH: rename("endsWith"),
     CONTAINS_SUBSTR: ([a, b]) => `(positionCaseInsensitiveUTF8(${a}, ${b}) > 0)`,
-    SUBSTR: (args, call) => substr(args, call),
-    SUBSTRING: (args, call) => substr(args, call),
+    SUBSTR: (args, call) => substrCall(args, call, e, CH_SUBSTRING),
+    SUBSTRING: (args, call) => substrCall(args, call, e, CH_SUBSTRING),
     TRIM: ([s, c]) => (c === undefined ? `trimBoth(${s})` : `trimBoth(${s}, ${c})`),
     LTRIM: ([s, c]) => (c === undefined ? `trimLeft(${s})` : `trimLeft(${s}, ${c})`),
     RTRIM: ([s, c]) => (c === undefined ? `trimRight(${s})` : `trimRight(${s}, ${c})`),
     REPLACE: rename("replaceAll"),
     STRPOS: int64("positionUTF8"),
-    LEFT: rename("leftUTF8"),
-    RIGHT: rename("rightUTF8"),
+    LEFT: (args, call) => edgeCall("left", args, call, e, CH_SUBSTRING),
+    RIGHT: (args, call) => edgeCall("right", args, call, e, CH_SUBSTRING),
     REVERSE: rename("reverseUTF8"),
     REGEXP_CONTAINS: ([s, p], call) =>
       plainLiteral(call) ? `(position(${s}, ${p}) > 0)` : `match(${s}, ${re2(e, p!, call)})`,
@@ -161,19 +173,29 @@ export function clickhouseFunctions(e: ClickhouseEmitter): FunctionTable {
     REGEXP_REPLACE: ([s, p, r], call) => `replaceRegexpAll(${s}, ${re2(e, p!, call)}, ${r})`,
     // BigQuery: SPLIT of NULL is NULL; ClickHouse arrays cannot be NULL, so it is empty
     // (clickhouse-null-arrays.ts makes the NULL show where it is read)
-    SPLIT: ([s, d]) => `if(isNull(${s}), [], splitByString(${d ?? "','"}, assumeNotNull(${s})))`,
-    ROUND: ([x, n], call) => roundHalfAway(float(e, x!, call), n),
-    TRUNC: ([x, n], call) => `trunc(${float(e, x!, call)}${n === undefined ? "" : `, ${n}`})`,
+    // an empty delimiter splits into characters (BigQuery), where splitByString gives bytes
+    SPLIT: ([s, d]) => {
+      const text = `assumeNotNull(${s})`;
+      const chars = `arrayMap(i -> substringUTF8(${text}, i, 1), range(1, toUInt64(lengthUTF8(${text})) + 1))`;
+      const delim = d ?? "','";
+      return `if(isNull(${s}) OR isNull(${delim}), [], if(${delim} = '', if(${text} = '', [''], ${chars}), splitByString(assumeNotNull(${delim}), ${text})))`;
+    },
+    ROUND: decimalRounding("round"),
+    TRUNC: decimalRounding("trunc"),
     // abs of an Int64 is UInt64: -2^63 gives 2^63, which INT64 cannot hold (BigQuery raises)
     ABS: ([x], call) => (isInt64(call) ? checkedInt64(`abs(${x})`) : `abs(${x})`),
-    DIV: rename("intDiv"),
-    MOD: ([a, b]) => `((${a}) % (${b}))`,
-    SIGN: ([x], call) =>
-      `CAST(sign(${x}) AS ${e.typeName(call.type.t === "scalar" ? call.type.s : "INT64")})`,
-    LN: ([x], call) => `log(${float(e, x!, call)})`,
-    LOG10: ([x], call) => `log10(${float(e, x!, call)})`,
-    POW: ([a, b], call) => `pow(${float(e, a!, call)}, ${b})`,
-    POWER: ([a, b], call) => `pow(${float(e, a!, call)}, ${b})`,
+    DIV: ([a, b]) => `intDiv(${a}, ${e.divisor(`(${b})`)})`,
+    SIGN: ([x], call) => {
+      const sign = `CAST(sign(${x}) AS ${e.typeName(call.type.t === "scalar" ? call.type.s : "INT64")})`;
+      // SIGN(NaN) is NaN (BigQuery); ClickHouse's sign answers 1
+      return call.type.t === "scalar" && call.type.s === "FLOAT64" ? `if(isNaN(${x}), ${x}, ${sign})` : sign;
+    },
+    LN: checkedMath.log((x) => `log(${x})`),
+    LOG10: checkedMath.log((x) => `log10(${x})`),
+    SQRT: checkedMath.sqrt((x) => `sqrt(${x})`),
+    EXP: checkedMath.exp((x) => `exp(${x})`),
+    POW: checkedMath.pow((x, y) => `pow(${x}, ${y})`),
+    POWER: checkedMath.pow((x, y) => `pow(${x}, ${y})`),
     ARRAY_LENGTH: ([a], call) =>
       isNative(call, 0)
         ? nullForNullArray(e, call.args[0]!, `toInt64(length(${a}))`)
@@ -251,31 +273,27 @@ function shift(e: SqlEmitter, fn: string, [x, offset, dflt]: string[], call: Cal
   return `${fn}(${parts.join(", ")})${over}`;
 }
 
-/** SUBSTR: BigQuery counts a negative position from the end and treats 0 as 1. */
-function substr([s, p, l]: string[], call: CallExpr): string {
-  const pos = call.args[1];
-  const start =
-    pos?.k === "lit" && typeof pos.value === "number" && pos.value > 0
-      ? p
-      : `multiIf(${p} < 0, greatest(toInt64(lengthUTF8(${s})) + ${p} + 1, 1), ${p} = 0, 1, ${p})`;
-  return `substringUTF8(${s}, ${start}${l === undefined ? "" : `, ${l}`})`;
-}
-
-/** BigQuery rounds half away from zero; ClickHouse's round() rounds floats half to even. */
-function roundHalfAway(x: string, n: string | undefined): string {
-  if (n === undefined) return `if(${x} < 0, -floor(-${x} + 0.5), floor(${x} + 0.5))`;
-  // Decimal rounds half away from zero, from the float's shortest text (2.675 → 2.68, as
-  // PostgreSQL's numeric does); beyond 1e15 a float has no fraction left to round.
-  const decimal = `toFloat64(toString(round(toDecimal128(toString(${x}), 18), ${n})))`;
-  return `if(abs(${x}) >= 1e15 AND ${n} >= 0, ${x}, ${decimal})`;
+/**
+ * ClickHouse's JSON functions read an index of an object as its member at that position
+ * (`JSONExtract('{"a":1}', 1)` is 1): each index step of the path must meet an array, as in
+ * BigQuery's JSONPath, where `$[0]` of an object is NULL.
+ */
+function indexStepsMeetArrays(e: SqlEmitter, x: string, call: CallExpr): string {
+  const path = call.args.length > 1 ? literalArg(call, 1, "a JSONPath") : "$";
+  const keys = jsonPathKeys(path);
+  const emitted = keys.map((k) => (typeof k === "number" ? `${k + 1}` : e.stringLiteral(k)));
+  const checks = keys.flatMap((k, i) =>
+    typeof k === "number" ? [`JSONType(${jsonAt(x, emitted.slice(0, i).join(", "))}) = 'Array'`] : [],
+  );
+  return checks.map((c) => ` AND ${c}`).join("");
 }
 
 function jsonValue(e: SqlEmitter, x: string, call: CallExpr): string {
   const at = jsonAt(x, jsonKeys(e, call));
-  return `if(isValidJSON(${x}) AND JSONType(${at}) NOT IN ('Object', 'Array', 'Null'), JSONExtract(${at}, 'Nullable(String)'), NULL)`;
+  return `if(isValidJSON(${x})${indexStepsMeetArrays(e, x, call)} AND JSONType(${at}) NOT IN ('Object', 'Array', 'Null'), JSONExtract(${at}, 'Nullable(String)'), NULL)`;
 }
 
 function jsonQuery(e: SqlEmitter, x: string, call: CallExpr): string {
   const at = jsonAt(x, jsonKeys(e, call));
-  return `if(isValidJSON(${x}), nullIf(JSONExtractRaw(${at}), ''), NULL)`;
+  return `if(isValidJSON(${x})${indexStepsMeetArrays(e, x, call)}, nullIf(JSONExtractRaw(${at}), ''), NULL)`;
 }

@@ -11,10 +11,12 @@ const NUMERIC_ORDER = new Set(["INT64", "FLOAT64", "BOOL"]);
  */
 export function sortKey(o: OrderItem, v: string, all: string): string {
   const nullsFirst = (o.nulls ?? (o.desc ? "last" : "first")) === "first";
-  const flag = nullsFirst ? `isNotNull(${v})` : `isNull(${v})`;
-  if (!o.desc) return `${flag}, ${v}`;
   const t = o.expr.type;
   const s = t.t === "scalar" ? t.s : "STRING";
+  // BigQuery orders NaN before -inf ascending (after it descending), next to NULL
+  const nan = s === "FLOAT64" ? `, ${o.desc ? "" : "NOT "}isNaN(ifNull(${v}, 0))` : "";
+  const flag = `${nullsFirst ? `isNotNull(${v})` : `isNull(${v})`}${nan}`;
+  if (!o.desc) return `${flag}, ${v}`;
   if (NUMERIC_ORDER.has(s)) return `${flag}, -toFloat64(${v})`;
   if (s === "TIMESTAMP" || s === "DATETIME") return `${flag}, -toUnixTimestamp64Micro(${v})`;
   return `${flag}, -indexOf(arraySort(arrayDistinct(${all})), ${v})`;

@@ -1,5 +1,6 @@
 import {
   type CallExpr,
+  checkedTimestampFrom,
   type FunctionTable,
   literalArg,
   MAX_GENERATED_ELEMENTS,
@@ -97,7 +98,17 @@ export function clickhouseTimeFunctions(e: SqlEmitter) {
       }
     },
     DATE: (args, call) => {
-      if (args.length === 3) return `makeDate32(${args.join(", ")})`;
+      if (args.length === 3) {
+        // BigQuery refuses a day that does not exist; makeDate32 rolls it over (2025-02-29 is
+        // 2025-03-01) or answers 1970-01-01
+        const [y, m, d] = args;
+        const lastDay = `toDayOfMonth(toLastDayOfMonth(makeDate32(${y}, ${m}, 1)))`;
+        return e.raiseWhen(
+          `makeDate32(${args.join(", ")})`,
+          `${m} < 1 OR ${m} > 12 OR ${d} < 1 OR ${y} < 1 OR ${y} > 9999 OR ${d} > ${lastDay}`,
+          "DATE(year, month, day): no such date",
+        );
+      }
       switch (scalarOf(call, 0)) {
         case "TIMESTAMP":
           return `toDate32(${toLocalSql(args[0]!, zoneOf(args[1]))})`;
@@ -122,9 +133,9 @@ export function clickhouseTimeFunctions(e: SqlEmitter) {
     UNIX_MICROS: ([ts]) => micros(ts!),
     UNIX_MILLIS: ([ts]) => floorDiv(micros(ts!), 1000),
     UNIX_SECONDS: ([ts]) => floorDiv(micros(ts!), 1_000_000),
-    TIMESTAMP_MICROS: ([n]) => fromMicros(n!),
-    TIMESTAMP_MILLIS: ([n]) => fromMicros(`(${n}) * 1000`),
-    TIMESTAMP_SECONDS: ([n]) => fromMicros(`(${n}) * 1000000`),
+    TIMESTAMP_MICROS: checkedTimestampFrom(1, (n) => fromMicros(n)),
+    TIMESTAMP_MILLIS: checkedTimestampFrom(1000, (n) => fromMicros(`(${n}) * 1000`)),
+    TIMESTAMP_SECONDS: checkedTimestampFrom(1_000_000, (n) => fromMicros(`(${n}) * 1000000`)),
     TIMESTAMP_DIFF: ([a, b], call) => `intDiv(${micros(a!)} - ${micros(b!)}, ${microsPer(call, 2)})`,
     DATE_DIFF: ([a, b], call) => dateDiff(a!, b!, partOf(call, 2)),
     FORMAT_TIMESTAMP: ([, ts, zone], call) => {
@@ -137,7 +148,12 @@ export function clickhouseTimeFunctions(e: SqlEmitter) {
       const format = e.stringLiteral(translateParseFormat(literalArg(call, 0, "its format")));
       // read as a UTC reading, then placed in the zone: parseDateTime64's own zone places a
       // reading with the offset of the UTC instant it names, an hour off beside a DST transition
-      const parsed = `toTimeZone(parseDateTime64OrNull(${s}, ${format}, 'UTC'), 'UTC')`;
+      // text that does not parse is BigQuery's error, not NULL
+      const parsed = e.raiseWhen(
+        `toTimeZone(parseDateTime64OrNull(${s}, ${format}, 'UTC'), 'UTC')`,
+        `isNull(parseDateTime64OrNull(${s}, ${format}, 'UTC')) AND isNotNull(${s})`,
+        "PARSE_TIMESTAMP: the text does not match the format",
+      );
       // an offset in the text (%z) already placed the instant: the zone argument does not apply
       return readsInstant(literalArg(call, 0, "its format")) ? parsed : fromLocalSql(parsed, zoneOf(zone));
     },
@@ -151,7 +167,8 @@ export function clickhouseTimeFunctions(e: SqlEmitter) {
       const span = `(${micros(b!)} - ${micros(a!)})`;
       const n = `if(${by} = 0 OR sign(${span}) * sign(${by}) < 0, 0, intDiv(${span}, ${by}) + 1)`;
       const count = `ifNull(${n}, 0)`;
-      const guarded = `${count} + throwIf(${count} > ${MAX_GENERATED_ELEMENTS}, ${e.stringLiteral(`GENERATE_TIMESTAMP_ARRAY would produce more than ${MAX_GENERATED_ELEMENTS} elements`)})`;
+      // a step of 0 is BigQuery's error (the count above would be 0: an empty array)
+      const guarded = `${count} + throwIf(${count} > ${MAX_GENERATED_ELEMENTS}, ${e.stringLiteral(`GENERATE_TIMESTAMP_ARRAY would produce more than ${MAX_GENERATED_ELEMENTS} elements`)}) + throwIf(ifNull(${by} = 0, false), 'GENERATE_TIMESTAMP_ARRAY: the step must not be 0')`;
       return `arrayMap(i -> ${fromMicros(`${micros(a!)} + i * ${by}`)}, range(0, toUInt64(${guarded})))`;
     },
     __EXTRACT: ([, ts], call) => {

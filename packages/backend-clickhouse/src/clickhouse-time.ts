@@ -74,7 +74,9 @@ export function fromLocalSql(local: string, zone: Zone): string {
 }
 
 /** Text with an explicit offset (or Z / UTC) at its end. */
-const EXPLICIT_OFFSET = "'[0-9](\\\\s*(Z|z|UTC|[+-][0-9]{1,2}(:?[0-9]{2})?))\\\\s*$'";
+/** an offset after a time: a date's own day ('2025-01-15') is not an offset of -15 */
+const EXPLICIT_OFFSET =
+  "'[0-9]:[0-9]{2}(:[0-9]{2}([.][0-9]+)?)?(\\\\s*(Z|z|UTC|[+-][0-9]{1,2}(:?[0-9]{2})?))\\\\s*$'";
 
 /** BigQuery's timestamp text → TIMESTAMP: an explicit offset wins, else the text is local to `zone`. */
 export function textToTimestampSql(s: string, zone: Zone, orNull = false): string {

@@ -1,7 +1,10 @@
 import {
   ADDRESS_PATTERN,
   type CallExpr,
+  checkedMath,
+  checkedTimestampFrom,
   DEFAULT_FUNCTIONS,
+  decimalRounding,
   ESCAPE_MARK_CODE_POINT,
   type FormatSpec,
   type FunctionTable,
@@ -112,10 +115,10 @@ export class DuckdbDialect extends SqlEmitter {
     // BigQuery rounds down (toward the past), also before 1970.
     UNIX_MILLIS: ([ts]) => `CAST(floor(epoch_us(${ts}) / 1000) AS BIGINT)`,
     UNIX_SECONDS: ([ts]) => `CAST(floor(epoch_us(${ts}) / 1000000) AS BIGINT)`,
-    TIMESTAMP_MICROS: rename("make_timestamp"),
+    TIMESTAMP_MICROS: checkedTimestampFrom(1, (n) => `make_timestamp(${n})`),
     // arguments are emitted bare: `TIMESTAMP_MILLIS(a + b)` must not read as `a + b * 1000`
-    TIMESTAMP_MILLIS: ([n]) => `make_timestamp((${n}) * 1000)`,
-    TIMESTAMP_SECONDS: ([n]) => `make_timestamp((${n}) * 1000000)`,
+    TIMESTAMP_MILLIS: checkedTimestampFrom(1000, (n) => `make_timestamp((${n}) * 1000)`),
+    TIMESTAMP_SECONDS: checkedTimestampFrom(1_000_000, (n) => `make_timestamp((${n}) * 1000000)`),
     TIMESTAMP_DIFF: ([a, b], call) =>
       `CAST(trunc((epoch_us(${a}) - epoch_us(${b})) / ${microsPer(call, 2)}) AS BIGINT)`,
     // BigQuery counts the part's boundaries crossed from b to a; DuckDB's weeks start on Monday
@@ -138,7 +141,13 @@ export class DuckdbDialect extends SqlEmitter {
     // (%z) says otherwise: strptime then returns the instant already
     PARSE_TIMESTAMP: ([, s, zone], call) => {
       const format = literalArg(call, 0, "its format");
-      const parsed = `try_strptime(${s}, ${this.stringLiteral(translateTimeFormat(format))})`;
+      // text that does not parse is BigQuery's error, not NULL
+      const attempt = `try_strptime(${s}, ${this.stringLiteral(translateTimeFormat(format))})`;
+      const parsed = this.raiseWhen(
+        attempt,
+        `${attempt} IS NULL AND ${s} IS NOT NULL`,
+        "PARSE_TIMESTAMP: the text does not match the format",
+      );
       return zone === undefined || readsInstant(format) ? parsed : fromLocalSql(parsed, zoneName(zone));
     },
     // generate_series neither sees interrupts nor counts against the memory limit while it fills
@@ -157,6 +166,8 @@ export class DuckdbDialect extends SqlEmitter {
     },
     STRING_AGG: ([x, d], call) => {
       const delim = d ?? "','";
+      // LIMIT 0 aggregates no value: NULL, as over no rows (BigQuery), not the empty string
+      if (call.agg?.limit === 0) return `CAST(NULL AS ${this.typeName("STRING")})`;
       if (call.agg?.limit === undefined) {
         return `string_agg(${call.agg?.distinct ? "DISTINCT " : ""}${x}, ${delim}${this.aggregateOrder(call)})`;
       }
@@ -165,14 +176,21 @@ export class DuckdbDialect extends SqlEmitter {
     REGEXP_EXTRACT: ([s, p], call) =>
       `CASE WHEN regexp_matches(${s}, ${p}) THEN regexp_extract(${s}, ${p}, ${captureGroup(call)}) END`,
     REGEXP_REPLACE: ([s, p, r]) => `regexp_replace(${s}, ${p}, ${r}, 'g')`,
-    SPLIT: ([s, d]) => `string_split(${s}, ${d ?? "','"})`,
+    // a NULL delimiter gives NULL (BigQuery), where string_split keeps the text whole
+    SPLIT: ([s, d]) =>
+      d === undefined
+        ? `string_split(${s}, ',')`
+        : `CASE WHEN ${d} IS NOT NULL THEN string_split(${s}, ${d}) END`,
     TRIM: (args) => `trim(${args.join(", ")})`,
-    ROUND: ([x, n], call) =>
-      `round(${this.cast(x!, call.args[0]!.type, "FLOAT64")}${n === undefined ? "" : `, CAST(${n} AS INTEGER)`})`,
-    TRUNC: ([x, n], call) =>
-      `trunc(${this.cast(x!, call.args[0]!.type, "FLOAT64")}${n === undefined ? "" : `, CAST(${n} AS INTEGER)`})`,
-    DIV: ([a, b]) => `(((${a}) - (${a}) % (${b})) // (${b}))`,
-    LOG10: (args, call) => `log10(${this.cast(args[0]!, call.args[0]!.type, "FLOAT64")})`,
+    ROUND: decimalRounding("round"),
+    TRUNC: decimalRounding("trunc"),
+    DIV: ([a, b]) =>
+      this.raiseWhen(
+        `(((${a}) - (${a}) % (${b})) // (${b}))`,
+        `(${b}) = 0 AND (${a}) IS NOT NULL`,
+        "division by zero",
+      ),
+    LOG10: checkedMath.log((x) => `log10(${x})`),
     ARRAY_LENGTH: ([a], call) => (isNative(call, 0) ? `len(${a})` : `json_array_length(${a})`),
     ARRAY_TO_STRING: ([a, d], call) =>
       isNative(call, 0)
@@ -246,6 +264,36 @@ export class DuckdbDialect extends SqlEmitter {
     }
   }
 
+  private lambdas = 0;
+
+  override joinedElements(
+    array: string,
+    arrayType: SqlType,
+    each: (element: string) => string,
+    separator: string,
+  ): string {
+    const list =
+      arrayType.t === "array" && arrayType.native
+        ? array
+        : arrayType.t === "array"
+          ? arrayType.element === "STRING"
+            ? `json_extract_string(${array}, '$[*]')`
+            : `TRY_CAST(json_extract_string(${array}, '$[*]') AS ${TYPE_NAMES[arrayType.element]}[])`
+          : // records read from an event may be one object (FieldNode.objects): an array of one
+            `CAST(json_extract(CASE WHEN json_type(${array}) = 'OBJECT' THEN json_array(json(${array})) ELSE ${array} END, '$[*]') AS VARCHAR[])`;
+    const v = `__e${this.lambdas++}`;
+    return `array_to_string(list_transform(${list}, ${v} -> ${each(v)}), ${this.stringLiteral(separator)})`;
+  }
+
+  /** DuckDB's NaN equals itself (it sorts above every number) */
+  override isNaN(x: string): string {
+    return `isnan(${x})`;
+  }
+
+  override raiseWhen(value: string, failWhen: string, message: string): string {
+    return `CASE WHEN ${failWhen} THEN error(${this.stringLiteral(message)}) ELSE ${value} END`;
+  }
+
   // DuckDB divides by zero to Infinity or NULL; BigQuery (and PostgreSQL) raise
   override divisor(sql: string): string {
     return `CASE WHEN ${sql} = 0 THEN error('division by zero') ELSE ${sql} END`;
@@ -257,10 +305,14 @@ export class DuckdbDialect extends SqlEmitter {
       return `CASE lower(${expr}) WHEN 'true' THEN TRUE WHEN 'false' THEN FALSE END`;
     if (fromString && to === "INT64") {
       // Decimal and hexadecimal text, as BigQuery reads it; DuckDB alone would round '1.5'.
-      return `CASE WHEN regexp_matches(${expr}, '^\\s*[+-]?0[xX][0-9a-fA-F]+\\s*$') THEN (CASE WHEN ltrim(${expr}) LIKE '-%' THEN -1 ELSE 1 END) * CAST(regexp_replace(trim(${expr}), '^[+-]', '') AS BIGINT) ELSE CAST(${expr} AS BIGINT) END`;
+      // DuckDB alone would also read '1.0' and '1e3', which BigQuery refuses
+      return `CASE WHEN regexp_matches(${expr}, '^\\s*[+-]?0[xX][0-9a-fA-F]+\\s*$') THEN (CASE WHEN ltrim(${expr}) LIKE '-%' THEN -1 ELSE 1 END) * CAST(regexp_replace(trim(${expr}), '^[+-]', '') AS BIGINT) WHEN regexp_matches(${expr}, '^\\s*[+-]?[0-9]+\\s*$') THEN CAST(trim(${expr}) AS BIGINT) WHEN ${expr} IS NOT NULL THEN error('Bad int64 value: ' || ${expr}) END`;
     }
     if (from.t === "scalar" && from.s === "TIMESTAMP" && to === "STRING") return timestampText(expr);
     if (from.t === "scalar" && from.s === "FLOAT64" && to === "STRING") return duckdbFloatText(expr);
+    // BigQuery rounds halfway cases away from zero; DuckDB's cast of a DOUBLE rounds them to even
+    if (from.t === "scalar" && from.s === "FLOAT64" && to === "INT64")
+      return `CAST(round(${expr}) AS BIGINT)`;
     if (fromString && to === "TIMESTAMP") return stringToTimestampSql(expr);
     return `CAST(${expr} AS ${TYPE_NAMES[to]})`;
   }
@@ -333,6 +385,8 @@ export class DuckdbDialect extends SqlEmitter {
     if (fromString && to === "BOOL") return this.cast(expr, from, "BOOL");
     if (from.t === "scalar" && from.s === "TIMESTAMP" && to === "STRING") return timestampText(expr);
     if (fromString && to === "TIMESTAMP") return stringToTimestampSql(expr, "UTC", true);
+    if (from.t === "scalar" && from.s === "FLOAT64" && to === "INT64")
+      return `TRY_CAST(round(${expr}) AS BIGINT)`;
     return `TRY_CAST(${expr} AS ${TYPE_NAMES[to]})`;
   }
 

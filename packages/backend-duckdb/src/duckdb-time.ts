@@ -108,7 +108,8 @@ const EXPLICIT_OFFSET = "'[T ]\\d{1,2}:\\d{2}(:\\d{2}(\\.\\d+)?)?\\s*([+-])(\\d{
  */
 export function stringToTimestampSql(s: string, zone: DuckdbZone = "UTC", safe = false): string {
   const cast = safe ? "TRY_CAST" : "CAST";
-  const bare = `regexp_replace(regexp_replace(${s}, '\\s*([+-]\\d{1,2}(:?\\d{2})?|Z|UTC)\\s*$', ''), '[Tt]', ' ')`;
+  // the offset only after a time: a date's own day ('2025-01-15') is not an offset of -15
+  const bare = `regexp_replace(regexp_replace(${s}, '(\\d:\\d{2}(:\\d{2}(\\.\\d+)?)?)\\s*([+-]\\d{1,2}(:?\\d{2})?|Z|UTC)\\s*$', '\\1'), '[Tt]', ' ')`;
   const sign = `CASE regexp_extract(${s}, ${EXPLICIT_OFFSET}, 3) WHEN '-' THEN -1 ELSE 1 END`;
   const hours = `CAST(regexp_extract(${s}, ${EXPLICIT_OFFSET}, 4) AS BIGINT)`;
   const minutes = `coalesce(TRY_CAST(regexp_extract(${s}, ${EXPLICIT_OFFSET}, 6) AS BIGINT), 0)`;

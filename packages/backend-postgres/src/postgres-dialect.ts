@@ -1,8 +1,12 @@
 import {
   ADDRESS_PATTERN,
   type CallExpr,
+  checkedMath,
+  checkedTimestampFrom,
   DEFAULT_FUNCTIONS,
+  decimalRounding,
   ESCAPE_MARK_CODE_POINT,
+  edgeCall,
   type FormatSpec,
   type FunctionTable,
   formatCall,
@@ -13,6 +17,7 @@ import {
   literalArg,
   MAX_GENERATED_ELEMENTS,
   microsPer,
+  nanAwareExtreme,
   QesError,
   REDACTED,
   readsInstant,
@@ -20,6 +25,8 @@ import {
   type ScalarType,
   SqlEmitter,
   type SqlType,
+  type SubstringSpelling,
+  substrCall,
   truncate,
   weekNumberNumerator,
   weekStartDay,
@@ -27,9 +34,44 @@ import {
 import { postgresFloatText } from "./postgres-float-text.ts";
 import { jsonArrayText, jsonObjectText } from "./postgres-json-object.ts";
 import { PATTERN_TOKEN, toPostgresRegex } from "./postgres-regex.ts";
+import { JSON_OR_NULL } from "./postgres-sql.ts";
 import { PG_COLUMN_TYPES } from "./postgres-storage.ts";
 import { formatTimestampSql, translateTimeFormat } from "./postgres-time-format.ts";
 import { postgresFromLocal, postgresZone, postgresZoneText } from "./postgres-time-zone.ts";
+
+/** Positions and counts are integers on PostgreSQL (clamped to the text first, by substrCall). */
+const PG_SUBSTRING: SubstringSpelling = {
+  length: (s) => `char_length(${s})`,
+  substring: (s, start, count) =>
+    `substr(${s}, CAST(${start} AS integer)${count === undefined ? "" : `, CAST(${count} AS integer)`})`,
+  edge: (side, s, count) => `${side}(${s}, CAST(${count} AS integer))`,
+};
+
+/**
+ * printf's %g of a float8 with to_char alone: P significant digits (6 by default, at least 1);
+ * the exponent X of the value rounded to them (read from its %e text) picks fixed notation with
+ * P-1-X decimals when -4 ≤ X < P, else %e with P-1; trailing zeros go.
+ */
+function postgresShortestFormat(x: string, precision: number | undefined): string {
+  const p = precision === undefined ? 6 : Math.max(precision, 1);
+  const eMask = `'9${p > 1 ? `.${"9".repeat(p - 1)}` : ""}EEEE'`;
+  const eText = `ltrim(to_char(CAST(${x} AS float8), ${eMask}))`;
+  const exponent = `CAST(split_part(${eText}, 'e', 2) AS integer)`;
+  const decimals = `(${p - 1} - ${exponent})`;
+  const fixedMask = `'FM${"9".repeat(16)}0' || CASE WHEN ${decimals} > 0 THEN '.' || repeat('0', ${decimals}) ELSE '' END`;
+  const fixed = `to_char(CAST(${x} AS float8), ${fixedMask})`;
+  const trimmedFixed = `CASE WHEN ${fixed} LIKE '%.%' THEN regexp_replace(${fixed}, '\\.?0+$', '') ELSE ${fixed} END`;
+  const trimmedExp = `regexp_replace(${eText}, '\\.?0+e', 'e')`;
+  return `CASE WHEN ${exponent} >= -4 AND ${exponent} < ${p} THEN ${trimmedFixed} ELSE ${trimmedExp} END`;
+}
+
+/** power(), with an underflow 0 (PostgreSQL raises on one): |x|^y below e^-745.2 */
+function postgresPower(x: string, y: string): string {
+  return `CASE WHEN ${x} <> 0 AND ${y} * ln(abs(${x})) < -745.2 THEN 0 ELSE power(${x}, ${y}) END`;
+}
+
+/** A JSON string (kept, group 1) or white space between tokens (dropped). */
+const JSON_SPACE_OUTSIDE_STRINGS = String.raw`("(?:[^"\\]|\\.)*")|[ \t\n\r]+`;
 
 /** SQL type of each scalar: the storage column types (one table for DDL and queries). */
 const TYPE_NAMES: Record<ScalarType, string> = PG_COLUMN_TYPES;
@@ -56,6 +98,22 @@ const INT_TEXT = "'^\\s*[+-]?[0-9]+\\s*$'";
 const INT64_MIN = "-9223372036854775808";
 const INT64_MAX = "9223372036854775807";
 const FLOAT_TEXT = "'^\\s*[+-]?([0-9]+[.]?[0-9]*|[.][0-9]+)([eE][+-]?[0-9]+)?\\s*$'";
+const HEX_TEXT_15 = "'^\\s*[+-]?0[xX][0-9a-fA-F]{1,15}\\s*$'";
+/** the names BigQuery reads as FLOAT64 (and PostgreSQL too, but for the sign of a NaN) */
+const FLOAT_NAMES = "'^\\s*[+-]?(inf|infinity|nan)\\s*$'";
+
+/**
+ * Text as FLOAT64: past FLOAT64's range it is ±infinity, below its least magnitude ±0, as
+ * BigQuery (and DuckDB, ClickHouse) read it; PostgreSQL's cast raises "out of range". Text that
+ * is no number is NULL (`safe`) or the cast's own error.
+ */
+function postgresFloatFromText(expr: string, safe: boolean): string {
+  const n = `CAST(${expr} AS numeric)`;
+  const number = `CASE WHEN abs(${n}) > 1.7976931348623157e308 THEN sign(${n}) * CAST('Infinity' AS double precision) WHEN ${n} <> 0 AND abs(${n}) < 2.4703282292062328e-324 THEN 0 ELSE CAST(${expr} AS double precision) END`;
+  const name = `CASE WHEN ${expr} ~* 'nan' THEN CAST('NaN' AS double precision) ELSE CAST(${expr} AS double precision) END`;
+  return `CASE WHEN ${expr} ~ ${FLOAT_TEXT} THEN ${number} WHEN ${expr} ~* ${FLOAT_NAMES} THEN ${name} ${safe ? "" : `ELSE CAST(${expr} AS double precision) `}END`;
+}
+
 const TIMESTAMP_TEXT =
   "'^\\s*[0-9]{4}-(0[1-9]|1[0-2])-(0[1-9]|[12][0-9]|3[01])([ Tt]([01][0-9]|2[0-3]):[0-5][0-9](:[0-5][0-9]([.][0-9]+)?)?)?\\s*(Z|z|UTC|[+-][0-9]{2}(:?[0-9]{2})?)?\\s*$'";
 
@@ -118,17 +176,26 @@ export class PostgresDialect extends SqlEmitter {
     },
     // extract() returns numeric since PostgreSQL 14: exact to the microsecond.
     UNIX_MICROS: ([ts]) => `CAST(extract(epoch FROM ${ts}) * 1000000 AS bigint)`,
-    TIMESTAMP_MICROS: ([n]) => `(TIMESTAMPTZ 'epoch' + (${n}) * INTERVAL '1 microsecond')`,
+    TIMESTAMP_MICROS: checkedTimestampFrom(
+      1,
+      (n) => `(TIMESTAMPTZ 'epoch' + (${n}) * INTERVAL '1 microsecond')`,
+    ),
+    // json has no ordering: a record's (or an event array's) JSON text is taken as text, as the
+    // other engines take it
     ANY_VALUE: (args, call) =>
-      call.type.t === "scalar" && call.type.s === "BOOL" ? `bool_and(${args[0]})` : `min(${args[0]})`,
+      call.type.t === "scalar" && call.type.s === "BOOL"
+        ? `bool_and(${args[0]})`
+        : isJsonText(call, 0)
+          ? `CAST(min(CAST(${args[0]} AS text) COLLATE "C") AS json)`
+          : `min(${args[0]})`,
     MIN: (args, call) =>
       call.type.t === "scalar" && call.type.s === "BOOL"
         ? `bool_and(${args[0]})`
-        : `min(${this.ordered(args[0]!, call.type)})`,
+        : nanAwareExtreme("min", args[0]!, call, this),
     MAX: (args, call) =>
       call.type.t === "scalar" && call.type.s === "BOOL"
         ? `bool_or(${args[0]})`
-        : `max(${this.ordered(args[0]!, call.type)})`,
+        : nanAwareExtreme("max", args[0]!, call, this),
     APPROX_COUNT_DISTINCT: ([x]) => `count(DISTINCT ${x})`,
     // ntile takes an integer on PostgreSQL; BigQuery's argument is INT64
     NTILE: ([n]) => `ntile(CAST(${n} AS integer))`,
@@ -136,8 +203,14 @@ export class PostgresDialect extends SqlEmitter {
     LEAD: (args, call) => this.shiftCall("lead", args, call),
     UNIX_MILLIS: ([ts]) => `CAST(floor(extract(epoch FROM ${ts}) * 1000) AS bigint)`,
     UNIX_SECONDS: ([ts]) => `CAST(floor(extract(epoch FROM ${ts})) AS bigint)`,
-    TIMESTAMP_MILLIS: ([n]) => `(TIMESTAMPTZ 'epoch' + (${n}) * INTERVAL '1 millisecond')`,
-    TIMESTAMP_SECONDS: ([n]) => `(TIMESTAMPTZ 'epoch' + (${n}) * INTERVAL '1 second')`,
+    TIMESTAMP_MILLIS: checkedTimestampFrom(
+      1000,
+      (n) => `(TIMESTAMPTZ 'epoch' + (${n}) * INTERVAL '1 millisecond')`,
+    ),
+    TIMESTAMP_SECONDS: checkedTimestampFrom(
+      1_000_000,
+      (n) => `(TIMESTAMPTZ 'epoch' + (${n}) * INTERVAL '1 second')`,
+    ),
     TIMESTAMP_DIFF: ([a, b], call) => `((${this.micros(a!)} - ${this.micros(b!)}) / ${microsPer(call, 2)})`,
     // BigQuery counts the part's boundaries crossed from b to a
     DATE_DIFF: ([a, b], call) => {
@@ -201,27 +274,38 @@ export class PostgresDialect extends SqlEmitter {
     },
     STRING_AGG: ([x, d], call) => {
       const delim = d ?? "','";
+      // LIMIT 0 aggregates no value: NULL, as over no rows (BigQuery), not the empty string
+      if (call.agg?.limit === 0) return `CAST(NULL AS ${this.typeName("STRING")})`;
       const arg = call.agg?.distinct ? `DISTINCT ${this.ordered(x!, call.args[0]!.type)}` : x;
       if (call.agg?.limit === undefined) return `string_agg(${arg}, ${delim}${this.aggregateOrder(call)})`;
       return `array_to_string((array_agg(${arg}${this.aggregateOrder(call)}))[1:${call.agg.limit}], ${delim})`;
     },
     // substring(… FROM pattern) is BigQuery's REGEXP_EXTRACT: first group or whole match, NULL when none.
     REGEXP_EXTRACT: ([s, p], call) => `substring(${s} FROM ${this.regex(p!, call)})`,
-    REGEXP_REPLACE: ([s, p, r], call) => `regexp_replace(${s}, ${this.regex(p!, call)}, ${r}, 'g')`,
+    REGEXP_REPLACE: ([s, p, r], call) =>
+      `regexp_replace(${s}, ${this.regex(p!, call)}, ${this.rewrite(r!, call)}, 'g')`,
     // BigQuery splits '' into [''] where string_to_array gives [].
-    SPLIT: ([s, d]) => `CASE WHEN ${s} = '' THEN ARRAY[''] ELSE string_to_array(${s}, ${d ?? "','"}) END`,
+    // An empty delimiter splits into characters (BigQuery; regexp_split_to_array's empty pattern),
+    // where string_to_array keeps the text whole, and splits into characters on a NULL one.
+    SPLIT: ([s, d]) => {
+      const delim = d ?? "','";
+      return `CASE WHEN ${s} = '' THEN ARRAY[''] WHEN ${delim} IS NULL THEN NULL WHEN ${delim} = '' THEN regexp_split_to_array(${s}, '') ELSE string_to_array(${s}, ${delim}) END`;
+    },
     TRIM: ([s, c]) => (c === undefined ? `btrim(${s})` : `btrim(${s}, ${c})`),
     CHAR_LENGTH: rename("char_length"),
-    ROUND: ([x, n]) =>
-      `CAST(round(CAST(${x} AS numeric)${n === undefined ? "" : `, CAST(${n} AS integer)`}) AS double precision)`,
-    TRUNC: ([x, n]) =>
-      `CAST(trunc(CAST(${x} AS numeric)${n === undefined ? "" : `, CAST(${n} AS integer)`}) AS double precision)`,
+    ROUND: decimalRounding("round"),
+    TRUNC: decimalRounding("trunc"),
     DIV: ([a, b]) => `((${a}) / (${b}))`,
-    LOG10: (args, call) => `log(${this.cast(args[0]!, call.args[0]!.type, "FLOAT64")})`,
-    LEFT: ([s, n]) => `left(${s}, CAST(${n} AS integer))`,
-    RIGHT: ([s, n]) => `right(${s}, CAST(${n} AS integer))`,
-    SUBSTR: (args, call) => this.substr(args, call),
-    SUBSTRING: (args, call) => this.substr(args, call),
+    LOG10: checkedMath.log((x) => `log(${x})`),
+    // PostgreSQL raises on an underflow, where BigQuery's answer is 0: past e^-745.2 (the least
+    // FLOAT64 above 0 is about e^-744.4) the result is 0 without asking
+    EXP: checkedMath.exp((x) => `CASE WHEN ${x} < -745.2 THEN 0 ELSE exp(${x}) END`),
+    POW: checkedMath.pow(postgresPower),
+    POWER: checkedMath.pow(postgresPower),
+    LEFT: (args, call) => edgeCall("left", args, call, this, PG_SUBSTRING),
+    RIGHT: (args, call) => edgeCall("right", args, call, this, PG_SUBSTRING),
+    SUBSTR: (args, call) => substrCall(args, call, this, PG_SUBSTRING),
+    SUBSTRING: (args, call) => substrCall(args, call, this, PG_SUBSTRING),
     ARRAY_LENGTH: ([a], call) => (isNative(call, 0) ? `cardinality(${a})` : `json_array_length(${a}::json)`),
     ARRAY_TO_STRING: ([a, d], call) =>
       isNative(call, 0)
@@ -273,6 +357,37 @@ export class PostgresDialect extends SqlEmitter {
 
   override readonly supportsQualify = false;
 
+  /** PostgreSQL's NaN equals itself (it sorts above every number) */
+  override isNaN(x: string): string {
+    return `(${x} = CAST('NaN' AS double precision))`;
+  }
+
+  private elementAliases = 0;
+
+  override joinedElements(
+    array: string,
+    arrayType: SqlType,
+    each: (element: string) => string,
+    separator: string,
+  ): string {
+    const e = `qes_el${this.elementAliases++}`;
+    const from =
+      arrayType.t === "array" && arrayType.native
+        ? `unnest(${array})`
+        : arrayType.t === "array"
+          ? `json_array_elements_text(CASE WHEN json_typeof(CAST(${array} AS json)) = 'array' THEN CAST(${array} AS json) END)`
+          : // records read from an event may be one object (FieldNode.objects): an array of one;
+            // a JSON null (or any scalar) has no elements
+            `json_array_elements(CASE json_typeof(CAST(${array} AS json)) WHEN 'object' THEN json_build_array(CAST(${array} AS json)) WHEN 'array' THEN CAST(${array} AS json) END)`;
+    const value =
+      arrayType.t === "array" && !arrayType.native && arrayType.element !== "STRING"
+        ? this.safeCast(`${e}.v`, { t: "scalar", s: "STRING" }, arrayType.element)
+        : arrayType.t === "records"
+          ? `CAST(${e}.v AS text)`
+          : `${e}.v`;
+    return `coalesce((SELECT string_agg(${each(value)}, ${this.stringLiteral(separator)} ORDER BY ${e}.n) FROM ${from} WITH ORDINALITY AS ${e}(v, n)), '')`;
+  }
+
   private formatSpec(x: string, type: SqlType, s: FormatSpec): string {
     let text: string;
     switch (s.conversion) {
@@ -286,9 +401,15 @@ export class PostgresDialect extends SqlEmitter {
       case "X":
         text = `upper(to_hex(${x}))`;
         break;
-      case "f":
-        text = `CAST(round(CAST(${x} AS numeric), ${s.precision ?? 6}) AS text)`;
+      case "f": {
+        // to_char rounds the binary value as printf does (2.675 → 2.67, 0.125 → 0.12), within
+        // 15 significant digits; past them, the decimal text rounded (numeric)
+        const p = s.precision ?? 6;
+        const mask = `FM${"9".repeat(16)}0${p > 0 ? `.${"0".repeat(p)}` : ""}`;
+        const numericText = `CAST(round(CAST(${x} AS numeric), ${p}) AS text)`;
+        text = `CASE WHEN abs(${x}) < 1e${15 - p} THEN to_char(CAST(${x} AS float8), ${this.stringLiteral(mask)}) ELSE ${numericText} END`;
         break;
+      }
       case "e":
       case "E": {
         // to_char's EEEE formats a float8 as C's %.*e does, after a sign column (space or -)
@@ -302,11 +423,27 @@ export class PostgresDialect extends SqlEmitter {
       case "t":
       case "T":
         text = this.cast(x, type, "STRING");
+        // a precision cuts a string to that many characters (printf's %.3s)
+        if (s.precision !== undefined) text = `left(${text}, ${s.precision})`;
+        break;
+      case "o":
+        // octal of the 64-bit two's complement, three bits a digit (bit 63 alone on top)
+        text = `CASE WHEN ${x} IS NOT NULL THEN coalesce(nullif((SELECT ltrim(string_agg(CAST((${x} >> (3 * i)) & CASE WHEN i = 21 THEN 1 ELSE 7 END AS text), '' ORDER BY i DESC), '0') FROM generate_series(0, 21) AS i), ''), '0') END`;
+        break;
+      case "g":
+      case "G":
+        text = postgresShortestFormat(x, s.precision);
+        if (s.conversion === "G") text = `upper(${text})`;
         break;
       default:
         throw new QesError("sql_invalid", `FORMAT %${s.conversion} is not supported on PostgreSQL.`);
     }
-    if ("dieEf".includes(s.conversion) && (s.flags.includes("+") || s.flags.includes(" "))) {
+    // NaN and the infinities print as C's printf prints them (to_char wrote '#.####', text 'Infinity')
+    if ("feEgG".includes(s.conversion)) {
+      const upper = s.conversion === "E" || s.conversion === "G";
+      text = `CASE WHEN ${this.isNaN(x)} THEN '${upper ? "NAN" : "nan"}' WHEN ${x} = CAST('Infinity' AS double precision) THEN '${upper ? "INF" : "inf"}' WHEN ${x} = CAST('-Infinity' AS double precision) THEN '${upper ? "-INF" : "-inf"}' ELSE ${text} END`;
+    }
+    if ("dieEfgG".includes(s.conversion) && (s.flags.includes("+") || s.flags.includes(" "))) {
       const sign = s.flags.includes("+") ? "'+'" : "' '";
       text = `(CASE WHEN ${x} >= 0 THEN ${sign} ELSE '' END || ${text})`;
     }
@@ -337,6 +474,17 @@ export class PostgresDialect extends SqlEmitter {
     return `coalesce((SELECT string_agg(${token}, '' ORDER BY qes_re.n) FROM ${tokens}), ${p})`;
   }
 
+  /**
+   * A REGEXP_REPLACE replacement in RE2's terms: `\0` is the whole match, which PostgreSQL writes
+   * `\&` (it leaves `\0` as it is); `\\` stays a backslash. Literals only: a computed
+   * replacement is passed as it is.
+   */
+  private rewrite(r: string, call: CallExpr): string {
+    const arg = call.args[2];
+    if (arg?.k !== "lit" || typeof arg.value !== "string") return r;
+    return this.stringLiteral(arg.value.replace(/\\(.)/gs, (m, c: string) => (c === "0" ? "\\&" : m)));
+  }
+
   /** LAG/LEAD: the offset is an integer and the default has the value's type. */
   private shiftCall(fn: string, [x, offset, dflt]: string[], call: CallExpr): string {
     const t = call.args[0]!.type;
@@ -356,15 +504,6 @@ export class PostgresDialect extends SqlEmitter {
     return `CAST(extract(epoch FROM ${ts}) * 1000000 AS bigint)`;
   }
 
-  private substr([s, p, l]: string[], call: CallExpr): string {
-    const pos = call.args[1];
-    const start =
-      pos?.k === "lit" && typeof pos.value === "number" && pos.value > 0
-        ? p
-        : `CASE WHEN ${p} < 0 THEN greatest(char_length(${s}) + ${p} + 1, 1) WHEN ${p} = 0 THEN 1 ELSE ${p} END`;
-    return `substr(${s}, CAST(${start} AS integer)${l === undefined ? "" : `, CAST(${l} AS integer)`})`;
-  }
-
   private jsonKeys(call: CallExpr): string {
     const path = call.args.length > 1 ? literalArg(call, 1, "a JSONPath") : "$";
     const keys = jsonPathKeys(path);
@@ -373,9 +512,9 @@ export class PostgresDialect extends SqlEmitter {
     );
   }
 
-  /** Text that looks like a JSON object or array; other text gives NULL instead of an error. */
+  /** JSON text as json; text that is not JSON gives NULL instead of an error. */
   private asJson(x: string): string {
-    return `CASE WHEN ${x} ~ '^\\s*[\\[{]' AND ${x} ~ '[\\]}]\\s*$' THEN CAST(${x} AS json) END`;
+    return `${JSON_OR_NULL}(${typedLiteral(x)})`;
   }
 
   private jsonValue(x: string, call: CallExpr): string {
@@ -383,8 +522,10 @@ export class PostgresDialect extends SqlEmitter {
     return `CASE WHEN json_typeof(${j}) IN ('object', 'array') THEN NULL ELSE (${this.asJson(x)} #>> ${this.jsonKeys(call)}) END`;
   }
 
+  /** BigQuery writes the JSON it returns compactly; json keeps the text's own spaces: dropped outside strings */
   private jsonQuery(x: string, call: CallExpr): string {
-    return `CAST(${this.asJson(x)} #> ${this.jsonKeys(call)} AS text)`;
+    const text = `CAST(${this.asJson(x)} #> ${this.jsonKeys(call)} AS text)`;
+    return `regexp_replace(${text}, ${this.stringLiteral(JSON_SPACE_OUTSIDE_STRINGS)}, '\\1', 'g')`;
   }
 
   private arrayAt(a: string, i: string, call: CallExpr): string {
@@ -441,10 +582,11 @@ export class PostgresDialect extends SqlEmitter {
         return expr;
       case "INT64":
         // up to 18 digits always fits (the common case, one test); longer text is compared with
-        // INT64's range as a numeric first, since CAST AS bigint would raise
-        return `CASE WHEN ${expr} ~ ${INT_TEXT_18} THEN CAST(${expr} AS bigint) WHEN ${expr} ~ ${INT_TEXT} THEN CASE WHEN CAST(${expr} AS numeric) BETWEEN ${INT64_MIN} AND ${INT64_MAX} THEN CAST(${expr} AS bigint) END END`;
+        // INT64's range as a numeric first, since CAST AS bigint would raise; hexadecimal text
+        // ('0x1F') as BigQuery reads it, up to 15 digits
+        return `CASE WHEN ${expr} ~ ${INT_TEXT_18} THEN CAST(${expr} AS bigint) WHEN ${expr} ~ ${INT_TEXT} THEN CASE WHEN CAST(${expr} AS numeric) BETWEEN ${INT64_MIN} AND ${INT64_MAX} THEN CAST(${expr} AS bigint) END WHEN ${expr} ~ ${HEX_TEXT_15} THEN ${this.cast(expr, { t: "scalar", s: "STRING" }, "INT64")} END`;
       case "FLOAT64":
-        return `CASE WHEN ${expr} ~ ${FLOAT_TEXT} THEN CAST(${expr} AS double precision) END`;
+        return postgresFloatFromText(expr, true);
       case "BOOL":
         return `CASE lower(${expr}) WHEN 'true' THEN TRUE WHEN 'false' THEN FALSE END`;
       case "TIMESTAMP":
@@ -465,6 +607,7 @@ export class PostgresDialect extends SqlEmitter {
       return `(to_char(${expr} AT TIME ZONE 'UTC', 'YYYY-MM-DD HH24:MI:SS') || CASE WHEN ${us} = 0 THEN '' WHEN ${us} % 1000 = 0 THEN '.' || lpad(CAST(${us} / 1000 AS text), 3, '0') ELSE '.' || lpad(CAST(${us} AS text), 6, '0') END || '+00')`;
     }
     if (f === "FLOAT64" && to === "STRING") return postgresFloatText(expr);
+    if (f === "STRING" && to === "FLOAT64") return postgresFloatFromText(expr, false);
     if (f === "BOOL" && to === "INT64") return `CAST(CAST(${expr} AS integer) AS bigint)`;
     if (f === "INT64" && to === "BOOL") return `(${expr} <> 0)`;
     // BigQuery rounds half away from zero; a double cast rounds half to even.

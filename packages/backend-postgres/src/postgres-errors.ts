@@ -1,4 +1,4 @@
-import { isQesError, QesError, userSqlError } from "@qes/core";
+import { isQesError, QesError, RAISED_MESSAGE_MARK, userSqlError } from "@qes/core";
 
 /** Node socket errors that mean "the server cannot be reached right now". */
 const NETWORK_CODES = new Set([
@@ -116,10 +116,20 @@ export function toQesError(e: unknown, doing: string): QesError {
   // the query's SQL or its data. So is 0A000 feature_not_supported, which a read-only SELECT
   // meets only through what its SQL asks: a NaN cast to an integer ("cannot convert NaN to
   // bigint"), a FULL JOIN on a condition that is not an equality, COUNT(DISTINCT …) OVER (…)
+  // BigQuery's error raised by the compiled SQL itself (SqlEmitter.raiseWhen): its message alone
+  const raised = code === "22P02" ? raisedMessage(messageOf(e)) : undefined;
+  if (raised !== undefined) return userSqlError(raised, e);
   if (code?.startsWith("21") || code?.startsWith("22") || code?.startsWith("42") || code === "0A000")
     return userSqlError(messageOf(e), e);
   if (code?.startsWith("54")) {
     return new QesError("sql_too_complex", messageOf(e), { cause: e });
   }
   return new QesError("internal", `PostgreSQL failed while ${doing}: ${messageOf(e)}`, { cause: e });
+}
+
+/** The message of SqlEmitter.raiseWhen's cast: `invalid input syntax for type bigint: "qes-error: …"`. */
+function raisedMessage(message: string): string | undefined {
+  const at = message.indexOf(`"${RAISED_MESSAGE_MARK}`);
+  if (at < 0 || !message.endsWith('"')) return undefined;
+  return message.slice(at + 1 + RAISED_MESSAGE_MARK.length, -1);
 }

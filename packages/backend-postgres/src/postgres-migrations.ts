@@ -1,5 +1,6 @@
 import { QesError } from "@qes/core";
 import { type Kysely, type Migration, type MigrationProvider, Migrator, sql } from "kysely";
+import { JSON_OR_NULL } from "./postgres-sql.ts";
 
 /**
  * The storage's own tables, created and migrated at start-up (kysely). Log tables are not
@@ -31,6 +32,20 @@ export function storageMigrations(schema: string): Record<string, Migration> {
       async down(db: Kysely<any>) {
         await db.schema.withSchema(schema).dropTable("qes_sources").ifExists().execute();
         await sql`drop sequence if exists ${sql.id(schema, "qes_schema_version_seq")}`.execute(db);
+      },
+    },
+    // JSON functions read STRING arguments as JSON: text that is not JSON is NULL (BigQuery's
+    // answer, DuckDB's json_valid, ClickHouse's isValidJSON), where a cast would raise; PostgreSQL
+    // before 16 has no test for it but the cast itself. Queries call it unqualified (their
+    // search path is this schema); PUBLIC may execute it, the query role included.
+    "0002_json_or_null": {
+      async up(db: Kysely<any>) {
+        await sql`create or replace function ${sql.id(schema, JSON_OR_NULL)}(t text) returns json
+          language plpgsql immutable strict parallel safe
+          as $$ begin return t::json; exception when others then return null; end $$`.execute(db);
+      },
+      async down(db: Kysely<any>) {
+        await sql`drop function if exists ${sql.id(schema, JSON_OR_NULL)}(text)`.execute(db);
       },
     },
   };

@@ -1,6 +1,9 @@
 import { createHash } from "node:crypto";
 import type pg from "pg";
 
+/** The storage's function reading text as JSON, NULL when it is not JSON (migration 0002). */
+export const JSON_OR_NULL = "qes_json_or_null";
+
 /** `pg.Pool` and `pg.Client` alike. */
 export type Queryable = pg.Pool | pg.ClientBase;
 

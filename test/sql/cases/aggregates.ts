@@ -15,6 +15,24 @@ const BOT = `${CF}, unnest(c.botManagement) b`;
 const APPROX = "DESIGN.md §3 departure: APPROX_QUANTILES is exact, rank max(1, ceil(q·n)), 1-based";
 
 export const aggregateCases: SqlCase[] = [
+  {
+    name: "STRING_AGG with LIMIT 0 is NULL",
+    rule: "BigQuery STRING_AGG: NULL when no value is aggregated (DuckDB and PostgreSQL answered '')",
+    sql: "select string_agg(x, ',' limit 0) as a, string_agg(x limit 1) as b from unnest(['a', 'b']) x",
+    expect: [{ a: null, b: "a" }],
+  },
+  {
+    name: "LAG with a negative offset is refused",
+    rule: "BigQuery LAG / LEAD: the offset must be a non-negative integer (DuckDB and PostgreSQL read -1 as a LEAD)",
+    sql: "select lag(x, -1) over (order by x) as a from unnest([1, 2]) x",
+    expect: { error: "sql_invalid" },
+  },
+  {
+    name: "NTILE of 0 buckets is refused",
+    rule: "BigQuery NTILE: the bucket count must be positive",
+    sql: "select ntile(0) over (order by x) as a from unnest([1, 2]) x",
+    expect: { error: "sql_invalid" },
+  },
   // ---------------------------------------------------------------- COUNT, COUNTIF
   {
     name: "COUNT(*) counts every event",

@@ -11,6 +11,12 @@ const OVERFLOW = "BigQuery arithmetic operators on INT64: an overflow is an erro
 
 export const engineSemanticsCases: SqlCase[] = [
   {
+    name: "a chain of 5,000 || concatenations",
+    rule: "BigQuery || is CONCAT; README limits: a chain of || counts as one level, however long (DuckDB's expression depth is 1,000, PostgreSQL's stack shorter)",
+    sql: `select length(${Array.from({ length: 5000 }, (_, i) => (i % 2 ? "id" : "'x'")).join(" || ")}) as n from ${REST} where id = 't01'`,
+    expect: [{ n: 2500 + 2500 * 3 }],
+  },
+  {
     name: "a count minus a larger number is negative",
     rule: "BigQuery COUNT returns INT64 (signed); arithmetic on it is INT64 arithmetic",
     sql: `select count(*) - 100 as d, -count(*) as neg, count(*) * -2 as twice, 1 - count(*) as one from ${PG}`,
@@ -168,6 +174,42 @@ export const engineSemanticsCases: SqlCase[] = [
     rule: "BigQuery SAFE_CAST: NULL where CAST would raise (out of range included)",
     sql: "select safe_cast('9223372036854775808' as int64) as a, safe_cast('-9223372036854775809' as int64) as b, safe_cast(1e19 as int64) as c, safe_cast('-9223372036854775808' as int64) as d",
     expect: [{ a: null, b: null, c: null, d: "-9223372036854775808" }],
+  },
+  {
+    name: "a bare NULL as a function's argument",
+    rule: "BigQuery: a bare NULL literal is a NULL of the type the call needs (INT64 by default); SUM(NULL), TIMESTAMP_MICROS(NULL), -NULL are NULL",
+    sql: "select sum(null) as a, avg(null) as b, timestamp_micros(null) as c, unix_micros(null) as d, timestamp_add(null, interval 1 day) as e, -null as f, first_value(null) over () as g, format_timestamp('%Y', null) as h from unnest([1]) x",
+    expect: [{ a: null, b: null, c: null, d: null, e: null, f: null, g: null, h: null }],
+  },
+  {
+    name: "CASE x WHEN NULL never matches",
+    rule: "BigQuery CASE expr WHEN value: compares with =, and NULL = NULL is not TRUE (ClickHouse's CASE found NULL equal to NULL)",
+    sql: "select case null when null then 1 else 2 end as a, case cast(null as string) when 'x' then 1 end as b",
+    expect: [{ a: 2, b: null }],
+  },
+  {
+    name: "a decimal literal is a FLOAT64",
+    rule: "BigQuery numeric literals: 0.1 is FLOAT64, so 0.1 + 0.2 is 0.30000000000000004, not 0.3 (DuckDB's DECIMAL, PostgreSQL's numeric)",
+    sql: "select cast(0.1 + 0.2 as string) as a, 0.1 + 0.2 = 0.3 as b, 1.5 * 2 as c",
+    expect: [{ a: "0.30000000000000004", b: false, c: 3 }],
+  },
+  {
+    name: "CAST of a computed FLOAT64 halfway value to INT64 rounds away from zero",
+    rule: "BigQuery CAST AS INT64 from FLOAT64: the closest integer, halfway cases away from zero (DuckDB's cast of a DOUBLE rounds them to even)",
+    sql: `select cast(r.status_code / 400 as int64) as a, cast(r.status_code / 80 as int64) as b, safe_cast(-r.status_code / 80 as int64) as c from ${RESP} where id = 'e01'`,
+    expect: [{ a: 1, b: 3, c: -3 }],
+  },
+  {
+    name: "negating INT64's least literal overflows",
+    rule: "BigQuery arithmetic on INT64: an overflow is an error (ClickHouse wrapped -(-2^63) to -2^63)",
+    sql: "select -(-9223372036854775808) as a",
+    expect: { error: "sql_invalid" },
+  },
+  {
+    name: "the literal -9223372036854775808 is INT64's least value",
+    rule: "BigQuery integer literals: -9223372036854775808 is a valid INT64 (its digits alone are not)",
+    sql: "select -9223372036854775808 as a, -9223372036854775808 + 1 as b, -9223372036854775808 < 0 as c",
+    expect: [{ a: "-9223372036854775808", b: "-9223372036854775807", c: true }],
   },
   {
     name: "INT64 arithmetic at the edges of the range is exact",

@@ -410,6 +410,89 @@ export const structCases: SqlCase[] = [
     sql: `with c as (select id, metadata from ${EDGE} where id = 'e01') select c[1][0].request[0].path as p from c`,
     expect: [{ p: "/rest/v1/todos" }],
   },
+  {
+    name: "MAX and MIN of a STRUCT are refused",
+    rule: "BigQuery data type properties: STRUCT is not orderable (MAX/MIN need an orderable type)",
+    sql: `select max(m) as x from ${EDGE}, unnest(metadata) m`,
+    expect: { error: "sql_invalid" },
+  },
+  {
+    name: "MIN of a STRUCT literal is refused",
+    rule: "BigQuery data type properties: STRUCT is not orderable (MAX/MIN need an orderable type)",
+    sql: `select min(struct(id as a)) as x from ${EDGE}`,
+    expect: { error: "sql_invalid" },
+  },
+  {
+    name: "GROUP BY a STRUCT is refused",
+    rule: "BigQuery: grouping by expressions of type STRUCT is not allowed",
+    sql: `select count(*) as n from ${EDGE}, unnest(metadata) m group by m`,
+    expect: { error: "sql_invalid" },
+  },
+  {
+    name: "GROUP BY a repeated record is refused",
+    rule: "BigQuery: grouping by expressions of type STRUCT (here ARRAY<STRUCT>) is not allowed",
+    sql: `select count(*) as n from ${EDGE}, unnest(metadata) m, unnest(m.request) q group by q.cf`,
+    expect: { error: "sql_invalid" },
+  },
+  {
+    name: "SELECT DISTINCT of a STRUCT is refused",
+    rule: "BigQuery: a column of type STRUCT cannot be used in SELECT DISTINCT",
+    sql: `select distinct m from ${EDGE}, unnest(metadata) m`,
+    expect: { error: "sql_invalid" },
+  },
+  {
+    name: "COUNT(DISTINCT) of a STRUCT is refused",
+    rule: "BigQuery: DISTINCT needs a groupable type; STRUCT is not",
+    sql: `select count(distinct m) as n from ${EDGE}, unnest(metadata) m`,
+    expect: { error: "sql_invalid" },
+  },
+  {
+    name: "UNION DISTINCT of a STRUCT column is refused",
+    rule: "BigQuery: set operations with DISTINCT need groupable column types; STRUCT is not",
+    sql: `select m from ${EDGE}, unnest(metadata) m union distinct select m from ${EDGE}, unnest(metadata) m`,
+    expect: { error: "sql_invalid" },
+  },
+  {
+    name: "ORDER BY a STRUCT is refused",
+    rule: "BigQuery data type properties: STRUCT is not orderable (ORDER BY does not support it)",
+    sql: `select id from ${EDGE}, unnest(metadata) m order by m`,
+    expect: { error: "sql_invalid" },
+  },
+  {
+    name: "PARTITION BY and window ORDER BY of a STRUCT are refused",
+    rule: "BigQuery: PARTITION BY needs a groupable, window ORDER BY an orderable type; STRUCT is neither",
+    sql: `select row_number() over (partition by m) as x from ${EDGE}, unnest(metadata) m`,
+    expect: { error: "sql_invalid" },
+  },
+  {
+    name: "ORDER BY an ARRAY is refused",
+    rule: "BigQuery data type properties: ARRAY is not orderable",
+    sql: `select id from ${EDGE} order by split(id, '0')`,
+    expect: { error: "sql_invalid" },
+  },
+  {
+    name: "GREATEST of STRUCTs is refused",
+    rule: "BigQuery GREATEST: the arguments must be of an orderable type; STRUCT is not",
+    sql: "select greatest(struct(1 as a), struct(2 as a)) as x",
+    expect: { error: "sql_invalid" },
+  },
+  {
+    name: "ANY_VALUE of a record read from events",
+    rule: "BigQuery ANY_VALUE takes any type; DESIGN.md §3: every backend takes the same one (PostgreSQL has no min(json))",
+    sql: `select any_value(m.request[0].cf) as cf from ${EDGE}, unnest(metadata) m where id in ('e01', 'e02')`,
+    expect: [
+      {
+        cf: [
+          {
+            country: "DE",
+            asn: 3320,
+            latitude: 52.52,
+            botManagement: [{ score: 30, verifiedBot: false, detectionIds: [] }],
+          },
+        ],
+      },
+    ],
+  },
 ];
 
 // ---------------------------------------------------------------- join groups right of outer joins

@@ -323,10 +323,40 @@ export const functionCases: SqlCase[] = [
     expect: [{ a: "pp", b: "le", c: "apple", d: "", e: "apple" }],
   },
   {
+    name: "SUBSTR with a negative length is an error",
+    rule: "BigQuery SUBSTR: an error if length is less than 0",
+    sql: `select substr('abc', 1, -1) as x`,
+    expect: { error: "sql_invalid" },
+  },
+  {
+    name: "SUBSTR with a negative length read from a column is an error",
+    rule: "BigQuery SUBSTR: an error if length is less than 0",
+    sql: `select substr(id, 2, length(id) - 5) as x from ${REST}`,
+    expect: { error: "sql_invalid" },
+  },
+  {
+    name: "LEFT and RIGHT with a negative length are errors",
+    rule: "BigQuery LEFT / RIGHT: an error if length is negative",
+    sql: `select left(id, length(id) - 9) as x from ${REST}`,
+    expect: { error: "sql_invalid" },
+  },
+  {
+    name: "SUBSTR, LEFT and RIGHT at INT64's extremes, and with NULL arguments",
+    rule: "BigQuery SUBSTR / LEFT / RIGHT: positions and lengths past the text are clamped to it; a NULL argument gives NULL (before the length is checked)",
+    sql: `select substr('abc', 9223372036854775807) as a, substr('abc', 2, 9223372036854775807) as b, substr('abc', -9223372036854775808, 2) as c, left('abc', 9223372036854775807) as d, right('héllo😀', 9223372036854775807) as e, substr('abc', 1, cast(null as int64)) as f, substr(cast(null as string), 1, -1) as g, right(cast(null as string), -1) as h`,
+    expect: [{ a: "", b: "bc", c: "ab", d: "abc", e: "héllo😀", f: null, g: null, h: null }],
+  },
+  {
     name: "SUBSTR of a column",
     rule: "BigQuery SUBSTR",
     sql: `select substr(id, 2) as n from ${REST} where id = 't01'`,
     expect: [{ n: "01" }],
+  },
+  {
+    name: "SPLIT with an empty or NULL delimiter",
+    rule: "BigQuery SPLIT: an empty delimiter splits into characters (not bytes, not the whole text); SPLIT('') is ['']; a NULL delimiter gives NULL",
+    sql: `select split('abc', '') as a, split('a😀é', '') as b, split('', '') as c, array_length(split('abc', cast(null as string))) as d, split(id, '') as e from ${REST} where id = 't01'`,
+    expect: [{ a: ["a", "b", "c"], b: ["a", "😀", "é"], c: [""], d: null, e: ["t", "0", "1"] }],
   },
   {
     name: "SPLIT and OFFSET pick a field of the edge message",
@@ -407,6 +437,106 @@ export const functionCases: SqlCase[] = [
     expect: [{ a: "00042", b: "3.14", c: "ff", d: "50%" }],
   },
   {
+    name: "FORMAT %t and %T of ARRAYs",
+    rule: "BigQuery FORMAT: %t of an ARRAY is [value, value, ...] of its elements' %t; %T quotes strings",
+    sql: `select format('%t', [1, 2, 3]) as a, format('%T', ['a', 'b']) as b, format('%t', split('a,,b')) as c, format('%10t|', [1, 2]) as d`,
+    expect: [{ a: "[1, 2, 3]", b: '["a", "b"]', c: "[a, , b]", d: "    [1, 2]|" }],
+  },
+  {
+    name: "FORMAT %t and %T of STRUCTs",
+    rule: "BigQuery FORMAT: %t of a STRUCT is (value, value, ...); %T writes STRUCT(value) for one field; NULL prints as NULL; DESIGN.md §3: a nested record is a REPEATED RECORD of one",
+    sql: `select format('%t', struct(1 as a, 'x' as b)) as a, format('%T', struct(1 as a, 'x' as b)) as b, format('%t', struct(struct(1 as x) as s, [1, 2] as arr, cast(null as string) as n)) as c, format('%T', struct('x' as only)) as d`,
+    expect: [{ a: "(1, x)", b: '(1, "x")', c: "([(1)], [1, 2], NULL)", d: 'STRUCT("x")' }],
+  },
+  {
+    name: "FORMAT %t of records read from events",
+    rule: "BigQuery FORMAT: %t of an ARRAY<STRUCT> prints each element's fields in order",
+    sql: `select format('%t', m.request[0].cf) as a, format('%t', m.response) as b from ${EDGE}, unnest(metadata) m where id = 'e01'`,
+    expect: [
+      {
+        a: "[(US, 13335, 37.7749, [(99, false, [1001, 1002])])]",
+        b: "[(200, 12, [(application/json, MISS)])]",
+      },
+    ],
+  },
+  {
+    name: "FORMAT %t of records with missing and null fields",
+    rule: "BigQuery FORMAT %t: a NULL field prints NULL; DESIGN.md §4: a repeated field read from events that is missing or null is empty, []",
+    sql: "select id, format('%t', m.context) as c, format('%t', m.res) as r, format('%t', metadata) as w from `storage.logs.prod.2`, unnest(metadata) m where id in ('s05', 's06') order by id",
+    expect: [
+      { id: "s05", c: "[]", r: "[]", w: "[([], info, beta, beta, NULL, [], NULL)]" },
+      { id: "s06", c: "[]", r: "[(503)]", w: "[([], warn, beta, beta, req-6, [(503)], 2000.75)]" },
+    ],
+  },
+  {
+    name: "FORMAT %T of scalars is a literal",
+    rule: 'BigQuery FORMAT: %T gives a literal of the value\'s type (quoted STRING, 1.0 for a whole FLOAT64, CAST("nan" AS FLOAT64), DATE "…", TIMESTAMP "…")',
+    sql: `select format('%T', 'a"b') as a, format('%T', 1.0) as b, format('%T', cast('nan' as float64)) as c, format('%T', date '2025-01-15') as d, format('%T', timestamp '2025-01-15 10:00:00.5') as e, format('%T', 7) as f`,
+    expect: [
+      {
+        a: '"a\\"b"',
+        b: "1.0",
+        c: 'CAST("nan" AS FLOAT64)',
+        d: 'DATE "2025-01-15"',
+        e: 'TIMESTAMP "2025-01-15 10:00:00.500+00"',
+        f: "7",
+      },
+    ],
+  },
+  {
+    name: "FORMAT %s with a precision cuts the string",
+    rule: "BigQuery FORMAT: %.Ns prints at most N characters (PostgreSQL printed the whole string)",
+    sql: "select format('%.3s', 'abcdef') as a, format('%5.2s|', 'abc') as b",
+    expect: [{ a: "abc", b: "   ab|" }],
+  },
+  {
+    name: "FORMAT %f and %e of NaN and the infinities",
+    rule: "BigQuery FORMAT: %f, %e, %E print NaN and ±infinity as nan, inf, -inf (uppercase for %E); PostgreSQL printed Infinity and '#.####'",
+    sql: "select format('%f', cast('inf' as float64)) as a, format('%e', cast('nan' as float64)) as b, format('%E', cast('-inf' as float64)) as c, format('%8.1f|', cast('nan' as float64)) as d",
+    expect: [{ a: "inf", b: "nan", c: "-INF", d: "     nan|" }],
+  },
+  {
+    name: "FORMAT %f rounds the binary value as printf does",
+    rule: "BigQuery FORMAT %f: C's printf of the FLOAT64 (2.675 is stored below 2.675: 2.67; 0.125 and 2.5 are exact ties, rounded to even); PostgreSQL rounded the decimal text",
+    sql: "select format('%.2f', 2.675) as a, format('%.2f', 0.125) as b, format('%.0f', 2.5) as c, format('%-6.1f|', 2.25) as d, format('%.2f', 999.999) as e",
+    expect: [{ a: "2.67", b: "0.12", c: "2", d: "2.2   |", e: "1000.00" }],
+  },
+  {
+    name: "FORMAT widths and precisions count characters",
+    rule: "BigQuery FORMAT: width is the minimum number of characters printed, %.Ns at most N characters (ClickHouse's printf counted bytes of é and 😀)",
+    sql: "select format('%8s|', 'é😀') as a, format('%-6s|', 'é') as b, format('%.2s', 'é😀x') as c",
+    expect: [{ a: "      é😀|", b: "é     |", c: "é😀" }],
+  },
+  {
+    name: "FORMAT %g and %G",
+    rule: "BigQuery FORMAT %g: printf's shortest of %e and %f with P significant digits, trailing zeros removed (PostgreSQL refused %g)",
+    sql: "select format('%g', 0.0001) as a, format('%g', 1e20) as b, format('%G', 1e-10) as c, format('%g', 123456789.0) as d, format('%g', 100000.0) as e, format('%.3g', 3.14159) as f, format('%g', 9.9999995) as g, format('%10.3g|', 1234.5) as h",
+    expect: [
+      {
+        a: "0.0001",
+        b: "1e+20",
+        c: "1E-10",
+        d: "1.23457e+08",
+        e: "100000",
+        f: "3.14",
+        g: "10",
+        h: "  1.23e+03|",
+      },
+    ],
+  },
+  {
+    name: "FORMAT %o",
+    rule: "BigQuery FORMAT %o: octal, of the 64-bit two's complement for a negative INT64 (PostgreSQL refused %o)",
+    sql: "select format('%o', 8) as a, format('%o', 0) as b, format('%o', -1) as c, format('%5o|', 64) as d",
+    expect: [{ a: "10", b: "0", c: "1777777777777777777777", d: "  100|" }],
+  },
+  {
+    name: "FORMAT %d of a FLOAT64 is refused",
+    rule: "BigQuery FORMAT: %d takes an INT64",
+    sql: "select format('%d', 3.5) as a",
+    expect: { error: "sql_invalid" },
+  },
+  {
     name: "REPLACE",
     rule: "BigQuery REPLACE: replaces every occurrence",
     sql: `select replace(q.path, '/v1/', '/v2/') as p from ${REQ} where id = 'e01'`,
@@ -422,6 +552,39 @@ export const functionCases: SqlCase[] = [
       { id: "a01", action: "login" },
       { id: "a02", action: "token_refreshed" },
     ],
+  },
+  {
+    name: "JSON functions of text that is not JSON are NULL",
+    rule: "BigQuery JSON_VALUE / JSON_QUERY of a STRING: NULL when the text is not JSON (DESIGN.md §3: every backend alike)",
+    sql: `select json_value('not json', '$.a') as a, json_query('not json', '$.a') as b, json_extract('{"a":1', '$.a') as c, json_extract_scalar('[1,2', '$[0]') as d, json_value('{"a":1} x', '$.a') as e, json_value('', '$') as f`,
+    expect: [{ a: null, b: null, c: null, d: null, e: null, f: null }],
+  },
+  {
+    name: "JSON functions of text that is not JSON, read from events, are NULL",
+    rule: "BigQuery JSON_VALUE of a STRING: NULL when the text is not JSON",
+    sql: `select id, json_value(event_message, '$.level') as level from ${PG} where id in ('p01', 'p02')`,
+    expect: [
+      { id: "p01", level: null },
+      { id: "p02", level: null },
+    ],
+  },
+  {
+    name: "JSON functions of JSON scalars",
+    rule: "BigQuery JSON_VALUE / JSON_QUERY: a JSON text may be a scalar ('123', '\"abc\"', 'true')",
+    sql: `select json_value('123', '$') as a, json_value('"abc"', '$') as b, json_query('"abc"', '$') as c, json_value('true') as d, json_value('null') as e`,
+    expect: [{ a: "123", b: "abc", c: '"abc"', d: "true", e: null }],
+  },
+  {
+    name: "a JSONPath index of an object is NULL",
+    rule: "BigQuery JSONPath: [n] indexes an array; on an object it matches nothing (ClickHouse read the object's n-th member)",
+    sql: `select json_value('{"a":1}', '$[0]') as a, json_query('{"a":[1]}', '$[0]') as b, json_value('{"a":{"x":5}}', '$.a[0]') as c, json_value('[[1,2],[3]]', '$[1][0]') as d`,
+    expect: [{ a: null, b: null, c: null, d: "3" }],
+  },
+  {
+    name: "JSON_QUERY writes JSON compactly",
+    rule: "BigQuery JSON_QUERY: the JSON value at the path as JSON-formatted STRING (no spaces between tokens)",
+    sql: `select json_query('{"a": [1, 2, 3], "b": {"c" : "d e"}}', '$') as a, json_query('{"a" :  [1,  2]}', '$.a') as b`,
+    expect: [{ a: '{"a":[1,2,3],"b":{"c":"d e"}}', b: "[1,2]" }],
   },
   {
     name: "JSON_VALUE of a number is its text",

@@ -5,6 +5,12 @@ import type { SqlCase } from "./case.ts";
 
 export const regexCases: SqlCase[] = [
   {
+    name: "REGEXP_REPLACE with \\0, the whole match",
+    rule: "BigQuery REGEXP_REPLACE: \\0 in the replacement is the whole match, \\1 a group, \\\\ a backslash (PostgreSQL wrote \\0 as it is)",
+    sql: String.raw`select regexp_replace('abc', 'b', '\\0\\0') as a, regexp_replace('abc', '(b)', '\\1-\\\\0') as b`,
+    expect: [{ a: "abbc", b: String.raw`ab-\0c` }],
+  },
+  {
     name: "a dot does not match a newline (RE2)",
     rule: "RE2 syntax: . matches any character except newline, unless (?s)",
     sql: `select regexp_contains('a\\nb', 'a.b') as dot, regexp_contains('a\\nb', 'a[^x]b') as class, regexp_contains('a\\nb', r'a\\sb') as space`,

@@ -34,6 +34,80 @@ const BOT = `${EDGE}, unnest(metadata) m, unnest(m.request) q, unnest(q.cf) c, u
 const NOW = "DESIGN.md §5: CURRENT_TIMESTAMP() is taken once per request and bound (pinned in tests)";
 
 export const timeCases: SqlCase[] = [
+  {
+    name: "CAST of text with hour 25 to TIMESTAMP is an error",
+    rule: "BigQuery CAST AS TIMESTAMP: a time that does not exist is an error (ClickHouse rolled 25:00 over into the next day); SAFE_CAST gives NULL",
+    sql: "select cast('2025-01-15 25:00:00' as timestamp) as a",
+    expect: { error: "sql_invalid" },
+  },
+  {
+    name: "SAFE_CAST of text with a time that does not exist is NULL",
+    rule: "BigQuery SAFE_CAST: NULL where CAST raises",
+    sql: "select safe_cast('2025-01-15 25:00:00' as timestamp) as a, safe_cast('2025-01-15 10:61:00' as timestamp) as b",
+    expect: [{ a: null, b: null }],
+  },
+  {
+    name: "TIMESTAMP_ADD past year 9999 is an error",
+    rule: "BigQuery TIMESTAMP_ADD / _SUB, DATE_ADD / _SUB: a result outside the type's range is an error (PostgreSQL answered '10000-01-01 01:00:00+00', DuckDB year 10000)",
+    sql: "select timestamp_add(timestamp '9999-12-31 23:00:00', interval 2 hour) as a",
+    expect: { error: "sql_invalid" },
+  },
+  {
+    name: "TIMESTAMP_SUB before year 1 is an error",
+    rule: "BigQuery TIMESTAMP_SUB: a result outside TIMESTAMP's range is an error (PostgreSQL answered '0001-12-31 00:00:00+00 BC')",
+    sql: "select timestamp_sub(timestamp '0001-01-01 00:00:00', interval 1 day) as a",
+    expect: { error: "sql_invalid" },
+  },
+  {
+    name: "DATE_TRUNC, DATETIME_TRUNC and TIMESTAMP_TRUNC to ISOYEAR",
+    rule: "BigQuery ISOYEAR truncation: the Monday of the ISO year's first week (the week of January 4th)",
+    sql: "select date_trunc(date '2025-01-15', isoyear) as a, date_trunc(date '2021-01-02', isoyear) as b, datetime_trunc(datetime '2026-01-01 05:00:00', isoyear) as c, timestamp_trunc(timestamp '2021-01-03 10:00:00', isoyear) as d, timestamp_trunc(timestamp '2021-01-04 03:00:00', isoyear, 'Asia/Tokyo') as e",
+    expect: [
+      {
+        a: "2024-12-30",
+        b: "2019-12-30",
+        c: "2025-12-29T00:00:00",
+        d: us("2019-12-30T00:00:00Z"),
+        e: us("2021-01-03T15:00:00Z"),
+      },
+    ],
+  },
+  {
+    name: "TIMESTAMP of a date-only text, in a zone",
+    rule: "BigQuery TIMESTAMP(string[, zone]): a date alone is its midnight in the zone; its day is no UTC offset ('2025-01-15' is not 2025-01 at -15:00)",
+    sql: "select timestamp('2025-01-15') as a, timestamp('2025-01-15', 'Asia/Tokyo') as b, cast('2025-01-15' as timestamp) as c",
+    expect: [{ a: us("2025-01-15T00:00:00Z"), b: us("2025-01-14T15:00:00Z"), c: us("2025-01-15T00:00:00Z") }],
+  },
+  {
+    name: "TIMESTAMP_SECONDS past year 9999 is an error",
+    rule: "BigQuery TIMESTAMP_SECONDS / _MILLIS / _MICROS: a value outside TIMESTAMP's range (0001-01-01 … 9999-12-31) is an error",
+    sql: "select timestamp_seconds(253402300800) as a",
+    expect: { error: "sql_invalid" },
+  },
+  {
+    name: "TIMESTAMP_MICROS before year 1 is an error",
+    rule: "BigQuery TIMESTAMP_MICROS: a value outside TIMESTAMP's range is an error",
+    sql: "select timestamp_micros(-62135596800000001) as a",
+    expect: { error: "sql_invalid" },
+  },
+  {
+    name: "PARSE_TIMESTAMP of text that does not match is an error",
+    rule: "BigQuery PARSE_TIMESTAMP: an error when the string cannot be parsed with the format (SAFE.PARSE_TIMESTAMP is NULL)",
+    sql: "select parse_timestamp('%Y-%m-%d', 'garbage') as a",
+    expect: { error: "sql_invalid" },
+  },
+  {
+    name: "DATE of a day that does not exist is an error",
+    rule: "BigQuery DATE(year, month, day): an invalid date is an error (ClickHouse's makeDate32 rolled 2025-02-29 over to March 1)",
+    sql: "select date(2025, 2, 29) as a",
+    expect: { error: "sql_invalid" },
+  },
+  {
+    name: "GENERATE_TIMESTAMP_ARRAY with a step of 0 is an error",
+    rule: "BigQuery GENERATE_TIMESTAMP_ARRAY: an error if step_expression is 0",
+    sql: "select generate_timestamp_array(timestamp '2025-01-15', timestamp '2025-01-16', interval 0 hour) as a",
+    expect: { error: "sql_invalid" },
+  },
   // ---------------------------------------------------------------- CAST and SAFE_CAST
   {
     name: "CAST INT64 AS STRING",

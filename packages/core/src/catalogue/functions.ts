@@ -1,3 +1,4 @@
+import { requireOrderable } from "../compile/groupable.ts";
 import {
   BOOL,
   commonType,
@@ -51,6 +52,11 @@ const ZONE_DEPARTURE =
   "the time zone is a string literal or a parameter; BigQuery also takes one read from a column, which ClickHouse's time functions (constant zones only) cannot.";
 
 const sameAsFirst = (args: SqlType[]) => args[0] ?? STRING;
+/** MIN, MAX: an orderable argument (no STRUCT, no ARRAY), whose type is the result */
+const orderedFirst = (args: SqlType[], name: string) => {
+  requireOrderable(args[0] ?? STRING, `${name}`);
+  return sameAsFirst(args);
+};
 
 function expectArg(name: string, args: SqlType[], i: number, ...accepted: ScalarType[]): void {
   const a = args[i];
@@ -86,6 +92,12 @@ function common(name: string, args: SqlType[]): SqlType {
     t = c;
   }
   return t;
+}
+
+/** GREATEST, LEAST: values of an orderable type */
+function ordered(name: string, type: SqlType): SqlType {
+  requireOrderable(type, name);
+  return type;
 }
 
 const NUM: ScalarType[] = ["INT64", "FLOAT64"];
@@ -127,8 +139,8 @@ const specs = [
   fn("COUNTIF", "aggregate", [1, 1], [[0, "BOOL"]], INT64),
   fn("SUM", "aggregate", [1, 1], [[0, ...NUM]], (a) => numericResult(a.slice(0, 1))),
   fn("AVG", "aggregate", [1, 1], [[0, ...NUM]], FLOAT64),
-  fn("MIN", "aggregate", [1, 1], [], sameAsFirst),
-  fn("MAX", "aggregate", [1, 1], [], sameAsFirst),
+  fn("MIN", "aggregate", [1, 1], [], orderedFirst),
+  fn("MAX", "aggregate", [1, 1], [], orderedFirst),
   fn("ANY_VALUE", "aggregate", [1, 1], [], sameAsFirst, {
     departure: "BigQuery leaves the choice open; every backend takes the minimum.",
   }),
@@ -305,8 +317,9 @@ function moreFunctions() {
     fn("LN", "scalar", [1, 1], [[0, ...NUM]], FLOAT64),
     fn("LOG10", "scalar", [1, 1], [[0, ...NUM]], FLOAT64),
     fn("EXP", "scalar", [1, 1], [[0, ...NUM]], FLOAT64),
-    fn("GREATEST", "scalar", [1, 50], [], (a, n) => common(n, a)),
-    fn("LEAST", "scalar", [1, 50], [], (a, n) => common(n, a)),
+    // resultArgs: INT64 arguments widened where the result is FLOAT64 (ClickHouse finds no common type)
+    fn("GREATEST", "scalar", [1, 50], [], (a, n) => ordered(n, common(n, a)), { resultArgs: "all" }),
+    fn("LEAST", "scalar", [1, 50], [], (a, n) => ordered(n, common(n, a)), { resultArgs: "all" }),
     // time
     fn(
       "TIMESTAMP_DIFF",

@@ -4,7 +4,7 @@ import type { ScalarType } from "../schema/schema-model.ts";
 import { analyzeAggregate, analyzeExtract, analyzeFunction } from "./analyze-functions.ts";
 import { internalValue } from "./analyze-internal.ts";
 import { analyzeStruct, analyzeSubquery } from "./analyze-literals.ts";
-import { coerceForComparison, coerceLiteralTo, literalOfNumber } from "./coerce.ts";
+import { coerceForComparison, coerceLiteralTo, INT64_MIN_DIGITS, literalOfNumber } from "./coerce.ts";
 import type { CompileContext, CteInfo } from "./compile-context.ts";
 import { foldConstantCase } from "./constant-case.ts";
 import type { Expr } from "./ir.ts";
@@ -306,8 +306,20 @@ export function analyzeUnary(node: AstNode, env: ExprEnv): Expr {
     return op === "EXISTS" ? sub : { k: "op", op: "NOT", args: [sub], type: BOOL };
   }
   if (op === "-") {
+    // `-9223372036854775808` is INT64's least value (BigQuery reads the sign with the digits): its
+    // digits alone are past INT64's greatest, which the literal without its sign would be FLOAT64
+    const operand = node.expr as AstNode | undefined;
+    if (
+      (operand?.type === "number" || operand?.type === "bigint") &&
+      String(operand.value) === INT64_MIN_DIGITS
+    )
+      return literalOfNumber(`-${INT64_MIN_DIGITS}`);
     const e = analyzeExpr(node.expr, env);
     if (e.k === "lit" && (typeof e.value === "number" || typeof e.value === "bigint")) {
+      // -(-9223372036854775808) is past INT64's greatest: BigQuery's overflow error, not a value
+      // an engine would wrap (ClickHouse) or raise in its own words
+      if (e.type.t === "scalar" && e.type.s === "INT64" && BigInt(e.value) === -(2n ** 63n))
+        fail("sql_invalid", "INT64 overflow: -(-9223372036854775808) is outside -2^63 … 2^63-1.", node);
       return { ...e, value: typeof e.value === "number" ? -e.value : -e.value };
     }
     if (e.type.t !== "null" && !isNumeric(e.type))

@@ -19,6 +19,7 @@ import {
 } from "./analyze-expr.ts";
 import { analyzeInternal, indexLiteral, stringArg } from "./analyze-internal.ts";
 import { coerceLiteralTo } from "./coerce.ts";
+import { requireGroupable, requireOrderable } from "./groupable.ts";
 import type { AggregateOptions, Expr, OrderItem } from "./ir.ts";
 import { columnRefPath } from "./resolve-names.ts";
 import { checkAggregateClause, specialForm } from "./special-forms.ts";
@@ -62,6 +63,7 @@ export function analyzeFunction(node: AstNode, env: ExprEnv): Expr {
     return target ? coerceLiteralTo(e, target, a) : e;
   });
   for (const i of spec.patternArgs ?? []) checkPatternArg(args[i]!, rawArgs[i]!, env);
+  checkCountArg(spec.name, args, rawArgs);
   if (spec.zoneArg !== undefined && args[spec.zoneArg])
     checkZoneArg(args[spec.zoneArg]!, rawArgs[spec.zoneArg]!, env);
   const type = withPosition(
@@ -95,6 +97,7 @@ export function analyzeAggregate(node: AstNode, env: ExprEnv): Expr {
   const argNode = node.args?.expr as AstNode | undefined;
   const args = argNode && argNode.type !== "star" ? [analyzeExpr(argNode, { ...env, clause: "select" })] : [];
   const distinct = String(node.args?.distinct ?? "").toUpperCase() === "DISTINCT";
+  if (distinct && args[0]) requireGroupable(args[0].type, `${name}(DISTINCT …)`, argNode);
   const type = withPosition(
     () =>
       spec.returns(
@@ -143,6 +146,24 @@ export function datePart(node: AstNode): Expr {
   return { k: "datepart", part, type: { t: "datepart", part } };
 }
 
+/**
+ * LAG's and LEAD's offset must not be negative, NTILE's bucket count must be positive (BigQuery):
+ * a literal that is not is refused here, where the engines read a negative offset the other way
+ * (DuckDB, PostgreSQL) or refused it in their own words (ClickHouse).
+ */
+function checkCountArg(name: string, args: Expr[], raw: AstNode[]): void {
+  const at = name === "NTILE" ? 0 : name === "LAG" || name === "LEAD" ? 1 : -1;
+  const a = at >= 0 ? args[at] : undefined;
+  if (a?.k !== "lit" || (typeof a.value !== "number" && typeof a.value !== "bigint")) return;
+  const least = name === "NTILE" ? 1 : 0;
+  if (BigInt(a.value) < BigInt(least))
+    fail(
+      "sql_invalid",
+      `${name}'s ${name === "NTILE" ? "bucket count must be positive" : "offset must not be negative"}.`,
+      raw[at],
+    );
+}
+
 export function checkPatternArg(arg: Expr, node: AstNode, env: ExprEnv): void {
   if (arg.k === "lit" && typeof arg.value === "string") {
     const problem = checkRegexPattern(arg.value);
@@ -165,8 +186,10 @@ export function analyzeOrderedAggregate(fn: "ARRAY_AGG" | "STRING_AGG", node: As
     if (name === "__qes_order") {
       const [k, dir, nulls] = a.args.value as AstNode[];
       const n = stringArg(nulls, "NULLS order").toLowerCase();
+      const key = analyzeExpr(k!, inner);
+      requireOrderable(key.type, "ORDER BY", k);
       orderBy.push({
-        expr: analyzeExpr(k!, inner),
+        expr: key,
         desc: stringArg(dir, "direction") === "DESC",
         ...(n ? { nulls: n as "first" | "last" } : {}),
       });
@@ -224,11 +247,17 @@ export function withWindow(call: CallExpr, over: AstNode, env: ExprEnv): Expr {
   if (typeof named === "string" && !spec) return fail("sql_invalid", `Window ${named} is not defined.`, over);
   if (!spec) return fail("sql_invalid", "Invalid OVER clause.", over);
   const inner: ExprEnv = { ...env, clause: "select" };
-  const partitionBy = ((spec.partitionby ?? []) as AstNode[]).map((p) => analyzeExpr(p.expr, inner));
+  const partitionBy = ((spec.partitionby ?? []) as AstNode[]).map((p) => {
+    const key = analyzeExpr(p.expr, inner);
+    requireGroupable(key.type, "Partitioning", p.expr);
+    return key;
+  });
   const orderBy: OrderItem[] = ((spec.orderby ?? []) as AstNode[]).map((o) => {
     const { node, nulls } = unwrapNullsNode(o.expr);
+    const key = analyzeExpr(node, inner);
+    requireOrderable(key.type, "ORDER BY", node);
     return {
-      expr: analyzeExpr(node, inner),
+      expr: key,
       desc: String(o.type ?? "ASC").toUpperCase() === "DESC",
       ...(nulls ? { nulls } : {}),
     };

@@ -3,6 +3,7 @@ import { type AstNode, locationOf } from "../parse/parse-sql.ts";
 import { fail } from "./analyze-expr.ts";
 import { analyzeSelect, applyLimit, implicitName, notNull } from "./analyze-select.ts";
 import { type CompileContext, type CteInfo, MAX_SET_OPERANDS } from "./compile-context.ts";
+import { requireGroupable } from "./groupable.ts";
 import type { Body, Cte, Expr, OrderItem, Query, Select, SetOp } from "./ir.ts";
 import { type DerivedOutput, DerivedRelation, type Scope, type Value, valueType } from "./scope.ts";
 import { commonType, type SqlType, typeName } from "./sql-type.ts";
@@ -171,6 +172,12 @@ export function analyzeBody(ast: AstNode, ctx: CompileContext, opts: QueryOption
         );
       }
     });
+  }
+  // a DISTINCT set operation compares whole rows: a STRUCT column cannot be compared so
+  const distinctOp = ops.find((op) => op !== "union all");
+  if (distinctOp) {
+    for (const [c, v] of first.branches[0]!.values.entries())
+      requireGroupable(valueType(v), `${distinctOp.toUpperCase()} (column ${c + 1})`, parts[0]);
   }
   // Columns take their common supertype in every branch (INT64 with FLOAT64 is FLOAT64).
   first.outputs.forEach((o, c) => {

@@ -12,9 +12,10 @@ import { analyzeFrom } from "./analyze-from.ts";
 import { type AnalyzedQuery, type QueryOptions, unwrapNulls } from "./analyze-query.ts";
 import { checkGrouping, hasAggregate } from "./check-grouping.ts";
 import { type CompileContext, type CteInfo, MAX_SELECT_COLUMNS } from "./compile-context.ts";
+import { requireGroupable, requireOrderable } from "./groupable.ts";
 import type { Expr, Select, SetOp } from "./ir.ts";
 import { dropPresenceImpliedBy } from "./record-presence.ts";
-import { type DerivedOutput, type RangeVar, Scope, type Value } from "./scope.ts";
+import { type DerivedOutput, type RangeVar, Scope, type Value, valueType } from "./scope.ts";
 import { completeWindowOrders } from "./window-ties.ts";
 
 /**
@@ -134,7 +135,13 @@ export function analyzeSelect(ast: AstNode, ctx: CompileContext, opts: QueryOpti
 
   // GROUP BY: ordinals, SELECT aliases (which override FROM names), or expressions.
   for (const g of (ast.groupby?.columns ?? ast.groupby ?? []) as AstNode[]) {
-    select.groupBy.push(resolveOrdinalOrAlias(g, values, outputs, env("group", aliasOf)));
+    const key = resolveOrdinalOrAlias(g, values, outputs, env("group", aliasOf));
+    requireGroupable(key.type, "Grouping", g);
+    select.groupBy.push(key);
+  }
+  if (select.distinct) {
+    for (const [i, v] of values.entries())
+      requireGroupable(valueType(v), `SELECT DISTINCT (column ${outputs[i]!.name})`, ast);
   }
   if (ast.having) select.having = analyzeCondition(ast.having, env("having", aliasOf));
   if (ast.qualify) select.qualify = analyzeCondition(ast.qualify, env("qualify", aliasOf));
@@ -143,6 +150,7 @@ export function analyzeSelect(ast: AstNode, ctx: CompileContext, opts: QueryOpti
   for (const o of (ast.orderby ?? []) as AstNode[]) {
     const { node: key, nulls } = unwrapNulls(o.expr);
     const e = resolveOrdinalOrAlias(key, values, outputs, env("order", aliasOf));
+    requireOrderable(e.type, "ORDER BY", key);
     const desc = String(o.type ?? "ASC").toUpperCase() === "DESC";
     select.orderBy.push({ expr: e, desc, ...(nulls ? { nulls } : {}) });
   }

@@ -6,6 +6,8 @@ import type { Expr } from "./ir.ts";
 import { FLOAT64, INT64, isNumeric, isTemporal, type SqlType, typeName } from "./sql-type.ts";
 
 const INT64_MAX = 9223372036854775807n;
+/** the digits of INT64's least value, -2^63: a literal only with its minus sign */
+export const INT64_MIN_DIGITS = "9223372036854775808";
 
 export function literalOfNumber(value: unknown): Expr {
   const text = String(value);

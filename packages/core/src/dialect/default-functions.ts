@@ -1,5 +1,7 @@
 import type { Expr } from "../compile/ir.ts";
+import { typeName } from "../compile/sql-type.ts";
 import { QesError } from "../errors.ts";
+import { printableText } from "./format-printable.ts";
 import { type CallExpr, type FunctionEmitter, type FunctionTable, rename } from "./function-table.ts";
 import type { SqlEmitter } from "./sql-emitter.ts";
 
@@ -9,11 +11,33 @@ const scalarOf = (call: CallExpr, i: number) => {
   return t?.t === "scalar" ? t.s : undefined;
 };
 
-/** BigQuery's GREATEST / LEAST are NULL when any argument is; the engines skip NULLs. */
+/**
+ * BigQuery's GREATEST / LEAST are NULL when any argument is (the engines skip NULLs), and NaN when
+ * any FLOAT64 argument is NaN (DuckDB and PostgreSQL order NaN above every number, ClickHouse's
+ * comparisons skip it).
+ */
 const nullIfAnyNull =
   (fn: string): FunctionEmitter =>
-  (args) =>
-    `CASE WHEN ${args.map((a) => `${a} IS NULL`).join(" OR ")} THEN NULL ELSE ${fn}(${args.join(", ")}) END`;
+  (args, call, e) => {
+    const nan =
+      call.type.t === "scalar" && call.type.s === "FLOAT64"
+        ? args.map((a) => ` WHEN ${e.isNaN(a)} THEN ${a}`).join("")
+        : "";
+    return `CASE WHEN ${args.map((a) => `${a} IS NULL`).join(" OR ")} THEN NULL${nan} ELSE ${fn}(${args.join(", ")}) END`;
+  };
+
+/**
+ * MIN / MAX: NaN when a FLOAT64 input is NaN (BigQuery), where the engines order it above every
+ * number (MIN skipped it) or skip it (ClickHouse).
+ */
+export function nanAwareExtreme(fn: "min" | "max", x: string, call: CallExpr, e: SqlEmitter): string {
+  const type = call.args[0]!.type;
+  const plain = `${fn}(${e.ordered(x, type)})`;
+  if (!(type.t === "scalar" && type.s === "FLOAT64")) return plain;
+  const over = e.overOf(call);
+  const nan = e.cast(e.stringLiteral("NaN"), { t: "scalar", s: "STRING" }, "FLOAT64");
+  return `CASE WHEN count(CASE WHEN ${e.isNaN(x)} THEN 1 END)${over} > 0 THEN ${nan} ELSE ${plain}${over} END`;
+}
 
 /** A string-literal argument, known at compile time (formats, JSON paths). */
 export function literalArg(call: CallExpr, i: number, what: string): string {
@@ -22,12 +46,74 @@ export function literalArg(call: CallExpr, i: number, what: string): string {
   throw new QesError("sql_invalid", `${call.fn} needs ${what} as a string literal.`);
 }
 
-/** Position for SUBSTR: BigQuery counts a negative position from the end and treats 0 as 1. */
-function substrStart(s: string, pos: string, call: CallExpr): string {
-  const p = call.args[1];
-  if (p?.k === "lit" && typeof p.value === "number" && p.value > 0) return pos;
-  return `CASE WHEN ${pos} < 0 THEN greatest(length(${s}) + ${pos} + 1, 1) WHEN ${pos} = 0 THEN 1 ELSE ${pos} END`;
+/** An engine's character-counting string functions, as SUBSTR, LEFT and RIGHT are written with them. */
+export interface SubstringSpelling {
+  /** characters of `s` (code points), as an INT64 */
+  length: (s: string) => string;
+  /** the characters of `s` from 1-based `start`, `count` of them (or to the end) */
+  substring: (s: string, start: string, count?: string) => string;
+  /** the first (`left`) or last `count` characters of `s` */
+  edge: (side: "left" | "right", s: string, count: string) => string;
 }
+
+/** An INT64 literal from 0 to `max`: an argument that needs no guard. */
+function smallLiteral(call: CallExpr, i: number, min: number): boolean {
+  const a = call.args[i];
+  return a?.k === "lit" && typeof a.value === "number" && a.value >= min && a.value <= 1_000_000;
+}
+
+/**
+ * SUBSTR in BigQuery's semantics: a negative position counts from the end (before the start is
+ * 1), 0 is 1; positions and lengths past the text are clamped to it (the engines refuse or
+ * overflow on INT64's extremes: DuckDB past 2^32, PostgreSQL past 2^31); a negative length is
+ * BigQuery's error.
+ */
+export function substrCall(
+  [s, p, l]: string[],
+  call: CallExpr,
+  e: SqlEmitter,
+  spell: SubstringSpelling,
+): string {
+  const length = spell.length(s!);
+  // CASE, not least/greatest: those skip a NULL argument, where SUBSTR's answer is NULL
+  const start = smallLiteral(call, 1, 1)
+    ? p!
+    : `CASE WHEN ${p} < 0 THEN CASE WHEN ${length} + ${p} >= 0 THEN ${length} + ${p} + 1 ELSE 1 END WHEN ${p} = 0 THEN 1 WHEN ${p} > ${length} THEN ${length} + 1 ELSE ${p} END`;
+  if (l === undefined) return spell.substring(s!, start);
+  // a NULL text or position makes the answer NULL before the length is looked at
+  const count = smallLiteral(call, 2, 0)
+    ? l
+    : e.raiseWhen(
+        `CASE WHEN ${l} > ${length} THEN ${length} ELSE ${l} END`,
+        `${l} < 0 AND ${s} IS NOT NULL AND ${p} IS NOT NULL`,
+        `Third argument in ${call.fn}() cannot be negative`,
+      );
+  return spell.substring(s!, start, count);
+}
+
+/** LEFT and RIGHT: a count past the text is the whole text; a negative count is BigQuery's error. */
+export function edgeCall(
+  side: "left" | "right",
+  [s, n]: string[],
+  call: CallExpr,
+  e: SqlEmitter,
+  spell: SubstringSpelling,
+): string {
+  const count = smallLiteral(call, 1, 0)
+    ? n!
+    : e.raiseWhen(
+        `CASE WHEN ${n} > ${spell.length(s!)} THEN ${spell.length(s!)} ELSE ${n} END`,
+        `${n} < 0 AND ${s} IS NOT NULL`,
+        `Second argument in ${call.fn}() cannot be negative`,
+      );
+  return spell.edge(side, s!, count);
+}
+
+const STANDARD_SUBSTRING: SubstringSpelling = {
+  length: (s) => `length(${s})`,
+  substring: (s, start, count) => `substr(${s}, ${start}${count === undefined ? "" : `, ${count}`})`,
+  edge: (side, s, count) => `${side}(${s}, ${count})`,
+};
 
 /** BigQuery JSONPath (`$.a.b`, `$['a']`, `$.a[0]`) → keys; undefined keys are refused. */
 export function jsonPathKeys(path: string): Array<string | number> {
@@ -61,6 +147,137 @@ export function jsonPathKeys(path: string): Array<string | number> {
     }
   }
   return keys;
+}
+
+/** FLOAT64's greatest finite value: a result past it from finite arguments is an overflow. */
+function float64Max(e: SqlEmitter): string {
+  return `CAST(1.7976931348623157e308 AS ${e.typeName("FLOAT64")})`;
+}
+
+/** Argument `i` of a math function as FLOAT64. */
+function floatArg(args: string[], call: CallExpr, e: SqlEmitter, i = 0): string {
+  return e.cast(args[i]!, call.args[i]!.type, "FLOAT64");
+}
+
+/**
+ * BigQuery's math functions raise where the engines answer NaN, ±inf or NULL (ClickHouse) or
+ * raise in their own words: each is written with its domain checked first (`engine` writes the
+ * engine's function of the FLOAT64 arguments), so every backend refuses the same calls.
+ */
+export const checkedMath = {
+  /** LN, LOG10: "an error if X is less than or equal to zero" */
+  log(engine: (x: string) => string): FunctionEmitter {
+    return (args, call, e) => {
+      const x = floatArg(args, call, e);
+      return e.raiseWhen(
+        engine(x),
+        `${x} <= 0`,
+        `${call.fn}() is undefined for values less than or equal to 0`,
+      );
+    };
+  },
+  /** SQRT: "an error if X is less than 0" */
+  sqrt(engine: (x: string) => string): FunctionEmitter {
+    return (args, call, e) => {
+      const x = floatArg(args, call, e);
+      return e.raiseWhen(engine(x), `${x} < 0`, "SQRT() is undefined for negative values");
+    };
+  },
+  /** EXP: "an error if the result overflows" (an underflow is 0) */
+  exp(engine: (x: string) => string): FunctionEmitter {
+    return (args, call, e) => {
+      const x = floatArg(args, call, e);
+      const max = float64Max(e);
+      return e.raiseWhen(
+        engine(x),
+        `abs(${engine(x)}) > ${max} AND abs(${x}) <= ${max}`,
+        "EXP() overflows FLOAT64",
+      );
+    };
+  },
+  /**
+   * POW: an error for 0 to a negative power, a negative number to a non-integer power, and a
+   * result past FLOAT64's range from finite arguments
+   */
+  pow(engine: (x: string, y: string) => string): FunctionEmitter {
+    return (args, call, e) => {
+      const x = floatArg(args, call, e);
+      const y = floatArg(args, call, e, 1);
+      const max = float64Max(e);
+      const r = engine(x, y);
+      const undefinedWhen = `(${x} = 0 AND ${y} < 0) OR (${x} < 0 AND abs(${x}) <= ${max} AND abs(${y}) <= ${max} AND ${y} <> floor(${y})) OR (abs(${r}) > ${max} AND abs(${x}) <= ${max} AND abs(${y}) <= ${max})`;
+      return e.raiseWhen(
+        r,
+        undefinedWhen,
+        `${call.fn}() is undefined or overflows: 0 to a negative power, a negative number to a non-integer power, or a result past FLOAT64's range`,
+      );
+    };
+  },
+};
+
+/**
+ * ROUND and TRUNC of FLOAT64 as BigQuery computes them (ZetaSQL's RoundDecimal, TruncDecimal): on
+ * the binary value, scaled by 10^digits, so ROUND(2.675, 2) is 2.67 and TRUNC(0.29, 2) 0.28 (the
+ * double below 2.675 and 0.29); halfway cases away from zero; a value with no fraction left at
+ * that scale (past 2^52) is itself. The engines differed: PostgreSQL and ClickHouse rounded the
+ * decimal text (2.68), DuckDB's TRUNC the binary value, ClickHouse's ROUND(NaN, 2) was NULL.
+ */
+export function decimalRounding(mode: "round" | "trunc"): FunctionEmitter {
+  return ([x, n], call, e) => {
+    const v = e.cast(x!, call.args[0]!.type, "FLOAT64");
+    const whole = (t: string) => (mode === "trunc" ? `(sign(${t}) * floor(abs(${t})))` : roundHalfAway(t));
+    if (n === undefined) return whole(v);
+    const float = (sql: string) => `CAST(${sql} AS ${e.typeName("FLOAT64")})`;
+    const up = `power(${float("10")}, ${n})`;
+    const down = `power(${float("10")}, -(${n}))`;
+    return `CASE WHEN ${n} > 308 THEN ${v} WHEN ${n} < -308 THEN ${v} * 0 WHEN ${n} >= 0 THEN CASE WHEN abs(${v} * ${up}) >= 4503599627370496 THEN ${v} ELSE ${whole(`(${v} * ${up})`)} / ${up} END ELSE ${whole(`(${v} / ${down})`)} * ${down} END`;
+  };
+}
+
+/** The nearest whole number, halfway cases away from zero (exactly: the fraction is exact). */
+function roundHalfAway(t: string): string {
+  return `(CASE WHEN abs(${t}) - floor(abs(${t})) >= 0.5 THEN sign(${t}) * (floor(abs(${t})) + 1) ELSE sign(${t}) * floor(abs(${t})) END)`;
+}
+
+/** BigQuery's TIMESTAMP range in unix microseconds: 0001-01-01 to 9999-12-31 23:59:59.999999 UTC. */
+const TIMESTAMP_MIN_MICROS = -62135596800000000n;
+const TIMESTAMP_MAX_MICROS = 253402300799999999n;
+
+/**
+ * TIMESTAMP_SECONDS / _MILLIS / _MICROS: a count past BigQuery's TIMESTAMP range is its error
+ * (the engines answered a year past 9999, an interval overflow, or a clamped instant). `engine`
+ * writes the engine's conversion of the count.
+ */
+export function checkedTimestampFrom(microsPerUnit: number, engine: (n: string) => string): FunctionEmitter {
+  return ([n], call, e) => {
+    const unit = BigInt(microsPerUnit);
+    // the least and greatest counts inside the range (floor and ceiling of the bounds per unit)
+    const lo = -(-TIMESTAMP_MIN_MICROS / unit);
+    const hi = TIMESTAMP_MAX_MICROS / unit;
+    return e.raiseWhen(
+      engine(n!),
+      `(${n}) < ${lo} OR (${n}) > ${hi}`,
+      `${call.fn}: the value is out of TIMESTAMP's range`,
+    );
+  };
+}
+
+/**
+ * A TIMESTAMP or DATE computed by adding an interval, or BigQuery's error past its range (years 1
+ * to 9999): DuckDB answered year 10000, PostgreSQL text of a year the wire cannot read ("10000-01-01
+ * 01:00:00+00", "0001-12-31 BC"). `sql` is evaluated twice; the engines compute it once.
+ */
+function inTimestampRange(sql: string, type: "TIMESTAMP" | "DATE", call: CallExpr, e: SqlEmitter): string {
+  const lo = e.timestampLiteral(TIMESTAMP_MIN_MICROS, type);
+  const hi = e.timestampLiteral(
+    type === "DATE" ? TIMESTAMP_MAX_MICROS - 86_399_999_999n : TIMESTAMP_MAX_MICROS,
+    type,
+  );
+  return e.raiseWhen(
+    sql,
+    `${sql} < ${lo} OR ${sql} > ${hi}`,
+    `${call.fn}: the result is out of ${type}'s range`,
+  );
 }
 
 /** Largest width or precision of a FORMAT specifier. */
@@ -131,6 +348,13 @@ export function formatCall(
       ...(m[2] !== undefined ? { width: Number(m[2]) } : {}),
       ...(m[3] !== undefined ? { precision: Number(m[3]) } : {}),
     };
+    if (s.conversion === "t" || s.conversion === "T") {
+      // the text is core's (format-printable.ts); the dialect pads it as a %s
+      const text = printableText(arg, argExpr.type, s.conversion === "T", e);
+      pieces.push(`coalesce(${spec(text, { t: "scalar", s: "STRING" }, { ...s, conversion: "s" })}, 'NULL')`);
+      continue;
+    }
+    checkFormatArgument(format, s.conversion, argExpr.type);
     pieces.push(`coalesce(${spec(arg, argExpr.type, s)}, 'NULL')`);
   }
   if (literal) pieces.push(e.stringLiteral(literal));
@@ -141,6 +365,26 @@ export function formatCall(
     );
   }
   return pieces.length ? `(${pieces.join(" || ")})` : "''";
+}
+
+/**
+ * BigQuery's FORMAT takes only INT64 for %d %i %x %X %o and a number for %f %e %E %g %G; %s takes
+ * a STRING (other scalars print as their text here). The engines answered a FLOAT64 %d with its
+ * text, its integer part or an error: refused here, on every backend.
+ */
+function checkFormatArgument(format: string, conversion: string, type: Expr["type"]): void {
+  if (type.t === "null") return;
+  const scalar = type.t === "scalar" ? type.s : undefined;
+  const ok = "dixXo".includes(conversion)
+    ? scalar === "INT64"
+    : "feEgG".includes(conversion)
+      ? scalar === "INT64" || scalar === "FLOAT64"
+      : scalar !== undefined;
+  if (!ok)
+    throw new QesError(
+      "sql_invalid",
+      `FORMAT '${format}': %${conversion} cannot print a value of type ${typeName(type)}${conversion === "s" ? " (use %t)" : ""}.`,
+    );
 }
 
 const WEEK_START_OFFSET: Record<string, number> = {
@@ -188,7 +432,14 @@ export function truncate(value: string, call: CallExpr, e: SqlEmitter, zoneArg?:
     const shift = e.interval(e.literal(k, { t: "scalar", s: "INT64" }), "DAY");
     return `(${trunc("week", `${value} - ${shift}`)} + ${shift})`;
   }
-  if (part === "ISOYEAR") throw new QesError("sql_invalid", "Truncation to ISOYEAR is not supported.");
+  if (part === "ISOYEAR") {
+    // the ISO year is the year of the week's Thursday; it starts on the Monday of the week of its
+    // January 4th (in a zone, days are added to midnights of early January and mid-week: no zone
+    // moves its clocks there, so no hour of a transition crosses a week or a year)
+    const days = (n: number) => e.interval(e.literal(n, { t: "scalar", s: "INT64" }), "DAY");
+    const thursday = `(${trunc("week", value)} + ${days(3)})`;
+    return trunc("week", `(${trunc("year", thursday)} + ${days(3)})`);
+  }
   return trunc(part.toLowerCase(), value);
 }
 
@@ -222,14 +473,20 @@ export function microsPer(call: CallExpr, i: number): number {
   return unit;
 }
 
+function balancedConcat(args: string[], from: number, to: number): string {
+  if (to - from === 1) return `(${args[from]})`;
+  const mid = (from + to) >> 1;
+  return `(${balancedConcat(args, from, mid)} || ${balancedConcat(args, mid, to)})`;
+}
+
 /** Emitters shared by the standard-SQL engines; dialects spread this table and override rows. */
 export const DEFAULT_FUNCTIONS = {
   COUNT: (args, call) => (args.length === 0 ? "count(*)" : `count(${distinct(call)}${args[0]})`),
   SUM: (args, call, e) =>
     `CAST(sum(${distinct(call)}${args[0]})${e.overOf(call)} AS ${e.typeName(call.type.t === "scalar" ? call.type.s : "FLOAT64")})`,
   AVG: (args, call, e) => `avg(${distinct(call)}${e.cast(args[0]!, call.args[0]!.type, "FLOAT64")})`,
-  MIN: ([x], call, e) => `min(${e.ordered(x!, call.args[0]!.type)})`,
-  MAX: ([x], call, e) => `max(${e.ordered(x!, call.args[0]!.type)})`,
+  MIN: ([x], call, e) => nanAwareExtreme("min", x!, call, e),
+  MAX: ([x], call, e) => nanAwareExtreme("max", x!, call, e),
   // BigQuery leaves ANY_VALUE's choice open; every backend takes the minimum (DESIGN.md §3).
   ANY_VALUE: rename("min"),
   LOGICAL_OR: rename("bool_or"),
@@ -256,32 +513,39 @@ export const DEFAULT_FUNCTIONS = {
   CHAR_LENGTH: rename("length"),
   STARTS_WITH: rename("starts_with"),
   CONTAINS_SUBSTR: ([a, b]) => `(strpos(lower(${a}), lower(${b})) > 0)`,
-  SUBSTR: ([s, p, l], call) => `substr(${s}, ${substrStart(s!, p!, call)}${l === undefined ? "" : `, ${l}`})`,
-  SUBSTRING: ([s, p, l], call) =>
-    `substr(${s}, ${substrStart(s!, p!, call)}${l === undefined ? "" : `, ${l}`})`,
+  SUBSTR: (args, call, e) => substrCall(args, call, e, STANDARD_SUBSTRING),
+  SUBSTRING: (args, call, e) => substrCall(args, call, e, STANDARD_SUBSTRING),
   LTRIM: rename("ltrim"),
   RTRIM: rename("rtrim"),
   REPLACE: rename("replace"),
   STRPOS: rename("strpos"),
-  LEFT: rename("left"),
-  RIGHT: rename("right"),
+  LEFT: (args, call, e) => edgeCall("left", args, call, e, STANDARD_SUBSTRING),
+  RIGHT: (args, call, e) => edgeCall("right", args, call, e, STANDARD_SUBSTRING),
   REVERSE: rename("reverse"),
-  // BigQuery's CONCAT is NULL when any argument is; `||` behaves so on every engine.
-  CONCAT: (args) => `(${args.join(" || ")})`,
+  // BigQuery's CONCAT is NULL when any argument is; `||` behaves so on every engine. Grouped as a
+  // balanced tree (`||` is associative): an engine parses a flat chain one level per operand, and
+  // a `||` chain of 5,000 passed DuckDB's expression depth (1,000) and PostgreSQL's stack.
+  CONCAT: (args) => balancedConcat(args, 0, args.length),
   SAFE_DIVIDE: ([a, b], call, e) =>
     `CASE WHEN ${b} = 0 THEN NULL ELSE ${e.cast(a!, call.args[0]!.type, "FLOAT64")} / ${b} END`,
   // arguments are emitted bare: `MOD(5 + 1, 4)` must not read as `5 + 1 % 4`
-  MOD: ([a, b]) => `((${a}) % (${b}))`,
+  // BigQuery: MOD(x, 0) raises; MOD(x, -1) is 0, also for -2^63 (whose division overflows)
+  MOD: ([a, b], _call, e) =>
+    `CASE WHEN (${b}) = -1 THEN (${a}) * 0 ELSE ((${a}) % ${e.divisor(`(${b})`)}) END`,
   ABS: rename("abs"),
-  SIGN: rename("sign"),
+  // SIGN(NaN) is NaN (BigQuery); DuckDB and PostgreSQL answered 0, ClickHouse 1
+  SIGN: ([x], call, e) =>
+    call.type.t === "scalar" && call.type.s === "FLOAT64"
+      ? `CASE WHEN ${e.isNaN(x!)} THEN ${x} ELSE sign(${x}) END`
+      : `sign(${x})`,
   FLOOR: (args, call, e) => `floor(${e.cast(args[0]!, call.args[0]!.type, "FLOAT64")})`,
   CEIL: (args, call, e) => `ceil(${e.cast(args[0]!, call.args[0]!.type, "FLOAT64")})`,
   CEILING: (args, call, e) => `ceil(${e.cast(args[0]!, call.args[0]!.type, "FLOAT64")})`,
-  SQRT: (args, call, e) => `sqrt(${e.cast(args[0]!, call.args[0]!.type, "FLOAT64")})`,
-  POW: ([a, b], call, e) => `power(${e.cast(a!, call.args[0]!.type, "FLOAT64")}, ${b})`,
-  POWER: ([a, b], call, e) => `power(${e.cast(a!, call.args[0]!.type, "FLOAT64")}, ${b})`,
-  LN: (args, call, e) => `ln(${e.cast(args[0]!, call.args[0]!.type, "FLOAT64")})`,
-  EXP: (args, call, e) => `exp(${e.cast(args[0]!, call.args[0]!.type, "FLOAT64")})`,
+  SQRT: checkedMath.sqrt((x) => `sqrt(${x})`),
+  POW: checkedMath.pow((x, y) => `power(${x}, ${y})`),
+  POWER: checkedMath.pow((x, y) => `power(${x}, ${y})`),
+  LN: checkedMath.log((x) => `ln(${x})`),
+  EXP: checkedMath.exp((x) => `exp(${x})`),
   GREATEST: nullIfAnyNull("greatest"),
   LEAST: nullIfAnyNull("least"),
   // A time zone argument needs the engine's own zone arithmetic: a dialect without it refuses.
@@ -293,10 +557,10 @@ export const DEFAULT_FUNCTIONS = {
       );
     return truncate(ts!, call, e);
   },
-  TIMESTAMP_SUB: ([ts, iv]) => `(${ts} - ${iv})`,
-  TIMESTAMP_ADD: ([ts, iv]) => `(${ts} + ${iv})`,
-  DATE_SUB: ([d, iv]) => `CAST(${d} - ${iv} AS DATE)`,
-  DATE_ADD: ([d, iv]) => `CAST(${d} + ${iv} AS DATE)`,
+  TIMESTAMP_SUB: ([ts, iv], call, e) => inTimestampRange(`(${ts} - ${iv})`, "TIMESTAMP", call, e),
+  TIMESTAMP_ADD: ([ts, iv], call, e) => inTimestampRange(`(${ts} + ${iv})`, "TIMESTAMP", call, e),
+  DATE_SUB: ([d, iv], call, e) => inTimestampRange(`CAST(${d} - ${iv} AS DATE)`, "DATE", call, e),
+  DATE_ADD: ([d, iv], call, e) => inTimestampRange(`CAST(${d} + ${iv} AS DATE)`, "DATE", call, e),
   DATE_TRUNC: ([d], call, e) => `CAST(${truncate(d!, call, e)} AS DATE)`,
   DATETIME_TRUNC: ([d], call, e) => truncate(d!, call, e),
   TIMESTAMP: ([x], call, e) =>

@@ -1,3 +1,5 @@
+import { lookupFunction } from "../catalogue/functions.ts";
+import { signaturesOf } from "../catalogue/signatures.ts";
 import type {
   Cte,
   Expr,
@@ -27,6 +29,9 @@ import {
   readAheadRows,
   readOnlyByCutSelect,
 } from "./leading-key-cut.ts";
+
+/** What starts a message SqlEmitter.raiseWhen's default raises (an executor strips it). */
+export const RAISED_MESSAGE_MARK = "qes-error: ";
 
 export { type CallExpr, type FunctionEmitter, rename } from "./function-table.ts";
 
@@ -469,6 +474,13 @@ export abstract class SqlEmitter implements Dialect {
         : this.ordered(this.key(o.expr), t);
     if (o.expr.k === "col" && o.expr.notNull && !o.nulls) return `${key} ${dir}`;
     const nulls = o.nulls ?? (o.desc ? "last" : "first");
+    // BigQuery orders NaN next to NULL, before -inf (ascending); DuckDB and PostgreSQL order it
+    // after +inf: a FLOAT64 key is ranked first (NULL, NaN, numbers; NULL's place as asked)
+    if (t.t === "scalar" && t.s === "FLOAT64" && o.expr.k !== "lit") {
+      const nullRank = (nulls === "first") === !o.desc ? 0 : 3;
+      const rank = `CASE WHEN ${key} IS NULL THEN ${nullRank} WHEN ${this.isNaN(key)} THEN 1 ELSE 2 END`;
+      return `${rank} ${dir}, ${key} ${dir} NULLS ${nulls.toUpperCase()}`;
+    }
     return `${key} ${dir} NULLS ${nulls.toUpperCase()}`;
   }
 
@@ -537,7 +549,7 @@ export abstract class SqlEmitter implements Dialect {
             e.at,
           );
         this.overPlaced = false;
-        const args = e.args.map((a) => this.expr(a));
+        const args = e.args.map((a, i) => this.callArg(e, a, i));
         this.overPlaced = false;
         const sql = this.located(e, () => emit(args, e, this));
         // Emitters that wrap an aggregate (CAST(sum(x) AS …)) place OVER themselves via overOf.
@@ -574,6 +586,23 @@ export abstract class SqlEmitter implements Dialect {
   }
 
   private overPlaced = false;
+
+  /**
+   * A call's argument. A bare NULL (`SUM(NULL)`, `TIMESTAMP_MICROS(NULL)`) has no type an engine
+   * can choose an overload by (PostgreSQL: "function sum(unknown) is not unique", DuckDB: "Could
+   * not choose a best candidate"): it is typed as the position accepts, else as the call's
+   * result or element, else INT64 (BigQuery's type of a bare NULL).
+   */
+  private callArg(call: CallExpr, a: Expr, i: number): string {
+    if (!(a.k === "lit" && a.value === null && a.type.t === "null")) return this.expr(a);
+    const spec = lookupFunction(call.fn);
+    // an ARRAY argument (ARRAY_LENGTH(NULL)) stays bare: the engines read NULL as any array
+    if (!spec || signaturesOf(spec).some((s) => s.args[i] === "ARRAY")) return this.expr(a);
+    const accepted = spec.accepts?.find(([at]) => at === i)?.[1];
+    const own =
+      call.type.t === "scalar" ? call.type.s : call.type.t === "array" ? call.type.element : undefined;
+    return `CAST(NULL AS ${this.typeName(accepted ?? own ?? "INT64")})`;
+  }
 
   /** ` OVER (…)` of a windowed call, for emitters that must place it inside a wrapper. */
   overOf(call: CallExpr): string {
@@ -636,7 +665,10 @@ export abstract class SqlEmitter implements Dialect {
     if (typeof value === "bigint") return value.toString();
     if (!Number.isFinite(value)) throw new QesError("sql_invalid", `Number ${value} is out of range.`);
     const text = String(value);
-    return type.t === "scalar" && type.s === "FLOAT64" && !/[.eE]/.test(text) ? `${text}.0` : text;
+    // BigQuery's 0.1 is a FLOAT64; DuckDB reads it as a DECIMAL, PostgreSQL as a numeric, where
+    // 0.1 + 0.2 = 0.3 exactly (FLOAT64: 0.30000000000000004)
+    if (type.t === "scalar" && type.s === "FLOAT64") return `CAST(${text} AS ${this.typeName("FLOAT64")})`;
+    return text;
   }
 
   protected operator(op: string, args: Expr[]): string {
@@ -648,7 +680,8 @@ export abstract class SqlEmitter implements Dialect {
       case "NOT":
         return `NOT ${this.wrap(a!)}`;
       case "NEG":
-        return `-${this.wrap(a!)}`;
+        // `-NULL`: PostgreSQL finds no one operator for an untyped NULL
+        return a!.k === "lit" && a!.value === null ? "NULL" : `-${this.wrap(a!)}`;
       case "IS NULL":
       case "IS NOT NULL":
       case "IS TRUE":
@@ -683,12 +716,45 @@ export abstract class SqlEmitter implements Dialect {
     return " ESCAPE '\\'";
   }
 
+  /** Whether a FLOAT64 is NaN: IEEE's `x <> x`, for engines whose NaN is unequal to itself. */
+  isNaN(x: string): string {
+    return `(${x} <> ${x})`;
+  }
+
   /**
    * The divisor of `/`: BigQuery raises "division by zero". Engines that answer Infinity or NULL
    * instead override this to raise it, so every backend refuses the same query.
    */
   divisor(sql: string): string {
     return sql;
+  }
+
+  /**
+   * `value`, or BigQuery's error `message` for a row where `failWhen` holds (a negative SUBSTR
+   * length, POW(0, -1)): the engine stops the query and its executor answers 422 `sql_invalid`.
+   * This default is standard SQL: the message, marked with RAISED_MESSAGE_MARK, cast to an integer
+   * (the cast is the error; the executor reads the message back out of it). The text names
+   * `failWhen` again so that it is never a constant a planner would fold, and raise, while the
+   * condition is still undecided. Engines with an error function override this.
+   */
+  raiseWhen(value: string, failWhen: string, message: string): string {
+    const text = `${this.stringLiteral(`${RAISED_MESSAGE_MARK}${message}`)} || CASE WHEN ${failWhen} THEN '' END`;
+    return `CASE WHEN (CASE WHEN ${failWhen} THEN CAST(${text} AS ${this.typeName("INT64")}) END) IS NULL THEN ${value} END`;
+  }
+
+  /**
+   * The elements of an array (an engine list, or JSON text of an array read from events) each
+   * written by `each` (given an element's SQL: a scalar typed as the array's element, a record as
+   * its JSON text) and joined by `separator`, in the array's order; '' for an empty array. FORMAT's
+   * `%t` of an ARRAY needs it (format-printable.ts).
+   */
+  joinedElements(
+    _array: string,
+    _arrayType: SqlType,
+    _each: (element: string) => string,
+    _separator: string,
+  ): string {
+    throw new QesError("sql_invalid", `Printing an ARRAY is not supported on ${this.engineName}.`);
   }
 
   /** CTEs the final query reads, directly or through other CTEs; the rest are not emitted. */
