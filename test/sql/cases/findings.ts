@@ -362,6 +362,25 @@ export const findingCases: SqlCase[] = [
       { project: "beta", method: "DELETE" },
     ],
   },
+  // ---------------------------------------------------------------- found by fuzzing (bench/.scratch)
+  {
+    name: "an OR among a function's arguments is that argument",
+    rule: "BigQuery: OR binds inside one argument; a call's arguments are separated by commas (was a 500)",
+    sql: `select coalesce(null, id = 'x' or id = 't01', false) as c, greatest(false, id = 't01' or false) as g, [false, true or false] as a from ${ONE}`,
+    expect: [{ c: true, g: true, a: [false, true] }],
+  },
+  {
+    name: "DIV by zero raises",
+    rule: "BigQuery DIV: division by zero is an error (ClickHouse answered 500, DuckDB NULL)",
+    sql: `select div(5, 0) as d from ${ONE}`,
+    expect: { error: "sql_invalid" },
+  },
+  {
+    name: "MOD by zero raises",
+    rule: "BigQuery MOD: division by zero is an error (ClickHouse answered 500, DuckDB NULL)",
+    sql: `select mod(length(id), 0) as m from ${ONE}`,
+    expect: { error: "sql_invalid" },
+  },
 ];
 
 const AUTH_SRC = "`gotrue.logs.prod`";

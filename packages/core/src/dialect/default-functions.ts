@@ -13,7 +13,7 @@ const scalarOf = (call: CallExpr, i: number) => {
 const nullIfAnyNull =
   (fn: string): FunctionEmitter =>
   (args) =>
-    `CASE WHEN ${args.map((a) => `${a} IS NULL`).join(" OR ")} THEN NULL ELSE ${fn}(${args.join(", ")}) END`;
+    `CASE WHEN ${args.map((a) => `(${a}) IS NULL`).join(" OR ")} THEN NULL ELSE ${fn}(${args.join(", ")}) END`;
 
 /** A string-literal argument, known at compile time (formats, JSON paths). */
 export function literalArg(call: CallExpr, i: number, what: string): string {
