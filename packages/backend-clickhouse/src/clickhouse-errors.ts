@@ -24,6 +24,7 @@ const SQL_ERRORS = new Set([
   76, // CANNOT_PARSE_ESCAPE_SEQUENCE? (kept: a parse of the query's own text)
   80, // INCORRECT_QUERY
   81, // UNKNOWN_DATABASE
+  153, // ILLEGAL_DIVISION: an integer division or modulo by zero
   125, // INCORRECT_RESULT_OF_SCALAR_SUBQUERY: more than one row, as PostgreSQL's 21000
   184, // ILLEGAL_AGGREGATION
   215, // NOT_AN_AGGREGATE

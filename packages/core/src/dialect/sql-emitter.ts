@@ -538,6 +538,10 @@ export abstract class SqlEmitter implements Dialect {
           );
         this.overPlaced = false;
         const args = e.args.map((a) => this.expr(a));
+        // DIV and MOD by zero raise in BigQuery as `/` does: engines answering NULL (DuckDB) or
+        // failing outside the query's terms (ClickHouse) get the same divisor check
+        if ((e.fn === "DIV" || e.fn === "MOD") && args[1] !== undefined)
+          args[1] = this.divisor(`(${args[1]})`);
         this.overPlaced = false;
         const sql = this.located(e, () => emit(args, e, this));
         // Emitters that wrap an aggregate (CAST(sum(x) AS …)) place OVER themselves via overOf.
