@@ -381,6 +381,18 @@ export const findingCases: SqlCase[] = [
     sql: `select mod(length(id), 0) as m from ${ONE}`,
     expect: { error: "sql_invalid" },
   },
+  {
+    name: "a bare NULL passed to aggregates and typed functions",
+    rule: "BigQuery: an untyped NULL takes the type its place expects (INT64 by default); the call is NULL (PostgreSQL refused sum(NULL) as ambiguous, DuckDB EXTRACT(… FROM NULL))",
+    sql: `select sum(null) as s, max(null) as mx, array_agg(null) as a, -null as n, extract(day from null) as d, date_trunc(null, month) as dt, abs(null) as ab from ${ONE}`,
+    expect: [{ s: null, mx: null, a: [], n: null, d: null, dt: null, ab: null }],
+  },
+  {
+    name: "CAST of an empty string to INT64 is the query's error",
+    rule: "BigQuery CAST: a STRING that is not a number cannot be cast to INT64 (ClickHouse answered 500)",
+    sql: `select cast(s as int64) as n from unnest(['']) as s`,
+    expect: { error: "sql_invalid" },
+  },
 ];
 
 const AUTH_SRC = "`gotrue.logs.prod`";

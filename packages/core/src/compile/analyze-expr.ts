@@ -4,7 +4,7 @@ import type { ScalarType } from "../schema/schema-model.ts";
 import { analyzeAggregate, analyzeExtract, analyzeFunction } from "./analyze-functions.ts";
 import { internalValue } from "./analyze-internal.ts";
 import { analyzeStruct, analyzeSubquery } from "./analyze-literals.ts";
-import { coerceForComparison, coerceLiteralTo, literalOfNumber } from "./coerce.ts";
+import { coerceForComparison, coerceLiteralTo, literalOfNumber, typedNull } from "./coerce.ts";
 import type { CompileContext, CteInfo } from "./compile-context.ts";
 import { foldConstantCase } from "./constant-case.ts";
 import type { Expr } from "./ir.ts";
@@ -306,7 +306,7 @@ export function analyzeUnary(node: AstNode, env: ExprEnv): Expr {
     return op === "EXISTS" ? sub : { k: "op", op: "NOT", args: [sub], type: BOOL };
   }
   if (op === "-") {
-    const e = analyzeExpr(node.expr, env);
+    const e = typedNull(analyzeExpr(node.expr, env), "INT64");
     if (e.k === "lit" && (typeof e.value === "number" || typeof e.value === "bigint")) {
       return { ...e, value: typeof e.value === "number" ? -e.value : -e.value };
     }

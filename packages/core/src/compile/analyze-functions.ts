@@ -8,6 +8,7 @@ import {
 import type { CallExpr } from "../dialect/function-table.ts";
 import { type AstNode, locationOf } from "../parse/parse-sql.ts";
 import { checkRegexPattern } from "../sandbox/regex-subset.ts";
+import type { ScalarType } from "../schema/schema-model.ts";
 import {
   analyzeExpr,
   checkZoneArg,
@@ -18,7 +19,7 @@ import {
   withPosition,
 } from "./analyze-expr.ts";
 import { analyzeInternal, indexLiteral, stringArg } from "./analyze-internal.ts";
-import { coerceLiteralTo } from "./coerce.ts";
+import { coerceLiteralTo, typedNull } from "./coerce.ts";
 import type { AggregateOptions, Expr, OrderItem } from "./ir.ts";
 import { columnRefPath } from "./resolve-names.ts";
 import { checkAggregateClause, specialForm } from "./special-forms.ts";
@@ -59,7 +60,11 @@ export function analyzeFunction(node: AstNode, env: ExprEnv): Expr {
     if (spec.datePartArgs?.includes(i)) return datePart(a);
     const e = analyzeExpr(a, env.clause === "select" || !spec.kind.startsWith("agg") ? env : env);
     const target = spec.literalAs?.[i];
-    return target ? coerceLiteralTo(e, target, a) : e;
+    const coerced = target ? coerceLiteralTo(e, target, a) : e;
+    // a bare NULL where the signature names a type is that type; result arguments (IF's
+    // branches, COALESCE's alternatives) meet in the result's type below
+    const declared = spec.resultArgs && isResultArg(spec.resultArgs, i) ? undefined : acceptedAt(spec, i);
+    return declared ? typedNull(coerced, declared) : coerced;
   });
   for (const i of spec.patternArgs ?? []) checkPatternArg(args[i]!, rawArgs[i]!, env);
   if (spec.zoneArg !== undefined && args[spec.zoneArg])
@@ -93,7 +98,11 @@ export function analyzeAggregate(node: AstNode, env: ExprEnv): Expr {
   if (!spec) return fail("function_not_allowed", `Function ${name} is not allowed.`, node);
   checkAggregateAllowed(name, env, node);
   const argNode = node.args?.expr as AstNode | undefined;
-  const args = argNode && argNode.type !== "star" ? [analyzeExpr(argNode, { ...env, clause: "select" })] : [];
+  // a bare NULL aggregated is BigQuery's default INT64 (or the type the signature names)
+  const args =
+    argNode && argNode.type !== "star"
+      ? [typedNull(analyzeExpr(argNode, { ...env, clause: "select" }), acceptedAt(spec, 0) ?? "INT64")]
+      : [];
   const distinct = String(node.args?.distinct ?? "").toUpperCase() === "DISTINCT";
   const type = withPosition(
     () =>
@@ -109,6 +118,11 @@ export function analyzeAggregate(node: AstNode, env: ExprEnv): Expr {
 }
 
 export const checkAggregateAllowed = checkAggregateClause;
+
+/** The first type a function's signature accepts at argument `i`, when it names one. */
+function acceptedAt(spec: { accepts?: ReadonlyArray<readonly [number, ...ScalarType[]]> }, i: number) {
+  return spec.accepts?.find(([at]) => at === i)?.[1];
+}
 
 function isResultArg(resultArgs: "all" | number[], i: number): boolean {
   return resultArgs === "all" || resultArgs.includes(i);
@@ -175,6 +189,8 @@ export function analyzeOrderedAggregate(fn: "ARRAY_AGG" | "STRING_AGG", node: As
       if (limit < 0) fail("sql_invalid", `${fn} LIMIT must not be negative.`, a);
     } else values.push(analyzeExpr(a, inner));
   }
+  // a bare NULL aggregated is a STRING, the element type its result has
+  for (const [i, v] of values.entries()) values[i] = typedNull(v, "STRING");
   const x = values[0];
   if (!x) return fail("sql_invalid", `${fn} needs an argument.`, node);
   if (fn === "ARRAY_AGG" && values.length !== 1) fail("sql_invalid", "ARRAY_AGG takes one argument.", node);
@@ -279,7 +295,10 @@ export function analyzeExtractPart(part: string, sourceNode: AstNode, env: ExprE
   const weekday = /^WEEK\((\w+)\)$/.exec(part)?.[1];
   if (!DATE_PARTS.has(part) && !(weekday && WEEKDAYS.includes(weekday)))
     fail("sql_invalid", `EXTRACT(${part} …) is not supported.`, node);
-  const source = coerceLiteralTo(analyzeExpr(sourceNode, env), "TIMESTAMP", sourceNode);
+  const source = typedNull(
+    coerceLiteralTo(analyzeExpr(sourceNode, env), "TIMESTAMP", sourceNode),
+    "TIMESTAMP",
+  );
   if (source.type.t !== "null" && !isTemporalType(source.type)) {
     fail("sql_invalid", `EXTRACT needs a TIMESTAMP, DATETIME or DATE, got ${typeName(source.type)}.`, node);
   }

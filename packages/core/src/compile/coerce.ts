@@ -18,6 +18,16 @@ export function literalOfNumber(value: unknown): Expr {
 }
 
 /**
+ * A bare NULL where a value of type `s` is expected, as that type. BigQuery types a NULL from
+ * where it stands (INT64 when nothing says more); engines left with an untyped NULL refuse calls
+ * it makes ambiguous (PostgreSQL: `function sum(unknown) is not unique`) where others answer NULL.
+ */
+export function typedNull(e: Expr, s: ScalarType): Expr {
+  if (e.k !== "lit" || e.value !== null || e.type.t !== "null") return e;
+  return { k: "cast", expr: e, to: s, safe: false, type: { t: "scalar", s } };
+}
+
+/**
  * BigQuery's literal coercion: a string literal where a TIMESTAMP, DATETIME or DATE is expected
  * is parsed at compile time (and refused there when it is not one).
  */
