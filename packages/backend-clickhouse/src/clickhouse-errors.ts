@@ -4,6 +4,7 @@ import { type ExecuteOptions, QesError, userSqlError } from "@qes/core";
 const SQL_ERRORS = new Set([
   1, // UNSUPPORTED_METHOD
   6, // CANNOT_PARSE_TEXT
+  32, // ATTEMPT_TO_READ_AFTER_EOF: a cast of '' to a number (`CAST('' AS INT64)`)
   25, // CANNOT_PARSE_ESCAPE_SEQUENCE: a LIKE pattern that ends in a backslash
   27, // CANNOT_PARSE_INPUT_ASSERTION_FAILED
   36, // BAD_ARGUMENTS
