@@ -393,6 +393,31 @@ export const findingCases: SqlCase[] = [
     sql: `select cast(s as int64) as n from unnest(['']) as s`,
     expect: { error: "sql_invalid" },
   },
+  {
+    name: "a delimiter read per row is refused on every backend",
+    rule: "docs/functions.md departure: SPLIT's delimiter is a literal or a parameter (ClickHouse refused a column, the others ran it)",
+    sql: `select split('a,b', id) as a from ${ONE}`,
+    expect: { error: "sql_invalid" },
+  },
+  {
+    name: "characters to trim read per row are refused on every backend",
+    rule: "docs/functions.md departure: LTRIM/RTRIM/TRIM take a literal or a parameter (ClickHouse refused a column)",
+    sql: `select rtrim(id, id) as a from ${ONE}`,
+    expect: { error: "sql_invalid" },
+  },
+  {
+    name: "a STRING_AGG delimiter read per row is refused on every backend",
+    rule: "docs/functions.md departure: STRING_AGG's delimiter is a literal or a parameter (DuckDB and ClickHouse refused a column, PostgreSQL ran it)",
+    sql: `select string_agg(id, project) as a from ${REST}`,
+    expect: { error: "sql_invalid" },
+  },
+  {
+    name: "delimiters and characters to trim given as parameters",
+    rule: "BigQuery SPLIT, ARRAY_TO_STRING, STRING_AGG, TRIM: a parameter is a constant on every engine",
+    sql: `select split('a;b', @d) as s, array_to_string(['x', 'y'], @d) as j, string_agg(id, @d order by id) as g, trim(';a;', @d) as t from ${REST}`,
+    params: { d: { kind: "string", value: ";" } },
+    expect: [{ s: ["a", "b"], j: "x;y", g: "t01;t02;t03", t: "a" }],
+  },
 ];
 
 const AUTH_SRC = "`gotrue.logs.prod`";

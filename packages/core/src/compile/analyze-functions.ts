@@ -67,6 +67,7 @@ export function analyzeFunction(node: AstNode, env: ExprEnv): Expr {
     return declared ? typedNull(coerced, declared) : coerced;
   });
   for (const i of spec.patternArgs ?? []) checkPatternArg(args[i]!, rawArgs[i]!, env);
+  for (const i of spec.constantArgs ?? []) if (args[i]) checkConstantArg(spec.name, args[i]!, rawArgs[i]!);
   if (spec.zoneArg !== undefined && args[spec.zoneArg])
     checkZoneArg(args[spec.zoneArg]!, rawArgs[spec.zoneArg]!, env);
   const type = withPosition(
@@ -118,6 +119,20 @@ export function analyzeAggregate(node: AstNode, env: ExprEnv): Expr {
 }
 
 export const checkAggregateAllowed = checkAggregateClause;
+
+/**
+ * A delimiter or a set of characters to trim: a literal or a parameter (FunctionSpec.constantArgs);
+ * an expression of literals (`concat(',', ' ')`) is not one.
+ */
+function checkConstantArg(name: string, arg: Expr, node: AstNode): void {
+  const inner = arg.k === "cast" ? arg.expr : arg;
+  if (inner.k === "lit" || inner.k === "param") return;
+  fail(
+    "sql_invalid",
+    `The ${name === "LTRIM" || name === "RTRIM" || name === "TRIM" ? "characters to trim" : "delimiter"} of ${name} must be a string literal or a parameter.`,
+    node,
+  );
+}
 
 /** The first type a function's signature accepts at argument `i`, when it names one. */
 function acceptedAt(spec: { accepts?: ReadonlyArray<readonly [number, ...ScalarType[]]> }, i: number) {
@@ -191,6 +206,7 @@ export function analyzeOrderedAggregate(fn: "ARRAY_AGG" | "STRING_AGG", node: As
   }
   // a bare NULL aggregated is a STRING, the element type its result has
   for (const [i, v] of values.entries()) values[i] = typedNull(v, "STRING");
+  if (fn === "STRING_AGG" && values[1]) checkConstantArg(fn, values[1], args[2]!);
   const x = values[0];
   if (!x) return fail("sql_invalid", `${fn} needs an argument.`, node);
   if (fn === "ARRAY_AGG" && values.length !== 1) fail("sql_invalid", "ARRAY_AGG takes one argument.", node);
