@@ -418,6 +418,12 @@ export const findingCases: SqlCase[] = [
     params: { d: { kind: "string", value: ";" } },
     expect: [{ s: ["a", "b"], j: "x;y", g: "t01;t02;t03", t: "a" }],
   },
+  {
+    name: "a string literal aggregated",
+    rule: "BigQuery aggregate functions take any expression of their type, a literal too (PostgreSQL refused array_agg('x') as ambiguous)",
+    sql: `select array_agg('x') as a, max('z') as m, any_value('v') as v, array_agg(distinct 'x' ignore nulls) as d from ${REST}`,
+    expect: [{ a: ["x", "x", "x"], m: "z", v: "v", d: ["x"] }],
+  },
 ];
 
 const AUTH_SRC = "`gotrue.logs.prod`";

@@ -19,7 +19,7 @@ import {
   withPosition,
 } from "./analyze-expr.ts";
 import { analyzeInternal, indexLiteral, stringArg } from "./analyze-internal.ts";
-import { coerceLiteralTo, typedNull } from "./coerce.ts";
+import { coerceLiteralTo, typedAggregateLiteral, typedNull } from "./coerce.ts";
 import type { AggregateOptions, Expr, OrderItem } from "./ir.ts";
 import { columnRefPath } from "./resolve-names.ts";
 import { checkAggregateClause, specialForm } from "./special-forms.ts";
@@ -102,7 +102,12 @@ export function analyzeAggregate(node: AstNode, env: ExprEnv): Expr {
   // a bare NULL aggregated is BigQuery's default INT64 (or the type the signature names)
   const args =
     argNode && argNode.type !== "star"
-      ? [typedNull(analyzeExpr(argNode, { ...env, clause: "select" }), acceptedAt(spec, 0) ?? "INT64")]
+      ? [
+          typedAggregateLiteral(
+            analyzeExpr(argNode, { ...env, clause: "select" }),
+            acceptedAt(spec, 0) ?? "INT64",
+          ),
+        ]
       : [];
   const distinct = String(node.args?.distinct ?? "").toUpperCase() === "DISTINCT";
   const type = withPosition(
@@ -205,7 +210,8 @@ export function analyzeOrderedAggregate(fn: "ARRAY_AGG" | "STRING_AGG", node: As
     } else values.push(analyzeExpr(a, inner));
   }
   // a bare NULL aggregated is a STRING, the element type its result has
-  for (const [i, v] of values.entries()) values[i] = typedNull(v, "STRING");
+  for (const [i, v] of values.entries())
+    values[i] = i === 0 ? typedAggregateLiteral(v, "STRING") : typedNull(v, "STRING");
   if (fn === "STRING_AGG" && values[1]) checkConstantArg(fn, values[1], args[2]!);
   const x = values[0];
   if (!x) return fail("sql_invalid", `${fn} needs an argument.`, node);

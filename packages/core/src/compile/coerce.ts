@@ -28,6 +28,17 @@ export function typedNull(e: Expr, s: ScalarType): Expr {
 }
 
 /**
+ * An aggregate's literal argument, typed: a bare NULL as `s`, a string literal as STRING. Engines
+ * that leave a quoted literal untyped refuse it in a generic aggregate (PostgreSQL:
+ * `function array_agg(unknown) is not unique`) where BigQuery and the others aggregate it.
+ */
+export function typedAggregateLiteral(e: Expr, s: ScalarType): Expr {
+  if (e.k === "lit" && typeof e.value === "string" && e.type.t === "scalar" && e.type.s === "STRING")
+    return { k: "cast", expr: e, to: "STRING", safe: false, type: e.type };
+  return typedNull(e, s);
+}
+
+/**
  * BigQuery's literal coercion: a string literal where a TIMESTAMP, DATETIME or DATE is expected
  * is parsed at compile time (and refused there when it is not one).
  */
