@@ -373,9 +373,13 @@ export class PostgresDialect extends SqlEmitter {
     );
   }
 
-  /** Text that looks like a JSON object or array; other text gives NULL instead of an error. */
+  /**
+   * Text that looks like a JSON object or array; other text gives NULL instead of an error. A
+   * quoted literal is cast as text first: PostgreSQL reads `CAST('x' AS json)` when it parses the
+   * query, before the CASE around it can skip it.
+   */
   private asJson(x: string): string {
-    return `CASE WHEN ${x} ~ '^\\s*[\\[{]' AND ${x} ~ '[\\]}]\\s*$' THEN CAST(${x} AS json) END`;
+    return `CASE WHEN ${x} ~ '^\\s*[\\[{]' AND ${x} ~ '[\\]}]\\s*$' THEN CAST(${typedLiteral(x)} AS json) END`;
   }
 
   private jsonValue(x: string, call: CallExpr): string {

@@ -424,6 +424,12 @@ export const findingCases: SqlCase[] = [
     sql: `select array_agg('x') as a, max('z') as m, any_value('v') as v, array_agg(distinct 'x' ignore nulls) as d from ${REST}`,
     expect: [{ a: ["x", "x", "x"], m: "z", v: "v", d: ["x"] }],
   },
+  {
+    name: "JSON functions of a literal that is not JSON",
+    rule: "BigQuery JSON_VALUE/JSON_QUERY of text that is not JSON: NULL (PostgreSQL refused a literal, as it parses a literal's cast with the query)",
+    sql: `select json_query('%Z', '$.a') as a, json_value('$', '$.a') as b, json_extract('', '$') as c, json_extract_scalar('x', '$') as d from ${ONE}`,
+    expect: [{ a: null, b: null, c: null, d: null }],
+  },
 ];
 
 const AUTH_SRC = "`gotrue.logs.prod`";
