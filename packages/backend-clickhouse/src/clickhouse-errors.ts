@@ -83,6 +83,12 @@ export function clickhouseQueryError(e: unknown, opts?: ExecuteOptions): QesErro
   // its message names compiled columns (`less(__table1.c1, __table3.c1)`): say what to write
   if (code === INVALID_JOIN_ON_EXPRESSION)
     return userSqlError("this JOIN needs an equality between the two sides' columns in its ON condition", e);
+  // its message lists the compiled columns it looked for (`'__table4.f21' in current header: …`)
+  if (/Current query is not supported yet, because can't find correlated column/.test(message))
+    return userSqlError(
+      "this subquery reads a column of the query around it in a way ClickHouse does not support; join the values in instead",
+      e,
+    );
   if (code !== null && SQL_ERRORS.has(code)) return userSqlError(withoutCompiledSql(message), e);
   if (isUnavailable(e)) {
     return new QesError("backend_unavailable", `ClickHouse does not answer: ${message}`, { cause: e });
@@ -99,7 +105,9 @@ function withoutCompiledSql(message: string): string {
   return (
     message
       .replace(/^Code: \d+\. DB::Exception: /, "")
-      .replace(/: while executing '[\s\S]*$/, "")
+      .replace(/: while executing (?:'|function )[\s\S]*$/, "")
+      .replace(/,? but found in expression: [\s\S]*$/, "")
+      .replace(/\. In query [\s\S]*$/, "")
       .replace(/: In scope [\s\S]*$/, "")
       .replace(/ \(line \d+, col \d+\)[\s\S]*$/, "")
       .replace(/: failed at position \d+ \([\s\S]*$/, "")
