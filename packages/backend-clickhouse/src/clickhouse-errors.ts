@@ -84,7 +84,12 @@ export function clickhouseQueryError(e: unknown, opts?: ExecuteOptions): QesErro
   if (code === INVALID_JOIN_ON_EXPRESSION)
     return userSqlError("this JOIN needs an equality between the two sides' columns in its ON condition", e);
   // its message lists the compiled columns it looked for (`'__table4.f21' in current header: …`)
-  if (/Current query is not supported yet, because can't find correlated column/.test(message))
+  // NOT_FOUND_COLUMN_IN_BLOCK (10) is how its analyser fails on other correlated subqueries
+  // (`(SELECT string_agg(DISTINCT x) FROM UNNEST([t.id]) AS x)`): a 500 for the user's SQL before
+  if (
+    /Current query is not supported yet, because can't find correlated column/.test(message) ||
+    (code === 10 && /Not found column \S+ in block/.test(message))
+  )
     return userSqlError(
       "this subquery reads a column of the query around it in a way ClickHouse does not support; join the values in instead",
       e,

@@ -18,6 +18,7 @@ describe("ClickHouse errors in the user's terms", () => {
       48,
       "Current query is not supported yet, because can't find correlated column '__table4.f21' in current header: __table4.`f2.null`, __table4.f12. (NOT_IMPLEMENTED)",
     ],
+    [10, "Not found column __table6.id in block __table4.`1` UInt8 Const(size = 0, UInt8(size = 1))."],
     [
       48,
       "Correlated subqueries are not supported as IN function arguments yet, but found in expression: reverseUTF8(t4.project) IN (SELECT coalesce(t4.id) AS c0). (NOT_IMPLEMENTED)",

@@ -430,6 +430,16 @@ export const findingCases: SqlCase[] = [
     sql: `select json_query('%Z', '$.a') as a, json_value('$', '$.a') as b, json_extract('', '$') as c, json_extract_scalar('x', '$') as d from ${ONE}`,
     expect: [{ a: null, b: null, c: null, d: null }],
   },
+  {
+    name: "STRING_AGG in a subquery over the UNNEST of a row's array",
+    rule: "BigQuery correlated subqueries over UNNEST: STRING_AGG of the row's elements, NULL over none (ClickHouse answered 500)",
+    sql: `select id, (select string_agg(x, '-' order by x desc) from unnest(['a', t.id, null]) as x) as a, (select string_agg(x) from unnest(split(t.id, 'z')) as x where x = 'q') as b from ${REST} as t order by id`,
+    expect: [
+      { id: "t01", a: "t01-a", b: null },
+      { id: "t02", a: "t02-a", b: null },
+      { id: "t03", a: "t03-a", b: null },
+    ],
+  },
 ];
 
 const AUTH_SRC = "`gotrue.logs.prod`";
