@@ -182,4 +182,16 @@ export const errorCases: SqlCase[] = [
     sql: `select project, count(*) as n from ${REST} group by 3`,
     expect: { error: "sql_invalid" },
   },
+  {
+    name: "SELECT DISTINCT of an ARRAY",
+    rule: "BigQuery SELECT DISTINCT: ARRAY columns cannot be compared (PostgreSQL refused it with ORDER BY, the others ran it)",
+    sql: `select distinct id, [id] as a from ${REST} order by 2`,
+    expect: { error: "sql_invalid" },
+  },
+  {
+    name: "SELECT DISTINCT of a repeated record",
+    rule: "BigQuery SELECT DISTINCT: a REPEATED RECORD is an ARRAY (PostgreSQL refused it, the others ran it)",
+    sql: `select distinct metadata from ${REST}`,
+    expect: { error: "sql_invalid" },
+  },
 ];
