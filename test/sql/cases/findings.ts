@@ -440,6 +440,12 @@ export const findingCases: SqlCase[] = [
       { id: "t03", a: "t03-a", b: null },
     ],
   },
+  {
+    name: "a chain of 3,000 || operands",
+    rule: "README limits: a chain of || counts as one level, however long (DuckDB refused 1,000 operands, PostgreSQL ran out of stack near 5,000)",
+    sql: `select length('a'${" || 'a'".repeat(2999)}) as n, 'x'${" || 'y'".repeat(20)} || cast(null as string) as z from ${ONE}`,
+    expect: [{ n: 3000, z: null }],
+  },
 ];
 
 const AUTH_SRC = "`gotrue.logs.prod`";

@@ -9,6 +9,18 @@ const scalarOf = (call: CallExpr, i: number) => {
   return t?.t === "scalar" ? t.s : undefined;
 };
 
+/**
+ * `a || b || …` grouped as a balanced tree: engines nest a flat chain one level per operand and
+ * stop at their depth limits (DuckDB at 1,000 operands, PostgreSQL's stack near 5,000), where the
+ * README promises a chain of any length inside the token limit. Concatenation is associative, NULL
+ * included, so the grouping does not change the value.
+ */
+function concatTree(args: string[]): string {
+  if (args.length <= 16) return `(${args.join(" || ")})`;
+  const mid = Math.ceil(args.length / 2);
+  return `(${concatTree(args.slice(0, mid))} || ${concatTree(args.slice(mid))})`;
+}
+
 /** BigQuery's GREATEST / LEAST are NULL when any argument is; the engines skip NULLs. */
 const nullIfAnyNull =
   (fn: string): FunctionEmitter =>
@@ -267,7 +279,7 @@ export const DEFAULT_FUNCTIONS = {
   RIGHT: rename("right"),
   REVERSE: rename("reverse"),
   // BigQuery's CONCAT is NULL when any argument is; `||` behaves so on every engine.
-  CONCAT: (args) => `(${args.join(" || ")})`,
+  CONCAT: (args) => concatTree(args),
   SAFE_DIVIDE: ([a, b], call, e) =>
     `CASE WHEN ${b} = 0 THEN NULL ELSE ${e.cast(a!, call.args[0]!.type, "FLOAT64")} / ${b} END`,
   // arguments are emitted bare: `MOD(5 + 1, 4)` must not read as `5 + 1 % 4`
