@@ -194,4 +194,10 @@ export const errorCases: SqlCase[] = [
     sql: `select distinct metadata from ${REST}`,
     expect: { error: "sql_invalid" },
   },
+  {
+    name: "an INTERVAL literal beyond BigQuery's range",
+    rule: "BigQuery INTERVAL: at most 3,660,000 days either way (DuckDB and PostgreSQL overflowed, ClickHouse wrapped around and answered)",
+    sql: `select date_sub(null, interval 4294967296 day) as a, timestamp_add(timestamp '2025-01-01', interval -9223372036854775807 microsecond) as b`,
+    expect: { error: "sql_invalid" },
+  },
 ];

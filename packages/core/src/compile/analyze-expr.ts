@@ -153,6 +153,7 @@ export function analyzeValueInner(node: AstNode, env: ExprEnv): Value {
       if (value.type.t !== "null" && !(value.type.t === "scalar" && value.type.s === "INT64")) {
         fail("sql_invalid", `INTERVAL needs an INT64 amount, got ${typeName(value.type)}.`, node);
       }
+      checkIntervalRange(value, unit, node);
       return expr({ k: "interval", value, unit, type: { t: "interval" } });
     }
     case "expr_list":
@@ -333,6 +334,39 @@ export function widened(e: Expr, type: SqlType): Expr {
  * constant zone, so a zone read from a column cannot run there, and every backend refuses it
  * alike. A parameter takes a slot of its own, bound through the dialect's `bindZone`.
  */
+/** BigQuery's INTERVAL range per unit (10,000 years, 3,660,000 days, 87,840,000 hours …). */
+const INTERVAL_LIMIT: Record<string, bigint> = {
+  YEAR: 10_000n,
+  ISOYEAR: 10_000n,
+  QUARTER: 40_000n,
+  MONTH: 120_000n,
+  WEEK: 522_857n,
+  ISOWEEK: 522_857n,
+  DAY: 3_660_000n,
+  HOUR: 87_840_000n,
+  MINUTE: 5_270_400_000n,
+  SECOND: 316_224_000_000n,
+  MILLISECOND: 316_224_000_000_000n,
+  MICROSECOND: 316_224_000_000_000_000n,
+};
+
+/**
+ * A literal INTERVAL amount beyond BigQuery's range is refused, as BigQuery refuses it: engines
+ * otherwise disagree (DuckDB and PostgreSQL overflow, ClickHouse wraps around).
+ */
+export function checkIntervalRange(value: Expr, unit: string, node: AstNode): void {
+  const limit = INTERVAL_LIMIT[unit];
+  if (limit === undefined || value.k !== "lit") return;
+  if (typeof value.value !== "number" && typeof value.value !== "bigint") return;
+  const n = BigInt(value.value);
+  if (n > limit || n < -limit)
+    fail(
+      "sql_invalid",
+      `INTERVAL ${String(value.value)} ${unit} is out of range: an interval holds at most ${limit} ${unit.toLowerCase()}s either way.`,
+      node,
+    );
+}
+
 export function checkZoneArg(arg: Expr, node: AstNode, env: ExprEnv): void {
   if (arg.type.t !== "scalar" || arg.type.s !== "STRING") return;
   if (arg.k === "lit") return;
