@@ -446,6 +446,15 @@ export const findingCases: SqlCase[] = [
     sql: `select length('a'${" || 'a'".repeat(2999)}) as n, 'x'${" || 'y'".repeat(20)} || cast(null as string) as z from ${ONE}`,
     expect: [{ n: 3000, z: null }],
   },
+  {
+    name: "ARRAY_LENGTH of a repeated record of one element",
+    rule: "DESIGN.md §3: a nested object is a REPEATED RECORD of one element, so its ARRAY_LENGTH is 1; NULL where absent (DuckDB said 0, ClickHouse its number of keys, PostgreSQL refused it)",
+    sql: `select id, array_length(t.metadata) as a, array_length(m.request) as b from ${EDGE} as t left join unnest(t.metadata) as m on true where id in ('e01', 'e09') order by id`,
+    expect: [
+      { id: "e01", a: 1, b: 1 },
+      { id: "e09", a: null, b: null },
+    ],
+  },
 ];
 
 const AUTH_SRC = "`gotrue.logs.prod`";

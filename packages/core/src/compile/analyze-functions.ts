@@ -23,7 +23,7 @@ import { coerceLiteralTo, typedAggregateLiteral, typedNull } from "./coerce.ts";
 import type { AggregateOptions, Expr, OrderItem } from "./ir.ts";
 import { columnRefPath } from "./resolve-names.ts";
 import { checkAggregateClause, specialForm } from "./special-forms.ts";
-import { INT64, isNumeric, type SqlType, STRING, typeName } from "./sql-type.ts";
+import { BOOL, INT64, isNumeric, type SqlType, STRING, typeName } from "./sql-type.ts";
 
 export function functionName(node: AstNode): string {
   const parts: string[] = [];
@@ -66,6 +66,8 @@ export function analyzeFunction(node: AstNode, env: ExprEnv): Expr {
     const declared = spec.resultArgs && isResultArg(spec.resultArgs, i) ? undefined : acceptedAt(spec, i);
     return declared ? typedNull(coerced, declared) : coerced;
   });
+  const recordLength = arrayLengthOfRecord(spec.name, args[0], node);
+  if (recordLength) return recordLength;
   for (const i of spec.patternArgs ?? []) checkPatternArg(args[i]!, rawArgs[i]!, env);
   for (const i of spec.constantArgs ?? []) if (args[i]) checkConstantArg(spec.name, args[i]!, rawArgs[i]!);
   if (spec.zoneArg !== undefined && args[spec.zoneArg])
@@ -137,6 +139,28 @@ function checkConstantArg(name: string, arg: Expr, node: AstNode): void {
     `The ${name === "LTRIM" || name === "RTRIM" || name === "TRIM" ? "characters to trim" : "delimiter"} of ${name} must be a string literal or a parameter.`,
     node,
   );
+}
+
+/**
+ * ARRAY_LENGTH of a JSON object read as a REPEATED RECORD of one element (`metadata`,
+ * `m.request`): 1 where it is present, NULL where it is not — engines each read the object
+ * otherwise (DuckDB 0, ClickHouse its number of keys, PostgreSQL refused it). An array of
+ * objects (`records`) is an engine array and keeps its own length. A STRUCT is no array.
+ */
+function arrayLengthOfRecord(name: string, arg: Expr | undefined, node: AstNode): Expr | undefined {
+  if (name !== "ARRAY_LENGTH" || arg?.type.t !== "record") return undefined;
+  if (!arg.type.repeated) fail("sql_invalid", "ARRAY_LENGTH needs an array, got a STRUCT.", node);
+  return {
+    k: "case",
+    whens: [
+      [
+        { k: "op", op: "IS NULL", args: [arg], type: BOOL },
+        { k: "lit", value: null, type: INT64 },
+      ],
+    ],
+    else: { k: "lit", value: 1, type: INT64 },
+    type: INT64,
+  };
 }
 
 /** The first type a function's signature accepts at argument `i`, when it names one. */
