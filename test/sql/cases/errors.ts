@@ -200,4 +200,10 @@ export const errorCases: SqlCase[] = [
     sql: `select date_sub(null, interval 4294967296 day) as a, timestamp_add(timestamp '2025-01-01', interval -9223372036854775807 microsecond) as b`,
     expect: { error: "sql_invalid" },
   },
+  {
+    name: "a LIKE pattern ending in a lone backslash, where no row reaches it",
+    rule: "BigQuery LIKE: a pattern cannot end with the escape character (only ClickHouse refused it when no row was read)",
+    sql: `select id from ${REST} where false and id like '%\\\\'`,
+    expect: { error: "sql_invalid" },
+  },
 ];

@@ -263,6 +263,14 @@ export function analyzeBinary(node: AstNode, env: ExprEnv): Expr {
     const left = analyzeExpr(node.left, env);
     const right = analyzeExpr(node.right, env);
     const [l, r] = coerceForComparison(left, right, node);
+    // BigQuery refuses a pattern ending in its escape character; so do the engines, but only
+    // ClickHouse where no row reaches the LIKE (it evaluates constants first): refuse it here
+    if (r.k === "lit" && typeof r.value === "string" && /(?:^|[^\\])(?:\\\\)*\\$/.test(r.value))
+      fail(
+        "sql_invalid",
+        "A LIKE pattern must not end with a lone backslash (write \\\\ for one).",
+        node.right,
+      );
     return { k: "op", op, args: [l, r], type: BOOL };
   }
   const leftRaw = analyzeExpr(node.left, env);
