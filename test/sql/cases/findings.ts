@@ -455,6 +455,28 @@ export const findingCases: SqlCase[] = [
       { id: "e09", a: null, b: null },
     ],
   },
+  {
+    name: "a string literal as a window function's value",
+    rule: "BigQuery FIRST_VALUE/LAST_VALUE/LAG take any expression (PostgreSQL refused a literal: 'could not determine polymorphic type')",
+    sql: `select id, first_value('z') over () as f, last_value('x') over () as l, lag('y') over (order by id) as g from ${REST} order by id`,
+    expect: [
+      { id: "t01", f: "z", l: "x", g: null },
+      { id: "t02", f: "z", l: "x", g: "y" },
+      { id: "t03", f: "z", l: "x", g: "y" },
+    ],
+  },
+  {
+    name: "SUBSTR, LEFT and RIGHT with positions and lengths beyond 32 bits",
+    rule: "BigQuery SUBSTR/LEFT/RIGHT: a position or length past the string's end is the string's end (PostgreSQL: 'integer out of range', DuckDB: 'Substring length outside of supported range')",
+    sql: `select substr('abcdef', 253402300799999999) as a, substr('abcdef', -9223372036854775807) as b, substr('abcdef', 2, 9223372036854775807) as c, left('abc', 9223372036854775807) as d, right('abc', 4294967296) as e from ${ONE}`,
+    expect: [{ a: "", b: "abcdef", c: "bcdef", d: "abc", e: "abc" }],
+  },
+  {
+    name: "a negative length given to SUBSTR is refused",
+    rule: "BigQuery SUBSTR: the length cannot be negative (only PostgreSQL refused it; DuckDB and ClickHouse answered '')",
+    sql: `select substr('abc', 1, -9223372036854775807) as a from ${ONE}`,
+    expect: { error: "sql_invalid" },
+  },
 ];
 
 const AUTH_SRC = "`gotrue.logs.prod`";

@@ -64,7 +64,9 @@ export function analyzeFunction(node: AstNode, env: ExprEnv): Expr {
     // a bare NULL where the signature names a type is that type; result arguments (IF's
     // branches, COALESCE's alternatives) meet in the result's type below
     const declared = spec.resultArgs && isResultArg(spec.resultArgs, i) ? undefined : acceptedAt(spec, i);
-    return declared ? typedNull(coerced, declared) : coerced;
+    // a window's value (FIRST_VALUE('x') OVER …) is typed as an aggregate's is
+    if (i === 0 && spec.kind === "window" && !declared) return typedAggregateLiteral(coerced, "INT64");
+    return clampedPosition(spec.name, i, declared ? typedNull(coerced, declared) : coerced, a);
   });
   const recordLength = arrayLengthOfRecord(spec.name, args[0], node);
   if (recordLength) return recordLength;
@@ -161,6 +163,29 @@ function arrayLengthOfRecord(name: string, arg: Expr | undefined, node: AstNode)
     else: { k: "lit", value: 1, type: INT64 },
     type: INT64,
   };
+}
+
+/** String functions whose INT64 arguments are positions or lengths within the string. */
+const POSITION_ARGS: Record<string, number[]> = { SUBSTR: [1, 2], SUBSTRING: [1, 2], LEFT: [1], RIGHT: [1] };
+const INT32_MAX = 2_147_483_647;
+
+/**
+ * A position or length literal beyond what any string holds, brought within 32 bits (a negative
+ * length refused, as BigQuery refuses it): the value
+ * is the same (no string is 2^31 characters long), but engines that read it as a 32-bit integer
+ * refused it (PostgreSQL "integer out of range", DuckDB "Substring length outside of supported
+ * range") where BigQuery and ClickHouse answer.
+ */
+function clampedPosition(name: string, i: number, e: Expr, node: AstNode): Expr {
+  if (!POSITION_ARGS[name]?.includes(i) || e.k !== "lit") return e;
+  if (typeof e.value !== "number" && typeof e.value !== "bigint") return e;
+  const n = BigInt(e.value);
+  // BigQuery refuses a negative length (SUBSTR's third argument, LEFT's and RIGHT's second)
+  const isLength = name === "LEFT" || name === "RIGHT" || i === 2;
+  if (isLength && n < 0n) fail("sql_invalid", `The length given to ${name} cannot be negative.`, node);
+  if (n > BigInt(INT32_MAX)) return { ...e, value: INT32_MAX };
+  if (n < BigInt(-INT32_MAX)) return { ...e, value: -INT32_MAX };
+  return e;
 }
 
 /** The first type a function's signature accepts at argument `i`, when it names one. */
