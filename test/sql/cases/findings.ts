@@ -477,6 +477,16 @@ export const findingCases: SqlCase[] = [
     sql: `select substr('abc', 1, -9223372036854775807) as a from ${ONE}`,
     expect: { error: "sql_invalid" },
   },
+  {
+    name: "a ROWS frame offset beyond 32 bits",
+    rule: "BigQuery window frames: n PRECEDING / FOLLOWING takes any INT64 (ClickHouse refused more than 2^31 - 2 rows)",
+    sql: `select id, count(*) over (order by id rows between 9223372036854775807 preceding and 2147483648 following) as a, sum(1) over (order by id rows between 2147483647 preceding and current row) as b from ${REST} order by id`,
+    expect: [
+      { id: "t01", a: 3, b: 1 },
+      { id: "t02", a: 3, b: 2 },
+      { id: "t03", a: 3, b: 3 },
+    ],
+  },
 ];
 
 const AUTH_SRC = "`gotrue.logs.prod`";

@@ -343,7 +343,13 @@ export function withWindow(call: CallExpr, over: AstNode, env: ExprEnv): Expr {
         over,
       );
     }
-    frame = `${kind} BETWEEN ${texts[0]} AND ${texts[1]}`;
+    // a ROWS offset beyond 2^31 - 2 rows reaches as far as that one does (no partition holds
+    // more rows); ClickHouse takes no larger one (it was a 422 there, 200 elsewhere)
+    const bound = (t: string) =>
+      kind === "ROWS" && /^\d{10,}/.test(t) && BigInt(t.split(" ")[0]!) > 2_147_483_646n
+        ? t.replace(/^\d+/, "2147483646")
+        : t;
+    frame = `${kind} BETWEEN ${bound(texts[0]!)} AND ${bound(texts[1]!)}`;
   }
   return { ...call, over: { partitionBy, orderBy, ...(frame ? { frame } : {}) } };
 }
