@@ -53,6 +53,15 @@ export function arraySubquery(e: ArraySubqueryEmitter, sub: SubqueryExpr): strin
     if (aggregate.agg?.distinct) return undefined;
     return `arrayReduce('${ARRAY_AGGREGATE[aggregate.fn]}', arrayMap(${lambda(e.expr(aggregate.args[0]!))}, ${list}))`;
   }
+  // STRING_AGG(x [, delimiter] [ORDER BY …]) over the elements: the non-NULL values in order,
+  // joined; NULL over none (a correlated subquery ClickHouse cannot run otherwise)
+  if (aggregate?.fn === "STRING_AGG" && !aggregate.agg?.distinct && aggregate.agg?.limit === undefined) {
+    const [x, d] = aggregate.args;
+    const order = aggregate.agg?.orderBy ?? [];
+    const inOrder = order.length ? sorted(e, list, lambda, order) : list;
+    const texts = `arrayMap(v -> assumeNotNull(v), arrayFilter(v -> isNotNull(v), arrayMap(${lambda(e.expr(x!))}, ${inOrder})))`;
+    return `if(empty(${texts}), NULL, arrayStringConcat(${texts}, ${d ? e.expr(d) : "','"}))`;
+  }
   if (containsAggregate(item)) return undefined;
   const values = `arrayMap(${lambda(e.expr(item))}, ${list})`;
   switch (sub.mode) {

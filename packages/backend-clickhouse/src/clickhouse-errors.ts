@@ -4,6 +4,7 @@ import { type ExecuteOptions, QesError, userSqlError } from "@qes/core";
 const SQL_ERRORS = new Set([
   1, // UNSUPPORTED_METHOD
   6, // CANNOT_PARSE_TEXT
+  32, // ATTEMPT_TO_READ_AFTER_EOF: a cast of '' to a number (`CAST('' AS INT64)`)
   25, // CANNOT_PARSE_ESCAPE_SEQUENCE: a LIKE pattern that ends in a backslash
   27, // CANNOT_PARSE_INPUT_ASSERTION_FAILED
   36, // BAD_ARGUMENTS
@@ -25,7 +26,6 @@ const SQL_ERRORS = new Set([
   80, // INCORRECT_QUERY
   81, // UNKNOWN_DATABASE
   26, // CANNOT_PARSE_QUOTED_STRING
-  32, // ATTEMPT_TO_READ_AFTER_EOF: a cast of text that ends too early
   117, // INCORRECT_DATA
   125, // INCORRECT_RESULT_OF_SCALAR_SUBQUERY: more than one row, as PostgreSQL's 21000
   128, // TOO_LARGE_ARRAY_SIZE
@@ -89,6 +89,17 @@ export function clickhouseQueryError(e: unknown, opts?: ExecuteOptions): QesErro
   // its message names compiled columns (`less(__table1.c1, __table3.c1)`): say what to write
   if (code === INVALID_JOIN_ON_EXPRESSION)
     return userSqlError("this JOIN needs an equality between the two sides' columns in its ON condition", e);
+  // its message lists the compiled columns it looked for (`'__table4.f21' in current header: …`)
+  // NOT_FOUND_COLUMN_IN_BLOCK (10) is how its analyser fails on other correlated subqueries
+  // (`(SELECT string_agg(DISTINCT x) FROM UNNEST([t.id]) AS x)`): a 500 for the user's SQL before
+  if (
+    /Current query is not supported yet, because can't find correlated column/.test(message) ||
+    (code === 10 && /Not found column \S+ in block/.test(message))
+  )
+    return userSqlError(
+      "this subquery reads a column of the query around it in a way ClickHouse does not support; join the values in instead",
+      e,
+    );
   if (code !== null && SQL_ERRORS.has(code)) return userSqlError(withoutCompiledSql(message), e);
   if (isUnavailable(e)) {
     return new QesError("backend_unavailable", `ClickHouse does not answer: ${message}`, { cause: e });
@@ -105,7 +116,9 @@ function withoutCompiledSql(message: string): string {
   return (
     message
       .replace(/^Code: \d+\. DB::Exception: /, "")
-      .replace(/: while executing '[\s\S]*$/, "")
+      .replace(/: while executing (?:'|function )[\s\S]*$/, "")
+      .replace(/,? but found in expression: [\s\S]*$/, "")
+      .replace(/\. In query [\s\S]*$/, "")
       .replace(/: In scope [\s\S]*$/, "")
       .replace(/ \(line \d+, col \d+\)[\s\S]*$/, "")
       .replace(/: failed at position \d+ \([\s\S]*$/, "")

@@ -33,6 +33,8 @@ export function userFacingEngineMessage(message: string): string {
     .replace(/ when casting from source column .*$/, "")
     .replace(QUOTED_INTERNAL, "a value of the query")
     .replace(/\s*\* SET .*$/, "")
+    // DuckDB's advice to change a setting the service locks (`Use "SET max_expression_depth TO x"…`)
+    .replace(/\s*Use "SET .*$/, "")
     .trim();
   return cleaned === "" ? "the engine refused it" : cleaned;
 }

@@ -27,6 +27,11 @@ describe("userFacingEngineMessage", () => {
       "Could not convert string 'abc' to INT64",
     ],
     ["a PostgreSQL hint", "division by zero HINT: do something", "division by zero"],
+    [
+      "DuckDB's advice to change a locked setting",
+      'Binder Error: Max expression depth limit of 1000 exceeded. Use "SET max_expression_depth TO x" to increase the maximum expression depth.',
+      "Max expression depth limit of 1000 exceeded.",
+    ],
     ["nothing left", "\n\n", "the engine refused it"],
   ])("%s", (_name, message, expected) => {
     expect(userFacingEngineMessage(message)).toBe(expected);

@@ -182,4 +182,28 @@ export const errorCases: SqlCase[] = [
     sql: `select project, count(*) as n from ${REST} group by 3`,
     expect: { error: "sql_invalid" },
   },
+  {
+    name: "SELECT DISTINCT of an ARRAY",
+    rule: "BigQuery SELECT DISTINCT: ARRAY columns cannot be compared (PostgreSQL refused it with ORDER BY, the others ran it)",
+    sql: `select distinct id, [id] as a from ${REST} order by 2`,
+    expect: { error: "sql_invalid" },
+  },
+  {
+    name: "SELECT DISTINCT of a repeated record",
+    rule: "BigQuery SELECT DISTINCT: a REPEATED RECORD is an ARRAY (PostgreSQL refused it, the others ran it)",
+    sql: `select distinct metadata from ${REST}`,
+    expect: { error: "sql_invalid" },
+  },
+  {
+    name: "an INTERVAL literal beyond BigQuery's range",
+    rule: "BigQuery INTERVAL: at most 3,660,000 days either way (DuckDB and PostgreSQL overflowed, ClickHouse wrapped around and answered)",
+    sql: `select date_sub(null, interval 4294967296 day) as a, timestamp_add(timestamp '2025-01-01', interval -9223372036854775807 microsecond) as b`,
+    expect: { error: "sql_invalid" },
+  },
+  {
+    name: "a LIKE pattern ending in a lone backslash, where no row reaches it",
+    rule: "BigQuery LIKE: a pattern cannot end with the escape character (only ClickHouse refused it when no row was read)",
+    sql: `select id from ${REST} where false and id like '%\\\\'`,
+    expect: { error: "sql_invalid" },
+  },
 ];

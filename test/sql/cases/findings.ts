@@ -362,6 +362,131 @@ export const findingCases: SqlCase[] = [
       { project: "beta", method: "DELETE" },
     ],
   },
+  // ---------------------------------------------------------------- found by fuzzing (bench/.scratch)
+  {
+    name: "an OR among a function's arguments is that argument",
+    rule: "BigQuery: OR binds inside one argument; a call's arguments are separated by commas (was a 500)",
+    sql: `select coalesce(null, id = 'x' or id = 't01', false) as c, greatest(false, id = 't01' or false) as g, [false, true or false] as a from ${ONE}`,
+    expect: [{ c: true, g: true, a: [false, true] }],
+  },
+  {
+    name: "DIV by zero raises",
+    rule: "BigQuery DIV: division by zero is an error (ClickHouse answered 500, DuckDB NULL)",
+    sql: `select div(5, 0) as d from ${ONE}`,
+    expect: { error: "sql_invalid" },
+  },
+  {
+    name: "MOD by zero raises",
+    rule: "BigQuery MOD: division by zero is an error (ClickHouse answered 500, DuckDB NULL)",
+    sql: `select mod(length(id), 0) as m from ${ONE}`,
+    expect: { error: "sql_invalid" },
+  },
+  {
+    name: "a bare NULL passed to aggregates and typed functions",
+    rule: "BigQuery: an untyped NULL takes the type its place expects (INT64 by default); the call is NULL (PostgreSQL refused sum(NULL) as ambiguous, DuckDB EXTRACT(… FROM NULL))",
+    sql: `select sum(null) as s, max(null) as mx, array_agg(null) as a, -null as n, extract(day from null) as d, date_trunc(null, month) as dt, abs(null) as ab from ${ONE}`,
+    expect: [{ s: null, mx: null, a: [], n: null, d: null, dt: null, ab: null }],
+  },
+  {
+    name: "CAST of an empty string to INT64 is the query's error",
+    rule: "BigQuery CAST: a STRING that is not a number cannot be cast to INT64 (ClickHouse answered 500)",
+    sql: `select cast(s as int64) as n from unnest(['']) as s`,
+    expect: { error: "sql_invalid" },
+  },
+  {
+    name: "a delimiter read per row is refused on every backend",
+    rule: "docs/functions.md departure: SPLIT's delimiter is a literal or a parameter (ClickHouse refused a column, the others ran it)",
+    sql: `select split('a,b', id) as a from ${ONE}`,
+    expect: { error: "sql_invalid" },
+  },
+  {
+    name: "characters to trim read per row are refused on every backend",
+    rule: "docs/functions.md departure: LTRIM/RTRIM/TRIM take a literal or a parameter (ClickHouse refused a column)",
+    sql: `select rtrim(id, id) as a from ${ONE}`,
+    expect: { error: "sql_invalid" },
+  },
+  {
+    name: "a STRING_AGG delimiter read per row is refused on every backend",
+    rule: "docs/functions.md departure: STRING_AGG's delimiter is a literal or a parameter (DuckDB and ClickHouse refused a column, PostgreSQL ran it)",
+    sql: `select string_agg(id, project) as a from ${REST}`,
+    expect: { error: "sql_invalid" },
+  },
+  {
+    name: "delimiters and characters to trim given as parameters",
+    rule: "BigQuery SPLIT, ARRAY_TO_STRING, STRING_AGG, TRIM: a parameter is a constant on every engine",
+    sql: `select split('a;b', @d) as s, array_to_string(['x', 'y'], @d) as j, string_agg(id, @d order by id) as g, trim(';a;', @d) as t from ${REST}`,
+    params: { d: { kind: "string", value: ";" } },
+    expect: [{ s: ["a", "b"], j: "x;y", g: "t01;t02;t03", t: "a" }],
+  },
+  {
+    name: "a string literal aggregated",
+    rule: "BigQuery aggregate functions take any expression of their type, a literal too (PostgreSQL refused array_agg('x') as ambiguous)",
+    sql: `select array_agg('x') as a, max('z') as m, any_value('v') as v, array_agg(distinct 'x' ignore nulls) as d from ${REST}`,
+    expect: [{ a: ["x", "x", "x"], m: "z", v: "v", d: ["x"] }],
+  },
+  {
+    name: "JSON functions of a literal that is not JSON",
+    rule: "BigQuery JSON_VALUE/JSON_QUERY of text that is not JSON: NULL (PostgreSQL refused a literal, as it parses a literal's cast with the query)",
+    sql: `select json_query('%Z', '$.a') as a, json_value('$', '$.a') as b, json_extract('', '$') as c, json_extract_scalar('x', '$') as d from ${ONE}`,
+    expect: [{ a: null, b: null, c: null, d: null }],
+  },
+  {
+    name: "STRING_AGG in a subquery over the UNNEST of a row's array",
+    rule: "BigQuery correlated subqueries over UNNEST: STRING_AGG of the row's elements, NULL over none (ClickHouse answered 500)",
+    sql: `select id, (select string_agg(x, '-' order by x desc) from unnest(['a', t.id, null]) as x) as a, (select string_agg(x) from unnest(split(t.id, 'z')) as x where x = 'q') as b from ${REST} as t order by id`,
+    expect: [
+      { id: "t01", a: "t01-a", b: null },
+      { id: "t02", a: "t02-a", b: null },
+      { id: "t03", a: "t03-a", b: null },
+    ],
+  },
+  {
+    name: "a chain of 3,000 || operands",
+    rule: "README limits: a chain of || counts as one level, however long (DuckDB refused 1,000 operands, PostgreSQL ran out of stack near 5,000)",
+    sql: `select length('a'${" || 'a'".repeat(2999)}) as n, 'x'${" || 'y'".repeat(20)} || cast(null as string) as z from ${ONE}`,
+    expect: [{ n: 3000, z: null }],
+  },
+  {
+    name: "ARRAY_LENGTH of a repeated record of one element",
+    rule: "DESIGN.md §3: a nested object is a REPEATED RECORD of one element, so its ARRAY_LENGTH is 1; NULL where absent (DuckDB said 0, ClickHouse its number of keys, PostgreSQL refused it)",
+    sql: `select id, array_length(t.metadata) as a, array_length(m.request) as b from ${EDGE} as t left join unnest(t.metadata) as m on true where id in ('e01', 'e09') order by id`,
+    expect: [
+      { id: "e01", a: 1, b: 1 },
+      { id: "e09", a: null, b: null },
+    ],
+  },
+  {
+    name: "a string literal as a window function's value",
+    rule: "BigQuery FIRST_VALUE/LAST_VALUE/LAG take any expression (PostgreSQL refused a literal: 'could not determine polymorphic type')",
+    sql: `select id, first_value('z') over () as f, last_value('x') over () as l, lag('y') over (order by id) as g from ${REST} order by id`,
+    expect: [
+      { id: "t01", f: "z", l: "x", g: null },
+      { id: "t02", f: "z", l: "x", g: "y" },
+      { id: "t03", f: "z", l: "x", g: "y" },
+    ],
+  },
+  {
+    name: "SUBSTR, LEFT and RIGHT with positions and lengths beyond 32 bits",
+    rule: "BigQuery SUBSTR/LEFT/RIGHT: a position or length past the string's end is the string's end (PostgreSQL: 'integer out of range', DuckDB: 'Substring length outside of supported range')",
+    sql: `select substr('abcdef', 253402300799999999) as a, substr('abcdef', -9223372036854775807) as b, substr('abcdef', 2, 9223372036854775807) as c, left('abc', 9223372036854775807) as d, right('abc', 4294967296) as e from ${ONE}`,
+    expect: [{ a: "", b: "abcdef", c: "bcdef", d: "abc", e: "abc" }],
+  },
+  {
+    name: "a negative length given to SUBSTR is refused",
+    rule: "BigQuery SUBSTR: the length cannot be negative (only PostgreSQL refused it; DuckDB and ClickHouse answered '')",
+    sql: `select substr('abc', 1, -9223372036854775807) as a from ${ONE}`,
+    expect: { error: "sql_invalid" },
+  },
+  {
+    name: "a ROWS frame offset beyond 32 bits",
+    rule: "BigQuery window frames: n PRECEDING / FOLLOWING takes any INT64 (ClickHouse refused more than 2^31 - 2 rows)",
+    sql: `select id, count(*) over (order by id rows between 9223372036854775807 preceding and 2147483648 following) as a, sum(1) over (order by id rows between 2147483647 preceding and current row) as b from ${REST} order by id`,
+    expect: [
+      { id: "t01", a: 3, b: 1 },
+      { id: "t02", a: 3, b: 2 },
+      { id: "t03", a: 3, b: 3 },
+    ],
+  },
 ];
 
 const AUTH_SRC = "`gotrue.logs.prod`";

@@ -37,6 +37,11 @@ export interface FunctionSpec<N extends string = string> {
    */
   zoneArg?: number;
   /**
+   * argument positions that must be a literal or a parameter (a delimiter, the characters to
+   * trim): ClickHouse and DuckDB take only constants there, so every backend refuses the rest
+   */
+  constantArgs?: number[];
+  /**
    * argument positions whose value is the result (IF's branches, COALESCE's alternatives): they
    * meet in the result's type, so an INT64 one is widened where the result is FLOAT64
    */
@@ -47,6 +52,9 @@ export interface FunctionSpec<N extends string = string> {
   accepts?: ReadonlyArray<readonly [number, ...ScalarType[]]>;
   returns: (args: SqlType[], name: string) => SqlType;
 }
+
+const CONSTANT_DEPARTURE = (what: string) =>
+  `${what} is a string literal or a parameter; BigQuery also takes one computed per row, which ClickHouse (and DuckDB for STRING_AGG) cannot.`;
 
 const ZONE_DEPARTURE =
   "the time zone is a string literal or a parameter; BigQuery also takes one read from a column, which ClickHouse's time functions (constant zones only) cannot.";
@@ -245,7 +253,8 @@ function moreFunctions() {
       departure: "without ORDER BY the elements are ordered by value (BigQuery leaves the order open).",
     }),
     fn("STRING_AGG", "aggregate", [1, 2], STRINGS2, STRING, {
-      departure: "without ORDER BY the values are joined in value order (BigQuery leaves the order open).",
+      departure: `without ORDER BY the values are joined in value order (BigQuery leaves the order open); ${CONSTANT_DEPARTURE("the delimiter")}`,
+      constantArgs: [1],
     }),
     // window functions
     fn("ROW_NUMBER", "window", [0, 0], [], INT64),
@@ -264,10 +273,22 @@ function moreFunctions() {
     fn("CONTAINS_SUBSTR", "scalar", [2, 2], STRINGS2, BOOL),
     fn("SUBSTR", "scalar", [2, 3], STRING_AND_POSITIONS, STRING),
     fn("SUBSTRING", "scalar", [2, 3], STRING_AND_POSITIONS, STRING),
-    fn("SPLIT", "scalar", [1, 2], STRINGS2, nativeArray("STRING")),
-    fn("TRIM", "scalar", [1, 2], STRINGS2, STRING),
-    fn("LTRIM", "scalar", [1, 2], STRINGS2, STRING),
-    fn("RTRIM", "scalar", [1, 2], STRINGS2, STRING),
+    fn("SPLIT", "scalar", [1, 2], STRINGS2, nativeArray("STRING"), {
+      constantArgs: [1],
+      departure: CONSTANT_DEPARTURE("the delimiter"),
+    }),
+    fn("TRIM", "scalar", [1, 2], STRINGS2, STRING, {
+      constantArgs: [1],
+      departure: CONSTANT_DEPARTURE("the set of characters to trim"),
+    }),
+    fn("LTRIM", "scalar", [1, 2], STRINGS2, STRING, {
+      constantArgs: [1],
+      departure: CONSTANT_DEPARTURE("the set of characters to trim"),
+    }),
+    fn("RTRIM", "scalar", [1, 2], STRINGS2, STRING, {
+      constantArgs: [1],
+      departure: CONSTANT_DEPARTURE("the set of characters to trim"),
+    }),
     fn("REPLACE", "scalar", [3, 3], STRINGS3, STRING),
     fn("STRPOS", "scalar", [2, 2], STRINGS2, INT64),
     fn(
@@ -294,7 +315,10 @@ function moreFunctions() {
     fn("CHAR_LENGTH", "scalar", [1, 1], [[0, "STRING"]], INT64),
     fn("FORMAT", "scalar", [1, 20], [[0, "STRING"]], STRING),
     fn("ARRAY_LENGTH", "scalar", [1, 1], [], INT64),
-    fn("ARRAY_TO_STRING", "scalar", [2, 2], [[1, "STRING"]], STRING),
+    fn("ARRAY_TO_STRING", "scalar", [2, 2], [[1, "STRING"]], STRING, {
+      constantArgs: [1],
+      departure: CONSTANT_DEPARTURE("the delimiter"),
+    }),
     // JSON text
     fn("JSON_VALUE", "scalar", [1, 2], STRINGS2, STRING),
     fn("JSON_EXTRACT_SCALAR", "scalar", [1, 2], STRINGS2, STRING),

@@ -4,7 +4,13 @@ import type { ScalarType } from "../schema/schema-model.ts";
 import { analyzeAggregate, analyzeExtract, analyzeFunction } from "./analyze-functions.ts";
 import { internalValue } from "./analyze-internal.ts";
 import { analyzeStruct, analyzeSubquery } from "./analyze-literals.ts";
-import { coerceForComparison, coerceLiteralTo, INT64_MIN_DIGITS, literalOfNumber } from "./coerce.ts";
+import {
+  coerceForComparison,
+  coerceLiteralTo,
+  INT64_MIN_DIGITS,
+  literalOfNumber,
+  typedNull,
+} from "./coerce.ts";
 import type { CompileContext, CteInfo } from "./compile-context.ts";
 import { foldConstantCase } from "./constant-case.ts";
 import type { Expr } from "./ir.ts";
@@ -153,6 +159,7 @@ export function analyzeValueInner(node: AstNode, env: ExprEnv): Value {
       if (value.type.t !== "null" && !(value.type.t === "scalar" && value.type.s === "INT64")) {
         fail("sql_invalid", `INTERVAL needs an INT64 amount, got ${typeName(value.type)}.`, node);
       }
+      checkIntervalRange(value, unit, node);
       return expr({ k: "interval", value, unit, type: { t: "interval" } });
     }
     case "expr_list":
@@ -262,6 +269,14 @@ export function analyzeBinary(node: AstNode, env: ExprEnv): Expr {
     const left = analyzeExpr(node.left, env);
     const right = analyzeExpr(node.right, env);
     const [l, r] = coerceForComparison(left, right, node);
+    // BigQuery refuses a pattern ending in its escape character; so do the engines, but only
+    // ClickHouse where no row reaches the LIKE (it evaluates constants first): refuse it here
+    if (r.k === "lit" && typeof r.value === "string" && /(?:^|[^\\])(?:\\\\)*\\$/.test(r.value))
+      fail(
+        "sql_invalid",
+        "A LIKE pattern must not end with a lone backslash (write \\\\ for one).",
+        node.right,
+      );
     return { k: "op", op, args: [l, r], type: BOOL };
   }
   const leftRaw = analyzeExpr(node.left, env);
@@ -314,7 +329,7 @@ export function analyzeUnary(node: AstNode, env: ExprEnv): Expr {
       String(operand.value) === INT64_MIN_DIGITS
     )
       return literalOfNumber(`-${INT64_MIN_DIGITS}`);
-    const e = analyzeExpr(node.expr, env);
+    const e = typedNull(analyzeExpr(node.expr, env), "INT64");
     if (e.k === "lit" && (typeof e.value === "number" || typeof e.value === "bigint")) {
       // -(-9223372036854775808) is past INT64's greatest: BigQuery's overflow error, not a value
       // an engine would wrap (ClickHouse) or raise in its own words
@@ -345,6 +360,39 @@ export function widened(e: Expr, type: SqlType): Expr {
  * constant zone, so a zone read from a column cannot run there, and every backend refuses it
  * alike. A parameter takes a slot of its own, bound through the dialect's `bindZone`.
  */
+/** BigQuery's INTERVAL range per unit (10,000 years, 3,660,000 days, 87,840,000 hours …). */
+const INTERVAL_LIMIT: Record<string, bigint> = {
+  YEAR: 10_000n,
+  ISOYEAR: 10_000n,
+  QUARTER: 40_000n,
+  MONTH: 120_000n,
+  WEEK: 522_857n,
+  ISOWEEK: 522_857n,
+  DAY: 3_660_000n,
+  HOUR: 87_840_000n,
+  MINUTE: 5_270_400_000n,
+  SECOND: 316_224_000_000n,
+  MILLISECOND: 316_224_000_000_000n,
+  MICROSECOND: 316_224_000_000_000_000n,
+};
+
+/**
+ * A literal INTERVAL amount beyond BigQuery's range is refused, as BigQuery refuses it: engines
+ * otherwise disagree (DuckDB and PostgreSQL overflow, ClickHouse wraps around).
+ */
+export function checkIntervalRange(value: Expr, unit: string, node: AstNode): void {
+  const limit = INTERVAL_LIMIT[unit];
+  if (limit === undefined || value.k !== "lit") return;
+  if (typeof value.value !== "number" && typeof value.value !== "bigint") return;
+  const n = BigInt(value.value);
+  if (n > limit || n < -limit)
+    fail(
+      "sql_invalid",
+      `INTERVAL ${String(value.value)} ${unit} is out of range: an interval holds at most ${limit} ${unit.toLowerCase()}s either way.`,
+      node,
+    );
+}
+
 export function checkZoneArg(arg: Expr, node: AstNode, env: ExprEnv): void {
   if (arg.type.t !== "scalar" || arg.type.s !== "STRING") return;
   if (arg.k === "lit") return;

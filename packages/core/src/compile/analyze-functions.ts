@@ -8,6 +8,7 @@ import {
 import type { CallExpr } from "../dialect/function-table.ts";
 import { type AstNode, locationOf } from "../parse/parse-sql.ts";
 import { checkRegexPattern } from "../sandbox/regex-subset.ts";
+import type { ScalarType } from "../schema/schema-model.ts";
 import {
   analyzeExpr,
   checkZoneArg,
@@ -18,12 +19,12 @@ import {
   withPosition,
 } from "./analyze-expr.ts";
 import { analyzeInternal, indexLiteral, stringArg } from "./analyze-internal.ts";
-import { coerceLiteralTo } from "./coerce.ts";
+import { coerceLiteralTo, typedAggregateLiteral, typedNull } from "./coerce.ts";
 import { requireGroupable, requireOrderable } from "./groupable.ts";
 import type { AggregateOptions, Expr, OrderItem } from "./ir.ts";
 import { columnRefPath } from "./resolve-names.ts";
 import { checkAggregateClause, specialForm } from "./special-forms.ts";
-import { INT64, isNumeric, type SqlType, STRING, typeName } from "./sql-type.ts";
+import { BOOL, INT64, isNumeric, type SqlType, STRING, typeName } from "./sql-type.ts";
 
 export function functionName(node: AstNode): string {
   const parts: string[] = [];
@@ -60,10 +61,19 @@ export function analyzeFunction(node: AstNode, env: ExprEnv): Expr {
     if (spec.datePartArgs?.includes(i)) return datePart(a);
     const e = analyzeExpr(a, env.clause === "select" || !spec.kind.startsWith("agg") ? env : env);
     const target = spec.literalAs?.[i];
-    return target ? coerceLiteralTo(e, target, a) : e;
+    const coerced = target ? coerceLiteralTo(e, target, a) : e;
+    // a bare NULL where the signature names a type is that type; result arguments (IF's
+    // branches, COALESCE's alternatives) meet in the result's type below
+    const declared = spec.resultArgs && isResultArg(spec.resultArgs, i) ? undefined : acceptedAt(spec, i);
+    // a window's value (FIRST_VALUE('x') OVER …) is typed as an aggregate's is
+    if (i === 0 && spec.kind === "window" && !declared) return typedAggregateLiteral(coerced, "INT64");
+    return declared ? typedNull(coerced, declared) : coerced;
   });
+  const recordLength = arrayLengthOfRecord(spec.name, args[0], node);
+  if (recordLength) return recordLength;
   for (const i of spec.patternArgs ?? []) checkPatternArg(args[i]!, rawArgs[i]!, env);
   checkCountArg(spec.name, args, rawArgs);
+  for (const i of spec.constantArgs ?? []) if (args[i]) checkConstantArg(spec.name, args[i]!, rawArgs[i]!);
   if (spec.zoneArg !== undefined && args[spec.zoneArg])
     checkZoneArg(args[spec.zoneArg]!, rawArgs[spec.zoneArg]!, env);
   const type = withPosition(
@@ -95,7 +105,16 @@ export function analyzeAggregate(node: AstNode, env: ExprEnv): Expr {
   if (!spec) return fail("function_not_allowed", `Function ${name} is not allowed.`, node);
   checkAggregateAllowed(name, env, node);
   const argNode = node.args?.expr as AstNode | undefined;
-  const args = argNode && argNode.type !== "star" ? [analyzeExpr(argNode, { ...env, clause: "select" })] : [];
+  // a bare NULL aggregated is BigQuery's default INT64 (or the type the signature names)
+  const args =
+    argNode && argNode.type !== "star"
+      ? [
+          typedAggregateLiteral(
+            analyzeExpr(argNode, { ...env, clause: "select" }),
+            acceptedAt(spec, 0) ?? "INT64",
+          ),
+        ]
+      : [];
   const distinct = String(node.args?.distinct ?? "").toUpperCase() === "DISTINCT";
   if (distinct && args[0]) requireGroupable(args[0].type, `${name}(DISTINCT …)`, argNode);
   const type = withPosition(
@@ -112,6 +131,47 @@ export function analyzeAggregate(node: AstNode, env: ExprEnv): Expr {
 }
 
 export const checkAggregateAllowed = checkAggregateClause;
+
+/**
+ * A delimiter or a set of characters to trim: a literal or a parameter (FunctionSpec.constantArgs);
+ * an expression of literals (`concat(',', ' ')`) is not one.
+ */
+function checkConstantArg(name: string, arg: Expr, node: AstNode): void {
+  const inner = arg.k === "cast" ? arg.expr : arg;
+  if (inner.k === "lit" || inner.k === "param") return;
+  fail(
+    "sql_invalid",
+    `The ${name === "LTRIM" || name === "RTRIM" || name === "TRIM" ? "characters to trim" : "delimiter"} of ${name} must be a string literal or a parameter.`,
+    node,
+  );
+}
+
+/**
+ * ARRAY_LENGTH of a JSON object read as a REPEATED RECORD of one element (`metadata`,
+ * `m.request`): 1 where it is present, NULL where it is not — engines each read the object
+ * otherwise (DuckDB 0, ClickHouse its number of keys, PostgreSQL refused it). An array of
+ * objects (`records`) is an engine array and keeps its own length. A STRUCT is no array.
+ */
+function arrayLengthOfRecord(name: string, arg: Expr | undefined, node: AstNode): Expr | undefined {
+  if (name !== "ARRAY_LENGTH" || arg?.type.t !== "record") return undefined;
+  if (!arg.type.repeated) fail("sql_invalid", "ARRAY_LENGTH needs an array, got a STRUCT.", node);
+  return {
+    k: "case",
+    whens: [
+      [
+        { k: "op", op: "IS NULL", args: [arg], type: BOOL },
+        { k: "lit", value: null, type: INT64 },
+      ],
+    ],
+    else: { k: "lit", value: 1, type: INT64 },
+    type: INT64,
+  };
+}
+
+/** The first type a function's signature accepts at argument `i`, when it names one. */
+function acceptedAt(spec: { accepts?: ReadonlyArray<readonly [number, ...ScalarType[]]> }, i: number) {
+  return spec.accepts?.find(([at]) => at === i)?.[1];
+}
 
 function isResultArg(resultArgs: "all" | number[], i: number): boolean {
   return resultArgs === "all" || resultArgs.includes(i);
@@ -198,6 +258,10 @@ export function analyzeOrderedAggregate(fn: "ARRAY_AGG" | "STRING_AGG", node: As
       if (limit < 0) fail("sql_invalid", `${fn} LIMIT must not be negative.`, a);
     } else values.push(analyzeExpr(a, inner));
   }
+  // a bare NULL aggregated is a STRING, the element type its result has
+  for (const [i, v] of values.entries())
+    values[i] = i === 0 ? typedAggregateLiteral(v, "STRING") : typedNull(v, "STRING");
+  if (fn === "STRING_AGG" && values[1]) checkConstantArg(fn, values[1], args[2]!);
   const x = values[0];
   if (!x) return fail("sql_invalid", `${fn} needs an argument.`, node);
   if (fn === "ARRAY_AGG" && values.length !== 1) fail("sql_invalid", "ARRAY_AGG takes one argument.", node);
@@ -285,7 +349,13 @@ export function withWindow(call: CallExpr, over: AstNode, env: ExprEnv): Expr {
         over,
       );
     }
-    frame = `${kind} BETWEEN ${texts[0]} AND ${texts[1]}`;
+    // a ROWS offset beyond 2^31 - 2 rows reaches as far as that one does (no partition holds
+    // more rows); ClickHouse takes no larger one (it was a 422 there, 200 elsewhere)
+    const bound = (t: string) =>
+      kind === "ROWS" && /^\d{10,}/.test(t) && BigInt(t.split(" ")[0]!) > 2_147_483_646n
+        ? t.replace(/^\d+/, "2147483646")
+        : t;
+    frame = `${kind} BETWEEN ${bound(texts[0]!)} AND ${bound(texts[1]!)}`;
   }
   return { ...call, over: { partitionBy, orderBy, ...(frame ? { frame } : {}) } };
 }
@@ -308,7 +378,10 @@ export function analyzeExtractPart(part: string, sourceNode: AstNode, env: ExprE
   const weekday = /^WEEK\((\w+)\)$/.exec(part)?.[1];
   if (!DATE_PARTS.has(part) && !(weekday && WEEKDAYS.includes(weekday)))
     fail("sql_invalid", `EXTRACT(${part} …) is not supported.`, node);
-  const source = coerceLiteralTo(analyzeExpr(sourceNode, env), "TIMESTAMP", sourceNode);
+  const source = typedNull(
+    coerceLiteralTo(analyzeExpr(sourceNode, env), "TIMESTAMP", sourceNode),
+    "TIMESTAMP",
+  );
   if (source.type.t !== "null" && !isTemporalType(source.type)) {
     fail("sql_invalid", `EXTRACT needs a TIMESTAMP, DATETIME or DATE, got ${typeName(source.type)}.`, node);
   }

@@ -3,6 +3,7 @@ import type { AstNode } from "../parse/parse-sql.ts";
 import {
   analyzeExpr,
   analyzeValue,
+  checkIntervalRange,
   checkZoneArg,
   DATE_PARTS,
   type ExprEnv,
@@ -81,6 +82,7 @@ const FORM_READERS: { readonly [N in DesugaredFormName]: FormReader } = {
     if (value.type.t !== "null" && !(value.type.t === "scalar" && value.type.s === "INT64")) {
       fail("sql_invalid", `INTERVAL needs an INT64 amount, got ${typeName(value.type)}.`, node);
     }
+    checkIntervalRange(value, unit, node);
     return { k: "interval", value, unit, type: { t: "interval" } };
   },
   __qes_extract: (node, env, args) =>

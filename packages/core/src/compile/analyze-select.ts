@@ -128,6 +128,22 @@ export function analyzeSelect(ast: AstNode, ctx: CompileContext, opts: QueryOpti
     if (v.kind === "expr") select.items.push({ expr: v.expr, name: o.phys });
     else if (opts.final) select.items.push({ expr: recordAsExpr(v.rec), name: o.phys });
   });
+  // BigQuery: SELECT DISTINCT compares rows, and an ARRAY (a repeated record too) is not comparable
+  if (select.distinct) {
+    outputs.forEach((o, i) => {
+      const v = values[i]!;
+      const t = v.kind === "expr" ? v.expr.type : undefined;
+      const what =
+        t?.t === "array"
+          ? "an ARRAY"
+          : t === undefined || t.t === "records" || (t.t === "record" && t.repeated)
+            ? "an ARRAY of records"
+            : t.t === "record"
+              ? "a STRUCT"
+              : undefined;
+      if (what) fail("sql_invalid", `SELECT DISTINCT cannot compare column ${o.name}: it is ${what}.`, ast);
+    });
+  }
   if (opts.final) {
     // Final outputs are read by position; keep select items in output order.
     select.items.sort((a, b) => Number(a.name.slice(1)) - Number(b.name.slice(1)));

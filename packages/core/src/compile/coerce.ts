@@ -20,6 +20,27 @@ export function literalOfNumber(value: unknown): Expr {
 }
 
 /**
+ * A bare NULL where a value of type `s` is expected, as that type. BigQuery types a NULL from
+ * where it stands (INT64 when nothing says more); engines left with an untyped NULL refuse calls
+ * it makes ambiguous (PostgreSQL: `function sum(unknown) is not unique`) where others answer NULL.
+ */
+export function typedNull(e: Expr, s: ScalarType): Expr {
+  if (e.k !== "lit" || e.value !== null || e.type.t !== "null") return e;
+  return { k: "cast", expr: e, to: s, safe: false, type: { t: "scalar", s } };
+}
+
+/**
+ * An aggregate's literal argument, typed: a bare NULL as `s`, a string literal as STRING. Engines
+ * that leave a quoted literal untyped refuse it in a generic aggregate (PostgreSQL:
+ * `function array_agg(unknown) is not unique`) where BigQuery and the others aggregate it.
+ */
+export function typedAggregateLiteral(e: Expr, s: ScalarType): Expr {
+  if (e.k === "lit" && typeof e.value === "string" && e.type.t === "scalar" && e.type.s === "STRING")
+    return { k: "cast", expr: e, to: "STRING", safe: false, type: e.type };
+  return typedNull(e, s);
+}
+
+/**
  * BigQuery's literal coercion: a string literal where a TIMESTAMP, DATETIME or DATE is expected
  * is parsed at compile time (and refused there when it is not one).
  */

@@ -23,7 +23,7 @@ const nullIfAnyNull =
       call.type.t === "scalar" && call.type.s === "FLOAT64"
         ? args.map((a) => ` WHEN ${e.isNaN(a)} THEN ${a}`).join("")
         : "";
-    return `CASE WHEN ${args.map((a) => `${a} IS NULL`).join(" OR ")} THEN NULL${nan} ELSE ${fn}(${args.join(", ")}) END`;
+    return `CASE WHEN ${args.map((a) => `(${a}) IS NULL`).join(" OR ")} THEN NULL${nan} ELSE ${fn}(${args.join(", ")}) END`;
   };
 
 /**

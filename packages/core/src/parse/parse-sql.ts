@@ -142,6 +142,7 @@ function restoreOriginal(node: unknown, d: DesugaredSql): void {
       continue;
     }
     const obj = n as AstNode;
+    if (obj.type === "expr_list") regroupListOr(obj);
     if (obj.loc?.start && typeof obj.loc.start.offset === "number") {
       const o = d.origin(obj.loc.start.offset);
       obj.loc = { start: { line: o.line, column: o.column } };
@@ -167,4 +168,37 @@ function restoreOriginal(node: unknown, d: DesugaredSql): void {
     }
     for (const k of Object.keys(obj)) if (k !== "loc") stack.push(obj[k]);
   }
+}
+
+/**
+ * node-sql-parser reads an OR inside a list (`concat('a', x or y)`, `coalesce(a, x or y, b)`,
+ * `[x, y or z]`) as the OR of the list's items so far and the operand after it: `('a', x) OR y`.
+ * This gives the OR back its own operands, in place: the list's last item so far becomes the OR's
+ * left operand and the OR takes that item's place.
+ */
+function regroupListOr(list: AstNode): void {
+  const items: unknown[] = Array.isArray(list.value) ? list.value : [list.value];
+  const out: unknown[] = [];
+  let changed = false;
+  for (const item of items) {
+    const split = splitListOr(item);
+    if (split) changed = true;
+    out.push(...(split ?? [item]));
+  }
+  if (changed) list.value = out;
+}
+
+/** `(a, b) OR c` as the parser gives it → [a, b OR c]; undefined when the item is not one */
+function splitListOr(item: unknown): unknown[] | undefined {
+  let parent: AstNode | undefined;
+  let node = item as AstNode | undefined;
+  while (node && typeof node === "object" && !Array.isArray(node) && node.type === "binary_expr") {
+    parent = node;
+    node = node.left as AstNode | undefined;
+  }
+  if (!parent || !Array.isArray(node) || node.length === 0) return undefined;
+  const list = node as unknown[];
+  parent.left = list[list.length - 1];
+  const before = list.slice(0, -1).flatMap((x) => splitListOr(x) ?? [x]);
+  return [...before, item];
 }
