@@ -192,10 +192,13 @@ export class DuckdbDialect extends SqlEmitter {
       ),
     LOG10: checkedMath.log((x) => `log10(${x})`),
     ARRAY_LENGTH: ([a], call) => (isNative(call, 0) ? `len(${a})` : `json_array_length(${a})`),
+    // a NULL delimiter gives NULL (BigQuery); DuckDB joined with ','
     ARRAY_TO_STRING: ([a, d], call) =>
-      isNative(call, 0)
-        ? `array_to_string(${a}, ${d})`
-        : `array_to_string(json_extract_string(${a}, '$[*]'), ${d})`,
+      `CASE WHEN ${d} IS NOT NULL THEN ${
+        isNative(call, 0)
+          ? `array_to_string(${a}, ${d})`
+          : `array_to_string(json_extract_string(${a}, '$[*]'), ${d})`
+      } END`,
     JSON_VALUE: ([x], call) => this.jsonValue(x!, call),
     JSON_EXTRACT_SCALAR: ([x], call) => this.jsonValue(x!, call),
     JSON_QUERY: ([x], call) => this.jsonQuery(x!, call),

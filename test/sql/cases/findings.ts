@@ -419,6 +419,12 @@ export const findingCases: SqlCase[] = [
     expect: [{ s: ["a", "b"], j: "x;y", g: "t01;t02;t03", t: "a" }],
   },
   {
+    name: "a NULL delimiter or set of characters to trim gives NULL",
+    rule: "BigQuery SPLIT, ARRAY_TO_STRING, TRIM: a NULL argument gives NULL (DuckDB's ARRAY_TO_STRING joined with ',')",
+    sql: `select split('a;b', cast(null as string)) is null as s, array_to_string(['x', 'y'], cast(null as string)) as j, array_to_string(split(id, '0'), cast(null as string)) as k, trim(';a;', cast(null as string)) as t from ${REST} where id = 't01'`,
+    expect: [{ s: true, j: null, k: null, t: null }],
+  },
+  {
     name: "a string literal aggregated",
     rule: "BigQuery aggregate functions take any expression of their type, a literal too (PostgreSQL refused array_agg('x') as ambiguous)",
     sql: `select array_agg('x') as a, max('z') as m, any_value('v') as v, array_agg(distinct 'x' ignore nulls) as d from ${REST}`,
