@@ -61,6 +61,13 @@ const INTERVAL_FN: Record<string, string> = {
   YEAR: "to_years",
 };
 
+/** A JSON array of scalars read from an event as a DuckDB list of `element` (non-conforming values NULL). */
+function jsonScalarList(array: string, element: ScalarType): string {
+  return element === "STRING"
+    ? `json_extract_string(${array}, '$[*]')`
+    : `TRY_CAST(json_extract_string(${array}, '$[*]') AS ${TYPE_NAMES[element]}[])`;
+}
+
 /** DuckDB: RE2 regular expressions and BigQuery-like functions; most rows are renames. */
 export class DuckdbDialect extends SqlEmitter {
   readonly name: string = "duckdb";
@@ -197,7 +204,7 @@ export class DuckdbDialect extends SqlEmitter {
       `CASE WHEN ${d} IS NOT NULL THEN ${
         isNative(call, 0)
           ? `array_to_string(${a}, ${d})`
-          : `array_to_string(json_extract_string(${a}, '$[*]'), ${d})`
+          : `array_to_string(${jsonScalarList(a!, "STRING")}, ${d})`
       } END`,
     JSON_VALUE: ([x], call) => this.jsonValue(x!, call),
     JSON_EXTRACT_SCALAR: ([x], call) => this.jsonValue(x!, call),
@@ -279,9 +286,7 @@ export class DuckdbDialect extends SqlEmitter {
       arrayType.t === "array" && arrayType.native
         ? array
         : arrayType.t === "array"
-          ? arrayType.element === "STRING"
-            ? `json_extract_string(${array}, '$[*]')`
-            : `TRY_CAST(json_extract_string(${array}, '$[*]') AS ${TYPE_NAMES[arrayType.element]}[])`
+          ? jsonScalarList(array, arrayType.element)
           : // records read from an event may be one object (FieldNode.objects): an array of one
             `CAST(json_extract(CASE WHEN json_type(${array}) = 'OBJECT' THEN json_array(json(${array})) ELSE ${array} END, '$[*]') AS VARCHAR[])`;
     const v = `__e${this.lambdas++}`;
@@ -405,9 +410,7 @@ export class DuckdbDialect extends SqlEmitter {
       arrayType.t === "array" && arrayType.native
         ? array
         : elementType.t === "scalar"
-          ? elementType.s === "STRING"
-            ? `json_extract_string(${array}, '$[*]')`
-            : `TRY_CAST(json_extract_string(${array}, '$[*]') AS ${TYPE_NAMES[elementType.s]}[])`
+          ? jsonScalarList(array, elementType.s)
           : `CAST(json_extract(${array}, '$[*]') AS VARCHAR[])`;
     const offset = withOffset ? `, unnest(range(0, len(${list}))) AS off` : "";
     return `(SELECT unnest(${list}) AS value${offset}) AS ${this.quoteIdent(alias)}`;
