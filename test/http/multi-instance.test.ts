@@ -111,12 +111,24 @@ describe("two instances sharing Redis", () => {
     // BullMQ puts the jobs of an `every` scheduler on multiples of the interval: measure from the
     // middle of one interval to the middle of the third after it, when no run is in progress
     await sleep(WARM_MS - ((Date.now() + WARM_MS / 2) % WARM_MS));
+    // on a loaded machine the run due at the last boundary may still be storing values: wait until
+    // every key was produced after that boundary, or its last refresh would be counted here but
+    // land in the window (CI saw a key with four changes against three runs). How late that run
+    // finished is how late the next three will: the window ends three intervals after it did.
+    const boundary = Math.floor(Date.now() / WARM_MS) * WARM_MS;
+    const producedSince = async () => {
+      for (const key of keys)
+        if ((await redis.getrangeBuffer(key, 0, 7)).readDoubleBE(0) < boundary) return false;
+      return true;
+    };
+    while (!(await producedSince()) && Date.now() < boundary + 2 * WARM_MS) await sleep(20);
+    const quiet = Date.now();
     const runs = await both("qes_warm_runs_total", { endpoint: "usage.api-counts" });
     const refreshes = await both("qes_warm_refreshes_total", { endpoint: "usage.api-counts" });
     // sample when each cached value was produced (its first 8 bytes) every 50 ms
     const producedAt = new Map<string, Set<number>>(keys.map((k) => [k, new Set()]));
     const initial = new Map<string, number>();
-    const end = Date.now() + 3 * WARM_MS;
+    const end = quiet + 3 * WARM_MS;
     const sample = async () => {
       for (const key of keys) {
         const head = await redis.getrangeBuffer(key, 0, 7);
@@ -130,11 +142,11 @@ describe("two instances sharing Redis", () => {
       await sleep(50);
     }
     // a run is counted when it starts and each refresh when its value is stored: a run still under
-    // way (late on a loaded machine) is read once its refreshes are counted — before the next run is
-    // due (runs fall on multiples of the interval and `end` is mid-interval), so none is half-read
+    // way (late on a loaded machine) is read once its refreshes are counted; one that starts
+    // meanwhile is waited for too, so none is half-read
     let runsDone = 0;
     let refreshed = 0;
-    const settled = end + WARM_MS / 3;
+    const settled = end + WARM_MS;
     do {
       runsDone = (await both("qes_warm_runs_total", { endpoint: "usage.api-counts" })) - runs;
       refreshed = (await both("qes_warm_refreshes_total", { endpoint: "usage.api-counts" })) - refreshes;
@@ -146,8 +158,10 @@ describe("two instances sharing Redis", () => {
     await sample();
     const perKey = keys.map((k) => producedAt.get(k)?.size ?? 0);
     // three intervals: three runs in total (four if one was late by more than half an interval),
-    // not one per instance and interval
-    expect(runsDone).toBeGreaterThanOrEqual(3);
+    // not one per instance and interval. BullMQ adds a scheduler's next job when the current one
+    // starts, on the next multiple of the interval after that: a run started more than an interval
+    // late (two busy loops on two cores did it) skips a slot, which leaves two
+    expect(runsDone).toBeGreaterThanOrEqual(2);
     expect(runsDone).toBeLessThanOrEqual(4);
     expect(refreshed).toBe(runsDone * 5);
     for (const n of perKey) expect(n).toBe(runsDone);
