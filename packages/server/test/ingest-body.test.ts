@@ -117,6 +117,15 @@ describe("ingest body forms", () => {
     const e = refusal(() => json(`[{}, ${deep(MAX_EVENT_DEPTH + 1)}]`));
     expect(e.code).toBe("invalid_event");
     expect(e.message).toMatch(/^event 1: .*nested deeper than 64/);
+    // arrays count as objects do, and every key is looked into, `__proto__` (an own key) included
+    const arrays = (n: number) => `{"a":${"[".repeat(n - 1)}1${"]".repeat(n - 1)}}`;
+    expect(json(`[${arrays(MAX_EVENT_DEPTH)}]`)).toHaveLength(1);
+    expect(refusal(() => json(`[${arrays(MAX_EVENT_DEPTH + 1)}]`)).message).toMatch(
+      /^event 0: .*nested deeper/,
+    );
+    const under = (key: string) => `[{"z":1,"${key}":${deep(MAX_EVENT_DEPTH)},"y":2}]`;
+    for (const key of ["__proto__", "constructor", "b"])
+      expect(refusal(() => json(under(key))).message, key).toMatch(/^event 0: .*nested deeper/);
     // 200,000 levels: no RangeError, a 400 (the exact-integer parser is recursive: never reached)
     const huge = `[${"[".repeat(200_000)}9007199254740993${"]".repeat(200_000)}]`;
     expect(refusal(() => json(huge)).code).toBe("invalid_event");
