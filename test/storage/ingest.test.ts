@@ -1,4 +1,12 @@
-import { type Backend, type IngestBatch, logEventFromJson, parseJsonText, QesError } from "@qes/core";
+import {
+  type Backend,
+  cloneSourceSchema,
+  type IngestBatch,
+  logEventFromJson,
+  parseJsonText,
+  QesError,
+  widenForEvent,
+} from "@qes/core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { BACKENDS, type BackendHandle } from "../support/backends.ts";
 import { ingestBatch as batch, INGEST_NOW as NOW } from "../support/ingest-batch.ts";
@@ -96,6 +104,30 @@ describe.each(BACKENDS)("Backend.ingest on $name", (fixture) => {
     ).rejects.toBeInstanceOf(QesError);
     expect((await backend.schema()).sources["ingest.atomic"]).toBeUndefined();
     expect((await backend.schema()).version).toBe(before.version);
+  });
+
+  it("widens by the events when a batch's coveredBy is not the store's schema (the route saw it before another request widened it)", async () => {
+    const source = "ingest.hint";
+    await backend.ingest([batch(source, ['{"id":"h0","timestamp":"2025-01-15T09:00:00Z","n":1}'])]);
+    const seen = cloneSourceSchema((await backend.schema()).sources[source]!);
+    // another request widens the source after the route looked at it
+    await backend.ingest([batch(source, ['{"id":"h1","timestamp":"2025-01-15T09:01:00Z","m":"x"}'])]);
+    // the route's hint: its (stale) schema widened by the batch's events, covering them
+    const next = batch(source, ['{"id":"h2","timestamp":"2025-01-15T09:02:00Z","n":"text","q":5}']);
+    const hint = cloneSourceSchema(seen);
+    for (const [i, e] of next.events.entries()) widenForEvent(hint, e.body, i);
+    await backend.ingest([{ ...next, coveredBy: hint }]);
+    const fields = (await backend.schema()).sources[source]!.fields;
+    expect(Object.fromEntries(["n", "m", "q"].map((f) => [f, fields[f]?.type]))).toEqual({
+      n: "STRING",
+      m: "STRING",
+      q: "INT64",
+    });
+    expect(await runSql(backend, `select id, n, m, q from \`${source}\` order by id`)).toEqual([
+      { id: "h0", n: "1", m: null, q: null },
+      { id: "h1", n: null, m: "x", q: null },
+      { id: "h2", n: "text", m: null, q: 5 },
+    ]);
   });
 
   it("rolls back earlier batches when a later batch fails inside the engine", async () => {

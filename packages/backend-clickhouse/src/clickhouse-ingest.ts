@@ -1,4 +1,5 @@
 import {
+  batchCoveredBy,
   checkSourceName,
   type IngestBatch,
   type IngestResult,
@@ -73,9 +74,10 @@ export async function ingestIntoClickhouse(
             fresh.map((e) => e.id),
           );
       let count = 0;
+      const covered = batchCoveredBy(stage.schema, batch.coveredBy);
       for (const [index, event] of fresh.entries()) {
         if (stored.has(event.id)) continue;
-        const changes = widenForEvent(stage.schema, event.body, index);
+        const changes = covered ? [] : widenForEvent(stage.schema, event.body, index);
         if (changes.length > 0) stage.widened(changes);
         await stage.add(event);
         count++;

@@ -1,5 +1,6 @@
 import type { DuckDBConnection } from "@duckdb/node-api";
 import {
+  batchCoveredBy,
   checkSourceName,
   cloneSourceSchema,
   type IngestBatch,
@@ -77,8 +78,10 @@ export async function ingestIntoDuckdb(
       // event written before a later one of its batch widened its field would hold a different
       // value (an empty array dropped, or the engine's cast of a number to text)
       const changes: SchemaChange[] = [];
-      for (const [index, event] of events.entries()) {
-        for (const change of widenForEvent(schema, event.body, index)) changes.push(change);
+      if (!batchCoveredBy(schema, batch.coveredBy)) {
+        for (const [index, event] of events.entries()) {
+          for (const change of widenForEvent(schema, event.body, index)) changes.push(change);
+        }
       }
       if (changes.length > 0) {
         await applySchemaChanges(conn, schema, changes);

@@ -1,4 +1,5 @@
 import {
+  batchCoveredBy,
   checkSourceName,
   cloneSourceSchema,
   type IngestBatch,
@@ -163,8 +164,9 @@ export async function ingestEvents(
       // the model the waiting events were shaped for, should this batch widen it
       const before = target.pending.length > 0 ? cloneSourceSchema(target.source) : undefined;
       const changes: SchemaChange[] = [];
-      for (const [index, event] of events.entries())
-        changes.push(...widenForEvent(target.source, event.body, index));
+      if (!batchCoveredBy(target.source, batch.coveredBy))
+        for (const [index, event] of events.entries())
+          changes.push(...widenForEvent(target.source, event.body, index));
       if (changes.length > 0) {
         // stored before the change, which converts them as it converts every stored row
         if (before !== undefined) await writeEvents(client, config.schema, before, target);

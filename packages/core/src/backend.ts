@@ -1,7 +1,7 @@
 import type { BoundValues, CompiledQuery } from "./compile/compiled-query.ts";
 import type { Dialect } from "./dialect/dialect.ts";
 import type { LogEvent } from "./schema/parse-event.ts";
-import type { LogSchema } from "./schema/schema-model.ts";
+import type { LogSchema, SourceSchema } from "./schema/schema-model.ts";
 import type { WideningCheck } from "./schema/widen-for-event.ts";
 import type { WireValue } from "./wire/wire-type.ts";
 
@@ -54,6 +54,12 @@ export interface LoadOptions {
 export interface IngestBatch {
   source: string;
   events: readonly LogEvent[];
+  /**
+   * A schema of the source the sender found to cover every event, the batch's own widenings
+   * applied (the ingest route's check). A store whose schema has the same fields skips walking
+   * the events again for widenings (`batchCoveredBy`); any other may not trust it.
+   */
+  coveredBy?: SourceSchema;
 }
 
 export interface IngestResult {

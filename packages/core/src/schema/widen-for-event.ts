@@ -39,3 +39,15 @@ export function widenForEvent(
   if (changes.length > 0) check({ line, before, after: schema, changes });
   return changes;
 }
+
+/**
+ * Does `hint` (`IngestBatch.coveredBy`: a schema found to cover every event of a batch) have
+ * exactly `model`'s fields? Then no event of the batch widens `model` — widening only ever makes
+ * a schema cover more, and coverage is what widening tests — and a store may skip the walk over
+ * the events (a third of a second per 100,000 edge events, on the commit's path). Compared as
+ * JSON text: fields in another order are not the same here, which only costs the walk.
+ */
+export function batchCoveredBy(model: SourceSchema, hint: SourceSchema | undefined): boolean {
+  if (hint === undefined) return false;
+  return hint === model || JSON.stringify(hint.fields) === JSON.stringify(model.fields);
+}

@@ -76,7 +76,11 @@ export function ingestLogsRoute(deps: IngestLogsDeps) {
       const widenings = schemaWidenings(schema, batch);
       checkFieldLimit(source, widenings, deps.sources.maxFields);
       deps.storedQueryGuard.check(schema, source, widenings);
-      if (events.length > 0) committed = deps.queue.submit(batch);
+      if (events.length > 0) {
+        // what the check above found: a store with these very fields need not walk the events again
+        const covered = widenings.at(-1)?.after ?? schema.sources[source];
+        committed = deps.queue.submit(covered === undefined ? batch : { ...batch, coveredBy: covered });
+      }
     } finally {
       reservation.release();
     }
