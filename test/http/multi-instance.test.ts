@@ -172,6 +172,8 @@ describe("two instances sharing Redis", () => {
     const jwt = signJwt({ scope: "query", exp: epoch(300) }, "HS256", JWT_SECRET);
     const expired = signJwt({ scope: "query", exp: epoch(-300) }, "HS256", JWT_SECRET);
     const secrets = [TOKEN, jwt, expired, "wrong-token-0123456789abcdef"];
+    const answered = (on: QesProcess) => on.output().match(/"msg":"request"/g)?.length ?? 0;
+    const before = new Map([a, b].map((on) => [on, answered(on)]));
     for (const on of [a, b]) {
       expect((await get(on, `${usage("daily", "alpha")}&api_key=${TOKEN}`, {})).status).toBe(200);
       expect((await get(on, `/api/endpoints/query/logs.all?project=alpha&api_key=${jwt}`, {})).status).toBe(
@@ -181,7 +183,9 @@ describe("two instances sharing Redis", () => {
       expect((await get(on, usage("daily", "alpha"), { "X-API-KEY": expired })).status).toBe(401);
       expect((await get(on, `${usage("daily", "alpha")}&api_key=${secrets[3]}`, {})).status).toBe(401);
     }
-    await sleep(200);
+    // each process writes a request's line when it is answered, to a pipe read here later: wait
+    // for the five lines of each
+    for (const on of [a, b]) while (answered(on) < (before.get(on) as number) + 5) await sleep(20);
     for (const on of [a, b]) {
       const log = on.output();
       expect(log).toContain('"status":401');
@@ -199,7 +203,13 @@ describe("two instances sharing Redis", () => {
       b,
       `/api/endpoints/query/logs.all?project=alpha&sql=${encodeURIComponent(`select count(*) as n from ${joins}`)}`,
     );
-    await sleep(150);
+    let answeredAlready = false;
+    const answer = () => {
+      answeredAlready = true;
+    };
+    slow.then(answer, answer);
+    // stopped while its query runs (not before the request arrived, on a loaded machine)
+    while (!answeredAlready && metricSum(await scrape(b.url), "qes_running_queries") === 0) await sleep(20);
     const code = b.stop("SIGTERM");
     const res = await slow;
     expect(res.status).toBe(200);
