@@ -65,13 +65,18 @@ describe.each(STORES)("a flood from one caller on %s", (_name, open) => {
       expect(Number(refused.headers.get("retry-after"))).toBeGreaterThanOrEqual(1);
 
       // while the flood's queries hold the flooder's share, another caller is admitted at once: it
-      // answers in the time of its own query (the bound only separates that from waiting for the
-      // flood's 20 s queries; the machine running the tests is shared)
+      // is answered while every query of the flood still runs (they end only at their 20 s
+      // timeout, or when the flood is stopped below), not once one of them has ended. An order
+      // of events, not a bound on wall time, which the shared machine running the tests decides
+      let floodQueryEnded = false;
+      for (const p of flood)
+        void p.then((r) => {
+          if (r !== undefined && r.status !== 429) floodQueryEnded = true;
+        });
       for (let i = 0; i < 3; i++) {
-        const t0 = performance.now();
         const cheap = await get(CHEAP, HASHED_TOKEN);
         expect(cheap.status, cheap.text).toBe(200);
-        expect(performance.now() - t0).toBeLessThan(5000);
+        expect(floodQueryEnded).toBe(false);
       }
       // and the flooder's own cache hit is not held back
       const hit = await get(HIT, TOKEN);

@@ -169,10 +169,11 @@ describe("the result cache", () => {
     const mine = keys.filter((_, i) => values[i]?.subarray(9).toString() === first.text);
     expect(mine).toHaveLength(1);
     await redis.del(mine[0] as string);
+    const queries = await backendQueries();
+    // before the lock is set: the lock lapses 1.5 s after this at the earliest
+    const started = Date.now();
     // a holder that took the lock and died: no heartbeat, the lock lapses after 1.5 s
     await redis.set(`${mine[0]}:lock`, "dead-instance", "PX", 1500);
-    const queries = await backendQueries();
-    const started = Date.now();
     const res = await get(path);
     expect(res.status).toBe(200);
     expect(xcache(res)).toBe("MISS");
@@ -198,11 +199,19 @@ describe("the result cache", () => {
         expect(res.status).toBe(200);
         await new Promise((r) => setTimeout(r, 20));
       }
-      await new Promise((r) => setTimeout(r, 100));
-      const [set] = await redis.keys(`${prefix}warm:*`);
-      const members = await redis.zrange(set as string, 0, -1);
-      expect(members).toHaveLength(2);
-      expect(members.map((m) => JSON.parse(m)[0].pattern)).toEqual(["two", "three"]);
+      // each request is noted in Redis without waiting (fire and forget), in order on one
+      // connection: once the last one's note is there, every note is
+      const members = async () => {
+        const [set] = await redis.keys(`${prefix}warm:*`);
+        return set === undefined ? [] : (await redis.zrange(set, 0, -1)).map((m) => JSON.parse(m)[0].pattern);
+      };
+      let noted = await members();
+      while (!noted.includes("three")) {
+        await new Promise((r) => setTimeout(r, 20));
+        noted = await members();
+      }
+      expect(noted).toHaveLength(2);
+      expect(noted).toEqual(["two", "three"]);
     } finally {
       await bounded.close();
       const keys = await redis.keys(`${prefix}*`);

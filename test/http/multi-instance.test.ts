@@ -108,61 +108,61 @@ describe("two instances sharing Redis", () => {
     const keys = (await redis.keys(`${PREFIX}cache:${USAGE_ID}:*`)).filter((k) => !k.endsWith(":lock"));
     expect(keys).toHaveLength(5);
 
-    // BullMQ puts the jobs of an `every` scheduler on multiples of the interval: measure from the
-    // middle of one interval to the middle of the third after it, when no run is in progress
-    await sleep(WARM_MS - ((Date.now() + WARM_MS / 2) % WARM_MS));
-    // on a loaded machine the run due at the last boundary may still be storing values: wait until
-    // every key was produced after that boundary, or its last refresh would be counted here but
-    // land in the window (CI saw a key with four changes against three runs). How late that run
-    // finished is how late the next three will: the window ends three intervals after it did.
-    const boundary = Math.floor(Date.now() / WARM_MS) * WARM_MS;
-    const producedSince = async () => {
-      for (const key of keys)
-        if ((await redis.getrangeBuffer(key, 0, 7)).readDoubleBE(0) < boundary) return false;
-      return true;
+    // A run is counted (qes_warm_runs_total) when it starts and writes its debug line "warming
+    // run" once it has stored every key it refreshes: with as many lines as runs counted, none is
+    // under way. The window starts and ends at such quiet moments, seen from the runs themselves
+    // rather than from the clock: on a loaded machine a run may start or finish late enough to
+    // land on either side of any fixed instant (CI saw a late run's last refresh counted before
+    // the window and stored in it: four changes of a key against three runs)
+    const runsStarted = () => both("qes_warm_runs_total", { endpoint: "usage.api-counts" });
+    const runsFinished = () =>
+      [a, b].reduce(
+        (n, on) =>
+          n + (on.output().match(/"endpoint":"usage\.api-counts"[^\n]*"msg":"warming run"/g)?.length ?? 0),
+        0,
+      );
+    /** when each cached value was produced (its first 8 bytes) */
+    const producedNow = async () => {
+      const at = new Map<string, number>();
+      for (const key of keys) at.set(key, (await redis.getrangeBuffer(key, 0, 7)).readDoubleBE(0));
+      return at;
     };
-    while (!(await producedSince()) && Date.now() < boundary + 2 * WARM_MS) await sleep(20);
-    const quiet = Date.now();
-    const runs = await both("qes_warm_runs_total", { endpoint: "usage.api-counts" });
-    const refreshes = await both("qes_warm_refreshes_total", { endpoint: "usage.api-counts" });
-    // sample when each cached value was produced (its first 8 bytes) every 50 ms
-    const producedAt = new Map<string, Set<number>>(keys.map((k) => [k, new Set()]));
-    const initial = new Map<string, number>();
-    const end = quiet + 3 * WARM_MS;
-    const sample = async () => {
-      for (const key of keys) {
-        const head = await redis.getrangeBuffer(key, 0, 7);
-        const at = head.readDoubleBE(0);
-        if (!initial.has(key)) initial.set(key, at);
-        else if (at !== initial.get(key)) producedAt.get(key)?.add(at);
+    /** the values, runs and refreshes at a moment no run is under way, nor starts while they are read */
+    const quietMoment = async () => {
+      for (;;) {
+        const runs = await runsStarted();
+        if (runsFinished() >= runs) {
+          const refreshes = await both("qes_warm_refreshes_total", { endpoint: "usage.api-counts" });
+          const values = await producedNow();
+          if ((await runsStarted()) === runs) return { at: Date.now(), runs, refreshes, values };
+        }
+        await sleep(20);
       }
     };
-    while (Date.now() < end) {
-      await sample();
+    const first = await quietMoment();
+    // every change of each value in between, sampled every 50 ms
+    const producedAt = new Map<string, Set<number>>(keys.map((k) => [k, new Set()]));
+    const note = (values: Map<string, number>) => {
+      for (const [key, at] of values) if (at !== first.values.get(key)) producedAt.get(key)?.add(at);
+    };
+    while (Date.now() < first.at + 3 * WARM_MS) {
+      note(await producedNow());
       await sleep(50);
     }
-    // a run is counted when it starts and each refresh when its value is stored: a run still under
-    // way (late on a loaded machine) is read once its refreshes are counted; one that starts
-    // meanwhile is waited for too, so none is half-read
-    let runsDone = 0;
-    let refreshed = 0;
-    const settled = end + WARM_MS;
-    do {
-      runsDone = (await both("qes_warm_runs_total", { endpoint: "usage.api-counts" })) - runs;
-      refreshed = (await both("qes_warm_refreshes_total", { endpoint: "usage.api-counts" })) - refreshes;
-      if (refreshed === runsDone * 5) break;
-      await sleep(50);
-    } while (Date.now() < settled);
-    // a refresh is counted once its value is stored: one more look after reading the counters sees
-    // every value they count (a late run could finish between the last sample and the counters)
-    await sample();
+    const last = await quietMoment();
+    note(last.values);
+    const runsDone = last.runs - first.runs;
+    const refreshed = last.refreshes - first.refreshes;
     const perKey = keys.map((k) => producedAt.get(k)?.size ?? 0);
-    // three intervals: three runs in total (four if one was late by more than half an interval),
-    // not one per instance and interval. BullMQ adds a scheduler's next job when the current one
-    // starts, on the next multiple of the interval after that: a run started more than an interval
-    // late (two busy loops on two cores did it) skips a slot, which leaves two
+    // BullMQ puts the jobs of an `every` scheduler on multiples of the interval, and adds the next
+    // job when the current one starts, on the next multiple after that: at most one run per
+    // multiple in the window, and the one due at the multiple before the window if it started
+    // late, after the window began. One run per instance and interval would be twice that.
+    const multiples = Math.floor(last.at / WARM_MS) - Math.floor(first.at / WARM_MS) + 1;
+    expect(runsDone).toBeLessThanOrEqual(multiples);
+    // the window spans three intervals or more: three runs at least, two if a run started more than
+    // an interval late (two busy loops on two cores did it) and so skipped a slot
     expect(runsDone).toBeGreaterThanOrEqual(2);
-    expect(runsDone).toBeLessThanOrEqual(4);
     expect(refreshed).toBe(runsDone * 5);
     for (const n of perKey) expect(n).toBe(runsDone);
     expect(await both("qes_warm_failures_total")).toBe(0);
@@ -172,6 +172,8 @@ describe("two instances sharing Redis", () => {
     const jwt = signJwt({ scope: "query", exp: epoch(300) }, "HS256", JWT_SECRET);
     const expired = signJwt({ scope: "query", exp: epoch(-300) }, "HS256", JWT_SECRET);
     const secrets = [TOKEN, jwt, expired, "wrong-token-0123456789abcdef"];
+    const answered = (on: QesProcess) => on.output().match(/"msg":"request"/g)?.length ?? 0;
+    const before = new Map([a, b].map((on) => [on, answered(on)]));
     for (const on of [a, b]) {
       expect((await get(on, `${usage("daily", "alpha")}&api_key=${TOKEN}`, {})).status).toBe(200);
       expect((await get(on, `/api/endpoints/query/logs.all?project=alpha&api_key=${jwt}`, {})).status).toBe(
@@ -181,7 +183,9 @@ describe("two instances sharing Redis", () => {
       expect((await get(on, usage("daily", "alpha"), { "X-API-KEY": expired })).status).toBe(401);
       expect((await get(on, `${usage("daily", "alpha")}&api_key=${secrets[3]}`, {})).status).toBe(401);
     }
-    await sleep(200);
+    // each process writes a request's line when it is answered, to a pipe read here later: wait
+    // for the five lines of each
+    for (const on of [a, b]) while (answered(on) < (before.get(on) as number) + 5) await sleep(20);
     for (const on of [a, b]) {
       const log = on.output();
       expect(log).toContain('"status":401');
@@ -199,7 +203,13 @@ describe("two instances sharing Redis", () => {
       b,
       `/api/endpoints/query/logs.all?project=alpha&sql=${encodeURIComponent(`select count(*) as n from ${joins}`)}`,
     );
-    await sleep(150);
+    let answeredAlready = false;
+    const answer = () => {
+      answeredAlready = true;
+    };
+    slow.then(answer, answer);
+    // stopped while its query runs (not before the request arrived, on a loaded machine)
+    while (!answeredAlready && metricSum(await scrape(b.url), "qes_running_queries") === 0) await sleep(20);
     const code = b.stop("SIGTERM");
     const res = await slow;
     expect(res.status).toBe(200);

@@ -164,15 +164,14 @@ describe.each(BACKENDS)("hostile consumer SQL on $name", (fixture) => {
         "generate_timestamp_array(timestamp_sub(timestamp, interval 3650 day), timestamp, interval 1 second)",
       ],
     ])("GENERATE_TIMESTAMP_ARRAY with %s", async (_name, call) => {
-      const started = performance.now();
+      // refused up front with its own answer: generating first would end at the query timeout
+      // (10 s here) with 504 query_timeout, not this (no bound on wall time: the answer says it)
       const answer = await sendSql(server, `select array_length(${call}) as n from edge_logs`);
       expect(answer.status, describeAnswer(answer)).toBe(422);
       expect(answer.body.error.code).toBe("sql_invalid");
       expect(answer.body.error.message).toContain(
         "GENERATE_TIMESTAMP_ARRAY would produce more than 1000000 elements",
       );
-      // refused up front, not after the query timeout (10 s here)
-      expect(performance.now() - started).toBeLessThan(5000);
     });
 
     it("still generates arrays below the limit", async () => {
