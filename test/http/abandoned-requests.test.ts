@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { before, EDGE_EVENTS } from "./support/events.ts";
 import { call, type HttpServer, SCOPED_TOKEN, startHttpServer, TOKEN } from "./support/in-process.ts";
 import { metricSum, scrape } from "./support/prometheus.ts";
-import { duckdbStore, postgresStore, type Store } from "./support/stores.ts";
+import { clickhouseStore, duckdbStore, postgresStore, type Store } from "./support/stores.ts";
 
 /**
  * Issue 12, the abandoned-request attack: expensive consumer queries on usage.api-counts, each
@@ -34,6 +34,7 @@ const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 const STORES: [string, () => Promise<Store>, number][] = [
   ["duckdb", () => duckdbStore(LOADS), 30],
   ["postgres", () => postgresStore(LOADS), 12],
+  ["clickhouse", () => clickhouseStore(LOADS), 30],
 ];
 
 describe.each(STORES)("abandoned requests on %s", (_name, open, third) => {
