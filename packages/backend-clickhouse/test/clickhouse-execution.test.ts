@@ -248,6 +248,21 @@ describe("ClickHouse execution (embedded chDB)", () => {
     expect(r.rows).toEqual([{ n: Buffer.byteLength(long), same: true }]);
   });
 
+  it("refuses a result too long for a string as a 422, and goes on answering (issue 12: it ended the process)", async () => {
+    // one row of 540 MB: the client's row stream made a string of it and threw outside any promise
+    const huge = handQuery("SELECT arrayStringConcat(arrayMap(i -> repeat('x', 1000000), range(540))) AS s", [
+      { name: "s", type: STRING },
+    ]);
+    const err = await backend.execute(huge, [], { maxRows: 10, timeoutMs: 60_000 }).catch((e) => e);
+    expect(err).toMatchObject({ code: "sql_invalid" });
+    expect(String(err.message)).toContain("result is larger than the service returns");
+    const r = await backend.execute(handQuery("SELECT 42 AS x", [{ name: "x", type: INT64 }]), [], {
+      maxRows: 10,
+      timeoutMs: 5000,
+    });
+    expect(r.rows).toEqual([{ x: 42 }]);
+  }, 60_000);
+
   it("bounds memory per query (QES_CLICKHOUSE_MAX_MEMORY) with a clear error, not a crash", async () => {
     const q = handQuery("SELECT length(groupArray(toString(number))) AS n FROM numbers(3000000)", [
       { name: "n", type: INT64 },
