@@ -15,28 +15,34 @@ import { sqlString } from "./clickhouse-sql.ts";
  * statement's text: it is a string literal of the SET, read as the parameter's text the way the
  * HTTP interface reads `param_<name>`.
  *
- * A SET longer than the engine's default `max_query_size` (256 KiB: an ingest's id list) goes
- * through the binding's own path, queued as before.
+ * The SET must parse within the session's `max_query_size` (256 KiB by default: an ingest's id
+ * list is longer): every session raises it first (`SESSION_SETUP_SQL`; the server's own limits on
+ * consumer SQL are far lower). A SET longer still goes through the binding's own, queued path.
  */
 
-/** Beneath `max_query_size` (262144 bytes) with room for the statement around the values. */
-const MAX_SET_BYTES = 200_000;
+/** `max_query_size` of every embedded session */
+const SESSION_MAX_QUERY_SIZE = 64 * 1024 * 1024;
+
+/** what a new embedded session runs once, before its first call */
+export const SESSION_SETUP_SQL = `SET max_query_size = ${SESSION_MAX_QUERY_SIZE}`;
+
+/** Beneath the session's `max_query_size`, with room for the statement around the values. */
+const MAX_SET_BYTES = SESSION_MAX_QUERY_SIZE - 64 * 1024;
 
 const PARAM_NAME = /^[A-Za-z_][A-Za-z0-9_]*$/;
 
 /** TSV escaping: how ClickHouse reads a top-level String parameter's text (`\N` is NULL). */
 function tsvEscape(text: string): string {
-  return text.replace(/[\\\0\b\f\n\r\t]/g, (c) => TSV[c]!);
+  if (!/[\\\0\b\f\n\r\t]/.test(text)) return text;
+  return text
+    .replaceAll("\\", "\\\\")
+    .replaceAll("\0", "\\0")
+    .replaceAll("\b", "\\b")
+    .replaceAll("\f", "\\f")
+    .replaceAll("\n", "\\n")
+    .replaceAll("\r", "\\r")
+    .replaceAll("\t", "\\t");
 }
-const TSV: Record<string, string> = {
-  "\\": "\\\\",
-  "\0": "\\0",
-  "\b": "\\b",
-  "\f": "\\f",
-  "\n": "\\n",
-  "\r": "\\r",
-  "\t": "\\t",
-};
 
 /** The parameter's text as ClickHouse reads it, for the value shapes qes binds. */
 export function parameterText(value: unknown): string {

@@ -1,6 +1,7 @@
 import { type Backend, type BoundValues, type CompiledQuery, compileEndpoint } from "@qes/core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { paramName } from "../src/clickhouse-executor.ts";
+import { setParamsSql } from "../src/clickhouse-session-params.ts";
 import { createClickhouseBackend } from "../src/index.ts";
 import { chdbTestPath, handQuery, uniqueDatabase } from "./helpers.ts";
 
@@ -231,8 +232,7 @@ describe("ClickHouse execution (embedded chDB)", () => {
     }
   });
 
-  it("binds a parameter too long for a SET statement all the same", async () => {
-    const long = "é'\\".repeat(100_000);
+  it("binds long parameters: past the engine's default max_query_size (an ingest's id list) on the session", async () => {
     const q = handQuery(
       `SELECT length({${paramName(1)}:Nullable(String)}) AS n, {${paramName(1)}:Nullable(String)} = {${paramName(2)}:Nullable(String)} AS same`,
       [
@@ -244,8 +244,13 @@ describe("ClickHouse execution (embedded chDB)", () => {
         { name: "b", type: "STRING", kind: "endpoint" },
       ],
     );
-    const r = await backend.execute(q, [long, long], { maxRows: 1, timeoutMs: 10_000 });
+    // ~1.6 MB of SET, on the session
+    const long = "é'\\".repeat(100_000);
+    const r = await backend.execute(q, [long, long], { maxRows: 1, timeoutMs: 30_000 });
     expect(r.rows).toEqual([{ n: Buffer.byteLength(long), same: true }]);
+    // 70 MB: too long for a SET, left to the binding's own (queued) path
+    expect(setParamsSql({ p1: long })).not.toBeNull();
+    expect(setParamsSql({ p1: "x".repeat(70_000_000) })).toBeNull();
   });
 
   it("refuses a result too long for a string as a 422, and goes on answering (issue 12: it ended the process)", async () => {
