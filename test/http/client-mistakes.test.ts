@@ -49,6 +49,22 @@ const MISTAKES: Mistake[] = [
     sql: "select id from edge_logs where id like '\\\\'",
     names: "A LIKE pattern must not end with a lone backslash",
   },
+  // core's check of a literal count made a BigInt of it, which throws on a fraction: 500
+  {
+    name: "NTILE of a negative fraction",
+    sql: "select ntile(-0.5) over (order by id) as x from edge_logs",
+    names: "NTILE's bucket count must be positive",
+  },
+  {
+    name: "LAG by a negative fraction",
+    sql: "select lag(id, -0.5) over (order by id) as x from edge_logs",
+    names: "LAG's offset must not be negative",
+  },
+  {
+    name: "NTILE of a positive fraction",
+    sql: "select ntile(2.5) over (order by id) as x from edge_logs",
+    names: "No matching signature for function NTILE",
+  },
 ];
 
 /**
