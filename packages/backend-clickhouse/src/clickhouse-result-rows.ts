@@ -45,14 +45,23 @@ export async function readResultRows(
     if (end === -1) end = text.length;
     if (end > at) {
       const line = text.slice(at, end);
+      let row: unknown;
       try {
-        rows.push(JSON.parse(line) as unknown[]);
+        row = JSON.parse(line);
       } catch (e) {
         // the engine's error, written after the rows it had sent: thrown as the engine's error
         const failed = EXCEPTION.exec(text.slice(at));
         if (failed) throw new Error(text.slice(at + failed.index).trim());
         throw e;
       }
+      if (!Array.isArray(row)) {
+        // a server writes a late error as a row of its own: {"exception": "Code: …"}
+        const exception = (row as { exception?: unknown } | null)?.exception;
+        throw new Error(
+          typeof exception === "string" ? exception : `unexpected result row: ${line.slice(0, 200)}`,
+        );
+      }
+      rows.push(row);
     }
     at = end + 1;
   }

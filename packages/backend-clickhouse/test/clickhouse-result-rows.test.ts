@@ -30,5 +30,10 @@ describe("readResultRows", () => {
       ),
     ).catch((e) => e);
     expect(String(err.message)).toMatch(/^Code: 241\. DB::Exception: Memory limit/);
+    // as a row of its own (http_write_exception_in_output_format)
+    const row = await readResultRows(
+      body('[1]\n{"exception": "Code: 159. DB::Exception: Timeout exceeded: elapsed 5 seconds"}\n'),
+    ).catch((e) => e);
+    expect(String(row.message)).toMatch(/^Code: 159\. DB::Exception: Timeout exceeded/);
   });
 });
