@@ -92,6 +92,14 @@ const STORES: { name: string; env(): Record<string, string> }[] = [
       };
     },
   },
+  {
+    name: "clickhouse",
+    env: () => {
+      const dir = mkdtempSync(join(tmpdir(), "qes-crash-"));
+      dirs.push(dir);
+      return { QES_BACKEND: "clickhouse", QES_CLICKHOUSE_PATH: join(dir, "qes.chdb") };
+    },
+  },
 ];
 
 describe.each(STORES)("SIGKILL during ingest on $name", (store) => {

@@ -157,3 +157,43 @@ describe("qes load --url to a server with smaller limits than its chunks", () =>
     expect(res.stderr).toContain("(413)");
   }, 120_000);
 });
+
+/** The same on embedded ClickHouse: chDB also allows one process per data directory. */
+describe("qes load while qes serve holds the chDB directory", () => {
+  let ch: QesProcess;
+  let chDir: string;
+  let chEnv: Record<string, string>;
+  beforeAll(async () => {
+    chDir = mkdtempSync(join(tmpdir(), "qes-forward-ch-"));
+    chEnv = {
+      QES_BACKEND: "clickhouse",
+      QES_CLICKHOUSE_PATH: join(chDir, "qes.chdb"),
+      QES_API_KEYS: QUERY_TOKEN,
+      QES_INGEST_KEYS: INGEST_TOKEN,
+      QES_SEED: "false",
+    };
+    ch = await startQes(chEnv);
+  }, 120_000);
+  afterAll(async () => {
+    await ch?.stop("SIGKILL");
+    rmSync(chDir, { recursive: true, force: true });
+  });
+
+  it("sends the events to the server's ingest API, and qes retention leaves the directory to the server", async () => {
+    expect(statSync(`${chEnv.QES_CLICKHOUSE_PATH}.serve.json`).mode & 0o777).toBe(0o600);
+    const file = join(chDir, "events.ndjson");
+    writeFileSync(file, `${edge("c1")}\n${edge("c2")}\n`);
+    const res = await runCli(["load", "--source", "cloudflare.logs.prod", file], { env: chEnv });
+    expect(res.stderr).toContain("sending the events to it");
+    expect(res.code).toBe(0);
+    const answer = await fetch(`${ch.url}/api/endpoints/query/logs.all?project=forwarded`, {
+      headers: { "X-API-KEY": QUERY_TOKEN },
+    });
+    expect(answer.status).toBe(200);
+    const ids = ((await answer.json()) as { result: { id: string }[] }).result.map((r) => r.id).sort();
+    expect(ids).toEqual(["c1", "c2"]);
+    const retention = await runCli(["retention"], { env: chEnv });
+    expect(retention.stdout).toContain("runs retention itself");
+    expect(retention.code).toBe(0);
+  }, 120_000);
+});

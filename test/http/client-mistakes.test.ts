@@ -49,6 +49,22 @@ const MISTAKES: Mistake[] = [
     sql: "select id from edge_logs where id like '\\\\'",
     names: "A LIKE pattern must not end with a lone backslash",
   },
+  // core's check of a literal count made a BigInt of it, which throws on a fraction: 500
+  {
+    name: "NTILE of a negative fraction",
+    sql: "select ntile(-0.5) over (order by id) as x from edge_logs",
+    names: "NTILE's bucket count must be positive",
+  },
+  {
+    name: "LAG by a negative fraction",
+    sql: "select lag(id, -0.5) over (order by id) as x from edge_logs",
+    names: "LAG's offset must not be negative",
+  },
+  {
+    name: "NTILE of a positive fraction",
+    sql: "select ntile(2.5) over (order by id) as x from edge_logs",
+    names: "No matching signature for function NTILE",
+  },
 ];
 
 /**
@@ -102,6 +118,16 @@ describe.each(BACKENDS)("client mistakes answered 422 on $name", (fixture) => {
       expect(answer.body.error.code).toBe("sql_invalid");
       expect(answer.body.error.message).toContain(m.names);
     }
+  });
+
+  // ClickHouse's parser gave up on these JSONPaths (TOO_SLOW_PARSING, TOO_BIG_AST): 500 internal
+  it.each([
+    ["3,000", 3000],
+    ["1,000", 1000],
+  ])("a JSONPath of %s steps is answered or refused as too complex, never a 500", async (_n, steps) => {
+    const answer = await sql(server, `select json_query('[1]', '$${"[0]".repeat(steps)}') as x`);
+    expect([200, 422], JSON.stringify(answer.body)).toContain(answer.status);
+    if (answer.status === 422) expect(answer.body.error.code).toBe("sql_too_complex");
   });
 
   // PostgreSQL refused year 0 as the query's fault (422), DuckDB compared it (200)

@@ -1,5 +1,6 @@
 import { type ClickHouseClient, createClient } from "@clickhouse/client";
 import { QesError } from "@qes/core";
+import { SESSION_SETUP_SQL, withSessionParams } from "./clickhouse-session-params.ts";
 import { quoteIdent } from "./clickhouse-sql.ts";
 
 /**
@@ -97,8 +98,10 @@ async function chdbClient(
   database: string | null,
 ): Promise<ClickHouseClient> {
   const client = createClient({
-    connection: chdb.createChdbConnection({ path }) as ChdbClientConnection,
+    // query parameters go on the session: the binding's own path queues every call of the process
+    connection: withSessionParams(chdb.createChdbConnection({ path }) as ChdbClientConnection),
   });
+  await client.command({ query: SESSION_SETUP_SQL });
   if (database !== null) await client.command({ query: `USE ${quoteIdent(database)}` });
   return client;
 }

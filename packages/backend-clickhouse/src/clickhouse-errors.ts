@@ -42,6 +42,16 @@ const SQL_ERRORS = new Set([
   427, // CANNOT_COMPILE_REGEXP
   691, // UNKNOWN_ELEMENT_OF_ENUM
 ]);
+/**
+ * The engine's own bounds on a query's size and depth, met by SQL inside qes's limits (a JSONPath
+ * of 3,000 steps: TOO_SLOW_PARSING; 1,000: TOO_BIG_AST): the query's fault, 500 before.
+ */
+const TOO_COMPLEX = new Set([
+  167, // TOO_DEEP_AST
+  168, // TOO_BIG_AST
+  306, // TOO_DEEP_RECURSION
+  718, // TOO_SLOW_PARSING: "Maximum amount of backtracking … exceeded in the parser"
+]);
 const READONLY = 164; // READONLY: "Cannot execute query in readonly mode"
 const ACCESS_DENIED = 497;
 const TIMEOUT = 159; // TIMEOUT_EXCEEDED
@@ -81,6 +91,12 @@ export function clickhouseQueryError(e: unknown, opts?: ExecuteOptions): QesErro
       cause: e,
     });
   }
+  if (code !== null && TOO_COMPLEX.has(code))
+    return new QesError(
+      "sql_too_complex",
+      "The query is too large or too deeply nested for the engine (long JSONPaths and deep expressions count); shorten it.",
+      { cause: e },
+    );
   if (code === QUERY_WAS_CANCELLED)
     return new QesError("query_timeout", "the query was cancelled", { cause: e });
   // checkedInt64's narrowing: say what BigQuery says, not which ClickHouse column type overflowed

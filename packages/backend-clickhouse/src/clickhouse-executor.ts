@@ -9,12 +9,15 @@ import {
   type WireValue,
 } from "@qes/core";
 import { clickhouseQueryError } from "./clickhouse-errors.ts";
+import { readResultRows } from "./clickhouse-result-rows.ts";
 import { CLICKHOUSE_QUERY_SETTINGS } from "./clickhouse-types.ts";
 import { clickhouseRowToWire, OUTPUT_SETTINGS } from "./clickhouse-values.ts";
 
 export interface QueryLimits {
   /** `max_memory_usage` in bytes; unset = the engine's default */
   maxMemoryBytes?: number;
+  /** the largest result body read back (bytes); unset = MAX_RESULT_BYTES */
+  maxResultBytes?: number;
 }
 
 /** The name of the `k`-th parameter (1-based) as the dialect writes it: `{p1:Nullable(String)}`. */
@@ -118,13 +121,13 @@ export async function executeOnClickhouse(
   opts.signal?.addEventListener("abort", onAbort, { once: true });
   try {
     const run = async (sql: string) => {
-      const rs = await client.query({
-        query: boundedSql(sql, marker, limitSettings(opts, limits)),
+      // the body as it comes (exec), not the client's row stream: see readResultRows
+      const { stream } = await client.exec({
+        query: `${boundedSql(sql, marker, limitSettings(opts, limits))}\nFORMAT JSONCompactEachRow`,
         query_params: queryParams(values),
-        format: "JSONCompactEachRow",
         abort_signal: controller.signal,
       });
-      const data = await rs.json<unknown[]>();
+      const data = await readResultRows(stream, limits.maxResultBytes);
       if (stopped !== null) throw stoppedError(stopped, opts);
       return data;
     };

@@ -45,3 +45,19 @@ describe("ClickHouse errors in the user's terms", () => {
     expect(e.message).not.toMatch(INTERNAL);
   });
 });
+
+describe("the engine's own size and depth bounds", () => {
+  it.each([
+    [
+      718,
+      "Maximum amount of backtracking (1000000) exceeded in the parser. Consider rising max_parser_backtracks parameter.",
+    ],
+    [168, "AST is too big. Maximum: 50000."],
+    [167, "AST is too deep. Maximum: 1000."],
+    [306, "Maximum recursion depth exceeded"],
+  ])("code %i is a 422 sql_too_complex, not a 500", (code, text) => {
+    const e = clickhouseQueryError(chError(code, text));
+    expect(e.code).toBe("sql_too_complex");
+    expect(e.message).not.toMatch(/max_parser_backtracks|Maximum: \d/);
+  });
+});

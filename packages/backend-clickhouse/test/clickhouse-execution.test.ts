@@ -1,6 +1,7 @@
 import { type Backend, type BoundValues, type CompiledQuery, compileEndpoint } from "@qes/core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { paramName } from "../src/clickhouse-executor.ts";
+import { setParamsSql } from "../src/clickhouse-session-params.ts";
 import { createClickhouseBackend } from "../src/index.ts";
 import { chdbTestPath, handQuery, uniqueDatabase } from "./helpers.ts";
 
@@ -188,6 +189,84 @@ describe("ClickHouse execution (embedded chDB)", () => {
       { p: "y" },
     ]);
   });
+
+  it("a bound query is not queued behind another caller's long bound query (issue 12: admission)", async () => {
+    // chDB's binding runs every call with query parameters one after another: a cheap query waited
+    // for the long one's whole run (its timeout, under a flood)
+    const marker = `long_bound_${Date.now()}`;
+    const long = handQuery(
+      `SELECT '${marker}' AS m, {${paramName(1)}:Nullable(String)} AS p, sum(s) AS s FROM (${SLOW.sql})`,
+      [
+        { name: "m", type: STRING },
+        { name: "p", type: STRING },
+        { name: "s", type: INT64 },
+      ],
+      [{ name: "p", type: "STRING", kind: "endpoint" }],
+    );
+    const ac = new AbortController();
+    const pending = backend
+      .execute(long, ["x"], { maxRows: 10, timeoutMs: 60_000, signal: ac.signal })
+      .catch(() => "stopped");
+    try {
+      while ((await running(marker)) === 0) await new Promise((r) => setTimeout(r, 20));
+      const cheap = handQuery(
+        `SELECT {${paramName(1)}:Nullable(String)} AS p, {${paramName(2)}:Nullable(String)} IS NULL AS n`,
+        [
+          { name: "p", type: STRING },
+          { name: "n", type: { kind: "scalar", type: "BOOL" } },
+        ],
+        [
+          { name: "p", type: "STRING", kind: "endpoint" },
+          { name: "q", type: "STRING", kind: "endpoint" },
+        ],
+      );
+      const t0 = performance.now();
+      const r = await backend.execute(cheap, ["y'\\t\t", null], { maxRows: 1, timeoutMs: 10_000 });
+      expect(r.rows).toEqual([{ p: "y'\\t\t", n: true }]);
+      // answered while the long one still runs (it has ~20 s left)
+      expect(performance.now() - t0).toBeLessThan(3000);
+      expect(await running(marker)).toBe(1);
+    } finally {
+      ac.abort(new Error("done"));
+      expect(await pending).toBe("stopped");
+    }
+  });
+
+  it("binds long parameters: past the engine's default max_query_size (an ingest's id list) on the session", async () => {
+    const q = handQuery(
+      `SELECT length({${paramName(1)}:Nullable(String)}) AS n, {${paramName(1)}:Nullable(String)} = {${paramName(2)}:Nullable(String)} AS same`,
+      [
+        { name: "n", type: INT64 },
+        { name: "same", type: { kind: "scalar", type: "BOOL" } },
+      ],
+      [
+        { name: "a", type: "STRING", kind: "endpoint" },
+        { name: "b", type: "STRING", kind: "endpoint" },
+      ],
+    );
+    // ~1.6 MB of SET, on the session
+    const long = "é'\\".repeat(100_000);
+    const r = await backend.execute(q, [long, long], { maxRows: 1, timeoutMs: 30_000 });
+    expect(r.rows).toEqual([{ n: Buffer.byteLength(long), same: true }]);
+    // 70 MB: too long for a SET, left to the binding's own (queued) path
+    expect(setParamsSql({ p1: long })).not.toBeNull();
+    expect(setParamsSql({ p1: "x".repeat(70_000_000) })).toBeNull();
+  });
+
+  it("refuses a result too long for a string as a 422, and goes on answering (issue 12: it ended the process)", async () => {
+    // one row of 540 MB: the client's row stream made a string of it and threw outside any promise
+    const huge = handQuery("SELECT arrayStringConcat(arrayMap(i -> repeat('x', 1000000), range(540))) AS s", [
+      { name: "s", type: STRING },
+    ]);
+    const err = await backend.execute(huge, [], { maxRows: 10, timeoutMs: 60_000 }).catch((e) => e);
+    expect(err).toMatchObject({ code: "sql_invalid" });
+    expect(String(err.message)).toContain("result is larger than the service returns");
+    const r = await backend.execute(handQuery("SELECT 42 AS x", [{ name: "x", type: INT64 }]), [], {
+      maxRows: 10,
+      timeoutMs: 5000,
+    });
+    expect(r.rows).toEqual([{ x: 42 }]);
+  }, 60_000);
 
   it("bounds memory per query (QES_CLICKHOUSE_MAX_MEMORY) with a clear error, not a crash", async () => {
     const q = handQuery("SELECT length(groupArray(toString(number))) AS n FROM numbers(3000000)", [

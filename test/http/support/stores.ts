@@ -4,7 +4,7 @@ import { join } from "node:path";
 import { createDuckdbBackend } from "@qes/backend-duckdb";
 import { createPostgresBackend, dropPostgresStorage } from "@qes/backend-postgres";
 import type { Backend } from "@qes/core";
-import { TEST_POSTGRES_URL } from "../../support/backends.ts";
+import { BACKENDS, TEST_POSTGRES_URL } from "../../support/backends.ts";
 
 export { TEST_POSTGRES_URL };
 
@@ -55,4 +55,21 @@ export async function duckdbStore(loads: Record<string, string[]>): Promise<Stor
       rmSync(dir, { recursive: true, force: true });
     },
   };
+}
+
+/**
+ * Embedded ClickHouse (chDB), loaded: the shared suites' fixture (one chDB directory per test
+ * process, a database of its own), so a file may open several alongside other suites' stores
+ */
+export async function clickhouseStore(loads: Record<string, string[]>): Promise<Store> {
+  const fixture = BACKENDS.find((b) => b.name === "clickhouse");
+  if (!fixture) throw new Error("no clickhouse fixture in BACKENDS");
+  const handle = await fixture.create();
+  try {
+    for (const [source, lines] of Object.entries(loads)) await handle.backend.load(source, lines);
+  } catch (e) {
+    await handle.dispose();
+    throw e;
+  }
+  return { backend: handle.backend, dispose: () => handle.dispose() };
 }

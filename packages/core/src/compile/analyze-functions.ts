@@ -216,7 +216,8 @@ function checkCountArg(name: string, args: Expr[], raw: AstNode[]): void {
   const a = at >= 0 ? args[at] : undefined;
   if (a?.k !== "lit" || (typeof a.value !== "number" && typeof a.value !== "bigint")) return;
   const least = name === "NTILE" ? 1 : 0;
-  if (BigInt(a.value) < BigInt(least))
+  // compared as numbers: BigInt() throws on a fraction (`NTILE(-0.5)` was a 500)
+  if (typeof a.value === "bigint" ? a.value < BigInt(least) : a.value < least)
     fail(
       "sql_invalid",
       `${name}'s ${name === "NTILE" ? "bucket count must be positive" : "offset must not be negative"}.`,
