@@ -1,11 +1,5 @@
 import type { Readable } from "node:stream";
-import { QesError } from "@qes/core";
-
-/**
- * The largest result a query may send back, as JSONCompactEachRow text: far beneath the longest
- * string V8 makes (2^29 - 24 characters), with room for the response built from it.
- */
-export const MAX_RESULT_BYTES = 128 * 1024 * 1024;
+import { MAX_RESULT_BYTES, QesError } from "@qes/core";
 
 /** what a server writes into the body when a query fails after its first rows were sent */
 const EXCEPTION = /Code: \d+\. DB::Exception/;

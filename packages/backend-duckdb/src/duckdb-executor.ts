@@ -1,12 +1,19 @@
-import { type DuckDBConnection, type DuckDBPreparedStatement, StatementType } from "@duckdb/node-api";
+import {
+  type DuckDBConnection,
+  type DuckDBPreparedStatement,
+  type DuckDBValue,
+  StatementType,
+} from "@duckdb/node-api";
 import {
   type BoundValues,
   type CompiledQuery,
   CUT_FIRST_MAX_WINDOW,
   type CutFirstSql,
   type ExecuteOptions,
+  MAX_RESULT_BYTES,
   QesError,
   type QueryResult,
+  resultTooLarge,
   userSqlError,
   type WireValue,
 } from "@qes/core";
@@ -189,13 +196,18 @@ async function readRows(
     const result = await prepared.stream();
     const rows: Record<string, WireValue>[] = [];
     let rowLimitReached = false;
+    let size = 0;
     for (;;) {
       const chunk = await result.fetchChunk();
       if (chunk === null || chunk.rowCount === 0) break;
       const room = maxRows - rows.length;
-      const chunkRows = chunk.getRows();
-      for (let i = 0; i < Math.min(room, chunkRows.length); i++)
-        rows.push(duckdbRowToWire(query.columns, chunkRows[i]!));
+      const chunkRows = readChunkRows(chunk);
+      for (let i = 0; i < Math.min(room, chunkRows.length); i++) {
+        const raw = chunkRows[i]!;
+        size += textSize(raw);
+        if (size > MAX_RESULT_BYTES) throw resultTooLarge();
+        rows.push(duckdbRowToWire(query.columns, raw));
+      }
       if (chunkRows.length > room) {
         rowLimitReached = true;
         break;
@@ -205,6 +217,28 @@ async function readRows(
   } finally {
     prepared.destroySync();
   }
+}
+
+/** a chunk's values; a value longer than V8's longest string is the result's size, not a fault */
+function readChunkRows(chunk: { getRows(): DuckDBValue[][] }): DuckDBValue[][] {
+  try {
+    return chunk.getRows();
+  } catch (e) {
+    if (e instanceof RangeError || (e as { code?: unknown }).code === "ERR_STRING_TOO_LONG")
+      throw resultTooLarge(e);
+    throw e;
+  }
+}
+
+/**
+ * The length of a row's text values (UTF-16 units: bytes for the ASCII most results are), which
+ * bounds the result (`MAX_RESULT_BYTES`): a record's or an array's JSON text is a string here;
+ * numbers and the like are small.
+ */
+function textSize(row: readonly DuckDBValue[]): number {
+  let n = 0;
+  for (const v of row) if (typeof v === "string") n += v.length;
+  return n;
 }
 
 function abortError(signal: AbortSignal): Error {

@@ -1,5 +1,5 @@
 import type { BoundValues, CompiledQuery, ExecuteOptions, QueryResult } from "@qes/core";
-import { QesError } from "@qes/core";
+import { MAX_RESULT_BYTES, QesError, RAISED_MESSAGE_MARK, RESULT_TOO_LARGE } from "@qes/core";
 import pg from "pg";
 import type { ResolvedPostgresConfig } from "./postgres-config.ts";
 import { isUnavailableError, isUnavailableServer, toQesError } from "./postgres-errors.ts";
@@ -68,12 +68,31 @@ export function ignoreErrorsOfCheckedOutClients(pool: pg.Pool): void {
   });
 }
 
+const TOO_LARGE = `${RAISED_MESSAGE_MARK}${RESULT_TOO_LARGE}`;
+
 /**
  * Wraps the compiled query so the server stops after `maxRows + 1` rows: PostgreSQL keeps the
- * inner ORDER BY through a plain outer LIMIT, and the LIMIT lets the planner stop early.
+ * inner ORDER BY through the outer LIMIT, and the LIMIT lets the planner stop early.
+ *
+ * And so that no result passes `MAX_RESULT_BYTES`: a running sum of each row's size fails the
+ * statement (SqlEmitter.raiseWhen's marked cast, a 422) at the row that would pass it, before that
+ * row is sent. Unbounded, consumer SQL such as `string_agg(format('%10000s', 'x'), '')` over 60,000
+ * generated rows made one 600 MB value: node-postgres threw ERR_STRING_TOO_LONG turning it into a
+ * string inside the socket's data handler, outside any promise, which would end the process; and
+ * many large rows could take its memory. The guard is an extra last column the rows are read
+ * without (`toWireRows` reads the query's columns by position).
  */
 export function limitedSql(sql: string, maxRows: number): string {
-  return `select * from (\n${sql}\n) as qes_result limit ${maxRows + 1}`;
+  return (
+    // the CASE inside the cast, so that no constant is left for the planner to fold (and raise)
+    `select qes_result.*, cast(case when sum(pg_column_size(qes_result.*)) over (rows unbounded preceding) > ` +
+    `${MAX_RESULT_BYTES} then ${pgString(TOO_LARGE)} end as bigint) as qes_size_guard ` +
+    `from (\n${sql}\n) as qes_result limit ${maxRows + 1}`
+  );
+}
+
+function pgString(text: string): string {
+  return `'${text.replaceAll("'", "''")}'`;
 }
 
 /**

@@ -38,3 +38,18 @@ export function userFacingEngineMessage(message: string): string {
     .trim();
   return cleaned === "" ? "the engine refused it" : cleaned;
 }
+
+/**
+ * The most bytes of rows a query may return, on every backend: far beneath the longest string V8
+ * makes (2^29 - 24 characters), with room for the response built from them. Consumer SQL can
+ * make any size (`string_agg` over a generated array: 600 MB in one value), and a driver turning
+ * such a value into a string threw outside any promise — the process would end.
+ */
+export const MAX_RESULT_BYTES = 128 * 1024 * 1024;
+
+/** the message of a result past `MAX_RESULT_BYTES` (a 422 `sql_invalid`) */
+export const RESULT_TOO_LARGE = `the query's result is larger than the service returns (${MAX_RESULT_BYTES / 1024 / 1024} MB): select fewer rows or shorter values`;
+
+export function resultTooLarge(cause?: unknown): QesError {
+  return new QesError("sql_invalid", RESULT_TOO_LARGE, cause === undefined ? {} : { cause });
+}
