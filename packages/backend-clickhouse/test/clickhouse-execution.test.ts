@@ -232,6 +232,66 @@ describe("ClickHouse execution (embedded chDB)", () => {
     }
   });
 
+  it("binds any text exactly as a value, never as SQL: 400 seeded strings of quotes, backslashes, escapes and braces", async () => {
+    // the values reach chDB as string literals of a SET on the session (clickhouse-session-params.ts):
+    // whatever a caller sends must come back unchanged, and nothing of it may run as SQL
+    const q = handQuery(
+      `SELECT {${paramName(1)}:Nullable(String)} AS a, {${paramName(2)}:Nullable(String)} AS b, 1 AS one`,
+      [
+        { name: "a", type: STRING },
+        { name: "b", type: STRING },
+        { name: "one", type: INT64 },
+      ],
+      [
+        { name: "a", type: "STRING", kind: "endpoint" },
+        { name: "b", type: "STRING", kind: "endpoint" },
+      ],
+    );
+    const pieces = [
+      "'",
+      "\\",
+      '"',
+      "\t",
+      "\n",
+      "\r",
+      "\0",
+      "\b",
+      "\f",
+      "\\N",
+      "{",
+      "}",
+      ";",
+      "--",
+      "/*",
+      "*/",
+      "`",
+      "é",
+      "😀",
+      "x",
+      " ",
+      "param_p1",
+      "', param_p2 = '",
+      "\\'",
+      "''",
+    ];
+    let seed = 20_251_126;
+    const next = () => {
+      seed = (seed * 1_103_515_245 + 12_345) % 2_147_483_648;
+      return seed / 2_147_483_648;
+    };
+    const text = () =>
+      Array.from(
+        { length: 1 + Math.floor(next() * 12) },
+        () => pieces[Math.floor(next() * pieces.length)],
+      ).join("");
+    for (let i = 0; i < 200; i++) {
+      const a = text();
+      const b = text();
+      const r = await backend.execute(q, [a, b], { maxRows: 1, timeoutMs: 10_000 });
+      expect(r.rows, JSON.stringify([a, b])).toEqual([{ a, b, one: 1 }]);
+    }
+  });
+
   it("binds long parameters: past the engine's default max_query_size (an ingest's id list) on the session", async () => {
     const q = handQuery(
       `SELECT length({${paramName(1)}:Nullable(String)}) AS n, {${paramName(1)}:Nullable(String)} = {${paramName(2)}:Nullable(String)} AS same`,
