@@ -1,4 +1,4 @@
-import { Agent, request } from "node:http";
+import { Agent, type RequestOptions, request } from "node:http";
 
 /**
  * A GET (and `httpPost`) over keep-alive `node:http` connections, for benchmark clients that share the machine
@@ -18,17 +18,7 @@ export function httpGet(
   headers: Record<string, string>,
   signal?: AbortSignal,
 ): Promise<GetAnswer> {
-  return new Promise((resolve, reject) => {
-    const req = request(url, { agent, headers, signal }, (res) => {
-      const chunks: string[] = [];
-      res.setEncoding("utf8");
-      res.on("data", (chunk: string) => chunks.push(chunk));
-      res.on("end", () => resolve({ status: res.statusCode ?? 0, body: chunks.join("") }));
-      res.on("error", reject);
-    });
-    req.on("error", reject);
-    req.end();
-  });
+  return send(url, { headers, ...(signal ? { signal } : {}) });
 }
 
 export interface PostAnswer extends GetAnswer {
@@ -38,25 +28,25 @@ export interface PostAnswer extends GetAnswer {
 
 /** A POST of a body already in bytes over the same keep-alive connections. */
 export function httpPost(url: string, body: Buffer, headers: Record<string, string>): Promise<PostAnswer> {
+  return send(url, { method: "POST", headers: { ...headers, "content-length": String(body.length) } }, body);
+}
+
+function send(url: string, options: RequestOptions, body?: Buffer): Promise<PostAnswer> {
   return new Promise((resolve, reject) => {
-    const req = request(
-      url,
-      { agent, method: "POST", headers: { ...headers, "content-length": String(body.length) } },
-      (res) => {
-        const chunks: string[] = [];
-        res.setEncoding("utf8");
-        res.on("data", (chunk: string) => chunks.push(chunk));
-        res.on("end", () => {
-          const retryAfter = res.headers["retry-after"];
-          resolve({
-            status: res.statusCode ?? 0,
-            body: chunks.join(""),
-            ...(typeof retryAfter === "string" ? { retryAfter } : {}),
-          });
+    const req = request(url, { agent, ...options }, (res) => {
+      const chunks: string[] = [];
+      res.setEncoding("utf8");
+      res.on("data", (chunk: string) => chunks.push(chunk));
+      res.on("end", () => {
+        const retryAfter = res.headers["retry-after"];
+        resolve({
+          status: res.statusCode ?? 0,
+          body: chunks.join(""),
+          ...(typeof retryAfter === "string" ? { retryAfter } : {}),
         });
-        res.on("error", reject);
-      },
-    );
+      });
+      res.on("error", reject);
+    });
     req.on("error", reject);
     req.end(body);
   });

@@ -9,7 +9,7 @@ import {
   startHttpServer,
   TOKEN,
 } from "./support/in-process.ts";
-import { clickhouseStore, duckdbStore, postgresStore, type Store, unique } from "./support/stores.ts";
+import { everyStore, postgresStore, type Store, unique } from "./support/stores.ts";
 
 /**
  * Issue 12, admission control over real HTTP: one caller flooding the engine gets 429
@@ -25,11 +25,7 @@ const heavy = (i: number) =>
 const CHEAP = "/api/endpoints/query/logs.all?project=beta";
 const HIT = "/api/endpoints/query/usage.api-counts?interval=daily&project=gamma";
 
-const STORES: [string, () => Promise<Store>][] = [
-  ["duckdb", () => duckdbStore(LOADS)],
-  ["postgres", () => postgresStore(LOADS)],
-  ["clickhouse", () => clickhouseStore(LOADS)],
-];
+const STORES = everyStore(LOADS);
 
 describe.each(STORES)("a flood from one caller on %s", (_name, open) => {
   let store: Store;

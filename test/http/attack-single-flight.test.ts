@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { EDGE_EVENTS, FLOOD_EVENTS } from "./support/events.ts";
 import { call, type HttpServer, SCOPED_TOKEN, startHttpServer, TOKEN } from "./support/in-process.ts";
 import { metricSum, scrape } from "./support/prometheus.ts";
-import { clickhouseStore, duckdbStore, postgresStore, type Store } from "./support/stores.ts";
+import { everyStore, type Store } from "./support/stores.ts";
 
 /**
  * An attacker holding one token, held back by admission (at its share here; heavy is the same
@@ -15,11 +15,7 @@ const CROSS_JOIN = `/api/endpoints/query/usage.api-counts?interval=daily&project
 )}`;
 const POPULAR = "/api/endpoints/query/usage.api-counts?interval=daily&project=gamma";
 
-const STORES: [string, () => Promise<Store>][] = [
-  ["duckdb", () => duckdbStore(LOADS)],
-  ["postgres", () => postgresStore(LOADS)],
-  ["clickhouse", () => clickhouseStore(LOADS)],
-];
+const STORES = everyStore(LOADS);
 
 describe.each(STORES)(
   "a popular request first asked by a caller held back by admission, on %s",

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { IP_FORMS, NEAR_MISSES, PII_EVENTS } from "./support/events.ts";
 import { call, type HttpServer, startHttpServer, TOKEN } from "./support/in-process.ts";
-import { clickhouseStore, duckdbStore, postgresStore, type Store, unique } from "./support/stores.ts";
+import { everyStore, type Store, unique } from "./support/stores.ts";
 
 /**
  * PII redaction over HTTP on a real store of every backend with the Redis cache: every IP form in
@@ -10,11 +10,7 @@ import { clickhouseStore, duckdbStore, postgresStore, type Store, unique } from 
  * consumer SQL reads every form already redacted inside the engine (issue 12).
  */
 const LOADS = { "cloudflare.logs.prod": PII_EVENTS };
-const STORES: [string, () => Promise<Store>][] = [
-  ["duckdb", () => duckdbStore(LOADS)],
-  ["postgres", () => postgresStore(LOADS)],
-  ["clickhouse", () => clickhouseStore(LOADS)],
-];
+const STORES = everyStore(LOADS);
 
 type Row = { id: string; event_message: string; metadata: any[] };
 const level2 = (row: Row) => row.metadata[0].request[0].deep[0].level1[0].level2[0];

@@ -3,6 +3,7 @@ import { MAX_RESULT_BYTES, QesError, RAISED_MESSAGE_MARK, RESULT_TOO_LARGE } fro
 import pg from "pg";
 import type { ResolvedPostgresConfig } from "./postgres-config.ts";
 import { isUnavailableError, isUnavailableServer, toQesError } from "./postgres-errors.ts";
+import { literal } from "./postgres-sql.ts";
 import { queryTypeParsers, toWireRows } from "./postgres-values.ts";
 
 /**
@@ -86,13 +87,9 @@ export function limitedSql(sql: string, maxRows: number): string {
   return (
     // the CASE inside the cast, so that no constant is left for the planner to fold (and raise)
     `select qes_result.*, cast(case when sum(pg_column_size(qes_result.*)) over (rows unbounded preceding) > ` +
-    `${MAX_RESULT_BYTES} then ${pgString(TOO_LARGE)} end as bigint) as qes_size_guard ` +
+    `${MAX_RESULT_BYTES} then ${literal(TOO_LARGE)} end as bigint) as qes_size_guard ` +
     `from (\n${sql}\n) as qes_result limit ${maxRows + 1}`
   );
-}
-
-function pgString(text: string): string {
-  return `'${text.replaceAll("'", "''")}'`;
 }
 
 /**

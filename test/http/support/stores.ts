@@ -73,3 +73,12 @@ export async function clickhouseStore(loads: Record<string, string[]>): Promise<
   }
   return { backend: handle.backend, dispose: () => handle.dispose() };
 }
+
+/** a store of each backend, named, for `describe.each`: opened per file, loaded with `loads` */
+export function everyStore(loads: Record<string, string[]>): [string, () => Promise<Store>][] {
+  return [
+    ["duckdb", () => duckdbStore(loads)],
+    ["postgres", () => postgresStore(loads)],
+    ["clickhouse", () => clickhouseStore(loads)],
+  ];
+}
