@@ -18,6 +18,7 @@ import {
   type WireValue,
 } from "@qes/core";
 import { type CutGuesses, cutGuessKey } from "./duckdb-cut-guesses.ts";
+import { rowSize } from "./duckdb-result-size.ts";
 import { duckdbRowToWire } from "./duckdb-values.ts";
 
 /** how often a stopped query's connection is interrupted again (`executeOnDuckdb`) */
@@ -204,7 +205,7 @@ async function readRows(
       const chunkRows = readChunkRows(chunk);
       for (let i = 0; i < Math.min(room, chunkRows.length); i++) {
         const raw = chunkRows[i]!;
-        size += textSize(raw);
+        size += rowSize(raw);
         if (size > MAX_RESULT_BYTES) throw resultTooLarge();
         rows.push(duckdbRowToWire(query.columns, raw));
       }
@@ -228,17 +229,6 @@ function readChunkRows(chunk: { getRows(): DuckDBValue[][] }): DuckDBValue[][] {
       throw resultTooLarge(e);
     throw e;
   }
-}
-
-/**
- * The length of a row's text values (UTF-16 units: bytes for the ASCII most results are), which
- * bounds the result (`MAX_RESULT_BYTES`): a record's or an array's JSON text is a string here;
- * numbers and the like are small.
- */
-function textSize(row: readonly DuckDBValue[]): number {
-  let n = 0;
-  for (const v of row) if (typeof v === "string") n += v.length;
-  return n;
 }
 
 function abortError(signal: AbortSignal): Error {
