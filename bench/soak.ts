@@ -28,7 +28,14 @@ import {
 } from "../packages/backend-postgres/test/private-cluster.ts";
 import { PrivateRedis } from "../test/http/support/private-redis.ts";
 import { httpGet } from "./lib/http-get.ts";
-import { freePort, rssBytes, startChild, waitForHttp } from "./lib/processes.ts";
+import {
+  cpuSeconds,
+  freePort,
+  machineCpuSeconds,
+  rssBytes,
+  startChild,
+  waitForHttp,
+} from "./lib/processes.ts";
 
 const { values: args } = parseArgs({
   options: {
@@ -254,8 +261,31 @@ async function main(): Promise<void> {
     const loadStart = loadavg();
 
     log(`unloaded: ${GOOD_CLIENTS} well-behaved clients for ${BASELINE_SECONDS} s`);
+    // where the machine's CPU goes in each phase: the server, this process (the clients) and the
+    // rest (PostgreSQL, on an otherwise idle machine)
+    const cpuNow = () => ({
+      machine: machineCpuSeconds(),
+      server: cpuSeconds(pid),
+      clients: process.cpuUsage(),
+    });
+    const cpuSince = (c: ReturnType<typeof cpuNow>, seconds: number) => {
+      const clientsUs = process.cpuUsage(c.clients);
+      const server = cpuSeconds(pid) - c.server;
+      const clients = (clientsUs.user + clientsUs.system) / 1e6;
+      const machine = machineCpuSeconds() - c.machine;
+      const cores = (x: number) => `${(x / seconds).toFixed(2)} cores`;
+      return {
+        machine: cores(machine),
+        server: cores(server),
+        clients: cores(clients),
+        rest: cores(machine - server - clients),
+      };
+    };
     const t0 = performance.now();
+    const cpu0 = cpuNow();
     const baseline = await drive(base, BASELINE_SECONDS, GOOD_CLIENTS, 0, t0);
+    const cpuUnloaded = cpuSince(cpu0, BASELINE_SECONDS);
+    const cpu1 = cpuNow();
 
     log(`under attack: ${GOOD_CLIENTS} well-behaved + ${ATTACK_CLIENTS} attackers for ${SECONDS} s`);
     const t1 = performance.now();
@@ -286,6 +316,14 @@ async function main(): Promise<void> {
       }
     })();
     const loaded = await drive(base, SECONDS, GOOD_CLIENTS, ATTACK_CLIENTS, t1);
+    const cpuLoaded = cpuSince(cpu1, SECONDS);
+    // the engine's side of the run: queries by outcome and their seconds (both phases)
+    const metrics = await httpGet(`${base}/metrics`, { Authorization: "Bearer soak-metrics-0123456789" });
+    const engineLines = metrics.body
+      .split("\n")
+      .filter((l) =>
+        /^qes_(backend_queries_total|query_duration_seconds_(sum|count)|admission\w*)\{/.test(l),
+      );
     await chaos;
     clearInterval(rssTimer);
     const loadEnd = loadavg();
@@ -320,6 +358,7 @@ async function main(): Promise<void> {
       seconds: SECONDS,
       loadAverage: { before: loadStart.map((x) => x.toFixed(2)), after: loadEnd.map((x) => x.toFixed(2)) },
       served: { unloaded: baseline.length, underAttack: loaded.length },
+      cpu: { unloaded: cpuUnloaded, underAttack: cpuLoaded },
       wellBehavedMs: {
         unloaded: unloadedStats,
         underAttack: loadedStats,
@@ -347,6 +386,11 @@ async function main(): Promise<void> {
       statusWellBehavedUnderAttack: counts(loaded.filter((s) => s.good)),
       statusUnloaded: counts(baseline),
       byKind,
+      // where the tail is: 5-second windows of the attack, the well-behaved answers started in each
+      // and the attacker's engine time inside it (its heavy and abandoned requests, from their
+      // start to their answer, as the client saw them)
+      windows: windowsOf(loaded, SECONDS, 5),
+      engine: engineLines,
       status503: {
         total: s503.length,
         outsideOutages: s503Outside.length,
@@ -369,6 +413,25 @@ async function main(): Promise<void> {
     await cluster?.destroy();
     rmSync(dir, { recursive: true, force: true });
   }
+}
+
+function windowsOf(samples: Sample[], seconds: number, width: number): string[] {
+  const out: string[] = [];
+  for (let from = 0; from < seconds; from += width) {
+    const [a, b] = [from * 1000, (from + width) * 1000];
+    const good = samples
+      .filter((s) => s.good && s.status === 200 && s.atMs >= a && s.atMs < b)
+      .map((s) => s.ms);
+    let attackMs = 0;
+    for (const s of samples) {
+      if (s.good || (s.kind !== "heavy" && s.kind !== "abandoned")) continue;
+      attackMs += Math.max(0, Math.min(b, s.atMs + s.ms) - Math.max(a, s.atMs));
+    }
+    out.push(
+      `${from}-${from + width}s n=${good.length} p50=${percentile(good, 0.5).toFixed(0)} p99=${percentile(good, 0.99).toFixed(0)} attacker in flight ${(attackMs / 1000).toFixed(1)} s`,
+    );
+  }
+  return out;
 }
 
 function sleepUntil(t: number): Promise<void> {

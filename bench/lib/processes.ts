@@ -111,6 +111,14 @@ export function cpuSeconds(pid: number): number {
   }
 }
 
+/** CPU seconds every CPU of this machine has spent busy since boot (user, nice, system, irq) */
+export function machineCpuSeconds(): number {
+  const cpu = readFileSync("/proc/stat", "utf8").split("\n")[0]!.trim().split(/\s+/).slice(1).map(Number);
+  // user nice system idle iowait irq softirq steal: busy is all but idle and iowait
+  const [user, nice, system, , , irq, softirq, steal] = cpu as number[];
+  return ((user ?? 0) + (nice ?? 0) + (system ?? 0) + (irq ?? 0) + (softirq ?? 0) + (steal ?? 0)) / 100;
+}
+
 /**
  * CPU seconds of the PostgreSQL backends whose `application_name` is `app`, when the server runs
  * on this machine (its processes are in /proc): sampled every `everyMs`, so a connection that
