@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import type { QesError } from "../src/errors.ts";
+import { QesError } from "../src/errors.ts";
 import { contentEventId } from "../src/schema/event-id.ts";
 import { type JsonObject, jsonText, parseEventJsonText, parseJsonText } from "../src/schema/json-value.ts";
 import { logEventFromJson, MAX_KEY_BYTES, parseEvent } from "../src/schema/parse-event.ts";
@@ -191,6 +191,29 @@ describe("NUL characters and lone surrogates", () => {
     expect(parseEventJsonText('{"a":"\\\\u0000"}')).toEqual({ a: "\\u0000" });
     // reading back (the wire's record cells) does not clean: stored text was cleaned on its way in
     expect(parseJsonText('{"a":"x\\u0000y"}')).toEqual({ a: "x\u0000y" });
+  });
+
+  it("refuse an event whose keys become one key once cleaned, naming both and the line", () => {
+    // "\u0000id" would become "id" and replace the id sent (or the other way round): data lost
+    // without a word, and the event's identity decided by key order
+    for (const [line, keys] of [
+      ['{"id":"a","\\u0000id":"b"}', /"id" and "\\u0000id"/],
+      ['{"m":{"k\\u0000":1,"k":2}}', /"k\\u0000" and "k"/],
+      ['{"x":[{"\\ud800k":1,"\\udbffk":2}]}', /"\\ud800k" and "\\udbffk"/],
+    ] as const) {
+      let err: unknown;
+      try {
+        parseEvent(line, 7, NOW);
+      } catch (e) {
+        err = e;
+      }
+      expect(err, line).toBeInstanceOf(QesError);
+      expect((err as QesError).code).toBe("invalid_event");
+      expect((err as QesError).message, line).toMatch(/^line 7: the keys /);
+      expect((err as QesError).message, line).toMatch(keys);
+    }
+    // distinct once cleaned: kept
+    expect(parseEvent('{"a\\u0000b":1,"ab\\u0000c":2}', 1, NOW)!.body).toEqual({ ab: 1, abc: 2 });
   });
 });
 

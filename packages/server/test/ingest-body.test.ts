@@ -153,6 +153,28 @@ describe("ingest body forms", () => {
   });
 });
 
+describe("keys that become one key once NUL and lone surrogates are cleaned", () => {
+  it("refuse their event by index in every body form, nothing kept of either value", () => {
+    const bad = '{"id":"kept","\\u0000id":"other","event_message":"x"}';
+    const good = '{"id":"g","event_message":"y"}';
+    for (const [form, f, where] of [
+      ["array", () => json(`[${good},${bad}]`), /^event 1: /],
+      ["batch", () => json(`{"batch":[${good},${good},${bad}]}`), /^event 2: /],
+      ["one object", () => json(bad), /^event 0: /],
+      ["ndjson", () => ndjson(`${good}\n\n${bad}`), /^event 1 \(line 3\): /],
+      ["json texts", () => json(`${good}\n${bad}`), /^event 1 \(line 2\): /],
+    ] as const) {
+      const e = refusal(f);
+      expect(e.code, form).toBe("invalid_event");
+      expect(e.message, form).toMatch(where);
+      expect(e.message, form).toContain('the keys "id" and "\\u0000id" are one key');
+    }
+    // a lone surrogate deep inside a record, against the same text after it
+    const deep = refusal(() => json('[{"m":[{"r":{"a\\udc00":1,"a\\ufffd":2}}]}]'));
+    expect(deep.message).toMatch(/^event 0: the keys "a\\udc00" and "a�"/);
+  });
+});
+
 describe("several JSON texts in a body labelled application/json", () => {
   it("are one event each: NDJSON (LF or CRLF, trailing newline) and objects back to back", () => {
     // Fluent Bit `format json_lines` (labelled application/json by some versions)

@@ -86,6 +86,22 @@ function storableText(text: string): string {
   return UNSTORABLE.test(text) ? text.replace(UNSTORABLE_ALL, (c) => (c === "\u0000" ? "" : "\uFFFD")) : text;
 }
 
+/**
+ * Two keys of one object that are one key once made storable (`"id"` and `"\u0000id"`, or two
+ * lone surrogates before the same text): keeping either value would drop the other without a
+ * word, and which one reached `id` decided the event's identity. The event is refused instead
+ * (the callers name it).
+ */
+export class MergedKeysError extends Error {
+  constructor(first: string, second: string) {
+    super(
+      `the keys ${JSON.stringify(first)} and ${JSON.stringify(second)} are one key once NUL characters ` +
+        "are taken out and lone surrogates replaced (as every engine stores keys); send distinct names",
+    );
+    this.name = "MergedKeysError";
+  }
+}
+
 /** the object itself, or a copy in the same key order with its keys made storable */
 function withStorableKeys(obj: JsonObject): JsonObject {
   let found = false;
@@ -97,7 +113,14 @@ function withStorableKeys(obj: JsonObject): JsonObject {
   }
   if (!found) return obj;
   const copy: JsonObject = {};
-  for (const key of Object.keys(obj)) setOwn(copy, storableText(key), obj[key]!);
+  const sentAs = new Map<string, string>();
+  for (const key of Object.keys(obj)) {
+    const clean = storableText(key);
+    const earlier = sentAs.get(clean);
+    if (earlier !== undefined) throw new MergedKeysError(earlier, key);
+    sentAs.set(clean, key);
+    setOwn(copy, clean, obj[key]!);
+  }
   return copy;
 }
 

@@ -6,6 +6,7 @@ import {
   isJsonObject,
   type JsonObject,
   type JsonValue,
+  MergedKeysError,
   mayHoldHugeNumber,
   parseEventJsonText,
   textOfJsonValue,
@@ -194,6 +195,9 @@ export function parseEvent(line: string, lineNumber: number, nowMicros: bigint):
   try {
     value = parseEventJsonText(line);
   } catch (e) {
+    if (e instanceof MergedKeysError) {
+      throw new QesError("invalid_event", `line ${lineNumber}: ${e.message}`, { line: lineNumber, cause: e });
+    }
     const reason = e instanceof Error ? e.message : String(e);
     throw new QesError("invalid_event", `line ${lineNumber}: not valid JSON (${reason})`, {
       line: lineNumber,

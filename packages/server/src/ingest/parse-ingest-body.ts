@@ -3,6 +3,7 @@ import {
   holdsHugeNumber,
   hugeNumber,
   type JsonValue,
+  MergedKeysError,
   mayHoldHugeNumber,
   QesError,
 } from "@qes/core";
@@ -223,7 +224,30 @@ function parseJsonTexts(
 function parseExact(text: string, where?: string): JsonValue {
   const value = JSON.parse(text) as JsonValue;
   checkDepth(value, where);
-  return eventJsonValue(value, text);
+  try {
+    return eventJsonValue(value, text);
+  } catch (e) {
+    if (!(e instanceof MergedKeysError)) throw e;
+    throw new QesError("invalid_event", `${where ?? eventOfMergedKeys(value)}: ${e.message}`);
+  }
+}
+
+/** which event of a whole body (an array, `{"batch": …}` or one object) holds the merged keys */
+function eventOfMergedKeys(body: JsonValue): string {
+  const events = Array.isArray(body)
+    ? body
+    : isObject(body) && Array.isArray(body.batch) && Object.keys(body).length === 1
+      ? body.batch
+      : [body];
+  for (const [index, event] of events.entries()) {
+    try {
+      eventJsonValue(event, JSON.stringify(event));
+    } catch (e) {
+      if (e instanceof MergedKeysError) return `event ${index}`;
+      throw e;
+    }
+  }
+  return "the body";
 }
 
 function checkEvent(event: JsonValue, index: number, line: number | undefined, huge: boolean): void {
