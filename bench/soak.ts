@@ -7,6 +7,7 @@
  * The same well-behaved clients run first alone (the unloaded baseline of the same run).
  *
  *   node --import tsx bench/soak.ts --backend duckdb|postgres [--seconds 60] [--clients 100] [--pg-no-parallel]
+ *     [--pause 50-150]   each well-behaved client's pause between requests (ms, uniform)
  *     [--client http|fetch]   the clients' HTTP (fetch costs 2.5× the client CPU per request)
  *     [--engine-cpus 1]   (PostgreSQL pinned to these CPUs, this process and the server to the
  *                          others: the database on a machine of its own, as deployed)
@@ -22,6 +23,7 @@ import { cpus, loadavg, tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { parseArgs, promisify } from "node:util";
+import pg from "pg";
 import {
   createPrivateCluster,
   type PrivateCluster,
@@ -49,6 +51,8 @@ const { values: args } = parseArgs({
     // the clients' HTTP: node:http keep-alive (cheap) or fetch (what runs before 2026-11-26 used)
     client: { type: "string", default: "http" },
     "server-cpu-prof": { type: "string" },
+    // each well-behaved client's pause between requests, ms, drawn uniformly from [a, b]
+    pause: { type: "string", default: "50-150" },
   },
 });
 const BACKEND = args.backend as "duckdb" | "postgres";
@@ -59,6 +63,8 @@ const ROOT = fileURLToPath(new URL("..", import.meta.url));
 const run = promisify(execFile);
 if (args.client !== "http" && args.client !== "fetch")
   throw new Error(`--client ${args.client}: http or fetch`);
+const [PAUSE_FROM, PAUSE_TO] = (args.pause as string).split("-").map(Number) as [number, number];
+if (!(PAUSE_FROM >= 0 && PAUSE_TO >= PAUSE_FROM)) throw new Error(`--pause ${args.pause}: from-to in ms`);
 const log = (m: string) => process.stderr.write(`[soak ${BACKEND}] ${m}\n`);
 
 /** well-behaved callers: each a token of its own; attackers share one token (they hold one) */
@@ -170,7 +176,8 @@ async function drive(
       const req = isGood ? goodRequest() : attackRequest();
       out.push(await send(base, isGood ? goodToken(i) : ATTACK_TOKEN, req, isGood, t0));
       // dashboards pause between requests; attackers do not
-      if (isGood) await new Promise((r) => setTimeout(r, 50 + Math.random() * 100));
+      if (isGood)
+        await new Promise((r) => setTimeout(r, PAUSE_FROM + Math.random() * (PAUSE_TO - PAUSE_FROM)));
     }
   };
   await Promise.all([
@@ -315,7 +322,50 @@ async function main(): Promise<void> {
         outages.push({ from: pgDown, to: performance.now() - t1 + 1000, what: "postgres" });
       }
     })();
+    // on PostgreSQL, what the engine runs for the attacker each second: its cross joins active in
+    // pg_stat_activity and the parallel workers of every query (sampled; the outage has none)
+    const pgSamples: {
+      atS: number;
+      attacker: number;
+      workers: number;
+      active: number;
+      which: string | null;
+    }[] = [];
+    let sampling = cluster !== undefined;
+    const sampler = (async () => {
+      if (!cluster) return;
+      while (sampling) {
+        const c = new pg.Client({ connectionString: cluster.url });
+        // the restart ends its session: the next query fails and a new client is made
+        c.on("error", () => undefined);
+        try {
+          await c.connect();
+          while (sampling) {
+            const r = await c.query(
+              "select count(*) filter (where state = 'active' and query like '%length(%length(%length(%' and backend_type = 'client backend' and pid <> pg_backend_pid())::int as attacker, " +
+                "count(*) filter (where backend_type = 'parallel worker')::int as workers, " +
+                "count(*) filter (where state = 'active' and backend_type = 'client backend' and pid <> pg_backend_pid())::int as active, " +
+                "string_agg(case when state = 'active' and query like '%length(%length(%length(%' and pid <> pg_backend_pid() then pid || '@' || to_char(query_start, 'MI:SS.MS') end, ' ') as which from pg_stat_activity",
+            );
+            const row = r.rows[0] as {
+              attacker: number;
+              workers: number;
+              active: number;
+              which: string | null;
+            };
+            pgSamples.push({ atS: (performance.now() - t1) / 1000, ...row });
+            await new Promise((res) => setTimeout(res, 250));
+          }
+        } catch {
+          await new Promise((res) => setTimeout(res, 500));
+        } finally {
+          await c.end().catch(() => undefined);
+        }
+      }
+    })();
     const loaded = await drive(base, SECONDS, GOOD_CLIENTS, ATTACK_CLIENTS, t1);
+    sampling = false;
+    await sampler;
     const cpuLoaded = cpuSince(cpu1, SECONDS);
     // the engine's side of the run: queries by outcome and their seconds (both phases)
     const metrics = await httpGet(`${base}/metrics`, { Authorization: "Bearer soak-metrics-0123456789" });
@@ -354,7 +404,7 @@ async function main(): Promise<void> {
     }
     const report = {
       backend: BACKEND,
-      clients: { wellBehaved: GOOD_CLIENTS, attackers: ATTACK_CLIENTS },
+      clients: { wellBehaved: GOOD_CLIENTS, attackers: ATTACK_CLIENTS, pauseMs: args.pause },
       seconds: SECONDS,
       loadAverage: { before: loadStart.map((x) => x.toFixed(2)), after: loadEnd.map((x) => x.toFixed(2)) },
       served: { unloaded: baseline.length, underAttack: loaded.length },
@@ -390,6 +440,14 @@ async function main(): Promise<void> {
       // and the attacker's engine time inside it (its heavy and abandoned requests, from their
       // start to their answer, as the client saw them)
       windows: windowsOf(loaded, SECONDS, 5),
+      // PostgreSQL, per 5 s: mean attacker cross joins active / parallel workers / active queries
+      pgActivity: Array.from({ length: Math.ceil(SECONDS / 5) }, (_, i) => {
+        const xs = pgSamples.filter((p) => p.atS >= i * 5 && p.atS < (i + 1) * 5);
+        const mean = (k: "attacker" | "workers" | "active") =>
+          (xs.reduce((a, p) => a + p[k], 0) / Math.max(1, xs.length)).toFixed(1);
+        const which = new Set(xs.flatMap((p) => (p.which ?? "").split(" ").filter(Boolean)));
+        return `${i * 5}-${i * 5 + 5}s attacker ${mean("attacker")} workers ${mean("workers")} active ${mean("active")} (${[...which].join(" ")})`;
+      }),
       engine: engineLines,
       status503: {
         total: s503.length,
