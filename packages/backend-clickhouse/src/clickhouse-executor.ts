@@ -14,7 +14,7 @@ import { CLICKHOUSE_QUERY_SETTINGS } from "./clickhouse-types.ts";
 import { clickhouseRowToWire, OUTPUT_SETTINGS } from "./clickhouse-values.ts";
 
 export interface QueryLimits {
-  /** `max_memory_usage` in bytes; unset = the engine's default */
+  /** `max_memory_usage` in bytes (0 = none); unset = the engine's default */
   maxMemoryBytes?: number;
   /** the largest result body read back (bytes); unset = MAX_RESULT_BYTES */
   maxResultBytes?: number;

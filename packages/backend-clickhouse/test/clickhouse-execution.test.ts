@@ -1,5 +1,6 @@
 import { type Backend, type BoundValues, type CompiledQuery, compileEndpoint } from "@qes/core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { embeddedMaxMemoryBytes } from "../src/clickhouse-config.ts";
 import { paramName } from "../src/clickhouse-executor.ts";
 import { setParamsSql } from "../src/clickhouse-session-params.ts";
 import { createClickhouseBackend } from "../src/index.ts";
@@ -7,6 +8,8 @@ import { chdbTestPath, handQuery, uniqueDatabase } from "./helpers.ts";
 
 let backend: Backend;
 let limited: Backend;
+/** no per-query memory bound (`maxMemoryBytes: 0`): what lies past it must hold on its own */
+let unbounded: Backend;
 const STRING = { kind: "scalar", type: "STRING" } as const;
 const INT64 = { kind: "scalar", type: "INT64" } as const;
 const FLOAT64 = { kind: "scalar", type: "FLOAT64" } as const;
@@ -20,10 +23,17 @@ beforeAll(async () => {
     maxMemoryBytes: 20 * 1024 * 1024,
   });
   await limited.init();
+  unbounded = createClickhouseBackend({
+    path: chdbTestPath(),
+    database: uniqueDatabase(),
+    maxMemoryBytes: 0,
+  });
+  await unbounded.init();
 });
 afterAll(async () => {
   await backend.close();
   await limited.close();
+  await unbounded.close();
 });
 
 /** A query that runs ~20 s unless stopped (one row per block, 0.1 s per row). */
@@ -314,14 +324,16 @@ describe("ClickHouse execution (embedded chDB)", () => {
   });
 
   it("refuses a result too long for a string as a 422, and goes on answering (issue 12: it ended the process)", async () => {
-    // one row of 540 MB: the client's row stream made a string of it and threw outside any promise
+    // one row of 540 MB: the client's row stream made a string of it and threw outside any promise.
+    // Building it takes more than the embedded engine's default memory bound (2 GiB here), also a
+    // 422; the guard of the body must hold where a server's memory allows it (unbounded here)
     const huge = handQuery("SELECT arrayStringConcat(arrayMap(i -> repeat('x', 1000000), range(540))) AS s", [
       { name: "s", type: STRING },
     ]);
-    const err = await backend.execute(huge, [], { maxRows: 10, timeoutMs: 60_000 }).catch((e) => e);
+    const err = await unbounded.execute(huge, [], { maxRows: 10, timeoutMs: 60_000 }).catch((e) => e);
     expect(err).toMatchObject({ code: "sql_invalid" });
     expect(String(err.message)).toContain("result is larger than the service returns");
-    const r = await backend.execute(handQuery("SELECT 42 AS x", [{ name: "x", type: INT64 }]), [], {
+    const r = await unbounded.execute(handQuery("SELECT 42 AS x", [{ name: "x", type: INT64 }]), [], {
       maxRows: 10,
       timeoutMs: 5000,
     });
@@ -334,13 +346,37 @@ describe("ClickHouse execution (embedded chDB)", () => {
     ]);
     const err = await limited.execute(q, [], { maxRows: 10, timeoutMs: 30_000 }).catch((e) => e);
     expect(err).toMatchObject({ code: "sql_invalid" });
-    expect(String(err.message)).toMatch(/memory/i);
+    // the bound, in the user's terms: not the engine's account of its threads and transforms
+    expect(String(err.message)).toMatch(
+      /^The query needs more memory than the service allows one query \(20\.00 MiB\)/,
+    );
+    expect(String(err.message)).not.toMatch(/Transform|Untracked/);
     const small = handQuery("SELECT length(groupArray(toString(number))) AS n FROM numbers(1000)", [
       { name: "n", type: INT64 },
     ]);
     expect((await limited.execute(small, [], { maxRows: 10, timeoutMs: 30_000 })).rows).toEqual([
       { n: 1000 },
     ]);
+  });
+
+  it("bounds each query's memory on embedded chDB by default (QES_CLICKHOUSE_MAX_MEMORY unset); 0 lifts the bound", async () => {
+    // chDB's own default is 0 (no per-query bound): one groupArray of 2M strings of 1,000
+    // characters took the qes process to 5.4 GB
+    const setting = handQuery("SELECT toString(getSetting('max_memory_usage')) AS m", [
+      { name: "m", type: STRING },
+    ]);
+    const bound = async (b: Backend) =>
+      Number((await b.execute(setting, [], { maxRows: 1, timeoutMs: 5000 })).rows[0]!.m);
+    expect(await bound(backend)).toBe(embeddedMaxMemoryBytes());
+    expect(await bound(unbounded)).toBe(0);
+  });
+
+  it("the embedded default is an eighth of the memory available, within 256 MiB … 2 GiB", () => {
+    const MiB = 1024 ** 2;
+    expect(embeddedMaxMemoryBytes(24 * 1024 * MiB)).toBe(2048 * MiB);
+    expect(embeddedMaxMemoryBytes(8 * 1024 * MiB)).toBe(1024 * MiB);
+    expect(embeddedMaxMemoryBytes(1024 * MiB)).toBe(256 * MiB);
+    expect(embeddedMaxMemoryBytes()).toBeGreaterThanOrEqual(256 * MiB);
   });
 
   it("wire values: non-finite floats, exact 64-bit integers, µs timestamps, dates, arrays", async () => {
