@@ -1,7 +1,7 @@
 import { type Backend, type BoundValues, type CompiledQuery, compileEndpoint } from "@qes/core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { embeddedMaxMemoryBytes } from "../src/clickhouse-config.ts";
-import { paramName } from "../src/clickhouse-executor.ts";
+import { DEADLINE_GRACE_MS, paramName } from "../src/clickhouse-executor.ts";
 import { setParamsSql } from "../src/clickhouse-session-params.ts";
 import { createClickhouseBackend } from "../src/index.ts";
 import { chdbTestPath, handQuery, uniqueDatabase } from "./helpers.ts";
@@ -166,6 +166,40 @@ describe("ClickHouse execution (embedded chDB)", () => {
     });
     expect(r.rows).toEqual([{ x: 42 }]);
   });
+
+  it("answers a deadline within ~100 ms even while the engine cannot stop (one function over a huge value)", async () => {
+    // ClickHouse checks max_execution_time between blocks; sorting one array of 10M elements is a
+    // single step (seconds here) it does not interrupt. The caller waited DEADLINE_GRACE_MS
+    // (1 s before) beyond its deadline; the engine itself runs on until KILL QUERY's next check
+    const marker = `unstoppable_${Date.now()}`;
+    const q = handQuery(
+      `SELECT '${marker}' AS m, length(arraySort(x -> cityHash64(x), range(10000000))) AS n`,
+      [
+        { name: "m", type: STRING },
+        { name: "n", type: INT64 },
+      ],
+    );
+    const timeoutMs = 300;
+    const t0 = performance.now();
+    const err = await backend.execute(q, [], { maxRows: 1, timeoutMs }).catch((e) => e);
+    const overrun = performance.now() - t0 - timeoutMs;
+    expect(err).toMatchObject({ code: "query_timeout" });
+    expect(overrun).toBeGreaterThanOrEqual(0);
+    // DEADLINE_GRACE_MS and a timer's lateness on a busy machine; 1,000 ms before
+    expect(overrun).toBeLessThan(DEADLINE_GRACE_MS + 400);
+    expect(
+      (
+        await backend.execute(handQuery("SELECT 42 AS x", [{ name: "x", type: INT64 }]), [], {
+          maxRows: 1,
+          timeoutMs: 5000,
+        })
+      ).rows,
+    ).toEqual([{ x: 42 }]);
+    // the engine does stop (the sort ends, KILL QUERY is seen): later tests run on a free engine
+    const deadline = Date.now() + 60_000;
+    while ((await running(marker)) > 0 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 100));
+    expect(await running(marker)).toBe(0);
+  }, 90_000);
 
   it("an abort (client gone) kills the query in the engine", async () => {
     const marker = `abort_${Date.now()}`;
