@@ -10,6 +10,7 @@ import {
 } from "@qes/core";
 import { arraySubquery } from "./clickhouse-array-subquery.ts";
 import { clickhouseCast, clickhouseSafeCast } from "./clickhouse-casts.ts";
+import { correlatedAggregateSubquery } from "./clickhouse-correlated-aggregate.ts";
 import { paramName } from "./clickhouse-executor.ts";
 import { clickhouseFunctions } from "./clickhouse-functions.ts";
 import { nullArrayWhen } from "./clickhouse-null-arrays.ts";
@@ -253,7 +254,8 @@ export class ClickhouseDialect extends SqlEmitter {
       return `CASE${whens}${otherwise} END`;
     }
     if (e.k === "subquery") {
-      const rewritten = arraySubquery(this, e);
+      const rewritten =
+        arraySubquery(this, e) ?? correlatedAggregateSubquery(this, e, (q) => this.query(q, this.usedCtes));
       if (rewritten !== undefined) return rewritten;
       // ARRAY(SELECT …): the rows' single column gathered into an array, in the subquery's order
       if (e.mode === "array")
