@@ -3,8 +3,11 @@ import {
   type FunctionTable,
   type Join,
   lookupFunction,
+  type OrderItem,
   QesError,
   type ScalarType,
+  type Select,
+  type SelectItem,
   SqlEmitter,
   type SqlType,
 } from "@qes/core";
@@ -223,6 +226,41 @@ export class ClickhouseDialect extends SqlEmitter {
   }
 
   /** A join with UNNEST is an ARRAY JOIN (LEFT for LEFT JOIN); its ON condition filters the array. */
+  /**
+   * An ORDER BY key holding a subquery (the order completed for ties repeats every selected column,
+   * a correlated subquery among them) is refused by ClickHouse: "Correlated subqueries in ORDER BY
+   * are not supported". The select then runs as a subquery and is ordered outside it, by its
+   * columns: the key of a selected expression by that column, any other key as a column of its own.
+   */
+  protected override selectClauses(s: Select, used: Set<string>): string {
+    if (s.distinct || !s.orderBy.some((o) => holdsSubquery(o.expr))) return super.selectClauses(s, used);
+    const byKey = new Map(s.items.map((i) => [this.key(i.expr), i.name]));
+    const extra: SelectItem[] = [];
+    const order = s.orderBy.map((o, i): OrderItem => {
+      let name = byKey.get(this.key(o.expr));
+      if (name === undefined) {
+        name = `__order${i}`;
+        extra.push({ expr: o.expr, name });
+      }
+      return { ...o, expr: { k: "col", rel: "__o", col: name, type: o.expr.type } };
+    });
+    const inner: Select = {
+      ...s,
+      items: [...s.items, ...extra],
+      orderBy: [],
+      limit: undefined,
+      offset: undefined,
+    };
+    const alias = this.quoteIdent("__o");
+    const cols = s.items
+      .map((i) => `${alias}.${this.quoteIdent(i.name)} AS ${this.quoteIdent(i.name)}`)
+      .join(", ");
+    return (
+      `SELECT ${cols || "NULL AS _none"}\nFROM (\n${super.selectClauses(inner, used)}\n) AS ${alias}` +
+      `\nORDER BY ${order.map((o) => this.orderItem(o)).join(", ")}${this.limitClause(s.limit, s.offset)}`
+    );
+  }
+
   protected override joinClause(j: Join, used: Set<string>): string {
     const f = j.item;
     if (f.k !== "unnest") return super.joinClause(j, used);
@@ -285,6 +323,14 @@ export class ClickhouseDialect extends SqlEmitter {
     if (!fn) throw new QesError("sql_invalid", `INTERVAL … ${unit} is not supported.`);
     return `${fn}(${amount})`;
   }
+}
+
+/** Whether a subquery is somewhere in `e`. */
+function holdsSubquery(e: unknown): boolean {
+  if (Array.isArray(e)) return e.some(holdsSubquery);
+  if (e === null || typeof e !== "object") return false;
+  if ((e as { k?: unknown }).k === "subquery") return true;
+  return Object.values(e).some(holdsSubquery);
 }
 
 function isInt64(e: Expr | undefined): boolean {

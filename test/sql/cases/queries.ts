@@ -340,6 +340,25 @@ select id from all_logs where timestamp = '2025-01-15 10:00:01'`,
     sql: `select t.id from ${EDGE} as t where (select count(*) from ${PG} as p where p.project = t.project) = 0`,
     expect: col("id", "e10", "e11", "e12"),
   },
+  // ClickHouse refused these ("Correlated subqueries in ORDER BY are not supported"): the order
+  // completed for ties repeats every selected column, the subquery among them
+  {
+    name: "a correlated subquery selected in an ordered, limited query",
+    rule: "BigQuery scalar subqueries, correlated, in a query with ORDER BY and LIMIT",
+    sql: `select t.id, (select count(*) from ${PG} as p where p.project = t.project) as n from ${EDGE} as t order by n desc, t.id limit 4`,
+    expect: [
+      { id: "e01", n: 5 },
+      { id: "e02", n: 5 },
+      { id: "e03", n: 5 },
+      { id: "e04", n: 5 },
+    ],
+  },
+  {
+    name: "a correlated subquery as an ORDER BY key",
+    rule: "BigQuery ORDER BY of any expression, a correlated scalar subquery too",
+    sql: `select t.id from ${EDGE} as t order by (select count(*) from ${PG} as p where p.project = t.project), t.id limit 4`,
+    expect: col("id", "e10", "e11", "e12", "e06"),
+  },
 
   // ---------------------------------------------------------------- joins
   {
