@@ -18,6 +18,7 @@ import { paramName } from "./clickhouse-executor.ts";
 import { clickhouseFunctions } from "./clickhouse-functions.ts";
 import { nullArrayWhen } from "./clickhouse-null-arrays.ts";
 import { quoteIdent, sqlString } from "./clickhouse-sql.ts";
+import { filteredBelowSubqueries, holdsSubquery } from "./clickhouse-subquery-select.ts";
 import { bindClickhouseZone } from "./clickhouse-time.ts";
 import { checkedInt64, nullableType } from "./clickhouse-types.ts";
 
@@ -232,7 +233,8 @@ export class ClickhouseDialect extends SqlEmitter {
    * are not supported". The select then runs as a subquery and is ordered outside it, by its
    * columns: the key of a selected expression by that column, any other key as a column of its own.
    */
-  protected override selectClauses(s: Select, used: Set<string>): string {
+  protected override selectClauses(given: Select, used: Set<string>): string {
+    const s = filteredBelowSubqueries(given);
     if (s.distinct || !s.orderBy.some((o) => holdsSubquery(o.expr))) return super.selectClauses(s, used);
     const byKey = new Map(s.items.map((i) => [this.key(i.expr), i.name]));
     const extra: SelectItem[] = [];
@@ -323,14 +325,6 @@ export class ClickhouseDialect extends SqlEmitter {
     if (!fn) throw new QesError("sql_invalid", `INTERVAL … ${unit} is not supported.`);
     return `${fn}(${amount})`;
   }
-}
-
-/** Whether a subquery is somewhere in `e`. */
-function holdsSubquery(e: unknown): boolean {
-  if (Array.isArray(e)) return e.some(holdsSubquery);
-  if (e === null || typeof e !== "object") return false;
-  if ((e as { k?: unknown }).k === "subquery") return true;
-  return Object.values(e).some(holdsSubquery);
 }
 
 function isInt64(e: Expr | undefined): boolean {

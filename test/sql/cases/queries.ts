@@ -340,6 +340,29 @@ select id from all_logs where timestamp = '2025-01-15 10:00:01'`,
     sql: `select t.id from ${EDGE} as t where (select count(*) from ${PG} as p where p.project = t.project) = 0`,
     expect: col("id", "e10", "e11", "e12"),
   },
+  // ClickHouse's decorrelation lost the correlated column once a WHERE filtered on another ("can't
+  // find correlated column … in current header"): a 422 "join the values in instead" before
+  {
+    name: "a correlated subquery in the SELECT list of a filtered query",
+    rule: "BigQuery scalar subqueries, correlated, beside a WHERE on another column",
+    sql: `select t.id, (select count(*) from ${PG} as p where p.project = t.project) as n, (select coalesce(max(p.id), 'none') from ${PG} as p where p.project = t.project) as m from ${EDGE} as t where t.id in ('e01', 'e06', 'e10')`,
+    expect: [
+      { id: "e01", n: 5, m: "p05" },
+      { id: "e06", n: 4, m: "p09" },
+      { id: "e10", n: 0, m: "none" },
+    ],
+  },
+  {
+    name: "a correlated subquery over a CTE filtered by WHERE",
+    rule: "BigQuery scalar subqueries, correlated, over a CTE with a WHERE",
+    sql: `with e as (select id, project from ${EDGE}) select e.id, (select count(*) from ${PG} as p where p.project = e.project) as n from e where e.id > 'e08'`,
+    expect: [
+      { id: "e09", n: 5 },
+      { id: "e10", n: 0 },
+      { id: "e11", n: 0 },
+      { id: "e12", n: 0 },
+    ],
+  },
   // ClickHouse refused these ("Correlated subqueries in ORDER BY are not supported"): the order
   // completed for ties repeats every selected column, the subquery among them
   {
