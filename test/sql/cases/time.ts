@@ -114,6 +114,21 @@ export const timeCases: SqlCase[] = [
     expect: [{ a: "253402300799000000", b: "-62135596800000000" }],
   },
   {
+    name: "TIMESTAMP_MICROS and TIMESTAMP_MILLIS at the ends of the range",
+    rule: "BigQuery TIMESTAMP_MICROS / _MILLIS: the first and last instants of TIMESTAMP's range are values, exact to the unit (PostgreSQL's bigint * interval rounded in float8: year 10000, .999008)",
+    sql: "select timestamp_micros(253402300799999999) as a, timestamp_millis(253402300799999) as b, timestamp_micros(-62135596800000000) as c, timestamp_millis(-62135596800000) as d, timestamp_micros(-1234567) as e, timestamp_millis(-1) as f",
+    expect: [
+      {
+        a: "253402300799999999",
+        b: "253402300799999000",
+        c: "-62135596800000000",
+        d: "-62135596800000000",
+        e: -1234567,
+        f: -1000,
+      },
+    ],
+  },
+  {
     name: "TIMESTAMP_SECONDS before year 1 is an error",
     rule: "BigQuery TIMESTAMP_SECONDS: a value outside TIMESTAMP's range is an error",
     sql: "select timestamp_seconds(-62135596801) as a",
