@@ -1,7 +1,7 @@
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { createClickhouseBackend } from "@qes/backend-clickhouse";
+import { type ClickhouseConfig, createClickhouseBackend } from "@qes/backend-clickhouse";
 import { createDuckdbBackend } from "@qes/backend-duckdb";
 import { createPostgresBackend, dropPostgresStorage } from "@qes/backend-postgres";
 import type { Backend } from "@qes/core";
@@ -66,14 +66,22 @@ export const BACKENDS: BackendFixture[] = [
       };
     },
   },
-  {
+  clickhouseFixture(),
+];
+
+/**
+ * Embedded ClickHouse (chDB) in this process's test directory, a database of its own per store;
+ * `config` adds settings (the backend's, as `clickhouseConfigFromEnv` reads them).
+ */
+export function clickhouseFixture(config: Omit<ClickhouseConfig, "path" | "database"> = {}): BackendFixture {
+  return {
     name: "clickhouse",
     async create() {
       if (!chdbCleanup) {
         chdbCleanup = true;
         process.once("exit", () => rmSync(CHDB_TEST_PATH, { recursive: true, force: true }));
       }
-      const backend = createClickhouseBackend({ path: CHDB_TEST_PATH, database: unique("qes_t") });
+      const backend = createClickhouseBackend({ ...config, path: CHDB_TEST_PATH, database: unique("qes_t") });
       await backend.init();
       return {
         backend,
@@ -82,5 +90,5 @@ export const BACKENDS: BackendFixture[] = [
         },
       };
     },
-  },
-];
+  };
+}

@@ -21,12 +21,13 @@ import {
   DEFAULT_CLICKHOUSE_PATH,
   databaseOf,
   isClickhouseIdentifier,
+  maxMemoryOf,
   tableRetentionDays,
 } from "./clickhouse-config.ts";
 import { type ClickhouseEngine, openChdbEngine, openHttpEngine } from "./clickhouse-connection.ts";
 import { clickhouseDialect } from "./clickhouse-dialect.ts";
 import { isUnavailable } from "./clickhouse-errors.ts";
-import { executeOnClickhouse, killQuerySql } from "./clickhouse-executor.ts";
+import { executeOnClickhouse, killQuerySql, type QueryLimits } from "./clickhouse-executor.ts";
 import { ingestIntoClickhouse } from "./clickhouse-ingest.ts";
 import { initStorage } from "./clickhouse-init.ts";
 import { type LoadContext, loadIntoClickhouse } from "./clickhouse-loader.ts";
@@ -47,6 +48,7 @@ class ClickhouseBackend implements Backend {
   private executed = 0;
   private writes: Promise<unknown> = Promise.resolve();
   readonly layout: StorageLayout;
+  private readonly limits: QueryLimits;
 
   constructor(private readonly config: ClickhouseConfig) {
     const database = databaseOf(config);
@@ -61,6 +63,8 @@ class ClickhouseBackend implements Backend {
         `QES_CLICKHOUSE_CLUSTER "${config.cluster}" must match [A-Za-z_][A-Za-z0-9_]*`,
       );
     this.layout = config.cluster === undefined ? { database } : { database, cluster: config.cluster };
+    const maxMemoryBytes = maxMemoryOf(config);
+    this.limits = maxMemoryBytes === undefined ? {} : { maxMemoryBytes };
   }
 
   private async open(): Promise<ClickhouseEngine> {
@@ -171,9 +175,7 @@ class ClickhouseBackend implements Backend {
       engine.owner.use(async (client) => {
         await client.command({ query: killQuerySql(marker) });
       });
-    return engine.query.use((client) =>
-      executeOnClickhouse(client, query, values, opts, { maxMemoryBytes: this.config.maxMemoryBytes }, kill),
-    );
+    return engine.query.use((client) => executeOnClickhouse(client, query, values, opts, this.limits, kill));
   }
 
   async health(): Promise<void> {

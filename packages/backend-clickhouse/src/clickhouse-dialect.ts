@@ -3,17 +3,22 @@ import {
   type FunctionTable,
   type Join,
   lookupFunction,
+  type OrderItem,
   QesError,
   type ScalarType,
+  type Select,
+  type SelectItem,
   SqlEmitter,
   type SqlType,
 } from "@qes/core";
 import { arraySubquery } from "./clickhouse-array-subquery.ts";
 import { clickhouseCast, clickhouseSafeCast } from "./clickhouse-casts.ts";
+import { correlatedAggregateSubquery } from "./clickhouse-correlated-aggregate.ts";
 import { paramName } from "./clickhouse-executor.ts";
 import { clickhouseFunctions } from "./clickhouse-functions.ts";
 import { nullArrayWhen } from "./clickhouse-null-arrays.ts";
 import { quoteIdent, sqlString } from "./clickhouse-sql.ts";
+import { filteredBelowSubqueries, holdsSubquery } from "./clickhouse-subquery-select.ts";
 import { bindClickhouseZone } from "./clickhouse-time.ts";
 import { checkedInt64, nullableType } from "./clickhouse-types.ts";
 
@@ -222,6 +227,42 @@ export class ClickhouseDialect extends SqlEmitter {
   }
 
   /** A join with UNNEST is an ARRAY JOIN (LEFT for LEFT JOIN); its ON condition filters the array. */
+  /**
+   * An ORDER BY key holding a subquery (the order completed for ties repeats every selected column,
+   * a correlated subquery among them) is refused by ClickHouse: "Correlated subqueries in ORDER BY
+   * are not supported". The select then runs as a subquery and is ordered outside it, by its
+   * columns: the key of a selected expression by that column, any other key as a column of its own.
+   */
+  protected override selectClauses(given: Select, used: Set<string>): string {
+    const s = filteredBelowSubqueries(given);
+    if (s.distinct || !s.orderBy.some((o) => holdsSubquery(o.expr))) return super.selectClauses(s, used);
+    const byKey = new Map(s.items.map((i) => [this.key(i.expr), i.name]));
+    const extra: SelectItem[] = [];
+    const order = s.orderBy.map((o, i): OrderItem => {
+      let name = byKey.get(this.key(o.expr));
+      if (name === undefined) {
+        name = `__order${i}`;
+        extra.push({ expr: o.expr, name });
+      }
+      return { ...o, expr: { k: "col", rel: "__o", col: name, type: o.expr.type } };
+    });
+    const inner: Select = {
+      ...s,
+      items: [...s.items, ...extra],
+      orderBy: [],
+      limit: undefined,
+      offset: undefined,
+    };
+    const alias = this.quoteIdent("__o");
+    const cols = s.items
+      .map((i) => `${alias}.${this.quoteIdent(i.name)} AS ${this.quoteIdent(i.name)}`)
+      .join(", ");
+    return (
+      `SELECT ${cols || "NULL AS _none"}\nFROM (\n${super.selectClauses(inner, used)}\n) AS ${alias}` +
+      `\nORDER BY ${order.map((o) => this.orderItem(o)).join(", ")}${this.limitClause(s.limit, s.offset)}`
+    );
+  }
+
   protected override joinClause(j: Join, used: Set<string>): string {
     const f = j.item;
     if (f.k !== "unnest") return super.joinClause(j, used);
@@ -253,7 +294,8 @@ export class ClickhouseDialect extends SqlEmitter {
       return `CASE${whens}${otherwise} END`;
     }
     if (e.k === "subquery") {
-      const rewritten = arraySubquery(this, e);
+      const rewritten =
+        arraySubquery(this, e) ?? correlatedAggregateSubquery(this, e, (q) => this.query(q, this.usedCtes));
       if (rewritten !== undefined) return rewritten;
       // ARRAY(SELECT …): the rows' single column gathered into an array, in the subquery's order
       if (e.mode === "array")

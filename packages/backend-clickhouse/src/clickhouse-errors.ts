@@ -86,7 +86,9 @@ export function clickhouseQueryError(e: unknown, opts?: ExecuteOptions): QesErro
   if (code === READONLY || code === ACCESS_DENIED || /readonly mode/.test(message)) {
     return new QesError("statement_not_allowed", "queries are read-only", { cause: e });
   }
-  if (code === MEMORY_LIMIT || code === TOO_MANY_ROWS_OR_BYTES) {
+  if (code === MEMORY_LIMIT || /^(?:Query )?[Mm]emory limit(?: \(\w+\))? exceeded/.test(message))
+    return memoryLimitError(message, e);
+  if (code === TOO_MANY_ROWS_OR_BYTES) {
     return new QesError("sql_invalid", `the query needs more than the service allows: ${message}`, {
       cause: e,
     });
@@ -121,6 +123,22 @@ export function clickhouseQueryError(e: unknown, opts?: ExecuteOptions): QesErro
     return new QesError("backend_unavailable", `ClickHouse does not answer: ${message}`, { cause: e });
   }
   return new QesError("internal", `ClickHouse: ${message}`, { cause: e });
+}
+
+/**
+ * A query past its memory bound, in the user's terms: which bound (the query's own, or the
+ * engine's for all queries at once) and its size, from the engine's `maximum: 2.00 GiB` — not the
+ * engine's account of its threads and transforms (`Untracked memory …: While executing
+ * AggregatingTransform`). A 422: the query asked for it, and the engine goes on answering others.
+ */
+function memoryLimitError(message: string, cause: unknown): QesError {
+  const maximum = /maximum: ([\d.]+ [KMGTP]?i?B)/.exec(message)?.[1];
+  const whole = /\((?:total|for user)\)|[Tt]otal memory limit|[Uu]ser memory limit/.test(message);
+  const bound = maximum === undefined ? "" : ` (${maximum})`;
+  const text = whole
+    ? `The query cannot run: the engine's memory for all queries at once${bound} is used up; try again, or ask for fewer rows or shorter values`
+    : `The query needs more memory than the service allows one query${bound}: aggregate fewer rows or shorter values`;
+  return new QesError("sql_invalid", text, { cause });
 }
 
 /**

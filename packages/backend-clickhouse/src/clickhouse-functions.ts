@@ -91,6 +91,21 @@ function re2(e: SqlEmitter, p: string, call: CallExpr): string {
   return `concat('(?-s)', ${p})`;
 }
 
+/**
+ * REGEXP_REPLACE with an empty pattern: the replacement before every character and at the end
+ * (BigQuery, DuckDB and PostgreSQL: `('abc', '', 'y')` is `yaybycy`, `('', '', 'y')` is `y`).
+ * ClickHouse's replaceRegexpAll returns the text unchanged for an empty pattern, and `(?:)` would
+ * step through bytes (`héé` became `yhy\xC3y\xA9y…`): the gaps are taken between characters here.
+ * The replacement is read as for an empty match (`\0` is '', `\\` a backslash).
+ */
+function replaceEveryGap(s: string, r: string): string {
+  const text = `assumeNotNull(${s})`;
+  const gap = `replaceRegexpOne('', '(?:)', ${r})`;
+  // lambda names no compiled column or alias takes (`c`, `i` could be the text's own column)
+  const chars = `arrayMap(__gap_i -> substringUTF8(${text}, __gap_i, 1), range(1, toUInt64(lengthUTF8(${text})) + 1))`;
+  return `if(isNull(${s}), NULL, concat(${gap}, arrayStringConcat(arrayMap(__gap_c -> concat(__gap_c, ${gap}), ${chars}))))`;
+}
+
 /** A literal pattern of plain characters: a substring test, no regular expression needed. */
 function plainLiteral(call: CallExpr): boolean {
   const arg = call.args[1];
@@ -170,7 +185,13 @@ export function clickhouseFunctions(e: ClickhouseEmitter): FunctionTable {
       const re = re2(e, p!, call);
       return `if(match(${s}, ${re}), extract(${s}, ${re}), NULL)`;
     },
-    REGEXP_REPLACE: ([s, p, r], call) => `replaceRegexpAll(${s}, ${re2(e, p!, call)}, ${r})`,
+    REGEXP_REPLACE: ([s, p, r], call) => {
+      const replaced = `replaceRegexpAll(${s}, ${re2(e, p!, call)}, ${r})`;
+      const arg = call.args[1];
+      if (arg?.k === "lit" && typeof arg.value === "string")
+        return arg.value === "" ? replaceEveryGap(s!, r!) : replaced;
+      return `if(${p} = '', ${replaceEveryGap(s!, r!)}, ${replaced})`;
+    },
     // BigQuery: SPLIT of NULL is NULL; ClickHouse arrays cannot be NULL, so it is empty
     // (clickhouse-null-arrays.ts makes the NULL show where it is read)
     // an empty delimiter splits into characters (BigQuery), where splitByString gives bytes

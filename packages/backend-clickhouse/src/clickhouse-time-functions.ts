@@ -1,6 +1,7 @@
 import {
   type CallExpr,
   checkedTimestampFrom,
+  DEFAULT_FUNCTIONS,
   type FunctionTable,
   literalArg,
   MAX_GENERATED_ELEMENTS,
@@ -70,6 +71,81 @@ function dateDiff(a: string, b: string, part: string): string {
   throw new QesError("sql_invalid", `DATE_DIFF by ${part} is not supported.`);
 }
 
+/** BigQuery's range in unix µs and in days since 1970-01-01: 0001-01-01 … 9999-12-31 (23:59:59.999999). */
+const MIN_MICROS = -62135596800000000n;
+const MAX_MICROS = 253402300799999999n;
+const MIN_DAY = -719162;
+const MAX_DAY = 2932896;
+/** months since year 0 of 0001-01 and 9999-12 (`year * 12 + month - 1`) */
+const MIN_MONTH = 12;
+const MAX_MONTH = 9999 * 12 + 11;
+
+const MICROS_PER_UNIT: Record<string, number> = {
+  MICROSECOND: 1,
+  MILLISECOND: 1_000,
+  SECOND: 1_000_000,
+  MINUTE: 60_000_000,
+  HOUR: 3_600_000_000,
+  DAY: 86_400_000_000,
+};
+
+/** the amount and unit of an INTERVAL argument */
+function intervalOf(e: SqlEmitter, call: CallExpr, i: number): { n: string; unit: string } {
+  const iv = call.args[i];
+  if (iv?.k !== "interval") throw new QesError("sql_invalid", `${call.fn} needs an INTERVAL.`);
+  return { n: `toInt128(${e.expr(iv.value)})`, unit: iv.unit };
+}
+
+/**
+ * TIMESTAMP_ADD / _SUB in µs, refused past BigQuery's range. ClickHouse's DateTime64 arithmetic
+ * saturates instead of failing (9999-12-31 plus a DAY stayed 9999-12-31, and compared inside the
+ * range); the sum of µs, in Int128, cannot.
+ */
+function shiftedTimestamp(e: SqlEmitter, call: CallExpr, args: string[], sign: "+" | "-"): string {
+  const { n, unit } = intervalOf(e, call, 1);
+  // other units (MONTH…) as every backend writes them: BigQuery refuses them, DuckDB and
+  // PostgreSQL answer; kept as they were
+  if (!(unit in MICROS_PER_UNIT))
+    return DEFAULT_FUNCTIONS[call.fn === "TIMESTAMP_ADD" ? "TIMESTAMP_ADD" : "TIMESTAMP_SUB"](args, call, e);
+  // `date + INTERVAL …` reaches here with a DATE: its midnight in UTC
+  const ts = scalarOf(call, 0) === "DATE" ? `toDateTime64(${args[0]}, 6, 'UTC')` : args[0]!;
+  const us = `(toInt128(${micros(ts)}) ${sign} ${n} * ${MICROS_PER_UNIT[unit]})`;
+  return e.raiseWhen(
+    fromMicros(`if(${us} < ${MIN_MICROS} OR ${us} > ${MAX_MICROS}, 0, ${us})`),
+    `${us} < ${MIN_MICROS} OR ${us} > ${MAX_MICROS}`,
+    `${call.fn}: the result is out of TIMESTAMP's range`,
+  );
+}
+
+/**
+ * DATE_ADD / _SUB, refused past BigQuery's range. ClickHouse's Date32 arithmetic saturates
+ * (9999-12-31 plus a day, or 2025 plus 8,000 years, answered 9999-12-31 or 9999-01-01; 0001-01-01
+ * minus a day 0000-12-31): the result's day or month number is checked in Int128 first, and
+ * ClickHouse's own arithmetic (which keeps the month's last day, as BigQuery does) computes it.
+ */
+function shiftedDate(e: SqlEmitter, call: CallExpr, d: string, iv: string, sign: "+" | "-"): string {
+  const { n, unit } = intervalOf(e, call, 1);
+  const days: Record<string, number> = { DAY: 1, WEEK: 7 };
+  const months: Record<string, number> = { MONTH: 1, QUARTER: 3, YEAR: 12 };
+  let outside: string;
+  if (days[unit] !== undefined) {
+    const day = `(toInt128(toInt32(${d})) ${sign} ${n} * ${days[unit]})`;
+    outside = `${day} < ${MIN_DAY} OR ${day} > ${MAX_DAY}`;
+  } else if (months[unit] !== undefined) {
+    const month = `(toInt128(toYear(${d})) * 12 + toMonth(${d}) - 1 ${sign} ${n} * ${months[unit]})`;
+    outside = `${month} < ${MIN_MONTH} OR ${month} > ${MAX_MONTH}`;
+  } else {
+    // other units (HOUR…) as before: BigQuery refuses them, DuckDB and PostgreSQL answer
+    return `toDate32(${d} ${sign} ${iv})`;
+  }
+  // a failing row fails the query (raiseWhen's throwIf): a saturated date is never answered
+  return e.raiseWhen(
+    `toDate32(${d} ${sign} ${iv})`,
+    outside,
+    `${call.fn}: the result is out of DATE's range`,
+  );
+}
+
 /** The time functions of the ClickHouse table (TIMESTAMP, DATETIME, DATE and their arithmetic). */
 export function clickhouseTimeFunctions(e: SqlEmitter) {
   return {
@@ -83,8 +159,10 @@ export function clickhouseTimeFunctions(e: SqlEmitter) {
     },
     DATETIME_TRUNC: ([d], call) => truncateSql(d!, partOf(call, 1), false),
     DATE_TRUNC: ([d], call) => truncateSql(d!, partOf(call, 1), true),
-    DATE_ADD: ([d, iv]) => `toDate32(${d} + ${iv})`,
-    DATE_SUB: ([d, iv]) => `toDate32(${d} - ${iv})`,
+    DATE_ADD: ([d, iv], call) => shiftedDate(e, call, d!, iv!, "+"),
+    DATE_SUB: ([d, iv], call) => shiftedDate(e, call, d!, iv!, "-"),
+    TIMESTAMP_ADD: (args, call) => shiftedTimestamp(e, call, args, "+"),
+    TIMESTAMP_SUB: (args, call) => shiftedTimestamp(e, call, args, "-"),
     DATETIME: ([x, zone], call) => {
       switch (scalarOf(call, 0)) {
         case "TIMESTAMP":

@@ -61,3 +61,23 @@ describe("the engine's own size and depth bounds", () => {
     expect(e.message).not.toMatch(/max_parser_backtracks|Maximum: \d/);
   });
 });
+
+describe("memory bounds", () => {
+  // chDB 26.7's words for a query past its own max_memory_usage (met in clickhouse-execution.test.ts)
+  // and ClickHouse's for the engine-wide limit several queries reach together
+  it.each([
+    [
+      "Query memory limit exceeded: would use 20.07 MiB (attempt to allocate chunk of 8.00 MiB), maximum: 20.00 MiB. Untracked memory across all threads: 69.82 KiB: While executing AggregatingTransform.",
+      /^The query needs more memory than the service allows one query \(20\.00 MiB\)/,
+    ],
+    [
+      "Memory limit (total) exceeded: would use 21.19 GiB (attempt to allocate chunk of 4.00 MiB), current RSS: 21.10 GiB, maximum: 21.19 GiB. OvercommitTracker decision: Query was selected to stop by OvercommitTracker.: While executing AggregatingTransform. (MEMORY_LIMIT_EXCEEDED)",
+      /the engine's memory for all queries at once \(21\.19 GiB\) is used up/,
+    ],
+  ])("%s is a 422 naming the bound", (text, expected) => {
+    const e = clickhouseQueryError(chError(241, text));
+    expect(e.code).toBe("sql_invalid");
+    expect(e.message).toMatch(expected);
+    expect(e.message).not.toMatch(/Transform|Untracked|Overcommit|RSS/);
+  });
+});

@@ -1,12 +1,15 @@
 import { type Backend, type BoundValues, type CompiledQuery, compileEndpoint } from "@qes/core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { paramName } from "../src/clickhouse-executor.ts";
+import { embeddedMaxMemoryBytes } from "../src/clickhouse-config.ts";
+import { DEADLINE_GRACE_MS, paramName } from "../src/clickhouse-executor.ts";
 import { setParamsSql } from "../src/clickhouse-session-params.ts";
 import { createClickhouseBackend } from "../src/index.ts";
 import { chdbTestPath, handQuery, uniqueDatabase } from "./helpers.ts";
 
 let backend: Backend;
 let limited: Backend;
+/** no per-query memory bound (`maxMemoryBytes: 0`): what lies past it must hold on its own */
+let unbounded: Backend;
 const STRING = { kind: "scalar", type: "STRING" } as const;
 const INT64 = { kind: "scalar", type: "INT64" } as const;
 const FLOAT64 = { kind: "scalar", type: "FLOAT64" } as const;
@@ -20,10 +23,17 @@ beforeAll(async () => {
     maxMemoryBytes: 20 * 1024 * 1024,
   });
   await limited.init();
+  unbounded = createClickhouseBackend({
+    path: chdbTestPath(),
+    database: uniqueDatabase(),
+    maxMemoryBytes: 0,
+  });
+  await unbounded.init();
 });
 afterAll(async () => {
   await backend.close();
   await limited.close();
+  await unbounded.close();
 });
 
 /** A query that runs ~20 s unless stopped (one row per block, 0.1 s per row). */
@@ -156,6 +166,40 @@ describe("ClickHouse execution (embedded chDB)", () => {
     });
     expect(r.rows).toEqual([{ x: 42 }]);
   });
+
+  it("answers a deadline within ~100 ms even while the engine cannot stop (one function over a huge value)", async () => {
+    // ClickHouse checks max_execution_time between blocks; sorting one array of 10M elements is a
+    // single step (seconds here) it does not interrupt. The caller waited DEADLINE_GRACE_MS
+    // (1 s before) beyond its deadline; the engine itself runs on until KILL QUERY's next check
+    const marker = `unstoppable_${Date.now()}`;
+    const q = handQuery(
+      `SELECT '${marker}' AS m, length(arraySort(x -> cityHash64(x), range(10000000))) AS n`,
+      [
+        { name: "m", type: STRING },
+        { name: "n", type: INT64 },
+      ],
+    );
+    const timeoutMs = 300;
+    const t0 = performance.now();
+    const err = await backend.execute(q, [], { maxRows: 1, timeoutMs }).catch((e) => e);
+    const overrun = performance.now() - t0 - timeoutMs;
+    expect(err).toMatchObject({ code: "query_timeout" });
+    expect(overrun).toBeGreaterThanOrEqual(0);
+    // DEADLINE_GRACE_MS and a timer's lateness on a busy machine; 1,000 ms before
+    expect(overrun).toBeLessThan(DEADLINE_GRACE_MS + 400);
+    expect(
+      (
+        await backend.execute(handQuery("SELECT 42 AS x", [{ name: "x", type: INT64 }]), [], {
+          maxRows: 1,
+          timeoutMs: 5000,
+        })
+      ).rows,
+    ).toEqual([{ x: 42 }]);
+    // the engine does stop (the sort ends, KILL QUERY is seen): later tests run on a free engine
+    const deadline = Date.now() + 60_000;
+    while ((await running(marker)) > 0 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 100));
+    expect(await running(marker)).toBe(0);
+  }, 90_000);
 
   it("an abort (client gone) kills the query in the engine", async () => {
     const marker = `abort_${Date.now()}`;
@@ -314,14 +358,16 @@ describe("ClickHouse execution (embedded chDB)", () => {
   });
 
   it("refuses a result too long for a string as a 422, and goes on answering (issue 12: it ended the process)", async () => {
-    // one row of 540 MB: the client's row stream made a string of it and threw outside any promise
+    // one row of 540 MB: the client's row stream made a string of it and threw outside any promise.
+    // Building it takes more than the embedded engine's default memory bound (2 GiB here), also a
+    // 422; the guard of the body must hold where a server's memory allows it (unbounded here)
     const huge = handQuery("SELECT arrayStringConcat(arrayMap(i -> repeat('x', 1000000), range(540))) AS s", [
       { name: "s", type: STRING },
     ]);
-    const err = await backend.execute(huge, [], { maxRows: 10, timeoutMs: 60_000 }).catch((e) => e);
+    const err = await unbounded.execute(huge, [], { maxRows: 10, timeoutMs: 60_000 }).catch((e) => e);
     expect(err).toMatchObject({ code: "sql_invalid" });
     expect(String(err.message)).toContain("result is larger than the service returns");
-    const r = await backend.execute(handQuery("SELECT 42 AS x", [{ name: "x", type: INT64 }]), [], {
+    const r = await unbounded.execute(handQuery("SELECT 42 AS x", [{ name: "x", type: INT64 }]), [], {
       maxRows: 10,
       timeoutMs: 5000,
     });
@@ -334,13 +380,37 @@ describe("ClickHouse execution (embedded chDB)", () => {
     ]);
     const err = await limited.execute(q, [], { maxRows: 10, timeoutMs: 30_000 }).catch((e) => e);
     expect(err).toMatchObject({ code: "sql_invalid" });
-    expect(String(err.message)).toMatch(/memory/i);
+    // the bound, in the user's terms: not the engine's account of its threads and transforms
+    expect(String(err.message)).toMatch(
+      /^The query needs more memory than the service allows one query \(20\.00 MiB\)/,
+    );
+    expect(String(err.message)).not.toMatch(/Transform|Untracked/);
     const small = handQuery("SELECT length(groupArray(toString(number))) AS n FROM numbers(1000)", [
       { name: "n", type: INT64 },
     ]);
     expect((await limited.execute(small, [], { maxRows: 10, timeoutMs: 30_000 })).rows).toEqual([
       { n: 1000 },
     ]);
+  });
+
+  it("bounds each query's memory on embedded chDB by default (QES_CLICKHOUSE_MAX_MEMORY unset); 0 lifts the bound", async () => {
+    // chDB's own default is 0 (no per-query bound): one groupArray of 2M strings of 1,000
+    // characters took the qes process to 5.4 GB
+    const setting = handQuery("SELECT toString(getSetting('max_memory_usage')) AS m", [
+      { name: "m", type: STRING },
+    ]);
+    const bound = async (b: Backend) =>
+      Number((await b.execute(setting, [], { maxRows: 1, timeoutMs: 5000 })).rows[0]!.m);
+    expect(await bound(backend)).toBe(embeddedMaxMemoryBytes());
+    expect(await bound(unbounded)).toBe(0);
+  });
+
+  it("the embedded default is an eighth of the memory available, within 256 MiB … 2 GiB", () => {
+    const MiB = 1024 ** 2;
+    expect(embeddedMaxMemoryBytes(24 * 1024 * MiB)).toBe(2048 * MiB);
+    expect(embeddedMaxMemoryBytes(8 * 1024 * MiB)).toBe(1024 * MiB);
+    expect(embeddedMaxMemoryBytes(1024 * MiB)).toBe(256 * MiB);
+    expect(embeddedMaxMemoryBytes()).toBeGreaterThanOrEqual(256 * MiB);
   });
 
   it("wire values: non-finite floats, exact 64-bit integers, µs timestamps, dates, arrays", async () => {

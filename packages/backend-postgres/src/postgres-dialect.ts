@@ -176,10 +176,9 @@ export class PostgresDialect extends SqlEmitter {
     },
     // extract() returns numeric since PostgreSQL 14: exact to the microsecond.
     UNIX_MICROS: ([ts]) => `CAST(extract(epoch FROM ${ts}) * 1000000 AS bigint)`,
-    TIMESTAMP_MICROS: checkedTimestampFrom(
-      1,
-      (n) => `(TIMESTAMPTZ 'epoch' + (${n}) * INTERVAL '1 microsecond')`,
-    ),
+    // whole seconds and the rest apart: bigint * interval multiplies in float8, which rounded
+    // 253402300799999999 µs (9999-12-31 23:59:59.999999) up to year 10000
+    TIMESTAMP_MICROS: checkedTimestampFrom(1, (n) => epochPlus(n, 1_000_000, "1 microsecond")),
     // json has no ordering: a record's (or an event array's) JSON text is taken as text, as the
     // other engines take it
     ANY_VALUE: (args, call) =>
@@ -203,10 +202,7 @@ export class PostgresDialect extends SqlEmitter {
     LEAD: (args, call) => this.shiftCall("lead", args, call),
     UNIX_MILLIS: ([ts]) => `CAST(floor(extract(epoch FROM ${ts}) * 1000) AS bigint)`,
     UNIX_SECONDS: ([ts]) => `CAST(floor(extract(epoch FROM ${ts})) AS bigint)`,
-    TIMESTAMP_MILLIS: checkedTimestampFrom(
-      1000,
-      (n) => `(TIMESTAMPTZ 'epoch' + (${n}) * INTERVAL '1 millisecond')`,
-    ),
+    TIMESTAMP_MILLIS: checkedTimestampFrom(1000, (n) => epochPlus(n, 1000, "1 millisecond")),
     TIMESTAMP_SECONDS: checkedTimestampFrom(
       1_000_000,
       (n) => `(TIMESTAMPTZ 'epoch' + (${n}) * INTERVAL '1 second')`,
@@ -713,6 +709,15 @@ function postgresExtract(call: CallExpr, ts: string): string {
       // extract returns numeric with fractions (59.999999 seconds): lower parts are truncated.
       return `CAST(floor(extract(${part.toLowerCase()} FROM ${local})) AS bigint)`;
   }
+}
+
+/**
+ * `TIMESTAMPTZ 'epoch'` plus `n` units, exactly: whole seconds (`n / perSecond`, below 2^53) and the
+ * rest (below `perSecond`) each times an interval, since `bigint * interval` multiplies in float8
+ * and rounds counts past 2^53 (TIMESTAMP_MILLIS(253402300799999) ended in .999008).
+ */
+function epochPlus(n: string, perSecond: number, unit: string): string {
+  return `(TIMESTAMPTZ 'epoch' + ((${n}) / ${perSecond}) * INTERVAL '1 second' + ((${n}) % ${perSecond}) * INTERVAL '${unit}')`;
 }
 
 export const postgresDialect = new PostgresDialect();

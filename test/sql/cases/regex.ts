@@ -1,9 +1,36 @@
-import type { SqlCase } from "./case.ts";
+import { REST, type SqlCase } from "./case.ts";
 
 // Regular expressions: RE2 semantics (BigQuery's) for the subset every engine expresses
 // (DESIGN.md §3); the rest is refused before any engine runs.
 
 export const regexCases: SqlCase[] = [
+  // ClickHouse's replaceRegexpAll returned the text unchanged for an empty pattern (and `(?:)` steps
+  // through bytes, splitting é into two broken halves)
+  {
+    name: "REGEXP_REPLACE with an empty pattern puts the replacement in every gap",
+    rule: "BigQuery REGEXP_REPLACE (RE2 GlobalReplace): an empty pattern matches before every character and at the end; \\0 is the empty match; NULL text or replacement is NULL",
+    sql: String.raw`select regexp_replace('abc', '', 'y') as a, regexp_replace('héé', '', 'y') as b, regexp_replace('a😀b', '', '|') as c, regexp_replace('', '', 'y') as d, regexp_replace('a.b', '', '<\\0>') as e, regexp_replace('abc', '', '') as f, regexp_replace(cast(null as string), '', 'y') as g, regexp_replace('ab', '', cast(null as string)) as h`,
+    expect: [
+      { a: "yaybycy", b: "yhyéyéy", c: "|a|😀|b|", d: "y", e: "<>a<>.<>b<>", f: "abc", g: null, h: null },
+    ],
+  },
+  {
+    name: "REGEXP_REPLACE with an empty pattern the query computes",
+    rule: "BigQuery REGEXP_REPLACE: an empty pattern matches before every character and at the end, wherever the pattern comes from",
+    sql: `select id, regexp_replace(id, substr(id, 5), '-') as a, regexp_replace(id, substr(id, 2, 1), '-') as b, regexp_replace('hé', substr(id, 5), '-') as c from ${REST} order by id`,
+    expect: [
+      { id: "t01", a: "-t-0-1-", b: "t-1", c: "-h-é-" },
+      { id: "t02", a: "-t-0-2-", b: "t-2", c: "-h-é-" },
+      { id: "t03", a: "-t-0-3-", b: "t-3", c: "-h-é-" },
+    ],
+  },
+  {
+    name: "REGEXP_REPLACE with an empty pattern bound as a parameter",
+    rule: "BigQuery REGEXP_REPLACE: an empty pattern matches before every character and at the end; a parameter is bound as the pattern it is",
+    sql: "select regexp_replace('héllo', @p, '.') as a, regexp_contains('x', @p) as b",
+    params: { p: { kind: "string", value: "" } },
+    expect: [{ a: ".h.é.l.l.o.", b: true }],
+  },
   {
     name: "REGEXP_REPLACE with \\0, the whole match",
     rule: "BigQuery REGEXP_REPLACE: \\0 in the replacement is the whole match, \\1 a group, \\\\ a backslash (PostgreSQL wrote \\0 as it is)",

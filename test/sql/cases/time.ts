@@ -58,6 +58,82 @@ export const timeCases: SqlCase[] = [
     sql: "select timestamp_sub(timestamp '0001-01-01 00:00:00', interval 1 day) as a",
     expect: { error: "sql_invalid" },
   },
+  // ClickHouse's Date32 and DateTime64 arithmetic saturates at its range's end instead of failing:
+  // it answered 9999-12-31 for these, 0000-12-31 or 0000-01-01 before year 1, and a TIMESTAMP_ADD by
+  // DAY stayed where it was
+  ...(
+    [
+      ["DATE_ADD of a DAY past 9999-12-31", "date_add(date '9999-12-31', interval 1 day)"],
+      ["DATE_ADD of a WEEK past 9999-12-31", "date_add(date '9999-12-25', interval 1 week)"],
+      ["DATE_ADD of a MONTH past 9999-12", "date_add(date '9999-12-01', interval 1 month)"],
+      ["DATE_ADD of a QUARTER past 9999-12", "date_add(date '9999-10-15', interval 1 quarter)"],
+      ["DATE_ADD of a YEAR past 9999", "date_add(date '9999-01-01', interval 1 year)"],
+      ["DATE_ADD of 3,000,000 days", "date_add(date '2025-01-01', interval 3000000 day)"],
+      ["DATE_ADD of 8,000 years", "date_add(date '2025-01-01', interval 8000 year)"],
+      ["DATE_SUB of a DAY before 0001-01-01", "date_sub(date '0001-01-01', interval 1 day)"],
+      ["DATE_SUB of a MONTH before 0001-01", "date_sub(date '0001-01-31', interval 1 month)"],
+      ["DATE_SUB of 2,025 years", "date_sub(date '2025-01-01', interval 2025 year)"],
+      ["DATE_ADD of -3,000,000 days", "date_add(date '2025-01-01', interval -3000000 day)"],
+      [
+        "TIMESTAMP_ADD of a DAY past 9999-12-31",
+        "timestamp_add(timestamp '9999-12-31 00:00:00', interval 1 day)",
+      ],
+      ["TIMESTAMP_ADD of 3,000,000 days", "timestamp_add(timestamp '2025-01-01', interval 3000000 day)"],
+      ["TIMESTAMP_SUB of 3,000,000 days", "timestamp_sub(timestamp '2025-01-01', interval 3000000 day)"],
+      ["DATE + INTERVAL past 9999-12-31", "date '9999-12-31' + interval 1 day"],
+    ] as const
+  ).map(
+    ([what, expr]): SqlCase => ({
+      name: `${what} is an error`,
+      rule: "BigQuery DATE_ADD / DATE_SUB / TIMESTAMP_ADD / TIMESTAMP_SUB: a result outside the type's range (0001-01-01 … 9999-12-31) is an error (ClickHouse answered the range's end)",
+      sql: `select ${expr} as a`,
+      expect: { error: "sql_invalid" },
+    }),
+  ),
+  {
+    name: "DATE_ADD, DATE_SUB and TIMESTAMP_ADD up to the ends of the range",
+    rule: "BigQuery DATE_ADD / DATE_SUB / TIMESTAMP_ADD: a result on the range's first or last day is a value; a month's last day is kept where the next month is shorter",
+    sql: "select date_add(date '9999-12-30', interval 1 day) as a, date_add(date '9999-11-30', interval 1 month) as b, date_sub(date '0001-02-28', interval 1 month) as c, date_add(date '0001-12-31', interval 9998 year) as d, date_sub(date '0001-01-08', interval 1 week) as e, timestamp_add(timestamp '9999-12-30 23:59:59.999999', interval 1 day) as f, timestamp_sub(timestamp '0001-01-01 00:00:01', interval 1000000 microsecond) as g, date_add(date '2025-01-31', interval 1 quarter) as h",
+    expect: [
+      {
+        a: "9999-12-31",
+        b: "9999-12-30",
+        c: "0001-01-28",
+        d: "9999-12-31",
+        e: "0001-01-01",
+        f: "253402300799999999",
+        g: "-62135596800000000",
+        h: "2025-04-30",
+      },
+    ],
+  },
+  {
+    name: "TIMESTAMP_SECONDS of the first and last second of the range",
+    rule: "BigQuery TIMESTAMP_SECONDS: 0001-01-01 00:00:00 and 9999-12-31 23:59:59 are values (one second further is an error); µs beyond 2^53 are text on the wire (DESIGN.md §4)",
+    sql: "select timestamp_seconds(253402300799) as a, timestamp_seconds(-62135596800) as b",
+    expect: [{ a: "253402300799000000", b: "-62135596800000000" }],
+  },
+  {
+    name: "TIMESTAMP_MICROS and TIMESTAMP_MILLIS at the ends of the range",
+    rule: "BigQuery TIMESTAMP_MICROS / _MILLIS: the first and last instants of TIMESTAMP's range are values, exact to the unit (PostgreSQL's bigint * interval rounded in float8: year 10000, .999008)",
+    sql: "select timestamp_micros(253402300799999999) as a, timestamp_millis(253402300799999) as b, timestamp_micros(-62135596800000000) as c, timestamp_millis(-62135596800000) as d, timestamp_micros(-1234567) as e, timestamp_millis(-1) as f",
+    expect: [
+      {
+        a: "253402300799999999",
+        b: "253402300799999000",
+        c: "-62135596800000000",
+        d: "-62135596800000000",
+        e: -1234567,
+        f: -1000,
+      },
+    ],
+  },
+  {
+    name: "TIMESTAMP_SECONDS before year 1 is an error",
+    rule: "BigQuery TIMESTAMP_SECONDS: a value outside TIMESTAMP's range is an error",
+    sql: "select timestamp_seconds(-62135596801) as a",
+    expect: { error: "sql_invalid" },
+  },
   {
     name: "DATE_TRUNC, DATETIME_TRUNC and TIMESTAMP_TRUNC to ISOYEAR",
     rule: "BigQuery ISOYEAR truncation: the Monday of the ISO year's first week (the week of January 4th)",
