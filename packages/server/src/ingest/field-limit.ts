@@ -6,8 +6,9 @@ import type { Widening } from "./schema-widenings.ts";
  * while the writer waits. One 10 MB body of distinct keys held DuckDB's writer for 93 s adding
  * 7,700 columns, and PostgreSQL stops at 1,600 columns per table. So a request whose events would
  * take a source past the limit is refused with 400 `invalid_event` naming the first such event,
- * before anything is queued. Counted per request: concurrent requests adding new fields may pass
- * it by a few.
+ * before anything is queued, and again at commit over the fields the requests committed before it
+ * brought (ingest/batch-admission.ts). Instances ingesting into one PostgreSQL at once may pass it
+ * by a few.
  */
 export function checkFieldLimit(source: string, widenings: readonly Widening[], maxFields: number): void {
   for (const { index, after } of widenings) {
