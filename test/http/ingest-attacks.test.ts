@@ -362,6 +362,24 @@ describe.each(BACKENDS)("the number of fields ingest may add to a source on $nam
     expect(await storedIds(backend, "wide.src")).toEqual(["w-1", "w-4"]);
   });
 
+  it("a field name past 1,024 bytes is a 400 naming the event, at any depth; nothing stored", async () => {
+    const { url, backend } = served;
+    // 2.5 MB names: the source's schema held and rewrote each at every later widening (a commit took 10 s after six)
+    const long = "k".repeat(1025);
+    for (const body of [{ [long]: 1 }, { a: { [long]: 1 } }, { list: [{ x: 1 }, { [long]: 1 }] }]) {
+      const r = await postLogs(url, "names.src", json([event("n-1", "x"), event("n-2", "x", body)]));
+      expect(r.status).toBe(400);
+      expect(r.body.error.code).toBe("invalid_event");
+      expect(r.body.error.message).toMatch(/^event 1: field name "k{40}…" is 1025 bytes long/);
+    }
+    expect((await backend.schema()).sources["names.src"]).toBeUndefined();
+    const fits = "é".repeat(512);
+    expect((await postLogs(url, "names.src", json([event("n-3", "x", { a: { [fits]: 1 } })]))).status).toBe(
+      200,
+    );
+    expect(await storedIds(backend, "names.src")).toEqual(["n-3"]);
+  });
+
   it("holds for requests sent at once: each is checked against the fields of the requests committed before it", async () => {
     const { url, backend } = served;
     // id, timestamp, event_message, project and 20 keys of its own: one request fits, two together pass 40
