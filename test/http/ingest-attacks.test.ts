@@ -307,6 +307,20 @@ describe.each(BACKENDS)("the number of sources ingest may create on $name", (fix
     expect((await postLogs(url, "postgres.logs", json([event("pg-a", "x")]))).status).toBe(200);
     expect(await storedIds(backend, "spray.1")).toEqual(["spray.1-a", "spray.1-b"]);
   });
+
+  it("holds for new sources sent at once: each request is checked against the sources of the requests committed before it", async () => {
+    const { url, backend } = served;
+    const room = 11 - Object.keys((await backend.schema()).sources).length;
+    const rs = await Promise.all(
+      Array.from({ length: 8 }, (_, i) => postLogs(url, `burst.${i}`, json([event(`burst-${i}`, "x")]))),
+    );
+    expect(rs.filter((r) => r.status === 200)).toHaveLength(room);
+    for (const r of rs.filter((r) => r.status !== 200)) {
+      expect(r.status).toBe(400);
+      expect(r.body.error.param).toBe("source_name");
+    }
+    expect(Object.keys((await backend.schema()).sources)).toHaveLength(11);
+  });
 });
 
 /** An ingest token sending ever new keys: each one becomes a column while the writer waits. */
@@ -346,6 +360,43 @@ describe.each(BACKENDS)("the number of fields ingest may add to a source on $nam
     // events the schema covers keep coming in
     expect((await postLogs(url, "wide.src", json([event("w-4", "y", keys("k"))]))).status).toBe(200);
     expect(await storedIds(backend, "wide.src")).toEqual(["w-1", "w-4"]);
+  });
+
+  it("a field name past 1,024 bytes is a 400 naming the event, at any depth; nothing stored", async () => {
+    const { url, backend } = served;
+    // 2.5 MB names: the source's schema held and rewrote each at every later widening (a commit took 10 s after six)
+    const long = "k".repeat(1025);
+    for (const body of [{ [long]: 1 }, { a: { [long]: 1 } }, { list: [{ x: 1 }, { [long]: 1 }] }]) {
+      const r = await postLogs(url, "names.src", json([event("n-1", "x"), event("n-2", "x", body)]));
+      expect(r.status).toBe(400);
+      expect(r.body.error.code).toBe("invalid_event");
+      expect(r.body.error.message).toMatch(/^event 1: field name "k{40}…" is 1025 bytes long/);
+    }
+    expect((await backend.schema()).sources["names.src"]).toBeUndefined();
+    const fits = "é".repeat(512);
+    expect((await postLogs(url, "names.src", json([event("n-3", "x", { a: { [fits]: 1 } })]))).status).toBe(
+      200,
+    );
+    expect(await storedIds(backend, "names.src")).toEqual(["n-3"]);
+  });
+
+  it("holds for requests sent at once: each is checked against the fields of the requests committed before it", async () => {
+    const { url, backend } = served;
+    // id, timestamp, event_message, project and 20 keys of its own: one request fits, two together pass 40
+    const rs = await Promise.all(
+      ["a", "b", "c", "d", "e", "f"].map((p) =>
+        postLogs(url, "race.src", json([event(`race-${p}`, "x", keys(p))])),
+      ),
+    );
+    const accepted = rs.flatMap((r, i) => (r.status === 200 ? [`race-${"abcdef"[i]}`] : []));
+    expect(accepted).toHaveLength(1);
+    for (const r of rs.filter((r) => r.status !== 200)) {
+      expect(r.status).toBe(400);
+      expect(r.body.error.code).toBe("invalid_event");
+      expect(r.body.error.message).toMatch(/^event 0: .*QES_INGEST_MAX_FIELDS \(40\)/);
+    }
+    expect(Object.keys((await backend.schema()).sources["race.src"]!.fields)).toHaveLength(24);
+    expect(await storedIds(backend, "race.src")).toEqual(accepted);
   });
 });
 

@@ -54,6 +54,37 @@ describe.each(BACKENDS)("ingested event values on $name", (fixture) => {
     expect(await storedIds(backend, "odd.ids")).toEqual(["42"]);
   });
 
+  it("an id number that would lose digits is a 400 naming the event, never two events merged into one", async () => {
+    const { url, backend } = served;
+    // unsigned 64-bit trace ids past INT64 (and any integer past it) parse as FLOAT64: both are 18446744073709552000
+    for (const [body, index] of [
+      [
+        `[{"id": 18446744073709551614, "timestamp": "${at}", "event_message": "a"}, {"id": 18446744073709551615, "timestamp": "${at}", "event_message": "b"}]`,
+        0,
+      ],
+      [
+        `[{"id": 9007199254740992, "timestamp": "${at}"}, {"id": 9007199254740993.0, "timestamp": "${at}"}]`,
+        1,
+      ],
+    ] as const) {
+      const r = await postLogs(url, "lossy.ids", body);
+      expect(r.status, body).toBe(400);
+      expect(r.body.error.code).toBe("invalid_event");
+      expect(r.body.error.message).toMatch(
+        new RegExp(`^event ${index}: "id" is number .*send it as a string`),
+      );
+    }
+    expect(await storedIds(backend, "lossy.ids")).toEqual([]);
+    // integers within INT64 keep every digit, past 2^53 too
+    const exact = `[{"id": 9223372036854775807, "timestamp": "${at}"}, {"id": 9223372036854775806, "timestamp": "${at}"}, {"id": -7, "timestamp": "${at}"}]`;
+    expect((await postLogs(url, "lossy.ids", exact)).body).toEqual({ accepted: 3 });
+    expect(await storedIds(backend, "lossy.ids")).toEqual([
+      "-7",
+      "9223372036854775806",
+      "9223372036854775807",
+    ]);
+  });
+
   it("an id or project longer than an index key takes is a 400 naming the event on every backend, never a 4xx/5xx from the engine", async () => {
     const { url, backend } = served;
     // random, so that PostgreSQL cannot compress it below its btree's 2,704 bytes

@@ -297,6 +297,50 @@ describe.each(BACKENDS)("POST /api/logs on $name", (fixture) => {
     }
   });
 
+  it("refuses the second of two requests sent at once whose widenings together would break a served stored query", async () => {
+    const { backend } = served;
+    const dir = mkdtempSync(join(tmpdir(), "qes-ingest-guard-"));
+    try {
+      // tags as records or as an array of numbers: either can be unnested; both together are STRING
+      writeFileSync(
+        join(dir, "tag.counts.sql"),
+        "select count(*) as n from `realtime.logs.prod` as t cross join unnest(t.tags) as g",
+      );
+      writeFileSync(
+        join(dir, "tag.counts.json"),
+        json({ id: "7c1e4b2a-9d3f-4e8a-b6c5-1a2b3c4d5e6f", params: {} }),
+      );
+      const config = loadConfig({ ...ingestEnv({ QES_ENDPOINTS_DIR: dir }), NODE_ENV: "test", PORT: "0" });
+      const second = await startService({
+        config,
+        backend,
+        keys: parseApiKeys(config.apiKeys ?? ""),
+        logger: createLogger({ destination: { write: () => undefined } }),
+        host: "127.0.0.1",
+      });
+      try {
+        const [records, numbers] = await Promise.all([
+          postLogs(second.url, "realtime.logs.prod", json([event("tags-r", "x", { tags: [{ k: "a" }] })])),
+          postLogs(second.url, "realtime.logs.prod", json([event("tags-n", "x", { tags: [1, 2] })])),
+        ]);
+        const statuses = [records.status, numbers.status].sort();
+        expect(statuses).toEqual([200, 400]);
+        const refused = records.status === 400 ? records : numbers;
+        expect(refused.body.error.code).toBe("invalid_event");
+        expect(refused.body.error.message).toMatch(/^event 0: field "tags" would change .*tag\.counts/);
+        const res = await fetch(`${second.url}/api/endpoints/query/tag.counts`, {
+          headers: { "X-API-KEY": QUERY_TOKEN },
+        });
+        expect(res.status).toBe(200);
+        expect(((await res.json()) as any).result).toEqual([{ n: records.status === 200 ? 1 : 2 }]);
+      } finally {
+        await second.close();
+      }
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
   it("takes a request shaped exactly as Vector's http sink sends it (gzip JSON array, x-api-key)", async () => {
     const { url } = served;
     // what Vector 0.4x posts with `encoding.codec = "json"`, `compression = "gzip"` and

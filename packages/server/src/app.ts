@@ -11,8 +11,8 @@ import type { AnsweredThroughCache, CacheHitPath } from "./http/cache-hit-path.t
 import { cors } from "./http/cors.ts";
 import { requestId } from "./http/request-id.ts";
 import { QUERY_ROUTE_PREFIX, requestLabels } from "./http/request-labels.ts";
+import type { BatchAdmission } from "./ingest/batch-admission.ts";
 import type { GroupCommitQueue } from "./ingest/group-commit-queue.ts";
-import type { StoredQueryGuard } from "./ingest/stored-query-guard.ts";
 import { requestLog } from "./logging/request-log.ts";
 import type { CacheOutcome, Metrics } from "./observability/metrics.ts";
 import type { QueryService } from "./query/query-service.ts";
@@ -44,10 +44,10 @@ export interface AppDeps {
   queue: GroupCommitQueue<LogEvent>;
   /** `QES_INGEST_MAX_BYTES` */
   ingestMaxBytes: number;
-  /** refuses ingested events whose widening would break a served stored query */
-  storedQueryGuard: StoredQueryGuard;
-  /** `QES_INGEST_MAX_SOURCES`, `QES_INGEST_MAX_FIELDS` and where the store's sources are read */
-  sources: { max: number; maxFields: number; schema: () => Promise<LogSchema> };
+  /** what a batch may do to the store's schema (sources, fields, served stored queries) */
+  ingestAdmission: BatchAdmission;
+  /** the store's schema, as the route checks a request against it */
+  schema: () => Promise<LogSchema>;
   /** `QES_REFUSALS_PER_SECOND`; absent: refusals are sent at once */
   refusals?: RefusalPacing;
 }

@@ -22,6 +22,7 @@ import type { QesConfig } from "./config.ts";
 import { loadServedEndpoints } from "./endpoint-dirs.ts";
 import { CacheHitPath } from "./http/cache-hit-path.ts";
 import { listen } from "./http/listen.ts";
+import { BatchAdmission } from "./ingest/batch-admission.ts";
 import { GroupCommitQueue } from "./ingest/group-commit-queue.ts";
 import { StoredQueryGuard } from "./ingest/stored-query-guard.ts";
 import { createLogger } from "./logging/logger.ts";
@@ -183,8 +184,17 @@ export async function startService(opts: StartServiceOptions): Promise<RunningSe
     ...(opts.ingestKeys ?? []),
   ];
   const ingestMetrics = new IngestMetrics(metrics.registry, () => queue.heldEvents);
+  const batchAdmission = new BatchAdmission({
+    maxSources: config.ingest.maxSources,
+    maxFields: config.ingest.maxFields,
+    storedQueryGuard: new StoredQueryGuard({ definitions: () => registry.list(), dialect: backend.dialect }),
+  });
   const queue: GroupCommitQueue<LogEvent> = new GroupCommitQueue<LogEvent>({
-    commit: (batches) => ingestMetrics.commit(batches.length, () => backend.ingest(batches)),
+    // checked again against the schema the group meets; a refusal is its batch's (the queue then commits each alone)
+    commit: async (batches) => {
+      batchAdmission.checkGroup(await backend.schema(), batches);
+      return ingestMetrics.commit(batches.length, () => backend.ingest(batches));
+    },
     maxEvents: config.ingest.queueEvents,
     retryAfterSeconds: INGEST_RETRY_AFTER_SECONDS,
   });
@@ -220,15 +230,8 @@ export async function startService(opts: StartServiceOptions): Promise<RunningSe
     ...(hits ? { hits } : {}),
     queue,
     ingestMaxBytes: config.ingest.maxBytes,
-    storedQueryGuard: new StoredQueryGuard({
-      definitions: () => registry.list(),
-      dialect: backend.dialect,
-    }),
-    sources: {
-      max: config.ingest.maxSources,
-      maxFields: config.ingest.maxFields,
-      schema: () => backend.schema(),
-    },
+    ingestAdmission: batchAdmission,
+    schema: () => backend.schema(),
   });
   let server: Awaited<ReturnType<typeof listen>>;
   const host = opts.host ?? config.host;

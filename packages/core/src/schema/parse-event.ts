@@ -134,8 +134,19 @@ function sentId(value: JsonValue | undefined, where: string, line: number | unde
   if (value === undefined || value === null) return undefined;
   let id: string;
   if (typeof value === "string") id = value;
-  else if (typeof value === "number" || typeof value === "bigint") id = String(value);
-  else {
+  else if (typeof value === "bigint") id = String(value);
+  else if (typeof value === "number") {
+    // an integer read as FLOAT64 (past INT64, or written with a fraction past 2^53) lost its last
+    // digits: 18446744073709551614 and …615 would both be 18446744073709552000, one event
+    if (Number.isInteger(value) && !Number.isSafeInteger(value)) {
+      throw new QesError(
+        "invalid_event",
+        `${where}: "id" is ${describe(value)}, a number past INT64 that loses its last digits; send it as a string`,
+        line === undefined ? {} : { line },
+      );
+    }
+    id = String(value);
+  } else {
     throw new QesError(
       "invalid_event",
       `${where}: "id" is ${describe(value)}; expected a string or a number (or no id: one is derived)`,

@@ -6,11 +6,20 @@ import type { Widening } from "./schema-widenings.ts";
  * while the writer waits. One 10 MB body of distinct keys held DuckDB's writer for 93 s adding
  * 7,700 columns, and PostgreSQL stops at 1,600 columns per table. So a request whose events would
  * take a source past the limit is refused with 400 `invalid_event` naming the first such event,
- * before anything is queued. Counted per request: concurrent requests adding new fields may pass
- * it by a few.
+ * before anything is queued, and again at commit over the fields the requests committed before it
+ * brought (ingest/batch-admission.ts). Instances ingesting into one PostgreSQL at once may pass it
+ * by a few.
  */
 export function checkFieldLimit(source: string, widenings: readonly Widening[], maxFields: number): void {
-  for (const { index, after } of widenings) {
+  for (const { index, before, after } of widenings) {
+    const long = newLongName(before.fields, after.fields);
+    if (long !== undefined) {
+      throw new QesError(
+        "invalid_event",
+        `event ${index}: field name ${JSON.stringify(`${long.slice(0, 40)}…`)} is ${Buffer.byteLength(long)} bytes long; ` +
+          `a field name may be at most ${MAX_FIELD_NAME_BYTES} bytes. Send long text as a value, not as a key.`,
+      );
+    }
     const fields = countFields(after.fields);
     if (fields > maxFields) {
       throw new QesError(
@@ -21,6 +30,33 @@ export function checkFieldLimit(source: string, widenings: readonly Widening[], 
       );
     }
   }
+}
+
+/**
+ * Longest field name a source may take through ingest. A source's schema holds every name, and is
+ * copied, compared and saved whole at each widening: six fields of 2.5 MB names made each later
+ * commit of the source take 10 s, the limit on the number of fields notwithstanding.
+ */
+export const MAX_FIELD_NAME_BYTES = 1024;
+
+/** a name in `after` and not in `before`, at any depth, longer than MAX_FIELD_NAME_BYTES */
+function newLongName(
+  before: Readonly<Record<string, FieldNode>> | undefined,
+  after: Readonly<Record<string, FieldNode>>,
+): string | undefined {
+  for (const [name, node] of Object.entries(after)) {
+    const was = before !== undefined && Object.hasOwn(before, name) ? before[name] : undefined;
+    if (
+      was === undefined &&
+      name.length * 3 > MAX_FIELD_NAME_BYTES &&
+      Buffer.byteLength(name) > MAX_FIELD_NAME_BYTES
+    ) {
+      return name;
+    }
+    const inner = node.fields ? newLongName(was?.fields, node.fields) : undefined;
+    if (inner !== undefined) return inner;
+  }
+  return undefined;
 }
 
 /** every field at every depth: records and the fields inside them */

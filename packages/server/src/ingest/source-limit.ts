@@ -4,9 +4,9 @@ import { type LogSchema, QesError } from "@qes/core";
  * `QES_INGEST_MAX_SOURCES`: ingest creates a source on first use, and each source is a table (or
  * a partitioned set of them) and a set of metric series, so an ingest token could otherwise make
  * the store hold any number of them. A request for a new source beyond the limit is refused with
- * 400 `invalid_parameter` naming `source_name`; existing sources take events as before. The
- * count is read before the request is queued, so concurrent first requests for new sources may
- * pass it by a few.
+ * 400 `invalid_parameter` naming `source_name`; existing sources take events as before. Checked
+ * before the body is read and again at commit (ingest/batch-admission.ts); instances ingesting
+ * into one PostgreSQL at once may pass it by a few.
  */
 export function checkSourceLimit(schema: LogSchema, source: string, maxSources: number): void {
   if (Object.hasOwn(schema.sources, source)) return;

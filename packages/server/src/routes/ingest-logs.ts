@@ -6,16 +6,13 @@ import { authenticate, authorizeIngest } from "../auth/authenticate.ts";
 import type { JwtVerifier } from "../auth/jwt.ts";
 import { requestToken } from "../auth/request-token.ts";
 import type { Clock } from "../clock.ts";
+import type { BatchAdmission } from "../ingest/batch-admission.ts";
 import { IngestBodyBudget } from "../ingest/body-budget.ts";
 import { checkEventDays } from "../ingest/day-limit.ts";
-import { checkFieldLimit } from "../ingest/field-limit.ts";
 import type { GroupCommitQueue } from "../ingest/group-commit-queue.ts";
 import { toLogEvents } from "../ingest/log-events.ts";
 import { bodyFormat, parseIngestEvents } from "../ingest/parse-ingest-body.ts";
 import { readIngestBody } from "../ingest/read-ingest-body.ts";
-import { schemaWidenings } from "../ingest/schema-widenings.ts";
-import { checkSourceLimit } from "../ingest/source-limit.ts";
-import type { StoredQueryGuard } from "../ingest/stored-query-guard.ts";
 
 /**
  * Decompressed ingest bodies, in units of `QES_INGEST_MAX_BYTES`, read and parsed at once; past
@@ -31,10 +28,10 @@ export interface IngestLogsDeps {
   queue: GroupCommitQueue<LogEvent>;
   /** `QES_INGEST_MAX_BYTES` */
   ingestMaxBytes: number;
-  /** refuses events whose widening would break a served stored query */
-  storedQueryGuard: StoredQueryGuard;
-  /** `QES_INGEST_MAX_SOURCES`, `QES_INGEST_MAX_FIELDS` and where the store's sources are read */
-  sources: { max: number; maxFields: number; schema: () => Promise<LogSchema> };
+  /** sources, fields and served stored queries a batch may not break (checked again at commit) */
+  ingestAdmission: BatchAdmission;
+  /** the store's schema */
+  schema: () => Promise<LogSchema>;
 }
 
 /**
@@ -55,7 +52,7 @@ export function ingestLogsRoute(deps: IngestLogsDeps) {
     const source = query.source;
     checkSourceName(source);
     authorizeIngest(principal, source);
-    checkSourceLimit(await deps.sources.schema(), source, deps.sources.max);
+    deps.ingestAdmission.checkSource(await deps.schema(), source);
     const format = bodyFormat(req.headers["content-type"]);
     if (deps.queue.full) {
       req.resume();
@@ -72,14 +69,11 @@ export function ingestLogsRoute(deps: IngestLogsDeps) {
       events = toLogEvents(parsed.events, source, now, parsed.lines);
       checkEventDays(events, now, parsed.lines);
       const batch: IngestBatch = { source, events };
-      const schema = await deps.sources.schema();
-      const widenings = schemaWidenings(schema, batch);
-      checkFieldLimit(source, widenings, deps.sources.maxFields);
-      deps.storedQueryGuard.check(schema, source, widenings);
+      const covered = deps.ingestAdmission.check(await deps.schema(), batch);
       if (events.length > 0) {
-        // what the check above found: a store with these very fields need not walk the events again
-        const covered = widenings.at(-1)?.after ?? schema.sources[source];
-        committed = deps.queue.submit(covered === undefined ? batch : { ...batch, coveredBy: covered });
+        // what the check found: a store with these very fields need not walk the events again
+        const checked: IngestBatch = { ...batch, coveredBy: covered };
+        committed = deps.queue.submit(checked);
       }
     } finally {
       reservation.release();
