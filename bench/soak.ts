@@ -441,7 +441,7 @@ async function main(): Promise<void> {
       // start to their answer, as the client saw them)
       windows: windowsOf(loaded, SECONDS, 5),
       // PostgreSQL, per 5 s: mean attacker cross joins active / parallel workers / active queries
-      pgActivity: Array.from({ length: Math.ceil(SECONDS / 5) }, (_, i) => {
+      pgActivity: Array.from({ length: cluster ? Math.ceil(SECONDS / 5) : 0 }, (_, i) => {
         const xs = pgSamples.filter((p) => p.atS >= i * 5 && p.atS < (i + 1) * 5);
         const mean = (k: "attacker" | "workers" | "active") =>
           (xs.reduce((a, p) => a + p[k], 0) / Math.max(1, xs.length)).toFixed(1);
