@@ -1,4 +1,4 @@
-import { type Expr, lookupFunction, type Query, type SqlEmitter } from "@qes/core";
+import { type Expr, forEachIrNode, lookupFunction, type Query, type SqlEmitter } from "@qes/core";
 
 type SubqueryExpr = Extract<Expr, { k: "subquery" }>;
 
@@ -105,22 +105,14 @@ function overNoRows(x: Expr): Expr | undefined {
 function isCorrelated(q: Query): boolean {
   const defined = new Set<string>();
   const read = new Set<string>();
-  const walk = (node: unknown): void => {
-    if (Array.isArray(node)) {
-      for (const n of node) walk(n);
-      return;
-    }
-    if (node === null || typeof node !== "object") return;
-    const o = node as Record<string, unknown>;
+  forEachIrNode(q, (o) => {
     if (o.k === "col" && typeof o.rel === "string") read.add(o.rel);
     if (
       (o.k === "table" || o.k === "cte" || o.k === "subquery" || o.k === "unnest") &&
       typeof o.alias === "string"
     )
       defined.add(o.alias);
-    for (const v of Object.values(o)) walk(v);
-  };
-  walk(q);
+  });
   for (const rel of read) if (!defined.has(rel)) return true;
   return false;
 }

@@ -1,4 +1,4 @@
-import type { Select, SqlType } from "@qes/core";
+import { forEachIrNode, type Select, type SqlType } from "@qes/core";
 
 /**
  * A select of one table or CTE with a WHERE and a subquery among its columns, its WHERE moved into
@@ -12,18 +12,10 @@ export function filteredBelowSubqueries(s: Select): Select {
   if (!from || (from.k !== "table" && from.k !== "cte") || s.joins.length || !s.where.length) return s;
   if (!s.items.some((i) => holdsSubquery(i.expr))) return s;
   const cols = new Map<string, SqlType>();
-  const collect = (node: unknown): void => {
-    if (Array.isArray(node)) {
-      for (const n of node) collect(n);
-      return;
-    }
-    if (node === null || typeof node !== "object") return;
-    const o = node as Record<string, unknown>;
+  forEachIrNode(s, (o) => {
     if (o.k === "col" && o.rel === from.alias && typeof o.col === "string")
       cols.set(o.col, o.type as SqlType);
-    for (const v of Object.values(o)) collect(v);
-  };
-  collect(s);
+  });
   const inner: Select = {
     k: "select",
     distinct: false,
@@ -39,8 +31,10 @@ export function filteredBelowSubqueries(s: Select): Select {
 
 /** Whether a subquery is somewhere in `e`. */
 export function holdsSubquery(e: unknown): boolean {
-  if (Array.isArray(e)) return e.some(holdsSubquery);
-  if (e === null || typeof e !== "object") return false;
-  if ((e as { k?: unknown }).k === "subquery") return true;
-  return Object.values(e).some(holdsSubquery);
+  let found = false;
+  forEachIrNode(e, (o) => {
+    found = o.k === "subquery";
+    return found;
+  });
+  return found;
 }

@@ -2,9 +2,12 @@ import {
   type CallExpr,
   checkedTimestampFrom,
   DEFAULT_FUNCTIONS,
+  END_TIMESTAMP_MICROS,
   type FunctionTable,
   literalArg,
   MAX_GENERATED_ELEMENTS,
+  MICROS_PER,
+  MIN_TIMESTAMP_MICROS,
   microsPer,
   QesError,
   readsInstant,
@@ -72,22 +75,14 @@ function dateDiff(a: string, b: string, part: string): string {
 }
 
 /** BigQuery's range in unix µs and in days since 1970-01-01: 0001-01-01 … 9999-12-31 (23:59:59.999999). */
-const MIN_MICROS = -62135596800000000n;
-const MAX_MICROS = 253402300799999999n;
-const MIN_DAY = -719162;
-const MAX_DAY = 2932896;
+const MIN_MICROS = MIN_TIMESTAMP_MICROS;
+const MAX_MICROS = END_TIMESTAMP_MICROS - 1n;
+const MICROS_PER_DAY = 86_400_000_000n;
+const MIN_DAY = Number(MIN_TIMESTAMP_MICROS / MICROS_PER_DAY);
+const MAX_DAY = Number(END_TIMESTAMP_MICROS / MICROS_PER_DAY) - 1;
 /** months since year 0 of 0001-01 and 9999-12 (`year * 12 + month - 1`) */
 const MIN_MONTH = 12;
 const MAX_MONTH = 9999 * 12 + 11;
-
-const MICROS_PER_UNIT: Record<string, number> = {
-  MICROSECOND: 1,
-  MILLISECOND: 1_000,
-  SECOND: 1_000_000,
-  MINUTE: 60_000_000,
-  HOUR: 3_600_000_000,
-  DAY: 86_400_000_000,
-};
 
 /** the amount and unit of an INTERVAL argument */
 function intervalOf(e: SqlEmitter, call: CallExpr, i: number): { n: string; unit: string } {
@@ -105,11 +100,11 @@ function shiftedTimestamp(e: SqlEmitter, call: CallExpr, args: string[], sign: "
   const { n, unit } = intervalOf(e, call, 1);
   // other units (MONTH…) as every backend writes them: BigQuery refuses them, DuckDB and
   // PostgreSQL answer; kept as they were
-  if (!(unit in MICROS_PER_UNIT))
+  if (!(unit in MICROS_PER))
     return DEFAULT_FUNCTIONS[call.fn === "TIMESTAMP_ADD" ? "TIMESTAMP_ADD" : "TIMESTAMP_SUB"](args, call, e);
   // `date + INTERVAL …` reaches here with a DATE: its midnight in UTC
   const ts = scalarOf(call, 0) === "DATE" ? `toDateTime64(${args[0]}, 6, 'UTC')` : args[0]!;
-  const us = `(toInt128(${micros(ts)}) ${sign} ${n} * ${MICROS_PER_UNIT[unit]})`;
+  const us = `(toInt128(${micros(ts)}) ${sign} ${n} * ${MICROS_PER[unit]})`;
   return e.raiseWhen(
     fromMicros(`if(${us} < ${MIN_MICROS} OR ${us} > ${MAX_MICROS}, 0, ${us})`),
     `${us} < ${MIN_MICROS} OR ${us} > ${MAX_MICROS}`,

@@ -6,6 +6,7 @@ export * from "./compile/compile-endpoint.ts";
 export * from "./compile/compiled-query.ts";
 export * from "./compile/ir.ts";
 export * from "./compile/sql-type.ts";
+export { forEachIrNode } from "./compile/walk-ir.ts";
 export * from "./config/env-values.ts";
 export * from "./dialect/default-functions.ts";
 export * from "./dialect/dialect.ts";

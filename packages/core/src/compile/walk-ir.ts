@@ -85,3 +85,28 @@ export function hasWindowCall(expr: Expr): boolean {
   }
   return false;
 }
+
+/**
+ * Calls `visit` for every object at any depth of an IR value (a query, a select, an expression),
+ * parents before children, with an explicit stack (a long expression costs no stack frames). A
+ * backend's rewrite that needs every node of a kind, columns or subqueries wherever they sit, uses
+ * this instead of a recursion of its own; `visit` returning `true` ends the walk.
+ */
+export function forEachIrNode(
+  root: unknown,
+  visit: (node: Readonly<Record<string, unknown>>) => unknown,
+): void {
+  const stack: unknown[] = [root];
+  while (stack.length) {
+    const value = stack.pop();
+    if (value === null || typeof value !== "object") continue;
+    if (Array.isArray(value)) {
+      for (let i = value.length - 1; i >= 0; i--) stack.push(value[i]);
+      continue;
+    }
+    const node = value as Record<string, unknown>;
+    if (visit(node) === true) return;
+    const children = Object.values(node);
+    for (let i = children.length - 1; i >= 0; i--) stack.push(children[i]);
+  }
+}

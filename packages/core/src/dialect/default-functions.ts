@@ -453,7 +453,8 @@ export function truncatesWithinOffset(call: CallExpr): boolean {
   return ["HOUR", "MINUTE", "SECOND", "MILLISECOND", "MICROSECOND"].includes(part);
 }
 
-const MICROS_PER: Record<string, number> = {
+/** microseconds in one of each fixed-length time unit (MICROSECOND to DAY) */
+export const MICROS_PER: Readonly<Record<string, number>> = {
   MICROSECOND: 1,
   MILLISECOND: 1_000,
   SECOND: 1_000_000,
