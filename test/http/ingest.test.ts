@@ -2,6 +2,7 @@ import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { gzipSync } from "node:zlib";
+import type { Backend } from "@qes/core";
 import { createLogger, loadConfig, parseApiKeys, startService } from "@qes/server";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { BACKENDS } from "../support/backends.ts";
@@ -19,6 +20,18 @@ import {
 import { metricSum, scrape } from "./support/prometheus.ts";
 
 const json = (v: unknown) => JSON.stringify(v);
+
+/** a second server over the same store, as a restart starts it (with `env` added to the ingest env) */
+async function serveStore(backend: Backend, env: Record<string, string> = {}) {
+  const config = loadConfig({ ...ingestEnv(env), NODE_ENV: "test", PORT: "0" });
+  return startService({
+    config,
+    backend,
+    keys: parseApiKeys(config.apiKeys ?? ""),
+    logger: createLogger({ destination: { write: () => undefined } }),
+    host: "127.0.0.1",
+  });
+}
 
 describe.each(BACKENDS)("POST /api/logs on $name", (fixture) => {
   let served: ServedFixture;
@@ -241,14 +254,7 @@ describe.each(BACKENDS)("POST /api/logs on $name", (fixture) => {
     expect((await postLogs(url, "cloudflare.logs.prod", json([loose("l2", "text")]))).status).toBe(200);
 
     // and the store still starts a server: every stored query compiles against its schema
-    const config = loadConfig({ ...ingestEnv(), NODE_ENV: "test", PORT: "0" });
-    const second = await startService({
-      config,
-      backend,
-      keys: parseApiKeys(config.apiKeys ?? ""),
-      logger: createLogger({ destination: { write: () => undefined } }),
-      host: "127.0.0.1",
-    });
+    const second = await serveStore(backend);
     try {
       const counted = await usage(second.url);
       expect(counted.status).toBe(200);
@@ -276,14 +282,7 @@ describe.each(BACKENDS)("POST /api/logs on $name", (fixture) => {
         join(dir, "myapp.errors.json"),
         json({ id: "2d6f0e3a-8c1b-4e7d-9a5f-3b2c1d0e9f8a", maxRows: 100, params: {} }),
       );
-      const config = loadConfig({ ...ingestEnv({ QES_ENDPOINTS_DIR: dir }), NODE_ENV: "test", PORT: "0" });
-      const second = await startService({
-        config,
-        backend,
-        keys: parseApiKeys(config.apiKeys ?? ""),
-        logger: createLogger({ destination: { write: () => undefined } }),
-        host: "127.0.0.1",
-      });
+      const second = await serveStore(backend, { QES_ENDPOINTS_DIR: dir });
       try {
         const res = await fetch(`${second.url}/api/endpoints/query/myapp.errors`, {
           headers: { "X-API-KEY": QUERY_TOKEN },
@@ -310,14 +309,7 @@ describe.each(BACKENDS)("POST /api/logs on $name", (fixture) => {
         join(dir, "tag.counts.json"),
         json({ id: "7c1e4b2a-9d3f-4e8a-b6c5-1a2b3c4d5e6f", params: {} }),
       );
-      const config = loadConfig({ ...ingestEnv({ QES_ENDPOINTS_DIR: dir }), NODE_ENV: "test", PORT: "0" });
-      const second = await startService({
-        config,
-        backend,
-        keys: parseApiKeys(config.apiKeys ?? ""),
-        logger: createLogger({ destination: { write: () => undefined } }),
-        host: "127.0.0.1",
-      });
+      const second = await serveStore(backend, { QES_ENDPOINTS_DIR: dir });
       try {
         const [records, numbers] = await Promise.all([
           postLogs(second.url, "realtime.logs.prod", json([event("tags-r", "x", { tags: [{ k: "a" }] })])),
