@@ -137,6 +137,19 @@ describe.each(BACKENDS)("ingested event values on $name", (fixture) => {
     expect(await storedIds(backend, "nul.src")).toEqual(["n1"]);
   });
 
+  it("keys that become one once NUL is taken out refuse the request, naming the event; nothing is stored", async () => {
+    const { url, backend } = served;
+    // "\u0000id" cleaned is "id": one value would have replaced the other, and decided the id
+    const body =
+      '[{"id":"kept","timestamp":"2025-01-15T11:00:00Z"},' +
+      '{"id":"a","\\u0000id":"b","timestamp":"2025-01-15T11:00:00Z","metadata":{"k":1,"k\\u0000":2}}]';
+    const r = await postLogs(url, "merged.keys", body);
+    expect(r.status).toBe(400);
+    expect(r.body.error.code).toBe("invalid_event");
+    expect(r.body.error.message).toMatch(/^event 1: the keys "id" and "\\u0000id" are one key/);
+    expect(await storedIds(backend, "merged.keys")).toEqual([]);
+  });
+
   it("a number beyond FLOAT64's range is a 400 naming the event (engines stored JSON.parse's Infinity each their own way)", async () => {
     const { url, backend } = served;
     const r = await postLogs(
