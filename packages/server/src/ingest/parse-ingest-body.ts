@@ -108,11 +108,7 @@ function parseJsonBody(text: string, maxEvents: number): IngestEvents {
         `{"batch": [...]}, or NDJSON with Content-Type: application/x-ndjson.`,
     );
   }
-  const events = Array.isArray(value)
-    ? value
-    : isObject(value) && Array.isArray(value.batch) && Object.keys(value).length === 1
-      ? value.batch
-      : [value];
+  const events = eventsOfBody(value);
   if (events.length > maxEvents) throw tooManyEvents(maxEvents, events.length);
   const huge = mayHoldHugeNumber(text);
   for (const [index, event] of events.entries()) checkEvent(event, index, undefined, huge);
@@ -232,14 +228,15 @@ function parseExact(text: string, where?: string): JsonValue {
   }
 }
 
-/** which event of a whole body (an array, `{"batch": …}` or one object) holds the merged keys */
+/** the events of a JSON body: an array of them, `{"batch": [...]}`, or one event */
+function eventsOfBody(body: JsonValue): JsonValue[] {
+  if (Array.isArray(body)) return body;
+  return isObject(body) && Array.isArray(body.batch) && Object.keys(body).length === 1 ? body.batch : [body];
+}
+
+/** which event of a whole body holds the merged keys */
 function eventOfMergedKeys(body: JsonValue): string {
-  const events = Array.isArray(body)
-    ? body
-    : isObject(body) && Array.isArray(body.batch) && Object.keys(body).length === 1
-      ? body.batch
-      : [body];
-  for (const [index, event] of events.entries()) {
+  for (const [index, event] of eventsOfBody(body).entries()) {
     try {
       eventJsonValue(event, JSON.stringify(event));
     } catch (e) {
