@@ -2,6 +2,7 @@ import {
   eventJsonValue,
   holdsHugeNumber,
   hugeNumber,
+  isJsonObject,
   type JsonValue,
   MergedKeysError,
   mayHoldHugeNumber,
@@ -231,7 +232,9 @@ function parseExact(text: string, where?: string): JsonValue {
 /** the events of a JSON body: an array of them, `{"batch": [...]}`, or one event */
 function eventsOfBody(body: JsonValue): JsonValue[] {
   if (Array.isArray(body)) return body;
-  return isObject(body) && Array.isArray(body.batch) && Object.keys(body).length === 1 ? body.batch : [body];
+  return isJsonObject(body) && Array.isArray(body.batch) && Object.keys(body).length === 1
+    ? body.batch
+    : [body];
 }
 
 /** which event of a whole body holds the merged keys */
@@ -249,7 +252,7 @@ function eventOfMergedKeys(body: JsonValue): string {
 
 function checkEvent(event: JsonValue, index: number, line: number | undefined, huge: boolean): void {
   const where = line === undefined ? `event ${index}` : `event ${index} (line ${line})`;
-  if (!isObject(event)) {
+  if (!isJsonObject(event)) {
     throw new QesError("invalid_event", `${where}: an event must be a JSON object, got ${describe(event)}`, {
       ...(line !== undefined ? { line } : {}),
     });
@@ -289,10 +292,6 @@ function nestsAtLeast(node: object, levels: number): boolean {
     if (child !== null && typeof child === "object" && nestsAtLeast(child, levels - 1)) return true;
   }
   return false;
-}
-
-function isObject(value: JsonValue): value is { [key: string]: JsonValue } {
-  return typeof value === "object" && value !== null && !Array.isArray(value);
 }
 
 function describe(value: JsonValue): string {
