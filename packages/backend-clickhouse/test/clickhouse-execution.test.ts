@@ -264,11 +264,10 @@ describe("ClickHouse execution (embedded chDB)", () => {
           { name: "q", type: "STRING", kind: "endpoint" },
         ],
       );
-      const t0 = performance.now();
       const r = await backend.execute(cheap, ["y'\\t\t", null], { maxRows: 1, timeoutMs: 10_000 });
       expect(r.rows).toEqual([{ p: "y'\\t\t", n: true }]);
-      // answered while the long one still runs (it has ~20 s left)
-      expect(performance.now() - t0).toBeLessThan(3000);
+      // answered while the long one still runs (it has ~20 s left), not queued behind it
+      expect(await running(marker)).toBeGreaterThan(0);
       expect(await running(marker)).toBe(1);
     } finally {
       ac.abort(new Error("done"));
