@@ -2,6 +2,7 @@ import {
   type Backend,
   type BoundValues,
   type CompiledQuery,
+  type EstimateOptions,
   type ExecuteOptions,
   type IngestBatch,
   type IngestResult,
@@ -245,6 +246,10 @@ export class PostgresBackend implements Backend {
 
   execute(query: CompiledQuery, values: BoundValues, opts: ExecuteOptions): Promise<QueryResult> {
     return this.executor.execute(query, values, opts);
+  }
+
+  estimateHeavy(query: CompiledQuery, values: BoundValues, opts: EstimateOptions): Promise<boolean> {
+    return this.executor.estimateHeavy(query, values, opts);
   }
 
   health(): Promise<void> {

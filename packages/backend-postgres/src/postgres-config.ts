@@ -28,12 +28,24 @@ export interface PostgresBackendConfig {
   statementTimeoutMs?: number;
   /** how long to wait for a connection before answering backend_unavailable (default 5000) */
   connectTimeoutMs?: number;
+  /**
+   * planner cost (`EXPLAIN`'s total cost) from which a consumer's query counts as heavy before it
+   * runs (`QES_POSTGRES_HEAVY_QUERY_COST`, default 1e7; 0: never): it then waits while other
+   * callers use the engine (DESIGN.md §11)
+   */
+  heavyQueryCost?: number;
 }
 
 export const DEFAULT_POSTGRES_URL = "postgres://postgres@127.0.0.1:5432/postgres";
 export const DEFAULT_POSTGRES_SCHEMA = "qes";
 export const DEFAULT_POSTGRES_POOL = 10;
 export const DEFAULT_STATEMENT_TIMEOUT_MS = 30_000;
+/**
+ * Planner cost units are not seconds. Measured: the built-in endpoints plan at 3e2–3e3 on the
+ * seeded store and 1e5–3e5 over 1M events (the usage counters); a three-way cross join of the
+ * 20,000 seeded events at 4e7 (docs/benchmarks.md)
+ */
+export const DEFAULT_HEAVY_QUERY_COST = 10_000_000;
 
 const READER_PREFIX = "qes_reader_";
 /** PostgreSQL truncates identifiers beyond 63 bytes; a truncated role name could collide. */
@@ -90,6 +102,7 @@ export interface ResolvedPostgresConfig {
   pool: number;
   statementTimeoutMs: number;
   connectTimeoutMs: number;
+  heavyQueryCost: number;
 }
 
 export function resolvePostgresConfig(
@@ -101,6 +114,9 @@ export function resolvePostgresConfig(
   const pool = config.pool ?? DEFAULT_POSTGRES_POOL;
   const statementTimeoutMs = config.statementTimeoutMs ?? DEFAULT_STATEMENT_TIMEOUT_MS;
   const connectTimeoutMs = config.connectTimeoutMs ?? 5000;
+  const heavyQueryCost = config.heavyQueryCost ?? DEFAULT_HEAVY_QUERY_COST;
+  if (!Number.isFinite(heavyQueryCost) || heavyQueryCost < 0)
+    throw new QesError("invalid_config", "QES_POSTGRES_HEAVY_QUERY_COST must be ≥ 0");
   if (!Number.isInteger(pool) || pool < 1)
     throw new QesError("invalid_config", "QES_POSTGRES_POOL must be ≥ 1");
   if (config.queryUrl) {
@@ -115,6 +131,7 @@ export function resolvePostgresConfig(
       pool,
       statementTimeoutMs,
       connectTimeoutMs,
+      heavyQueryCost,
     };
   }
   const readerRole = readerRoleFor(schema);
@@ -133,5 +150,6 @@ export function resolvePostgresConfig(
     pool,
     statementTimeoutMs,
     connectTimeoutMs,
+    heavyQueryCost,
   };
 }

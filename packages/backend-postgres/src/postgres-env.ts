@@ -1,5 +1,6 @@
 import { badConfig, type Env, envInteger, envText, envUrl } from "@qes/core";
 import {
+  DEFAULT_HEAVY_QUERY_COST,
   DEFAULT_POSTGRES_POOL,
   DEFAULT_POSTGRES_SCHEMA,
   DEFAULT_POSTGRES_URL,
@@ -12,7 +13,7 @@ const PROTOCOLS = ["postgres:", "postgresql:"];
 
 /**
  * The PostgreSQL backend's variables (DESIGN.md §8): `QES_POSTGRES_URL`, `QES_POSTGRES_SCHEMA`,
- * `QES_POSTGRES_QUERY_URL`, `QES_POSTGRES_POOL`, and the shared `QES_QUERY_TIMEOUT_MS`. Imports
+ * `QES_POSTGRES_QUERY_URL`, `QES_POSTGRES_POOL`, `QES_POSTGRES_HEAVY_QUERY_COST`, and the shared `QES_QUERY_TIMEOUT_MS`. Imports
  * no driver: the server parses these at start-up before it loads the backend.
  */
 export function postgresConfigFromEnv(env: Env): PostgresBackendConfig {
@@ -29,6 +30,13 @@ export function postgresConfigFromEnv(env: Env): PostgresBackendConfig {
       DEFAULT_STATEMENT_TIMEOUT_MS,
       1,
       24 * 3600_000,
+    ),
+    heavyQueryCost: envInteger(
+      env,
+      "QES_POSTGRES_HEAVY_QUERY_COST",
+      DEFAULT_HEAVY_QUERY_COST,
+      0,
+      Number.MAX_SAFE_INTEGER,
     ),
   };
   const queryUrl = envUrl(env, "QES_POSTGRES_QUERY_URL", PROTOCOLS);

@@ -1,4 +1,4 @@
-import type { BoundValues, CompiledQuery, ExecuteOptions, QueryResult } from "@qes/core";
+import type { BoundValues, CompiledQuery, EstimateOptions, ExecuteOptions, QueryResult } from "@qes/core";
 import { MAX_RESULT_BYTES, QesError, RAISED_MESSAGE_MARK, RESULT_TOO_LARGE } from "@qes/core";
 import pg from "pg";
 import type { ResolvedPostgresConfig } from "./postgres-config.ts";
@@ -152,30 +152,72 @@ export class PostgresExecutor {
         `the query has ${query.params.length} parameters but ${values.length} values were bound`,
       );
     }
+    return this.inSession(opts, "running a query", async (client) => {
+      await this.setModest(client, opts.modest === true);
+      this.executed++;
+      const result = await this.watch(
+        client.query<unknown[]>(extendedArrayQuery(limitedSql(query.sql, opts.maxRows), values)),
+        opts.timeoutMs,
+      );
+      const rows = result.rows;
+      const rowLimitReached = rows.length > opts.maxRows;
+      if (rowLimitReached) rows.length = opts.maxRows;
+      return { rows: toWireRows(rows, query.columns), rowLimitReached };
+    });
+  }
+
+  /**
+   * The planner's total cost of the query (`EXPLAIN`, nothing run) against
+   * `QES_POSTGRES_HEAVY_QUERY_COST`. Planning a cross join of three tables takes milliseconds;
+   * running it takes a core for the query timeout. An error while planning is left for `execute`
+   * to report in the user's terms: the estimate then says "not heavy".
+   */
+  async estimateHeavy(
+    query: CompiledQuery,
+    values: BoundValues,
+    opts: EstimateOptions,
+  ): Promise<boolean> {
+    if (this.config.heavyQueryCost === 0) return false;
+    let cost: number;
+    try {
+      cost = await this.inSession(opts, "estimating a query", async (client) => {
+        const result = await this.watch(
+          client.query<unknown[]>(extendedArrayQuery(`explain (format json) ${query.sql}`, values)),
+          opts.timeoutMs,
+        );
+        return totalCost(result.rows[0]?.[0]);
+      });
+    } catch (e) {
+      if (opts.signal?.aborted) throw e;
+      return false;
+    }
+    return cost >= this.config.heavyQueryCost;
+  }
+
+  /**
+   * A pooled connection with the statement timeout of `opts`, cancelled in the engine when
+   * `opts.signal` aborts; a connection that failed or stopped answering is dropped, not reused.
+   */
+  private async inSession<T>(
+    opts: EstimateOptions,
+    doing: string,
+    work: (client: pg.PoolClient) => Promise<T>,
+  ): Promise<T> {
     opts.signal?.throwIfAborted();
     const client = await this.connect();
     let broken = false;
     const onAbort = () => this.cancel(client);
     try {
       await this.setTimeout(client, opts.timeoutMs);
-      await this.setModest(client, opts.modest === true);
       opts.signal?.addEventListener("abort", onAbort, { once: true });
-      this.executed++;
-      const running = client.query<unknown[]>(
-        extendedArrayQuery(limitedSql(query.sql, opts.maxRows), values),
-      );
-      const result = await this.watch(running, opts.timeoutMs);
-      const rows = result.rows;
-      const rowLimitReached = rows.length > opts.maxRows;
-      if (rowLimitReached) rows.length = opts.maxRows;
-      return { rows: toWireRows(rows, query.columns), rowLimitReached };
+      return await work(client);
     } catch (e) {
       broken = isUnavailableError(e) || e === WATCHDOG;
       if (opts.signal?.aborted) throw opts.signal.reason;
       if (e === WATCHDOG) {
         throw new QesError("query_timeout", "the query took longer than its time limit and was abandoned");
       }
-      throw toQesError(e, "running a query");
+      throw toQesError(e, doing);
     } finally {
       opts.signal?.removeEventListener("abort", onAbort);
       client.release(broken);
@@ -279,4 +321,12 @@ export class PostgresExecutor {
     if (host.startsWith("/")) connection.connect(`${host}/.s.PGSQL.${port}`);
     else connection.connect(port, host);
   }
+}
+
+/** `Total Cost` of the top plan node of `EXPLAIN (FORMAT JSON)`'s one row (text or parsed json) */
+function totalCost(plan: unknown): number {
+  const doc = typeof plan === "string" ? (JSON.parse(plan) as unknown) : plan;
+  const cost = (doc as { Plan?: { "Total Cost"?: unknown } }[] | undefined)?.[0]?.Plan?.["Total Cost"];
+  if (typeof cost !== "number") throw new Error("EXPLAIN gave no total cost");
+  return cost;
 }

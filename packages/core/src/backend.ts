@@ -24,6 +24,12 @@ export interface ExecuteOptions {
   modest?: boolean;
 }
 
+/** how long a plan estimate may take, and its cancellation (`Backend.estimateHeavy`) */
+export interface EstimateOptions {
+  timeoutMs: number;
+  signal?: AbortSignal;
+}
+
 export interface QueryResult {
   /** rows as wire values (DESIGN.md §4), keys in `CompiledQuery.columns` order */
   rows: Record<string, WireValue>[];
@@ -134,6 +140,14 @@ export interface Backend {
   sourceStats(): Promise<SourceStats[]>;
   /** runs a compiled query read-only with bound parameters, a timeout and a row cap */
   execute(query: CompiledQuery, values: BoundValues, opts: ExecuteOptions): Promise<QueryResult>;
+  /**
+   * Whether the engine's planner expects `query` to be heavy, before anything runs (admission
+   * control, DESIGN.md §11: a heavy query of a consumer waits while other callers use the engine,
+   * instead of taking a core for the query timeout before its caller has any engine time on
+   * record). Optional: without it only a caller's measured engine time counts. An error while
+   * estimating is not the query's error: the estimate then says false and `execute` reports it.
+   */
+  estimateHeavy?(query: CompiledQuery, values: BoundValues, opts: EstimateOptions): Promise<boolean>;
   /** throws QesError('backend_unavailable') when the engine cannot answer */
   health(): Promise<void>;
   /** number of queries executed since start (sandbox tests assert it does not move) */

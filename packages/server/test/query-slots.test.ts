@@ -334,4 +334,63 @@ describe("QuerySlots", () => {
     expect(s.usageMs("attacker")).toBeCloseTo(16_000, 0);
     dashboard();
   });
+
+  it("a query the engine expects to be heavy waits while another caller uses the engine, whatever its caller's history; alone it runs", async () => {
+    let now = 0;
+    const s = new QuerySlots({
+      maxConcurrent: 10,
+      perCaller: 2,
+      queuePerCaller: 4,
+      maxWaitMs: 60_000,
+      heavyUsageMs: 15_000,
+      nowMs: () => now,
+    });
+    // a new caller with no engine time, alone: its heavy query runs at once
+    expect(s.heldBack("newcomer", true)).toBe(false);
+    const alone = await s.acquire("newcomer", undefined, undefined, true);
+    alone();
+    // the engine time of that instant is nothing: not heavy by history
+    expect(s.heldBack("newcomer")).toBe(false);
+    const dashboard = await s.acquire("dashboard");
+    // another caller runs a query: the heavy query waits, the same caller's light query does not
+    expect(s.heldBack("newcomer", true)).toBe(true);
+    let granted = false;
+    const waiting = s.acquire("newcomer", undefined, undefined, true).then((release) => {
+      granted = true;
+      return release;
+    });
+    const light = await s.acquire("newcomer");
+    await new Promise((r) => setTimeout(r, 10));
+    expect(granted).toBe(false);
+    light();
+    dashboard();
+    // the dashboard is done, but started a query just now: it still counts until that ages
+    await new Promise((r) => setTimeout(r, 10));
+    expect(granted).toBe(false);
+    now += 2_001;
+    // a release looks again (the timer would too)
+    (await s.acquire("other-light"))();
+    now += 2_001;
+    (await s.acquire("newcomer"))();
+    const release = await waiting;
+    expect(granted).toBe(true);
+    release();
+  });
+
+  it("a heavy query refused after its wait says so as a 429 with Retry-After; warming's caller is never held by an estimate", async () => {
+    const s = new QuerySlots({
+      maxConcurrent: 10,
+      perCaller: 2,
+      queuePerCaller: 4,
+      maxWaitMs: 50,
+      ungated: ["warm"],
+    });
+    const dashboard = await s.acquire("dashboard");
+    const e = (await s.acquire("newcomer", undefined, undefined, true).catch((x: unknown) => x)) as QesError;
+    expect(e.code).toBe("too_many_requests");
+    expect(e.retryAfterSeconds).toBeGreaterThanOrEqual(1);
+    expect(s.heldBack("warm", true)).toBe(false);
+    (await s.acquire("warm", undefined, undefined, true))();
+    dashboard();
+  });
 });

@@ -2,7 +2,7 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { createDuckdbBackend } from "@qes/backend-duckdb";
-import { createPostgresBackend, dropPostgresStorage } from "@qes/backend-postgres";
+import { createPostgresBackend, dropPostgresStorage, type PostgresBackendConfig } from "@qes/backend-postgres";
 import type { Backend } from "@qes/core";
 import { BACKENDS, TEST_POSTGRES_URL } from "../../support/backends.ts";
 
@@ -23,9 +23,10 @@ export interface Store {
 export async function postgresStore(
   loads: Record<string, string[]>,
   url = TEST_POSTGRES_URL,
+  extra: Partial<PostgresBackendConfig> = {},
 ): Promise<Store> {
   const schema = unique("qes_http");
-  const backend = createPostgresBackend({ url, schema, pool: 4 });
+  const backend = createPostgresBackend({ url, schema, pool: 4, ...extra });
   await backend.init();
   for (const [source, lines] of Object.entries(loads)) await backend.load(source, lines);
   return {

@@ -21,19 +21,45 @@ export class Admission {
     this.#metrics = opts.metrics;
   }
 
-  /** admits one query of `caller` or throws 429; resolves to the release of its slot */
-  async admit(caller: string, signal?: AbortSignal): Promise<() => void> {
+  /**
+   * admits one query of `caller` or throws 429; resolves to the release of its slot.
+   * `estimateHeavy`, when given, is asked once a slot is held (so that estimates are bounded by
+   * the slots like queries): a query the engine expects to be heavy gives its slot back while
+   * others use the engine and waits as a heavy caller's query would (`QuerySlots.heldBack`).
+   */
+  async admit(
+    caller: string,
+    signal?: AbortSignal,
+    estimateHeavy?: () => Promise<boolean>,
+  ): Promise<() => void> {
     try {
       await this.#rate?.consume(caller);
     } catch (e) {
       this.#metrics.admissionRefusals.inc({ reason: "rate" });
       throw e;
     }
+    const release = await this.#slot(caller, signal, false);
+    if (estimateHeavy === undefined) return release;
+    let heavy: boolean;
     try {
-      return await this.#slots.acquire(caller, signal);
+      heavy = await estimateHeavy();
+    } catch (e) {
+      release();
+      throw e;
+    }
+    if (!heavy) return release;
+    this.#metrics.heavyEstimates.inc();
+    if (!this.#slots.heldBack(caller, true)) return release;
+    release();
+    return this.#slot(caller, signal, true);
+  }
+
+  async #slot(caller: string, signal: AbortSignal | undefined, heavyQuery: boolean): Promise<() => void> {
+    try {
+      return await this.#slots.acquire(caller, signal, undefined, heavyQuery);
     } catch (e) {
       if ((e as { code?: unknown }).code === "too_many_requests")
-        this.#metrics.admissionRefusals.inc({ reason: "busy" });
+        this.#metrics.admissionRefusals.inc({ reason: heavyQuery ? "heavy" : "busy" });
       throw e;
     }
   }

@@ -27,6 +27,8 @@ export interface QuerySlotsOptions {
 
 interface Waiter {
   caller: string;
+  /** the engine expects this query to be heavy (`acquire`'s `heavyQuery`) */
+  heavyQuery: boolean;
   grant: () => void;
 }
 
@@ -109,12 +111,17 @@ export class QuerySlots {
 
   /**
    * whether the heavy mark holds `caller` back now: it starts no query of its own while another
-   * caller runs one, or one that is not heavy itself waits or started one lately
+   * caller runs one, or one that is not heavy itself waits or started one lately. `heavyQuery`:
+   * the query asked about is one the engine expects to be heavy, which is held back the same way
+   * whatever its caller's recent engine time (a new caller's first cross join included).
    */
-  heldBack(caller: string): boolean {
+  heldBack(caller: string, heavyQuery = false): boolean {
     if (this.#opts.ungated?.includes(caller)) return false;
     const now = this.#now();
-    return this.#heavy(caller, now) && this.#othersActive(caller, now, (other) => !this.#heavy(other, now));
+    return (
+      (heavyQuery || this.#heavy(caller, now)) &&
+      this.#othersActive(caller, now, (other) => !this.#heavy(other, now))
+    );
   }
 
   /** queries running now (metrics, tests) */
@@ -126,17 +133,24 @@ export class QuerySlots {
    * A slot for one query of `caller`: at once when one is free, after a short wait in the caller's
    * queue, or 429. The returned function frees it (once). `signal` ends the wait (client gone).
    * `onBehalfOf`: another caller the query is done for (warming a key it asked for), whose
-   * engine time it counts as well.
+   * engine time it counts as well. `heavyQuery`: the engine expects the query to be heavy
+   * (`Backend.estimateHeavy`); it waits while others use the engine (`heldBack`).
    */
-  async acquire(caller: string, signal?: AbortSignal, onBehalfOf?: string): Promise<() => void> {
+  async acquire(
+    caller: string,
+    signal?: AbortSignal,
+    onBehalfOf?: string,
+    heavyQuery = false,
+  ): Promise<() => void> {
     signal?.throwIfAborted();
-    if (this.#free(caller)) return this.#take(caller, onBehalfOf);
+    if (this.#free(caller, heavyQuery)) return this.#take(caller, onBehalfOf);
     const queue = this.#queues.get(caller) ?? [];
-    if (queue.length >= this.#opts.queuePerCaller) throw busy(this.#callerFull(caller));
+    if (queue.length >= this.#opts.queuePerCaller) throw busy(this.#callerFull(caller, heavyQuery));
     await new Promise<void>((resolve, reject) => {
       let timer: NodeJS.Timeout | undefined;
       const waiter: Waiter = {
         caller,
+        heavyQuery,
         grant: () => {
           clearTimeout(timer);
           signal?.removeEventListener("abort", onAbort);
@@ -159,7 +173,7 @@ export class QuerySlots {
         clearTimeout(timer);
         leave(signal?.reason);
       };
-      timer = setTimeout(() => leave(busy(this.#callerFull(caller))), this.#opts.maxWaitMs);
+      timer = setTimeout(() => leave(busy(this.#callerFull(caller, heavyQuery))), this.#opts.maxWaitMs);
       signal?.addEventListener("abort", onAbort, { once: true });
       queue.push(waiter);
       this.#queues.set(caller, queue);
@@ -204,19 +218,20 @@ export class QuerySlots {
   }
 
   /** queries `caller` may run at once now: none while held back, one while modest among others */
-  #shareOf(caller: string): number {
-    if (this.heldBack(caller)) return 0;
+  #shareOf(caller: string, heavyQuery: boolean): number {
+    if (this.heldBack(caller, heavyQuery)) return 0;
     return this.runsModestly(caller) ? 1 : this.#share;
   }
 
-  #free(caller: string): boolean {
+  #free(caller: string, heavyQuery: boolean): boolean {
     return (
-      this.#running < this.#opts.maxConcurrent && (this.#byCaller.get(caller) ?? 0) < this.#shareOf(caller)
+      this.#running < this.#opts.maxConcurrent &&
+      (this.#byCaller.get(caller) ?? 0) < this.#shareOf(caller, heavyQuery)
     );
   }
 
-  #callerFull(caller: string): boolean {
-    return (this.#byCaller.get(caller) ?? 0) >= this.#shareOf(caller);
+  #callerFull(caller: string, heavyQuery: boolean): boolean {
+    return (this.#byCaller.get(caller) ?? 0) >= this.#shareOf(caller, heavyQuery);
   }
 
   #take(caller: string, onBehalfOf: string | undefined): () => void {
@@ -300,8 +315,8 @@ export class QuerySlots {
       const now = this.#now();
       let next: string | undefined;
       let least = Number.POSITIVE_INFINITY;
-      for (const caller of this.#queues.keys()) {
-        if (!this.#free(caller)) continue;
+      for (const [caller, queue] of this.#queues) {
+        if (!this.#free(caller, queue[0]?.heavyQuery ?? false)) continue;
         const used = this.#decayed(caller, now);
         if (used < least) {
           least = used;

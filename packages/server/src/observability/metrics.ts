@@ -98,8 +98,14 @@ export class Metrics {
 
   readonly admissionRefusals = new Counter({
     name: "qes_admission_refusals_total",
-    help: "Requests refused with 429 by admission control: reason rate (QES_RATE_LIMIT_PER_MINUTE) or busy (no engine slot)",
+    help: "Requests refused with 429 by admission control: reason rate (QES_RATE_LIMIT_PER_MINUTE), busy (no engine slot) or heavy (a query the engine expects to be heavy, while others used the engine)",
     labelNames: ["reason"] as const,
+    registers: [this.registry],
+  });
+
+  readonly heavyEstimates = new Counter({
+    name: "qes_heavy_query_estimates_total",
+    help: "Consumer queries the engine's planner expected to be heavy before they ran (QES_POSTGRES_HEAVY_QUERY_COST)",
     registers: [this.registry],
   });
 

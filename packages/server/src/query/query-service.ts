@@ -104,8 +104,13 @@ export class QueryService {
         signal,
         admission?.runsModestly(admittedAs),
       );
+    const estimate = this.#heavyEstimate(compiled, bound.values, req.consumerSql);
+    const admit =
+      admission &&
+      ((signal: AbortSignal | undefined) =>
+        admission.admit(req.caller, signal, estimate && (() => estimate(signal))));
     if (endpoint.cacheTtlSeconds === 0 || cache === undefined) {
-      const release = admission ? await admission.admit(req.caller, req.signal) : undefined;
+      const release = admit ? await admit(req.signal) : undefined;
       try {
         const entry = await produce(req.signal);
         return { entry, cache: "BYPASS", ignored: bound.ignored };
@@ -122,9 +127,7 @@ export class QueryService {
     const answer = await cache.answer(endpoint.name, key, endpoint.cacheTtlSeconds * 1000, produce, {
       ...(req.requestId !== undefined ? { requestId: req.requestId } : {}),
       ...(req.signal ? { signal: req.signal } : {}),
-      ...(admission
-        ? { admit: (signal: AbortSignal) => admission.admit(req.caller, signal), admittedAs: req.caller }
-        : {}),
+      ...(admit ? { admit, admittedAs: req.caller } : {}),
     });
     // warmed only once it worked: a request that failed, timed out or was abandoned is not re-run
     if (answer.cache === "HIT") this.trackWarmKey(endpoint, spec, answer.entry.storedAtMs, req.caller);
@@ -185,6 +188,22 @@ export class QueryService {
   /** warming: a noted request whose refresh failed is not warmed again until it works again */
   forgetWarmKey(endpoint: EndpointDefinition, spec: string): Promise<void> {
     return this.#deps.warmKeys?.forget(endpoint, spec) ?? Promise.resolve();
+  }
+
+  /**
+   * the engine's estimate of whether a consumer's query is heavy, asked at admission
+   * (`Admission.admit`); stored queries are the operator's and are not estimated
+   */
+  #heavyEstimate(
+    compiled: CompiledQuery,
+    values: BoundValues,
+    consumerSql: string | undefined,
+  ): ((signal: AbortSignal | undefined) => Promise<boolean>) | undefined {
+    const { backend, queryTimeoutMs } = this.#deps;
+    if (consumerSql === undefined || backend.estimateHeavy === undefined) return undefined;
+    const estimateHeavy = backend.estimateHeavy.bind(backend);
+    return (signal) =>
+      estimateHeavy(compiled, values, { timeoutMs: queryTimeoutMs, ...(signal ? { signal } : {}) });
   }
 
   /** one backend query → redacted when asked → serialised once */
