@@ -172,11 +172,7 @@ export class PostgresExecutor {
    * running it takes a core for the query timeout. An error while planning is left for `execute`
    * to report in the user's terms: the estimate then says "not heavy".
    */
-  async estimateHeavy(
-    query: CompiledQuery,
-    values: BoundValues,
-    opts: EstimateOptions,
-  ): Promise<boolean> {
+  async estimateHeavy(query: CompiledQuery, values: BoundValues, opts: EstimateOptions): Promise<boolean> {
     if (this.config.heavyQueryCost === 0) return false;
     let cost: number;
     try {

@@ -34,7 +34,9 @@ describe("estimateHeavy (EXPLAIN's total cost against QES_POSTGRES_HEAVY_QUERY_C
       [["i", "INT64"]],
     );
     expect(await backend.estimateHeavy(cross, ["5"], opts)).toBe(true);
-    expect(await backend.estimateHeavy(handQuery(`select count(*) as n from ${table}`, n), [], opts)).toBe(false);
+    expect(await backend.estimateHeavy(handQuery(`select count(*) as n from ${table}`, n), [], opts)).toBe(
+      false,
+    );
     const filtered = handQuery(`select count(*) as n from ${table} where id = $1`, n, [["id", "STRING"]]);
     expect(await backend.estimateHeavy(filtered, ["e1"], opts)).toBe(false);
     // estimates are plans, not runs: nothing counted as executed
@@ -54,7 +56,9 @@ describe("estimateHeavy (EXPLAIN's total cost against QES_POSTGRES_HEAVY_QUERY_C
     const gone = new AbortController();
     gone.abort(new Error("client gone"));
     const q = handQuery(`select count(*) as n from ${table}`, n);
-    await expect(backend.estimateHeavy(q, [], { ...opts, signal: gone.signal })).rejects.toThrow("client gone");
+    await expect(backend.estimateHeavy(q, [], { ...opts, signal: gone.signal })).rejects.toThrow(
+      "client gone",
+    );
   });
 });
 

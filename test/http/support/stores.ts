@@ -2,7 +2,11 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { createDuckdbBackend } from "@qes/backend-duckdb";
-import { createPostgresBackend, dropPostgresStorage, type PostgresBackendConfig } from "@qes/backend-postgres";
+import {
+  createPostgresBackend,
+  dropPostgresStorage,
+  type PostgresBackendConfig,
+} from "@qes/backend-postgres";
 import type { Backend } from "@qes/core";
 import { BACKENDS, TEST_POSTGRES_URL } from "../../support/backends.ts";
 

@@ -24,8 +24,9 @@ export class Admission {
   /**
    * admits one query of `caller` or throws 429; resolves to the release of its slot.
    * `estimateHeavy`, when given, is asked once a slot is held (so that estimates are bounded by
-   * the slots like queries): a query the engine expects to be heavy gives its slot back while
-   * others use the engine and waits as a heavy caller's query would (`QuerySlots.heldBack`).
+   * the slots like queries) and only while others use the engine: a query the engine expects to
+   * be heavy then gives its slot back and waits as a heavy caller's query would
+   * (`QuerySlots.heldBack`).
    */
   async admit(
     caller: string,
@@ -39,7 +40,8 @@ export class Admission {
       throw e;
     }
     const release = await this.#slot(caller, signal, false);
-    if (estimateHeavy === undefined) return release;
+    // alone, a heavy query runs anyway: no plan to ask for
+    if (estimateHeavy === undefined || !this.#slots.heldBack(caller, true)) return release;
     let heavy: boolean;
     try {
       heavy = await estimateHeavy();
