@@ -13,8 +13,9 @@ const PROTOCOLS = ["postgres:", "postgresql:"];
 
 /**
  * The PostgreSQL backend's variables (DESIGN.md §8): `QES_POSTGRES_URL`, `QES_POSTGRES_SCHEMA`,
- * `QES_POSTGRES_QUERY_URL`, `QES_POSTGRES_POOL`, `QES_POSTGRES_HEAVY_QUERY_COST`, and the shared `QES_QUERY_TIMEOUT_MS`. Imports
- * no driver: the server parses these at start-up before it loads the backend.
+ * `QES_POSTGRES_QUERY_URL`, `QES_POSTGRES_POOL`, `QES_POSTGRES_HEAVY_QUERY_COST` (an addition to
+ * DESIGN.md's table), and the shared `QES_QUERY_TIMEOUT_MS`. Imports no driver: the server parses
+ * these at start-up before it loads the backend.
  */
 export function postgresConfigFromEnv(env: Env): PostgresBackendConfig {
   const schema = envText(env, "QES_POSTGRES_SCHEMA") ?? DEFAULT_POSTGRES_SCHEMA;

@@ -79,6 +79,8 @@ describe("loadConfig", () => {
     ["QES_POSTGRES_URL", "mysql://x@y/z", "postgres"],
     ["QES_POSTGRES_SCHEMA", "Bad-Schema", "postgres"],
     ["QES_POSTGRES_POOL", "-1", "postgres"],
+    ["QES_POSTGRES_HEAVY_QUERY_COST", "-1", "postgres"],
+    ["QES_POSTGRES_HEAVY_QUERY_COST", "1e7", "postgres"],
     ["QES_CLICKHOUSE_URL", "ftp://x@y/z", "clickhouse"],
     ["QES_CLICKHOUSE_QUERY_URL", "http://reader@y:8123/qes", "clickhouse"],
     ["QES_CLICKHOUSE_MAX_MEMORY", "lots", "clickhouse"],
