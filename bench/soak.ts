@@ -6,7 +6,7 @@
  * PostgreSQL) the private cluster is restarted once (DESIGN.md §9: never the shared servers).
  * The same well-behaved clients run first alone (the unloaded baseline of the same run).
  *
- *   node --import tsx bench/soak.ts --backend duckdb|postgres [--seconds 60] [--clients 100] [--pg-no-parallel]
+ *   node --import tsx bench/soak.ts --backend duckdb|postgres|clickhouse [--seconds 60] [--clients 100] [--pg-no-parallel]
  *     [--pause 50-150]   each well-behaved client's pause between requests (ms, uniform)
  *     [--client http|fetch]   the clients' HTTP (fetch costs 2.5× the client CPU per request)
  *     [--engine-cpus 1]   (PostgreSQL pinned to these CPUs, this process and the server to the
@@ -55,7 +55,9 @@ const { values: args } = parseArgs({
     pause: { type: "string", default: "50-150" },
   },
 });
-const BACKEND = args.backend as "duckdb" | "postgres";
+const BACKEND = args.backend as "duckdb" | "postgres" | "clickhouse";
+if (!["duckdb", "postgres", "clickhouse"].includes(BACKEND))
+  throw new Error(`--backend ${BACKEND}: duckdb, postgres or clickhouse`);
 const SECONDS = Number(args.seconds);
 const CLIENTS = Number(args.clients);
 const BASELINE_SECONDS = Number(args.baseline);
@@ -234,6 +236,8 @@ async function main(): Promise<void> {
     QES_HOST: "127.0.0.1",
     QES_BACKEND: BACKEND,
     QES_DUCKDB_PATH: join(dir, "qes.duckdb"),
+    // chDB in the server's process, its data in this run's directory
+    QES_CLICKHOUSE_PATH: join(dir, "chdb"),
     ...(cluster ? { QES_POSTGRES_URL: cluster.url } : {}),
     QES_REDIS_URL: redis.url,
     QES_API_KEYS: [ATTACK_TOKEN, ...Array.from({ length: GOOD_CLIENTS }, (_, i) => goodToken(i))].join(","),
