@@ -93,4 +93,111 @@ describe("the planner's estimate at admission, probed", () => {
       await server.close();
     }
   });
+  it("two callers' heavy queries, refused a start while a dashboard ran, do not hold each other back once it stops", async () => {
+    const { backend, ran } = recording(store.backend);
+    const server = await startHttpServer(backend, { QES_QUERY_TIMEOUT_MS: "8000" });
+    const gone = new AbortController();
+    try {
+      expect((await get(server, CHEAP, HASHED_TOKEN)).status).toBe(200);
+      const others = dashboard(server);
+      const asks = [TOKEN, SCOPED_TOKEN].map((token, i) =>
+        get(
+          server,
+          consumer(`select count(*) as n from requests a, requests b, requests c where ${CROSS} > ${10 + i}`),
+          token,
+          gone.signal,
+        ).catch(() => undefined),
+      );
+      // both estimated heavy and waiting: then the dashboard is done
+      for (
+        let i = 0;
+        i < 500 && !/qes_heavy_query_estimates_total\{service="qes"\} 2\b/.test(await metricsOf(server));
+        i++
+      )
+        await new Promise((r) => setTimeout(r, 20));
+      expect(await metricsOf(server)).toMatch(/qes_heavy_query_estimates_total\{service="qes"\} 2\b/);
+      expect(ran.some(isCross)).toBe(false);
+      for (const s of await others.stop()) expect(s).toBe(200);
+      // the engine is theirs: one of them starts (each used to wait for the other until both were refused)
+      const settled = Promise.all(asks);
+      let done = false;
+      void settled.then(() => {
+        done = true;
+      });
+      while (!done && !ran.some(isCross)) await new Promise((r) => setTimeout(r, 20));
+      expect(ran.filter(isCross)).toHaveLength(1);
+      // while the other still waits, not once it was refused at the end of its wait
+      expect(await metricsOf(server)).not.toMatch(
+        /qes_admission_refusals_total\{reason="heavy",service="qes"\} [1-9]/,
+      );
+      gone.abort();
+      await settled;
+    } finally {
+      gone.abort();
+      await server.close();
+    }
+  });
+
+  it("a client gone while its query is estimated leaves no slot or connection behind", async () => {
+    let estimating: () => void = () => undefined;
+    const started = new Promise<void>((r) => {
+      estimating = r;
+    });
+    // the estimate is held until the request is gone, then asked of the engine with its signal
+    const held = new Proxy(store.backend, {
+      get(target, prop) {
+        if (prop === "estimateHeavy")
+          return (q: CompiledQuery, values: never, opts: { signal?: AbortSignal; timeoutMs: number }) => {
+            if (!isCross(q.sql)) return target.estimateHeavy?.(q, values, opts);
+            estimating();
+            return new Promise((resolve, reject) => {
+              opts.signal?.addEventListener("abort", () =>
+                target.estimateHeavy?.(q, values, opts).then(resolve, reject),
+              );
+            });
+          };
+        const value = Reflect.get(target, prop);
+        return typeof value === "function" ? value.bind(target) : value;
+      },
+    });
+    const { backend, ran } = recording(held);
+    const server = await startHttpServer(backend, { QES_QUERY_TIMEOUT_MS: "3000" });
+    const gone = new AbortController();
+    try {
+      const others = dashboard(server);
+      while (ran.length === 0) await new Promise((r) => setTimeout(r, 10));
+      const asked = get(
+        server,
+        consumer(`select count(*) as n from requests a, requests b, requests c where ${CROSS} > 3`),
+        TOKEN,
+        gone.signal,
+      ).catch((e: unknown) => e);
+      await started;
+      gone.abort();
+      expect(await asked).toBeInstanceOf(Error);
+      for (const s of await others.stop()) expect(s).toBe(200);
+      // its slot is free again: the same caller runs a query at once, and nothing is left running
+      const light = await get(server, consumer("select count(*) as n from requests"), TOKEN);
+      expect(light.status, light.text).toBe(200);
+      expect(await metricsOf(server)).toMatch(/qes_running_queries\{service="qes"\} 0\b/);
+      expect(ran.some(isCross)).toBe(false);
+    } finally {
+      gone.abort();
+      await server.close();
+    }
+  });
+
+  it("consumer SQL that fails while planning, among others, is the user's 422 (the estimate says nothing)", async () => {
+    const { backend } = recording(store.backend);
+    const server = await startHttpServer(backend, { QES_QUERY_TIMEOUT_MS: "3000" });
+    try {
+      const others = dashboard(server);
+      const failing = await get(server, consumer("select 1 / 0 as n from requests"), TOKEN);
+      for (const s of await others.stop()) expect(s).toBe(200);
+      expect(failing.status, failing.text).toBe(422);
+      expect(failing.body.error.code).toBe("sql_invalid");
+    } finally {
+      await server.close();
+    }
+  });
 });

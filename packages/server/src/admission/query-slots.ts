@@ -120,7 +120,7 @@ export class QuerySlots {
     const now = this.#now();
     return (
       (heavyQuery || this.#heavy(caller, now)) &&
-      this.#othersActive(caller, now, (other) => !this.#heavy(other, now))
+      this.#othersActive(caller, now, (other) => !this.#heavy(other, now), true)
     );
   }
 
@@ -199,11 +199,20 @@ export class QuerySlots {
   /**
    * whether a caller other than `caller` runs a query, or waits for one or started one within
    * RECENT_OTHERS_MS (of those, only the ones `counts`: a heavy caller is not held back by another
-   * heavy caller's wait, while one running holds it, so that the two take turns)
+   * heavy caller's wait, while one running holds it, so that the two take turns). `lightWaits`:
+   * a wait counts only for a query not expected heavy — two callers' heavy queries waiting each
+   * held the other back until both were refused, with the engine idle.
    */
-  #othersActive(caller: string, nowMs: number, counts: (other: string) => boolean = () => true): boolean {
+  #othersActive(
+    caller: string,
+    nowMs: number,
+    counts: (other: string) => boolean = () => true,
+    lightWaits = false,
+  ): boolean {
     if (this.#running > (this.#byCaller.get(caller) ?? 0)) return true;
-    for (const waiting of this.#queues.keys()) if (waiting !== caller && counts(waiting)) return true;
+    for (const [waiting, queue] of this.#queues)
+      if (waiting !== caller && counts(waiting) && (!lightWaits || queue.some((w) => !w.heavyQuery)))
+        return true;
     return this.#lastStarts.some(
       (s) => s.caller !== caller && nowMs - s.atMs <= RECENT_OTHERS_MS && counts(s.caller),
     );
