@@ -200,4 +200,31 @@ describe("the planner's estimate at admission, probed", () => {
       await server.close();
     }
   });
+  it("consumer SQL whose planning alone outlasts the time limit, among others, is a 504 and is not planned again to run", async () => {
+    const { backend, ran } = recording(store.backend);
+    const server = await startHttpServer(backend, { QES_QUERY_TIMEOUT_MS: "1000" });
+    // eight-way joins, each planned on its own: seconds of planning within the token limit
+    const branch = (i: number) => {
+      const t = "abcdefgh".split("").map((x) => `${x}${i}`);
+      const on = t.slice(1).map((x, j) => `${t[j]}.path = ${x}.path`);
+      return `select count(*) as n from ${t.map((x) => `requests ${x}`).join(", ")} where ${on.join(" and ")}`;
+    };
+    const union = Array.from({ length: 150 }, (_, i) => branch(i)).join(" union all ");
+    try {
+      const others = dashboard(server);
+      while (ran.length === 0) await new Promise((r) => setTimeout(r, 10));
+      // too long for a request line: posted
+      const planned = await call(`${server.url}/api/endpoints/query/usage.api-counts`, {
+        method: "POST",
+        headers: { "X-API-KEY": TOKEN, "content-type": "application/json" },
+        body: JSON.stringify({ interval: "daily", project: "alpha", sql: union }),
+      });
+      for (const s of await others.stop()) expect(s).toBe(200);
+      expect(planned.status, planned.text).toBe(504);
+      expect(planned.body.error.code).toBe("query_timeout");
+      expect(ran.some((sql) => /union all/i.test(sql))).toBe(false);
+    } finally {
+      await server.close();
+    }
+  });
 });
