@@ -228,3 +228,40 @@ describe("the planner's estimate at admission, probed", () => {
     }
   });
 });
+
+describe("warming a consumer query the planner expects to be heavy", () => {
+  let store: Store;
+  beforeAll(async () => {
+    // a two-way cross join of the events counts as heavy here: it is done in a moment, so it is
+    // answered, cached and noted for warming like any consumer query that worked
+    store = await postgresStore(LOADS, undefined, { heavyQueryCost: 5_000 });
+  });
+  afterAll(async () => {
+    await store?.dispose();
+  });
+
+  it("is not refreshed while others use the engine: warming is no way around the estimate", async () => {
+    const { backend, ran } = recording(store.backend);
+    const server = await startHttpServer(backend, { QES_WARM_INTERVAL_SCALE: "1000" });
+    const twoWay = (sql: string) => /length\(.*length\(/s.test(sql) && !isCross(sql);
+    try {
+      // alone: it runs, is cached, and its key is warmed for this caller
+      const alone = await get(
+        server,
+        consumer(
+          "select count(*) as n from requests a, requests b where length(a.path) + length(b.path) > 1",
+        ),
+        TOKEN,
+      );
+      expect(alone.status, alone.text).toBe(200);
+      expect(ran.filter(twoWay)).toHaveLength(1);
+      const others = dashboard(server);
+      while (ran.length < 3) await new Promise((r) => setTimeout(r, 10));
+      await server.service.warm("usage.api-counts");
+      for (const s of await others.stop()) expect(s).toBe(200);
+      expect(ran.filter(twoWay)).toHaveLength(1);
+    } finally {
+      await server.close();
+    }
+  });
+});
