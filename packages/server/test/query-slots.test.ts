@@ -428,4 +428,29 @@ describe("QuerySlots", () => {
     expect(granted).toEqual(["first", "second"]);
     (await second)();
   });
+  it("a caller's light query queued behind its own heavy one held back is granted a freed slot", async () => {
+    const s = new QuerySlots({ maxConcurrent: 2, perCaller: 2, queuePerCaller: 4, maxWaitMs: 60_000 });
+    const dashboard = await s.acquire("dashboard");
+    const other = await s.acquire("other");
+    const granted: string[] = [];
+    const gone = new AbortController();
+    const heavy = s.acquire("user", gone.signal, undefined, true).then((release) => {
+      granted.push("heavy");
+      return release;
+    });
+    const light = s.acquire("user").then((release) => {
+      granted.push("light");
+      return release;
+    });
+    other();
+    await new Promise((r) => setTimeout(r, 10));
+    // the heavy one still waits for the dashboard; the light one behind it need not
+    expect(granted).toEqual(["light"]);
+    (await light)();
+    dashboard();
+    await new Promise((r) => setTimeout(r, 10));
+    expect(granted).toEqual(["light"]);
+    gone.abort();
+    await expect(heavy).rejects.toBeDefined();
+  });
 });

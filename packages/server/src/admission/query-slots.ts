@@ -323,18 +323,23 @@ export class QuerySlots {
     while (this.#running < this.#opts.maxConcurrent) {
       const now = this.#now();
       let next: string | undefined;
+      let at = 0;
       let least = Number.POSITIVE_INFINITY;
       for (const [caller, queue] of this.#queues) {
-        if (!this.#free(caller, queue[0]?.heavyQuery ?? false)) continue;
+        // its first waiter that may start: a query expected heavy and held back does not hold up
+        // the caller's light ones queued behind it (they waited until it was refused)
+        const first = queue.findIndex((w) => this.#free(caller, w.heavyQuery));
+        if (first === -1) continue;
         const used = this.#decayed(caller, now);
         if (used < least) {
           least = used;
           next = caller;
+          at = first;
         }
       }
       if (next === undefined) return;
       const queue = this.#queues.get(next) as Waiter[];
-      const waiter = queue.shift() as Waiter;
+      const [waiter] = queue.splice(at, 1) as [Waiter];
       this.#queues.delete(next);
       // served: behind the others among equals
       if (queue.length > 0) this.#queues.set(next, queue);
