@@ -1,5 +1,7 @@
 import type { Backend, CompiledQuery } from "@qes/core";
+import pg from "pg";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { TEST_POSTGRES_URL } from "../support/backends.ts";
 import { EDGE_EVENTS, FLOOD_EVENTS } from "./support/events.ts";
 import {
   call,
@@ -224,6 +226,67 @@ describe("the planner's estimate at admission, probed", () => {
       expect(planned.body.error.code).toBe("query_timeout");
       expect(ran.some((sql) => /union all/i.test(sql))).toBe(false);
     } finally {
+      await server.close();
+    }
+  });
+});
+
+/** EXPLAIN statements the engine is working on now, in the test database */
+async function explaining(): Promise<number> {
+  const client = new pg.Client({ connectionString: TEST_POSTGRES_URL });
+  await client.connect();
+  try {
+    const r = await client.query(
+      "select count(*)::int as n from pg_stat_activity where state = 'active' and query ilike 'explain%'",
+    );
+    return (r.rows[0] as { n: number }).n;
+  } finally {
+    await client.end();
+  }
+}
+
+describe("a client gone while the engine plans its query", () => {
+  let store: Store;
+  beforeAll(async () => {
+    store = await postgresStore(LOADS, undefined, { heavyQueryCost: 1_000_000 });
+  });
+  afterAll(async () => {
+    await store?.dispose();
+  });
+
+  it("stops the EXPLAIN in the engine before its slot is given back", async () => {
+    const { backend, ran } = recording(store.backend);
+    const server = await startHttpServer(backend, { QES_QUERY_TIMEOUT_MS: "60000" });
+    // eleven-way joins: about half a second of planning each, tens of seconds in all
+    const branch = (i: number) => {
+      const t = "abcdefghijk".split("").map((x) => `${x}${i}`);
+      const on = t.slice(1).map((x, j) => `${t[j]}.path = ${x}.path`);
+      return `select count(*) as n from ${t.map((x) => `requests ${x}`).join(", ")} where ${on.join(" and ")}`;
+    };
+    const gone = new AbortController();
+    try {
+      const others = dashboard(server);
+      while (ran.length === 0) await new Promise((r) => setTimeout(r, 10));
+      const asked = call(`${server.url}/api/endpoints/query/usage.api-counts`, {
+        method: "POST",
+        headers: { "X-API-KEY": TOKEN, "content-type": "application/json" },
+        body: JSON.stringify({
+          interval: "daily",
+          project: "alpha",
+          sql: Array.from({ length: 60 }, (_, i) => branch(i)).join(" union all "),
+        }),
+        signal: gone.signal,
+      }).catch((e: unknown) => e);
+      while ((await explaining()) === 0) await new Promise((r) => setTimeout(r, 20));
+      for (const s of await others.stop()) expect(s).toBe(200);
+      gone.abort();
+      expect(await asked).toBeInstanceOf(Error);
+      while (!/qes_running_queries\{service="qes"\} 0\b/.test(await metricsOf(server)))
+        await new Promise((r) => setTimeout(r, 20));
+      expect(await explaining()).toBe(0);
+      expect(ran.some((sql) => /union all/i.test(sql))).toBe(false);
+    } finally {
+      gone.abort();
       await server.close();
     }
   });
