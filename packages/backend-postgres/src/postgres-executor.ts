@@ -171,7 +171,10 @@ export class PostgresExecutor {
    * `QES_POSTGRES_HEAVY_QUERY_COST`. Planning a cross join of three tables takes milliseconds;
    * running it takes a core for the query timeout. An error while planning is left for `execute`
    * to report in the user's terms: the estimate then says "not heavy". Planning past the time
-   * limit is the query's `query_timeout`.
+   * limit is the query's `query_timeout`. It knows what the planner knows: a three-way equi-join
+   * on a column an endpoint's CTE computes (`requests a join requests b on a.bucket = b.bucket …`,
+   * no statistics, so 1/200 of the pairs) plans below 1e6 and ran to the timeout among others;
+   * only the caller's engine time (`QuerySlots`) held its next query back.
    */
   async estimateHeavy(query: CompiledQuery, values: BoundValues, opts: EstimateOptions): Promise<boolean> {
     if (this.config.heavyQueryCost === 0) return false;
