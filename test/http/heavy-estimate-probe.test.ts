@@ -292,7 +292,7 @@ describe("a client gone while the engine plans its query", () => {
   });
 });
 
-describe("warming a consumer query the planner expects to be heavy", () => {
+describe("a consumer query the planner expects to be heavy that is done in a moment", () => {
   let store: Store;
   beforeAll(async () => {
     // a two-way cross join of the events counts as heavy here: it is done in a moment, so it is
@@ -323,6 +323,31 @@ describe("warming a consumer query the planner expects to be heavy", () => {
       await server.service.warm("usage.api-counts");
       for (const s of await others.stop()) expect(s).toBe(200);
       expect(ran.filter(twoWay)).toHaveLength(1);
+    } finally {
+      await server.close();
+    }
+  });
+
+  it("asked by two callers at once among others, runs once for both when the others are done, refused to neither", async () => {
+    const { backend, ran } = recording(store.backend);
+    const server = await startHttpServer(backend, { QES_QUERY_TIMEOUT_MS: "8000" });
+    const twoWay = (sql: string) => /length\(.*length\(/s.test(sql) && !isCross(sql);
+    const sql = "select count(*) as n from requests a, requests b where length(a.path) + length(b.path) > 2";
+    try {
+      const others = dashboard(server);
+      while (ran.length === 0) await new Promise((r) => setTimeout(r, 10));
+      const asks = [TOKEN, SCOPED_TOKEN].map((token) => get(server, consumer(sql), token));
+      // both callers' asks for the one flight were estimated heavy and wait
+      while (!/qes_heavy_query_estimates_total\{service="qes"\} 2\b/.test(await metricsOf(server)))
+        await new Promise((r) => setTimeout(r, 20));
+      expect(ran.filter(twoWay)).toHaveLength(0);
+      for (const s of await others.stop()) expect(s).toBe(200);
+      const [a, b] = await Promise.all(asks);
+      expect(a?.status, a?.text).toBe(200);
+      expect(b?.status, b?.text).toBe(200);
+      expect(b?.body.result).toEqual(a?.body.result);
+      expect(ran.filter(twoWay)).toHaveLength(1);
+      expect(await metricsOf(server)).not.toMatch(/qes_admission_refusals_total\{reason="heavy"/);
     } finally {
       await server.close();
     }
