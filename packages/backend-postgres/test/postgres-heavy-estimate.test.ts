@@ -52,6 +52,21 @@ describe("estimateHeavy (EXPLAIN's total cost against QES_POSTGRES_HEAVY_QUERY_C
     });
   });
 
+  it("a query whose planning alone outlasts the time limit is the query's timeout, not planned again to run", async () => {
+    // eight-way joins, each planned on its own: seconds of planning within the token limit
+    const branch = (i: number) => {
+      const t = "abcdefgh".split("").map((x) => `${x}${i}`);
+      const joins = t.slice(1).map((x, j) => `${t[j]}.id = ${x}.id`);
+      return `select count(*) as n from ${t.map((x) => `${table} ${x}`).join(", ")} where ${joins.join(" and ")}`;
+    };
+    const planned = handQuery(Array.from({ length: 150 }, (_, i) => branch(i)).join(" union all "), n);
+    const before = backend.executedQueries();
+    await expect(backend.estimateHeavy(planned, [], { timeoutMs: 200 })).rejects.toMatchObject({
+      code: "query_timeout",
+    });
+    expect(backend.executedQueries()).toBe(before);
+  });
+
   it("rejects with the signal's reason once the request is gone", async () => {
     const gone = new AbortController();
     gone.abort(new Error("client gone"));

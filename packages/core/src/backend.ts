@@ -145,7 +145,8 @@ export interface Backend {
    * control, DESIGN.md §11: a heavy query of a consumer waits while other callers use the engine,
    * instead of taking a core for the query timeout before its caller has any engine time on
    * record). Optional: without it only a caller's measured engine time counts. An error while
-   * estimating is not the query's error: the estimate then says false and `execute` reports it.
+   * estimating is not the query's error: the estimate then says false and `execute` reports it;
+   * but planning past `opts.timeoutMs` rejects with `query_timeout` (running would plan as long).
    */
   estimateHeavy?(query: CompiledQuery, values: BoundValues, opts: EstimateOptions): Promise<boolean>;
   /** throws QesError('backend_unavailable') when the engine cannot answer */

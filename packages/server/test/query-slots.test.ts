@@ -393,4 +393,64 @@ describe("QuerySlots", () => {
     (await s.acquire("warm", undefined, undefined, true))();
     dashboard();
   });
+  it("two callers' heavy queries waiting do not hold each other back: once the others are done they take turns", async () => {
+    let now = 0;
+    const s = new QuerySlots({
+      maxConcurrent: 10,
+      perCaller: 2,
+      queuePerCaller: 4,
+      maxWaitMs: 60_000,
+      heavyUsageMs: 15_000,
+      nowMs: () => now,
+    });
+    const dashboard = await s.acquire("dashboard");
+    const granted: string[] = [];
+    const heavy = (caller: string) =>
+      s.acquire(caller, undefined, undefined, true).then((release) => {
+        granted.push(caller);
+        return release;
+      });
+    const first = heavy("first");
+    const second = heavy("second");
+    await new Promise((r) => setTimeout(r, 10));
+    expect(granted).toEqual([]);
+    dashboard();
+    now += 2_001;
+    // a release looks again: the dashboard is gone, and each other waits only with a heavy query
+    (await s.acquire("first"))();
+    await new Promise((r) => setTimeout(r, 10));
+    expect(granted).toEqual(["first"]);
+    // the one running holds the other back until it is done and its start has aged
+    (await first)();
+    now += 2_001;
+    (await s.acquire("second"))();
+    await new Promise((r) => setTimeout(r, 10));
+    expect(granted).toEqual(["first", "second"]);
+    (await second)();
+  });
+  it("a caller's light query queued behind its own heavy one held back is granted a freed slot", async () => {
+    const s = new QuerySlots({ maxConcurrent: 2, perCaller: 2, queuePerCaller: 4, maxWaitMs: 60_000 });
+    const dashboard = await s.acquire("dashboard");
+    const other = await s.acquire("other");
+    const granted: string[] = [];
+    const gone = new AbortController();
+    const heavy = s.acquire("user", gone.signal, undefined, true).then((release) => {
+      granted.push("heavy");
+      return release;
+    });
+    const light = s.acquire("user").then((release) => {
+      granted.push("light");
+      return release;
+    });
+    other();
+    await new Promise((r) => setTimeout(r, 10));
+    // the heavy one still waits for the dashboard; the light one behind it need not
+    expect(granted).toEqual(["light"]);
+    (await light)();
+    dashboard();
+    await new Promise((r) => setTimeout(r, 10));
+    expect(granted).toEqual(["light"]);
+    gone.abort();
+    await expect(heavy).rejects.toBeDefined();
+  });
 });

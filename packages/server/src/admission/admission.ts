@@ -74,9 +74,12 @@ export class Admission {
     return this.#slots.acquire(WARM_CALLER, signal, forCaller);
   }
 
-  /** whether the heavy mark holds `caller` back now (`QuerySlots.heldBack`) */
-  heldBack(caller: string): boolean {
-    return this.#slots.heldBack(caller);
+  /**
+   * whether the heavy mark holds `caller` back now, or would hold back a query of its that the
+   * engine expects to be heavy (`heavyQuery`; `QuerySlots.heldBack`)
+   */
+  heldBack(caller: string, heavyQuery = false): boolean {
+    return this.#slots.heldBack(caller, heavyQuery);
   }
 
   /** whether `caller`'s query admitted now runs on one core (`QuerySlots.runsModestly`) */

@@ -120,7 +120,7 @@ export class QuerySlots {
     const now = this.#now();
     return (
       (heavyQuery || this.#heavy(caller, now)) &&
-      this.#othersActive(caller, now, (other) => !this.#heavy(other, now))
+      this.#othersActive(caller, now, (other) => !this.#heavy(other, now), true)
     );
   }
 
@@ -199,11 +199,20 @@ export class QuerySlots {
   /**
    * whether a caller other than `caller` runs a query, or waits for one or started one within
    * RECENT_OTHERS_MS (of those, only the ones `counts`: a heavy caller is not held back by another
-   * heavy caller's wait, while one running holds it, so that the two take turns)
+   * heavy caller's wait, while one running holds it, so that the two take turns). `lightWaits`:
+   * a wait counts only for a query not expected heavy — two callers' heavy queries waiting each
+   * held the other back until both were refused, with the engine idle.
    */
-  #othersActive(caller: string, nowMs: number, counts: (other: string) => boolean = () => true): boolean {
+  #othersActive(
+    caller: string,
+    nowMs: number,
+    counts: (other: string) => boolean = () => true,
+    lightWaits = false,
+  ): boolean {
     if (this.#running > (this.#byCaller.get(caller) ?? 0)) return true;
-    for (const waiting of this.#queues.keys()) if (waiting !== caller && counts(waiting)) return true;
+    for (const [waiting, queue] of this.#queues)
+      if (waiting !== caller && counts(waiting) && (!lightWaits || queue.some((w) => !w.heavyQuery)))
+        return true;
     return this.#lastStarts.some(
       (s) => s.caller !== caller && nowMs - s.atMs <= RECENT_OTHERS_MS && counts(s.caller),
     );
@@ -314,18 +323,23 @@ export class QuerySlots {
     while (this.#running < this.#opts.maxConcurrent) {
       const now = this.#now();
       let next: string | undefined;
+      let at = 0;
       let least = Number.POSITIVE_INFINITY;
       for (const [caller, queue] of this.#queues) {
-        if (!this.#free(caller, queue[0]?.heavyQuery ?? false)) continue;
+        // its first waiter that may start: a query expected heavy and held back does not hold up
+        // the caller's light ones queued behind it (they waited until it was refused)
+        const first = queue.findIndex((w) => this.#free(caller, w.heavyQuery));
+        if (first === -1) continue;
         const used = this.#decayed(caller, now);
         if (used < least) {
           least = used;
           next = caller;
+          at = first;
         }
       }
       if (next === undefined) return;
       const queue = this.#queues.get(next) as Waiter[];
-      const waiter = queue.shift() as Waiter;
+      const [waiter] = queue.splice(at, 1) as [Waiter];
       this.#queues.delete(next);
       // served: behind the others among equals
       if (queue.length > 0) this.#queues.set(next, queue);

@@ -170,14 +170,18 @@ export class QueryService {
     const asker = this.#askers.get(askerKey(endpoint, text));
     // done for the caller who asked: not while the heavy mark holds it back (the warmer keeps the
     // key and skips it, as when the engine is busy), and its engine time is that caller's
-    if (asker !== undefined && admission?.heldBack(asker)) {
-      throw new QesError("too_many_requests", "the caller this key is warmed for is held back", {
-        retryAfterSeconds: 1,
-      });
-    }
+    if (asker !== undefined && admission?.heldBack(asker)) throw heldBackAsker();
+    // nor, while others use the engine, when its consumer SQL is a query the planner expects to
+    // be heavy: asked alone once, a cross join was cached and warmed, then refreshed every interval
+    // among others without an estimate (asked before warming's slot, which counts as another's)
+    const estimate =
+      asker !== undefined && admission?.heldBack(asker, true)
+        ? this.#heavyEstimate(compiled, bound.values, spec.consumerSql ?? undefined)
+        : undefined;
     const release = await admission?.warmSlot(signal, asker);
     let entry: CacheEntry;
     try {
+      if (estimate && (await estimate(signal))) throw heldBackAsker();
       entry = await this.#produce(endpoint, compiled, bound.values, spec.redact, "warm", signal);
     } finally {
       release?.();
@@ -242,4 +246,11 @@ export class QueryService {
       rowLimitReached: result.rowLimitReached,
     };
   }
+}
+
+/** warming skips a key done for a caller held back now (the warmer keeps it, as when busy) */
+function heldBackAsker(): QesError {
+  return new QesError("too_many_requests", "the caller this key is warmed for is held back", {
+    retryAfterSeconds: 1,
+  });
 }
