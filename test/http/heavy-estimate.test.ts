@@ -71,6 +71,8 @@ describe("a consumer query PostgreSQL's planner expects to be heavy", () => {
       await dashboard;
       expect(refused.status, refused.text).toBe(429);
       expect(refused.body.error.code).toBe("too_many_requests");
+      // it says which limit: the estimate, not the caller's share
+      expect(refused.body.error.message).toMatch(/expects this query to be heavy/);
       expect(Number(refused.headers.get("retry-after"))).toBeGreaterThanOrEqual(1);
       // the same caller's light consumer SQL is not held back by that
       const light = await get(server, LIGHT_SQL, TOKEN);

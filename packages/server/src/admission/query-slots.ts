@@ -145,7 +145,7 @@ export class QuerySlots {
     signal?.throwIfAborted();
     if (this.#free(caller, heavyQuery)) return this.#take(caller, onBehalfOf);
     const queue = this.#queues.get(caller) ?? [];
-    if (queue.length >= this.#opts.queuePerCaller) throw busy(this.#callerFull(caller, heavyQuery));
+    if (queue.length >= this.#opts.queuePerCaller) throw this.#busy(caller, heavyQuery);
     await new Promise<void>((resolve, reject) => {
       let timer: NodeJS.Timeout | undefined;
       const waiter: Waiter = {
@@ -173,7 +173,7 @@ export class QuerySlots {
         clearTimeout(timer);
         leave(signal?.reason);
       };
-      timer = setTimeout(() => leave(busy(this.#callerFull(caller, heavyQuery))), this.#opts.maxWaitMs);
+      timer = setTimeout(() => leave(this.#busy(caller, heavyQuery)), this.#opts.maxWaitMs);
       signal?.addEventListener("abort", onAbort, { once: true });
       queue.push(waiter);
       this.#queues.set(caller, queue);
@@ -239,8 +239,19 @@ export class QuerySlots {
     );
   }
 
-  #callerFull(caller: string, heavyQuery: boolean): boolean {
-    return (this.#byCaller.get(caller) ?? 0) >= this.#shareOf(caller, heavyQuery);
+  /** the refusal of `caller`'s query: which limit it met, so that the caller knows what to change */
+  #busy(caller: string, heavyQuery: boolean): QesError {
+    if (heavyQuery && this.heldBack(caller, true) && !this.heldBack(caller)) {
+      return tooMany(
+        "The engine expects this query to be heavy, and it runs only while no other caller uses the engine; " +
+          "try again when the service is quieter, or make the query cheaper.",
+      );
+    }
+    return tooMany(
+      (this.#byCaller.get(caller) ?? 0) >= this.#shareOf(caller, heavyQuery)
+        ? "Too many queries of this caller are running or waiting; try again shortly."
+        : "The service is running as many queries as it can; try again shortly.",
+    );
   }
 
   #take(caller: string, onBehalfOf: string | undefined): () => void {
@@ -351,12 +362,6 @@ export class QuerySlots {
   }
 }
 
-function busy(callerFull: boolean): QesError {
-  return new QesError(
-    "too_many_requests",
-    callerFull
-      ? "Too many queries of this caller are running or waiting; try again shortly."
-      : "The service is running as many queries as it can; try again shortly.",
-    { retryAfterSeconds: BUSY_RETRY_AFTER_SECONDS },
-  );
+function tooMany(message: string): QesError {
+  return new QesError("too_many_requests", message, { retryAfterSeconds: BUSY_RETRY_AFTER_SECONDS });
 }
