@@ -459,6 +459,13 @@ async function main(): Promise<void> {
         // when they fell (seconds into the attack) and what the server said: their cause is the question
         outsideAt: s503Outside.map((s) => `${(s.atMs / 1000).toFixed(1)}s ${s.kind}: ${s.error ?? ""}`),
       },
+      // a timeout is the attacker's cross join's answer; a well-behaved one's says where its time went
+      status504: loaded
+        .filter((s) => s.status === 504)
+        .map(
+          (s) =>
+            `${(s.atMs / 1000).toFixed(1)}s+${(s.ms / 1000).toFixed(1)}s ${s.kind}${outside(s) ? "" : " (in an outage)"}: ${s.error ?? ""}`,
+        ),
       status5xxOther: counts(unexpected),
       events,
       rssMb: rss.map((r) => `${r.atS}s:${r.mb.toFixed(0)}`).join(" "),
