@@ -116,7 +116,7 @@ export function extendedArrayQuery(text: string, values: BoundValues): pg.QueryA
 
 interface CancelConnection {
   on(event: "error", listener: () => void): void;
-  once(event: "connect", listener: () => void): void;
+  once(event: "connect" | "end" | "error", listener: () => void): void;
   connect(portOrPath: number | string, host?: string): void;
   cancel(processID: number, secretKey: number): void;
   end(): void;
@@ -124,6 +124,11 @@ interface CancelConnection {
 
 const WATCHDOG = Symbol("watchdog");
 const WATCHDOG_GRACE_MS = 5000;
+/**
+ * How long a connection whose query was cancelled waits for the cancel to reach the server before
+ * it goes back to the pool; past it the connection is dropped instead (`inSession`).
+ */
+const CANCEL_DELIVERY_MS = 2000;
 
 interface SessionState {
   statementTimeoutMs: number;
@@ -208,7 +213,10 @@ export class PostgresExecutor {
     opts.signal?.throwIfAborted();
     const client = await this.connect();
     let broken = false;
-    const onAbort = () => this.cancel(client);
+    let cancelled: Promise<boolean> | undefined;
+    const onAbort = () => {
+      cancelled = this.cancel(client);
+    };
     try {
       await this.setTimeout(client, opts.timeoutMs);
       opts.signal?.addEventListener("abort", onAbort, { once: true });
@@ -222,6 +230,11 @@ export class PostgresExecutor {
       throw toQesError(e, doing);
     } finally {
       opts.signal?.removeEventListener("abort", onAbort);
+      // A cancel names the server process, not the query: one still on its way when the query had
+      // ended would cancel whatever the connection runs next, another caller's query (a 504 in no
+      // time, seen in the soak). The connection goes back once the server has taken the cancel
+      // (it is ignored by an idle process), or is dropped if that does not come.
+      if (cancelled !== undefined && !(await cancelled)) broken = true;
       client.release(broken);
     }
   }
@@ -301,27 +314,40 @@ export class PostgresExecutor {
    * Cancels the running statement of a pooled connection with the protocol's CancelRequest (what
    * libpq's PQcancel sends): a short unauthenticated connection carrying the backend's pid and
    * secret key, so it needs no free connection slot and no login. The statement then fails with
-   * 57014 and the connection stays usable.
+   * 57014 and the connection stays usable. Resolves true once the server has taken the request
+   * (it closes the socket after signalling the process), false when that did not happen within
+   * CANCEL_DELIVERY_MS.
    */
-  private cancel(client: pg.PoolClient): void {
+  private cancel(client: pg.PoolClient): Promise<boolean> {
     const { processID, secretKey, host, port } = client as unknown as {
       processID?: number;
       secretKey?: number;
       host: string;
       port: number;
     };
-    if (processID === undefined || secretKey === undefined) return;
+    if (processID === undefined || secretKey === undefined) return Promise.resolve(false);
     // pg's wire connection: typed by @types/pg without the methods a cancel request uses
     const connection = new pg.Connection() as unknown as CancelConnection;
     connection.on("error", () => undefined);
-    connection.once("connect", () => {
-      connection.cancel(processID, secretKey);
-      // the server closes the socket once it has read the request
-      connection.end();
+    return new Promise<boolean>((resolve) => {
+      let sent = false;
+      const timer = setTimeout(() => resolve(false), CANCEL_DELIVERY_MS);
+      const done = (delivered: boolean) => {
+        clearTimeout(timer);
+        resolve(delivered);
+      };
+      connection.once("connect", () => {
+        connection.cancel(processID, secretKey);
+        sent = true;
+        // the server closes the socket once it has read the request
+        connection.end();
+      });
+      connection.once("end", () => done(sent));
+      connection.once("error", () => done(false));
+      // a Unix socket directory (`host=/var/run/postgresql`) or a TCP host
+      if (host.startsWith("/")) connection.connect(`${host}/.s.PGSQL.${port}`);
+      else connection.connect(port, host);
     });
-    // a Unix socket directory (`host=/var/run/postgresql`) or a TCP host
-    if (host.startsWith("/")) connection.connect(`${host}/.s.PGSQL.${port}`);
-    else connection.connect(port, host);
   }
 }
 
