@@ -14,6 +14,20 @@ async function refusal(p: Promise<unknown>): Promise<QesError> {
   throw new Error("expected a refusal");
 }
 
+/** slots with the heavy mark at 15 s and a clock the test moves (`clock.now`, ms) */
+function heavyMarkSlots(): { s: QuerySlots; clock: { now: number } } {
+  const clock = { now: 0 };
+  const s = new QuerySlots({
+    maxConcurrent: 10,
+    perCaller: 2,
+    queuePerCaller: 4,
+    maxWaitMs: 60_000,
+    heavyUsageMs: 15_000,
+    nowMs: () => clock.now,
+  });
+  return { s, clock };
+}
+
 describe("QuerySlots", () => {
   it("never gives one caller every slot: with 2 slots and perCaller 2, a second caller still gets one", async () => {
     const s = slots(2);
@@ -152,19 +166,11 @@ describe("QuerySlots", () => {
   });
 
   it("among others, a caller at half the heavy mark runs one query at a time, modestly; alone it keeps its share", async () => {
-    let now = 0;
-    const s = new QuerySlots({
-      maxConcurrent: 10,
-      perCaller: 2,
-      queuePerCaller: 4,
-      maxWaitMs: 60_000,
-      heavyUsageMs: 15_000,
-      nowMs: () => now,
-    });
+    const { s, clock } = heavyMarkSlots();
     // two 5 s queries at once: 10 s of engine time, past half of 15 s, short of all of it
     const j1 = await s.acquire("attacker");
     const j2 = await s.acquire("attacker");
-    now += 5_000;
+    clock.now += 5_000;
     j1();
     j2();
     expect(s.usageMs("attacker")).toBeCloseTo(10_000, 0);
@@ -192,7 +198,7 @@ describe("QuerySlots", () => {
     await new Promise((r) => setTimeout(r, 0));
     expect(second).toBe(false);
     // seconds later, the attacker is alone again: its second query runs at the next release
-    now += 3_000;
+    clock.now += 3_000;
     b1();
     await new Promise((r) => setTimeout(r, 0));
     (await b2)();
@@ -203,19 +209,11 @@ describe("QuerySlots", () => {
   });
 
   it("a heavy caller among others starts nothing until its engine time decays below the mark; alone it runs", async () => {
-    let now = 0;
-    const s = new QuerySlots({
-      maxConcurrent: 10,
-      perCaller: 2,
-      queuePerCaller: 4,
-      maxWaitMs: 60_000,
-      heavyUsageMs: 15_000,
-      nowMs: () => now,
-    });
+    const { s, clock } = heavyMarkSlots();
     // two 10 s cross joins at once: 20 s of engine time
     const j1 = await s.acquire("attacker");
     const j2 = await s.acquire("attacker");
-    now += 10_000;
+    clock.now += 10_000;
     j1();
     j2();
     expect(s.usageMs("attacker")).toBeGreaterThanOrEqual(15_000);
@@ -236,7 +234,7 @@ describe("QuerySlots", () => {
     await new Promise((r) => setTimeout(r, 0));
     expect(started).toBe(false);
     // 20 s decays below 15 s in 30 s × log2(20 / 15) ≈ 12.5 s: the next release lets it start, modestly
-    now += 13_000;
+    clock.now += 13_000;
     expect(s.usageMs("attacker")).toBeLessThan(15_000);
     const d3 = await s.acquire("other");
     d2();
@@ -309,24 +307,16 @@ describe("QuerySlots", () => {
   });
 
   it("counts a query's engine time while it runs: a caller's first long queries make it heavy before they end", async () => {
-    let now = 0;
-    const s = new QuerySlots({
-      maxConcurrent: 10,
-      perCaller: 2,
-      queuePerCaller: 4,
-      maxWaitMs: 60_000,
-      heavyUsageMs: 15_000,
-      nowMs: () => now,
-    });
+    const { s, clock } = heavyMarkSlots();
     const dashboard = await s.acquire("dashboard");
     // two cross joins, still running 4 s later: 8 s of slot time, past half the mark
     const j1 = await s.acquire("attacker");
     const j2 = await s.acquire("attacker");
-    now += 4_000;
+    clock.now += 4_000;
     expect(s.usageMs("attacker")).toBeCloseTo(8_000, 0);
     expect(s.runsModestly("attacker")).toBe(true);
     // 8 s in, 16 s of slot time: held back, though neither has ended
-    now += 4_000;
+    clock.now += 4_000;
     expect(s.heldBack("attacker")).toBe(true);
     // ended, the time is counted once
     j1();
@@ -336,15 +326,7 @@ describe("QuerySlots", () => {
   });
 
   it("a query the engine expects to be heavy waits while another caller uses the engine, whatever its caller's history; alone it runs", async () => {
-    let now = 0;
-    const s = new QuerySlots({
-      maxConcurrent: 10,
-      perCaller: 2,
-      queuePerCaller: 4,
-      maxWaitMs: 60_000,
-      heavyUsageMs: 15_000,
-      nowMs: () => now,
-    });
+    const { s, clock } = heavyMarkSlots();
     // a new caller with no engine time, alone: its heavy query runs at once
     expect(s.heldBack("newcomer", true)).toBe(false);
     const alone = await s.acquire("newcomer", undefined, undefined, true);
@@ -367,10 +349,10 @@ describe("QuerySlots", () => {
     // the dashboard is done, but started a query just now: it still counts until that ages
     await new Promise((r) => setTimeout(r, 10));
     expect(granted).toBe(false);
-    now += 2_001;
+    clock.now += 2_001;
     // a release looks again (the timer would too)
     (await s.acquire("other-light"))();
-    now += 2_001;
+    clock.now += 2_001;
     (await s.acquire("newcomer"))();
     const release = await waiting;
     expect(granted).toBe(true);
@@ -394,15 +376,7 @@ describe("QuerySlots", () => {
     dashboard();
   });
   it("two callers' heavy queries waiting do not hold each other back: once the others are done they take turns", async () => {
-    let now = 0;
-    const s = new QuerySlots({
-      maxConcurrent: 10,
-      perCaller: 2,
-      queuePerCaller: 4,
-      maxWaitMs: 60_000,
-      heavyUsageMs: 15_000,
-      nowMs: () => now,
-    });
+    const { s, clock } = heavyMarkSlots();
     const dashboard = await s.acquire("dashboard");
     const granted: string[] = [];
     const heavy = (caller: string) =>
@@ -415,14 +389,14 @@ describe("QuerySlots", () => {
     await new Promise((r) => setTimeout(r, 10));
     expect(granted).toEqual([]);
     dashboard();
-    now += 2_001;
+    clock.now += 2_001;
     // a release looks again: the dashboard is gone, and each other waits only with a heavy query
     (await s.acquire("first"))();
     await new Promise((r) => setTimeout(r, 10));
     expect(granted).toEqual(["first"]);
     // the one running holds the other back until it is done and its start has aged
     (await first)();
-    now += 2_001;
+    clock.now += 2_001;
     (await s.acquire("second"))();
     await new Promise((r) => setTimeout(r, 10));
     expect(granted).toEqual(["first", "second"]);
