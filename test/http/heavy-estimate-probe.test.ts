@@ -1,16 +1,16 @@
-import type { Backend, CompiledQuery } from "@qes/core";
+import type { CompiledQuery } from "@qes/core";
 import pg from "pg";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { TEST_POSTGRES_URL } from "../support/backends.ts";
 import { EDGE_EVENTS, FLOOD_EVENTS } from "./support/events.ts";
 import {
-  call,
-  HASHED_TOKEN,
-  type HttpServer,
-  SCOPED_TOKEN,
-  startHttpServer,
-  TOKEN,
-} from "./support/in-process.ts";
+  dashboard as dashboardOf,
+  getAs as get,
+  isCrossJoin as isCross,
+  metricsOf,
+  recordingBackend as recording,
+} from "./support/heavy-queries.ts";
+import { call, HASHED_TOKEN, SCOPED_TOKEN, startHttpServer, TOKEN } from "./support/in-process.ts";
 import { postgresStore, type Store } from "./support/stores.ts";
 
 /**
@@ -22,51 +22,6 @@ const CROSS = "length(a.path) + length(b.path) + length(c.path)";
 const consumer = (sql: string) =>
   `/api/endpoints/query/usage.api-counts?interval=daily&project=alpha&sql=${encodeURIComponent(sql)}`;
 const CHEAP = "/api/endpoints/query/logs.all?project=beta";
-const isCross = (sql: string) => /length\(.*length\(.*length\(/s.test(sql);
-
-/** the backend, with the SQL of every query it was asked to run */
-function recording(backend: Backend): { backend: Backend; ran: string[] } {
-  const ran: string[] = [];
-  const proxy = new Proxy(backend, {
-    get(target, prop) {
-      if (prop === "execute")
-        return (q: CompiledQuery, ...rest: [never, never]) => {
-          ran.push(q.sql);
-          return target.execute(q, ...rest);
-        };
-      const value = Reflect.get(target, prop);
-      return typeof value === "function" ? value.bind(target) : value;
-    },
-  });
-  return { backend: proxy, ran };
-}
-
-const get = (server: HttpServer, path: string, token: string, signal?: AbortSignal) =>
-  call(`${server.url}${path}`, { headers: { "X-API-KEY": token }, ...(signal ? { signal } : {}) });
-
-/** another caller's dashboard: one cheap query after another until `stop()` */
-function dashboard(server: HttpServer): { stop: () => Promise<number[]> } {
-  let stopped = false;
-  const statuses: number[] = [];
-  const loop = (async () => {
-    for (let i = 0; !stopped; i++)
-      statuses.push(
-        (await get(server, `${CHEAP}&iso_timestamp_start=2025-01-15T0${i % 10}:00:00Z`, HASHED_TOKEN)).status,
-      );
-  })();
-  return {
-    stop: async () => {
-      stopped = true;
-      await loop;
-      return statuses;
-    },
-  };
-}
-
-async function metricsOf(server: HttpServer): Promise<string> {
-  return (await call(`${server.url}/metrics`, { headers: { "X-API-KEY": TOKEN } })).text;
-}
-
 describe("the planner's estimate at admission, probed", () => {
   let store: Store;
   beforeAll(async () => {
@@ -81,7 +36,7 @@ describe("the planner's estimate at admission, probed", () => {
     const server = await startHttpServer(backend, { QES_QUERY_TIMEOUT_MS: "3000" });
     try {
       expect((await get(server, CHEAP, HASHED_TOKEN)).status).toBe(200);
-      const others = dashboard(server);
+      const others = dashboardOf(server, CHEAP);
       // the planner guesses a third of the rows pass, so the first comes almost at once
       const limited = await get(
         server,
@@ -101,7 +56,7 @@ describe("the planner's estimate at admission, probed", () => {
     const gone = new AbortController();
     try {
       expect((await get(server, CHEAP, HASHED_TOKEN)).status).toBe(200);
-      const others = dashboard(server);
+      const others = dashboardOf(server, CHEAP);
       const asks = [TOKEN, SCOPED_TOKEN].map((token, i) =>
         get(
           server,
@@ -166,7 +121,7 @@ describe("the planner's estimate at admission, probed", () => {
     const server = await startHttpServer(backend, { QES_QUERY_TIMEOUT_MS: "3000" });
     const gone = new AbortController();
     try {
-      const others = dashboard(server);
+      const others = dashboardOf(server, CHEAP);
       while (ran.length === 0) await new Promise((r) => setTimeout(r, 10));
       const asked = get(
         server,
@@ -193,7 +148,7 @@ describe("the planner's estimate at admission, probed", () => {
     const { backend } = recording(store.backend);
     const server = await startHttpServer(backend, { QES_QUERY_TIMEOUT_MS: "3000" });
     try {
-      const others = dashboard(server);
+      const others = dashboardOf(server, CHEAP);
       const failing = await get(server, consumer("select 1 / 0 as n from requests"), TOKEN);
       for (const s of await others.stop()) expect(s).toBe(200);
       expect(failing.status, failing.text).toBe(422);
@@ -213,7 +168,7 @@ describe("the planner's estimate at admission, probed", () => {
     };
     const union = Array.from({ length: 150 }, (_, i) => branch(i)).join(" union all ");
     try {
-      const others = dashboard(server);
+      const others = dashboardOf(server, CHEAP);
       while (ran.length === 0) await new Promise((r) => setTimeout(r, 10));
       // too long for a request line: posted
       const planned = await call(`${server.url}/api/endpoints/query/usage.api-counts`, {
@@ -265,7 +220,7 @@ describe("a client gone while the engine plans its query", () => {
     };
     const gone = new AbortController();
     try {
-      const others = dashboard(server);
+      const others = dashboardOf(server, CHEAP);
       while (ran.length === 0) await new Promise((r) => setTimeout(r, 10));
       const asked = call(`${server.url}/api/endpoints/query/usage.api-counts`, {
         method: "POST",
@@ -318,7 +273,7 @@ describe("a consumer query the planner expects to be heavy that is done in a mom
       );
       expect(alone.status, alone.text).toBe(200);
       expect(ran.filter(twoWay)).toHaveLength(1);
-      const others = dashboard(server);
+      const others = dashboardOf(server, CHEAP);
       while (ran.length < 3) await new Promise((r) => setTimeout(r, 10));
       await server.service.warm("usage.api-counts");
       for (const s of await others.stop()) expect(s).toBe(200);
@@ -334,7 +289,7 @@ describe("a consumer query the planner expects to be heavy that is done in a mom
     const twoWay = (sql: string) => /length\(.*length\(/s.test(sql) && !isCross(sql);
     const sql = "select count(*) as n from requests a, requests b where length(a.path) + length(b.path) > 2";
     try {
-      const others = dashboard(server);
+      const others = dashboardOf(server, CHEAP);
       while (ran.length === 0) await new Promise((r) => setTimeout(r, 10));
       const asks = [TOKEN, SCOPED_TOKEN].map((token) => get(server, consumer(sql), token));
       // both callers' asks for the one flight were estimated heavy and wait
