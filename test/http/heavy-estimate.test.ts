@@ -85,4 +85,39 @@ describe("a consumer query PostgreSQL's planner expects to be heavy", () => {
       await server.close();
     }
   });
+
+  it("asks for a plan only for consumer SQL: a stored query among others is never estimated", async () => {
+    const estimated: string[] = [];
+    const backend = new Proxy(store.backend, {
+      get(target, prop) {
+        if (prop === "estimateHeavy")
+          return (...args: Parameters<NonNullable<typeof target.estimateHeavy>>) => {
+            estimated.push(args[0].sql);
+            return target.estimateHeavy?.(...args);
+          };
+        const value = Reflect.get(target, prop);
+        return typeof value === "function" ? value.bind(target) : value;
+      },
+    });
+    const server = await startHttpServer(backend, { QES_QUERY_TIMEOUT_MS: "20000" });
+    const others = dashboard(server, CHEAP);
+    try {
+      expect((await get(server, CHEAP, HASHED_TOKEN)).status).toBe(200);
+      // the stored queries, uncached (a parameter no one asked before), while the dashboard runs
+      const stored = await get(
+        server,
+        "/api/endpoints/query/usage.api-counts?interval=hourly&project=delta",
+        TOKEN,
+      );
+      expect(stored.status, stored.text).toBe(200);
+      expect(estimated).toEqual([]);
+      // the same caller's consumer SQL among the same others is estimated (and, light, answered)
+      const light = await get(server, LIGHT_SQL, TOKEN);
+      expect(light.status, light.text).toBe(200);
+      expect(estimated.length).toBe(1);
+    } finally {
+      await others.stop();
+      await server.close();
+    }
+  });
 });
