@@ -14,6 +14,7 @@ import {
   type RetentionPolicy,
   type RetentionReport,
   type SourceStats,
+  type StatisticsReport,
 } from "@qes/core";
 import { Kysely, PostgresDialect } from "kysely";
 import pg from "pg";
@@ -31,6 +32,7 @@ import { migrateStorage } from "./postgres-migrations.ts";
 import { ensureReaderRole, grantSchemaUsage, readerPasswordFor } from "./postgres-query-role.ts";
 import { applyPostgresRetention, postgresSourceStats, retentionLockKey } from "./postgres-retention.ts";
 import { advisoryKey } from "./postgres-sql.ts";
+import { refreshPostgresStatistics } from "./postgres-statistics.ts";
 import {
   ensureBuiltinSources,
   lockSourceForLoad,
@@ -202,35 +204,59 @@ export class PostgresBackend implements Backend {
    * then it returns no reports, as the other run does the work.
    */
   async applyRetention(policy: RetentionPolicy, nowMicros: bigint): Promise<RetentionReport[]> {
+    const reports = await this.#onceAcrossInstances(
+      retentionLockKey(this.config.schema),
+      "applying retention",
+      async (client) =>
+        applyPostgresRetention(client, this.config.schema, await this.refreshSchema(true), policy, nowMicros),
+    );
+    return reports ?? [];
+  }
+
+  /**
+   * Analyzes the partitions that changed enough where autovacuum does not run (and so would
+   * not), unless another instance is doing it right now: then nothing here.
+   */
+  async refreshStatistics(): Promise<StatisticsReport> {
+    const report = await this.#onceAcrossInstances(
+      advisoryKey(`qes:statistics:${this.config.schema}`),
+      "refreshing statistics",
+      (client) => refreshPostgresStatistics(client, this.config.schema),
+    );
+    return report ?? { analyzed: [] };
+  }
+
+  /**
+   * `work` on an owner connection holding the session advisory lock `key`, or undefined at once
+   * when another session holds it (another instance is doing the same work).
+   */
+  async #onceAcrossInstances<T>(
+    key: string,
+    doing: string,
+    work: (client: pg.PoolClient) => Promise<T>,
+  ): Promise<T | undefined> {
     let client: pg.PoolClient;
     try {
       client = await this.ownerPool.connect();
     } catch (e) {
-      throw toQesError(e, "connecting to apply retention");
+      throw toQesError(e, `connecting for ${doing}`);
     }
-    const key = retentionLockKey(this.config.schema);
     let broken = false;
     try {
       const { rows } = await client.query<{ locked: boolean }>(
         "select pg_try_advisory_lock($1::bigint) as locked",
         [key],
       );
-      if (!rows[0]?.locked) return [];
+      if (!rows[0]?.locked) return undefined;
       try {
-        return await applyPostgresRetention(
-          client,
-          this.config.schema,
-          await this.refreshSchema(true),
-          policy,
-          nowMicros,
-        );
+        return await work(client);
       } finally {
         await client.query("select pg_advisory_unlock($1::bigint)", [key]).catch(() => {
           broken = true;
         });
       }
     } catch (e) {
-      throw toQesError(e, "applying retention");
+      throw toQesError(e, doing);
     } finally {
       client.release(broken);
     }

@@ -28,6 +28,7 @@ import {
   partitionsByDay,
 } from "./postgres-partitions.ts";
 import { qualified } from "./postgres-sql.ts";
+import { changesCounted } from "./postgres-statistics.ts";
 import {
   applySchemaChanges,
   createSource,
@@ -47,27 +48,28 @@ import {
 const ANALYZE_MIN_EVENTS = 1000;
 const ANALYZE_GROWTH = 0.2;
 /**
- * What a load analyzes when autovacuum runs: the columns every source has and every query
- * filters, groups or orders by (the time-bucket statistics are built from `timestamp`). ANALYZE
- * of a partitioned table in PostgreSQL 15 samples the parent and then each day's partition
- * again, every column each time: 6.2 s of a 16.9 s load of 100,000 edge events (55 columns, 8
- * days) on an idle machine, against 1.0 s for these four (docs/benchmarks.md). A column list
- * leaves the partitions' count of changes since their last ANALYZE as it was, so autovacuum still
- * analyzes each of them whole soon after; the parent's statistics of the other columns (only
- * GROUP BY estimates over the whole table read them) wait for a later full ANALYZE. Without
- * autovacuum nothing else would ever analyze the partitions: the load analyzes everything.
+ * What a load analyzes: the columns every source has and every query filters, groups or orders
+ * by (the time-bucket statistics are built from `timestamp`), so the first queries after a large
+ * load plan with them. ANALYZE of a partitioned table in PostgreSQL 15 samples the parent and
+ * then each day's partition again, every column each time: 5.6 s of a 13.6 s load of 100,000
+ * edge events (55 columns, 8 days) on an idle machine, against ~1 s for these four
+ * (docs/benchmarks.md). A column list leaves the partitions' count of changes since their last
+ * ANALYZE as it was, so the partitions are analyzed whole soon after, off the load's path: by
+ * autovacuum, or where it is off by the server's statistics pass (postgres-statistics.ts, every
+ * minute). The parent's statistics of the other columns (only GROUP BY estimates over the whole
+ * table read them) wait for a later full ANALYZE, as autovacuum never analyzes a parent. Only
+ * where the server counts no changes (`track_counts` off) would nothing follow: then the load
+ * analyzes everything.
  */
 const ANALYZED_COLUMNS = Object.keys(FIXED_COLUMNS)
   .map((c) => `"${c}"`)
   .join(", ");
 
-/** the columns list of a load's ANALYZE: empty (all of them) when autovacuum will not follow it */
+/** the columns list of a load's ANALYZE: empty (all of them) when nothing could follow it */
 async function analyzedColumns(client: pg.ClientBase): Promise<string> {
-  const { rows } = await client.query<{ on: boolean }>(
-    "select current_setting('autovacuum')::boolean and current_setting('track_counts')::boolean as on",
-  );
-  return rows[0]?.on ? ` (${ANALYZED_COLUMNS})` : "";
+  return (await changesCounted(client)) ? ` (${ANALYZED_COLUMNS})` : "";
 }
+
 /** lines per batch: the unit of encoding (here or in a worker) and of writing */
 const BATCH_LINES = 2000;
 /** a load's first lines are encoded on its own thread (small loads never start workers) */

@@ -89,6 +89,14 @@ export interface RetentionReport {
   droppedPartitions?: number;
 }
 
+/** what one statistics pass did (`Backend.refreshStatistics`) */
+export interface StatisticsReport {
+  /** the tables analyzed, by the engine's own names */
+  analyzed: string[];
+  /** why the pass did nothing: the engine keeps statistics itself, or counts no changes to go by */
+  skipped?: "autovacuum" | "untracked";
+}
+
 export interface SourceStats {
   source: string;
   events: number;
@@ -136,6 +144,13 @@ export interface Backend {
    * the space (DESIGN.md §10). Sources with 0 days are untouched.
    */
   applyRetention(policy: RetentionPolicy, nowMicros: bigint): Promise<RetentionReport[]>;
+  /**
+   * Keeps the planner's statistics of stored events current where the engine itself does not
+   * (PostgreSQL with autovacuum off): analyzes what changed enough since it was last analyzed.
+   * Optional; the server runs it at start-up and then every minute, once at a time across
+   * instances where the engine can tell.
+   */
+  refreshStatistics?(): Promise<StatisticsReport>;
   /** per-source counters for /metrics; cheap (catalogue statistics where the engine keeps them) */
   sourceStats(): Promise<SourceStats[]>;
   /** runs a compiled query read-only with bound parameters, a timeout and a row cap */

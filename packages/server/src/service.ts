@@ -4,6 +4,7 @@ import {
   type LogEvent,
   QesError,
   type RetentionReport,
+  type StatisticsReport,
 } from "@qes/core";
 import type { Logger } from "pino";
 import { Admission, WARM_CALLER } from "./admission/admission.ts";
@@ -32,6 +33,7 @@ import { QueryService } from "./query/query-service.ts";
 import { RedisConnection } from "./redis/redis-connection.ts";
 import { RetentionRunner } from "./retention/retention-runner.ts";
 import { shortRetentionWarnings, unheldRetentionWarnings } from "./retention/retention-warnings.ts";
+import { StatisticsRunner } from "./statistics/statistics-runner.ts";
 import { MemoryWarmKeys, RedisWarmKeys, type WarmKeys } from "./warming/warm-keys.ts";
 import { Warmer, warmIntervalMs } from "./warming/warmer.ts";
 
@@ -59,6 +61,8 @@ export interface RunningService {
   metrics: Metrics;
   /** retention (QES_RETENTION_DAYS): the start-up run's reports when it ends, and one run on demand */
   retention: { firstRun: Promise<RetentionReport[]>; run(): Promise<RetentionReport[]> };
+  /** the planner's statistics where the engine does not keep them: the start-up pass's report, and one pass on demand */
+  statistics: { firstRun: Promise<StatisticsReport>; run(): Promise<StatisticsReport> };
   /** one warming run of an endpoint now (tests; the schedulers run it on their own) */
   warm(endpointName: string): Promise<void>;
   /**
@@ -248,6 +252,8 @@ export async function startService(opts: StartServiceOptions): Promise<RunningSe
   );
   const retention = new RetentionRunner({ backend, policy: config.retention, clock, logger });
   const firstRun = retention.start();
+  const statistics = new StatisticsRunner({ backend, logger });
+  const firstStatistics = statistics.start();
   let closing: Promise<void> | undefined;
   return {
     url: server.url,
@@ -256,6 +262,7 @@ export async function startService(opts: StartServiceOptions): Promise<RunningSe
     logger,
     metrics,
     retention: { firstRun, run: () => retention.run() },
+    statistics: { firstRun: firstStatistics, run: () => statistics.run() },
     warm: async (name) => {
       const endpoint = registry.get(name);
       const everyMs = endpoint && warmIntervalMs(endpoint, config.warmIntervalScale);
@@ -267,6 +274,7 @@ export async function startService(opts: StartServiceOptions): Promise<RunningSe
         // every acknowledged batch is committed already; this waits for any still being committed
         await queue.close();
         await retention.close();
+        await statistics.close();
         await warmer.close();
         await redis?.close();
         logger.info("stopped");

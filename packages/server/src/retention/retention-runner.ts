@@ -1,6 +1,7 @@
 import type { Backend, RetentionPolicy, RetentionReport } from "@qes/core";
 import type { Logger } from "pino";
 import type { Clock } from "../clock.ts";
+import { PeriodicRun } from "../periodic-run.ts";
 
 /** how often retention runs after the start-up run */
 export const RETENTION_EVERY_MS = 3_600_000;
@@ -12,8 +13,7 @@ export const RETENTION_EVERY_MS = 3_600_000;
  * retried at the next hour; it never stops the service.
  */
 export class RetentionRunner {
-  #timer: NodeJS.Timeout | undefined;
-  #running: Promise<RetentionReport[]> | undefined;
+  readonly #periodic = new PeriodicRun(RETENTION_EVERY_MS, () => this.#runOnce());
 
   constructor(
     private readonly opts: { backend: Backend; policy: RetentionPolicy; clock: Clock; logger: Logger },
@@ -21,23 +21,16 @@ export class RetentionRunner {
 
   /** The first run now (the returned promise settles when it ends), then one every hour. */
   start(): Promise<RetentionReport[]> {
-    const first = this.run();
-    this.#timer = setInterval(() => void this.run(), RETENTION_EVERY_MS);
-    this.#timer.unref();
-    return first;
+    return this.#periodic.start();
   }
 
   /** One run; a run already under way is joined, not repeated. Never rejects. */
   run(): Promise<RetentionReport[]> {
-    this.#running ??= this.#runOnce().finally(() => {
-      this.#running = undefined;
-    });
-    return this.#running;
+    return this.#periodic.run();
   }
 
-  async close(): Promise<void> {
-    clearInterval(this.#timer);
-    await this.#running;
+  close(): Promise<void> {
+    return this.#periodic.close();
   }
 
   async #runOnce(): Promise<RetentionReport[]> {
