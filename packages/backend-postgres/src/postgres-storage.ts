@@ -5,6 +5,7 @@ import {
   jsNumberTextSql,
   type LogSchema,
   newSourceSchema,
+  QesError,
   type SchemaChange,
   type SourceSchema,
 } from "@qes/core";
@@ -157,6 +158,27 @@ function enclosingJson(source: SourceSchema, path: string[]): { column: string; 
  * Applies widening changes (core's `widenSchema`) to a source's table, in order. Runs inside the
  * load's transaction, so a failed load leaves the table as it was. `source` is the widened model.
  */
+/** SQLSTATE 54011: a table holds at most 1,600 columns */
+const TOO_MANY_COLUMNS = "54011";
+
+/**
+ * The refusal of a batch whose new fields take its source's table past PostgreSQL's 1,600
+ * columns. The count includes every column ever dropped from the table (PostgreSQL keeps a
+ * dropped column's slot until the table is rewritten), and a record widened to STRING drops its
+ * fields' columns: so a source can meet the limit with far fewer fields than
+ * `QES_INGEST_MAX_FIELDS` allows. It is the batch's doing, not the service's: 400.
+ */
+function tooManyColumns(source: string, adding: number, cause: unknown): QesError {
+  return new QesError(
+    "invalid_event",
+    `source ${JSON.stringify(source)} cannot take ${adding} more column${adding === 1 ? "" : "s"}: PostgreSQL ` +
+      "holds at most 1,600 columns per table, counting the columns of fields that were widened away " +
+      "(a record widened to STRING leaves its fields' columns behind until the table is rewritten). " +
+      "Send these fields inside a string, or into another source.",
+    { cause },
+  );
+}
+
 export async function applySchemaChanges(
   client: Queryable,
   schema: string,
@@ -167,7 +189,13 @@ export async function applySchemaChanges(
   const adds: string[] = [];
   const flushAdds = async () => {
     if (adds.length === 0) return;
-    await client.query(`alter table ${table} ${adds.join(", ")}`);
+    try {
+      await client.query(`alter table ${table} ${adds.join(", ")}`);
+    } catch (e) {
+      throw (e as { code?: unknown }).code === TOO_MANY_COLUMNS
+        ? tooManyColumns(source.name, adds.length, e)
+        : e;
+    }
     adds.length = 0;
   };
   for (const change of changes) {
