@@ -51,6 +51,8 @@ const OWNER_POOL_SIZE = 3;
  */
 export class PostgresBackend implements Backend {
   readonly name = "postgres";
+  /** ingest bodies are parsed and their COPY rows encoded on the server's ingest workers */
+  readonly ingestPreparer = new URL("./postgres-ingest-prepare.ts", import.meta.url).href;
   readonly dialect = postgresDialect;
   readonly config: ResolvedPostgresConfig;
   /** one query per pooled connection: admitting no more than the pool never waits for a connection */

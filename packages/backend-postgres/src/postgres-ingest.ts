@@ -5,6 +5,7 @@ import {
   type IngestBatch,
   type IngestResult,
   type LogEvent,
+  type PreparedIngest,
   QesError,
   type SchemaChange,
   type SourceSchema,
@@ -15,6 +16,7 @@ import type { ResolvedPostgresConfig } from "./postgres-config.ts";
 import { createCopyRowEncoder } from "./postgres-copy-row.ts";
 import { type DayRows, DayRowsBuilder } from "./postgres-day-rows.ts";
 import { toQesError } from "./postgres-errors.ts";
+import { encodePrepared, type PreparedCopyRows } from "./postgres-ingest-prepare.ts";
 import { copyIntoPartition } from "./postgres-partition-copy.ts";
 import {
   type DayPartitions,
@@ -40,6 +42,10 @@ interface Target {
   seen: Set<string>;
   /** events of the call's batches waiting for their COPY, all covered by `source` */
   pending: LogEvent[];
+  /** rows encoded ahead (`IngestBatch.prepared`) waiting for their COPY: those at `keep` */
+  pendingPrepared: { rows: PreparedCopyRows; keep: number[] }[];
+  /** `JSON.stringify(source.fields)` while `source` is unchanged (what prepared rows are checked against) */
+  fields?: string;
 }
 
 /**
@@ -60,17 +66,61 @@ async function storedIds(
   return new Set(rows.map((r) => r.id));
 }
 
-/** COPY rows of events the source's model covers, by day. */
-function copyRows(source: SourceSchema, events: LogEvent[]): { columns: string[]; days: DayRows[] } {
+/**
+ * COPY rows, by day, of a target's waiting events (encoded here for `source`, the model they
+ * are covered by) and of its rows encoded ahead for the same model.
+ */
+function copyRows(source: SourceSchema, target: Target): { columns: string[]; days: DayRows[] } {
   const encoder = createCopyRowEncoder(source);
   const rows = new DayRowsBuilder();
-  for (const [index, event] of events.entries()) {
-    if (encoder.timestamps.format(event.timestamp) === null)
-      throw new QesError("invalid_event", `event ${event.id}: "timestamp" is out of range`);
-    const day = encoder.timestamps.day;
-    rows.add(day, event.timestamp, encoder.encode(event), index);
-  }
+  const { rows: encoded } = encodePrepared(encoder, target.pending);
+  addPrepared(rows, encoded as PreparedCopyRows, undefined);
+  for (const { rows: prepared, keep } of target.pendingPrepared) addPrepared(rows, prepared, keep);
   return { columns: encoder.columns.map((c) => c.column), days: rows.build() };
+}
+
+/** the rows at `keep` (all of them when undefined) into their days */
+function addPrepared(out: DayRowsBuilder, rows: PreparedCopyRows, keep: readonly number[] | undefined): void {
+  const n = keep === undefined ? rows.texts.length : keep.length;
+  for (let k = 0; k < n; k++) {
+    const i = keep === undefined ? k : keep[k]!;
+    out.add(rows.days[i]!, rows.micros[i]!, rows.texts[i]!, i);
+  }
+}
+
+/** the batch's rows encoded ahead, when they were encoded for the target's model as it is now */
+function usablePrepared(batch: IngestBatch, target: Target): PreparedIngest | undefined {
+  const prepared = batch.prepared;
+  if (prepared === undefined) return undefined;
+  target.fields ??= JSON.stringify(target.source.fields);
+  return prepared.fields === target.fields ? prepared : undefined;
+}
+
+/**
+ * Indexes of `ids` neither seen earlier in the call nor stored in the target's table (the first
+ * of ids repeated within them).
+ */
+async function freshIndexes(
+  client: pg.ClientBase,
+  schema: string,
+  target: Target,
+  ids: readonly string[],
+): Promise<number[]> {
+  const fresh: number[] = [];
+  for (let i = 0; i < ids.length; i++) {
+    const id = ids[i]!;
+    if (target.seen.has(id)) continue;
+    target.seen.add(id);
+    fresh.push(i);
+  }
+  if (fresh.length === 0) return fresh;
+  const stored = await storedIds(
+    client,
+    schema,
+    target.source.table,
+    fresh.map((i) => ids[i]!),
+  );
+  return stored.size === 0 ? fresh : fresh.filter((i) => !stored.has(ids[i]!));
 }
 
 /**
@@ -84,9 +134,10 @@ async function writeEvents(
   model: SourceSchema,
   target: Target,
 ): Promise<void> {
-  if (target.pending.length === 0) return;
-  const { columns, days } = copyRows(model, target.pending);
+  if (target.pending.length === 0 && target.pendingPrepared.length === 0) return;
+  const { columns, days } = copyRows(model, target);
   target.pending = [];
+  target.pendingPrepared = [];
   await ensureDailyPartitions(
     client,
     schema,
@@ -140,29 +191,34 @@ export async function ingestEvents(
         changed: false,
         seen: new Set(),
         pending: [],
+        pendingPrepared: [],
       });
     }
     const results: IngestResult[] = [];
     for (const batch of batches) {
       const target = targets.get(batch.source)!;
-      const fresh: LogEvent[] = [];
-      for (const event of batch.events) {
-        if (target.seen.has(event.id)) continue;
-        target.seen.add(event.id);
-        fresh.push(event);
+      const prepared = usablePrepared(batch, target);
+      if (prepared !== undefined) {
+        // encoded for this very model: covered, nothing to widen; only duplicates are left out
+        const keep = await freshIndexes(client, config.schema, target, prepared.ids);
+        if (keep.length > 0) target.pendingPrepared.push({ rows: prepared.rows as PreparedCopyRows, keep });
+        results.push({
+          source: batch.source,
+          stored: keep.length,
+          duplicates: prepared.ids.length - keep.length,
+        });
+        continue;
       }
-      const stored =
-        fresh.length === 0
-          ? new Set<string>()
-          : await storedIds(
-              client,
-              config.schema,
-              target.source.table,
-              fresh.map((e) => e.id),
-            );
-      const events = stored.size === 0 ? fresh : fresh.filter((e) => !stored.has(e.id));
+      const keep = await freshIndexes(
+        client,
+        config.schema,
+        target,
+        batch.events.map((e) => e.id),
+      );
+      const events = keep.map((i) => batch.events[i]!);
       // the model the waiting events were shaped for, should this batch widen it
-      const before = target.pending.length > 0 ? cloneSourceSchema(target.source) : undefined;
+      const waiting = target.pending.length > 0 || target.pendingPrepared.length > 0;
+      const before = waiting ? cloneSourceSchema(target.source) : undefined;
       const changes: SchemaChange[] = [];
       if (!batchCoveredBy(target.source, batch.coveredBy))
         for (const [index, event] of events.entries())
@@ -172,6 +228,7 @@ export async function ingestEvents(
         if (before !== undefined) await writeEvents(client, config.schema, before, target);
         await applySchemaChanges(client, config.schema, target.source, changes);
         target.changed = true;
+        target.fields = undefined;
       }
       for (const event of events) target.pending.push(event);
       results.push({

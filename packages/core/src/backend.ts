@@ -66,6 +66,38 @@ export interface IngestBatch {
    * the events again for widenings (`batchCoveredBy`); any other may not trust it.
    */
   coveredBy?: SourceSchema;
+  /**
+   * The batch's rows encoded ahead of its commit by the backend's `ingestPreparer` (off the
+   * server's main thread), against the schema `coveredBy`. A store uses them only while its
+   * source has exactly the fields they were encoded for; else it reads `events`, which on such a
+   * batch are made on first use.
+   */
+  prepared?: PreparedIngest;
+}
+
+/** An ingest batch's rows as a backend's `ingestPreparer` encoded them (`IngestBatch.prepared`). */
+export interface PreparedIngest {
+  /** `JSON.stringify` of the fields of the schema the rows were encoded against */
+  fields: string;
+  /** each event's id, in the batch's order */
+  ids: readonly string[];
+  /** the backend's own encoding of the events, in the batch's order (structured-cloneable) */
+  rows: unknown;
+}
+
+/**
+ * The module a backend names in `Backend.ingestPreparer`, run in the server's ingest workers:
+ * encodes events that `source` covers into the rows its `ingest` writes. A QesError it throws
+ * refuses the request (400, naming the event).
+ */
+export interface IngestPreparerModule {
+  prepareIngestRows(source: SourceSchema, events: readonly LogEvent[]): PreparedIngestRows;
+}
+
+/** what `prepareIngestRows` returns: the rows, and the buffers among them to hand over without a copy */
+export interface PreparedIngestRows {
+  rows: unknown;
+  transfer?: ArrayBuffer[];
 }
 
 export interface IngestResult {
@@ -139,6 +171,12 @@ export interface Backend {
    * repeated in this call) is not stored again. All or nothing. Results are in batch order.
    */
   ingest(batches: readonly IngestBatch[]): Promise<IngestResult[]>;
+  /**
+   * URL of an `IngestPreparerModule`: the server then parses each ingest request's body on a
+   * worker thread and encodes its rows there too (`IngestBatch.prepared`), so that its main
+   * thread, which drives the commits, is free. Optional: without it the main thread parses.
+   */
+  readonly ingestPreparer?: string;
   /**
    * Removes events older than their source's retention (`timestamp < now - days`), reclaiming
    * the space (DESIGN.md §10). Sources with 0 days are untouched.

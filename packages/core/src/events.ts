@@ -4,6 +4,8 @@
  * whole of core loaded node-sql-parser's grammar and the rest of the compiler for nothing: ~0.44 s
  * of CPU per import under tsx, against ~0.07 s for these modules (docs/benchmarks.md).
  */
+
+export type { IngestPreparerModule, PreparedIngestRows } from "./backend.ts";
 export * from "./errors.ts";
 export * from "./schema/event-coverage.ts";
 export * from "./schema/flatten-event.ts";

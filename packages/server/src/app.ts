@@ -1,5 +1,12 @@
 import type { RequestListener } from "node:http";
-import { type Backend, type EndpointRegistry, type LogEvent, type LogSchema, QesError } from "@qes/core";
+import {
+  type Backend,
+  type EndpointRegistry,
+  type IngestBatch,
+  type LogEvent,
+  type LogSchema,
+  QesError,
+} from "@qes/core";
 import express, { type NextFunction, type Request, type Response } from "express";
 import type { Logger } from "pino";
 import { type RefusalPacing, refusalKey } from "./admission/refusal-pacing.ts";
@@ -13,6 +20,7 @@ import { requestId } from "./http/request-id.ts";
 import { QUERY_ROUTE_PREFIX, requestLabels } from "./http/request-labels.ts";
 import type { BatchAdmission } from "./ingest/batch-admission.ts";
 import type { GroupCommitQueue } from "./ingest/group-commit-queue.ts";
+import type { IngestWorkers } from "./ingest/ingest-workers.ts";
 import { requestLog } from "./logging/request-log.ts";
 import type { CacheOutcome, Metrics } from "./observability/metrics.ts";
 import type { QueryService } from "./query/query-service.ts";
@@ -41,13 +49,17 @@ export interface AppDeps {
   /** the path answering repeated cache hits in front of this app; told about each cached answer */
   hits?: CacheHitPath;
   /** group commit of `POST /api/logs` */
-  queue: GroupCommitQueue<LogEvent>;
+  queue: GroupCommitQueue<LogEvent, IngestBatch>;
   /** `QES_INGEST_MAX_BYTES` */
   ingestMaxBytes: number;
   /** what a batch may do to the store's schema (sources, fields, served stored queries) */
   ingestAdmission: BatchAdmission;
   /** the store's schema, as the route checks a request against it */
   schema: () => Promise<LogSchema>;
+  /** where ingest bodies are parsed and their rows encoded, when the backend encodes ahead */
+  ingestWorkers?: IngestWorkers;
+  /** told where each ingest body was parsed (metrics) */
+  onIngestParsed?: (thread: "worker" | "main") => void;
   /** `QES_REFUSALS_PER_SECOND`; absent: refusals are sent at once */
   refusals?: RefusalPacing;
 }
@@ -84,7 +96,10 @@ export function createApp(deps: AppDeps): express.Express {
   );
 
   // the body is read by the route itself: decompressed within QES_INGEST_MAX_BYTES, after auth
-  app.post("/api/logs", ingestLogsRoute(deps));
+  app.post(
+    "/api/logs",
+    ingestLogsRoute({ ...deps, workers: deps.ingestWorkers, onParsed: deps.onIngestParsed }),
+  );
 
   app.use((req: Request, _res: Response, next: NextFunction) => {
     next(new QesError("endpoint_not_found", `Nothing is served at ${req.method} ${req.path}.`));

@@ -1,6 +1,7 @@
 import {
   type Backend,
   type EndpointRegistry,
+  type IngestBatch,
   type LogEvent,
   QesError,
   type RetentionReport,
@@ -25,6 +26,7 @@ import { CacheHitPath } from "./http/cache-hit-path.ts";
 import { listen } from "./http/listen.ts";
 import { BatchAdmission } from "./ingest/batch-admission.ts";
 import { GroupCommitQueue } from "./ingest/group-commit-queue.ts";
+import { IngestWorkers } from "./ingest/ingest-workers.ts";
 import { StoredQueryGuard } from "./ingest/stored-query-guard.ts";
 import { createLogger } from "./logging/logger.ts";
 import { IngestMetrics } from "./observability/ingest-metrics.ts";
@@ -193,7 +195,7 @@ export async function startService(opts: StartServiceOptions): Promise<RunningSe
     maxFields: config.ingest.maxFields,
     storedQueryGuard: new StoredQueryGuard({ definitions: () => registry.list(), dialect: backend.dialect }),
   });
-  const queue: GroupCommitQueue<LogEvent> = new GroupCommitQueue<LogEvent>({
+  const queue: GroupCommitQueue<LogEvent, IngestBatch> = new GroupCommitQueue<LogEvent, IngestBatch>({
     // checked again against the schema the group meets; a refusal is its batch's (the queue then commits each alone)
     commit: async (batches) => {
       batchAdmission.checkGroup(await backend.schema(), batches);
@@ -202,6 +204,7 @@ export async function startService(opts: StartServiceOptions): Promise<RunningSe
     maxEvents: config.ingest.queueEvents,
     retryAfterSeconds: INGEST_RETRY_AFTER_SECONDS,
   });
+  const ingestWorkers = backend.ingestPreparer ? new IngestWorkers(backend.ingestPreparer) : undefined;
   const hits = cache
     ? new CacheHitPath({
         cache,
@@ -236,6 +239,8 @@ export async function startService(opts: StartServiceOptions): Promise<RunningSe
     ingestMaxBytes: config.ingest.maxBytes,
     ingestAdmission: batchAdmission,
     schema: () => backend.schema(),
+    ...(ingestWorkers ? { ingestWorkers } : {}),
+    onIngestParsed: (thread) => ingestMetrics.parsed(thread),
   });
   let server: Awaited<ReturnType<typeof listen>>;
   const host = opts.host ?? config.host;
@@ -273,6 +278,7 @@ export async function startService(opts: StartServiceOptions): Promise<RunningSe
         await server.close();
         // every acknowledged batch is committed already; this waits for any still being committed
         await queue.close();
+        await ingestWorkers?.close();
         await retention.close();
         await statistics.close();
         await warmer.close();

@@ -4,6 +4,13 @@ import { QesError } from "@qes/core";
 export interface QueuedBatch<E> {
   source: string;
   events: readonly E[];
+  /** rows encoded ahead: their ids count the batch's events, which are then made only on use */
+  prepared?: { ids: readonly unknown[] };
+}
+
+/** a batch's events, counted without making them */
+export function eventCount(batch: QueuedBatch<unknown>): number {
+  return batch.prepared?.ids.length ?? batch.events.length;
 }
 
 /** what the store reports per batch, in the order the batches were given */
@@ -13,17 +20,17 @@ export interface CommittedBatch {
   duplicates: number;
 }
 
-export interface GroupCommitQueueOptions<E> {
+export interface GroupCommitQueueOptions<E, B extends QueuedBatch<E> = QueuedBatch<E>> {
   /** stores every batch in one transaction and resolves once it is durable (`Backend.ingest`) */
-  commit(batches: readonly QueuedBatch<E>[]): Promise<readonly CommittedBatch[]>;
+  commit(batches: readonly B[]): Promise<readonly CommittedBatch[]>;
   /** most events waiting or being committed; beyond it, 429 */
   maxEvents: number;
   /** `Retry-After` of a 429 */
   retryAfterSeconds: number;
 }
 
-interface Waiting<E> {
-  batch: QueuedBatch<E>;
+interface Waiting<B> {
+  batch: B;
   resolve(result: CommittedBatch): void;
   reject(error: unknown): void;
 }
@@ -35,15 +42,15 @@ interface Waiting<E> {
  * `too_many_requests` and `Retry-After` (shippers retry), never buffered. A request's promise
  * settles only after its events are committed — or with the error that kept them out.
  */
-export class GroupCommitQueue<E> {
-  readonly #opts: GroupCommitQueueOptions<E>;
-  #waiting: Waiting<E>[] = [];
+export class GroupCommitQueue<E, B extends QueuedBatch<E> = QueuedBatch<E>> {
+  readonly #opts: GroupCommitQueueOptions<E, B>;
+  #waiting: Waiting<B>[] = [];
   /** events waiting plus events in the commit under way */
   #held = 0;
   #running: Promise<void> | undefined;
   #closed = false;
 
-  constructor(opts: GroupCommitQueueOptions<E>) {
+  constructor(opts: GroupCommitQueueOptions<E, B>) {
     this.#opts = opts;
   }
 
@@ -66,8 +73,8 @@ export class GroupCommitQueue<E> {
    * Queues one request's batch; resolves with its result once committed. Throws 413 when the
    * batch alone is larger than the queue, 429 when it does not fit now, 503 after `close()`.
    */
-  submit(batch: QueuedBatch<E>): Promise<CommittedBatch> {
-    const n = batch.events.length;
+  submit(batch: B): Promise<CommittedBatch> {
+    const n = eventCount(batch);
     if (this.#closed) {
       return Promise.reject(new QesError("backend_unavailable", "The server is shutting down; send again."));
     }
@@ -103,14 +110,14 @@ export class GroupCommitQueue<E> {
         const group = this.#waiting;
         this.#waiting = [];
         await this.#commitGroup(group);
-        for (const w of group) this.#held -= w.batch.events.length;
+        for (const w of group) this.#held -= eventCount(w.batch);
       }
     } finally {
       this.#running = undefined;
     }
   }
 
-  async #commitGroup(group: Waiting<E>[]): Promise<void> {
+  async #commitGroup(group: Waiting<B>[]): Promise<void> {
     try {
       const results = await this.#opts.commit(group.map((w) => w.batch));
       group.forEach((w, i) => {
@@ -120,7 +127,7 @@ export class GroupCommitQueue<E> {
       });
     } catch (e) {
       if (group.length === 1) {
-        (group[0] as Waiting<E>).reject(e);
+        (group[0] as Waiting<B>).reject(e);
         return;
       }
       // one batch's failure must not refuse its neighbours': commit each alone to find whose it was

@@ -68,7 +68,7 @@ export interface IngestEvents {
  * all only to refuse them took the server 40 s and 2 GB.
  */
 export function parseIngestEvents(
-  body: Buffer,
+  body: Uint8Array,
   format: BodyFormat,
   maxEvents = Number.POSITIVE_INFINITY,
 ): IngestEvents {
@@ -76,7 +76,7 @@ export function parseIngestEvents(
   return format === "ndjson" ? parseNdjson(text, maxEvents) : parseJsonBody(text, maxEvents);
 }
 
-function decodeUtf8(body: Buffer): string {
+function decodeUtf8(body: Uint8Array): string {
   try {
     return new TextDecoder("utf-8", { fatal: true, ignoreBOM: false }).decode(body);
   } catch {

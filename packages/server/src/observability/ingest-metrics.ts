@@ -10,6 +10,7 @@ export class IngestMetrics {
   readonly #events: Counter<"outcome">;
   readonly #commitBatches: Histogram;
   readonly #commitSeconds: Histogram;
+  readonly #parsed: Counter<"thread">;
 
   constructor(registry: Registry, heldEvents: () => number) {
     this.#events = new Counter({
@@ -30,6 +31,12 @@ export class IngestMetrics {
       buckets: [0.001, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10],
       registers: [registry],
     });
+    this.#parsed = new Counter({
+      name: "qes_ingest_bodies_parsed_total",
+      help: "Ingest request bodies parsed (and their rows encoded) by thread: an ingest worker, or the main thread (no worker, or new fields to widen for)",
+      labelNames: ["thread"] as const,
+      registers: [registry],
+    });
     new Gauge({
       name: "qes_ingest_queued_events",
       help: "Events accepted and waiting for (or in) their commit; QES_INGEST_QUEUE_EVENTS bounds it",
@@ -38,6 +45,11 @@ export class IngestMetrics {
         this.set(heldEvents());
       },
     });
+  }
+
+  /** one request's body parsed, on an ingest worker or on the main thread */
+  parsed(thread: "worker" | "main"): void {
+    this.#parsed.inc({ thread });
   }
 
   /** runs one commit, counting what it stored */

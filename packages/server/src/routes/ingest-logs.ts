@@ -8,11 +8,11 @@ import { requestToken } from "../auth/request-token.ts";
 import type { Clock } from "../clock.ts";
 import type { BatchAdmission } from "../ingest/batch-admission.ts";
 import { IngestBodyBudget } from "../ingest/body-budget.ts";
-import { checkEventDays } from "../ingest/day-limit.ts";
-import type { GroupCommitQueue } from "../ingest/group-commit-queue.ts";
-import { toLogEvents } from "../ingest/log-events.ts";
-import { bodyFormat, parseIngestEvents } from "../ingest/parse-ingest-body.ts";
+import { eventCount, type GroupCommitQueue } from "../ingest/group-commit-queue.ts";
+import type { IngestWorkers } from "../ingest/ingest-workers.ts";
+import { type BodyFormat, bodyFormat } from "../ingest/parse-ingest-body.ts";
 import { readIngestBody } from "../ingest/read-ingest-body.ts";
+import { requestEvents } from "../ingest/request-events.ts";
 
 /**
  * Decompressed ingest bodies, in units of `QES_INGEST_MAX_BYTES`, read and parsed at once; past
@@ -25,13 +25,17 @@ export interface IngestLogsDeps {
   verifier: ApiKeyVerifier;
   jwt?: JwtVerifier;
   clock: Clock;
-  queue: GroupCommitQueue<LogEvent>;
+  queue: GroupCommitQueue<LogEvent, IngestBatch>;
   /** `QES_INGEST_MAX_BYTES` */
   ingestMaxBytes: number;
   /** sources, fields and served stored queries a batch may not break (checked again at commit) */
   ingestAdmission: BatchAdmission;
   /** the store's schema */
   schema: () => Promise<LogSchema>;
+  /** where bodies are parsed and their rows encoded, when the backend encodes ahead */
+  workers?: IngestWorkers;
+  /** told where each body was parsed */
+  onParsed?: (thread: "worker" | "main") => void;
 }
 
 /**
@@ -61,26 +65,69 @@ export function ingestLogsRoute(deps: IngestLogsDeps) {
     // the body's bytes count against the budget until its events are the queue's to bound
     const reservation = budget.reserve();
     let committed: Promise<unknown> | undefined;
-    let events: LogEvent[];
+    let accepted: number;
     try {
       const body = await readIngestBody(req, deps.ingestMaxBytes, reservation);
-      const parsed = parseIngestEvents(body, format, deps.queue.capacity);
       const now = deps.clock();
-      events = toLogEvents(parsed.events, source, now, parsed.lines);
-      checkEventDays(events, now, parsed.lines);
-      const batch: IngestBatch = { source, events };
-      const covered = deps.ingestAdmission.check(await deps.schema(), batch);
-      if (events.length > 0) {
-        // what the check found: a store with these very fields need not walk the events again
-        const checked: IngestBatch = { ...batch, coveredBy: covered };
-        committed = deps.queue.submit(checked);
-      }
+      const batch =
+        (await preparedBatch(deps, body, format, source, now)) ??
+        (await checkedBatch(deps, body, format, source, now));
+      accepted = eventCount(batch);
+      if (accepted > 0) committed = deps.queue.submit(batch);
     } finally {
       reservation.release();
     }
     await committed;
-    res.json({ accepted: events.length });
+    res.json({ accepted });
   };
+}
+
+/**
+ * The request's batch parsed, checked and encoded on an ingest worker, when the backend encodes
+ * ahead and the source's schema covers every event (then nothing widens, and the admission check
+ * has nothing to refuse). Its events are made on the main thread only should the commit need
+ * them (it met another schema). Undefined: the route parses the body itself.
+ */
+async function preparedBatch(
+  deps: IngestLogsDeps,
+  body: Buffer,
+  format: BodyFormat,
+  source: string,
+  now: bigint,
+): Promise<IngestBatch | undefined> {
+  const schema = (await deps.schema()).sources[source];
+  if (deps.workers === undefined || schema === undefined) return undefined;
+  const maxEvents = deps.queue.capacity;
+  const prepared = await deps.workers.prepare({ body, format, source, nowMicros: now, maxEvents, schema });
+  if (prepared === undefined) return undefined;
+  deps.onParsed?.("worker");
+  let events: LogEvent[] | undefined;
+  return {
+    source,
+    coveredBy: schema,
+    prepared,
+    get events() {
+      events ??= requestEvents(body, format, source, now, maxEvents);
+      return events;
+    },
+  };
+}
+
+/** The request's batch parsed and checked here, with the schema the admission check found to cover it. */
+async function checkedBatch(
+  deps: IngestLogsDeps,
+  body: Buffer,
+  format: BodyFormat,
+  source: string,
+  now: bigint,
+): Promise<IngestBatch> {
+  const batch: IngestBatch = {
+    source,
+    events: requestEvents(body, format, source, now, deps.queue.capacity),
+  };
+  deps.onParsed?.("main");
+  // what the check found: a store with these very fields need not walk the events again
+  return { ...batch, coveredBy: deps.ingestAdmission.check(await deps.schema(), batch) };
 }
 
 /** `source_name` exactly once (any other parameter is ignored; `api_key` is the token) */

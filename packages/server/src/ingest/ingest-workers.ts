@@ -1,0 +1,149 @@
+import { availableParallelism } from "node:os";
+import { Worker } from "node:worker_threads";
+import { type PreparedIngest, QesError, type QesErrorCode, type SourceSchema } from "@qes/core";
+import type { BodyFormat } from "./parse-ingest-body.ts";
+
+/** one request's body for a worker to check and encode (ingest-worker.ts) */
+export interface PrepareRequest {
+  id: number;
+  body: Uint8Array;
+  format: BodyFormat;
+  source: string;
+  nowMicros: bigint;
+  maxEvents: number;
+  /** the source's schema as the route read it: the rows are encoded for it */
+  schema: SourceSchema;
+  /** the backend's `ingestPreparer` */
+  preparer: string;
+}
+
+export type PrepareReply =
+  | { id: number; kind: "prepared"; fields: string; ids: string[]; rows: unknown }
+  /** an event the schema does not cover: the route parses the body itself and widens */
+  | { id: number; kind: "uncovered" }
+  /** the body's refusal, as the route would have made it */
+  | {
+      id: number;
+      kind: "refused";
+      code: QesErrorCode;
+      message: string;
+      details: { param?: string; line?: number; retryAfterSeconds?: number };
+    }
+  | { id: number; kind: "failed"; message: string };
+
+/**
+ * Ingest workers for the main thread to hand bodies to, one per core beside the one it runs
+ * on (and PostgreSQL's), at least one, at most four.
+ */
+export function ingestWorkerCount(): number {
+  return Math.max(1, Math.min(4, availableParallelism() - 1));
+}
+
+/** a worker that failed this many times in a row is not started again: the main thread parses */
+const MAX_FAILURES = 3;
+
+interface Pending {
+  resolve(reply: PrepareReply): void;
+}
+
+/**
+ * Worker threads that parse and check ingest bodies and encode their rows for a backend with an
+ * `ingestPreparer` (PostgreSQL), so that the server's main thread — which reads requests and
+ * drives the group commits, one statement answer at a time — is not held for ~100 ms per 5,000
+ * events while a commit's next statement waits for it. What comes back is a request's ids and
+ * rows, not its events: handing a structured clone of the events back would cost the main thread
+ * about what parsing did. A worker that fails (or cannot start) answers its requests with
+ * `undefined`, and the route parses them itself; a body is never lost to a worker.
+ */
+export class IngestWorkers {
+  readonly #preparer: string;
+  readonly #count: number;
+  #workers: { worker: Worker; pending: Map<number, Pending> }[] = [];
+  #ids = 0;
+  #failures = 0;
+  #closed = false;
+
+  constructor(preparer: string, count = ingestWorkerCount()) {
+    this.#preparer = preparer;
+    this.#count = count;
+  }
+
+  /**
+   * The request's prepared rows, with the schema they are for; `undefined` when the route must
+   * parse the body itself (an event the schema does not cover, or no worker). Throws the body's
+   * refusal (QesError) as the route's own parsing would.
+   */
+  async prepare(request: Omit<PrepareRequest, "id" | "preparer">): Promise<PreparedIngest | undefined> {
+    const slot = this.#slot();
+    if (slot === undefined) return undefined;
+    const id = this.#ids++;
+    // a copy, handed over without another: the route keeps the body to parse it again should
+    // the commit meet another schema than the rows were encoded for
+    const body = new Uint8Array(request.body);
+    const reply = await new Promise<PrepareReply>((resolve) => {
+      slot.pending.set(id, { resolve });
+      slot.worker.postMessage({ ...request, body, id, preparer: this.#preparer } satisfies PrepareRequest, [
+        body.buffer as ArrayBuffer,
+      ]);
+    });
+    switch (reply.kind) {
+      case "prepared":
+        this.#failures = 0;
+        return { fields: reply.fields, ids: reply.ids, rows: reply.rows };
+      case "refused": {
+        const d = reply.details;
+        throw new QesError(reply.code, reply.message, {
+          ...(d.param !== undefined ? { param: d.param } : {}),
+          ...(d.line !== undefined ? { line: d.line } : {}),
+          ...(d.retryAfterSeconds !== undefined ? { retryAfterSeconds: d.retryAfterSeconds } : {}),
+        });
+      }
+      case "uncovered":
+        return undefined;
+      case "failed":
+        this.#failures++;
+        return undefined;
+    }
+  }
+
+  async close(): Promise<void> {
+    this.#closed = true;
+    const workers = this.#workers;
+    this.#workers = [];
+    await Promise.all(workers.map(({ worker }) => worker.terminate()));
+  }
+
+  /** the worker with the fewest requests, started when fewer than `count` run */
+  #slot(): { worker: Worker; pending: Map<number, Pending> } | undefined {
+    if (this.#closed || this.#failures >= MAX_FAILURES) return undefined;
+    if (this.#workers.length < this.#count) return this.#start();
+    let best = this.#workers[0];
+    for (const w of this.#workers) if (best === undefined || w.pending.size < best.pending.size) best = w;
+    return best;
+  }
+
+  #start(): { worker: Worker; pending: Map<number, Pending> } {
+    // a JavaScript entry: it registers the TypeScript loader the thread does not inherit
+    const worker = new Worker(new URL("./ingest-worker.mjs", import.meta.url));
+    const slot = { worker, pending: new Map<number, Pending>() };
+    this.#workers.push(slot);
+    worker.on("message", (reply: PrepareReply) => {
+      const pending = slot.pending.get(reply.id);
+      slot.pending.delete(reply.id);
+      pending?.resolve(reply);
+    });
+    let gone = false;
+    const fail = (message: string) => {
+      if (gone) return;
+      gone = true;
+      this.#workers = this.#workers.filter((w) => w !== slot);
+      if (!this.#closed) this.#failures++;
+      for (const [id, pending] of slot.pending) pending.resolve({ id, kind: "failed", message });
+      slot.pending.clear();
+    };
+    worker.on("error", (e) => fail(e.message));
+    worker.on("exit", (code) => fail(`ingest worker exited with code ${code}`));
+    worker.unref();
+    return slot;
+  }
+}
