@@ -137,7 +137,7 @@ export class IngestWorkers {
       if (gone) return;
       gone = true;
       this.#workers = this.#workers.filter((w) => w !== slot);
-      if (!this.#closed) this.#failures++;
+      // its requests count the failure (prepare), once each
       for (const [id, pending] of slot.pending) pending.resolve({ id, kind: "failed", message });
       slot.pending.clear();
     };
