@@ -5,8 +5,8 @@
  * of CPU per import under tsx, against ~0.07 s for these modules (docs/benchmarks.md).
  */
 
-export type { IngestPreparerModule, PreparedIngestRows } from "./backend.ts";
 export * from "./errors.ts";
+export * from "./ingest-preparer.ts";
 export * from "./schema/event-coverage.ts";
 export * from "./schema/flatten-event.ts";
 export * from "./schema/infer-schema.ts";

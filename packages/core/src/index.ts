@@ -21,6 +21,7 @@ export * from "./endpoint/endpoint-definition.ts";
 export * from "./endpoint/load-endpoints.ts";
 export * from "./engine-errors.ts";
 export * from "./errors.ts";
+export * from "./ingest-preparer.ts";
 export * from "./params/bind-params.ts";
 export * from "./params/parse-timestamp.ts";
 export * from "./parse/parse-sql.ts";
