@@ -1,5 +1,6 @@
+import pg from "pg";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { BACKENDS, type BackendFixture } from "../support/backends.ts";
+import { BACKENDS, type BackendFixture, TEST_POSTGRES_URL } from "../support/backends.ts";
 import { runSql } from "../support/run-sql.ts";
 import { type ServedFixture, serveFixture } from "../support/serve-fixture.ts";
 import { ingestEnv, postLogs, QUERY_TOKEN } from "./support/ingest.ts";
@@ -195,5 +196,65 @@ describe("PostgreSQL ingest when the worker cannot run its preparer", () => {
     const parsed = await parsedOn(served);
     expect(parsed.worker ?? 0).toBe(0);
     expect(parsed.main).toBe(6);
+  }, 60_000);
+});
+
+// the queue's bound in events does not bound memory: one-event requests of a whole body each
+// would fill it with 100,000 bodies. It holds at most 8 bodies' bytes (QES_INGEST_MAX_BYTES each).
+describe("the ingest queue bounded in bytes, on PostgreSQL with its commits held up", () => {
+  let served: ServedFixture;
+  beforeAll(async () => {
+    served = await serveFixture(postgres, {}, ingestEnv({ QES_INGEST_MAX_BYTES: "10KiB" }));
+  }, 60_000);
+  afterAll(() => served?.close());
+
+  it("refuses with 429 past 8 bodies' bytes waiting, and takes every request once commits go on", async () => {
+    expect((await postLogs(served.url, SOURCE, JSON.stringify(FIRST))).status).toBe(200);
+    // the worker started: bodies then wait in the queue, not in parsing
+    const warm = [{ id: "warm", timestamp: "2025-01-15T10:00:00Z", event_message: "warm" }];
+    expect((await postLogs(served.url, SOURCE, JSON.stringify(warm))).status).toBe(200);
+    const schema = (served.backend as unknown as { config: { schema: string } }).config.schema;
+    const table = (await served.backend.schema()).sources[SOURCE]!.table;
+    // one event of ~9 KB per request
+    const body = (i: number) =>
+      JSON.stringify([
+        { id: `big-${i}`, timestamp: "2025-01-15T10:00:00Z", event_message: "x".repeat(9000) },
+      ]);
+    const holder = new pg.Client({ connectionString: TEST_POSTGRES_URL });
+    await holder.connect();
+    let answers: Awaited<ReturnType<typeof postLogs>>[];
+    try {
+      await holder.query("begin");
+      await holder.query(`lock table "${schema}"."${table}" in access exclusive mode`);
+      const posted: Promise<Awaited<ReturnType<typeof postLogs>>>[] = [];
+      let refusedWhileHeld = 0;
+      for (let i = 0; i < 14; i++) {
+        posted.push(
+          postLogs(served.url, SOURCE, body(i)).then((r) => {
+            if (r.status === 429 && /bytes of requests waiting/.test(r.body.error.message))
+              refusedWhileHeld++;
+            return r;
+          }),
+        );
+        await new Promise((r) => setTimeout(r, 40));
+      }
+      // the refusals come back while the lock holds every commit up
+      for (const deadline = Date.now() + 5000; refusedWhileHeld < 4 && Date.now() < deadline; )
+        await new Promise((r) => setTimeout(r, 20));
+      expect(refusedWhileHeld).toBeGreaterThanOrEqual(4);
+      await holder.query("rollback");
+      answers = await Promise.all(posted);
+    } finally {
+      await holder.end();
+    }
+    const refused = answers.filter((r) => r.status === 429);
+    expect(refused.length).toBeGreaterThanOrEqual(4);
+    expect(refused[0]!.headers.get("retry-after")).toBeTruthy();
+    expect(answers.filter((r) => r.status === 200).length).toBe(14 - refused.length);
+    const stored = await runSql(
+      served.backend,
+      `select count(*) as n from \`${SOURCE}\` where id like 'big-%'`,
+    );
+    expect(stored).toEqual([{ n: 14 - refused.length }]);
   }, 60_000);
 });

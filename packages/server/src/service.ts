@@ -91,6 +91,13 @@ const INGEST_RETRY_AFTER_SECONDS = 1;
  * start-up with file, line and column), connects Redis when configured, starts warming, then
  * serves HTTP on `config.port`.
  */
+/**
+ * Request bodies (in units of `QES_INGEST_MAX_BYTES`) the ingest queue holds while they wait for
+ * their commit; past them 429. The queue's bound in events does not bound memory on its own: a
+ * request of one event may be a whole body, and 100,000 of them are a terabyte.
+ */
+const QUEUED_BODIES = 8;
+
 export async function startService(opts: StartServiceOptions): Promise<RunningService> {
   const { config, backend } = opts;
   const logger = opts.logger ?? createLogger();
@@ -202,6 +209,7 @@ export async function startService(opts: StartServiceOptions): Promise<RunningSe
       return ingestMetrics.commit(batches.length, () => backend.ingest(batches));
     },
     maxEvents: config.ingest.queueEvents,
+    maxBytes: QUEUED_BODIES * config.ingest.maxBytes,
     retryAfterSeconds: INGEST_RETRY_AFTER_SECONDS,
   });
   const ingestWorkers = backend.ingestPreparer ? new IngestWorkers(backend.ingestPreparer) : undefined;

@@ -115,3 +115,40 @@ describe("group commit queue", () => {
     expect(committed).toBe(true);
   });
 });
+
+describe("group commit queue, bounded in bytes", () => {
+  it("refuses with 429 when the bodies waiting would pass the bound, takes one alone whatever its size, and frees the bytes at commit", async () => {
+    const store = gatedStore();
+    const queue = new GroupCommitQueue({
+      commit: store.commit,
+      maxEvents: 1000,
+      maxBytes: 100,
+      retryAfterSeconds: 3,
+    });
+    // one request of one event and the whole bound and more: alone, it is taken
+    const big = queue.submit(batch("a", 1), 250);
+    const e = await queue.submit(batch("a", 1), 1).catch((x: unknown) => x);
+    expect(e).toBeInstanceOf(QesError);
+    expect((e as QesError).code).toBe("too_many_requests");
+    expect((e as QesError).retryAfterSeconds).toBe(3);
+    expect((e as QesError).message).toMatch(/250 bytes of requests waiting/);
+    store.open();
+    await big;
+    await tick();
+    expect(queue.heldBytes).toBe(0);
+    // within the bound, several wait together
+    const first = queue.submit(batch("a", 1), 40);
+    await tick();
+    const second = queue.submit(batch("a", 1), 40);
+    const third = await queue.submit(batch("a", 1), 40).catch((x: unknown) => x);
+    expect((third as QesError).code).toBe("too_many_requests");
+    expect(queue.heldBytes).toBe(80);
+    store.open();
+    await first;
+    await tick();
+    store.open();
+    await second;
+    await tick();
+    expect(queue.heldBytes).toBe(0);
+  });
+});

@@ -25,12 +25,19 @@ export interface GroupCommitQueueOptions<E, B extends QueuedBatch<E> = QueuedBat
   commit(batches: readonly B[]): Promise<readonly CommittedBatch[]>;
   /** most events waiting or being committed; beyond it, 429 */
   maxEvents: number;
+  /**
+   * most bytes of request bodies waiting or being committed; beyond it, 429 — except for a
+   * request alone in the queue. Events alone do not bound memory: a request of one event can be
+   * the whole of `QES_INGEST_MAX_BYTES`.
+   */
+  maxBytes?: number;
   /** `Retry-After` of a 429 */
   retryAfterSeconds: number;
 }
 
 interface Waiting<B> {
   batch: B;
+  bytes: number;
   resolve(result: CommittedBatch): void;
   reject(error: unknown): void;
 }
@@ -47,11 +54,18 @@ export class GroupCommitQueue<E, B extends QueuedBatch<E> = QueuedBatch<E>> {
   #waiting: Waiting<B>[] = [];
   /** events waiting plus events in the commit under way */
   #held = 0;
+  /** their requests' body bytes */
+  #heldBytes = 0;
   #running: Promise<void> | undefined;
   #closed = false;
 
   constructor(opts: GroupCommitQueueOptions<E, B>) {
     this.#opts = opts;
+  }
+
+  /** bytes of the requests waiting or being committed now */
+  get heldBytes(): number {
+    return this.#heldBytes;
   }
 
   /** events waiting or being committed now */
@@ -73,7 +87,7 @@ export class GroupCommitQueue<E, B extends QueuedBatch<E> = QueuedBatch<E>> {
    * Queues one request's batch; resolves with its result once committed. Throws 413 when the
    * batch alone is larger than the queue, 429 when it does not fit now, 503 after `close()`.
    */
-  submit(batch: B): Promise<CommittedBatch> {
+  submit(batch: B, bytes = 0): Promise<CommittedBatch> {
     const n = eventCount(batch);
     if (this.#closed) {
       return Promise.reject(new QesError("backend_unavailable", "The server is shutting down; send again."));
@@ -82,9 +96,20 @@ export class GroupCommitQueue<E, B extends QueuedBatch<E> = QueuedBatch<E>> {
     if (this.#held + n > this.#opts.maxEvents) {
       return Promise.reject(this.busy());
     }
+    const maxBytes = this.#opts.maxBytes ?? Number.POSITIVE_INFINITY;
+    if (this.#heldBytes > 0 && this.#heldBytes + bytes > maxBytes) {
+      return Promise.reject(
+        new QesError(
+          "too_many_requests",
+          `The ingest queue is full (${this.#heldBytes} bytes of requests waiting to be committed, of ${maxBytes}); send again shortly.`,
+          { retryAfterSeconds: this.#opts.retryAfterSeconds },
+        ),
+      );
+    }
     this.#held += n;
+    this.#heldBytes += bytes;
     return new Promise<CommittedBatch>((resolve, reject) => {
-      this.#waiting.push({ batch, resolve, reject });
+      this.#waiting.push({ batch, bytes, resolve, reject });
       this.#running ??= this.#drain();
     });
   }
@@ -110,7 +135,10 @@ export class GroupCommitQueue<E, B extends QueuedBatch<E> = QueuedBatch<E>> {
         const group = this.#waiting;
         this.#waiting = [];
         await this.#commitGroup(group);
-        for (const w of group) this.#held -= eventCount(w.batch);
+        for (const w of group) {
+          this.#held -= eventCount(w.batch);
+          this.#heldBytes -= w.bytes;
+        }
       }
     } finally {
       this.#running = undefined;

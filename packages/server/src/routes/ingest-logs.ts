@@ -73,7 +73,7 @@ export function ingestLogsRoute(deps: IngestLogsDeps) {
         (await preparedBatch(deps, body, format, source, now)) ??
         (await checkedBatch(deps, body, format, source, now));
       accepted = eventCount(batch);
-      if (accepted > 0) committed = deps.queue.submit(batch);
+      if (accepted > 0) committed = deps.queue.submit(batch, body.length);
     } finally {
       reservation.release();
     }
