@@ -7,12 +7,12 @@ import { ingestEnv, postLogs, QUERY_TOKEN } from "./support/ingest.ts";
 
 const postgres = BACKENDS.find((b) => b.name === "postgres")!;
 
-/** PostgreSQL with `ingestPreparer` set to `preparer` (undefined: the main thread parses every body) */
-function withPreparer(preparer: string | undefined): BackendFixture {
+/** `fixture`'s backend with `ingestPreparer` set to `preparer` (undefined: the main thread parses every body) */
+function withPreparer(preparer: string | undefined, fixture: BackendFixture = postgres): BackendFixture {
   return {
-    name: "postgres",
+    name: fixture.name,
     async create() {
-      const handle = await postgres.create();
+      const handle = await fixture.create();
       Object.defineProperty(handle.backend, "ingestPreparer", { value: preparer });
       return handle;
     },
@@ -103,12 +103,15 @@ async function parsedOn(served: ServedFixture): Promise<Record<string, number>> 
 
 // the rows a worker encodes are the rows the main thread would have: the same bodies to a server
 // parsing on its ingest worker and to one parsing on its main thread store the same table
-describe("PostgreSQL ingest bodies parsed and encoded on an ingest worker", () => {
+const PREPARING = BACKENDS.filter((b) => b.name === "postgres" || b.name === "clickhouse");
+
+describe.each(PREPARING)("ingest bodies parsed and encoded on an ingest worker, on $name", (fixture) => {
   let worker: ServedFixture;
   let main: ServedFixture;
   beforeAll(async () => {
-    worker = await serveFixture(postgres, {}, ingestEnv());
-    main = await serveFixture(withPreparer(undefined), {}, ingestEnv());
+    worker = await serveFixture(fixture, {}, ingestEnv());
+    main = await serveFixture(withPreparer(undefined, fixture), {}, ingestEnv());
+    expect(worker.backend.ingestPreparer).toBeDefined();
   }, 60_000);
   afterAll(async () => {
     await worker?.close();

@@ -41,6 +41,8 @@ const SCHEMA_CHECK_MS = 500;
 
 class ClickhouseBackend implements Backend {
   readonly name = "clickhouse";
+  /** ingest bodies are parsed and their rows encoded on the server's ingest workers */
+  readonly ingestPreparer = new URL("./clickhouse-ingest-prepare.ts", import.meta.url).href;
   readonly dialect = clickhouseDialect;
   private engine: ClickhouseEngine | undefined;
   private current: LogSchema | undefined;

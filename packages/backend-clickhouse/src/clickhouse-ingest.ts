@@ -60,6 +60,32 @@ export async function ingestIntoClickhouse(
       }
       const ids = seen.get(batch.source) ?? new Set<string>();
       seen.set(batch.source, ids);
+      const prepared = batch.prepared;
+      if (prepared !== undefined && prepared.fields === JSON.stringify(stage.schema.fields)) {
+        // encoded for this very schema: nothing to widen; only duplicates are left out
+        const fresh: number[] = [];
+        for (let i = 0; i < prepared.ids.length; i++) {
+          const id = prepared.ids[i]!;
+          if (ids.has(id)) continue;
+          ids.add(id);
+          fresh.push(i);
+        }
+        const stored = stage.isNew
+          ? new Set<string>()
+          : await storedIds(
+              ctx,
+              stage.schema.table,
+              fresh.map((i) => prepared.ids[i]!),
+            );
+        const keep = stored.size === 0 ? fresh : fresh.filter((i) => !stored.has(prepared.ids[i]!));
+        await stage.addEncoded(prepared.rows as string[], keep);
+        results.push({
+          source: batch.source,
+          stored: keep.length,
+          duplicates: prepared.ids.length - keep.length,
+        });
+        continue;
+      }
       const fresh: LogEvent[] = [];
       for (const event of batch.events) {
         if (ids.has(event.id)) continue;
@@ -75,6 +101,8 @@ export async function ingestIntoClickhouse(
           );
       let count = 0;
       const covered = batchCoveredBy(stage.schema, batch.coveredBy);
+      // rows encoded ahead are for the schema before any widening of this batch
+      if (!covered && stage.holdsEncoded) await stage.flush();
       for (const [index, event] of fresh.entries()) {
         if (stored.has(event.id)) continue;
         const changes = covered ? [] : widenForEvent(stage.schema, event.body, index);

@@ -40,16 +40,20 @@ const JSON_COMPACT: ColumnEncoder<string> = {
 export function createRowsEncoder(schema: SourceSchema): {
   columns: PhysicalColumn[];
   encode(events: readonly LogEvent[]): string;
+  /** one event's row, with its newline */
+  encodeOne(event: LogEvent): string;
 } {
   const rows = createRowEncoder(schema, JSON_COMPACT);
   const row = new Array<string>(rows.columns.length);
+  const encodeOne = (event: LogEvent) => `[${rows.encode(event, row).join(",")}]\n`;
   return {
     columns: rows.columns,
     encode(events) {
       let text = "";
-      for (const event of events) text += `[${rows.encode(event, row).join(",")}]\n`;
+      for (const event of events) text += encodeOne(event);
       return text;
     },
+    encodeOne,
   };
 }
 

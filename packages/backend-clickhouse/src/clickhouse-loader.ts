@@ -59,6 +59,8 @@ export class StagedSource {
   private unapplied: SchemaChange[] = [];
   private created = false;
   private pending: LogEvent[] = [];
+  /** rows encoded ahead for `schema` as it is now: the caller flushes them before it widens */
+  private encoded: string[] = [];
 
   constructor(
     private readonly ctx: LoadContext,
@@ -82,12 +84,23 @@ export class StagedSource {
 
   async add(event: LogEvent): Promise<void> {
     this.pending.push(event);
-    if (this.pending.length >= EVENTS_PER_INSERT) await this.flush();
+    if (this.pending.length + this.encoded.length >= EVENTS_PER_INSERT) await this.flush();
+  }
+
+  /** whether rows encoded ahead wait: the schema may not widen before they are flushed */
+  get holdsEncoded(): boolean {
+    return this.encoded.length > 0;
+  }
+
+  /** Rows encoded ahead for `schema` as it is now (`IngestBatch.prepared`), those at `keep`. */
+  async addEncoded(rows: readonly string[], keep: readonly number[]): Promise<void> {
+    for (const i of keep) this.encoded.push(rows[i]!);
+    if (this.pending.length + this.encoded.length >= EVENTS_PER_INSERT) await this.flush();
   }
 
   /** Inserts the pending events into the staging table. */
   async flush(): Promise<void> {
-    if (this.pending.length === 0) return;
+    if (this.pending.length === 0 && this.encoded.length === 0) return;
     const { client } = this.ctx;
     if (!this.created) {
       const [create] = createSourceSql(this.local, { ...this.schema, table: this.staging }, 0, this.durable);
@@ -102,8 +115,16 @@ export class StagedSource {
     }
     const rows = createRowsEncoder(this.schema);
     const events = this.pending;
+    const encoded = this.encoded;
     this.pending = [];
-    await insertRows(client, this.ctx.layout.database, this.staging, rows.columns, rows.encode(events));
+    this.encoded = [];
+    await insertRows(
+      client,
+      this.ctx.layout.database,
+      this.staging,
+      rows.columns,
+      encoded.join("") + rows.encode(events),
+    );
   }
 
   /**
