@@ -3,7 +3,6 @@ import {
   checkSourceName,
   type IngestBatch,
   type IngestResult,
-  type LogEvent,
   type LogSchema,
   widenForEvent,
 } from "@qes/core";
@@ -25,6 +24,32 @@ async function storedIds(ctx: LoadContext, table: string, ids: string[]): Promis
     for (const { id } of await rs.json<{ id: string }>()) found.add(id);
   }
   return found;
+}
+
+/**
+ * Indexes of `ids` neither seen earlier in the call (`seen`, which takes them) nor stored in the
+ * source (the first of ids repeated within them).
+ */
+async function freshIndexes(
+  ctx: LoadContext,
+  stage: StagedSource,
+  seen: Set<string>,
+  ids: readonly string[],
+): Promise<number[]> {
+  const fresh: number[] = [];
+  for (let i = 0; i < ids.length; i++) {
+    const id = ids[i]!;
+    if (seen.has(id)) continue;
+    seen.add(id);
+    fresh.push(i);
+  }
+  if (stage.isNew || fresh.length === 0) return fresh;
+  const stored = await storedIds(
+    ctx,
+    stage.schema.table,
+    fresh.map((i) => ids[i]!),
+  );
+  return stored.size === 0 ? fresh : fresh.filter((i) => !stored.has(ids[i]!));
 }
 
 export interface IngestOutcome {
@@ -63,21 +88,7 @@ export async function ingestIntoClickhouse(
       const prepared = batch.prepared;
       if (prepared !== undefined && prepared.fields === JSON.stringify(stage.schema.fields)) {
         // encoded for this very schema: nothing to widen; only duplicates are left out
-        const fresh: number[] = [];
-        for (let i = 0; i < prepared.ids.length; i++) {
-          const id = prepared.ids[i]!;
-          if (ids.has(id)) continue;
-          ids.add(id);
-          fresh.push(i);
-        }
-        const stored = stage.isNew
-          ? new Set<string>()
-          : await storedIds(
-              ctx,
-              stage.schema.table,
-              fresh.map((i) => prepared.ids[i]!),
-            );
-        const keep = stored.size === 0 ? fresh : fresh.filter((i) => !stored.has(prepared.ids[i]!));
+        const keep = await freshIndexes(ctx, stage, ids, prepared.ids);
         await stage.addEncoded(prepared.rows as string[], keep);
         results.push({
           source: batch.source,
@@ -86,31 +97,23 @@ export async function ingestIntoClickhouse(
         });
         continue;
       }
-      const fresh: LogEvent[] = [];
-      for (const event of batch.events) {
-        if (ids.has(event.id)) continue;
-        ids.add(event.id);
-        fresh.push(event);
-      }
-      const stored = stage.isNew
-        ? new Set<string>()
-        : await storedIds(
-            ctx,
-            stage.schema.table,
-            fresh.map((e) => e.id),
-          );
-      let count = 0;
+      const events = batch.events;
+      const keep = await freshIndexes(
+        ctx,
+        stage,
+        ids,
+        events.map((e) => e.id),
+      );
       const covered = batchCoveredBy(stage.schema, batch.coveredBy);
       // rows encoded ahead are for the schema before any widening of this batch
       if (!covered && stage.holdsEncoded) await stage.flush();
-      for (const [index, event] of fresh.entries()) {
-        if (stored.has(event.id)) continue;
+      for (const index of keep) {
+        const event = events[index]!;
         const changes = covered ? [] : widenForEvent(stage.schema, event.body, index);
         if (changes.length > 0) stage.widened(changes);
         await stage.add(event);
-        count++;
       }
-      results.push({ source: batch.source, stored: count, duplicates: batch.events.length - count });
+      results.push({ source: batch.source, stored: keep.length, duplicates: events.length - keep.length });
     }
     // every row reaches its staging table before any source takes rows: a row the engine
     // refuses fails the call while nothing is committed
