@@ -364,3 +364,93 @@ describe("ingest worker probes on postgres: the schema changes between a body's 
     60_000,
   );
 });
+
+describe("ingest worker probes on postgres: a worker's thread ends with bodies in flight", () => {
+  let served: ServedFixture;
+  beforeAll(async () => {
+    const exiting = new URL("./fixtures/preparers/exiting-postgres-preparer.ts", import.meta.url).href;
+    served = await serveFixture(
+      {
+        name: "postgres",
+        async create() {
+          const handle = await postgres.create();
+          Object.defineProperty(handle.backend, "ingestPreparer", { value: exiting });
+          return handle;
+        },
+      },
+      {},
+      ingestEnv(),
+    );
+  }, 60_000);
+  afterAll(() => served?.close());
+
+  it("answers and stores every body, those in flight on the thread included, once", async () => {
+    const source = "probe.exit";
+    const body = (i: number, message: string) =>
+      JSON.stringify(
+        Array.from({ length: 50 }, (_, j) => ({
+          id: `e${i}-${j}`,
+          event_message: j === 25 ? message : "fine",
+        })),
+      );
+    expect((await postLogs(served.url, source, body(0, "fine"))).status).toBe(200);
+    for (let round = 1; round <= 2; round++) {
+      const posted = await Promise.all(
+        [1, 2, 3, 4, 5, 6].map((i) =>
+          postLogs(served.url, source, body(round * 10 + i, i === 3 ? "exit" : "fine")),
+        ),
+      );
+      expect(posted.map((r) => r.status)).toEqual([200, 200, 200, 200, 200, 200]);
+    }
+    const stored = await runSql(
+      served.backend,
+      `select count(*) as n, count(distinct id) as d from \`${source}\``,
+    );
+    expect(stored).toEqual([{ n: 50 * 13, d: 50 * 13 }]);
+    const exits = await runSql(
+      served.backend,
+      `select count(*) as n from \`${source}\` where event_message = 'exit'`,
+    );
+    expect(exits).toEqual([{ n: 2 }]);
+  }, 60_000);
+});
+
+// ClickHouse commits one call at a time: bodies posted at once meet in groups, some encoded
+// before a body of their group (or of the group ahead) added fields
+describe.each(PREPARING)("ingest worker probes on $name: bodies at once, some adding fields", (fixture) => {
+  let worker: ServedFixture;
+  let main: ServedFixture;
+  beforeAll(async () => {
+    worker = await serveFixture(fixture, {}, ingestEnv());
+    main = await serveFixture(withoutPreparer(fixture), {}, ingestEnv());
+  }, 60_000);
+  afterAll(async () => {
+    await worker?.close();
+    await main?.close();
+  });
+
+  it("stores what the main thread stores", async () => {
+    const source = "probe.concurrent";
+    const body = (i: number) =>
+      JSON.stringify(
+        Array.from({ length: 20 }, (_, j) => ({
+          id: `x${i}-${j}`,
+          timestamp: `2025-01-1${4 + (j % 2)}T10:00:${String(j).padStart(2, "0")}Z`,
+          event_message: `m${i}`,
+          metadata: { n: j, s: `s${i}`, ...(i % 4 === 3 && j === 7 ? { [`new${i}`]: { deep: i } } : {}) },
+        })),
+      );
+    for (const served of [worker, main]) {
+      expect((await postLogs(served.url, source, body(0))).status).toBe(200);
+      for (let round = 0; round < 2; round++) {
+        const posted = await Promise.all(
+          Array.from({ length: 12 }, (_, i) => postLogs(served.url, source, body(100 * round + i + 1))),
+        );
+        expect(posted.map((r) => r.status)).toEqual(Array(12).fill(200));
+      }
+    }
+    const stored = await rows(worker, source);
+    expect(stored).toHaveLength(20 * 25);
+    expect(stored).toEqual(await rows(main, source));
+  }, 60_000);
+});
