@@ -454,3 +454,45 @@ describe.each(PREPARING)("ingest worker probes on $name: bodies at once, some ad
     expect(stored).toEqual(await rows(main, source));
   }, 60_000);
 });
+
+describe.each(PREPARING)(
+  "ingest worker probes on $name: retention drops the days bodies are for",
+  (fixture) => {
+    let worker: ServedFixture;
+    let main: ServedFixture;
+    beforeAll(async () => {
+      const env = ingestEnv({ QES_RETENTION_DAYS: "2" });
+      worker = await serveFixture(fixture, {}, env);
+      main = await serveFixture(withoutPreparer(fixture), {}, env);
+    }, 60_000);
+    afterAll(async () => {
+      await worker?.close();
+      await main?.close();
+    });
+
+    it("bodies for a dropped day, sent again, are stored again, as on the main thread", async () => {
+      const source = "probe.retention";
+      const body = (day: string) =>
+        JSON.stringify(
+          Array.from({ length: 10 }, (_, j) => ({
+            id: `r${day}-${j}`,
+            timestamp: `2025-01-${day}T10:00:0${j}Z`,
+            metadata: { n: j },
+          })),
+        );
+      for (const served of [worker, main]) {
+        for (const day of ["05", "15"])
+          expect((await postLogs(served.url, source, body(day))).status).toBe(200);
+        await served.service.retention.run();
+        expect(await rows(served, source)).toHaveLength(10);
+        const again = await Promise.all(
+          [body("05"), body("15"), body("06")].map((b) => postLogs(served.url, source, b)),
+        );
+        expect(again.map((r) => r.status)).toEqual([200, 200, 200]);
+      }
+      const stored = await rows(worker, source);
+      expect(stored).toHaveLength(30);
+      expect(stored).toEqual(await rows(main, source));
+    }, 60_000);
+  },
+);
