@@ -83,6 +83,21 @@ describe("IngestWorkers", () => {
     expect((await workers.prepare(request(body(["again"]))))?.rows).toEqual(["again"]);
   });
 
+  it("a worker that does not answer in time is ended: its bodies, and the next, are the caller's or a new worker's", async () => {
+    workers = new IngestWorkers(failing, 1, 1000);
+    // the thread started: an answer within the time
+    expect((await workers.prepare(request(body(["warm"]))))?.rows).toEqual(["warm"]);
+    const started = performance.now();
+    const [hung, queued] = await Promise.all([
+      workers.prepare(request(body(["hang"]))),
+      workers.prepare(request(body(["behind"]))),
+    ]);
+    expect(hung).toBeUndefined();
+    expect(queued).toBeUndefined();
+    expect(performance.now() - started).toBeLessThan(5000);
+    expect((await workers.prepare(request(body(["after"]))))?.rows).toEqual(["after"]);
+  }, 20_000);
+
   it("after three failures in a row starts no more workers: every body is the caller's", async () => {
     workers = new IngestWorkers("file:///nonexistent/preparer.ts", 1);
     for (let i = 0; i < 3; i++) expect(await workers.prepare(request(body(["a"])))).toBeUndefined();

@@ -42,6 +42,14 @@ export function ingestWorkerCount(): number {
 /** a worker that failed this many times in a row is not started again: the main thread parses */
 const MAX_FAILURES = 3;
 
+/**
+ * How long a request waits for its worker's answer before the worker is ended (its requests then
+ * fail over to the main thread). A body of `QES_INGEST_MAX_BYTES` takes a worker about a second;
+ * a thread that does not answer would otherwise hold its requests, and their share of the bodies
+ * read at once, for good while the server looks healthy.
+ */
+const ANSWER_WITHIN_MS = 30_000;
+
 interface Pending {
   resolve(reply: PrepareReply): void;
 }
@@ -58,14 +66,16 @@ interface Pending {
 export class IngestWorkers {
   readonly #preparer: string;
   readonly #count: number;
+  readonly #answerWithinMs: number;
   #workers: { worker: Worker; pending: Map<number, Pending> }[] = [];
   #ids = 0;
   #failures = 0;
   #closed = false;
 
-  constructor(preparer: string, count = ingestWorkerCount()) {
+  constructor(preparer: string, count = ingestWorkerCount(), answerWithinMs = ANSWER_WITHIN_MS) {
     this.#preparer = preparer;
     this.#count = count;
+    this.#answerWithinMs = answerWithinMs;
   }
 
   /**
@@ -81,7 +91,15 @@ export class IngestWorkers {
     // the commit meet another schema than the rows were encoded for
     const body = new Uint8Array(request.body);
     const reply = await new Promise<PrepareReply>((resolve) => {
-      slot.pending.set(id, { resolve });
+      // ending the worker answers each of its requests (`failed`, #start)
+      const timer = setTimeout(() => void slot.worker.terminate(), this.#answerWithinMs);
+      timer.unref();
+      slot.pending.set(id, {
+        resolve: (r) => {
+          clearTimeout(timer);
+          resolve(r);
+        },
+      });
       slot.worker.postMessage({ ...request, body, id, preparer: this.#preparer } satisfies PrepareRequest, [
         body.buffer as ArrayBuffer,
       ]);
