@@ -212,7 +212,9 @@ export async function startService(opts: StartServiceOptions): Promise<RunningSe
     maxBytes: QUEUED_BODIES * config.ingest.maxBytes,
     retryAfterSeconds: INGEST_RETRY_AFTER_SECONDS,
   });
-  const ingestWorkers = backend.ingestPreparer ? new IngestWorkers(backend.ingestPreparer) : undefined;
+  const ingestWorkers = backend.ingestPreparer
+    ? new IngestWorkers(backend.ingestPreparer, undefined, undefined, (message) => logger.warn(message))
+    : undefined;
   const hits = cache
     ? new CacheHitPath({
         cache,

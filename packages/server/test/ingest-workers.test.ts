@@ -107,6 +107,23 @@ describe("IngestWorkers", () => {
     expect(performance.now() - started).toBeLessThan(50);
   });
 
+  it("a worker ending with several requests in it is one failure, not one per request, and is logged", async () => {
+    const logged: string[] = [];
+    workers = new IngestWorkers(failing, 1, 30_000, (m) => logged.push(m));
+    expect((await workers.prepare(request(body(["warm"]))))?.rows).toEqual(["warm"]);
+    // three in the same worker: the first ends its thread, the other two are lost with it
+    const lost = await Promise.all([
+      workers.prepare(request(body(["exit"]))),
+      workers.prepare(request(body(["b"]))),
+      workers.prepare(request(body(["c"]))),
+    ]);
+    expect(lost).toEqual([undefined, undefined, undefined]);
+    expect(logged).toHaveLength(1);
+    expect(logged[0]).toMatch(/ingest worker failed .*parsed on the main thread/);
+    // one failure of three: a new worker takes the next body
+    expect((await workers.prepare(request(body(["next"]))))?.rows).toEqual(["next"]);
+  });
+
   it("after close, no worker: bodies are the caller's", async () => {
     workers = new IngestWorkers(echo, 1);
     expect(await workers.prepare(request(body(["a"])))).toBeDefined();

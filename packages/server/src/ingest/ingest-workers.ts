@@ -29,7 +29,9 @@ export type PrepareReply =
       message: string;
       details: { param?: string; line?: number; retryAfterSeconds?: number };
     }
-  | { id: number; kind: "failed"; message: string };
+  | { id: number; kind: "failed"; message: string }
+  /** the worker ended (crashed, or was ended for not answering) with the request in it */
+  | { id: number; kind: "lost"; message: string };
 
 /**
  * Ingest workers for the main thread to hand bodies to, one per core beside the one it runs
@@ -72,10 +74,19 @@ export class IngestWorkers {
   #failures = 0;
   #closed = false;
 
-  constructor(preparer: string, count = ingestWorkerCount(), answerWithinMs = ANSWER_WITHIN_MS) {
+  readonly #log: ((message: string) => void) | undefined;
+
+  constructor(
+    preparer: string,
+    count = ingestWorkerCount(),
+    answerWithinMs = ANSWER_WITHIN_MS,
+    /** told of each failure (the bodies then go to the main thread) */
+    log?: (message: string) => void,
+  ) {
     this.#preparer = preparer;
     this.#count = count;
     this.#answerWithinMs = answerWithinMs;
+    this.#log = log;
   }
 
   /**
@@ -119,9 +130,22 @@ export class IngestWorkers {
       case "uncovered":
         return undefined;
       case "failed":
-        this.#failures++;
+        this.#failed(reply.message);
+        return undefined;
+      case "lost":
         return undefined;
     }
+  }
+
+  /** one failure in a row more; past MAX_FAILURES no worker is started again */
+  #failed(message: string): void {
+    if (this.#closed) return;
+    this.#failures++;
+    this.#log?.(
+      this.#failures >= MAX_FAILURES
+        ? `ingest worker failed (${message}); ${MAX_FAILURES} failures in a row: ingest bodies are parsed on the main thread from now on`
+        : `ingest worker failed (${message}); its bodies are parsed on the main thread`,
+    );
   }
 
   async close(): Promise<void> {
@@ -155,8 +179,9 @@ export class IngestWorkers {
       if (gone) return;
       gone = true;
       this.#workers = this.#workers.filter((w) => w !== slot);
-      // its requests count the failure (prepare), once each
-      for (const [id, pending] of slot.pending) pending.resolve({ id, kind: "failed", message });
+      // one failure, however many requests it held
+      this.#failed(message);
+      for (const [id, pending] of slot.pending) pending.resolve({ id, kind: "lost", message });
       slot.pending.clear();
     };
     worker.on("error", (e) => fail(e.message));
