@@ -1,10 +1,11 @@
 import { gzipSync } from "node:zlib";
 import pg from "pg";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { BACKENDS, type BackendFixture, TEST_POSTGRES_URL } from "../support/backends.ts";
+import { BACKENDS, TEST_POSTGRES_URL } from "../support/backends.ts";
 import { runSql } from "../support/run-sql.ts";
 import { type ServedFixture, serveFixture } from "../support/serve-fixture.ts";
-import { ingestEnv, type Posted, postLogs, QUERY_TOKEN } from "./support/ingest.ts";
+import { ingestEnv, type Posted, postLogs } from "./support/ingest.ts";
+import { PREPARING, parsedOn, servedPair, storedRows, withPreparer } from "./support/ingest-workers.ts";
 
 /**
  * Probes of the ingest worker: every body below goes to a server parsing and encoding on its
@@ -12,17 +13,6 @@ import { ingestEnv, type Posted, postLogs, QUERY_TOKEN } from "./support/ingest.
  * stored rows must be the same.
  */
 const postgres = BACKENDS.find((b) => b.name === "postgres")!;
-
-function withoutPreparer(fixture: BackendFixture): BackendFixture {
-  return {
-    name: fixture.name,
-    async create() {
-      const handle = await fixture.create();
-      Object.defineProperty(handle.backend, "ingestPreparer", { value: undefined });
-      return handle;
-    },
-  };
-}
 
 const ndjson = (events: unknown[]) => events.map((e) => JSON.stringify(e)).join("\n");
 const NDJSON = { "Content-Type": "application/x-ndjson" };
@@ -34,44 +24,19 @@ function answer(r: Posted): unknown {
   return { status: r.status, error };
 }
 
-async function rows(served: ServedFixture, source: string): Promise<unknown[]> {
-  if ((await served.backend.schema()).sources[source] === undefined) return [];
-  return runSql(served.backend, `select * from \`${source}\` order by timestamp, id`);
-}
-
-async function parsedOn(served: ServedFixture): Promise<Record<string, number>> {
-  const text = await (await fetch(`${served.url}/metrics`, { headers: { "x-api-key": QUERY_TOKEN } })).text();
-  const out: Record<string, number> = {};
-  for (const m of text.matchAll(/^qes_ingest_bodies_parsed_total\{thread="(\w+)"[^}]*\} (\d+)/gm))
-    out[m[1]!] = Number(m[2]);
-  return out;
-}
-
 type Body = [string | Uint8Array, Record<string, string>?];
-
-const PREPARING = BACKENDS.filter((b) => b.name === "postgres" || b.name === "clickhouse");
 
 describe.each(PREPARING)(
   "ingest worker probes on $name: the same answers and rows as the main thread",
   (fixture) => {
-    let worker: ServedFixture;
-    let main: ServedFixture;
-    beforeAll(async () => {
-      const env = ingestEnv({ QES_INGEST_QUEUE_EVENTS: "40" });
-      worker = await serveFixture(fixture, {}, env);
-      main = await serveFixture(withoutPreparer(fixture), {}, env);
-    }, 60_000);
-    afterAll(async () => {
-      await worker?.close();
-      await main?.close();
-    });
+    const pair = servedPair(fixture, ingestEnv({ QES_INGEST_QUEUE_EVENTS: "40" }));
 
     /** each body to both servers in turn; the answers compared */
     async function both(source: string, bodies: Body[]): Promise<Posted[]> {
       const out: Posted[] = [];
       for (const [body, headers] of bodies) {
-        const a = await postLogs(worker.url, source, body, headers);
-        const b = await postLogs(main.url, source, body, headers);
+        const a = await postLogs(pair.worker.url, source, body, headers);
+        const b = await postLogs(pair.main.url, source, body, headers);
         const shown = typeof body === "string" ? body.slice(0, 200) : `<${body.length} bytes>`;
         expect(answer(a), shown).toEqual(answer(b));
         expect(a.status, shown).toBeLessThan(500);
@@ -101,10 +66,10 @@ describe.each(PREPARING)(
       // JSON.stringify drops an own __proto__ set by a literal: write it by hand
       const text = (i: number) =>
         JSON.stringify(event(i)).replace('"a.b"', `"__proto__":{"inner":${i}},"a.b"`);
-      const before = (await parsedOn(worker)).worker ?? 0;
+      const before = (await parsedOn(pair.worker)).worker ?? 0;
       await both(source, [[`[${text(0)}]`], [`[${text(1)},${text(2)}]`], [`${text(3)}\n${text(4)}`, NDJSON]]);
-      expect((await parsedOn(worker)).worker ?? 0).toBeGreaterThan(before);
-      expect(await rows(worker, source)).toEqual(await rows(main, source));
+      expect((await parsedOn(pair.worker)).worker ?? 0).toBeGreaterThan(before);
+      expect(await storedRows(pair.worker, source)).toEqual(await storedRows(pair.main, source));
     }, 60_000);
 
     it("events without ids or times, duplicates, blank lines, batch bodies, gzip, message moved", async () => {
@@ -174,7 +139,7 @@ describe.each(PREPARING)(
       ];
       // every body twice: a retry stores nothing twice
       await both(source, [...bodies, ...bodies]);
-      expect(await rows(worker, source)).toEqual(await rows(main, source));
+      expect(await storedRows(pair.worker, source)).toEqual(await storedRows(pair.main, source));
     }, 60_000);
 
     it("the first events of a built-in source (there from start-up, empty), retried", async () => {
@@ -183,13 +148,13 @@ describe.each(PREPARING)(
         { timestamp: "2025-01-15T09:00:01Z", event_message: "no id" },
         { id: "b2", timestamp: "2025-01-15T09:00:02Z", event_message: "with field", metadata: { x: 1 } },
       ]);
-      const before = (await parsedOn(worker)).worker ?? 0;
+      const before = (await parsedOn(pair.worker)).worker ?? 0;
       await both("pgbouncer.logs.prod", [[body], [body]]);
       await both("gotrue.logs.prod", [[JSON.stringify([{ id: "g", event_message: "covered" }])]]);
       // the retry (covered once the first widened) and the covered body: on the worker
-      expect((await parsedOn(worker)).worker).toBe(before + 2);
+      expect((await parsedOn(pair.worker)).worker).toBe(before + 2);
       for (const source of ["pgbouncer.logs.prod", "gotrue.logs.prod"])
-        expect(await rows(worker, source)).toEqual(await rows(main, source));
+        expect(await storedRows(pair.worker, source)).toEqual(await storedRows(pair.main, source));
     }, 60_000);
 
     it("a source named like an Object.prototype member is refused alike", async () => {
@@ -232,7 +197,7 @@ describe.each(PREPARING)(
         [Uint8Array.from([1, 2, 3]), { "Content-Encoding": "gzip" }],
       ];
       for (const r of await both(source, bodies)) expect(r.status).toBeGreaterThanOrEqual(200);
-      expect(await rows(worker, source)).toEqual(await rows(main, source));
+      expect(await storedRows(pair.worker, source)).toEqual(await storedRows(pair.main, source));
     }, 60_000);
   },
 );
@@ -241,16 +206,7 @@ describe.each(PREPARING)(
 // ahead of them (in an earlier group or earlier in theirs) changed the source: a new field, or a
 // field's type widened (INT64 to FLOAT64 to STRING)
 describe("ingest worker probes on postgres: the schema changes between a body's encoding and its commit", () => {
-  let worker: ServedFixture;
-  let main: ServedFixture;
-  beforeAll(async () => {
-    worker = await serveFixture(postgres, {}, ingestEnv());
-    main = await serveFixture(withoutPreparer(postgres), {}, ingestEnv());
-  }, 60_000);
-  afterAll(async () => {
-    await worker?.close();
-    await main?.close();
-  });
+  const pair = servedPair(postgres, ingestEnv());
 
   /** `first`, then `bodies` posted at once while the source's table is locked, so they commit together after it */
   async function heldUp(
@@ -298,14 +254,14 @@ describe("ingest worker probes on postgres: the schema changes between a body's 
         { timestamp: "2025-01-15T10:00:04Z", metadata: { n: 8, s: "no id" } },
         { id: `own${i}`, timestamp: "2025-01-15T10:00:05Z", metadata: { n: -i, s: "repeated" } },
       ]);
-    for (const served of [worker, main]) {
+    for (const served of [pair.worker, pair.main]) {
       expect((await postLogs(served.url, source, seed)).status).toBe(200);
       const statuses = await heldUp(served, source, [body(0)], [1, 2, 3, 4, 5, 0].map(body));
       expect(statuses).toEqual([200, 200, 200, 200, 200, 200, 200]);
     }
-    const stored = await rows(worker, source);
+    const stored = await storedRows(pair.worker, source);
     expect(stored).toHaveLength(1 + 1 + 6 + 1);
-    expect(stored).toEqual(await rows(main, source));
+    expect(stored).toEqual(await storedRows(pair.main, source));
   }, 60_000);
 
   it("NUL and lone surrogates escaped in JSON text (jsonb refuses both), committed with others: stored alike", async () => {
@@ -314,7 +270,7 @@ describe("ingest worker probes on postgres: the schema changes between a body's 
       { id: "bad", metadata: { n: 3, s: "nul \u0000 and \ud800", r: { q: "a\u0000\udc00b" } } },
     ]);
     const statuses: number[][] = [];
-    for (const served of [worker, main]) {
+    for (const served of [pair.worker, pair.main]) {
       expect(
         (
           await postLogs(
@@ -328,7 +284,7 @@ describe("ingest worker probes on postgres: the schema changes between a body's 
     }
     expect(statuses[0]).toEqual(statuses[1]);
     expect(statuses[0]).toEqual([200, 200, 200, 200]);
-    expect(await rows(worker, source)).toEqual(await rows(main, source));
+    expect(await storedRows(pair.worker, source)).toEqual(await storedRows(pair.main, source));
   }, 60_000);
 
   it.each([
@@ -340,7 +296,7 @@ describe("ingest worker probes on postgres: the schema changes between a body's 
     "widened by %s committed ahead, or within the same group",
     async (name, widening) => {
       const source = `probe.race.${name.replaceAll(" ", "_")}`;
-      for (const served of [worker, main]) {
+      for (const served of [pair.worker, pair.main]) {
         expect((await postLogs(served.url, source, seed)).status).toBe(200);
         // the widening commits first, alone (its group started the commit the lock holds up)
         expect(
@@ -357,9 +313,9 @@ describe("ingest worker probes on postgres: the schema changes between a body's 
           await heldUp(served, source, [covered(1, 9)], [covered(1, 0), again, covered(1, 1), covered(1, 2)]),
         ).toEqual([200, 200, 200, 200, 200]);
       }
-      const stored = await rows(worker, source);
+      const stored = await storedRows(pair.worker, source);
       expect(stored).toHaveLength(1 + 1 + 8 + 1 + 8);
-      expect(stored).toEqual(await rows(main, source));
+      expect(stored).toEqual(await storedRows(pair.main, source));
     },
     60_000,
   );
@@ -369,18 +325,7 @@ describe("ingest worker probes on postgres: a worker's thread ends with bodies i
   let served: ServedFixture;
   beforeAll(async () => {
     const exiting = new URL("./fixtures/preparers/exiting-postgres-preparer.ts", import.meta.url).href;
-    served = await serveFixture(
-      {
-        name: "postgres",
-        async create() {
-          const handle = await postgres.create();
-          Object.defineProperty(handle.backend, "ingestPreparer", { value: exiting });
-          return handle;
-        },
-      },
-      {},
-      ingestEnv(),
-    );
+    served = await serveFixture(withPreparer(postgres, exiting), {}, ingestEnv());
   }, 60_000);
   afterAll(() => served?.close());
 
@@ -418,16 +363,7 @@ describe("ingest worker probes on postgres: a worker's thread ends with bodies i
 // ClickHouse commits one call at a time: bodies posted at once meet in groups, some encoded
 // before a body of their group (or of the group ahead) added fields
 describe.each(PREPARING)("ingest worker probes on $name: bodies at once, some adding fields", (fixture) => {
-  let worker: ServedFixture;
-  let main: ServedFixture;
-  beforeAll(async () => {
-    worker = await serveFixture(fixture, {}, ingestEnv());
-    main = await serveFixture(withoutPreparer(fixture), {}, ingestEnv());
-  }, 60_000);
-  afterAll(async () => {
-    await worker?.close();
-    await main?.close();
-  });
+  const pair = servedPair(fixture, ingestEnv());
 
   it("stores what the main thread stores", async () => {
     const source = "probe.concurrent";
@@ -440,7 +376,7 @@ describe.each(PREPARING)("ingest worker probes on $name: bodies at once, some ad
           metadata: { n: j, s: `s${i}`, ...(i % 4 === 3 && j === 7 ? { [`new${i}`]: { deep: i } } : {}) },
         })),
       );
-    for (const served of [worker, main]) {
+    for (const served of [pair.worker, pair.main]) {
       expect((await postLogs(served.url, source, body(0))).status).toBe(200);
       for (let round = 0; round < 2; round++) {
         const posted = await Promise.all(
@@ -449,26 +385,16 @@ describe.each(PREPARING)("ingest worker probes on $name: bodies at once, some ad
         expect(posted.map((r) => r.status)).toEqual(Array(12).fill(200));
       }
     }
-    const stored = await rows(worker, source);
+    const stored = await storedRows(pair.worker, source);
     expect(stored).toHaveLength(20 * 25);
-    expect(stored).toEqual(await rows(main, source));
+    expect(stored).toEqual(await storedRows(pair.main, source));
   }, 60_000);
 });
 
 describe.each(PREPARING)(
   "ingest worker probes on $name: retention drops the days bodies are for",
   (fixture) => {
-    let worker: ServedFixture;
-    let main: ServedFixture;
-    beforeAll(async () => {
-      const env = ingestEnv({ QES_RETENTION_DAYS: "2" });
-      worker = await serveFixture(fixture, {}, env);
-      main = await serveFixture(withoutPreparer(fixture), {}, env);
-    }, 60_000);
-    afterAll(async () => {
-      await worker?.close();
-      await main?.close();
-    });
+    const pair = servedPair(fixture, ingestEnv({ QES_RETENTION_DAYS: "2" }));
 
     it("bodies for a dropped day, sent again, are stored again, as on the main thread", async () => {
       const source = "probe.retention";
@@ -480,19 +406,19 @@ describe.each(PREPARING)(
             metadata: { n: j },
           })),
         );
-      for (const served of [worker, main]) {
+      for (const served of [pair.worker, pair.main]) {
         for (const day of ["05", "15"])
           expect((await postLogs(served.url, source, body(day))).status).toBe(200);
         await served.service.retention.run();
-        expect(await rows(served, source)).toHaveLength(10);
+        expect(await storedRows(served, source)).toHaveLength(10);
         const again = await Promise.all(
           [body("05"), body("15"), body("06")].map((b) => postLogs(served.url, source, b)),
         );
         expect(again.map((r) => r.status)).toEqual([200, 200, 200]);
       }
-      const stored = await rows(worker, source);
+      const stored = await storedRows(pair.worker, source);
       expect(stored).toHaveLength(30);
-      expect(stored).toEqual(await rows(main, source));
+      expect(stored).toEqual(await storedRows(pair.main, source));
     }, 60_000);
   },
 );

@@ -1,25 +1,16 @@
 import pg from "pg";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { BACKENDS, type BackendFixture, TEST_POSTGRES_URL } from "../support/backends.ts";
+import { BACKENDS, TEST_POSTGRES_URL } from "../support/backends.ts";
 import { runSql } from "../support/run-sql.ts";
 import { type ServedFixture, serveFixture } from "../support/serve-fixture.ts";
-import { ingestEnv, postLogs, QUERY_TOKEN } from "./support/ingest.ts";
+import { ingestEnv, postLogs } from "./support/ingest.ts";
+import { PREPARING, parsedOn, servedPair, storedRows, withPreparer } from "./support/ingest-workers.ts";
 
 const postgres = BACKENDS.find((b) => b.name === "postgres")!;
 
-/** `fixture`'s backend with `ingestPreparer` set to `preparer` (undefined: the main thread parses every body) */
-function withPreparer(preparer: string | undefined, fixture: BackendFixture = postgres): BackendFixture {
-  return {
-    name: fixture.name,
-    async create() {
-      const handle = await fixture.create();
-      Object.defineProperty(handle.backend, "ingestPreparer", { value: preparer });
-      return handle;
-    },
-  };
-}
-
 const SOURCE = "worker.logs";
+/** every stored column of the source, ordered */
+const rows = (served: ServedFixture) => storedRows(served, SOURCE);
 const ndjson = (events: unknown[]) => events.map((e) => JSON.stringify(e)).join("\n");
 
 /** the first request: every field the later ones send, so it creates the source (parsed on the main thread) */
@@ -88,38 +79,14 @@ function laterEvents(round: number): unknown[] {
   return out;
 }
 
-/** every stored column of the source, ordered */
-async function rows(served: ServedFixture): Promise<unknown[]> {
-  return runSql(served.backend, `select * from \`${SOURCE}\` order by timestamp, id`);
-}
-
-async function parsedOn(served: ServedFixture): Promise<Record<string, number>> {
-  const text = await (await fetch(`${served.url}/metrics`, { headers: { "x-api-key": QUERY_TOKEN } })).text();
-  const out: Record<string, number> = {};
-  for (const m of text.matchAll(/^qes_ingest_bodies_parsed_total\{thread="(\w+)"[^}]*\} (\d+)/gm))
-    out[m[1]!] = Number(m[2]);
-  return out;
-}
-
 // the rows a worker encodes are the rows the main thread would have: the same bodies to a server
 // parsing on its ingest worker and to one parsing on its main thread store the same table
-const PREPARING = BACKENDS.filter((b) => b.name === "postgres" || b.name === "clickhouse");
-
 describe.each(PREPARING)("ingest bodies parsed and encoded on an ingest worker, on $name", (fixture) => {
-  let worker: ServedFixture;
-  let main: ServedFixture;
-  beforeAll(async () => {
-    worker = await serveFixture(fixture, {}, ingestEnv());
-    main = await serveFixture(withPreparer(undefined, fixture), {}, ingestEnv());
-    expect(worker.backend.ingestPreparer).toBeDefined();
-  }, 60_000);
-  afterAll(async () => {
-    await worker?.close();
-    await main?.close();
-  });
+  const pair = servedPair(fixture, ingestEnv());
 
   it("stores exactly the rows the main thread stores, JSON and NDJSON, retried batches once", async () => {
-    for (const served of [worker, main]) {
+    expect(pair.worker.backend.ingestPreparer).toBeDefined();
+    for (const served of [pair.worker, pair.main]) {
       expect((await postLogs(served.url, SOURCE, JSON.stringify(FIRST))).status).toBe(200);
       for (let round = 0; round < 3; round++) {
         const events = laterEvents(round);
@@ -132,11 +99,11 @@ describe.each(PREPARING)("ingest bodies parsed and encoded on an ingest worker, 
         expect((await postLogs(served.url, SOURCE, body, headers)).status).toBe(200);
       }
     }
-    const stored = await rows(worker);
+    const stored = await rows(pair.worker);
     expect(stored).toHaveLength(1 + 3 * 60);
-    expect(stored).toEqual(await rows(main));
-    expect((await parsedOn(worker)).worker).toBeGreaterThanOrEqual(6);
-    expect((await parsedOn(main)).worker ?? 0).toBe(0);
+    expect(stored).toEqual(await rows(pair.main));
+    expect((await parsedOn(pair.worker)).worker).toBeGreaterThanOrEqual(6);
+    expect((await parsedOn(pair.main)).worker ?? 0).toBe(0);
   }, 60_000);
 
   it("refuses a bad body on the worker exactly as on the main thread, storing nothing", async () => {
@@ -154,28 +121,28 @@ describe.each(PREPARING)("ingest bodies parsed and encoded on an ingest worker, 
       [JSON.stringify({ batch: [{ event_message: "fine" }, "text"] }), {}],
     ];
     for (const [body, headers] of bad) {
-      const a = await postLogs(worker.url, SOURCE, body, headers);
-      const b = await postLogs(main.url, SOURCE, body, headers);
+      const a = await postLogs(pair.worker.url, SOURCE, body, headers);
+      const b = await postLogs(pair.main.url, SOURCE, body, headers);
       expect(a.status, body).toBeGreaterThanOrEqual(400);
       expect(a.status, body).toBeLessThan(500);
       const { requestId: _a, ...errorA } = a.body.error;
       const { requestId: _b, ...errorB } = b.body.error;
       expect({ status: a.status, error: errorA }, body).toEqual({ status: b.status, error: errorB });
     }
-    expect(await rows(worker)).toEqual(await rows(main));
+    expect(await rows(pair.worker)).toEqual(await rows(pair.main));
   }, 60_000);
 
   it("a new field in a later body is widened for on the main thread, and stored", async () => {
-    const before = (await parsedOn(worker)).main ?? 0;
+    const before = (await parsedOn(pair.worker)).main ?? 0;
     const r = await postLogs(
-      worker.url,
+      pair.worker.url,
       SOURCE,
       JSON.stringify([{ event_message: "new", metadata: { brand_new: 7 } }]),
     );
     expect(r.status).toBe(200);
-    expect((await parsedOn(worker)).main).toBe(before + 1);
+    expect((await parsedOn(pair.worker)).main).toBe(before + 1);
     const found = await runSql(
-      worker.backend,
+      pair.worker.backend,
       `select metadata.brand_new as n from \`${SOURCE}\` where event_message = 'new'`,
     );
     expect(found).toEqual([{ n: 7 }]);
@@ -185,7 +152,11 @@ describe.each(PREPARING)("ingest bodies parsed and encoded on an ingest worker, 
 describe("PostgreSQL ingest when the worker cannot run its preparer", () => {
   let served: ServedFixture;
   beforeAll(async () => {
-    served = await serveFixture(withPreparer("file:///nonexistent/qes-preparer.ts"), {}, ingestEnv());
+    served = await serveFixture(
+      withPreparer(postgres, "file:///nonexistent/qes-preparer.ts"),
+      {},
+      ingestEnv(),
+    );
   }, 60_000);
   afterAll(() => served?.close());
 
