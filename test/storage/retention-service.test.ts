@@ -1,7 +1,8 @@
-import { createLogger, loadConfig, parseApiKeys, type RunningService, startService } from "@qes/server";
+import { loadConfig } from "@qes/server";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { BACKENDS, type BackendHandle } from "../support/backends.ts";
+import { BACKENDS } from "../support/backends.ts";
 import { runSql } from "../support/run-sql.ts";
+import { type ServedFixture, serveFixture } from "../support/serve-fixture.ts";
 
 const NOW = "2025-01-15T12:00:00Z";
 
@@ -10,42 +11,34 @@ function line(id: string, timestamp: string): string {
 }
 
 describe.each(BACKENDS)("the service's retention on $name", (fixture) => {
-  let handle: BackendHandle;
-  let service: RunningService;
+  let served: ServedFixture;
   const logs: { level: number; msg: string }[] = [];
   beforeAll(async () => {
-    handle = await fixture.create();
-    await handle.backend.load("cloudflare.logs.prod", [
-      line("edge-old", "2025-01-10T08:00:00Z"),
-      line("edge-new", "2025-01-14T08:00:00Z"),
-    ]);
-    await handle.backend.load("postgres.logs", [line("pg-old", "2024-11-01T00:00:00Z"), line("pg-new", NOW)]);
-    const config = loadConfig({
-      NODE_ENV: "test",
-      PORT: "0",
-      QES_TEST_NOW: NOW,
-      QES_API_KEYS: "retention-test-token-0123456789",
-      QES_RETENTION_DAYS: "60,cloudflare.logs.prod=3,Postgres.Logs=7",
-    });
-    service = await startService({
-      config,
-      backend: handle.backend,
-      keys: parseApiKeys(config.apiKeys ?? ""),
-      logger: createLogger({ destination: { write: (l: string) => void logs.push(JSON.parse(l)) } }),
-      host: "127.0.0.1",
-    });
+    served = await serveFixture(
+      fixture,
+      {
+        "cloudflare.logs.prod": [
+          line("edge-old", "2025-01-10T08:00:00Z"),
+          line("edge-new", "2025-01-14T08:00:00Z"),
+        ],
+        "postgres.logs": [line("pg-old", "2024-11-01T00:00:00Z"), line("pg-new", NOW)],
+      },
+      {
+        QES_TEST_NOW: NOW,
+        QES_API_KEYS: "retention-test-token-0123456789",
+        QES_RETENTION_DAYS: "60,cloudflare.logs.prod=3,Postgres.Logs=7",
+      },
+      logs,
+    );
   });
-  afterAll(async () => {
-    await service?.close();
-    await handle?.dispose();
-  });
+  afterAll(() => served?.close());
 
   it("runs at start-up with each source's days, against the service's clock", async () => {
-    const reports = await service.retention.firstRun;
+    const reports = await served.service.retention.firstRun;
     expect(reports.find((r) => r.source === "cloudflare.logs.prod")?.deletedEvents).toBe(1);
     expect(reports.find((r) => r.source === "postgres.logs")?.deletedEvents).toBe(1);
     const ids = async (source: string) =>
-      (await runSql(handle.backend, `select id from \`${source}\` order by id`)).map((r) => r.id);
+      (await runSql(served.backend, `select id from \`${source}\` order by id`)).map((r) => r.id);
     expect(await ids("cloudflare.logs.prod")).toEqual(["edge-new"]);
     expect(await ids("postgres.logs")).toEqual(["pg-new"]);
     expect(logs.some((l) => l.msg === "retention run")).toBe(true);
@@ -68,14 +61,14 @@ describe.each(BACKENDS)("the service's retention on $name", (fixture) => {
     );
     expect(warnings.some((w) => w.includes("names cloudflare.logs.prod"))).toBe(false);
     // and the source it meant kept the default: pg-old (75 days) is gone only by the 60 days
-    expect((await service.retention.firstRun).find((r) => r.source === "postgres.logs")?.deletedEvents).toBe(
-      1,
-    );
+    expect(
+      (await served.service.retention.firstRun).find((r) => r.source === "postgres.logs")?.deletedEvents,
+    ).toBe(1);
   });
 
   it("exposes events, bytes and the oldest event's age per source on /metrics", async () => {
     const text = await (
-      await fetch(`${service.url}/metrics`, { headers: { "x-api-key": "retention-test-token-0123456789" } })
+      await fetch(`${served.url}/metrics`, { headers: { "x-api-key": "retention-test-token-0123456789" } })
     ).text();
     expect(text).toMatch(/qes_source_events\{source="postgres\.logs"[^}]*\} 1\b/);
     expect(text).toMatch(/qes_source_bytes\{source="postgres\.logs"[^}]*\} \d+/);

@@ -1,7 +1,7 @@
-import { createLogger, loadConfig, parseApiKeys, type RunningService, startService } from "@qes/server";
 import pg from "pg";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { BACKENDS, type BackendHandle, TEST_POSTGRES_URL } from "../support/backends.ts";
+import { BACKENDS, TEST_POSTGRES_URL } from "../support/backends.ts";
+import { type ServedFixture, serveFixture } from "../support/serve-fixture.ts";
 
 /** 1,500 events over three days: a load large enough to analyze its table */
 function* lines(): Generator<string> {
@@ -29,35 +29,22 @@ async function autovacuumOn(): Promise<boolean> {
 }
 
 describe.each(BACKENDS)("the service's statistics pass on $name", (fixture) => {
-  let handle: BackendHandle;
-  let service: RunningService;
-  const logs: { level: number; msg: string; analyzed?: string[] }[] = [];
+  let served: ServedFixture;
+  const logs: { level?: number; msg?: string; analyzed?: string[] }[] = [];
   beforeAll(async () => {
-    handle = await fixture.create();
-    await handle.backend.load("statistics.logs", lines());
     // kept forever: retention at start-up would otherwise drop these days before they are analyzed
-    const config = loadConfig({
-      NODE_ENV: "test",
-      PORT: "0",
-      QES_API_KEYS: "statistics-test-token-0123456789",
-      QES_RETENTION_DAYS: "0",
-    });
-    service = await startService({
-      config,
-      backend: handle.backend,
-      keys: parseApiKeys(config.apiKeys ?? ""),
-      logger: createLogger({ destination: { write: (l: string) => void logs.push(JSON.parse(l)) } }),
-      host: "127.0.0.1",
-    });
+    served = await serveFixture(
+      fixture,
+      { "statistics.logs": lines() },
+      { QES_API_KEYS: "statistics-test-token-0123456789", QES_RETENTION_DAYS: "0" },
+      logs,
+    );
   }, 60_000);
-  afterAll(async () => {
-    await service?.close();
-    await handle?.dispose();
-  });
+  afterAll(() => served?.close());
 
   it("runs at start-up where the engine does not keep statistics itself, and logs what it analyzed", async () => {
-    const report = await service.statistics.firstRun;
-    if (handle.backend.refreshStatistics === undefined) {
+    const report = await served.service.statistics.firstRun;
+    if (served.backend.refreshStatistics === undefined) {
       // DuckDB and ClickHouse keep their own: nothing to run
       expect(report).toEqual({ analyzed: [] });
       return;
@@ -72,11 +59,11 @@ describe.each(BACKENDS)("the service's statistics pass on $name", (fixture) => {
     const analyzed = [...report.analyzed];
     for (const deadline = Date.now() + 30_000; analyzed.length < 3 && Date.now() < deadline; ) {
       await new Promise((r) => setTimeout(r, 500));
-      analyzed.push(...(await service.statistics.run()).analyzed);
+      analyzed.push(...(await served.service.statistics.run()).analyzed);
     }
     expect(analyzed).toHaveLength(3);
     expect(logs.filter((l) => l.msg === "statistics refreshed").flatMap((l) => l.analyzed)).toEqual(analyzed);
     // and once analyzed, a pass on demand finds nothing left
-    expect(await service.statistics.run()).toEqual({ analyzed: [] });
+    expect(await served.service.statistics.run()).toEqual({ analyzed: [] });
   }, 60_000);
 });

@@ -12,13 +12,15 @@ export interface ServedFixture {
 
 /**
  * A real qes server on a loopback port over a fresh backend of `fixture`, with `loads` loaded
- * through the backend first. `env` is the service's configuration (NODE_ENV, PORT and a silent
- * logger are set here). The backend is disposed of when start-up fails.
+ * through the backend first. `env` is the service's configuration (NODE_ENV and PORT are set
+ * here). The logger is silent, or pushes each line (parsed) onto `logs`. The backend is disposed of
+ * when start-up fails.
  */
 export async function serveFixture(
   fixture: BackendFixture,
-  loads: Record<string, string[]>,
+  loads: Record<string, Iterable<string>>,
   env: Record<string, string>,
+  logs?: Record<string, unknown>[],
 ): Promise<ServedFixture> {
   const handle: BackendHandle = await fixture.create();
   let service: RunningService;
@@ -29,7 +31,9 @@ export async function serveFixture(
       config,
       backend: handle.backend,
       keys: parseApiKeys(config.apiKeys ?? ""),
-      logger: createLogger({ destination: { write: () => undefined } }),
+      logger: createLogger({
+        destination: { write: (line: string) => void logs?.push(JSON.parse(line)) },
+      }),
       host: "127.0.0.1",
     });
   } catch (e) {
