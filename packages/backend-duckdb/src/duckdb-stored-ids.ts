@@ -1,5 +1,5 @@
 import { type DuckDBConnection, listValue } from "@duckdb/node-api";
-import { IdFilter } from "./duckdb-id-filter.ts";
+import { IdFilter } from "@qes/core";
 import { quoteIdent } from "./duckdb-storage.ts";
 
 /** ids per existence query: one list parameter, a hash semi-join in the engine */

@@ -39,11 +39,12 @@ import {
   readLogSchema,
   readSchemaVersion,
 } from "./postgres-storage.ts";
+import { PostgresStoredIds } from "./postgres-stored-ids.ts";
 
 /** How long a schema read is trusted before the version is asked again (DESIGN.md §3: within a second). */
 const SCHEMA_RECHECK_MS = 500;
-/** Owner connections: loads (one each), schema reads, start-up. */
-const OWNER_POOL_SIZE = 3;
+/** Owner connections: loads (one each), schema reads, start-up, the build of an ingest filter of ids. */
+const OWNER_POOL_SIZE = 4;
 
 /**
  * The PostgreSQL backend (DESIGN.md §6): log tables in one schema, loads over the owner
@@ -67,6 +68,7 @@ export class PostgresBackend implements Backend {
   private cached: LogSchema | null = null;
   private checkedAt = 0;
   private refreshing: Promise<LogSchema> | null = null;
+  private readonly storedIds: PostgresStoredIds;
 
   constructor(config: PostgresBackendConfig) {
     this.config = resolvePostgresConfig(config, readerPasswordFor);
@@ -82,6 +84,7 @@ export class PostgresBackend implements Backend {
     this.db = new Kysely<any>({ dialect: new PostgresDialect({ pool: this.ownerPool }) });
     this.queryPool = createQueryPool(this.config);
     this.executor = new PostgresExecutor(this.queryPool, this.config);
+    this.storedIds = new PostgresStoredIds(this.ownerPool, this.config.schema);
   }
 
   /**
@@ -190,13 +193,16 @@ export class PostgresBackend implements Backend {
     lines: AsyncIterable<string> | Iterable<string>,
     opts?: LoadOptions,
   ): Promise<LoadSummary> {
-    const result = await loadEvents(this.ownerPool, this.config, source, lines, opts);
+    const result = await loadEvents(this.ownerPool, this.config, source, lines, opts).finally(() =>
+      // it stored ids our ingest filter did not see: built again from the table at once
+      this.storedIds.forget(source),
+    );
     if (result.schemaChanged) await this.refreshSchema(true);
     return result.summary;
   }
 
   async ingest(batches: readonly IngestBatch[]): Promise<IngestResult[]> {
-    const result = await ingestEvents(this.ownerPool, this.config, batches);
+    const result = await ingestEvents(this.ownerPool, this.config, this.storedIds, batches);
     if (result.schemaChanged) await this.refreshSchema(true);
     return result.results;
   }
@@ -289,6 +295,7 @@ export class PostgresBackend implements Backend {
   }
 
   async close(): Promise<void> {
+    await this.storedIds.stop();
     await Promise.allSettled([this.queryPool.end(), this.db.destroy()]);
   }
 }

@@ -24,7 +24,6 @@ import {
   lockForWriting,
   partitionsByDay,
 } from "./postgres-partitions.ts";
-import { qualified } from "./postgres-sql.ts";
 import {
   applySchemaChanges,
   createSource,
@@ -32,6 +31,8 @@ import {
   readSource,
   saveSource,
 } from "./postgres-storage.ts";
+import type { PostgresStoredIds, StoredIdsCheck } from "./postgres-stored-ids.ts";
+import { replaceWriteToken } from "./postgres-write-token.ts";
 
 /** Per source of one call: its model (widened in place) and the ids the call has seen. */
 interface Target {
@@ -40,30 +41,16 @@ interface Target {
   partitions: DayPartitions;
   changed: boolean;
   seen: Set<string>;
+  /** the source's write token and filter of ids, read under its load lock */
+  ids: StoredIdsCheck;
+  /** ids the call stores in the source */
+  written: string[];
   /** events of the call's batches waiting for their COPY, all covered by `source` */
   pending: LogEvent[];
   /** rows encoded ahead (`IngestBatch.prepared`) waiting for their COPY: those at `keep` */
   pendingPrepared: { rows: PreparedCopyRows; keep: number[] }[];
   /** `JSON.stringify(source.fields)` while `source` is unchanged (what prepared rows are checked against) */
   fields?: string;
-}
-
-/**
- * The ids among `ids` already stored in a source's table: one index probe per id (the `id`
- * index), as one statement. The caller holds the source's load lock, so no other transaction can
- * store one of them between this read and the commit.
- */
-async function storedIds(
-  client: pg.ClientBase,
-  schema: string,
-  table: string,
-  ids: string[],
-): Promise<Set<string>> {
-  const { rows } = await client.query<{ id: string }>(
-    `select id from ${qualified(schema, table)} where id = any($1::text[])`,
-    [ids],
-  );
-  return new Set(rows.map((r) => r.id));
 }
 
 /**
@@ -102,7 +89,7 @@ function usablePrepared(batch: IngestBatch, target: Target): PreparedIngest | un
  */
 async function freshIndexes(
   client: pg.ClientBase,
-  schema: string,
+  storedIds: PostgresStoredIds,
   target: Target,
   ids: readonly string[],
 ): Promise<number[]> {
@@ -114,13 +101,14 @@ async function freshIndexes(
     fresh.push(i);
   }
   if (fresh.length === 0) return fresh;
-  const stored = await storedIds(
+  const stored = await storedIds.stored(
     client,
-    schema,
-    target.source.table,
+    target.ids,
     fresh.map((i) => ids[i]!),
   );
-  return stored.size === 0 ? fresh : fresh.filter((i) => !stored.has(ids[i]!));
+  const keep = stored.size === 0 ? fresh : fresh.filter((i) => !stored.has(ids[i]!));
+  for (const i of keep) target.written.push(ids[i]!);
+  return keep;
 }
 
 /**
@@ -160,6 +148,7 @@ async function writeEvents(
 export async function ingestEvents(
   pool: pg.Pool,
   config: ResolvedPostgresConfig,
+  storedIds: PostgresStoredIds,
   batches: readonly IngestBatch[],
 ): Promise<{ results: IngestResult[]; schemaChanged: boolean }> {
   for (const batch of batches) checkSourceName(batch.source);
@@ -190,6 +179,8 @@ export async function ingestEvents(
         partitions: await partitionsByDay(client, config.schema, source.table),
         changed: false,
         seen: new Set(),
+        ids: await storedIds.check(client, name, source.table),
+        written: [],
         pending: [],
         pendingPrepared: [],
       });
@@ -200,7 +191,7 @@ export async function ingestEvents(
       const prepared = usablePrepared(batch, target);
       if (prepared !== undefined) {
         // encoded for this very model: covered, nothing to widen; only duplicates are left out
-        const keep = await freshIndexes(client, config.schema, target, prepared.ids);
+        const keep = await freshIndexes(client, storedIds, target, prepared.ids);
         if (keep.length > 0) target.pendingPrepared.push({ rows: prepared.rows as PreparedCopyRows, keep });
         results.push({
           source: batch.source,
@@ -211,7 +202,7 @@ export async function ingestEvents(
       }
       const keep = await freshIndexes(
         client,
-        config.schema,
+        storedIds,
         target,
         batch.events.map((e) => e.id),
       );
@@ -243,7 +234,13 @@ export async function ingestEvents(
       await saveSource(client, config.schema, target.source);
       schemaChanged = true;
     }
+    const tokens = new Map<Target, string>();
+    for (const target of targets.values()) {
+      if (target.written.length > 0)
+        tokens.set(target, await replaceWriteToken(client, config.schema, target.source.name));
+    }
     await client.query("commit");
+    for (const [target, token] of tokens) storedIds.committed(target.ids, token, target.written);
     return { results, schemaChanged };
   } catch (e) {
     try {

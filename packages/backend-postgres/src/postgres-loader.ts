@@ -36,6 +36,7 @@ import {
   readSource,
   saveSource,
 } from "./postgres-storage.ts";
+import { replaceWriteToken } from "./postgres-write-token.ts";
 
 /**
  * Bulk load (DESIGN.md §3, §6): NDJSON lines → core's parse / widen / flatten → COPY, all in
@@ -395,6 +396,8 @@ export async function loadEvents(
     }
     opts.onProgress?.({ events, bytes });
     if (loader.schemaChanged) await saveSource(client, config.schema, working);
+    // ingest's filters of this source's ids, in every process, are no longer trusted
+    if (events > 0) await replaceWriteToken(client, config.schema, sourceName);
     await client.query("commit");
     const seconds = (performance.now() - started) / 1000;
     return {

@@ -1,6 +1,7 @@
 import { QesError } from "@qes/core";
 import { type Kysely, type Migration, type MigrationProvider, Migrator, sql } from "kysely";
 import { JSON_OR_NULL } from "./postgres-sql.ts";
+import { SOURCE_WRITES } from "./postgres-write-token.ts";
 
 /**
  * The storage's own tables, created and migrated at start-up (kysely). Log tables are not
@@ -11,6 +12,9 @@ import { JSON_OR_NULL } from "./postgres-sql.ts";
  *   on every change. The LogSchema version is the sum of the sources' versions: it grows with
  *   every committed change even when transactions commit out of order, and reading it is one
  *   aggregate over a handful of rows.
+ * - `qes_source_writes`: one row per source written since 0003: a token that every transaction
+ *   storing events in the source replaces with a new random one (postgres-stored-ids.ts: a
+ *   process's filter of a source's ids is good while the token is the one it last saw).
  */
 export function storageMigrations(schema: string): Record<string, Migration> {
   return {
@@ -46,6 +50,20 @@ export function storageMigrations(schema: string): Record<string, Migration> {
       },
       async down(db: Kysely<any>) {
         await sql`drop function if exists ${sql.id(schema, JSON_OR_NULL)}(text)`.execute(db);
+      },
+    },
+    "0003_source_writes": {
+      async up(db: Kysely<any>) {
+        await db.schema
+          .withSchema(schema)
+          .createTable(SOURCE_WRITES)
+          .ifNotExists()
+          .addColumn("name", "text", (c) => c.primaryKey())
+          .addColumn("token", "text", (c) => c.notNull())
+          .execute();
+      },
+      async down(db: Kysely<any>) {
+        await db.schema.withSchema(schema).dropTable(SOURCE_WRITES).ifExists().execute();
       },
     },
   };

@@ -22,6 +22,7 @@ import {
 } from "./postgres-partitions.ts";
 import { grantSelect } from "./postgres-query-role.ts";
 import { advisoryKey, ident, literal, type Queryable, qualified } from "./postgres-sql.ts";
+import { SOURCE_WRITES } from "./postgres-write-token.ts";
 
 /**
  * Log tables and the persisted schema model (schema-model.ts layout). One table per source with
@@ -113,7 +114,7 @@ export async function createSource(
   );
   for (const r of relations) taken.push(r.relname);
   // reserved: qes' own tables share the schema
-  taken.push("qes_sources", "qes_migration", "qes_migration_lock");
+  taken.push("qes_sources", SOURCE_WRITES, "qes_migration", "qes_migration_lock");
   const source = newSourceSchema(name, taken);
   for (const sql of partitionedTableSql(config.schema, source.table)) await client.query(sql);
   if (await hasExpressionStatistics(client)) {

@@ -35,6 +35,7 @@ export * from "./schema/event-coverage.ts";
 export * from "./schema/event-id.ts";
 export * from "./schema/event-lines.ts";
 export * from "./schema/flatten-event.ts";
+export * from "./schema/id-filter.ts";
 export * from "./schema/infer-schema.ts";
 export * from "./schema/json-value.ts";
 export * from "./schema/parse-event.ts";

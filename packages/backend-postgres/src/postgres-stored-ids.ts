@@ -1,0 +1,216 @@
+import { IdFilter } from "@qes/core";
+import type pg from "pg";
+import { qualified } from "./postgres-sql.ts";
+import { readWriteToken } from "./postgres-write-token.ts";
+
+/** the smallest filter built, so that a young source is not rebuilt at every commit */
+const MIN_CAPACITY = 65_536;
+/** ids read per statement while a filter is built */
+const BUILD_PAGE = 50_000;
+/**
+ * Sources with more ids than this get no filter (every id is probed in every partition, as
+ * without one): ~1.2 bytes per id of memory, and the build reads every id once.
+ */
+export const MAX_FILTERED_IDS = 25_000_000;
+/** a filter found stale (another process wrote the source) is built again at most this often */
+const REBUILD_AFTER_STALE_MS = 60_000;
+/** links kept per filter while its token is behind them (a stale filter's chain is dropped) */
+const MAX_LINKS = 1_024;
+
+/**
+ * One filter of a source's ids: it holds every id the source stored when its write token was
+ * `token` (and may hold more: ids of rolled-back or retention-dropped rows only cost a probe).
+ */
+interface Filter {
+  readonly ids: IdFilter;
+  /** the write token whose ids it holds all of */
+  token: string;
+  /** write token before → after of each commit of this process whose ids were added to it */
+  readonly links: Map<string, string>;
+}
+
+/** What the commits of this process stored while a filter was being read from the table. */
+interface Building {
+  readonly ids: string[];
+  readonly links: Map<string, string>;
+}
+
+/** A commit's view of a source's filter, taken under the source's load lock. */
+export interface StoredIdsCheck {
+  readonly source: string;
+  readonly table: string;
+  /** the source's write token under the lock */
+  readonly token: string | null;
+  /** the filter, when it holds every id stored at `token` */
+  readonly filter: Filter | undefined;
+}
+
+/**
+ * Which ids of an ingest batch a PostgreSQL source stores already (DESIGN.md §10: retries never
+ * duplicate), without looking each one up in every day partition's `id` index: with 90 days kept
+ * that was ~470 ms per 5,000 ids, more than the COPY of the rows. A per-source Bloom filter of the
+ * source's ids narrows a batch to the ids PostgreSQL is asked about.
+ *
+ * Other processes write the same tables, so a filter is trusted only while the source's write
+ * token (postgres-write-token.ts) is the one it was built for or advanced to by this process's own
+ * commits, whose ids it was given first; any other writer's commit replaces the token, and the
+ * next commit probes every id, as without a filter, until a new one is built. The token is read
+ * under the source's load lock, which every writer holds, so nothing is stored between that read
+ * and the commit.
+ */
+export class PostgresStoredIds {
+  readonly #filters = new Map<string, Filter>();
+  readonly #building = new Map<string, Building>();
+  readonly #lastBuild = new Map<string, number>();
+
+  readonly #rebuildAfterStaleMs: number;
+  readonly #buildPage: number;
+
+  constructor(
+    private readonly pool: pg.Pool,
+    private readonly schema: string,
+    options: { rebuildAfterStaleMs?: number; buildPage?: number } = {},
+  ) {
+    this.#rebuildAfterStaleMs = options.rebuildAfterStaleMs ?? REBUILD_AFTER_STALE_MS;
+    this.#buildPage = options.buildPage ?? BUILD_PAGE;
+  }
+
+  /** Reads the source's write token (caller holds the source's load lock) and checks the filter. */
+  async check(client: pg.ClientBase, source: string, table: string): Promise<StoredIdsCheck> {
+    const token = await readWriteToken(client, this.schema, source);
+    const filter = this.#filters.get(source);
+    const good = filter !== undefined && token !== null && filter.token === token;
+    // with no token yet, a build now could only read the ids of no known token: after the commit
+    if (!good && token !== null) this.#startBuild(source, table, filter !== undefined);
+    return { source, table, token, filter: good ? filter : undefined };
+  }
+
+  /** The ids among `ids` the source stores (as one statement over the ids the filter keeps). */
+  async stored(client: pg.ClientBase, check: StoredIdsCheck, ids: string[]): Promise<Set<string>> {
+    const asked = check.filter === undefined ? ids : ids.filter((id) => check.filter!.ids.mightContain(id));
+    if (asked.length === 0) return new Set();
+    const { rows } = await client.query<{ id: string }>(
+      `select id from ${qualified(this.schema, check.table)} where id = any($1::text[])`,
+      [asked],
+    );
+    return new Set(rows.map((r) => r.id));
+  }
+
+  /**
+   * After a commit that moved the source's write token from `before` to `after` and stored `ids`
+   * (or a subset: more ids only cost probes): every filter of the source gets the ids, then
+   * follows the link if it was at `before`.
+   */
+  committed(check: StoredIdsCheck, after: string, ids: Iterable<string>): void {
+    const { source, token: before } = check;
+    const filter = this.#filters.get(source);
+    const building = this.#building.get(source);
+    for (const id of ids) {
+      filter?.ids.add(id);
+      building?.ids.push(id);
+    }
+    for (const links of before === null ? [] : [filter?.links, building?.links]) {
+      if (links === undefined) continue;
+      if (links.size >= MAX_LINKS) links.clear();
+      links.set(before!, after);
+    }
+    if (filter !== undefined) advance(filter);
+    if (filter?.ids.full) this.#filters.delete(source); // built again, larger, at once
+    if (this.#filters.get(source)?.token !== after)
+      this.#startBuild(source, check.table, filter !== undefined && !filter.ids.full);
+  }
+
+  /** Drops a source's filter after a write of this process that did not go through `committed`. */
+  forget(source: string): void {
+    this.#filters.delete(source);
+    this.#lastBuild.delete(source);
+  }
+
+  /** Resolves when no filter is being built. */
+  async settled(): Promise<void> {
+    while (this.#pending.size > 0) await Promise.allSettled([...this.#pending]);
+  }
+
+  /** Stops the builds under way (before the pool closes) and starts no more. */
+  async stop(): Promise<void> {
+    this.#stopped = true;
+    await this.settled();
+  }
+
+  readonly #pending = new Set<Promise<void>>();
+  #stopped = false;
+
+  #startBuild(source: string, table: string, stale: boolean): void {
+    if (this.#stopped || this.#building.has(source)) return;
+    const last = this.#lastBuild.get(source);
+    if (stale && last !== undefined && Date.now() - last < this.#rebuildAfterStaleMs) return;
+    this.#lastBuild.set(source, Date.now());
+    // registered before the build's snapshot: every commit after it is recorded here
+    const building: Building = { ids: [], links: new Map() };
+    this.#building.set(source, building);
+    const done = this.#build(source, table)
+      .then((filter) => {
+        if (filter === undefined) return;
+        for (const id of building.ids) filter.ids.add(id);
+        for (const [before, after] of building.links) filter.links.set(before, after);
+        advance(filter);
+        this.#filters.set(source, filter);
+      })
+      .catch(() => undefined) // an optimisation only: until it is built, commits probe every id
+      .finally(() => {
+        this.#building.delete(source);
+        this.#pending.delete(done);
+      });
+    this.#pending.add(done);
+  }
+
+  /**
+   * Reads the source's write token and then every id, in one snapshot (REPEATABLE READ), on a
+   * connection of its own: writers are not held up while a large source is read.
+   */
+  async #build(source: string, table: string): Promise<Filter | undefined> {
+    const client = await this.pool.connect();
+    let broken = false;
+    try {
+      await client.query("begin isolation level repeatable read read only");
+      const token = await readWriteToken(client, this.schema, source);
+      // no token: written only by a version without tokens, whose writes nothing would notice
+      if (token === null) return undefined;
+      const t = qualified(this.schema, table);
+      const { rows } = await client.query<{ n: string }>(`select count(*) as n from ${t}`);
+      const count = Number(rows[0]!.n);
+      if (count > MAX_FILTERED_IDS) return undefined;
+      const ids = new IdFilter(Math.max(MIN_CAPACITY, 2 * count));
+      let after: string | null = null;
+      for (;;) {
+        if (this.#stopped) throw new Error("closing");
+        const page: pg.QueryArrayResult<[string]> = await client.query<[string]>({
+          text:
+            after === null
+              ? `select id from ${t} order by id limit $1`
+              : `select id from ${t} where id > $2 order by id limit $1`,
+          values: after === null ? [this.#buildPage] : [this.#buildPage, after],
+          rowMode: "array",
+        });
+        for (const [id] of page.rows) ids.add(id);
+        if (page.rows.length < this.#buildPage) break;
+        after = page.rows[page.rows.length - 1]![0];
+      }
+      return { ids, token, links: new Map() };
+    } finally {
+      // read only: ending it by rollback, whatever happened, leaves nothing behind
+      await client.query("rollback").catch(() => {
+        broken = true;
+      });
+      client.release(broken);
+    }
+  }
+}
+
+/** follows the filter's links from its token: each is a commit whose ids it holds */
+function advance(filter: Filter): void {
+  for (let next = filter.links.get(filter.token); next !== undefined; next = filter.links.get(filter.token)) {
+    filter.links.delete(filter.token);
+    filter.token = next;
+  }
+}

@@ -1,0 +1,216 @@
+import { type IngestBatch, type IngestResult, logEventFromJson } from "@qes/core";
+import type pg from "pg";
+import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
+import { createPostgresBackend, type PostgresBackend } from "../src/index.ts";
+import { PostgresStoredIds, type StoredIdsCheck } from "../src/postgres-stored-ids.ts";
+import { dropStorage, ownerQuery, TEST_POSTGRES_URL, tableOf, uniqueSchema } from "./helpers.ts";
+
+const NOW = 1_736_942_400_000_000n;
+const SOURCE = "dedupe.logs";
+
+function batch(ids: string[], source = SOURCE): IngestBatch {
+  return {
+    source,
+    events: ids.map((id, i) =>
+      logEventFromJson(
+        {
+          id,
+          timestamp: `2025-01-${String(10 + (i % 5)).padStart(2, "0")}T10:00:00Z`,
+          event_message: `m ${id}`,
+        },
+        source,
+        NOW,
+        `event ${i}`,
+      ),
+    ),
+  };
+}
+
+const range = (prefix: string, n: number) => Array.from({ length: n }, (_, i) => `${prefix}-${i}`);
+
+/** Records, per probe, whether the filter was trusted and how many ids PostgreSQL was asked about. */
+class RecordingStoredIds extends PostgresStoredIds {
+  readonly probes: { trusted: boolean; ids: number; asked: number }[] = [];
+  override async stored(client: pg.ClientBase, check: StoredIdsCheck, ids: string[]): Promise<Set<string>> {
+    const asked =
+      check.filter === undefined ? ids.length : ids.filter((id) => check.filter!.ids.mightContain(id)).length;
+    this.probes.push({ trusted: check.filter !== undefined, ids: ids.length, asked });
+    return super.stored(client, check, ids);
+  }
+  last() {
+    return this.probes[this.probes.length - 1]!;
+  }
+}
+
+function recorded(
+  backend: PostgresBackend,
+  options: { rebuildAfterStaleMs?: number; buildPage?: number } = {},
+) {
+  const ids = new RecordingStoredIds(backend["ownerPool"], backend["config"].schema, options);
+  Object.assign(backend, { storedIds: ids });
+  return ids;
+}
+
+async function storedCount(backend: PostgresBackend, ids: string[]): Promise<Record<string, number>> {
+  const { rows } = await ownerQuery<{ id: string; n: string }>(
+    `select id, count(*) as n from ${await tableOf(backend, SOURCE)} where id = any($1) group by id`,
+    [ids],
+  );
+  return Object.fromEntries(rows.map((r) => [r.id, Number(r.n)]));
+}
+
+const once = (n: number) => (counts: Record<string, number>) =>
+  expect({ distinct: Object.keys(counts).length, max: Math.max(0, ...Object.values(counts)) }).toEqual({
+    distinct: n,
+    max: 1,
+  });
+
+function results(stored: number, duplicates: number, source = SOURCE): IngestResult[] {
+  return [{ source, stored, duplicates }];
+}
+
+describe("PostgreSQL ingest dedupe through a filter of each source's ids", () => {
+  const schema = uniqueSchema("storedids");
+  let a: PostgresBackend;
+  let b: PostgresBackend;
+  beforeAll(async () => {
+    a = createPostgresBackend({ url: TEST_POSTGRES_URL, schema, pool: 2 });
+    await a.init();
+    b = createPostgresBackend({ url: TEST_POSTGRES_URL, schema, pool: 2 });
+    await b.init();
+  });
+  afterAll(async () => {
+    await a.close();
+    await b.close();
+    await dropStorage(schema);
+  });
+  afterEach(async () => {
+    await a["storedIds"].settled();
+    await b["storedIds"].settled();
+  });
+
+  it("probes every id until the filter is built, then asks PostgreSQL only about the filter's positives", async () => {
+    const ids = recorded(a);
+    expect(await a.ingest([batch(range("first", 500))])).toEqual(results(500, 0));
+    expect(ids.last()).toMatchObject({ trusted: false, asked: 500 });
+    await ids.settled();
+    expect(await a.ingest([batch(range("second", 2000))])).toEqual(results(2000, 0));
+    expect(ids.last().trusted).toBe(true);
+    expect(ids.last().asked).toBeLessThan(100); // ~1% false positives
+    // its own commits keep it trusted
+    for (let round = 0; round < 4; round++) {
+      await a.ingest([batch(range(`own${round}`, 300))]);
+      expect(ids.last().trusted).toBe(true);
+    }
+    // a retry: every id is a positive, and every one is found stored
+    expect(await a.ingest([batch(range("second", 2000))])).toEqual(results(0, 2000));
+    expect(ids.last()).toMatchObject({ trusted: true, asked: 2000 });
+    once(2000)(await storedCount(a, range("second", 2000)));
+  });
+
+  it("after another instance's ingest it trusts nothing it has not read again, and finds that instance's ids", async () => {
+    const ids = recorded(a, { rebuildAfterStaleMs: 0 });
+    await a.ingest([batch(range("base", 100))]);
+    await ids.settled();
+    await a.ingest([batch(range("base2", 100))]);
+    expect(ids.last().trusted).toBe(true);
+    // b stores ids that a's filter never saw
+    expect(await b.ingest([batch(range("fromb", 400))])).toEqual(results(400, 0));
+    expect(await a.ingest([batch(range("fromb", 400))])).toEqual(results(0, 400));
+    expect(ids.last()).toMatchObject({ trusted: false, asked: 400 });
+    await ids.settled(); // read again from the table
+    expect(await a.ingest([batch([...range("fromb", 400), ...range("newa", 50)])])).toEqual(results(50, 400));
+    expect(ids.last().trusted).toBe(true);
+    once(450)(await storedCount(a, [...range("fromb", 400), ...range("newa", 50)]));
+  });
+
+  it("alternating instances never store an id twice", async () => {
+    recorded(a, { rebuildAfterStaleMs: 0 });
+    recorded(b, { rebuildAfterStaleMs: 0 });
+    const all: string[] = [];
+    for (let round = 0; round < 6; round++) {
+      const mine = range(`alt${round}`, 200);
+      const earlier = all.slice(-150);
+      all.push(...mine);
+      const writer = round % 2 === 0 ? a : b;
+      const other = round % 2 === 0 ? b : a;
+      expect(await writer.ingest([batch([...earlier, ...mine])])).toEqual(results(200, earlier.length));
+      // the other one retries the same batch at once
+      expect(await other.ingest([batch([...earlier, ...mine])])).toEqual(results(0, earlier.length + 200));
+      if (round % 2 === 1) await Promise.all([a["storedIds"].settled(), b["storedIds"].settled()]);
+    }
+    once(all.length)(await storedCount(a, all));
+  });
+
+  it("a load, by this instance or another, is seen by the next ingest", async () => {
+    const ids = recorded(a, { rebuildAfterStaleMs: 60_000 });
+    await a.ingest([batch(range("pre", 50))]);
+    await ids.settled();
+    await a.ingest([batch(range("pre2", 50))]);
+    expect(ids.last().trusted).toBe(true);
+    const lines = (prefix: string) =>
+      range(prefix, 120).map((id) =>
+        JSON.stringify({ id, timestamp: "2025-01-12T00:00:00Z", event_message: id }),
+      );
+    await a.load(SOURCE, lines("loadeda"));
+    expect(await a.ingest([batch(range("loadeda", 120))])).toEqual(results(0, 120));
+    expect(ids.last().trusted).toBe(false); // forgotten by the load: built again at once
+    await ids.settled();
+    await a.ingest([batch(range("after", 10))]);
+    expect(ids.last().trusted).toBe(true);
+    await b.load(SOURCE, lines("loadedb"));
+    expect(await a.ingest([batch(range("loadedb", 120))])).toEqual(results(0, 120));
+    expect(ids.last().trusted).toBe(false);
+  });
+
+  it("ids stored by commits while the filter is read from the table are in it once it is built", async () => {
+    const ids = recorded(a, { buildPage: 97, rebuildAfterStaleMs: 0 });
+    const source = "dedupe.building";
+    await a.ingest([batch(range("seed", 10), source)]);
+    await ids.settled();
+    // a source another writer filled: a build of many pages
+    await ownerQuery(
+      `insert into ${await tableOf(a, source)} (id, timestamp, event_message)
+       select 'bulk-' || i, '2025-01-10T12:00:00Z', 'bulk' from generate_series(0, 19999) i`,
+    );
+    await ownerQuery(`update "${schema}".qes_source_writes set token = 'someone-else' where name = $1`, [
+      source,
+    ]);
+    // the first commit finds the filter stale and starts reading; these commit while it reads
+    const during = Array.from({ length: 8 }, (_, k) => range(`during${k}`, 50));
+    await a.ingest([batch(range("trigger", 5), source)]);
+    for (const ids_ of during) await a.ingest([batch(ids_, source)]);
+    await ids.settled();
+    const everything = [...during.flat(), ...range("trigger", 5), ...range("bulk", 20000).slice(0, 500)];
+    const again = await a.ingest([batch(everything, source)]);
+    expect(ids.last().trusted).toBe(true);
+    expect(again).toEqual(results(0, everything.length, source));
+  });
+
+  it("a commit that fails after its COPY leaves its ids out of the store and the filter, and a retry stores them", async () => {
+    const ids = recorded(a);
+    await a.ingest([batch(range("ok", 20))]);
+    await ids.settled();
+    // the write token's row refuses this source: the transaction fails after the rows are copied
+    await ownerQuery(`create function "${schema}".refuse() returns trigger language plpgsql as
+      $$ begin raise exception 'refused by the test'; end $$`);
+    await ownerQuery(`create trigger refuse before update on "${schema}".qes_source_writes
+      for each row execute function "${schema}".refuse()`);
+    await expect(a.ingest([batch(range("failing", 30))])).rejects.toThrow(/refused by the test/);
+    expect(ids.last().trusted).toBe(true);
+    await ownerQuery(`drop trigger refuse on "${schema}".qes_source_writes`);
+    expect(await a.ingest([batch(range("failing", 30))])).toEqual(results(30, 0));
+    expect(ids.last().trusted).toBe(true);
+    once(30)(await storedCount(a, range("failing", 30)));
+  });
+
+  it("closing while a filter is read does not wait for the whole read", async () => {
+    const c = createPostgresBackend({ url: TEST_POSTGRES_URL, schema, pool: 2 });
+    await c.init();
+    const ids = recorded(c, { buildPage: 1 });
+    await c.ingest([batch(range("closing", 5))]); // starts a build of one id per statement
+    await c.close();
+    await ids.settled();
+    expect(ids.probes.length).toBe(1);
+  });
+});
