@@ -3,8 +3,11 @@ import type pg from "pg";
 import { qualified } from "./postgres-sql.ts";
 import { readWriteToken } from "./postgres-write-token.ts";
 
-/** the smallest filter built, so that a young source is not rebuilt at every commit */
-const MIN_CAPACITY = 65_536;
+/**
+ * The smallest filter built (~10 KB): a young source's fills after a few commits and is read
+ * again at twice its ids, while a thousand sources hold ~10 MB between them.
+ */
+const MIN_CAPACITY = 8_192;
 /** ids read per statement while a filter is built */
 const BUILD_PAGE = 50_000;
 /**
@@ -12,8 +15,14 @@ const BUILD_PAGE = 50_000;
  * without one): ~1.2 bytes per id of memory, and the build reads every id once.
  */
 export const MAX_FILTERED_IDS = 25_000_000;
-/** a filter found stale (another process wrote the source) is built again at most this often */
-const REBUILD_AFTER_STALE_MS = 60_000;
+/** ids the filters of all sources of a process may hold together (~60 MB); beyond, no more are built */
+export const MAX_FILTERED_IDS_IN_ALL = 50_000_000;
+/**
+ * A source's filter is read from its table at most this often, but for its first read, after a
+ * load of this process and when it fills: a filter another process's writes left behind, or a
+ * source too large for one, costs one read a minute, not one per commit.
+ */
+const REBUILD_AFTER_MS = 60_000;
 /** links kept per filter while its token is behind them (a stale filter's chain is dropped) */
 const MAX_LINKS = 1_024;
 
@@ -61,18 +70,22 @@ export interface StoredIdsCheck {
 export class PostgresStoredIds {
   readonly #filters = new Map<string, Filter>();
   readonly #building = new Map<string, Building>();
-  readonly #lastBuild = new Map<string, number>();
+  readonly #nextBuild = new Map<string, number>();
 
-  readonly #rebuildAfterStaleMs: number;
+  readonly #rebuildAfterMs: number;
   readonly #buildPage: number;
+  readonly #maxIds: number;
+  readonly #maxIdsInAll: number;
 
   constructor(
     private readonly pool: pg.Pool,
     private readonly schema: string,
-    options: { rebuildAfterStaleMs?: number; buildPage?: number } = {},
+    options: { rebuildAfterMs?: number; buildPage?: number; maxIds?: number; maxIdsInAll?: number } = {},
   ) {
-    this.#rebuildAfterStaleMs = options.rebuildAfterStaleMs ?? REBUILD_AFTER_STALE_MS;
+    this.#rebuildAfterMs = options.rebuildAfterMs ?? REBUILD_AFTER_MS;
     this.#buildPage = options.buildPage ?? BUILD_PAGE;
+    this.#maxIds = options.maxIds ?? MAX_FILTERED_IDS;
+    this.#maxIdsInAll = options.maxIdsInAll ?? MAX_FILTERED_IDS_IN_ALL;
   }
 
   /** Reads the source's write token (caller holds the source's load lock) and checks the filter. */
@@ -81,7 +94,7 @@ export class PostgresStoredIds {
     const filter = this.#filters.get(source);
     const good = filter !== undefined && token !== null && filter.token === token;
     // with no token yet, a build now could only read the ids of no known token: after the commit
-    if (!good && token !== null) this.#startBuild(source, table, filter !== undefined);
+    if (!good && token !== null) this.#startBuild(source, table);
     return { source, table, token, filter: good ? filter : undefined };
   }
 
@@ -115,15 +128,14 @@ export class PostgresStoredIds {
       links.set(before!, after);
     }
     if (filter !== undefined) advance(filter);
-    if (filter?.ids.full) this.#filters.delete(source); // built again, larger, at once
-    if (this.#filters.get(source)?.token !== after)
-      this.#startBuild(source, check.table, filter !== undefined && !filter.ids.full);
+    if (filter?.ids.full) this.forget(source); // built again, larger, at once
+    if (this.#filters.get(source)?.token !== after) this.#startBuild(source, check.table);
   }
 
   /** Drops a source's filter after a write of this process that did not go through `committed`. */
   forget(source: string): void {
     this.#filters.delete(source);
-    this.#lastBuild.delete(source);
+    this.#nextBuild.delete(source);
   }
 
   /** Resolves when no filter is being built. */
@@ -140,11 +152,10 @@ export class PostgresStoredIds {
   readonly #pending = new Set<Promise<void>>();
   #stopped = false;
 
-  #startBuild(source: string, table: string, stale: boolean): void {
+  #startBuild(source: string, table: string): void {
     if (this.#stopped || this.#building.has(source)) return;
-    const last = this.#lastBuild.get(source);
-    if (stale && last !== undefined && Date.now() - last < this.#rebuildAfterStaleMs) return;
-    this.#lastBuild.set(source, Date.now());
+    if (Date.now() < (this.#nextBuild.get(source) ?? 0)) return;
+    this.#nextBuild.set(source, Date.now() + this.#rebuildAfterMs);
     // registered before the build's snapshot: every commit after it is recorded here
     const building: Building = { ids: [], links: new Map() };
     this.#building.set(source, building);
@@ -164,6 +175,13 @@ export class PostgresStoredIds {
     this.#pending.add(done);
   }
 
+  /** the capacity of every source's filter but `source`'s */
+  #heldCapacity(source: string): number {
+    let held = 0;
+    for (const [name, filter] of this.#filters) if (name !== source) held += filter.ids.capacity;
+    return held;
+  }
+
   /**
    * Reads the source's write token and then every id, in one snapshot (REPEATABLE READ), on a
    * connection of its own: writers are not held up while a large source is read.
@@ -179,8 +197,9 @@ export class PostgresStoredIds {
       const t = qualified(this.schema, table);
       const { rows } = await client.query<{ n: string }>(`select count(*) as n from ${t}`);
       const count = Number(rows[0]!.n);
-      if (count > MAX_FILTERED_IDS) return undefined;
-      const ids = new IdFilter(Math.max(MIN_CAPACITY, 2 * count));
+      const capacity = Math.max(MIN_CAPACITY, 2 * count);
+      if (count > this.#maxIds || this.#heldCapacity(source) + capacity > this.#maxIdsInAll) return undefined;
+      const ids = new IdFilter(capacity);
       let after: string | null = null;
       for (;;) {
         if (this.#stopped) throw new Error("closing");

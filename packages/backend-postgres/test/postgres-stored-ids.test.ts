@@ -44,7 +44,7 @@ class RecordingStoredIds extends PostgresStoredIds {
 
 function recorded(
   backend: PostgresBackend,
-  options: { rebuildAfterStaleMs?: number; buildPage?: number } = {},
+  options: ConstructorParameters<typeof PostgresStoredIds>[2] = {},
 ) {
   const ids = new RecordingStoredIds(backend["ownerPool"], backend["config"].schema, options);
   Object.assign(backend, { storedIds: ids });
@@ -109,7 +109,7 @@ describe("PostgreSQL ingest dedupe through a filter of each source's ids", () =>
   });
 
   it("after another instance's ingest it trusts nothing it has not read again, and finds that instance's ids", async () => {
-    const ids = recorded(a, { rebuildAfterStaleMs: 0 });
+    const ids = recorded(a, { rebuildAfterMs: 0 });
     await a.ingest([batch(range("base", 100))]);
     await ids.settled();
     await a.ingest([batch(range("base2", 100))]);
@@ -125,8 +125,8 @@ describe("PostgreSQL ingest dedupe through a filter of each source's ids", () =>
   });
 
   it("alternating instances never store an id twice", async () => {
-    recorded(a, { rebuildAfterStaleMs: 0 });
-    recorded(b, { rebuildAfterStaleMs: 0 });
+    recorded(a, { rebuildAfterMs: 0 });
+    recorded(b, { rebuildAfterMs: 0 });
     const all: string[] = [];
     for (let round = 0; round < 6; round++) {
       const mine = range(`alt${round}`, 200);
@@ -143,7 +143,7 @@ describe("PostgreSQL ingest dedupe through a filter of each source's ids", () =>
   });
 
   it("a load, by this instance or another, is seen by the next ingest", async () => {
-    const ids = recorded(a, { rebuildAfterStaleMs: 60_000 });
+    const ids = recorded(a, { rebuildAfterMs: 60_000 });
     await a.ingest([batch(range("pre", 50))]);
     await ids.settled();
     await a.ingest([batch(range("pre2", 50))]);
@@ -164,7 +164,7 @@ describe("PostgreSQL ingest dedupe through a filter of each source's ids", () =>
   });
 
   it("ids stored by commits while the filter is read from the table are in it once it is built", async () => {
-    const ids = recorded(a, { buildPage: 97, rebuildAfterStaleMs: 0 });
+    const ids = recorded(a, { buildPage: 97, rebuildAfterMs: 0 });
     const source = "dedupe.building";
     await a.ingest([batch(range("seed", 10), source)]);
     await ids.settled();
@@ -202,6 +202,25 @@ describe("PostgreSQL ingest dedupe through a filter of each source's ids", () =>
     expect(await a.ingest([batch(range("failing", 30))])).toEqual(results(30, 0));
     expect(ids.last().trusted).toBe(true);
     once(30)(await storedCount(a, range("failing", 30)));
+  });
+
+  it("a source with more ids than a filter may hold, or past the process's budget, gets none and still finds every retry", async () => {
+    const ids = recorded(a, { maxIds: 1_000, maxIdsInAll: 12_000, rebuildAfterMs: 0 });
+    const big = "dedupe.big";
+    const small = "dedupe.small";
+    const other = "dedupe.other";
+    expect(await a.ingest([batch(range("big", 1_500), big)])).toEqual(results(1_500, 0, big));
+    expect(await a.ingest([batch(range("small", 10), small)])).toEqual(results(10, 0, small));
+    await ids.settled();
+    expect(await a.ingest([batch(range("big", 1_500), big)])).toEqual(results(0, 1_500, big));
+    expect(ids.last().trusted).toBe(false); // 1,500 ids > 1,000
+    expect(await a.ingest([batch(range("small", 10), small)])).toEqual(results(0, 10, small));
+    expect(ids.last().trusted).toBe(true); // one filter of 8,192 ids
+    // a second small filter would pass 12,000 ids held in all
+    expect(await a.ingest([batch(range("other", 10), other)])).toEqual(results(10, 0, other));
+    await ids.settled();
+    expect(await a.ingest([batch(range("other", 10), other)])).toEqual(results(0, 10, other));
+    expect(ids.last().trusted).toBe(false);
   });
 
   it("closing while a filter is read does not wait for the whole read", async () => {
