@@ -166,17 +166,22 @@ export class PostgresStoredIds {
 
   /**
    * Reads the source's write token and then every id, in one snapshot (REPEATABLE READ), on a
-   * connection of its own: writers are not held up while a large source is read.
+   * connection of its own: writers are not held up while a large source is read (ACCESS SHARE
+   * only keeps DDL out: a widening's ALTER, a new day's partition, retention's DROP).
    */
   async #build(source: string, table: string): Promise<Filter | undefined> {
     const client = await this.pool.connect();
     let broken = false;
     try {
       await client.query("begin isolation level repeatable read read only");
+      const t = qualified(this.schema, table);
+      // locked before the snapshot (LOCK takes none): an ALTER COLUMN TYPE that commits after the
+      // snapshot rewrites the partitions under new row versions the snapshot cannot see, so they
+      // would read as empty, and our own such commit would then advance the filter past them
+      await client.query(`lock table ${t} in access share mode`);
       const token = await readWriteToken(client, this.schema, source);
       // no token: written only by a version without tokens, whose writes nothing would notice
       if (token === null) return undefined;
-      const t = qualified(this.schema, table);
       const { rows } = await client.query<{ n: string }>(`select count(*) as n from ${t}`);
       const count = Number(rows[0]!.n);
       if (count > MAX_FILTERED_IDS) return undefined;
