@@ -139,6 +139,12 @@ export class PostgresStoredIds {
 
   readonly #pending = new Set<Promise<void>>();
   #stopped = false;
+  /**
+   * Builds run one at a time: each holds an owner connection for its whole read, or while it
+   * waits for a table another session holds, and the owner pool counts one for them (a build
+   * per source at once took every connection, and ingest failed waiting for one).
+   */
+  #turn: Promise<unknown> = Promise.resolve();
 
   #startBuild(source: string, table: string, stale: boolean): void {
     if (this.#stopped || this.#building.has(source)) return;
@@ -148,7 +154,9 @@ export class PostgresStoredIds {
     // registered before the build's snapshot: every commit after it is recorded here
     const building: Building = { ids: [], links: new Map() };
     this.#building.set(source, building);
-    const done = this.#build(source, table)
+    const built = this.#turn.then(() => this.#build(source, table));
+    this.#turn = built.catch(() => undefined);
+    const done = built
       .then((filter) => {
         if (filter === undefined) return;
         for (const id of building.ids) filter.ids.add(id);
@@ -170,6 +178,7 @@ export class PostgresStoredIds {
    * only keeps DDL out: a widening's ALTER, a new day's partition, retention's DROP).
    */
   async #build(source: string, table: string): Promise<Filter | undefined> {
+    if (this.#stopped) return undefined; // its turn came after `stop`
     const client = await this.pool.connect();
     let broken = false;
     try {
