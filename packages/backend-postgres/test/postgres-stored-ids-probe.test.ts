@@ -306,4 +306,100 @@ describe("probes of the PostgreSQL filter of stored ids", () => {
     }
     expect(ids.trusted.slice(-4)).toEqual([true, true, true, true]);
   });
+
+  it("an instance still alive when the storage is dropped and made again trusts nothing of the old storage", async () => {
+    const own = uniqueSchema("idprobe_drop");
+    const source = "probe.dropped";
+    const old = createPostgresBackend({ url: TEST_POSTGRES_URL, schema: own, pool: 2 });
+    await old.init();
+    try {
+      const ids = recorded(old, { rebuildAfterStaleMs: 0 });
+      await old.ingest([batch(source, range("before", 50))]);
+      await ids.settled();
+      await old.ingest([batch(source, range("before2", 5))]);
+      expect(ids.trusted.at(-1)).toBe(true);
+      await dropStorage(own);
+      const fresh = createPostgresBackend({ url: TEST_POSTGRES_URL, schema: own, pool: 2 });
+      await fresh.init();
+      try {
+        // the new storage holds ids the old instance's filter never saw, under a token it never saw
+        await fresh.ingest([batch(source, range("after", 50))]);
+        expect(await old.ingest([batch(source, [...range("after", 50), ...range("before", 50)])])).toEqual([
+          { source, stored: 50, duplicates: 50 },
+        ]);
+        expect(ids.trusted.at(-1)).toBe(false);
+        await ids.settled();
+        // and the other way round: the new instance's filter, then the old one writes
+        const rf = recorded(fresh, { rebuildAfterStaleMs: 0 });
+        await fresh.ingest([batch(source, ["t"])]);
+        await rf.settled();
+        await old.ingest([batch(source, range("old-again", 30))]);
+        expect(await fresh.ingest([batch(source, range("old-again", 30))])).toEqual([
+          { source, stored: 0, duplicates: 30 },
+        ]);
+        const c = await counts(fresh, source, [
+          ...range("after", 50),
+          ...range("before", 50),
+          ...range("old-again", 30),
+        ]);
+        expect({ distinct: c.size, max: Math.max(...c.values()) }).toEqual({ distinct: 130, max: 1 });
+      } finally {
+        await fresh.close();
+      }
+    } finally {
+      await old.close();
+      await dropStorage(own);
+    }
+  });
+
+  it("a build whose connection is terminated leaves no connection behind, and the next build is trusted and complete", async () => {
+    const source = "probe.killed";
+    await a.ingest([batch(source, ["seed"])]);
+    await ownerQuery(
+      `insert into ${await tableOf(a, source)} (id, timestamp, event_message)
+       select 'bulk-' || i, '2025-01-10T12:00:00Z', 'bulk' from generate_series(0, 4999) i`,
+    );
+    const ids = recorded(a, { buildPage: 1, rebuildAfterStaleMs: 0 });
+    await a.ingest([batch(source, ["trigger"])]); // starts a build of one id per statement: 5,000 of them
+    // killed once it is reading pages (its last statement is one past the first)
+    for (let killed = false; !killed; ) {
+      const { rows } = await ownerQuery<{ ok: boolean }>(
+        "select pg_terminate_backend(pid) as ok from pg_stat_activity where query like $1 and query like '%where id > $2%'",
+        [`%${schema}%`],
+      );
+      killed = rows.some((r) => r.ok);
+    }
+    await ids.settled();
+    const pool: pg.Pool = a["ownerPool"];
+    expect(pool.totalCount - pool.idleCount).toBe(0);
+    // no filter: the next commit probes every id, and builds again
+    expect(await a.ingest([batch(source, ["seed", "bulk-7"])])).toEqual([
+      { source, stored: 0, duplicates: 2 },
+    ]);
+    expect(ids.trusted.at(-1)).toBe(false);
+    await ids.settled();
+    const all = [...range("bulk", 5000), "seed", "trigger"];
+    expect(await a.ingest([batch(source, all)])).toEqual([{ source, stored: 0, duplicates: all.length }]);
+    expect(ids.trusted.at(-1)).toBe(true);
+  });
+
+  it("a filter that fills up mid-run is built again larger, and no retry is stored twice", async () => {
+    const source = "probe.full";
+    const ids = recorded(a, { rebuildAfterStaleMs: 0 });
+    await a.ingest([batch(source, ["seed"])]);
+    await ids.settled(); // capacity 65,536 (the smallest)
+    const all: string[] = [];
+    for (let k = 0; k < 8; k++) {
+      const mine = range(`full${k}`, 9000);
+      // each call retries the previous call's ids and adds 9,000: the 8th passes the capacity
+      expect(await a.ingest([batch(source, [...all.slice(-9000), ...mine])])).toEqual([
+        { source, stored: 9000, duplicates: Math.min(all.length, 9000) },
+      ]);
+      all.push(...mine);
+    }
+    await ids.settled();
+    expect(await a.ingest([batch(source, all)])).toEqual([{ source, stored: 0, duplicates: all.length }]);
+    expect(ids.trusted.at(-1)).toBe(true);
+    expect(await totalRows(a, source)).toBe(all.length + 1);
+  });
 });
