@@ -47,7 +47,12 @@ function gatedStoredIds(
   const gate = new Promise<void>((resolve) => {
     open = resolve;
   });
-  const gated = { connect: async () => (await gate, pool.connect()) } as unknown as pg.Pool;
+  const gated = {
+    connect: async () => {
+      await gate;
+      return pool.connect();
+    },
+  } as unknown as pg.Pool;
   const ids = new RecordingStoredIds(gated, backend["config"].schema, options);
   Object.assign(backend, { storedIds: ids });
   return { ids, open };
@@ -103,7 +108,7 @@ describe("probes of the PostgreSQL filter of stored ids", () => {
   afterAll(async () => {
     await a.close();
     await b.close();
-    if (!process.env.KEEP) await dropStorage(schema);
+    await dropStorage(schema);
   });
   afterEach(async () => {
     await a["storedIds"].settled();
