@@ -151,6 +151,12 @@ export class PostgresStoredIds {
 
   readonly #pending = new Set<Promise<void>>();
   #stopped = false;
+  /**
+   * Builds run one at a time: each holds an owner connection for its whole read, or while it
+   * waits for a table another session holds, and the owner pool counts one for them (a build
+   * per source at once took every connection, and ingest failed waiting for one).
+   */
+  #turn: Promise<unknown> = Promise.resolve();
 
   #startBuild(source: string, table: string): void {
     if (this.#stopped || this.#building.has(source)) return;
@@ -159,7 +165,9 @@ export class PostgresStoredIds {
     // registered before the build's snapshot: every commit after it is recorded here
     const building: Building = { ids: [], links: new Map() };
     this.#building.set(source, building);
-    const done = this.#build(source, table)
+    const built = this.#turn.then(() => this.#build(source, table));
+    this.#turn = built.catch(() => undefined);
+    const done = built
       .then((filter) => {
         if (filter === undefined) return;
         for (const id of building.ids) filter.ids.add(id);
@@ -184,17 +192,23 @@ export class PostgresStoredIds {
 
   /**
    * Reads the source's write token and then every id, in one snapshot (REPEATABLE READ), on a
-   * connection of its own: writers are not held up while a large source is read.
+   * connection of its own: writers are not held up while a large source is read (ACCESS SHARE
+   * only keeps DDL out: a widening's ALTER, a new day's partition, retention's DROP).
    */
   async #build(source: string, table: string): Promise<Filter | undefined> {
+    if (this.#stopped) return undefined; // its turn came after `stop`
     const client = await this.pool.connect();
     let broken = false;
     try {
       await client.query("begin isolation level repeatable read read only");
+      const t = qualified(this.schema, table);
+      // locked before the snapshot (LOCK takes none): an ALTER COLUMN TYPE that commits after the
+      // snapshot rewrites the partitions under new row versions the snapshot cannot see, so they
+      // would read as empty, and our own such commit would then advance the filter past them
+      await client.query(`lock table ${t} in access share mode`);
       const token = await readWriteToken(client, this.schema, source);
       // no token: written only by a version without tokens, whose writes nothing would notice
       if (token === null) return undefined;
-      const t = qualified(this.schema, table);
       const { rows } = await client.query<{ n: string }>(`select count(*) as n from ${t}`);
       const count = Number(rows[0]!.n);
       const capacity = Math.max(MIN_CAPACITY, 2 * count);

@@ -1,0 +1,53 @@
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import {
+  createPostgresBackend,
+  dropPostgresStorage,
+  type PostgresBackend,
+} from "../../packages/backend-postgres/src/index.ts";
+import { type HttpServer, startHttpServer } from "./support/in-process.ts";
+import { ingestEnv, postLogs, storedIds } from "./support/ingest.ts";
+import { TEST_POSTGRES_URL } from "./support/stores.ts";
+
+/**
+ * Two qes servers on one PostgreSQL schema (one parsing bodies on its ingest worker, one on its
+ * main thread), each with its own filter of stored ids: a body retried on either is stored once.
+ */
+describe("POST /api/logs retried across two servers on one PostgreSQL schema", () => {
+  const schema = `qes_http_dedupe_probe_${process.pid}_${Date.now().toString(36)}`;
+  const backends: PostgresBackend[] = [];
+  const servers: HttpServer[] = [];
+  beforeAll(async () => {
+    for (const worker of [true, false]) {
+      const backend = createPostgresBackend({ url: TEST_POSTGRES_URL, schema, pool: 2 });
+      await backend.init();
+      if (!worker) Object.defineProperty(backend, "ingestPreparer", { value: undefined });
+      backends.push(backend);
+      servers.push(await startHttpServer(backend, ingestEnv()));
+    }
+  }, 60_000);
+  afterAll(async () => {
+    for (const s of servers) await s.close();
+    for (const b of backends) await b.close();
+    await dropPostgresStorage(TEST_POSTGRES_URL, schema);
+  });
+
+  it("ids sent with escapes PostgreSQL cannot store as sent (NUL, lone surrogates), repeated within a body, stored once", async () => {
+    const source = "probe.http";
+    // as JSON text: each escape reaches the server as sent
+    const odd = ["\\u0000nul", "lone\\ud800", "lone\\udc00x", "pair\\ud83d\\ude00", "case", "CASE", "tab\\t"];
+    const body = (round: number) =>
+      `[${[...odd, ...odd, `r${round}`]
+        .map((id) => `{"id":"${id}","timestamp":"2025-01-14T10:00:00Z","event_message":"m"}`)
+        .join(",")}]`;
+    for (let round = 0; round < 8; round++) {
+      // the same body to both servers at once, then again to each in turn
+      const posted = await Promise.all(servers.map((s) => postLogs(s.url, source, body(round))));
+      expect(posted.map((p) => p.status)).toEqual([200, 200]);
+      for (const s of servers) expect((await postLogs(s.url, source, body(round))).status).toBe(200);
+      if (round % 3 === 2) await Promise.all(backends.map((b) => b["storedIds"].settled()));
+    }
+    const ids = await storedIds(backends[0]!, source);
+    expect(ids.length).toBe(odd.length + 8);
+    expect(new Set(ids).size).toBe(ids.length);
+  });
+});
