@@ -45,6 +45,8 @@ interface Target {
   ids: StoredIdsCheck;
   /** ids the call stores in the source */
   written: string[];
+  /** the call changed a column's type (ALTER COLUMN TYPE rewrites the table) */
+  rewrote: boolean;
   /** events of the call's batches waiting for their COPY, all covered by `source` */
   pending: LogEvent[];
   /** rows encoded ahead (`IngestBatch.prepared`) waiting for their COPY: those at `keep` */
@@ -181,6 +183,7 @@ export async function ingestEvents(
         seen: new Set(),
         ids: await storedIds.check(client, name, source.table),
         written: [],
+        rewrote: false,
         pending: [],
         pendingPrepared: [],
       });
@@ -219,6 +222,7 @@ export async function ingestEvents(
         if (before !== undefined) await writeEvents(client, config.schema, before, target);
         await applySchemaChanges(client, config.schema, target.source, changes);
         target.changed = true;
+        if (changes.some((c) => c.op === "alter_column")) target.rewrote = true;
         target.fields = undefined;
       }
       for (const event of events) target.pending.push(event);
@@ -240,7 +244,8 @@ export async function ingestEvents(
         tokens.set(target, await replaceWriteToken(client, config.schema, target.source.name));
     }
     await client.query("commit");
-    for (const [target, token] of tokens) storedIds.committed(target.ids, token, target.written);
+    for (const [target, token] of tokens)
+      storedIds.committed(target.ids, token, target.written, target.rewrote);
     return { results, schemaChanged };
   } catch (e) {
     try {

@@ -42,6 +42,8 @@ interface Filter {
 interface Building {
   readonly ids: string[];
   readonly links: Map<string, string>;
+  /** forgotten while it was read: its filter is not kept */
+  discarded: boolean;
 }
 
 /** A commit's view of a source's filter, taken under the source's load lock. */
@@ -114,8 +116,11 @@ export class PostgresStoredIds {
    * (or a subset: more ids only cost probes): every filter of the source gets the ids, then
    * follows the link if it was at `before`.
    */
-  committed(check: StoredIdsCheck, after: string, ids: Iterable<string>): void {
+  committed(check: StoredIdsCheck, after: string, ids: Iterable<string>, rewrote = false): void {
     const { source, token: before } = check;
+    // an ALTER COLUMN TYPE is not MVCC-safe: a build whose snapshot is older reads the rewritten
+    // partitions as empty, and this commit's link would carry that filter to the current token
+    if (rewrote) return this.forget(source);
     const filter = this.#filters.get(source);
     const building = this.#building.get(source);
     for (const id of ids) {
@@ -132,10 +137,18 @@ export class PostgresStoredIds {
     if (this.#filters.get(source)?.token !== after) this.#startBuild(source, check.table);
   }
 
-  /** Drops a source's filter after a write of this process that did not go through `committed`. */
+  /**
+   * Drops a source's filter, and the one being read, after a write of this process that did not
+   * go through `committed` (a load) or that rewrote the table (`committed` with `rewrote`): it is
+   * read again at once.
+   */
   forget(source: string): void {
     this.#filters.delete(source);
     this.#nextBuild.delete(source);
+    const building = this.#building.get(source);
+    if (building === undefined) return;
+    building.discarded = true;
+    this.#building.delete(source);
   }
 
   /** Resolves when no filter is being built. */
@@ -163,13 +176,13 @@ export class PostgresStoredIds {
     if (Date.now() < (this.#nextBuild.get(source) ?? 0)) return;
     this.#nextBuild.set(source, Date.now() + this.#rebuildAfterMs);
     // registered before the build's snapshot: every commit after it is recorded here
-    const building: Building = { ids: [], links: new Map() };
+    const building: Building = { ids: [], links: new Map(), discarded: false };
     this.#building.set(source, building);
     const built = this.#turn.then(() => this.#build(source, table));
     this.#turn = built.catch(() => undefined);
     const done = built
       .then((filter) => {
-        if (filter === undefined) return;
+        if (filter === undefined || building.discarded) return;
         for (const id of building.ids) filter.ids.add(id);
         for (const [before, after] of building.links) filter.links.set(before, after);
         advance(filter);
@@ -177,7 +190,7 @@ export class PostgresStoredIds {
       })
       .catch(() => undefined) // an optimisation only: until it is built, commits probe every id
       .finally(() => {
-        this.#building.delete(source);
+        if (this.#building.get(source) === building) this.#building.delete(source);
         this.#pending.delete(done);
       });
     this.#pending.add(done);
@@ -192,8 +205,7 @@ export class PostgresStoredIds {
 
   /**
    * Reads the source's write token and then every id, in one snapshot (REPEATABLE READ), on a
-   * connection of its own: writers are not held up while a large source is read (ACCESS SHARE
-   * only keeps DDL out: a widening's ALTER, a new day's partition, retention's DROP).
+   * connection of its own: writers are not held up while a large source is read.
    */
   async #build(source: string, table: string): Promise<Filter | undefined> {
     if (this.#stopped) return undefined; // its turn came after `stop`
@@ -202,10 +214,6 @@ export class PostgresStoredIds {
     try {
       await client.query("begin isolation level repeatable read read only");
       const t = qualified(this.schema, table);
-      // locked before the snapshot (LOCK takes none): an ALTER COLUMN TYPE that commits after the
-      // snapshot rewrites the partitions under new row versions the snapshot cannot see, so they
-      // would read as empty, and our own such commit would then advance the filter past them
-      await client.query(`lock table ${t} in access share mode`);
       const token = await readWriteToken(client, this.schema, source);
       // no token: written only by a version without tokens, whose writes nothing would notice
       if (token === null) return undefined;

@@ -40,7 +40,7 @@ class RecordingStoredIds extends PostgresStoredIds {
 /** Gives `backend` a fresh filter of ids (none built yet) whose builds connect once `open` is called. */
 function gatedStoredIds(
   backend: PostgresBackend,
-  options: { rebuildAfterStaleMs?: number; buildPage?: number } = {},
+  options: ConstructorParameters<typeof PostgresStoredIds>[2] = {},
 ) {
   const pool: pg.Pool = backend["ownerPool"];
   let open!: () => void;
@@ -60,7 +60,7 @@ function gatedStoredIds(
 
 function recorded(
   backend: PostgresBackend,
-  options: { rebuildAfterStaleMs?: number; buildPage?: number } = {},
+  options: ConstructorParameters<typeof PostgresStoredIds>[2] = {},
 ) {
   const ids = new RecordingStoredIds(backend["ownerPool"], backend["config"].schema, options);
   Object.assign(backend, { storedIds: ids });
@@ -119,7 +119,7 @@ describe("probes of the PostgreSQL filter of stored ids", () => {
     const source = "probe.rewrite";
     const old = range("old", 300);
     expect(await a.ingest([batch(source, old, { n: 1 })])).toEqual([{ source, stored: 300, duplicates: 0 }]);
-    const { ids, open } = gatedStoredIds(a, { rebuildAfterStaleMs: 0 });
+    const { ids, open } = gatedStoredIds(a, { rebuildAfterMs: 0 });
     // another session reads the table: the widening below waits for it, and the build queues behind that
     const reader = new pg.Client({ connectionString: TEST_POSTGRES_URL });
     await reader.connect();
@@ -137,6 +137,10 @@ describe("probes of the PostgreSQL filter of stored ids", () => {
       await reader.end();
     }
     await ids.settled();
+    // the rewriting commit dropped the filter being read: every id is probed, and it is read again
+    expect(await a.ingest([batch(source, old, { n: 2 })])).toEqual([{ source, stored: 0, duplicates: 300 }]);
+    expect(ids.trusted.at(-1)).toBe(false);
+    await ids.settled();
     expect(await a.ingest([batch(source, old, { n: 2 })])).toEqual([{ source, stored: 0, duplicates: 300 }]);
     expect(ids.trusted.at(-1)).toBe(true);
     expect(await totalRows(a, source)).toBe(310);
@@ -144,7 +148,7 @@ describe("probes of the PostgreSQL filter of stored ids", () => {
 
   it("concurrent ingest calls of one process on one source, retrying each other's ids, store each id once", async () => {
     const source = "probe.concurrent";
-    const ids = recorded(a, { rebuildAfterStaleMs: 0 });
+    const ids = recorded(a, { rebuildAfterMs: 0 });
     await a.ingest([batch(source, ["seed"])]);
     await ids.settled();
     const all = range("c", 400);
@@ -160,7 +164,7 @@ describe("probes of the PostgreSQL filter of stored ids", () => {
 
   it("one call for several sources (the same ids in each, repeated within batches) keeps each source's ids apart", async () => {
     const sources = ["probe.multi.a", "probe.multi.b", "probe.multi.c"];
-    const ids = recorded(a, { rebuildAfterStaleMs: 0 });
+    const ids = recorded(a, { rebuildAfterMs: 0 });
     const shared = range("shared", 100);
     const call = () =>
       sources.flatMap((s) => [batch(s, [...shared, ...shared.slice(0, 10)]), batch(s, shared.slice(50))]);
@@ -179,8 +183,8 @@ describe("probes of the PostgreSQL filter of stored ids", () => {
 
   it("two instances interleaving ingest, load and retention on one source, each retrying the other's ids, store each id once", async () => {
     const source = "probe.interleave";
-    const ra = recorded(a, { rebuildAfterStaleMs: 0 });
-    const rb = recorded(b, { rebuildAfterStaleMs: 0 });
+    const ra = recorded(a, { rebuildAfterMs: 0 });
+    const rb = recorded(b, { rebuildAfterMs: 0 });
     const lines = (prefix: string) =>
       range(prefix, 50).map((id) =>
         JSON.stringify({ id, timestamp: "2025-01-12T08:00:00Z", event_message: id }),
@@ -259,17 +263,17 @@ describe("probes of the PostgreSQL filter of stored ids", () => {
     // pages of 1, 2 and 3 ids: every neighbour pair in the collation's order meets at a page end
     for (const page of [1, 2, 3]) {
       const s = `${source}${page}`;
-      const ids = recorded(a, { buildPage: page, rebuildAfterStaleMs: 0 });
+      const ids = recorded(a, { buildPage: page, rebuildAfterMs: 0 });
       await a.ingest([batch(s, ["seed"])]);
       await ids.settled();
-      recorded(a, { buildPage: page, rebuildAfterStaleMs: 0 }); // forgets: read again from the table
+      recorded(a, { buildPage: page, rebuildAfterMs: 0 }); // forgets: read again from the table
       expect(await a.ingest([batch(s, hostile)])).toEqual([
         { source: s, stored: hostile.length, duplicates: 0 },
       ]);
       const built = a["storedIds"] as RecordingStoredIds;
       await built.settled();
       // a third filter, read only from the table (every id in a page of its own or with neighbours)
-      const fresh = recorded(a, { buildPage: page, rebuildAfterStaleMs: 0 });
+      const fresh = recorded(a, { buildPage: page, rebuildAfterMs: 0 });
       await a.ingest([batch(s, ["trigger"])]);
       await fresh.settled();
       expect(await a.ingest([batch(s, [...hostile].reverse())])).toEqual([
@@ -318,7 +322,7 @@ describe("probes of the PostgreSQL filter of stored ids", () => {
     const old = createPostgresBackend({ url: TEST_POSTGRES_URL, schema: own, pool: 2 });
     await old.init();
     try {
-      const ids = recorded(old, { rebuildAfterStaleMs: 0 });
+      const ids = recorded(old, { rebuildAfterMs: 0 });
       await old.ingest([batch(source, range("before", 50))]);
       await ids.settled();
       await old.ingest([batch(source, range("before2", 5))]);
@@ -335,7 +339,7 @@ describe("probes of the PostgreSQL filter of stored ids", () => {
         expect(ids.trusted.at(-1)).toBe(false);
         await ids.settled();
         // and the other way round: the new instance's filter, then the old one writes
-        const rf = recorded(fresh, { rebuildAfterStaleMs: 0 });
+        const rf = recorded(fresh, { rebuildAfterMs: 0 });
         await fresh.ingest([batch(source, ["t"])]);
         await rf.settled();
         await old.ingest([batch(source, range("old-again", 30))]);
@@ -364,7 +368,7 @@ describe("probes of the PostgreSQL filter of stored ids", () => {
       `insert into ${await tableOf(a, source)} (id, timestamp, event_message)
        select 'bulk-' || i, '2025-01-10T12:00:00Z', 'bulk' from generate_series(0, 4999) i`,
     );
-    const ids = recorded(a, { buildPage: 1, rebuildAfterStaleMs: 0 });
+    const ids = recorded(a, { buildPage: 1, rebuildAfterMs: 0 });
     await a.ingest([batch(source, ["trigger"])]); // starts a build of one id per statement: 5,000 of them
     // killed once it is reading pages (its last statement is one past the first)
     for (let killed = false; !killed; ) {
@@ -390,7 +394,7 @@ describe("probes of the PostgreSQL filter of stored ids", () => {
 
   it("a filter that fills up mid-run is built again larger, and no retry is stored twice", async () => {
     const source = "probe.full";
-    const ids = recorded(a, { rebuildAfterStaleMs: 0 });
+    const ids = recorded(a, { rebuildAfterMs: 0 });
     await a.ingest([batch(source, ["seed"])]);
     await ids.settled(); // capacity 65,536 (the smallest)
     const all: string[] = [];
