@@ -23,6 +23,12 @@ export const MAX_FILTERED_IDS_IN_ALL = 50_000_000;
  * source too large for one, costs one read a minute, not one per commit.
  */
 const REBUILD_AFTER_MS = 60_000;
+/**
+ * The longest wait between reads of a source that another process keeps writing: each filter
+ * found stale before it was ever trusted doubles the source's wait (two instances behind one load
+ * balancer leave every filter stale at once, and read every id of the source for nothing).
+ */
+const MAX_REBUILD_AFTER_MS = 3_600_000;
 /** links kept per filter while its token is behind them (a stale filter's chain is dropped) */
 const MAX_LINKS = 1_024;
 
@@ -36,6 +42,10 @@ interface Filter {
   token: string;
   /** write token before → after of each commit of this process whose ids were added to it */
   readonly links: Map<string, string>;
+  /** commits that trusted it */
+  uses: number;
+  /** found behind the source's token */
+  stale: boolean;
 }
 
 /** What the commits of this process stored while a filter was being read from the table. */
@@ -73,6 +83,9 @@ export class PostgresStoredIds {
   readonly #filters = new Map<string, Filter>();
   readonly #building = new Map<string, Building>();
   readonly #nextBuild = new Map<string, number>();
+  /** a source's wait between reads when it is not the base wait */
+  readonly #rebuildAfter = new Map<string, number>();
+  readonly #now: () => number;
 
   readonly #rebuildAfterMs: number;
   readonly #buildPage: number;
@@ -82,8 +95,15 @@ export class PostgresStoredIds {
   constructor(
     private readonly pool: pg.Pool,
     private readonly schema: string,
-    options: { rebuildAfterMs?: number; buildPage?: number; maxIds?: number; maxIdsInAll?: number } = {},
+    options: {
+      rebuildAfterMs?: number;
+      buildPage?: number;
+      maxIds?: number;
+      maxIdsInAll?: number;
+      now?: () => number;
+    } = {},
   ) {
+    this.#now = options.now ?? Date.now;
     this.#rebuildAfterMs = options.rebuildAfterMs ?? REBUILD_AFTER_MS;
     this.#buildPage = options.buildPage ?? BUILD_PAGE;
     this.#maxIds = options.maxIds ?? MAX_FILTERED_IDS;
@@ -95,6 +115,14 @@ export class PostgresStoredIds {
     const token = await readWriteToken(client, this.schema, source);
     const filter = this.#filters.get(source);
     const good = filter !== undefined && token !== null && filter.token === token;
+    if (good) {
+      filter.uses++;
+      this.#rebuildAfter.delete(source);
+    } else if (filter !== undefined && !filter.stale) {
+      filter.stale = true;
+      const wait = this.#rebuildAfter.get(source) ?? this.#rebuildAfterMs;
+      if (filter.uses === 0) this.#rebuildAfter.set(source, Math.min(2 * wait, MAX_REBUILD_AFTER_MS));
+    }
     // with no token yet, a build now could only read the ids of no known token: after the commit
     if (!good && token !== null) this.#startBuild(source, table);
     return { source, table, token, filter: good ? filter : undefined };
@@ -173,8 +201,9 @@ export class PostgresStoredIds {
 
   #startBuild(source: string, table: string): void {
     if (this.#stopped || this.#building.has(source)) return;
-    if (Date.now() < (this.#nextBuild.get(source) ?? 0)) return;
-    this.#nextBuild.set(source, Date.now() + this.#rebuildAfterMs);
+    const now = this.#now();
+    if (now < (this.#nextBuild.get(source) ?? 0)) return;
+    this.#nextBuild.set(source, now + (this.#rebuildAfter.get(source) ?? this.#rebuildAfterMs));
     // registered before the build's snapshot: every commit after it is recorded here
     const building: Building = { ids: [], links: new Map(), discarded: false };
     this.#building.set(source, building);
@@ -237,7 +266,7 @@ export class PostgresStoredIds {
         if (page.rows.length < this.#buildPage) break;
         after = page.rows[page.rows.length - 1]![0];
       }
-      return { ids, token, links: new Map() };
+      return { ids, token, links: new Map(), uses: 0, stale: false };
     } finally {
       // read only: ending it by rollback, whatever happened, leaves nothing behind
       await client.query("rollback").catch(() => {

@@ -223,6 +223,47 @@ describe("PostgreSQL ingest dedupe through a filter of each source's ids", () =>
     expect(ids.last().trusted).toBe(false);
   });
 
+  it("a source another instance keeps writing is read less and less often, and at the base wait again once a filter is trusted", async () => {
+    const source = "dedupe.shared";
+    let now = 0;
+    let builds = 0;
+    const pool: pg.Pool = a["ownerPool"];
+    const counting = {
+      connect: () => {
+        builds++;
+        return pool.connect();
+      },
+    } as unknown as pg.Pool;
+    const ids = new RecordingStoredIds(counting, schema, { rebuildAfterMs: 1_000, now: () => now });
+    Object.assign(a, { storedIds: ids });
+    recorded(b);
+    const at: number[] = [];
+    // a and b take turns, a second apart: every filter a reads is stale by its next commit
+    for (let round = 0; round < 16; round++) {
+      const before = builds;
+      await a.ingest([batch(range(`shared-a${round}`, 5), source)]);
+      await ids.settled();
+      if (builds > before) at.push(now);
+      await b.ingest([batch(range(`shared-b${round}`, 5), source)]);
+      now += 1_000;
+    }
+    // read at 0 s, then after waits of 1, 2, 4 and 8 s (not every second)
+    expect(at).toEqual([0, 1_000, 3_000, 7_000, 15_000]);
+    // b stops: the next filter is trusted, and the wait is the base one again
+    for (let round = 0; round < 3; round++) {
+      await a.ingest([batch(range(`alone${round}`, 5), source)]);
+      await ids.settled();
+      now += 40_000;
+    }
+    expect(ids.last().trusted).toBe(true);
+    await b.ingest([batch(range("b-again", 5), source)]);
+    const before = builds;
+    now += 1_000;
+    await a.ingest([batch(range("a-again", 5), source)]);
+    await ids.settled();
+    expect(builds).toBe(before + 1);
+  });
+
   it("closing while a filter is read does not wait for the whole read", async () => {
     const c = createPostgresBackend({ url: TEST_POSTGRES_URL, schema, pool: 2 });
     await c.init();
