@@ -12,12 +12,19 @@ import { qualified } from "./clickhouse-sql.ts";
 /** ids per existence query (one Array(String) parameter) */
 const IDS_PER_QUERY = 10_000;
 
+/**
+ * The ids among `{ids}` a source stores: read through the id projection (clickhouse-storage.ts)
+ * for a batch's thousands of ids, through the bloom filter on `id` for a few.
+ */
+export function storedIdsSql(database: string, table: string): string {
+  return `SELECT DISTINCT "id" AS id FROM ${qualified(database, table)} WHERE "id" IN {ids:Array(String)}`;
+}
+
 async function storedIds(ctx: LoadContext, table: string, ids: string[]): Promise<Set<string>> {
   const found = new Set<string>();
   for (let i = 0; i < ids.length; i += IDS_PER_QUERY) {
     const rs = await ctx.client.query({
-      // the bloom filter on id skips granules that cannot hold any of them
-      query: `SELECT DISTINCT "id" AS id FROM ${qualified(ctx.layout.database, table)} WHERE "id" IN {ids:Array(String)}`,
+      query: storedIdsSql(ctx.layout.database, table),
       query_params: { ids: ids.slice(i, i + IDS_PER_QUERY) },
       format: "JSONEachRow",
     });
