@@ -8,6 +8,8 @@ import { readWriteToken } from "./postgres-write-token.ts";
  * again at twice its ids, while a thousand sources hold ~10 MB between them.
  */
 const MIN_CAPACITY = 8_192;
+/** how long a build waits for its source's table before it gives up (and is tried again later) */
+const BUILD_LOCK_TIMEOUT_MS = 2_000;
 /** ids read per statement while a filter is built */
 const BUILD_PAGE = 50_000;
 /**
@@ -242,6 +244,9 @@ export class PostgresStoredIds {
     let broken = false;
     try {
       await client.query("begin isolation level repeatable read read only");
+      // a table someone holds (a long ALTER, an operator's LOCK or VACUUM FULL) ends this build,
+      // tried again later, instead of holding the one connection builds take turns on
+      await client.query(`set local lock_timeout = '${BUILD_LOCK_TIMEOUT_MS}ms'`);
       const t = qualified(this.schema, table);
       const token = await readWriteToken(client, this.schema, source);
       // no token: written only by a version without tokens, whose writes nothing would notice

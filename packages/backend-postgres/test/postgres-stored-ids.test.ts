@@ -1,5 +1,5 @@
 import { type IngestBatch, type IngestResult, logEventFromJson } from "@qes/core";
-import type pg from "pg";
+import pg from "pg";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { createPostgresBackend, type PostgresBackend } from "../src/index.ts";
 import { PostgresStoredIds, type StoredIdsCheck } from "../src/postgres-stored-ids.ts";
@@ -262,6 +262,44 @@ describe("PostgreSQL ingest dedupe through a filter of each source's ids", () =>
     await a.ingest([batch(range("a-again", 5), source)]);
     await ids.settled();
     expect(builds).toBe(before + 1);
+  });
+
+  it("a build gives up on a table another session holds, and the next source's build gets its turn", async () => {
+    const ids = recorded(a, { rebuildAfterMs: 0 });
+    const held = "dedupe.held";
+    const free = "dedupe.free";
+    await a.ingest([batch(range("held", 5), held)]);
+    await a.ingest([batch(range("free", 5), free)]);
+    await ids.settled();
+    const holder = new pg.Client({ connectionString: TEST_POSTGRES_URL });
+    await holder.connect();
+    try {
+      await holder.query("begin");
+      await holder.query(`lock table ${await tableOf(a, held)} in access exclusive mode`);
+      // another writer: both filters are stale, and both builds start (the held source's first)
+      await ownerQuery(`update "${schema}".qes_source_writes set token = 'elsewhere' where name in ($1, $2)`, [
+        held,
+        free,
+      ]);
+      ids.forget(held);
+      ids.forget(free);
+      const reader = new pg.Client({ connectionString: TEST_POSTGRES_URL });
+      await reader.connect();
+      try {
+        const sources = (await a.schema()).sources;
+        await ids.check(reader, held, sources[held]!.table);
+        await ids.check(reader, free, sources[free]!.table);
+      } finally {
+        await reader.end();
+      }
+      // both builds end while the lock is still held: the held one gave up, the free one was read
+      await ids.settled();
+      expect(await a.ingest([batch(range("free", 5), free)])).toEqual(results(0, 5, free));
+      expect(ids.last().trusted).toBe(true);
+    } finally {
+      await holder.query("rollback");
+      await holder.end();
+    }
   });
 
   it("closing while a filter is read does not wait for the whole read", async () => {
