@@ -1,5 +1,7 @@
-import { type Backend, type LogEvent, nowMicros, type RetentionPolicy } from "@qes/core";
+import { type Backend, type LogEvent, nowMicros, type OutputColumn, type RetentionPolicy } from "@qes/core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { type HttpServer, startHttpServer } from "../../../test/http/support/in-process.ts";
+import { ingestEnv, postLogs } from "../../../test/http/support/ingest.ts";
 import { type ClickhouseEngine, openChdbEngine } from "../src/clickhouse-connection.ts";
 import { storedIdsSql } from "../src/clickhouse-ingest.ts";
 import { addIdProjectionSql } from "../src/clickhouse-storage.ts";
@@ -325,7 +327,7 @@ describe("consumer SQL filtering, ordering and joining on id returns the rows it
   const id = { name: "id", type: STRING };
   const n = { name: "n", type: INT64 };
   /** name, SQL ({t}: the table), output columns, whether the projection serves it (EXPLAIN, engine defaults) */
-  const cases: [string, string, (typeof id)[], boolean][] = [
+  const cases: [string, string, OutputColumn[], boolean][] = [
     [
       "= one id",
       `SELECT id, event_message AS m FROM {t} WHERE id = 'a-7' ORDER BY m`,
@@ -489,5 +491,70 @@ describe("start-up migration", () => {
     const again = await open(db);
     await again.close();
     expect(await count()).toBe(before);
+  });
+});
+
+/**
+ * POST /api/logs on ClickHouse, two servers on one database (one encoding rows on its ingest
+ * worker, one parsing on its main thread): bodies posted twice at once to the first, then
+ * retried on each.
+ */
+describe("POST /api/logs retried across two servers on one ClickHouse database", () => {
+  const db = uniqueDatabase("qes_pp_http");
+  const backends: Backend[] = [];
+  const servers: HttpServer[] = [];
+  beforeAll(async () => {
+    for (const worker of [true, false]) {
+      const backend = await open(db);
+      // the source exists before the second server starts: a server that has not seen it yet
+      // (its schema is up to 500 ms old) skips the check and stores a retry again (left alone)
+      if (worker) await backend.ingest([{ source: "probe.http", events: events(["seed"]) }]);
+      if (!worker) Object.defineProperty(backend, "ingestPreparer", { value: undefined });
+      backends.push(backend);
+      servers.push(await startHttpServer(backend, ingestEnv()));
+    }
+  }, 60_000);
+  afterAll(async () => {
+    for (const s of servers) await s.close();
+    for (const b of backends) await b.close();
+  });
+
+  it("hostile ids, repeated within a body and across bodies, widening bodies: each stored once", async () => {
+    const source = "probe.http";
+    const odd = [
+      "lone\\ud800",
+      "lone\\udc00x",
+      "\\u0000nul",
+      "pair\\ud83d\\ude00",
+      'quote\\"',
+      "back\\\\slash",
+      "tab\\t",
+      "50%_",
+      "{ids:Array(String)}",
+    ];
+    const body = (round: number) =>
+      `[${[...odd, ...odd, `r${round}`]
+        .map(
+          (id, i) =>
+            `{"id":"${id}","timestamp":"2025-01-14T10:00:00Z","event_message":"m","f${round % 3}":${round % 2 ? `"s${i}"` : i}}`,
+        )
+        .join(",")}]`;
+    for (let round = 0; round < 6; round++) {
+      // at once on the first server (its writes are serialised); the second only retries: a
+      // write of new rows within 500 ms of the other's widening fails (stale schema, left alone)
+      const posted = await Promise.all([1, 2].map(() => postLogs(servers[0]!.url, source, body(round))));
+      expect(posted.map((p) => p.status)).toEqual([200, 200]);
+      for (const s of servers) expect((await postLogs(s.url, source, body(round))).status).toBe(200);
+    }
+    const table = await tableOf(backends[0]!, source);
+    const [rows, distinct] = (
+      await text(`SELECT count(), uniqExact(id) FROM ${db}.${table} SETTINGS optimize_use_projections = 0`)
+    )
+      .trim()
+      .split("\t")
+      .map(Number);
+    expect(rows).toBe(1 + odd.length + 6);
+    expect(distinct).toBe(rows);
+    expect(await hasProjection(db, table)).toBe(true);
   });
 });
