@@ -136,12 +136,18 @@ export const ID_PROJECTION = '"qes_by_id"';
 const ID_PROJECTION_QUERY = '(SELECT "id" ORDER BY "id")';
 
 /**
+ * The projection's declaration in a table's `SHOW CREATE` text: the name alone is not enough, as
+ * a table (`src_app_qes_by_id` of source `app.qes-by-id`) or database name may hold it too.
+ */
+const ID_PROJECTION_DECLARED = /\bPROJECTION [`"]?qes_by_id[`"]? \(/;
+
+/**
  * The DDL giving a source made before the projection its projection, for the parts it holds too
  * (a mutation ClickHouse runs in the background); none when `createTableQuery` (its `SHOW CREATE`
  * text) has it.
  */
 export function addIdProjectionSql(layout: StorageLayout, table: string, createTableQuery: string): string[] {
-  if (createTableQuery.includes("qes_by_id")) return [];
+  if (ID_PROJECTION_DECLARED.test(createTableQuery)) return [];
   const t = `${qualified(layout.database, dataTable(layout, table))}${onCluster(layout)}`;
   return [
     `ALTER TABLE ${t} ADD PROJECTION IF NOT EXISTS ${ID_PROJECTION} ${ID_PROJECTION_QUERY}`,
