@@ -103,8 +103,18 @@ class ClickhouseBackend implements Backend {
   }
 
   async schema(): Promise<LogSchema> {
+    return this.readSchema(false);
+  }
+
+  /**
+   * The schema, its version asked again when the last ask is older than SCHEMA_CHECK_MS or when
+   * `now`: a write must not go by a schema another instance has changed since (a source it made
+   * looked new, so its retries skipped the duplicate check and were stored twice, and its
+   * widening made this instance's staging tables differ from the source: 500 at the attach).
+   */
+  private async readSchema(now: boolean): Promise<LogSchema> {
     const { engine, schema } = this.ready();
-    if (Date.now() - this.checkedAt < SCHEMA_CHECK_MS) return schema;
+    if (!now && Date.now() - this.checkedAt < SCHEMA_CHECK_MS) return schema;
     this.checkedAt = Date.now();
     const version = await engine.query.use((c) => readSchemaVersion(c, this.layout));
     if (version !== schema.version) {
@@ -118,7 +128,7 @@ class ClickhouseBackend implements Backend {
     return { client, layout: this.layout, retentionDays: (s) => tableRetentionDays(this.config, s) };
   }
 
-  /** Runs writes one at a time: they share the schema, and each reads it fresh first. */
+  /** Runs writes one at a time: they share the schema, and each reads it fresh first (`readSchema(true)`). */
   private serialised<T>(run: () => Promise<T>): Promise<T> {
     const result = this.writes.then(run, run);
     this.writes = result.catch(() => {});
@@ -133,7 +143,7 @@ class ClickhouseBackend implements Backend {
     const pending = iterateLinesNow(lines);
     return this.serialised(async () => {
       const { engine } = this.ready();
-      const current = await this.schema();
+      const current = await this.readSchema(true);
       const outcome = await engine.owner.use((client) =>
         loadIntoClickhouse(this.context(client), current, source, pending, opts),
       );
@@ -145,7 +155,7 @@ class ClickhouseBackend implements Backend {
   ingest(batches: readonly IngestBatch[]): Promise<IngestResult[]> {
     return this.serialised(async () => {
       const { engine } = this.ready();
-      const current = await this.schema();
+      const current = await this.readSchema(true);
       const outcome = await engine.owner.use((client) =>
         ingestIntoClickhouse(this.context(client), current, batches),
       );
@@ -157,7 +167,7 @@ class ClickhouseBackend implements Backend {
   applyRetention(policy: RetentionPolicy, nowMicros: bigint): Promise<RetentionReport[]> {
     return this.serialised(async () => {
       const { engine } = this.ready();
-      const current = await this.schema();
+      const current = await this.readSchema(true);
       return engine.owner.use((client) =>
         applyClickhouseRetention(client, this.layout, current, policy, nowMicros),
       );
