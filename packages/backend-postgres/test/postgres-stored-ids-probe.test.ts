@@ -2,8 +2,8 @@ import { type IngestBatch, logEventFromJson } from "@qes/core";
 import pg from "pg";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { createPostgresBackend, type PostgresBackend } from "../src/index.ts";
-import { PostgresStoredIds, type StoredIdsCheck } from "../src/postgres-stored-ids.ts";
 import { dropStorage, ownerQuery, TEST_POSTGRES_URL, tableOf, uniqueSchema } from "./helpers.ts";
+import { gatedStoredIds, type RecordingStoredIds, range, recorded } from "./stored-ids-support.ts";
 
 const NOW = 1_736_942_400_000_000n;
 
@@ -24,47 +24,6 @@ function batch(source: string, ids: string[], extra: Record<string, unknown> = {
       ),
     ),
   };
-}
-
-const range = (prefix: string, n: number) => Array.from({ length: n }, (_, i) => `${prefix}-${i}`);
-
-/** Records whether each probe trusted the filter. */
-class RecordingStoredIds extends PostgresStoredIds {
-  readonly trusted: boolean[] = [];
-  override async stored(client: pg.ClientBase, check: StoredIdsCheck, ids: string[]): Promise<Set<string>> {
-    this.trusted.push(check.filter !== undefined);
-    return super.stored(client, check, ids);
-  }
-}
-
-/** Gives `backend` a fresh filter of ids (none built yet) whose builds connect once `open` is called. */
-function gatedStoredIds(
-  backend: PostgresBackend,
-  options: ConstructorParameters<typeof PostgresStoredIds>[2] = {},
-) {
-  const pool: pg.Pool = backend["ownerPool"];
-  let open!: () => void;
-  const gate = new Promise<void>((resolve) => {
-    open = resolve;
-  });
-  const gated = {
-    connect: async () => {
-      await gate;
-      return pool.connect();
-    },
-  } as unknown as pg.Pool;
-  const ids = new RecordingStoredIds(gated, backend["config"].schema, options);
-  Object.assign(backend, { storedIds: ids });
-  return { ids, open };
-}
-
-function recorded(
-  backend: PostgresBackend,
-  options: ConstructorParameters<typeof PostgresStoredIds>[2] = {},
-) {
-  const ids = new RecordingStoredIds(backend["ownerPool"], backend["config"].schema, options);
-  Object.assign(backend, { storedIds: ids });
-  return ids;
 }
 
 /** Waits (polling pg_stat_activity) until `n` statements naming `schema` wait on a lock. */

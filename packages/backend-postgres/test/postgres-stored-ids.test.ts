@@ -2,8 +2,8 @@ import { type IngestBatch, type IngestResult, logEventFromJson } from "@qes/core
 import pg from "pg";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { createPostgresBackend, type PostgresBackend } from "../src/index.ts";
-import { PostgresStoredIds, type StoredIdsCheck } from "../src/postgres-stored-ids.ts";
 import { dropStorage, ownerQuery, TEST_POSTGRES_URL, tableOf, uniqueSchema } from "./helpers.ts";
+import { range, recorded } from "./stored-ids-support.ts";
 
 const NOW = 1_736_942_400_000_000n;
 const SOURCE = "dedupe.logs";
@@ -24,31 +24,6 @@ function batch(ids: string[], source = SOURCE): IngestBatch {
       ),
     ),
   };
-}
-
-const range = (prefix: string, n: number) => Array.from({ length: n }, (_, i) => `${prefix}-${i}`);
-
-/** Records, per probe, whether the filter was trusted and how many ids PostgreSQL was asked about. */
-class RecordingStoredIds extends PostgresStoredIds {
-  readonly probes: { trusted: boolean; ids: number; asked: number }[] = [];
-  override async stored(client: pg.ClientBase, check: StoredIdsCheck, ids: string[]): Promise<Set<string>> {
-    const asked =
-      check.filter === undefined ? ids.length : ids.filter((id) => check.filter!.ids.mightContain(id)).length;
-    this.probes.push({ trusted: check.filter !== undefined, ids: ids.length, asked });
-    return super.stored(client, check, ids);
-  }
-  last() {
-    return this.probes[this.probes.length - 1]!;
-  }
-}
-
-function recorded(
-  backend: PostgresBackend,
-  options: ConstructorParameters<typeof PostgresStoredIds>[2] = {},
-) {
-  const ids = new RecordingStoredIds(backend["ownerPool"], backend["config"].schema, options);
-  Object.assign(backend, { storedIds: ids });
-  return ids;
 }
 
 async function storedCount(backend: PostgresBackend, ids: string[]): Promise<Record<string, number>> {
@@ -234,8 +209,7 @@ describe("PostgreSQL ingest dedupe through a filter of each source's ids", () =>
         return pool.connect();
       },
     } as unknown as pg.Pool;
-    const ids = new RecordingStoredIds(counting, schema, { rebuildAfterMs: 1_000, now: () => now });
-    Object.assign(a, { storedIds: ids });
+    const ids = recorded(a, { rebuildAfterMs: 1_000, now: () => now }, counting);
     recorded(b);
     const at: number[] = [];
     // a and b take turns, a second apart: every filter a reads is stale by its next commit
@@ -277,10 +251,10 @@ describe("PostgreSQL ingest dedupe through a filter of each source's ids", () =>
       await holder.query("begin");
       await holder.query(`lock table ${await tableOf(a, held)} in access exclusive mode`);
       // another writer: both filters are stale, and both builds start (the held source's first)
-      await ownerQuery(`update "${schema}".qes_source_writes set token = 'elsewhere' where name in ($1, $2)`, [
-        held,
-        free,
-      ]);
+      await ownerQuery(
+        `update "${schema}".qes_source_writes set token = 'elsewhere' where name in ($1, $2)`,
+        [held, free],
+      );
       ids.forget(held);
       ids.forget(free);
       const reader = new pg.Client({ connectionString: TEST_POSTGRES_URL });
