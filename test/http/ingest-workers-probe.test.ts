@@ -287,6 +287,26 @@ describe("ingest worker probes on postgres: the schema changes between a body's 
     expect(await storedRows(pair.worker, source)).toEqual(await storedRows(pair.main, source));
   }, 60_000);
 
+  it("bodies encoded before a widening that commits ahead of them are parsed again, and counted on the main thread too", async () => {
+    const source = "probe.race.counted";
+    expect((await postLogs(pair.worker.url, source, seed)).status).toBe(200);
+    const before = await parsedOn(pair.worker);
+    const widening = JSON.stringify([{ id: "w", metadata: { n: 2.5 } }]);
+    expect(
+      await heldUp(
+        pair.worker,
+        source,
+        [widening],
+        [0, 1, 2].map((i) => covered(0, i)),
+      ),
+    ).toEqual([200, 200, 200, 200]);
+    const after = await parsedOn(pair.worker);
+    // the widening on the main thread (new to the schema); the 3 others on the worker, encoded for
+    // the schema before it, then parsed again at their commit
+    expect((after.worker ?? 0) - (before.worker ?? 0)).toBe(3);
+    expect((after.main ?? 0) - (before.main ?? 0)).toBe(1 + 3);
+  }, 60_000);
+
   it.each([
     ["a new field", JSON.stringify([{ id: "w", metadata: { n: 2, fresh: true } }])],
     ["INT64 to FLOAT64", JSON.stringify([{ id: "w", metadata: { n: 2.5 } }])],

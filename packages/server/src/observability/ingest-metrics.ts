@@ -33,7 +33,7 @@ export class IngestMetrics {
     });
     this.#parsed = new Counter({
       name: "qes_ingest_bodies_parsed_total",
-      help: "Ingest request bodies parsed (and their rows encoded) by thread: an ingest worker, or the main thread (no worker, or new fields to widen for). A worker-parsed body whose rows the commit cannot use (its source widened meanwhile) is parsed again on the main thread, counted under worker only",
+      help: "Ingest request bodies parsed (and their rows encoded) by thread: an ingest worker, or the main thread (no worker, or new fields to widen for). A worker-parsed body whose rows the commit cannot use (its source widened meanwhile) is parsed again on the main thread, and counted under both",
       labelNames: ["thread"] as const,
       registers: [registry],
     });

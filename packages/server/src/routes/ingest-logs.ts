@@ -107,7 +107,10 @@ async function preparedBatch(
     coveredBy: schema,
     prepared,
     get events() {
-      events ??= requestEvents(body, format, source, now, maxEvents);
+      if (events === undefined) {
+        events = requestEvents(body, format, source, now, maxEvents);
+        deps.onParsed?.("main");
+      }
       return events;
     },
   };
