@@ -43,8 +43,13 @@ import { PostgresStoredIds } from "./postgres-stored-ids.ts";
 
 /** How long a schema read is trusted before the version is asked again (DESIGN.md §3: within a second). */
 const SCHEMA_RECHECK_MS = 500;
-/** Owner connections: loads (one each), schema reads, start-up, the build of an ingest filter of ids. */
-const OWNER_POOL_SIZE = 4;
+/**
+ * Owner connections: loads (one each), schema reads, start-up, ingest's commit, and the
+ * background work that holds one for a while: the build of an ingest filter of ids (one at a
+ * time, up to ~2 s per million ids), the statistics pass and retention. All of those at once
+ * still leave one for a commit and one for a schema read.
+ */
+const OWNER_POOL_SIZE = 6;
 
 /**
  * The PostgreSQL backend (DESIGN.md §6): log tables in one schema, loads over the owner
