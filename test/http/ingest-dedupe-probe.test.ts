@@ -1,11 +1,11 @@
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import {
   createPostgresBackend,
   dropPostgresStorage,
   type PostgresBackend,
 } from "../../packages/backend-postgres/src/index.ts";
-import { type HttpServer, startHttpServer } from "./support/in-process.ts";
-import { ingestEnv, postLogs, storedIds } from "./support/ingest.ts";
+import { postLogs, storedIds } from "./support/ingest.ts";
+import { serversOnOneStore } from "./support/ingest-workers.ts";
 import { TEST_POSTGRES_URL } from "./support/stores.ts";
 
 /**
@@ -14,22 +14,14 @@ import { TEST_POSTGRES_URL } from "./support/stores.ts";
  */
 describe("POST /api/logs retried across two servers on one PostgreSQL schema", () => {
   const schema = `qes_http_dedupe_probe_${process.pid}_${Date.now().toString(36)}`;
-  const backends: PostgresBackend[] = [];
-  const servers: HttpServer[] = [];
-  beforeAll(async () => {
-    for (const worker of [true, false]) {
+  const { backends, servers } = serversOnOneStore(
+    async () => {
       const backend = createPostgresBackend({ url: TEST_POSTGRES_URL, schema, pool: 2 });
       await backend.init();
-      if (!worker) Object.defineProperty(backend, "ingestPreparer", { value: undefined });
-      backends.push(backend);
-      servers.push(await startHttpServer(backend, ingestEnv()));
-    }
-  }, 60_000);
-  afterAll(async () => {
-    for (const s of servers) await s.close();
-    for (const b of backends) await b.close();
-    await dropPostgresStorage(TEST_POSTGRES_URL, schema);
-  });
+      return backend;
+    },
+    () => dropPostgresStorage(TEST_POSTGRES_URL, schema),
+  );
 
   it("ids sent with escapes PostgreSQL cannot store as sent (NUL, lone surrogates), repeated within a body, stored once", async () => {
     const source = "probe.http";
@@ -44,7 +36,7 @@ describe("POST /api/logs retried across two servers on one PostgreSQL schema", (
       const posted = await Promise.all(servers.map((s) => postLogs(s.url, source, body(round))));
       expect(posted.map((p) => p.status)).toEqual([200, 200]);
       for (const s of servers) expect((await postLogs(s.url, source, body(round))).status).toBe(200);
-      if (round % 3 === 2) await Promise.all(backends.map((b) => b["storedIds"].settled()));
+      if (round % 3 === 2) await Promise.all(backends.map((b) => (b as PostgresBackend)["storedIds"].settled()));
     }
     const ids = await storedIds(backends[0]!, source);
     expect(ids.length).toBe(odd.length + 8);

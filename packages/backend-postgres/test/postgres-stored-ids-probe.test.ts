@@ -1,9 +1,16 @@
 import { type IngestBatch, logEventFromJson } from "@qes/core";
 import pg from "pg";
-import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
+import { beforeEach, describe, expect, it } from "vitest";
 import { createPostgresBackend, type PostgresBackend } from "../src/index.ts";
 import { dropStorage, ownerQuery, TEST_POSTGRES_URL, tableOf, uniqueSchema } from "./helpers.ts";
-import { gatedStoredIds, type RecordingStoredIds, range, recorded } from "./stored-ids-support.ts";
+import {
+  gatedStoredIds,
+  type RecordingStoredIds,
+  range,
+  recorded,
+  storedCounts,
+  twoInstances,
+} from "./stored-ids-support.ts";
 
 const NOW = 1_736_942_400_000_000n;
 
@@ -38,15 +45,6 @@ async function waitForLockWaits(schema: string, n: number): Promise<void> {
   }
 }
 
-/** id → rows stored with it, for the ids given. */
-async function counts(backend: PostgresBackend, source: string, ids: string[]): Promise<Map<string, number>> {
-  const { rows } = await ownerQuery<{ id: string; n: string }>(
-    `select id, count(*) as n from ${await tableOf(backend, source)} where id = any($1) group by id`,
-    [ids],
-  );
-  return new Map(rows.map((r) => [r.id, Number(r.n)]));
-}
-
 async function totalRows(backend: PostgresBackend, source: string): Promise<number> {
   const { rows } = await ownerQuery<{ n: string }>(
     `select count(*) as n from ${await tableOf(backend, source)}`,
@@ -55,23 +53,12 @@ async function totalRows(backend: PostgresBackend, source: string): Promise<numb
 }
 
 describe("probes of the PostgreSQL filter of stored ids", () => {
-  const schema = uniqueSchema("idprobe");
+  const instances = twoInstances("idprobe");
+  const { schema } = instances;
   let a: PostgresBackend;
   let b: PostgresBackend;
-  beforeAll(async () => {
-    a = createPostgresBackend({ url: TEST_POSTGRES_URL, schema, pool: 2 });
-    await a.init();
-    b = createPostgresBackend({ url: TEST_POSTGRES_URL, schema, pool: 2 });
-    await b.init();
-  });
-  afterAll(async () => {
-    await a.close();
-    await b.close();
-    await dropStorage(schema);
-  });
-  afterEach(async () => {
-    await a["storedIds"].settled();
-    await b["storedIds"].settled();
+  beforeEach(() => {
+    ({ a, b } = instances);
   });
 
   it("a build whose snapshot predates this process's own commit rewriting the table (a widening ALTER TYPE) still holds the ids stored before", async () => {
@@ -171,7 +158,7 @@ describe("probes of the PostgreSQL filter of stored ids", () => {
       if (round % 2 === 1) await Promise.all([ra.settled(), rb.settled()]);
     }
     expect(ra.trusted.some((t) => t) && rb.trusted.some((t) => t)).toBe(true);
-    const c = await counts(a, source, sent);
+    const c = await storedCounts(a, source, sent);
     expect({ distinct: c.size, max: Math.max(...c.values()) }).toEqual({ distinct: sent.length, max: 1 });
   });
 
@@ -305,7 +292,7 @@ describe("probes of the PostgreSQL filter of stored ids", () => {
         expect(await fresh.ingest([batch(source, range("old-again", 30))])).toEqual([
           { source, stored: 0, duplicates: 30 },
         ]);
-        const c = await counts(fresh, source, [
+        const c = await storedCounts(fresh, source, [
           ...range("after", 50),
           ...range("before", 50),
           ...range("old-again", 30),

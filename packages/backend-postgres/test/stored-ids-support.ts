@@ -1,6 +1,8 @@
 import type pg from "pg";
-import type { PostgresBackend } from "../src/index.ts";
+import { afterAll, afterEach, beforeAll } from "vitest";
+import { createPostgresBackend, type PostgresBackend } from "../src/index.ts";
 import { PostgresStoredIds, type StoredIdsCheck } from "../src/postgres-stored-ids.ts";
+import { dropStorage, ownerQuery, TEST_POSTGRES_URL, tableOf, uniqueSchema } from "./helpers.ts";
 
 export type StoredIdsOptions = ConstructorParameters<typeof PostgresStoredIds>[2];
 
@@ -49,4 +51,42 @@ export function gatedStoredIds(backend: PostgresBackend, options: StoredIdsOptio
     },
   } as unknown as pg.Pool;
   return { ids: recorded(backend, options, gated), open };
+}
+
+/**
+ * Two backends (two instances) on one fresh schema, opened before the suite's tests and closed,
+ * the schema dropped, after them; no filter build is left running between tests (call inside
+ * `describe`).
+ */
+export function twoInstances(prefix: string): { schema: string; a: PostgresBackend; b: PostgresBackend } {
+  const pair = { schema: uniqueSchema(prefix) } as { schema: string; a: PostgresBackend; b: PostgresBackend };
+  beforeAll(async () => {
+    pair.a = createPostgresBackend({ url: TEST_POSTGRES_URL, schema: pair.schema, pool: 2 });
+    await pair.a.init();
+    pair.b = createPostgresBackend({ url: TEST_POSTGRES_URL, schema: pair.schema, pool: 2 });
+    await pair.b.init();
+  });
+  afterAll(async () => {
+    await pair.a.close();
+    await pair.b.close();
+    await dropStorage(pair.schema);
+  });
+  afterEach(async () => {
+    await pair.a["storedIds"].settled();
+    await pair.b["storedIds"].settled();
+  });
+  return pair;
+}
+
+/** id → rows a source stores with it, for the ids given */
+export async function storedCounts(
+  backend: PostgresBackend,
+  source: string,
+  ids: string[],
+): Promise<Map<string, number>> {
+  const { rows } = await ownerQuery<{ id: string; n: string }>(
+    `select id, count(*) as n from ${await tableOf(backend, source)} where id = any($1) group by id`,
+    [ids],
+  );
+  return new Map(rows.map((r) => [r.id, Number(r.n)]));
 }

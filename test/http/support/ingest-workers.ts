@@ -1,8 +1,10 @@
+import type { Backend } from "@qes/core";
 import { afterAll, beforeAll } from "vitest";
 import { BACKENDS, type BackendFixture } from "../../support/backends.ts";
 import { runSql } from "../../support/run-sql.ts";
 import { type ServedFixture, serveFixture } from "../../support/serve-fixture.ts";
-import { QUERY_TOKEN } from "./ingest.ts";
+import { type HttpServer, startHttpServer } from "./in-process.ts";
+import { ingestEnv, QUERY_TOKEN } from "./ingest.ts";
 
 /** the backends that encode ingest rows on the server's ingest worker (`Backend.ingestPreparer`) */
 export const PREPARING = BACKENDS.filter((b) => b.name === "postgres" || b.name === "clickhouse");
@@ -39,6 +41,32 @@ export function servedPair(fixture: BackendFixture, env: Record<string, string>)
   afterAll(async () => {
     await pair.worker?.close();
     await pair.main?.close();
+  });
+  return pair;
+}
+
+/**
+ * Two servers on one store (two instances): `open` gives each its own backend on it; the first
+ * parses bodies on its ingest worker, the second on its main thread. Started before the suite's
+ * tests, closed after them, then `dispose` (call inside `describe`).
+ */
+export function serversOnOneStore(
+  open: () => Promise<Backend>,
+  dispose: () => Promise<void> = async () => undefined,
+): { backends: Backend[]; servers: HttpServer[] } {
+  const pair = { backends: [] as Backend[], servers: [] as HttpServer[] };
+  beforeAll(async () => {
+    for (const worker of [true, false]) {
+      const backend = await open();
+      if (!worker) Object.defineProperty(backend, "ingestPreparer", { value: undefined });
+      pair.backends.push(backend);
+      pair.servers.push(await startHttpServer(backend, ingestEnv()));
+    }
+  }, 60_000);
+  afterAll(async () => {
+    for (const s of pair.servers) await s.close();
+    for (const b of pair.backends) await b.close();
+    await dispose();
   });
   return pair;
 }
