@@ -132,7 +132,7 @@ export function createSourceSql(
  * its primary key instead of every `id` of the source (at 20M events: 62 ms against 231 ms,
  * `bench/clickhouse-dedupe.ts`). Parts carry it, so a TTL or a dropped partition takes it along.
  */
-export const ID_PROJECTION = '"qes_by_id"';
+const ID_PROJECTION = '"qes_by_id"';
 const ID_PROJECTION_QUERY = '(SELECT "id" ORDER BY "id")';
 
 /**

@@ -16,9 +16,9 @@ const BUILD_PAGE = 50_000;
  * Sources with more ids than this get no filter (every id is probed in every partition, as
  * without one): ~1.2 bytes per id of memory, and the build reads every id once.
  */
-export const MAX_FILTERED_IDS = 25_000_000;
+const MAX_FILTERED_IDS = 25_000_000;
 /** ids the filters of all sources of a process may hold together (~60 MB); beyond, no more are built */
-export const MAX_FILTERED_IDS_IN_ALL = 50_000_000;
+const MAX_FILTERED_IDS_IN_ALL = 50_000_000;
 /**
  * A source's filter is read from its table at most this often, but for its first read, after a
  * load of this process and when it fills: a filter another process's writes left behind, or a
@@ -44,8 +44,8 @@ interface Filter {
   token: string;
   /** write token before → after of each commit of this process whose ids were added to it */
   readonly links: Map<string, string>;
-  /** commits that trusted it */
-  uses: number;
+  /** a commit trusted it */
+  used: boolean;
   /** found behind the source's token */
   stale: boolean;
 }
@@ -118,12 +118,12 @@ export class PostgresStoredIds {
     const filter = this.#filters.get(source);
     const good = filter !== undefined && token !== null && filter.token === token;
     if (good) {
-      filter.uses++;
+      filter.used = true;
       this.#rebuildAfter.delete(source);
     } else if (filter !== undefined && !filter.stale) {
       filter.stale = true;
       const wait = this.#rebuildAfter.get(source) ?? this.#rebuildAfterMs;
-      if (filter.uses === 0) this.#rebuildAfter.set(source, Math.min(2 * wait, MAX_REBUILD_AFTER_MS));
+      if (!filter.used) this.#rebuildAfter.set(source, Math.min(2 * wait, MAX_REBUILD_AFTER_MS));
     }
     // with no token yet, a build now could only read the ids of no known token: after the commit
     if (!good && token !== null) this.#startBuild(source, table);
@@ -271,7 +271,7 @@ export class PostgresStoredIds {
         if (page.rows.length < this.#buildPage) break;
         after = page.rows[page.rows.length - 1]![0];
       }
-      return { ids, token, links: new Map(), uses: 0, stale: false };
+      return { ids, token, links: new Map(), used: false, stale: false };
     } finally {
       // read only: ending it by rollback, whatever happened, leaves nothing behind
       await client.query("rollback").catch(() => {
