@@ -51,6 +51,22 @@ export async function readLocalIngestFile(file: string): Promise<LocalIngest | u
   return undefined;
 }
 
+/**
+ * Whether the process that wrote the file still runs. A server stopped by SIGKILL leaves its file
+ * behind; its port may since belong to any other program, which must not be sent the events (nor
+ * the token). A pid taken again by another process passes this check: the load then meets a server
+ * that refuses the token, or answers unlike qes, and stops with that.
+ */
+export function writerIsRunning(local: LocalIngest): boolean {
+  try {
+    process.kill(local.pid, 0);
+    return true;
+  } catch (e) {
+    // EPERM: a process of another user has that pid, so it runs
+    return (e as NodeJS.ErrnoException).code === "EPERM";
+  }
+}
+
 /** removes the file if it is still this run's (a newer server may have replaced it) */
 export async function removeLocalIngestFile(file: string, token: string): Promise<void> {
   const current = await readLocalIngestFile(file);

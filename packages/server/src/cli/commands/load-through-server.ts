@@ -13,6 +13,12 @@ export interface ServerTarget {
   url: string;
   /** an ingest token */
   token: string;
+  /**
+   * The server's URL and token as found now (the file beside the database), read again when the
+   * server stops answering or refuses the token: a load follows a server restarted meanwhile (a
+   * new port, a new token). Absent for `--url`.
+   */
+  reread?: () => Promise<{ url: string; token: string } | undefined>;
 }
 
 export interface ForwardSummary {
@@ -109,9 +115,9 @@ async function postChunk(
   lines: string[],
   lineNumbers: readonly number[],
 ): Promise<"too_large" | undefined> {
-  const url = `${target.url.replace(/\/+$/, "")}/api/logs?source_name=${encodeURIComponent(source)}`;
   const body = `${lines.join("\n")}\n`;
   for (let attempt = 1; ; attempt++) {
+    const url = `${target.url.replace(/\/+$/, "")}/api/logs?source_name=${encodeURIComponent(source)}`;
     let res: Response;
     try {
       res = await fetch(url, {
@@ -123,17 +129,55 @@ async function postChunk(
       if (attempt >= ATTEMPTS)
         throw new CliError(`cannot reach the qes server at ${target.url}: ${String(e)}`);
       await sleep(Math.min(200 * attempt, 2000));
+      await follow(target);
       continue;
     }
     const text = await res.text();
-    if (res.ok) return undefined;
+    if (res.ok) {
+      checkCommitted(target.url, text, lines.length);
+      return undefined;
+    }
     if (res.status === 413 && lines.length > 1) return "too_large";
     if ((res.status === 429 || res.status === 503) && attempt < ATTEMPTS) {
       await sleep(1000 * Math.max(1, Number(res.headers.get("retry-after")) || 1));
       continue;
     }
+    // the token of a server that has restarted (on the same port) is no longer valid: its new
+    // one is in the file beside the database once it has started
+    if ((res.status === 401 || res.status === 403) && target.reread !== undefined && attempt < ATTEMPTS) {
+      await sleep(Math.min(200 * attempt, 2000));
+      await follow(target);
+      continue;
+    }
     throw new CliError(serverRefusal(target.url, res.status, text, lineNumbers));
   }
+}
+
+/** switches to the server the file beside the database names now, if it names a running one */
+async function follow(target: ServerTarget): Promise<void> {
+  const now = await target.reread?.();
+  if (now === undefined) return;
+  target.url = now.url;
+  target.token = now.token;
+}
+
+/**
+ * A 200 is a commit only when it is the ingest API's `{"accepted": N}` for every event sent:
+ * anything else answering at that URL (another program on a port a stopped server had) would
+ * otherwise swallow the events while the load reports them stored.
+ */
+function checkCommitted(url: string, text: string, events: number): void {
+  let accepted: unknown;
+  try {
+    accepted = (JSON.parse(text) as { accepted?: unknown }).accepted;
+  } catch {
+    // not JSON: refused below
+  }
+  if (accepted === events) return;
+  throw new CliError(
+    `the server at ${url} answered 200 but not as a qes ingest API does (${JSON.stringify(text.slice(0, 80))} ` +
+      `instead of {"accepted": ${events}}): not a qes server? The events it was sent may not be stored`,
+  );
 }
 
 /** the server's message, with an event index turned back into the file's line number */

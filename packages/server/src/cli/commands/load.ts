@@ -13,7 +13,7 @@ import {
 import { exclusiveStoreOf, openBackend } from "../../backend/open-backend.ts";
 import { loadConfig, type QesConfig } from "../../config.ts";
 import { loadServedEndpoints } from "../../endpoint-dirs.ts";
-import { localIngestFile, readLocalIngestFile } from "../../ingest/local-ingest-file.ts";
+import { localIngestFile, readLocalIngestFile, writerIsRunning } from "../../ingest/local-ingest-file.ts";
 import { StoredQueryGuard } from "../../ingest/stored-query-guard.ts";
 import { CliError, count, progressPrinter, seconds, UsageError } from "../terminal.ts";
 import { loadThroughServer, type ServerTarget } from "./load-through-server.ts";
@@ -115,11 +115,30 @@ function storedQueriesKept(guard: StoredQueryGuard, source: string, stored: LogS
   };
 }
 
+/**
+ * The `qes serve` that holds the embedded store, from the file it wrote beside it; undefined when
+ * there is none. A file whose writer no longer runs (a SIGKILLed server) while another process
+ * holds the store is an error: its URL may be any program's now. The target re-reads the file
+ * when its server stops answering, so a load follows a server restarted meanwhile (a new port, a
+ * new token).
+ */
 async function servingProcess(config: QesConfig): Promise<ServerTarget | undefined> {
   const store = exclusiveStoreOf(config);
   if (store === undefined) return undefined;
-  const local = await readLocalIngestFile(localIngestFile(store));
-  return local ? { url: local.url, token: local.token } : undefined;
+  const file = localIngestFile(store);
+  const local = await readLocalIngestFile(file);
+  if (local === undefined) return undefined;
+  if (!writerIsRunning(local))
+    throw new CliError(
+      `another process holds ${store}, and ${file} was left by a qes serve (pid ${local.pid}) that no longer ` +
+        `runs: nothing is sent to ${local.url}, which may be any program now. Load again once the process ` +
+        `holding the store has finished (the file is replaced by the next qes serve, or may be removed)`,
+    );
+  const reread = async () => {
+    const now = await readLocalIngestFile(file);
+    return now !== undefined && writerIsRunning(now) ? { url: now.url, token: now.token } : undefined;
+  };
+  return { url: local.url, token: local.token, reread };
 }
 
 /** `--url <server>`: the token comes from QES_INGEST_TOKEN, never from the command line (ps shows it) */
