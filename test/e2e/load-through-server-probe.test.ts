@@ -172,3 +172,29 @@ describe("qes load while the serving qes restarts", () => {
     expect(await stored(env.QES_DUCKDB_PATH!, "restart.src")).toEqual({ events: EVENTS, ids: EVENTS });
   }, 240_000);
 });
+
+describe("qes load through a server that refuses a line of a later chunk", () => {
+  it("says which events were stored before the refused line, instead of leaving it unknown", async () => {
+    const env = tempEnv();
+    const server = await startQes(env);
+    servers.push(server);
+    const GOOD = 10_000; // ~2.4 MB: the first chunks are committed before the last one is refused
+    const file = join(dirs.at(-1)!, "late-refusal.ndjson");
+    // the last line turns metadata.request (read by usage.api-counts) into a STRING: the server
+    // refuses it, which the file's check before sending (syntax only) cannot know
+    const hostile = JSON.stringify({
+      id: "h",
+      timestamp: EVENT_TIME,
+      project: "probe",
+      metadata: { request: 5 },
+    });
+    writeFileSync(file, `${Array.from({ length: GOOD }, (_, i) => line(`g${i}`)).join("\n")}\n${hostile}\n`);
+    const res = await runCli(["load", "--source", "cloudflare.logs.prod", file], { env });
+    await server.stop("SIGTERM");
+    expect(res.code).toBe(1);
+    expect(res.stderr).toContain(`line ${GOOD + 1}`);
+    const { events } = await stored(env.QES_DUCKDB_PATH!, "cloudflare.logs.prod");
+    expect(events).toBeGreaterThan(0);
+    expect(res.stderr).toContain(`${events.toLocaleString("en-US")} events before it were stored`);
+  }, 120_000);
+});

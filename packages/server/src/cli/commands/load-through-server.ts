@@ -1,7 +1,7 @@
 import { createReadStream } from "node:fs";
 import { createInterface } from "node:readline";
 import { parseEvent } from "@qes/core";
-import { CliError } from "../terminal.ts";
+import { CliError, count } from "../terminal.ts";
 
 /** NDJSON bytes per request: well under the 10 MiB default of QES_INGEST_MAX_BYTES */
 const CHUNK_BYTES = 1024 * 1024;
@@ -51,8 +51,13 @@ export async function loadThroughServer(
   const limit: RequestLimit = { events: Number.POSITIVE_INFINITY };
   const send = async () => {
     if (chunk.length === 0) return;
-    await postEvents(target, source, chunk, lines, limit);
-    events += chunk.length;
+    try {
+      await postEvents(target, source, chunk, lines, limit, (n) => {
+        events += n;
+      });
+    } catch (e) {
+      throw events > 0 && e instanceof CliError ? new CliError(`${e.message}\n${storedBefore(events)}`) : e;
+    }
     onProgress(events);
     chunk = [];
     lines = [];
@@ -68,6 +73,18 @@ export async function loadThroughServer(
   }
   await send();
   return { events, seconds: (performance.now() - started) / 1000 };
+}
+
+/**
+ * What a load refused by the server part-way leaves: the requests before the refused one are
+ * committed (the server checks a widening against its stored queries, which the check of the file
+ * before sending, syntax only, cannot), so "nothing was stored" would be false.
+ */
+function storedBefore(events: number): string {
+  return (
+    `${count(events)} events before it were stored (each request is all-or-nothing, not the whole file, ` +
+    "when the server refuses a line); loading the file again once fixed stores nothing twice"
+  );
 }
 
 async function checkFile(file: string): Promise<void> {
@@ -96,6 +113,7 @@ async function postEvents(
   lines: string[],
   lineNumbers: readonly number[],
   limit: RequestLimit,
+  committed: (events: number) => void,
 ): Promise<void> {
   for (let start = 0; start < lines.length; ) {
     const end = Math.min(lines.length, start + limit.events);
@@ -105,6 +123,7 @@ async function postEvents(
       limit.events = Math.ceil(part.length / 2);
       continue;
     }
+    committed(part.length);
     start = end;
   }
 }
