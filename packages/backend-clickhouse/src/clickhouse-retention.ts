@@ -52,12 +52,19 @@ export async function applyClickhouseRetention(
     const cutoff = retentionCutoffMicros(days, nowMicros);
     if (cutoff === null) continue;
     const local = dataTable(layout, source.table);
-    const partitions = await rows<{ p: string; n: string | number }>(
-      client,
-      "SELECT partition_id AS p, sum(rows) AS n FROM system.parts WHERE database = {db:String} " +
-        "AND table = {t:String} AND active AND partition_id < {cut:String} GROUP BY partition_id ORDER BY p",
-      { db: layout.database, t: local, cut: partitionIdOf(cutoff) },
-    );
+    // `toDate("timestamp")`, the partition key, wraps around outside 1970-01-01…2149-06-06: a day
+    // of 2150 shares the partition of a day of 2020, one of 1960 that of a day of 2139. So a
+    // partition is dropped only when all its events are older than the cutoff, read from them:
+    // the old partitions and those after today (future days are few; wrapped old days land there)
+    const partitions = (
+      await rows<{ p: string; n: string | number; old: number }>(
+        client,
+        `SELECT _partition_id AS p, count() AS n, max("timestamp") < fromUnixTimestamp64Micro({cutoff:Int64}, 'UTC') AS old ` +
+          `FROM ${qualified(layout.database, local)} WHERE _partition_id < {cut:String} OR _partition_id > {today:String} ` +
+          "GROUP BY p ORDER BY p",
+        { cutoff: cutoff.toString(), cut: partitionIdOf(cutoff), today: partitionIdOf(nowMicros) },
+      )
+    ).filter((p) => Number(p.old) === 1);
     const cluster = layout.cluster === undefined ? "" : ` ON CLUSTER "${layout.cluster}"`;
     let deleted = 0;
     for (const { p, n } of partitions) {

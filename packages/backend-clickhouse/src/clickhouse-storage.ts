@@ -67,7 +67,15 @@ function alteredTables(layout: StorageLayout, table: string): string[] {
  * the `days` before it, retention-policy.ts), so TTL and `applyRetention` remove the same events.
  */
 function ttlExpression(days: number): string {
-  return `toDate("timestamp") + toIntervalDay(${days + 1})`;
+  // ClickHouse's Date spans 1970-01-01 to 2149-06-06 and wraps around outside it: an event of 2150
+  // (which `qes load` may store) had a TTL in 1970 and was dropped by the next merge. Days past the
+  // end expire on its last day (never, in practice); days before 1970 as if of 1970-01-01 (long
+  // expired: they go, as on every backend).
+  const n = days + 1;
+  return (
+    `toDate(greatest(least(toDate32("timestamp"), toDate32('2149-06-06') - ${n}), toDate32('1970-01-01'))) ` +
+    `+ toIntervalDay(${n})`
+  );
 }
 
 function ttlClause(days: number): string {
