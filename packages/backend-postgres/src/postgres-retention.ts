@@ -78,11 +78,13 @@ export async function postgresSourceStats(
   for (const source of Object.values(schema.sources)) {
     const table = qualified(schemaName, source.table);
     const { rows } = await pool.query<{ events: string; bytes: string; oldest: string | null }>(
-      `select coalesce(sum(case when c.reltuples >= 0 then c.reltuples else coalesce(s.n_live_tup, 0) end), 0)::bigint::text as events,
+      // pg_stat_get_live_tuples, not the pg_stat_user_tables view: the view aggregates every
+      // table of the database (pg_class × pg_index) for each source asked, so /metrics took 14 s
+      // at 1,000 sources (one partition each), growing with sources × partitions
+      `select coalesce(sum(case when c.reltuples >= 0 then c.reltuples else pg_stat_get_live_tuples(c.oid) end), 0)::bigint::text as events,
               coalesce(sum(pg_total_relation_size(c.oid)), 0)::bigint::text as bytes,
               (select (extract(epoch from min("timestamp")) * 1000000)::bigint::text from ${table}) as oldest
        from pg_inherits i join pg_class c on c.oid = i.inhrelid
-       left join pg_stat_user_tables s on s.relid = c.oid
        where i.inhparent = $1::regclass`,
       [table],
     );
