@@ -1,5 +1,13 @@
-import { type Backend, type IngestBatch, logEventFromJson, parseJsonText } from "@qes/core";
+import {
+  type Backend,
+  type IngestBatch,
+  logEventFromJson,
+  parseJsonText,
+  retentionCutoffMicros,
+} from "@qes/core";
+import { loadConfig } from "@qes/server";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { Metrics } from "../../packages/server/src/observability/metrics.ts";
 import { BACKENDS, type BackendHandle } from "../support/backends.ts";
 import { runSql } from "../support/run-sql.ts";
 
@@ -76,5 +84,64 @@ describe.each(BACKENDS)("retention probes on $name", (fixture) => {
     expect((await backend.sourceStats()).find((s) => s.source === "emptied.src")?.oldestMicros).toBe(
       NOW - 1n * 3_600_000_000n,
     );
+  });
+});
+
+describe("QES_RETENTION_DAYS edge cases", () => {
+  const parse = (text: string) => loadConfig({ NODE_ENV: "test", QES_RETENTION_DAYS: text }).retention;
+
+  it("takes 0 as the default with overrides, the largest day count, and any source name spelling", () => {
+    expect(parse("0,postgres.logs=7")).toEqual({ defaultDays: 0, perSource: { "postgres.logs": 7 } });
+    expect(parse("postgres.logs=7")).toEqual({ defaultDays: 30, perSource: { "postgres.logs": 7 } });
+    expect(parse(" 36500 ,\tlögs.ü = 07 ")).toEqual({ defaultDays: 36_500, perSource: { "lögs.ü": 7 } });
+    // a name no source can have (a JavaScript property) is an own entry, never the prototype's
+    const proto = parse("__proto__=5");
+    expect(Object.getPrototypeOf(proto.perSource)).toBe(Object.prototype);
+    expect(Object.hasOwn(proto.perSource, "__proto__")).toBe(true);
+  });
+
+  it("refuses, naming the variable, what is not a whole number of days up to 100 years", () => {
+    for (const bad of [
+      "36501",
+      "1e9",
+      "99999999999999999999",
+      "+7",
+      "7.0",
+      "0x10",
+      "a=b=7",
+      "a=",
+      "a=7,a=7",
+      "٣",
+    ]) {
+      expect(() => parse(bad), bad).toThrow(/QES_RETENTION_DAYS/);
+    }
+  });
+
+  it("a cutoff 100 years back is an exact whole day (no date overflow)", () => {
+    const cutoff = retentionCutoffMicros(36_500, NOW)!;
+    expect(cutoff % 86_400_000_000n).toBe(0n);
+    expect(new Date(Number(cutoff / 1000n)).toISOString()).toBe("1925-02-09T00:00:00.000Z");
+  });
+});
+
+describe("per-source metrics", () => {
+  it("escape a source name with quotes, backslashes and a second line-looking part in their labels", async () => {
+    const metrics = new Metrics({ backend: "duckdb", executedQueries: () => 0, redis: false });
+    const hostile = 'we"ird\\src} qes_fake 1';
+    metrics.trackSources(
+      async () => [
+        { source: hostile, events: 3, bytes: 10, oldestMicros: NOW - 2_000_000n },
+        { source: "emptied.src", events: 0, bytes: 0, oldestMicros: null },
+      ],
+      () => NOW,
+    );
+    const text = await metrics.registry.metrics();
+    expect(text).toContain('qes_source_events{source="we\\"ird\\\\src} qes_fake 1",service="qes"} 3');
+    expect(text).toContain(
+      'qes_source_oldest_event_age_seconds{source="we\\"ird\\\\src} qes_fake 1",service="qes"} 2',
+    );
+    expect(text).not.toMatch(/^qes_fake/m);
+    expect(text).toContain('qes_source_events{source="emptied.src",service="qes"} 0');
+    expect(text).not.toContain('qes_source_oldest_event_age_seconds{source="emptied.src"');
   });
 });
