@@ -57,9 +57,8 @@ describe("DuckDB retention killed part-way", () => {
         if (e.signal !== "SIGKILL") throw e;
         return { stdout: e.stdout ?? "" };
       });
-      console.log(
-        `killed ${afterMs} ms in: ${out.stdout.includes("done") ? "after the run" : "during the run"}`,
-      );
+      // the first kill lands inside the run for sure (the later ones, measured, did too)
+      if (afterMs === 0) expect(out.stdout).not.toContain("done");
       const backend = createDuckdbBackend({ path: file });
       await backend.init();
       try {
