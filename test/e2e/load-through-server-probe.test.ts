@@ -8,7 +8,7 @@ import { createDuckdbBackend } from "@qes/backend-duckdb";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type QesProcess, startQes } from "../http/support/qes-process.ts";
 import { runSql } from "../support/run-sql.ts";
-import { runCli, spawnCli } from "./support/run-cli.ts";
+import { REPO_ROOT, runCli, spawnCli } from "./support/run-cli.ts";
 
 /**
  * Attempts to break `qes load` forwarding to the `qes serve` that holds a DuckDB file: a file
@@ -91,16 +91,29 @@ describe("qes load and a stale <database>.serve.json", () => {
 
   it("does not send events to whatever listens at the URL of a server that died, and says who holds the store", async () => {
     const env = tempEnv();
-    // a local load from standard input holds the store (DuckDB: one writer) and waits for input
-    const holder = spawnCli(["load", "--source", "held.src", "-"], { env });
+    // another process holds the store (DuckDB: one writer), and says so once it does
+    const index = new URL("../../packages/backend-duckdb/src/index.ts", import.meta.url).pathname;
+    const holder = spawn(
+      process.execPath,
+      [
+        "--import",
+        "tsx",
+        "-e",
+        `const { createDuckdbBackend } = await import(${JSON.stringify(index)});\n` +
+          `const b = createDuckdbBackend({ path: ${JSON.stringify(env.QES_DUCKDB_PATH)} });\n` +
+          `await b.init();\nprocess.stdout.write("held\\n");\nsetInterval(() => {}, 1000);`,
+      ],
+      { cwd: REPO_ROOT },
+    );
     children.push(holder);
-    const deadline = Date.now() + 60_000;
-    for (;;) {
-      const probe = await runCli(["retention"], { env });
-      if (probe.stdout.includes("holds the store")) break;
-      if (Date.now() > deadline) throw new Error(`the store was never held: ${probe.stdout}${probe.stderr}`);
-      await new Promise((r) => setTimeout(r, 200));
-    }
+    await new Promise<void>((resolve, reject) => {
+      let out = "";
+      holder.stdout.setEncoding("utf8").on("data", (c: string) => {
+        out += c;
+        if (out.includes("held")) resolve();
+      });
+      holder.on("exit", () => reject(new Error(`the holder exited: ${out}`)));
+    });
     // left by a server SIGKILLed earlier; its port now belongs to a stranger
     const url = `http://127.0.0.1:${(stranger.address() as AddressInfo).port}`;
     writeFileSync(
@@ -115,7 +128,7 @@ describe("qes load and a stale <database>.serve.json", () => {
     expect(received).toEqual([]);
     expect(res.code).not.toBe(0);
     expect(res.stderr).toMatch(/serve\.json/);
-    holder.stdin?.end();
+    holder.kill("SIGKILL");
   }, 120_000);
 
   it("refuses a server whose answer is not qes' (a 200 without the accepted count is not a commit)", async () => {
