@@ -116,7 +116,10 @@ export async function createSource(
   for (const r of relations) taken.push(r.relname);
   // reserved: qes' own tables share the schema
   taken.push("qes_sources", SOURCE_WRITES, "qes_migration", "qes_migration_lock");
-  const source = sourceWithFreeIndexNames(name, taken);
+  // and the table's index names free: source `x`'s time index is `src_x_timestamp_idx`, the table
+  // of source `x timestamp idx`, and `y`'s (project, timestamp) index is `y project`'s time index;
+  // whichever came second silently lacked that index
+  const source = newSourceSchema(name, taken, indexNames);
   for (const sql of partitionedTableSql(config.schema, source.table)) await client.query(sql);
   if (await hasExpressionStatistics(client)) {
     for (const sql of bucketStatisticsSql(config.schema, source.table)) await client.query(sql);
@@ -128,20 +131,6 @@ export async function createSource(
     [source.name, source.table, JSON.stringify(source.fields)],
   );
   return source;
-}
-
-/**
- * A new source's schema whose table name is free and whose index names are too: source `x`'s
- * time index is `src_x_timestamp_idx`, the table of source `x timestamp idx`, and `y`'s index on
- * (project, timestamp) is `y project`'s time index; whichever came second lacked that index.
- */
-function sourceWithFreeIndexNames(name: string, relations: string[]): SourceSchema {
-  const taken = new Set(relations);
-  for (;;) {
-    const source = newSourceSchema(name, taken);
-    if (!indexNames(source.table).some((index) => taken.has(index))) return source;
-    taken.add(source.table);
-  }
 }
 
 /** Stores a widened model and gives the source a new version (visible to others at commit). */
