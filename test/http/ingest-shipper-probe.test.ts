@@ -36,3 +36,33 @@ describe.each(BACKENDS)("ingest probes on $name", (fixture) => {
     expect(await storedIds(backend, "pp")).toEqual(["pp", "pp2"]);
   });
 });
+
+describe.each(BACKENDS.filter((b) => b.name === "duckdb"))("a hostile body's fields on $name", (fixture) => {
+  let served: ServedFixture;
+  beforeAll(async () => {
+    served = await serveFixture(fixture, {}, ingestEnv());
+  });
+  afterAll(() => served.close());
+
+  it("20,000 events of 30 new keys each are refused at the event past QES_INGEST_MAX_FIELDS, not after widening by all of them", async () => {
+    const { url, backend } = served;
+    // 8.6 MB: within the body limit. Each event's widening copied the whole schema so far, and
+    // every copy was kept until the limit was checked after the last: 600,000 fields, the server
+    // ran out of memory and died
+    const events: string[] = [];
+    for (let i = 0; i < 20_000; i++) {
+      const keys = Array.from({ length: 30 }, (_, k) => `"f${i}_${k}":1`).join(",");
+      events.push(`{"timestamp":"${at}",${keys}}`);
+    }
+    const r = await postLogs(url, "many.fields", `[${events.join(",")}]`);
+    // the four fields every source has, then 30 per event: event 33 takes it to 1,024
+    expect(r.status).toBe(400);
+    expect(r.body.error.message).toMatch(
+      /^event 33: source "many\.fields" would hold 1024 fields, more than QES_INGEST_MAX_FIELDS \(1000\)/,
+    );
+    expect(await storedIds(backend, "many.fields")).toEqual([]);
+    expect(await postLogs(url, "many.fields", json([{ id: "after", timestamp: at }]))).toMatchObject({
+      status: 200,
+    });
+  });
+});
