@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { BACKENDS } from "../support/backends.ts";
+import { runSql } from "../support/run-sql.ts";
 import { type ServedFixture, serveFixture } from "../support/serve-fixture.ts";
 import { ingestEnv, postLogs, storedIds } from "./support/ingest.ts";
 
@@ -34,6 +35,44 @@ describe.each(BACKENDS)("ingest probes on $name", (fixture) => {
     const later = await postLogs(url, "pp", json([{ id: "pp2", timestamp: "2025-01-14T11:00:00Z" }]));
     expect(later).toMatchObject({ status: 200, body: { accepted: 1 } });
     expect(await storedIds(backend, "pp")).toEqual(["pp", "pp2"]);
+  });
+
+  it("keys a JSON path quotes (empty, dots, slashes, quotes, brackets, $) inside records read back alike", async () => {
+    const { url, backend } = served;
+    const keys = [
+      "",
+      "a.b",
+      "a/b",
+      "a~1b",
+      "$",
+      "$.x",
+      "'q'",
+      '"d"',
+      'a"b',
+      "[0]",
+      "a]b",
+      "..",
+      "sp ace",
+      "ü",
+      "%s",
+    ];
+    const rec = Object.fromEntries(keys.map((k, i) => [k, i]));
+    const body = [
+      { id: "k", timestamp: at, m: rec, arr: [rec, { ...rec, extra: 1 }], deep: { r: [{ x: rec }] } },
+    ];
+    expect(await postLogs(url, "path.keys", json(body))).toMatchObject({
+      status: 200,
+      body: { accepted: 1 },
+    });
+    for (const [i, k] of keys.entries()) {
+      // read from a record, from the second of an array of records (JSON text on some backends), and deeper
+      const f = `\`${k}\``;
+      const rows = await runSql(
+        backend,
+        `select m[0].${f} as a, arr[1].${f} as b, deep[0].r[0].x[0].${f} as c from \`path.keys\``,
+      );
+      expect(rows, JSON.stringify(k)).toEqual([{ a: i, b: i, c: i }]);
+    }
   });
 });
 
