@@ -1,8 +1,9 @@
+import { connect } from "node:net";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { BACKENDS } from "../support/backends.ts";
 import { runSql } from "../support/run-sql.ts";
 import { type ServedFixture, serveFixture } from "../support/serve-fixture.ts";
-import { ingestEnv, postLogs, storedIds } from "./support/ingest.ts";
+import { INGEST_TOKEN, ingestEnv, postLogs, storedIds } from "./support/ingest.ts";
 
 const json = (v: unknown) => JSON.stringify(v);
 const at = "2025-01-15T11:00:00Z";
@@ -35,6 +36,31 @@ describe.each(BACKENDS)("ingest probes on $name", (fixture) => {
     const later = await postLogs(url, "pp", json([{ id: "pp2", timestamp: "2025-01-14T11:00:00Z" }]));
     expect(later).toMatchObject({ status: 200, body: { accepted: 1 } });
     expect(await storedIds(backend, "pp")).toEqual(["pp", "pp2"]);
+  });
+
+  it("bodies of no events are 200 {accepted: 0}; a body that is one non-object is a 400 naming event 0", async () => {
+    const { url, backend } = served;
+    for (const body of ["[]", '{"batch":[]}', " [ ] \n"]) {
+      expect(await postLogs(url, "no.events", body), body).toMatchObject({
+        status: 200,
+        body: { accepted: 0 },
+      });
+    }
+    expect(await postLogs(url, "no.events", "", { "Content-Type": "application/x-ndjson" })).toMatchObject({
+      status: 200,
+      body: { accepted: 0 },
+    });
+    for (const [body, what] of [
+      ["null", "null"],
+      ['"text"', "a string"],
+      ["42", "a number"],
+      ["true", "a boolean"],
+    ]) {
+      const r = await postLogs(url, "no.events", body as string);
+      expect(r.status, body).toBe(400);
+      expect(r.body.error.message).toBe(`event 0: an event must be a JSON object, got ${what}`);
+    }
+    expect(await storedIds(backend, "no.events")).toEqual([]);
   });
 
   it("keys a JSON path quotes (empty, dots, slashes, quotes, brackets, $) inside records read back alike", async () => {
@@ -103,5 +129,72 @@ describe.each(BACKENDS.filter((b) => b.name === "duckdb"))("a hostile body's fie
     expect(await postLogs(url, "many.fields", json([{ id: "after", timestamp: at }]))).toMatchObject({
       status: 200,
     });
+  });
+});
+
+/** a raw HTTP/1.1 exchange on its own socket: `head`, then `parts`, closed after `closeAfterMs` */
+function rawExchange(
+  url: string,
+  head: string,
+  parts: (string | Buffer)[],
+  closeAfterMs: number,
+): Promise<string> {
+  const { port, hostname } = new URL(url);
+  return new Promise((resolve) => {
+    const socket = connect(Number(port), hostname);
+    let answer = "";
+    socket.on("data", (d) => {
+      answer += d.toString();
+    });
+    socket.on("error", () => resolve(answer));
+    socket.on("close", () => resolve(answer));
+    socket.write(head);
+    for (const part of parts) socket.write(part);
+    setTimeout(() => socket.destroy(), closeAfterMs);
+  });
+}
+
+describe.each(BACKENDS.filter((b) => b.name === "duckdb"))("requests cut short on $name", (fixture) => {
+  let served: ServedFixture;
+  beforeAll(async () => {
+    served = await serveFixture(fixture, {}, ingestEnv({ QES_INGEST_MAX_BYTES: "100000" }));
+  });
+  afterAll(() => served.close());
+
+  const head = (length: number, extra = "") =>
+    "POST /api/logs?source_name=cut.short HTTP/1.1\r\nHost: qes\r\n" +
+    `X-API-KEY: ${INGEST_TOKEN}\r\nContent-Type: application/json\r\nContent-Length: ${length}\r\n${extra}\r\n`;
+
+  it("1,000 bodies aborted halfway store nothing and hold none of the bytes read at once", async () => {
+    const { url, backend } = served;
+    // 50 KB of a 90 KB body each, read before the client goes: had an abort kept its bytes
+    // counted, the budget of bodies read at once (4 × 100 KB) would be gone after eight
+    const half = `[${`{"id":"x","timestamp":"${at}","pad":"${"p".repeat(200)}"},`.repeat(200)}`;
+    for (let round = 0; round < 20; round++) {
+      await Promise.all(Array.from({ length: 50 }, () => rawExchange(url, head(90_000), [half], 200)));
+    }
+    expect(await storedIds(backend, "cut.short")).toEqual([]);
+    // 60 KB: more than what is left of the budget were even one round's bytes still counted
+    const after = await postLogs(
+      url,
+      "cut.short",
+      json([{ id: "after", timestamp: at, pad: "p".repeat(60_000) }]),
+    );
+    expect(after).toMatchObject({ status: 200, body: { accepted: 1 } });
+    expect(await storedIds(backend, "cut.short")).toEqual(["after"]);
+  });
+
+  it("Expect: 100-continue is answered 100, then 200 once the body is committed; with a bad token 401", async () => {
+    const { url } = served;
+    const body = json([{ id: "continued", timestamp: at }]);
+    const ok = await rawExchange(url, head(body.length, "Expect: 100-continue\r\n"), [body], 1000);
+    expect(ok).toMatch(/^HTTP\/1\.1 100 Continue\r\n\r\nHTTP\/1\.1 200 OK[\s\S]*\{"accepted":1\}$/);
+    const refused = await rawExchange(
+      url,
+      head(body.length, "Expect: 100-continue\r\n").replace(INGEST_TOKEN, "not-a-token-0123456789"),
+      [body],
+      1000,
+    );
+    expect(refused).toMatch(/HTTP\/1\.1 401 Unauthorized/);
   });
 });
