@@ -180,13 +180,18 @@ export function stageSource(
   durable: boolean,
 ): StagedSource {
   const existing = current.sources[sourceName];
-  const schema = existing
-    ? cloneSourceSchema(existing)
-    : newSourceSchema(
-        sourceName,
-        Object.values(current.sources).map((s) => s.table),
-      );
+  const schema = existing ? cloneSourceSchema(existing) : newSourceTable(ctx.layout, current, sourceName);
   return new StagedSource(ctx, schema, existing === undefined, durable);
+}
+
+/**
+ * A new source's schema, its table and (on a cluster) its local data table named apart from every
+ * source's: source `x local`'s Distributed table was `x`'s data table `src_x_local` (or the other
+ * way round), and `CREATE TABLE IF NOT EXISTS` let one source's rows go into the other's table.
+ */
+export function newSourceTable(layout: StorageLayout, current: LogSchema, sourceName: string): SourceSchema {
+  const taken = Object.values(current.sources).flatMap((s) => [s.table, dataTable(layout, s.table)]);
+  return newSourceSchema(sourceName, taken, (table) => [dataTable(layout, table)]);
 }
 
 /** Stores the widened schemas of committed sources as the next version. */

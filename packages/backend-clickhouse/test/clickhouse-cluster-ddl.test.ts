@@ -1,6 +1,8 @@
 import { newSourceSchema, type SchemaChange } from "@qes/core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { newSourceTable } from "../src/clickhouse-loader.ts";
 import { schemaTableSql } from "../src/clickhouse-schema-store.ts";
+import { dataTable } from "../src/clickhouse-storage.ts";
 import {
   createClickhouseBackend,
   createSourceSql,
@@ -79,6 +81,25 @@ describe("cluster DDL (QES_CLICKHOUSE_CLUSTER)", () => {
     expect(await parsed(distributed!)).toMatch(
       /CREATE TABLE IF NOT EXISTS qes\.src_postgres_logs ON CLUSTER logs AS qes\.src_postgres_logs_local\s+ENGINE = Distributed\('logs', 'qes', 'src_postgres_logs_local', cityHash64\(id\)\)/,
     );
+  });
+
+  it("no source's table is another's local table (`x` is src_x and src_x_local; `x local` must be neither)", () => {
+    for (const [first, second] of [
+      ["x", "x local"],
+      ["x local", "x"],
+    ] as const) {
+      const one = newSourceTable(cluster, { version: 1, sources: {} }, first);
+      const other = newSourceTable(cluster, { version: 1, sources: { [first]: one } }, second);
+      const names = (t: string) => [t, dataTable(cluster, t)];
+      expect(
+        names(other.table).filter((n) => names(one.table).includes(n)),
+        `${first}, then ${second}`,
+      ).toEqual([]);
+    }
+    // without a cluster there is no local table: each keeps its own plain name
+    const plain = { database: "qes" };
+    const x = newSourceTable(plain, { version: 1, sources: {} }, "x");
+    expect(newSourceTable(plain, { version: 1, sources: { x } }, "x local").table).toBe("src_x_local");
   });
 
   it("a malformed statement is refused by the same check (the check can fail)", async () => {

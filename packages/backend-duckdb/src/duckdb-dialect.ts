@@ -27,7 +27,7 @@ import {
   weekStartDay,
 } from "@qes/core";
 import { duckdbFloatText } from "./duckdb-float-text.ts";
-import { duckdbColumnType } from "./duckdb-storage.ts";
+import { duckdbColumnType, jsonPointer } from "./duckdb-storage.ts";
 import {
   bindDuckdbZone,
   formatTimestampSql,
@@ -374,7 +374,9 @@ export class DuckdbDialect extends SqlEmitter {
   }
 
   jsonExtract(base: string, path: string[], type: SqlType): string {
-    const jsonPath = this.stringLiteral(`$${path.map((p) => `."${p.replace(/"/g, '\\"')}"`).join("")}`);
+    // a JSON Pointer, as storage reads them: `$.""` (a record's empty key, which ingest takes) is
+    // refused by DuckDB's JSONPath parser, `/` finds it
+    const jsonPath = this.stringLiteral(jsonPointer(path));
     const json = `json_extract(${base}, ${jsonPath})`;
     // a records field that also met single objects (FieldNode.objects): an object is an array of one
     if (type.t === "records" && type.node.objects)

@@ -23,6 +23,7 @@ import {
   type ResolvedPostgresConfig,
   resolvePostgresConfig,
 } from "./postgres-config.ts";
+import { runsWithinDays } from "./postgres-day-groups.ts";
 import { postgresDialect } from "./postgres-dialect.ts";
 import { toQesError } from "./postgres-errors.ts";
 import { createQueryPool, ignoreErrorsOfCheckedOutClients, PostgresExecutor } from "./postgres-executor.ts";
@@ -206,10 +207,24 @@ export class PostgresBackend implements Backend {
     return result.summary;
   }
 
+  /**
+   * One transaction per run of batches within the days a transaction may lock
+   * (postgres-day-groups.ts): nearly always the whole call. Should a later run fail, the earlier
+   * ones stay committed; the caller's retry of each batch alone finds their ids stored.
+   */
   async ingest(batches: readonly IngestBatch[]): Promise<IngestResult[]> {
-    const result = await ingestEvents(this.ownerPool, this.config, this.storedIds, batches);
-    if (result.schemaChanged) await this.refreshSchema(true);
-    return result.results;
+    const results: IngestResult[] = [];
+    let schemaChanged = false;
+    try {
+      for (const run of runsWithinDays(batches)) {
+        const result = await ingestEvents(this.ownerPool, this.config, this.storedIds, run);
+        schemaChanged ||= result.schemaChanged;
+        results.push(...result.results);
+      }
+    } finally {
+      if (schemaChanged) await this.refreshSchema(true);
+    }
+    return results;
   }
 
   /**

@@ -32,12 +32,18 @@ function isoDay(day: number): string {
   return `${String(year).padStart(4, "0")}-${String(month).padStart(2, "0")}-${String(d).padStart(2, "0")}`;
 }
 
-/** `<table>_<yyyymmdd>`, shortened with a hash of the table name to fit 63 bytes. */
+/**
+ * `<table>__<yyyymmdd>`, shortened with a hash of the table name to fit 63 bytes. The double
+ * underscore is what no source's table name holds (core's table names collapse every run of other
+ * characters to one `_`): with one, source `x 20250115` (table `src_x_20250115`) took the name of
+ * source `x`'s partition for that day, and every later event of `x` on that day failed its request.
+ * Partitions made before keep their names: they are found by their bounds, not their names.
+ */
 export function partitionName(table: string, day: number): string {
-  const name = `${table}_${ymd(day)}`;
+  const name = `${table}__${ymd(day)}`;
   if (name.length <= 63) return name;
   const hash = createHash("sha256").update(table).digest("hex").slice(0, 8);
-  return `${table.slice(0, 44)}_${hash}_${ymd(day)}`;
+  return `${table.slice(0, 43)}_${hash}__${ymd(day)}`;
 }
 
 /** The bound PostgreSQL writes for a partition: `FOR VALUES FROM ('2025-01-15 00:00:00+00') TO (…)`. */
@@ -150,11 +156,23 @@ export function partitionedTableSql(schema: string, table: string): string[] {
  */
 export function indexSql(schema: string, table: string): string[] {
   const t = qualified(schema, table);
+  const [projectTime, time, id] = indexNames(table);
   return [
-    `create index if not exists ${ident(`${table}_project_timestamp_idx`)} on ${t} (project, "timestamp")`,
-    `create index if not exists ${ident(`${table}_timestamp_idx`)} on ${t} ("timestamp")`,
-    `create index if not exists ${ident(`${table}_id_idx`)} on ${t} (id)`,
+    `create index if not exists ${ident(projectTime)} on ${t} (project, "timestamp")`,
+    `create index if not exists ${ident(time)} on ${t} ("timestamp")`,
+    `create index if not exists ${ident(id)} on ${t} (id)`,
   ];
+}
+
+/**
+ * The names of a table's indexes, as PostgreSQL keeps them (cut to 63 bytes; table names are
+ * ASCII). They share the schema's namespace with every table and index, and `if not exists` skips
+ * an index whose name another relation holds without a word: a new source's table is named so
+ * that none of them is taken (postgres-storage.ts).
+ */
+export function indexNames(table: string): [string, string, string] {
+  const cut = (name: string) => name.slice(0, 63);
+  return [cut(`${table}_project_timestamp_idx`), cut(`${table}_timestamp_idx`), cut(`${table}_id_idx`)];
 }
 
 /** the units time buckets are grouped by in log queries (`TIMESTAMP_TRUNC(timestamp, HOUR)`) */

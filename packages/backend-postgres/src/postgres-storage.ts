@@ -15,6 +15,7 @@ import {
   bucketStatisticsSql,
   ensureBucketStatistics,
   hasExpressionStatistics,
+  indexNames,
   indexSql,
   isPartitioned,
   partitionedTableSql,
@@ -115,7 +116,10 @@ export async function createSource(
   for (const r of relations) taken.push(r.relname);
   // reserved: qes' own tables share the schema
   taken.push("qes_sources", SOURCE_WRITES, "qes_migration", "qes_migration_lock");
-  const source = newSourceSchema(name, taken);
+  // and the table's index names free: source `x`'s time index is `src_x_timestamp_idx`, the table
+  // of source `x timestamp idx`, and `y`'s (project, timestamp) index is `y project`'s time index;
+  // whichever came second silently lacked that index
+  const source = newSourceSchema(name, taken, indexNames);
   for (const sql of partitionedTableSql(config.schema, source.table)) await client.query(sql);
   if (await hasExpressionStatistics(client)) {
     for (const sql of bucketStatisticsSql(config.schema, source.table)) await client.query(sql);

@@ -74,8 +74,8 @@ describe("logs.all-shaped queries use the timestamp indexes of the daily partiti
     // the days before the start pruned, no sort, no sequential scan
     const scans = found.filter((n) => n["Node Type"] === "Index Scan");
     expect(scans.map((n) => n["Relation Name"]).sort()).toEqual([
-      "src_cloudflare_logs_prod_20250114",
-      "src_cloudflare_logs_prod_20250115",
+      "src_cloudflare_logs_prod__20250114",
+      "src_cloudflare_logs_prod__20250115",
     ]);
     for (const scan of scans) {
       expect(scan["Index Name"]).toMatch(/timestamp_idx$/);

@@ -39,10 +39,10 @@ describe("PostgreSQL daily partitions", () => {
     await backend.load(SOURCE, [JSON.stringify({ id: "loaded", timestamp: "2025-01-14T23:59:59.999999Z" })]);
     const t = await table();
     expect(await partitionNames()).toEqual([
-      `${t}_20250105`,
-      `${t}_20250112`,
-      `${t}_20250114`,
-      `${t}_20250115`,
+      `${t}__20250105`,
+      `${t}__20250112`,
+      `${t}__20250114`,
+      `${t}__20250115`,
     ]);
     const { rows: kind } = await ownerQuery(
       "select relkind::text as k from pg_class where oid = $1::regclass",
@@ -56,10 +56,10 @@ describe("PostgreSQL daily partitions", () => {
       deletedEvents: 1,
       droppedPartitions: 1,
     });
-    expect(await partitionNames()).toEqual([`${t}_20250112`, `${t}_20250114`, `${t}_20250115`]);
+    expect(await partitionNames()).toEqual([`${t}__20250112`, `${t}__20250114`, `${t}__20250115`]);
     // the dropped partition's table is gone, not emptied
     const { rows } = await ownerQuery("select count(*)::int as n from pg_class where relname = $1", [
-      `${t}_20250105`,
+      `${t}__20250105`,
     ]);
     expect(rows[0].n).toBe(0);
   });
@@ -70,7 +70,7 @@ describe("PostgreSQL daily partitions", () => {
     const out: Record<string, string[]> = {};
     for (const p of await listPartitions(backend["ownerPool"], schema, t)) {
       const { rows } = await ownerQuery(`select id from "${schema}"."${p.name}" order by ctid`);
-      out[p.name.slice(t.length + 1)] = rows.map((r) => r.id);
+      out[p.name.slice(t.length).replace(/^_+/, "")] = rows.map((r) => r.id);
     }
     return out;
   };
@@ -164,7 +164,7 @@ describe("PostgreSQL daily partitions", () => {
     await again.init();
     try {
       const parts = await listPartitions(again["ownerPool"], schema, legacy);
-      expect(parts.map((p) => p.name)).toEqual([`${legacy}_20250110`, `${legacy}_20250111`]);
+      expect(parts.map((p) => p.name)).toEqual([`${legacy}__20250110`, `${legacy}__20250111`]);
       const { rows } = await ownerQuery(`select id from ${q} order by id`);
       expect(rows.map((r) => r.id)).toEqual(["x1", "x2"]);
       const { rows: idx } = await ownerQuery(
@@ -184,4 +184,59 @@ describe("PostgreSQL daily partitions", () => {
       await again.close();
     }
   });
+  it("names no day partition or index after another source's table: each source has its own three indexes", async () => {
+    // `x timestamp idx` is src_x_timestamp_idx, the name of `x`'s time index; `y`'s index on
+    // (project, timestamp) is src_y_project_timestamp_idx, `y project`'s time index
+    for (const source of ["x timestamp idx", "x", "y", "y project", "z 20250115", "z"]) {
+      await backend.ingest([
+        { source, events: [logEventFromJson({ id: source, timestamp: Number(NOW) }, source, NOW)] },
+      ]);
+    }
+    const sources = (await backend.schema()).sources;
+    for (const source of ["x timestamp idx", "x", "y", "y project", "z 20250115", "z"]) {
+      const t = sources[source]!.table;
+      const { rows } = await ownerQuery(
+        `select count(*)::int as n from pg_index i join pg_class c on c.oid = i.indrelid
+         where c.relname = $1 and c.relnamespace = $2::regnamespace`,
+        [t, `"${schema}"`],
+      );
+      expect(rows[0].n, source).toBe(3);
+      const { rows: ids } = await ownerQuery(`select id from "${schema}"."${t}"`);
+      expect(ids.map((r) => r.id)).toEqual([source]);
+    }
+  });
+  it("a group commit of requests on many days each fits PostgreSQL's lock table: every batch stored", async () => {
+    // each batch within the route's 366 days, the group on 2,196: in one transaction it ran out of
+    // shared memory (the lock table every session shares) after creating partitions for seconds
+    const source = "partitions.many.days";
+    const at = (id: string, micros: bigint) =>
+      logEventFromJson(parseJsonText(JSON.stringify({ id, timestamp: Number(micros) })), source, NOW);
+    const batches = [0, 1, 2, 3, 4, 5].map((k) => ({
+      source,
+      events: Array.from({ length: 366 }, (_, d) => at(`k${k}d${d}`, NOW - BigInt(k * 366 + d) * DAY)),
+    }));
+    const results = await backend.ingest(batches);
+    expect(results).toEqual(batches.map(() => ({ source, stored: 366, duplicates: 0 })));
+    const t = (await backend.schema()).sources[source]!.table;
+    // counted and dropped a few partitions at a time: a statement over all 2,196 (a count, the
+    // schema's drop at the end) would itself run out of the lock table
+    let stored = 0;
+    let partitions = 0;
+    for (;;) {
+      const { rows: parts } = await ownerQuery(
+        `select c.relname from pg_inherits i join pg_class c on c.oid = i.inhrelid
+         where i.inhparent = $1::regclass limit 200`,
+        [`"${schema}"."${t}"`],
+      );
+      if (parts.length === 0) break;
+      const names = parts.map((p) => `"${schema}"."${p.relname}"`);
+      const { rows } = await ownerQuery(
+        `select (${names.map((n) => `(select count(*) from ${n})`).join(" + ")})::int as n`,
+      );
+      stored += rows[0].n;
+      partitions += parts.length;
+      await ownerQuery(`drop table ${names.join(", ")}`);
+    }
+    expect({ stored, partitions }).toEqual({ stored: 6 * 366, partitions: 6 * 366 });
+  }, 120_000);
 });

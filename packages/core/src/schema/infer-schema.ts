@@ -69,14 +69,23 @@ function safeTableName(sourceName: string): string {
 
 /**
  * An empty schema for a new source: the four fixed fields and a table name that is a safe SQL
- * identifier (lower case, `[a-z0-9_]`, e.g. `src_cloudflare_logs_prod`), unique among `takenTables`
- * (a collision gets `_2`, `_3`, …).
+ * identifier (lower case, `[a-z0-9_]`, never two `_` in a row, e.g. `src_cloudflare_logs_prod`),
+ * unique among `takenTables` (a collision gets `_2`, `_3`, …).
+ *
+ * @param ownNames the names a backend gives the table's own objects beside it (PostgreSQL's
+ *   indexes, a ClickHouse cluster's local table): a table one of whose names is taken is skipped
+ *   too, since `if not exists` would silently take the other relation for its own
  */
-export function newSourceSchema(name: string, takenTables: Iterable<string> = []): SourceSchema {
+export function newSourceSchema(
+  name: string,
+  takenTables: Iterable<string> = [],
+  ownNames: (table: string) => readonly string[] = () => [],
+): SourceSchema {
   const taken = new Set(takenTables);
+  const free = (t: string) => !taken.has(t) && !ownNames(t).some((n) => taken.has(n));
   const base = safeTableName(name);
   let table = base;
-  for (let i = 2; taken.has(table); i++) table = `${base}_${i}`;
+  for (let i = 2; !free(table); i++) table = `${base}_${i}`;
   const fields: Record<string, FieldNode> = {};
   for (const [field, type] of Object.entries(FIXED_COLUMNS)) fields[field] = fixedNode(field, type);
   return { name, table, fields };

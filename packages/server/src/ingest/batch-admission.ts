@@ -48,8 +48,9 @@ export class BatchAdmission {
    */
   check(schema: LogSchema, batch: IngestBatch): SourceSchema {
     this.checkSource(schema, batch.source);
-    const widenings = schemaWidenings(schema, batch);
-    checkFieldLimit(batch.source, widenings, this.#opts.maxFields);
+    const widenings = schemaWidenings(schema, batch, (step) =>
+      checkFieldLimit(batch.source, step, this.#opts.maxFields),
+    );
     this.#opts.storedQueryGuard.check(schema, batch.source, widenings);
     return widenings.at(-1)?.after ?? schema.sources[batch.source] ?? newSourceSchema(batch.source);
   }

@@ -2,7 +2,7 @@ import { type FieldNode, QesError } from "@qes/core";
 import type { Widening } from "./schema-widenings.ts";
 
 /**
- * `QES_INGEST_MAX_FIELDS`: every new field of a source becomes a column (or a path in one), added
+ * `QES_INGEST_MAX_FIELDS`, checked at each widening step of a request: every new field of a source becomes a column (or a path in one), added
  * while the writer waits. One 10 MB body of distinct keys held DuckDB's writer for 93 s adding
  * 7,700 columns, and PostgreSQL stops at 1,600 columns per table. So a request whose events would
  * take a source past the limit is refused with 400 `invalid_event` naming the first such event,
@@ -10,25 +10,24 @@ import type { Widening } from "./schema-widenings.ts";
  * brought (ingest/batch-admission.ts). Instances ingesting into one PostgreSQL at once may pass it
  * by a few.
  */
-export function checkFieldLimit(source: string, widenings: readonly Widening[], maxFields: number): void {
-  for (const { index, before, after } of widenings) {
-    const long = newLongName(before.fields, after.fields);
-    if (long !== undefined) {
-      throw new QesError(
-        "invalid_event",
-        `event ${index}: field name ${JSON.stringify(`${long.slice(0, 40)}…`)} is ${Buffer.byteLength(long)} bytes long; ` +
-          `a field name may be at most ${MAX_FIELD_NAME_BYTES} bytes. Send long text as a value, not as a key.`,
-      );
-    }
-    const fields = countFields(after.fields);
-    if (fields > maxFields) {
-      throw new QesError(
-        "invalid_event",
-        `event ${index}: source ${JSON.stringify(source)} would hold ${fields} fields, more than ` +
-          `QES_INGEST_MAX_FIELDS (${maxFields}) allows. Send fewer distinct keys (put variable ones ` +
-          "in an array of records, or in a string), or raise the limit.",
-      );
-    }
+export function checkFieldLimit(source: string, widening: Widening, maxFields: number): void {
+  const { index, before, after } = widening;
+  const long = newLongName(before.fields, after.fields);
+  if (long !== undefined) {
+    throw new QesError(
+      "invalid_event",
+      `event ${index}: field name ${JSON.stringify(`${long.slice(0, 40)}…`)} is ${Buffer.byteLength(long)} bytes long; ` +
+        `a field name may be at most ${MAX_FIELD_NAME_BYTES} bytes. Send long text as a value, not as a key.`,
+    );
+  }
+  const fields = countFields(after.fields);
+  if (fields > maxFields) {
+    throw new QesError(
+      "invalid_event",
+      `event ${index}: source ${JSON.stringify(source)} would hold ${fields} fields, more than ` +
+        `QES_INGEST_MAX_FIELDS (${maxFields}) allows. Send fewer distinct keys (put variable ones ` +
+        "in an array of records, or in a string), or raise the limit.",
+    );
   }
 }
 
