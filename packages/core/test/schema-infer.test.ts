@@ -18,6 +18,12 @@ describe("schema inference", () => {
     expect(newSourceSchema("postgrest.logs.prod", ["src_postgrest_logs_prod"]).table).toBe(
       "src_postgrest_logs_prod_2",
     );
+    // never two `_` in a row (PostgreSQL's partition names are `<table>__<day>`), also where a long
+    // name is cut right after a separator and then takes a collision's suffix
+    const cutAtSeparator = `${"a".repeat(49)}.b`;
+    const first = newSourceSchema(cutAtSeparator).table;
+    expect(first).toBe(`src_${"a".repeat(49)}`);
+    expect(newSourceSchema(cutAtSeparator, [first]).table).toBe(`src_${"a".repeat(49)}_2`);
     const all = builtinLogSchema();
     expect(Object.keys(all.sources)).toEqual([...BUILTIN_SOURCES]);
     expect(new Set(Object.values(all.sources).map((s) => s.table)).size).toBe(9);

@@ -62,8 +62,10 @@ function safeTableName(sourceName: string): string {
   const base = sourceName
     .toLowerCase()
     .replace(/[^a-z0-9]+/g, "_")
-    .replace(/^_+|_+$/g, "")
-    .slice(0, 50);
+    .slice(0, 50)
+    // trimmed after the cut, so that a name cut after a `_` ends in no `_`: a collision's `_2` must
+    // not make the `__` that only PostgreSQL's partition names hold (postgres-partitions.ts)
+    .replace(/^_+|_+$/g, "");
   return "src_" + (base === "" ? "source" : base);
 }
 
