@@ -1,5 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { createPostgresBackend, dropPostgresStorage } from "../../packages/backend-postgres/src/index.ts";
+import { runSql } from "../support/run-sql.ts";
 import { event, postLogs, QUERY_TOKEN } from "./support/ingest.ts";
 import { serversOnOneStore } from "./support/ingest-workers.ts";
 import { TEST_POSTGRES_URL } from "./support/stores.ts";
@@ -46,5 +47,66 @@ describe("POST /api/logs on two instances sharing one PostgreSQL schema", () => 
     // B's first query after the commit: it answered from the model of before it (stale while
     // revalidating), so a field A added a second earlier read as NULL
     expect(await ask(b.url, sql)).toEqual([{ idle_field: "seen" }]);
+  });
+});
+
+describe("POST /api/logs at once on two instances sharing one PostgreSQL schema", () => {
+  const schema = `qes_http_multi_race_${process.pid}_${Date.now().toString(36)}`;
+  const { backends, servers } = serversOnOneStore(
+    async () => {
+      const backend = createPostgresBackend({ url: TEST_POSTGRES_URL, schema, pool: 2 });
+      await backend.init();
+      return backend;
+    },
+    () => dropPostgresStorage(TEST_POSTGRES_URL, schema),
+  );
+  const urls = () => servers.map((s) => s.url);
+
+  it("the same body to both at once, again and again, into a source both create: stored once, with ids and without", async () => {
+    for (let round = 0; round < 6; round++) {
+      const source = `race.new${round}`;
+      const body = json([
+        event(`r${round}-a`, "with id"),
+        event(`r${round}-b`, "with id"),
+        { timestamp: "2025-01-15T11:00:00Z", event_message: `no id ${round}` },
+        { event_message: `no id, no time ${round}`, metadata: { n: round } },
+      ]);
+      for (let retry = 0; retry < 3; retry++) {
+        const posted = await Promise.all(urls().map((u) => postLogs(u, source, body)));
+        expect(posted.map((p) => p.status)).toEqual([200, 200]);
+      }
+      const rows = await runSql(backends[0]!, `select id, event_message from \`${source}\``);
+      expect(rows.length).toBe(4);
+      expect(new Set(rows.map((r) => r.id)).size).toBe(4);
+    }
+  });
+
+  it("conflicting widenings of one new field at once (a number on A, an object on B): both stored, read back", async () => {
+    const source = "race.conflict";
+    for (let round = 0; round < 4; round++) {
+      const field = `f${round}`;
+      const posted = await Promise.all([
+        postLogs(urls()[0]!, source, json([event(`n${round}`, "n", { metadata: { [field]: 42 } })])),
+        postLogs(
+          urls()[1]!,
+          source,
+          json([event(`o${round}`, "o", { metadata: { [field]: { deep: "x" } } })]),
+        ),
+      ]);
+      expect(posted.map((p) => p.status)).toEqual([200, 200]);
+    }
+    // visible within a second on every instance
+    await sleep(1_000);
+    for (let round = 0; round < 4; round++) {
+      const rows = await runSql(
+        backends[1]!,
+        `select t.id, m.f${round} as v from \`${source}\` as t cross join unnest(t.metadata) as m where t.id in ('n${round}', 'o${round}') order by t.id`,
+      );
+      // widened to STRING: the number's text and the object's JSON text
+      expect(rows).toEqual([
+        { id: `n${round}`, v: "42" },
+        { id: `o${round}`, v: '{"deep":"x"}' },
+      ]);
+    }
   });
 });
