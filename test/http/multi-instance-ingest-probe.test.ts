@@ -110,3 +110,32 @@ describe("POST /api/logs at once on two instances sharing one PostgreSQL schema"
     }
   });
 });
+
+describe("queries on one instance while another widens", () => {
+  const schema = `qes_http_multi_widen_${process.pid}_${Date.now().toString(36)}`;
+  const { servers } = serversOnOneStore(
+    async () => {
+      const backend = createPostgresBackend({ url: TEST_POSTGRES_URL, schema, pool: 2 });
+      await backend.init();
+      return backend;
+    },
+    () => dropPostgresStorage(TEST_POSTGRES_URL, schema),
+  );
+
+  it("a query B compiled for a column A just retyped (INT64 to STRING) is answered, not refused", async () => {
+    const [a, b] = [servers[0]!, servers[1]!];
+    const coded = (id: string, code: unknown) => event(id, "x", { project: "multi", metadata: { code } });
+    expect((await postLogs(a.url, "cloudflare.logs.prod", json([coded("c1", 500)]))).status).toBe(200);
+    await sleep(1_000);
+    const sql = "select count(*) as n from edge_logs cross join unnest(metadata) as m where m.code >= 400";
+    expect(await ask(b.url, sql)).toEqual([{ n: 1 }]);
+    // B read the model just now: it trusts it for the next half second
+    expect((await postLogs(a.url, "cloudflare.logs.prod", json([coded("c2", "oops")]))).status).toBe(200);
+    const res = await fetch(
+      `${b.url}/api/endpoints/query/logs.all?project=multi&sql=${encodeURIComponent(sql)}`,
+      { headers: { "X-API-KEY": QUERY_TOKEN } },
+    );
+    const body = (await res.json()) as any;
+    expect(res.status, JSON.stringify(body)).toBe(200);
+  });
+});

@@ -161,9 +161,10 @@ export class PostgresBackend implements Backend {
    * "reading the schema"). Past SCHEMA_STALE_MS (after an idle spell) the request waits for that
    * read, so another process's change is seen within a second.
    */
-  async schema(): Promise<LogSchema> {
+  async schema(opts: { fresh?: boolean } = {}): Promise<LogSchema> {
     const cached = this.cached;
     if (cached === null) return this.refreshSchema(false);
+    if (opts.fresh === true) return this.refreshSchema(true);
     const age = Date.now() - this.checkedAt;
     if (age < SCHEMA_RECHECK_MS) return cached;
     const refreshed = this.refreshSchema(false);
