@@ -13,6 +13,7 @@ import {
   type QueryResult,
   type RetentionPolicy,
   type RetentionReport,
+  type SourceSchema,
   type SourceStats,
   type StatisticsReport,
 } from "@qes/core";
@@ -227,8 +228,17 @@ export class PostgresBackend implements Backend {
 
   async ingest(batches: readonly IngestBatch[]): Promise<IngestResult[]> {
     const result = await ingestEvents(this.ownerPool, this.config, this.storedIds, batches);
-    if (result.schemaChanged) await this.refreshSchema(true);
+    // the model the commit met, when another instance changed it since this one last read it:
+    // a query here right after the 200 reads what the request stored (a source another
+    // instance created was "not a known log source", a field it added read as NULL)
+    if (result.schemaChanged || result.sources.some((s) => !this.#knows(s))) await this.refreshSchema(true);
     return result.results;
+  }
+
+  /** the cached model holds `source` as it is */
+  #knows(source: SourceSchema): boolean {
+    const held = this.cached?.sources[source.name];
+    return held !== undefined && JSON.stringify(held.fields) === JSON.stringify(source.fields);
   }
 
   /**

@@ -153,7 +153,7 @@ export async function ingestEvents(
   config: ResolvedPostgresConfig,
   storedIds: PostgresStoredIds,
   batches: readonly IngestBatch[],
-): Promise<{ results: IngestResult[]; schemaChanged: boolean }> {
+): Promise<{ results: IngestResult[]; schemaChanged: boolean; sources: SourceSchema[] }> {
   for (const batch of batches) checkSourceName(batch.source);
   let client: pg.PoolClient;
   try {
@@ -252,7 +252,7 @@ export async function ingestEvents(
     await client.query("commit");
     for (const [target, token] of tokens)
       storedIds.committed(target.ids, token, target.written, target.rewrote);
-    return { results, schemaChanged };
+    return { results, schemaChanged, sources: [...targets.values()].map((t) => t.source) };
   } catch (e) {
     try {
       await client.query("rollback");

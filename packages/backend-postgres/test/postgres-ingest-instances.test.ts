@@ -38,4 +38,16 @@ describe("PostgreSQL ingest of two instances creating sources", () => {
     }
     expect(failed).toEqual([]);
   }, 30_000);
+
+  it("after a commit into a source another instance created or widened a moment before, the model holds it", async () => {
+    const { a, b } = instances;
+    for (let round = 0; round < 3; round++) {
+      const source = `ryw.src${round}`;
+      expect((await a.schema()).sources[source]).toBeUndefined();
+      await b.ingest([batch(source, ["on-b"])]);
+      // A read the model just now and trusts it for half a second; its commit met B's source
+      await a.ingest([batch(source, ["on-a"])]);
+      expect((await a.schema()).sources[source]).toBeDefined();
+    }
+  });
 });
