@@ -1,6 +1,7 @@
-import { type IngestBatch, logEventFromJson } from "@qes/core";
+import { type IngestBatch, logEventFromJson, nowMicros } from "@qes/core";
 import { describe, expect, it } from "vitest";
-import { storedCounts, twoInstances } from "./stored-ids-support.ts";
+import { runSql } from "../../../test/support/run-sql.ts";
+import { range, storedCounts, twoInstances } from "./stored-ids-support.ts";
 
 const NOW = 1_736_942_400_000_000n;
 
@@ -50,4 +51,34 @@ describe("PostgreSQL ingest of two instances creating sources", () => {
       expect((await a.schema()).sources[source]).toBeDefined();
     }
   });
+
+  it("retention on both instances at once, while both ingest and query the source: no failure, each event once", async () => {
+    const { a, b } = instances;
+    const DAY = 86_400_000_000n;
+    const now = nowMicros();
+    const at = (id: string, micros: bigint): IngestBatch => ({
+      source: "ret.both",
+      events: [{ id, timestamp: micros, body: { event_message: id } }],
+    });
+    for (let d = 0; d < 6; d++)
+      await a.ingest([at(`old-${d}`, now - BigInt(40 + d) * DAY), at(`new-${d}`, now - BigInt(d) * DAY)]);
+    // B knows the source A made within a second
+    await new Promise((r) => setTimeout(r, 1_000));
+    const policy = { defaultDays: 30, perSource: {} };
+    const failures: string[] = [];
+    const note = (p: Promise<unknown>) => p.catch((e) => failures.push(String(e)));
+    const work: Promise<unknown>[] = [];
+    for (let i = 0; i < 6; i++) {
+      const on = i % 2 === 0 ? a : b;
+      work.push(note(on.applyRetention(policy, now)));
+      work.push(note(on.ingest([at(`late-${i}`, now - BigInt(40 + i) * DAY), at(`now-${i}`, now)])));
+      work.push(note(runSql(i % 2 === 0 ? b : a, "select count(*) as n from `ret.both`")));
+    }
+    await Promise.all(work);
+    expect(failures).toEqual([]);
+    // a run after them all leaves only what lies inside the retention, each once
+    await a.applyRetention(policy, now);
+    const rows = await runSql(b, "select id from `ret.both` order by id");
+    expect(rows.map((r) => r.id)).toEqual([...range("new", 6), ...range("now", 6)].sort());
+  }, 30_000);
 });
