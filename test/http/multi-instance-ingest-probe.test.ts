@@ -81,6 +81,23 @@ describe("POST /api/logs at once on two instances sharing one PostgreSQL schema"
     }
   });
 
+  it("many new sources posted to both at once, in every order (group commits of several sources): all 200, each event once", async () => {
+    const sources = Array.from({ length: 6 }, (_, i) => `many.s${i}`);
+    const posts: Promise<{ status: number; body: any }>[] = [];
+    for (let k = 0; k < 4; k++)
+      for (const [i, u] of urls().entries()) {
+        const order = i === 0 ? sources : [...sources].reverse();
+        for (const source of order) posts.push(postLogs(u, source, json([event(`${source}-${k}`, "m")])));
+      }
+    const posted = await Promise.all(posts);
+    expect(posted.filter((p) => p.status !== 200).map((p) => p.body)).toEqual([]);
+    await sleep(1_000);
+    for (const source of sources) {
+      const rows = await runSql(backends[1]!, `select id from \`${source}\` order by id`);
+      expect(rows.map((r) => r.id)).toEqual([0, 1, 2, 3].map((k) => `${source}-${k}`));
+    }
+  });
+
   it("conflicting widenings of one new field at once (a number on A, an object on B): both stored, read back", async () => {
     const source = "race.conflict";
     for (let round = 0; round < 4; round++) {
