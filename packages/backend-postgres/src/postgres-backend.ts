@@ -165,7 +165,12 @@ export class PostgresBackend implements Backend {
   async schema(opts: { fresh?: boolean } = {}): Promise<LogSchema> {
     const cached = this.cached;
     if (cached === null) return this.refreshSchema(false);
-    if (opts.fresh === true) return this.refreshSchema(true);
+    if (opts.fresh === true) {
+      // a read already under way may have begun before what the caller saw; the version only,
+      // then the model only when it moved (a refused query costs one cheap read)
+      await this.refreshing?.catch(() => undefined);
+      return this.refreshSchema(false);
+    }
     const age = Date.now() - this.checkedAt;
     if (age < SCHEMA_RECHECK_MS) return cached;
     const refreshed = this.refreshSchema(false);
