@@ -102,8 +102,8 @@ class ClickhouseBackend implements Backend {
     return { engine: this.engine, schema: this.current };
   }
 
-  async schema(): Promise<LogSchema> {
-    return this.readSchema(false);
+  async schema(opts: { fresh?: boolean } = {}): Promise<LogSchema> {
+    return this.readSchema(opts.fresh === true);
   }
 
   /**

@@ -13,6 +13,7 @@ import {
   type QueryResult,
   type RetentionPolicy,
   type RetentionReport,
+  type SourceSchema,
   type SourceStats,
   type StatisticsReport,
 } from "@qes/core";
@@ -44,6 +45,13 @@ import { PostgresStoredIds } from "./postgres-stored-ids.ts";
 
 /** How long a schema read is trusted before the version is asked again (DESIGN.md §3: within a second). */
 const SCHEMA_RECHECK_MS = 500;
+/**
+ * How old a schema read may be and still be answered while it is revalidated in the background;
+ * past it the caller waits for the (cheap, shared) version read: a server that sat idle answered
+ * its first query after another instance's widening from the model of before it, however long ago
+ * that was.
+ */
+const SCHEMA_STALE_MS = 900;
 /**
  * Owner connections: loads (one each), schema reads, start-up, ingest's commit, and the
  * background work that holds one for a while: the build of an ingest filter of ids (one at a
@@ -152,12 +160,27 @@ export class PostgresBackend implements Backend {
    * The model as last read; past SCHEMA_RECHECK_MS the version is asked again in the background
    * (stale while revalidating) rather than by the request that noticed: on a busy server that
    * one read held every request of its moment (soak under attack: requests waited seconds on
-   * "reading the schema"). Another process's change is still seen within a second.
+   * "reading the schema"). Past SCHEMA_STALE_MS (after an idle spell) the request waits for that
+   * read, so another process's change is seen within a second.
    */
-  async schema(): Promise<LogSchema> {
-    if (this.cached === null) return this.refreshSchema(false);
-    if (Date.now() - this.checkedAt >= SCHEMA_RECHECK_MS) this.refreshSchema(false).catch(() => undefined);
-    return this.cached;
+  async schema(opts: { fresh?: boolean } = {}): Promise<LogSchema> {
+    const cached = this.cached;
+    if (cached === null) return this.refreshSchema(false);
+    if (opts.fresh === true) {
+      // a read already under way may have begun before what the caller saw; the version only,
+      // then the model only when it moved (a refused query costs one cheap read)
+      await this.refreshing?.catch(() => undefined);
+      return this.refreshSchema(false);
+    }
+    const age = Date.now() - this.checkedAt;
+    if (age < SCHEMA_RECHECK_MS) return cached;
+    const refreshed = this.refreshSchema(false);
+    if (age < SCHEMA_STALE_MS) {
+      refreshed.catch(() => undefined);
+      return cached;
+    }
+    // an unreachable server keeps the model last read: what runs against it says it is down
+    return refreshed.catch(() => cached);
   }
 
   /** Reads the version (cheap) and the whole model only when it moved; one read at a time. */
@@ -168,18 +191,20 @@ export class PostgresBackend implements Backend {
       await this.refreshing.catch(() => undefined);
     }
     const run: Promise<LogSchema> = (async () => {
+      // when the read begins: a commit after it is not in what it reads
+      const reading = Date.now();
       try {
         const cached = this.cached;
         if (!full && cached !== null) {
           const version = await readSchemaVersion(this.ownerPool, this.config.schema);
           if (version === cached.version) {
-            this.checkedAt = Date.now();
+            this.checkedAt = reading;
             return cached;
           }
         }
         const schema = await readLogSchema(this.ownerPool, this.config.schema);
         this.cached = schema;
-        this.checkedAt = Date.now();
+        this.checkedAt = reading;
         return schema;
       } catch (e) {
         throw toQesError(e, "reading the schema");
@@ -214,17 +239,26 @@ export class PostgresBackend implements Backend {
    */
   async ingest(batches: readonly IngestBatch[]): Promise<IngestResult[]> {
     const results: IngestResult[] = [];
-    let schemaChanged = false;
+    // the model a commit met, when another instance changed it since this one last read it: a
+    // query here right after the 200 reads what the request stored (a source another instance
+    // created was "not a known log source", a field it added read as NULL)
+    let stale = false;
     try {
       for (const run of runsWithinDays(batches)) {
         const result = await ingestEvents(this.ownerPool, this.config, this.storedIds, run);
-        schemaChanged ||= result.schemaChanged;
+        stale ||= result.schemaChanged || result.sources.some((s) => !this.#knows(s));
         results.push(...result.results);
       }
     } finally {
-      if (schemaChanged) await this.refreshSchema(true);
+      if (stale) await this.refreshSchema(true);
     }
     return results;
+  }
+
+  /** the cached model holds `source` as it is */
+  #knows(source: SourceSchema): boolean {
+    const held = this.cached?.sources[source.name];
+    return held !== undefined && JSON.stringify(held.fields) === JSON.stringify(source.fields);
   }
 
   /**

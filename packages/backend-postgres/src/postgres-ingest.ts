@@ -141,7 +141,8 @@ async function writeEvents(
 
 /**
  * Stores the batches of one ingest call in one transaction (DESIGN.md §10): the sources' load
- * locks (taken in name order, so two instances never deadlock), sources created as a load
+ * locks (all of them, in name order, then the create lock when a source is new: the order a load
+ * takes them in, so two instances never deadlock), sources created as a load
  * creates them, widening by core's widenSchema, duplicates left out, rows by COPY straight into
  * each day's partition, in time order (postgres-day-rows.ts), once per day for the batches
  * between two widenings. Resolves after
@@ -152,7 +153,7 @@ export async function ingestEvents(
   config: ResolvedPostgresConfig,
   storedIds: PostgresStoredIds,
   batches: readonly IngestBatch[],
-): Promise<{ results: IngestResult[]; schemaChanged: boolean }> {
+): Promise<{ results: IngestResult[]; schemaChanged: boolean; sources: SourceSchema[] }> {
   for (const batch of batches) checkSourceName(batch.source);
   let client: pg.PoolClient;
   try {
@@ -166,11 +167,16 @@ export async function ingestEvents(
     const names = [...new Set(batches.map((b) => b.source))].sort();
     const targets = new Map<string, Target>();
     let schemaChanged = false;
+    // every source's load lock before the create lock: a loader (and a call of one source) takes
+    // them in that order, so a call that held the create lock while it waited for a later
+    // source's load lock closed a cycle with another instance creating that source (40P01, a 500)
+    for (const name of names) await lockSourceForLoad(client, config.schema, name);
+    let creating = false;
     for (const name of names) {
-      await lockSourceForLoad(client, config.schema, name);
       let source = await readSource(client, config.schema, name);
       if (source === null) {
-        await lockSourceForLoad(client, config.schema);
+        if (!creating) await lockSourceForLoad(client, config.schema);
+        creating = true;
         source =
           (await readSource(client, config.schema, name)) ?? (await createSource(client, config, name));
         schemaChanged = true;
@@ -246,7 +252,7 @@ export async function ingestEvents(
     await client.query("commit");
     for (const [target, token] of tokens)
       storedIds.committed(target.ids, token, target.written, target.rewrote);
-    return { results, schemaChanged };
+    return { results, schemaChanged, sources: [...targets.values()].map((t) => t.source) };
   } catch (e) {
     try {
       await client.query("rollback");

@@ -138,8 +138,11 @@ export interface Backend {
   readonly queryConcurrency?: number;
   /** creates or migrates storage idempotently; the nine built-in sources exist afterwards */
   init(): Promise<void>;
-  /** current schema; reflects another process's load within a second */
-  schema(): Promise<LogSchema>;
+  /**
+   * current schema; reflects another process's load within a second. `fresh`: asked of the store
+   * now (the engine refused a query compiled for the model this process last read)
+   */
+  schema(opts?: { fresh?: boolean }): Promise<LogSchema>;
   /**
    * Stores NDJSON lines into a source (created when new). A malformed line refuses the whole
    * call with QesError('invalid_event', …, {line}) and stores nothing.

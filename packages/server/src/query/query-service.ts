@@ -8,7 +8,8 @@ import type { ResultCache } from "../cache/result-cache.ts";
 import type { Clock } from "../clock.ts";
 import type { CacheOutcome, Metrics, QueryOrigin } from "../observability/metrics.ts";
 import { hitKeepsWarming, type WarmKeys } from "../warming/warm-keys.ts";
-import { prepareEndpointQuery } from "./run-endpoint-query.ts";
+import { type PreparedEndpointQuery, prepareEndpointQuery } from "./run-endpoint-query.ts";
+import { compiledForOldModel } from "./stale-model.ts";
 
 export interface QueryServiceDeps {
   backend: Backend;
@@ -83,22 +84,25 @@ export class QueryService {
 
   async answer(req: AnswerRequest): Promise<Answer> {
     const { endpoint } = req;
-    const { compiled, bound } = await prepareEndpointQuery(
-      this.#deps.backend,
-      endpoint,
-      req.params,
-      req.consumerSql,
-      req.nowMicros,
-      req.redact,
-    );
+    const prepare = () =>
+      prepareEndpointQuery(
+        this.#deps.backend,
+        endpoint,
+        req.params,
+        req.consumerSql,
+        req.nowMicros,
+        req.redact,
+      );
+    const prepared = await prepare();
+    const { compiled, bound } = prepared;
     const { cache, admission } = this.#deps;
     // asked when the query starts, after its admission: a heavy caller among others runs modestly
     // (the caller whose slot it runs in: another caller's, when that one's ask won the flight's slot)
     const produce = (signal: AbortSignal | undefined, admittedAs = req.caller) =>
-      this.#produce(
+      this.#produceOnCurrentModel(
         endpoint,
-        compiled,
-        bound.values,
+        prepared,
+        prepare,
         req.redact,
         "request",
         signal,
@@ -158,14 +162,18 @@ export class QueryService {
     const cache = this.#deps.cache;
     const spec = parseSpecText(text);
     if (!cache || !spec) return;
-    const { compiled, bound } = await prepareEndpointQuery(
-      this.#deps.backend,
-      endpoint,
-      paramsOfSpec(spec),
-      spec.consumerSql ?? undefined,
-      this.#deps.clock(),
-      spec.redact,
-    );
+    const now = this.#deps.clock();
+    const prepare = () =>
+      prepareEndpointQuery(
+        this.#deps.backend,
+        endpoint,
+        paramsOfSpec(spec),
+        spec.consumerSql ?? undefined,
+        now,
+        spec.redact,
+      );
+    const prepared = await prepare();
+    const { compiled, bound } = prepared;
     const admission = this.#deps.admission;
     const asker = this.#askers.get(askerKey(endpoint, text));
     // done for the caller who asked: not while the heavy mark holds it back (the warmer keeps the
@@ -182,7 +190,7 @@ export class QueryService {
     let entry: CacheEntry;
     try {
       if (estimate && (await estimate(signal))) throw heldBackAsker();
-      entry = await this.#produce(endpoint, compiled, bound.values, spec.redact, "warm", signal);
+      entry = await this.#produceOnCurrentModel(endpoint, prepared, prepare, spec.redact, "warm", signal);
     } finally {
       release?.();
     }
@@ -208,6 +216,36 @@ export class QueryService {
     const estimateHeavy = backend.estimateHeavy.bind(backend);
     return (signal) =>
       estimateHeavy(compiled, values, { timeoutMs: queryTimeoutMs, ...(signal ? { signal } : {}) });
+  }
+
+  /**
+   * `#produce`, and once more compiled anew when the engine refused the query because it was
+   * compiled for a model another instance has just widened (`compiledForOldModel`)
+   */
+  async #produceOnCurrentModel(
+    endpoint: EndpointDefinition,
+    prepared: PreparedEndpointQuery,
+    prepare: () => Promise<PreparedEndpointQuery>,
+    redact: boolean,
+    origin: QueryOrigin,
+    signal?: AbortSignal,
+    modest = false,
+  ): Promise<CacheEntry> {
+    try {
+      return await this.#produce(
+        endpoint,
+        prepared.compiled,
+        prepared.bound.values,
+        redact,
+        origin,
+        signal,
+        modest,
+      );
+    } catch (e) {
+      if (!(await compiledForOldModel(this.#deps.backend, prepared.compiled, e))) throw e;
+      const again = await prepare();
+      return this.#produce(endpoint, again.compiled, again.bound.values, redact, origin, signal, modest);
+    }
   }
 
   /** one backend query → redacted when asked → serialised once */
