@@ -244,7 +244,7 @@ export class PostgresBackend implements Backend {
     // created was "not a known log source", a field it added read as NULL)
     let stale = false;
     try {
-      for (const run of runsWithinDays(batches)) {
+      for (const run of runsWithinDays(batches, this.config.ingestDaysPerTransaction)) {
         const result = await ingestEvents(this.ownerPool, this.config, this.storedIds, run);
         stale ||= result.schemaChanged || result.sources.some((s) => !this.#knows(s));
         results.push(...result.results);

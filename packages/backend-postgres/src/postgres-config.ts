@@ -1,4 +1,5 @@
 import { QesError } from "@qes/core";
+import { MAX_DAYS_PER_TRANSACTION } from "./postgres-day-groups.ts";
 
 /**
  * How the PostgreSQL backend connects (DESIGN.md §8).
@@ -34,6 +35,12 @@ export interface PostgresBackendConfig {
    * callers use the engine (DESIGN.md §11)
    */
   heavyQueryCost?: number;
+  /**
+   * distinct (source, day) pairs one ingest transaction may write (default 366, the days one
+   * request may bring): a group commit on more is committed in several transactions of whole
+   * requests (postgres-day-groups.ts)
+   */
+  ingestDaysPerTransaction?: number;
 }
 
 export const DEFAULT_POSTGRES_URL = "postgres://postgres@127.0.0.1:5432/postgres";
@@ -103,6 +110,7 @@ export interface ResolvedPostgresConfig {
   statementTimeoutMs: number;
   connectTimeoutMs: number;
   heavyQueryCost: number;
+  ingestDaysPerTransaction: number;
 }
 
 export function resolvePostgresConfig(
@@ -117,6 +125,9 @@ export function resolvePostgresConfig(
   const heavyQueryCost = config.heavyQueryCost ?? DEFAULT_HEAVY_QUERY_COST;
   if (!Number.isFinite(heavyQueryCost) || heavyQueryCost < 0)
     throw new QesError("invalid_config", "QES_POSTGRES_HEAVY_QUERY_COST must be ≥ 0");
+  const ingestDaysPerTransaction = config.ingestDaysPerTransaction ?? MAX_DAYS_PER_TRANSACTION;
+  if (!Number.isInteger(ingestDaysPerTransaction) || ingestDaysPerTransaction < 1)
+    throw new QesError("invalid_config", "ingestDaysPerTransaction must be an integer ≥ 1");
   if (!Number.isInteger(pool) || pool < 1)
     throw new QesError("invalid_config", "QES_POSTGRES_POOL must be ≥ 1");
   if (config.queryUrl) {
@@ -132,6 +143,7 @@ export function resolvePostgresConfig(
       statementTimeoutMs,
       connectTimeoutMs,
       heavyQueryCost,
+      ingestDaysPerTransaction,
     };
   }
   const readerRole = readerRoleFor(schema);
@@ -151,5 +163,6 @@ export function resolvePostgresConfig(
     statementTimeoutMs,
     connectTimeoutMs,
     heavyQueryCost,
+    ingestDaysPerTransaction,
   };
 }
