@@ -19,13 +19,10 @@ async function ask(url: string, sql: string): Promise<unknown[]> {
   return body.result;
 }
 
-/**
- * Two qes servers (instances) on one PostgreSQL schema, as behind a load balancer: what one
- * ingests, the other answers; the same request sent to both is stored once.
- */
-describe("POST /api/logs on two instances sharing one PostgreSQL schema", () => {
-  const schema = `qes_http_multi_probe_${process.pid}_${Date.now().toString(36)}`;
-  const { servers } = serversOnOneStore(
+/** two servers on one PostgreSQL schema of its own (dropped after the suite) */
+function instancesOnOneSchema(prefix: string) {
+  const schema = `${prefix}_${process.pid}_${Date.now().toString(36)}`;
+  return serversOnOneStore(
     async () => {
       const backend = createPostgresBackend({ url: TEST_POSTGRES_URL, schema, pool: 2 });
       await backend.init();
@@ -33,6 +30,14 @@ describe("POST /api/logs on two instances sharing one PostgreSQL schema", () => 
     },
     () => dropPostgresStorage(TEST_POSTGRES_URL, schema),
   );
+}
+
+/**
+ * Two qes servers (instances) on one PostgreSQL schema, as behind a load balancer: what one
+ * ingests, the other answers; the same request sent to both is stored once.
+ */
+describe("POST /api/logs on two instances sharing one PostgreSQL schema", () => {
+  const { servers } = instancesOnOneSchema("qes_http_multi_probe");
 
   it("a field ingested on A is read by a query on B one second later, after B sat idle", async () => {
     const [a, b] = servers as [NonNullable<(typeof servers)[0]>, NonNullable<(typeof servers)[0]>];
@@ -51,15 +56,7 @@ describe("POST /api/logs on two instances sharing one PostgreSQL schema", () => 
 });
 
 describe("POST /api/logs at once on two instances sharing one PostgreSQL schema", () => {
-  const schema = `qes_http_multi_race_${process.pid}_${Date.now().toString(36)}`;
-  const { backends, servers } = serversOnOneStore(
-    async () => {
-      const backend = createPostgresBackend({ url: TEST_POSTGRES_URL, schema, pool: 2 });
-      await backend.init();
-      return backend;
-    },
-    () => dropPostgresStorage(TEST_POSTGRES_URL, schema),
-  );
+  const { backends, servers } = instancesOnOneSchema("qes_http_multi_race");
   const urls = () => servers.map((s) => s.url);
 
   it("the same body to both at once, again and again, into a source both create: stored once, with ids and without", async () => {
@@ -129,15 +126,7 @@ describe("POST /api/logs at once on two instances sharing one PostgreSQL schema"
 });
 
 describe("queries on one instance while another widens", () => {
-  const schema = `qes_http_multi_widen_${process.pid}_${Date.now().toString(36)}`;
-  const { servers } = serversOnOneStore(
-    async () => {
-      const backend = createPostgresBackend({ url: TEST_POSTGRES_URL, schema, pool: 2 });
-      await backend.init();
-      return backend;
-    },
-    () => dropPostgresStorage(TEST_POSTGRES_URL, schema),
-  );
+  const { servers } = instancesOnOneSchema("qes_http_multi_widen");
 
   it("a query B compiled for a column A just retyped (INT64 to STRING) is answered, not refused", async () => {
     const [a, b] = [servers[0]!, servers[1]!];

@@ -1,4 +1,3 @@
-import { QesError } from "@qes/core";
 import { describe, expect, it } from "vitest";
 import {
   bodyFormat,
@@ -6,19 +5,10 @@ import {
   parseIngestBody,
   parseIngestEvents,
 } from "../src/ingest/parse-ingest-body.ts";
+import { refusal } from "./fixtures/refusal.ts";
 
 const json = (text: string) => parseIngestBody(Buffer.from(text), "json");
 const ndjson = (text: string) => parseIngestBody(Buffer.from(text), "ndjson");
-
-function refusal(f: () => unknown): QesError {
-  try {
-    f();
-  } catch (e) {
-    if (e instanceof QesError) return e;
-    throw e;
-  }
-  throw new Error("expected a refusal");
-}
 
 describe("ingest body forms", () => {
   it("takes an array, one object, {batch: [...]} and NDJSON", () => {

@@ -1,22 +1,12 @@
-import { QesError } from "@qes/core";
 import { describe, expect, it } from "vitest";
 import { ApiKeyVerifier, hashToken, ingestKey, parseApiKeys } from "../src/auth/api-keys.ts";
 import { authorize, authorizeIngest } from "../src/auth/authenticate.ts";
 import { principalAllows, principalMayIngest } from "../src/auth/principal.ts";
+import { refusal } from "./fixtures/refusal.ts";
 
 const endpoint = { name: "logs.all", id: "6a3c1f0e-2b7d-4c58-9e41-0d8f5b2a7c19" } as Parameters<
   typeof principalAllows
 >[1];
-
-function refusal(f: () => unknown): QesError {
-  try {
-    f();
-  } catch (e) {
-    if (e instanceof QesError) return e;
-    throw e;
-  }
-  throw new Error("expected a refusal");
-}
 
 describe("QES_INGEST_KEYS", () => {
   const verifier = new ApiKeyVerifier([

@@ -4,13 +4,13 @@ import {
   type EndpointDefinition,
   type LogEvent,
   type LogSchema,
-  QesError,
   widenSchema,
 } from "@qes/core";
 import { beforeAll, describe, expect, it } from "vitest";
 import { loadServedEndpoints } from "../src/endpoint-dirs.ts";
 import { schemaWidenings } from "../src/ingest/schema-widenings.ts";
 import { StoredQueryGuard } from "../src/ingest/stored-query-guard.ts";
+import { refusal } from "./fixtures/refusal.ts";
 
 /**
  * The guard compiles the served stored queries against the schema a request would leave (the
@@ -52,16 +52,6 @@ function events(breakAt?: number): LogEvent[] {
         ? { event_message: "x", metadata: { request: "oops" } }
         : { event_message: "x", metadata: { [`extra_${i}`]: i } },
   }));
-}
-
-function refusal(f: () => void): QesError {
-  try {
-    f();
-  } catch (e) {
-    if (e instanceof QesError) return e;
-    throw e;
-  }
-  throw new Error("expected a refusal");
 }
 
 describe("the stored-query guard", () => {
