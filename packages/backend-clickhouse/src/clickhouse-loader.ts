@@ -15,6 +15,7 @@ import {
   widenForEvent,
 } from "@qes/core";
 import { createRowsEncoder, EVENTS_PER_INSERT, insertRows } from "./clickhouse-insert-rows.ts";
+import { partitionKeys } from "./clickhouse-partition-key.ts";
 import { readSchemaVersion, writeLogSchema } from "./clickhouse-schema-store.ts";
 import { qualified, sqlString } from "./clickhouse-sql.ts";
 import {
@@ -98,12 +99,29 @@ export class StagedSource {
     if (this.pending.length + this.encoded.length >= EVENTS_PER_INSERT) await this.flush();
   }
 
+  /**
+   * The partition key the staging table must have: its target's, as `ATTACH PARTITION` moves
+   * parts only between tables of one key (a source made before `PARTITION_KEY` keeps `toDate`);
+   * a new source's table gets the new key.
+   */
+  private async targetPartitionKey(): Promise<string | undefined> {
+    if (this.isNew) return undefined;
+    const keys = await partitionKeys(this.ctx.client, this.ctx.layout, [this.schema.table]);
+    return keys.get(this.schema.table);
+  }
+
   /** Inserts the pending events into the staging table. */
   async flush(): Promise<void> {
     if (this.pending.length === 0 && this.encoded.length === 0) return;
     const { client } = this.ctx;
     if (!this.created) {
-      const [create] = createSourceSql(this.local, { ...this.schema, table: this.staging }, 0, this.durable);
+      const [create] = createSourceSql(
+        this.local,
+        { ...this.schema, table: this.staging },
+        0,
+        this.durable,
+        await this.targetPartitionKey(),
+      );
       await client.command({ query: create! });
       this.created = true;
       this.unapplied = [];

@@ -7,12 +7,22 @@ import {
   retentionDaysOf,
   type SourceStats,
 } from "@qes/core";
+import { partitionKeys } from "./clickhouse-partition-key.ts";
 import { qualified, sqlString } from "./clickhouse-sql.ts";
-import { dataTable, type StorageLayout, ttlSql } from "./clickhouse-storage.ts";
+import { dataTable, isDayNumberKey, type StorageLayout, ttlSql } from "./clickhouse-storage.ts";
 
 /** `YYYYMMDD`: the partition id of a day under `PARTITION BY toDate(timestamp)`. */
 function partitionIdOf(micros: bigint): string {
   return new Date(Number(micros / 1000n)).toISOString().slice(0, 10).replaceAll("-", "");
+}
+
+const MICROS_PER_DAY = 86_400_000_000n;
+
+/** The day number since 1970-01-01 (negative before): a day's id under `PARTITION BY toDate32(timestamp)`. */
+function dayNumberOf(micros: bigint): bigint {
+  // BigInt division truncates toward zero; a day before 1970 must round down
+  const q = micros / MICROS_PER_DAY;
+  return micros < 0n && q * MICROS_PER_DAY !== micros ? q - 1n : q;
 }
 
 async function rows<T>(client: ClickHouseClient, query: string, params: Record<string, unknown> = {}) {
@@ -52,17 +62,27 @@ export async function applyClickhouseRetention(
     const cutoff = retentionCutoffMicros(days, nowMicros);
     if (cutoff === null) continue;
     const local = dataTable(layout, source.table);
-    // `toDate("timestamp")`, the partition key, wraps around outside 1970-01-01…2149-06-06: a day
-    // of 2150 shares the partition of a day of 2020, one of 1960 that of a day of 2139. So a
-    // partition is dropped only when all its events are older than the cutoff, read from them:
-    // the old partitions and those after today (future days are few; wrapped old days land there)
+    const key = (await partitionKeys(client, layout, [source.table])).get(source.table) ?? "";
+    // A partition is dropped only when all its events are older than the cutoff, read from them.
+    // Under `toDate32("timestamp")` ids are day numbers (no wrap): the days before the cutoff's.
+    // Under `toDate("timestamp")` (tables made before it) the key wraps around outside
+    // 1970-01-01…2149-06-06: a day of 2150 shares the partition of a day of 2020, one of 1960
+    // that of a day of 2139; so the old `YYYYMMDD` partitions and those after today are read
+    // (future days are few; wrapped old days land there).
+    const where = isDayNumberKey(key)
+      ? "toInt64(_partition_id) < {cutDay:Int64}"
+      : "_partition_id < {cut:String} OR _partition_id > {today:String}";
     const partitions = (
       await rows<{ p: string; n: string | number; old: number }>(
         client,
         `SELECT _partition_id AS p, count() AS n, max("timestamp") < fromUnixTimestamp64Micro({cutoff:Int64}, 'UTC') AS old ` +
-          `FROM ${qualified(layout.database, local)} WHERE _partition_id < {cut:String} OR _partition_id > {today:String} ` +
-          "GROUP BY p ORDER BY p",
-        { cutoff: cutoff.toString(), cut: partitionIdOf(cutoff), today: partitionIdOf(nowMicros) },
+          `FROM ${qualified(layout.database, local)} WHERE ${where} GROUP BY p ORDER BY p`,
+        {
+          cutoff: cutoff.toString(),
+          cut: partitionIdOf(cutoff),
+          today: partitionIdOf(nowMicros),
+          cutDay: dayNumberOf(cutoff).toString(),
+        },
       )
     ).filter((p) => Number(p.old) === 1);
     const cluster = layout.cluster === undefined ? "" : ` ON CLUSTER "${layout.cluster}"`;
@@ -88,25 +108,41 @@ export async function clickhouseSourceStats(
   layout: StorageLayout,
   schema: LogSchema,
 ): Promise<SourceStats[]> {
-  // partition ids are `YYYYMMDD`: the smallest is the oldest day still kept (retention drops whole days)
-  const parts = await rows<{ t: string; n: string | number; b: string | number; p: string }>(
+  // the smallest partition id is the oldest day still kept (retention drops whole days): as text
+  // for `YYYYMMDD` ids (toDate tables), as a number for day numbers (toDate32: '-3532' < '20089')
+  const parts = await rows<{
+    t: string;
+    n: string | number;
+    b: string | number;
+    p: string;
+    d: string | null;
+  }>(
     client,
-    "SELECT table AS t, sum(rows) AS n, sum(bytes_on_disk) AS b, min(partition_id) AS p " +
+    "SELECT table AS t, sum(rows) AS n, sum(bytes_on_disk) AS b, min(partition_id) AS p, " +
+      "toString(min(toInt64OrNull(partition_id))) AS d " +
       "FROM system.parts WHERE database = {db:String} AND active GROUP BY table",
     { db: layout.database },
   );
   const byTable = new Map(parts.map((p) => [p.t, p]));
+  const keys = await partitionKeys(
+    client,
+    layout,
+    Object.values(schema.sources).map((s) => s.table),
+  );
   const stats: SourceStats[] = [];
   for (const source of Object.values(schema.sources)) {
     const part = byTable.get(dataTable(layout, source.table));
     const events = Number(part?.n ?? 0);
     let oldestMicros: bigint | null = null;
     if (part && events > 0) {
+      const dayNumbers = isDayNumberKey(keys.get(source.table) ?? "");
       const [oldest] = await rows<{ o: string | null }>(
         client,
         `SELECT toString(toUnixTimestamp64Micro(minOrNull("timestamp"))) AS o FROM ${qualified(layout.database, source.table)} ` +
-          `WHERE toDate("timestamp") = toDate(parseDateTimeBestEffort({d:String}, 'UTC'))`,
-        { d: part.p },
+          (dayNumbers
+            ? `WHERE toDate32("timestamp") = addDays(toDate32('1970-01-01'), {d:Int64})`
+            : `WHERE toDate("timestamp") = toDate(parseDateTimeBestEffort({d:String}, 'UTC'))`),
+        { d: dayNumbers ? part.d : part.p },
       );
       oldestMicros = oldest?.o ? BigInt(oldest.o) : null;
     }

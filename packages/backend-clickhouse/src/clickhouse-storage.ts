@@ -88,6 +88,25 @@ export function ttlSql(layout: StorageLayout, table: string, days: number): stri
   return days > 0 ? `ALTER TABLE ${t} MODIFY TTL ${ttlExpression(days)}` : `ALTER TABLE ${t} REMOVE TTL`;
 }
 
+/**
+ * The partition key of a new source's table: one partition per UTC day. `toDate32`, not `toDate`:
+ * `Date` spans 1970-01-01…2149-06-06 and wraps around outside it (2150-01-01 became 2020-07-27),
+ * and ClickHouse prunes partitions by the key, so a query on `timestamp` missed the events of
+ * 1960 or 2150. Its partition ids are day numbers since 1970-01-01 (`-3532`, `20089`).
+ */
+export const PARTITION_KEY = 'toDate32("timestamp")';
+
+/**
+ * The key of tables made before `PARTITION_KEY` (a partition key cannot be altered: they keep it
+ * until rebuilt). Its partition ids are `YYYYMMDD`.
+ */
+export const OLD_PARTITION_KEY = 'toDate("timestamp")';
+
+/** Whether a table's `partition_key` (as system.tables shows it) is by `toDate32`: day-number ids. */
+export function isDayNumberKey(partitionKey: string): boolean {
+  return /^toDate32\(/.test(partitionKey.trim());
+}
+
 function engineClause(layout: StorageLayout, table: string): string {
   if (layout.cluster === undefined) return "MergeTree";
   const path = `/clickhouse/tables/{shard}/${layout.database}/${dataTable(layout, table)}`;
@@ -97,7 +116,9 @@ function engineClause(layout: StorageLayout, table: string): string {
 /**
  * The DDL creating a source's storage: its MergeTree table (ReplicatedMergeTree + Distributed on a
  * cluster). `retentionDays` > 0 adds a TTL that drops whole daily partitions once they expire;
- * `durable` fsyncs every insert (the staging tables of ingest calls).
+ * `durable` fsyncs every insert (the staging tables of ingest calls). `partitionKey` is the
+ * new-table key unless the table must match another's (a staging table its target's, for
+ * `ATTACH PARTITION`).
  * A bloom filter on `id` keeps a check of a few ids from reading every row, and a projection of
  * the ids in id order (`ID_PROJECTION`) keeps ingest's check of a batch's thousands of ids, which
  * every granule's bloom filter lets through, from reading the whole `id` column.
@@ -107,6 +128,7 @@ export function createSourceSql(
   schema: SourceSchema,
   retentionDays: number,
   durable = true,
+  partitionKey = PARTITION_KEY,
 ): string[] {
   const columns = physicalColumns(schema).map(
     (c) => `${quoteIdent(c.column)} ${columnDeclaration(c.column, c.type)}`,
@@ -117,7 +139,7 @@ export function createSourceSql(
       `  INDEX "qes_id" "id" TYPE bloom_filter(0.01) GRANULARITY 1,\n` +
       `  PROJECTION ${ID_PROJECTION} ${ID_PROJECTION_QUERY}\n)\n` +
       `ENGINE = ${engineClause(layout, schema.table)}\n` +
-      `PARTITION BY toDate("timestamp")\nORDER BY ("project", "timestamp")` +
+      `PARTITION BY ${partitionKey}\nORDER BY ("project", "timestamp")` +
       ttlClause(retentionDays) +
       // project may be NULL; a TTL drops whole parts (whole days) instead of rewriting them
       `\nSETTINGS allow_nullable_key = 1, ttl_only_drop_parts = 1` +
