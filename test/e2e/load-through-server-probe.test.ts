@@ -8,7 +8,7 @@ import { createDuckdbBackend } from "@qes/backend-duckdb";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type QesProcess, startQes } from "../http/support/qes-process.ts";
 import { runSql } from "../support/run-sql.ts";
-import { REPO_ROOT, runCli, spawnCli } from "./support/run-cli.ts";
+import { collectOutput, REPO_ROOT, runCli, spawnCli } from "./support/run-cli.ts";
 
 /**
  * Attempts to break `qes load` forwarding to the `qes serve` that holds a DuckDB file: a file
@@ -155,14 +155,7 @@ describe("qes load while the serving qes restarts", () => {
 
     const load = spawnCli(["load", "--source", "restart.src", file], { env });
     children.push(load);
-    let out = "";
-    load.stdout.setEncoding("utf8").on("data", (c: string) => {
-      out += c;
-    });
-    load.stderr.setEncoding("utf8").on("data", (c: string) => {
-      out += c;
-    });
-    const exited = new Promise<number | null>((r) => load.on("exit", (code) => r(code)));
+    const { output, exited } = collectOutput(load);
     load.stdin.end();
 
     // kill the server once the load's first requests are committed
@@ -173,14 +166,14 @@ describe("qes load while the serving qes restarts", () => {
         .catch(() => "");
       const m = /qes_ingest_events_total\{[^}]*outcome="stored"[^}]*\} (\d+)/.exec(metrics);
       if (m && Number(m[1]) > 0) break;
-      if (Date.now() > deadline) throw new Error(`no event was forwarded: ${out}`);
+      if (Date.now() > deadline) throw new Error(`no event was forwarded: ${output()}`);
       await new Promise((r) => setTimeout(r, 50));
     }
     await first.stop("SIGKILL");
     const second = await startQes(env);
     servers.push(second);
 
-    expect(await exited, out).toBe(0);
+    expect(await exited, output()).toBe(0);
     await second.stop("SIGTERM");
     expect(await stored(env.QES_DUCKDB_PATH!, "restart.src")).toEqual({ events: EVENTS, ids: EVENTS });
   }, 240_000);

@@ -1,29 +1,23 @@
-import {
-  type Backend,
-  type IngestBatch,
-  logEventFromJson,
-  parseJsonText,
-  retentionCutoffMicros,
-} from "@qes/core";
+import { type Backend, type IngestBatch, retentionCutoffMicros } from "@qes/core";
 import { loadConfig } from "@qes/server";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { Metrics } from "../../packages/server/src/observability/metrics.ts";
 import { BACKENDS, type BackendHandle } from "../support/backends.ts";
+import { INGEST_NOW, ingestBatch } from "../support/ingest-batch.ts";
 import { runSql } from "../support/run-sql.ts";
 
 /**
  * Attempts to break retention (DESIGN.md §10) on every backend: timestamps far from today, a
  * source emptied by retention and written again.
  */
-const NOW = 1_736_942_400_000_000n; // 2025-01-15T12:00:00Z
+const NOW = INGEST_NOW; // 2025-01-15T12:00:00Z
 
+/** a batch of events of `[id, timestamp]` */
 function batch(source: string, events: [string, string][]): IngestBatch {
-  return {
+  return ingestBatch(
     source,
-    events: events.map(([id, timestamp]) =>
-      logEventFromJson(parseJsonText(JSON.stringify({ id, timestamp, event_message: id })), source, NOW),
-    ),
-  };
+    events.map(([id, timestamp]) => JSON.stringify({ id, timestamp, event_message: id })),
+  );
 }
 
 async function rows(backend: Backend, source: string): Promise<string[]> {

@@ -35,6 +35,21 @@ export function spawnCli(args: string[], opts: CliOptions = {}): ChildProcessWit
   });
 }
 
+/** What a started `qes` writes (standard output and error together, as it comes) and its exit. */
+export function collectOutput(child: ChildProcessWithoutNullStreams): {
+  output(): string;
+  exited: Promise<number | null>;
+} {
+  let out = "";
+  const add = (c: string) => {
+    out += c;
+  };
+  child.stdout.setEncoding("utf8").on("data", add);
+  child.stderr.setEncoding("utf8").on("data", add);
+  const exited = new Promise<number | null>((resolve) => child.on("exit", (code) => resolve(code)));
+  return { output: () => out, exited };
+}
+
 /** Runs `qes <args>` to completion. */
 export function runCli(args: string[], opts: CliOptions = {}): Promise<CliResult> {
   return new Promise((resolve, reject) => {

@@ -1,4 +1,4 @@
-import { spawnCli } from "../../e2e/support/run-cli.ts";
+import { collectOutput, spawnCli } from "../../e2e/support/run-cli.ts";
 
 export interface QesProcess {
   url: string;
@@ -15,29 +15,22 @@ export interface QesProcess {
  */
 export async function startQes(env: Record<string, string>): Promise<QesProcess> {
   const child = spawnCli(["serve"], { env: { PORT: "0", ...env } });
-  let out = "";
-  child.stdout.setEncoding("utf8").on("data", (c: string) => {
-    out += c;
-  });
-  child.stderr.setEncoding("utf8").on("data", (c: string) => {
-    out += c;
-  });
-  const exited = new Promise<number | null>((resolve) => child.on("exit", (code) => resolve(code)));
+  const { output, exited } = collectOutput(child);
   const deadline = Date.now() + 90_000;
   let url: string | undefined;
   while (url === undefined) {
-    url = /qes is listening on (http:\/\/\S+)/.exec(out)?.[1];
+    url = /qes is listening on (http:\/\/\S+)/.exec(output())?.[1];
     if (url !== undefined) break;
     if (child.exitCode !== null || Date.now() > deadline) {
       child.kill("SIGKILL");
-      throw new Error(`qes serve did not start:\n${out}`);
+      throw new Error(`qes serve did not start:\n${output()}`);
     }
     await new Promise((r) => setTimeout(r, 50));
   }
   return {
     url,
     pid: child.pid as number,
-    output: () => out,
+    output,
     async stop(signal = "SIGTERM") {
       if (child.exitCode !== null) return child.exitCode;
       child.kill(signal);
