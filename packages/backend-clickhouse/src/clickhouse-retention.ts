@@ -52,7 +52,14 @@ export async function applyClickhouseRetention(
   nowMicros: bigint,
 ): Promise<RetentionReport[]> {
   const reports: RetentionReport[] = [];
-  for (const source of Object.values(schema.sources)) {
+  const sources = Object.values(schema.sources);
+  // one read of every table's key, as the statistics do, not one per source
+  const keys = await partitionKeys(
+    client,
+    layout,
+    sources.map((s) => s.table),
+  );
+  for (const source of sources) {
     const days = retentionDaysOf(policy, source.name);
     if (days > 0 || (await hasTtl(client, layout, source.table)))
       await client.command({
@@ -62,7 +69,7 @@ export async function applyClickhouseRetention(
     const cutoff = retentionCutoffMicros(days, nowMicros);
     if (cutoff === null) continue;
     const local = dataTable(layout, source.table);
-    const key = (await partitionKeys(client, layout, [source.table])).get(source.table) ?? "";
+    const key = keys.get(source.table) ?? "";
     // A partition is dropped only when all its events are older than the cutoff, read from them.
     // Under `toDate32("timestamp")` ids are day numbers (no wrap): the days before the cutoff's.
     // Under `toDate("timestamp")` (tables made before it) the key wraps around outside

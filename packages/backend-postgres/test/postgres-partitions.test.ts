@@ -1,6 +1,7 @@
 import { logEventFromJson, parseJsonText } from "@qes/core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createPostgresBackend, type PostgresBackend } from "../src/index.ts";
+import { resolvePostgresConfig } from "../src/postgres-config.ts";
 import { listPartitions } from "../src/postgres-partitions.ts";
 import { freshBackend, ownerQuery, TEST_POSTGRES_URL } from "./helpers.ts";
 
@@ -205,6 +206,21 @@ describe("PostgreSQL daily partitions", () => {
       expect(ids.map((r) => r.id)).toEqual([source]);
     }
   });
+  const noPassword = () => "";
+  it("refuses a number of days per ingest transaction that is not a whole number ≥ 1", () => {
+    for (const bad of [0, -1, 1.5, Number.NaN]) {
+      expect(() =>
+        resolvePostgresConfig(
+          { url: TEST_POSTGRES_URL, schema: "qes_x", ingestDaysPerTransaction: bad },
+          noPassword,
+        ),
+      ).toThrow(/ingestDaysPerTransaction must be an integer ≥ 1/);
+    }
+    expect(
+      resolvePostgresConfig({ url: TEST_POSTGRES_URL, schema: "qes_x" }, noPassword).ingestDaysPerTransaction,
+    ).toBe(366);
+  });
+
   it("a group commit on more days than a transaction may lock is committed in runs of whole requests", async () => {
     // in one transaction, six requests of 366 days each (2,196 partitions, each with its indexes)
     // ran out of the lock table every session shares ("out of shared memory"); the limit is
