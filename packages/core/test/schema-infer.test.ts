@@ -2,6 +2,8 @@ import { describe, expect, it } from "vitest";
 import { createFlattener, flattenEvent } from "../src/schema/flatten-event.ts";
 import {
   builtinLogSchema,
+  countFields,
+  FieldLimitError,
   newSourceSchema,
   physicalColumns,
   widenSchema,
@@ -214,5 +216,39 @@ describe("schema inference", () => {
     ]) {
       expect(other[columnOf(...path)], path.join(".")).toBeNull();
     }
+  });
+
+  describe("with a field limit", () => {
+    it("stops at the first field past it instead of widening by every field of the event first", () => {
+      const schema = newSourceSchema("wide");
+      const before = countFields(schema.fields);
+      const body = ev({
+        metadata: Object.fromEntries(Array.from({ length: 5_000 }, (_, i) => [`k${i}`, i])),
+      }).body;
+      expect(() => widenSchema(schema, body, before + 10)).toThrow(FieldLimitError);
+      // the copy it widened holds the limit's fields and no more: the other 4,990 keys were never built
+      expect(countFields(schema.fields)).toBe(before + 10);
+    });
+
+    it("lets an event reach the limit exactly, and counts the fields a conflict removes", () => {
+      const schema = newSourceSchema("conflict");
+      widenSchema(schema, ev({ r: { a: 1, b: 2, c: 3 } }).body);
+      const held = countFields(schema.fields);
+      // r becomes a STRING (its three fields go), then x and y come: one field fewer than before
+      const changes = widenSchema(schema, ev({ r: "text", x: 1, y: 2 }).body, held);
+      expect(changes.length).toBeGreaterThan(0);
+      expect(countFields(schema.fields)).toBe(held - 1);
+      expect(schema.fields.r).toMatchObject({ kind: "scalar", type: "STRING" });
+      expect(() => widenSchema(schema, ev({ z: 1, w: 2 }).body, held)).toThrow(FieldLimitError);
+    });
+
+    it("counts nothing without one", () => {
+      const schema = newSourceSchema("unbounded");
+      widenSchema(
+        schema,
+        ev({ metadata: Object.fromEntries(Array.from({ length: 2_000 }, (_, i) => [`k${i}`, i])) }).body,
+      );
+      expect(countFields(schema.fields)).toBe(countFields(newSourceSchema("x").fields) + 2_001);
+    });
   });
 });

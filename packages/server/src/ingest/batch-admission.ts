@@ -4,8 +4,9 @@ import {
   type LogSchema,
   newSourceSchema,
   type SourceSchema,
+  widenSchema,
 } from "@qes/core";
-import { checkFieldLimit } from "./field-limit.ts";
+import { checkFieldLimit, widenFieldsWithin } from "./field-limit.ts";
 import { schemaWidenings } from "./schema-widenings.ts";
 import { checkSourceLimit } from "./source-limit.ts";
 import type { StoredQueryGuard } from "./stored-query-guard.ts";
@@ -48,8 +49,13 @@ export class BatchAdmission {
    */
   check(schema: LogSchema, batch: IngestBatch): SourceSchema {
     this.checkSource(schema, batch.source);
-    const widenings = schemaWidenings(schema, batch, (step) =>
-      checkFieldLimit(batch.source, step, this.#opts.maxFields),
+    const { maxFields } = this.#opts;
+    const widenings = schemaWidenings(
+      schema,
+      batch,
+      (step) => checkFieldLimit(batch.source, step, maxFields),
+      (after, body, index) =>
+        widenFieldsWithin((limit) => widenSchema(after, body, limit), batch.source, index, maxFields),
     );
     this.#opts.storedQueryGuard.check(schema, batch.source, widenings);
     return widenings.at(-1)?.after ?? schema.sources[batch.source] ?? newSourceSchema(batch.source);

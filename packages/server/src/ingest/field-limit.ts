@@ -1,4 +1,4 @@
-import { type FieldNode, QesError } from "@qes/core";
+import { countFields, FieldLimitError, type FieldNode, QesError, type SchemaChange } from "@qes/core";
 import type { Widening } from "./schema-widenings.ts";
 
 /**
@@ -20,15 +20,37 @@ export function checkFieldLimit(source: string, widening: Widening, maxFields: n
         `a field name may be at most ${MAX_FIELD_NAME_BYTES} bytes. Send long text as a value, not as a key.`,
     );
   }
-  const fields = countFields(after.fields);
-  if (fields > maxFields) {
-    throw new QesError(
-      "invalid_event",
-      `event ${index}: source ${JSON.stringify(source)} would hold ${fields} fields, more than ` +
-        `QES_INGEST_MAX_FIELDS (${maxFields}) allows. Send fewer distinct keys (put variable ones ` +
-        "in an array of records, or in a string), or raise the limit.",
-    );
+  // a step that adds fields stops at the limit (`widenFieldsWithin`); this catches a source that
+  // held more already, under a limit lowered since
+  if (countFields(after.fields) > maxFields) throw fieldLimitRefusal(source, index, maxFields);
+}
+
+/**
+ * Widens `schema` (a copy) by one event, as core's `widenSchema` does, stopping at the first field
+ * past `maxFields` with the refusal of `checkFieldLimit` for event `index`: widening every field of
+ * an event of 600,000 keys, only to count them and refuse, held the server's thread for seconds.
+ */
+export function widenFieldsWithin(
+  widen: (maxFields: number) => SchemaChange[],
+  source: string,
+  index: number,
+  maxFields: number,
+): SchemaChange[] {
+  try {
+    return widen(maxFields);
+  } catch (e) {
+    if (e instanceof FieldLimitError) throw fieldLimitRefusal(source, index, maxFields);
+    throw e;
   }
+}
+
+function fieldLimitRefusal(source: string, index: number, maxFields: number): QesError {
+  return new QesError(
+    "invalid_event",
+    `event ${index}: source ${JSON.stringify(source)} would hold more than ${maxFields} fields, ` +
+      `the most QES_INGEST_MAX_FIELDS (${maxFields}) allows. Send fewer distinct keys (put variable ` +
+      "ones in an array of records, or in a string), or raise the limit.",
+  );
 }
 
 /**
@@ -56,11 +78,4 @@ function newLongName(
     if (inner !== undefined) return inner;
   }
   return undefined;
-}
-
-/** every field at every depth: records and the fields inside them */
-function countFields(fields: Readonly<Record<string, FieldNode>>): number {
-  let n = 0;
-  for (const node of Object.values(fields)) n += 1 + (node.fields ? countFields(node.fields) : 0);
-  return n;
 }

@@ -88,7 +88,11 @@ function parseJsonBody(text: string, maxEvents: number): IngestEvents {
   if (text.trim() === "") throw new QesError("invalid_event", "The body is empty: it holds no events.");
   let value: JsonValue;
   try {
-    value = parseExact(text);
+    value = parseExact(text, (parsed) => {
+      const events = eventsOfBody(parsed);
+      if (events.length > maxEvents) throw tooManyEvents(maxEvents, events.length);
+      for (const [index, event] of events.entries()) checkEvent(event, index, undefined);
+    });
   } catch (e) {
     if (e instanceof QesError) throw e;
     // Several JSON texts one after another: NDJSON sent as application/json (Fluent Bit's
@@ -110,9 +114,9 @@ function parseJsonBody(text: string, maxEvents: number): IngestEvents {
     );
   }
   const events = eventsOfBody(value);
-  if (events.length > maxEvents) throw tooManyEvents(maxEvents, events.length);
-  const huge = mayHoldHugeNumber(text);
-  for (const [index, event] of events.entries()) checkEvent(event, index, undefined, huge);
+  if (mayHoldHugeNumber(text)) {
+    for (const [index, event] of events.entries()) checkHugeNumbers(event, `event ${index}`);
+  }
   return { events };
 }
 
@@ -126,7 +130,11 @@ function parseNdjson(text: string, maxEvents: number): IngestEvents {
     if (events.length === maxEvents) throw tooManyEvents(maxEvents);
     let value: JsonValue;
     try {
-      value = parseExact(raw, `event ${events.length} (line ${line})`);
+      value = parseExact(
+        raw,
+        (parsed) => checkEvent(parsed, events.length, line),
+        `event ${events.length} (line ${line})`,
+      );
     } catch (e) {
       if (e instanceof QesError) throw e;
       throw new QesError(
@@ -137,7 +145,7 @@ function parseNdjson(text: string, maxEvents: number): IngestEvents {
         },
       );
     }
-    checkEvent(value, events.length, line, mayHoldHugeNumber(raw));
+    if (mayHoldHugeNumber(raw)) checkHugeNumbers(value, `event ${events.length} (line ${line})`, line);
     events.push(value);
     lines.push(line);
   }
@@ -199,12 +207,12 @@ function parseJsonTexts(
     const where = `event ${events.length} (line ${line})`;
     let value: JsonValue;
     try {
-      value = parseExact(text, where);
+      value = parseExact(text, (parsed) => checkEvent(parsed, events.length, line), where);
     } catch (e) {
       if (e instanceof QesError) throw e;
       throw new QesError("invalid_event", `${where}: not valid JSON (${reason(e)})`, { line });
     }
-    checkEvent(value, events.length, line, mayHoldHugeNumber(text));
+    if (mayHoldHugeNumber(text)) checkHugeNumbers(value, where, line);
     events.push(value);
     lines.push(line);
   }
@@ -218,9 +226,9 @@ function parseJsonTexts(
  * again, exactly (a body of edge events nearly always holds a 16-digit run, a microsecond
  * timestamp, and almost never such an integer).
  */
-function parseExact(text: string, where?: string): JsonValue {
+function parseExact(text: string, checkEvents: (value: JsonValue) => void, where?: string): JsonValue {
   const value = JSON.parse(text) as JsonValue;
-  checkDepth(value, where);
+  checkEvents(value);
   try {
     return eventJsonValue(value, text);
   } catch (e) {
@@ -250,26 +258,32 @@ function eventOfMergedKeys(body: JsonValue): string {
   return "the body";
 }
 
-function checkEvent(event: JsonValue, index: number, line: number | undefined, huge: boolean): void {
+/**
+ * An event must be an object no deeper than MAX_EVENT_DEPTH. Checked on JSON.parse's value, before
+ * the exact-integer parser (recursive) sees the text, and once per event: a body's own array (or
+ * `{"batch": …}`) is not walked on its own first.
+ */
+function checkEvent(event: JsonValue, index: number, line: number | undefined): void {
   const where = line === undefined ? `event ${index}` : `event ${index} (line ${line})`;
+  const details = line !== undefined ? { line } : {};
   if (!isJsonObject(event)) {
-    throw new QesError("invalid_event", `${where}: an event must be a JSON object, got ${describe(event)}`, {
-      ...(line !== undefined ? { line } : {}),
-    });
-  }
-  checkDepth(event, where);
-  if (huge && holdsHugeNumber(event)) throw hugeNumber(where, line);
-}
-
-function checkDepth(value: JsonValue, where: string | undefined): void {
-  // the body's own array (or {"batch": …}) does not count against an event's depth
-  const limit = where === undefined ? MAX_EVENT_DEPTH + 2 : MAX_EVENT_DEPTH;
-  if (value !== null && typeof value === "object" && nestsAtLeast(value, limit)) {
     throw new QesError(
       "invalid_event",
-      `${where ?? "the body"}: objects and arrays nested deeper than ${MAX_EVENT_DEPTH} levels`,
+      `${where}: an event must be a JSON object, got ${describe(event)}`,
+      details,
     );
   }
+  if (nestsAtLeast(event, MAX_EVENT_DEPTH)) {
+    throw new QesError(
+      "invalid_event",
+      `${where}: objects and arrays nested deeper than ${MAX_EVENT_DEPTH} levels`,
+      details,
+    );
+  }
+}
+
+function checkHugeNumbers(event: JsonValue, where: string, line?: number): void {
+  if (holdsHugeNumber(event)) throw hugeNumber(where, line);
 }
 
 /**

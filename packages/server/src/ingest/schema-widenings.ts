@@ -1,6 +1,7 @@
 import {
   cloneSourceSchema,
   type IngestBatch,
+  type JsonObject,
   type LogSchema,
   newSourceSchema,
   type SchemaChange,
@@ -28,18 +29,21 @@ export interface Widening {
  *   copies the schema so far, so a body of thousands of events of new keys, checked against the
  *   field limit only after its last step, held thousands of ever larger copies (20,000 events of
  *   30 keys, 8.6 MB, ran the server out of memory)
+ * @param widen widens a copy by one event; by default core's `widenSchema`, unbounded
  */
 export function schemaWidenings(
   schema: LogSchema,
   batch: IngestBatch,
   checkStep: (step: Widening) => void = () => {},
+  widen: (after: SourceSchema, body: JsonObject, index: number) => SchemaChange[] = (after, body) =>
+    widenSchema(after, body),
 ): Widening[] {
   const steps: Widening[] = [];
   let current = schema.sources[batch.source] ?? newSourceSchema(batch.source);
   for (const [index, event] of batch.events.entries()) {
     if (schemaCoversEvent(current.fields, event.body)) continue;
     const after = cloneSourceSchema(current);
-    const changes = widenSchema(after, event.body);
+    const changes = widen(after, event.body, index);
     if (changes.length === 0) continue;
     const step = { index, before: current, after, changes };
     checkStep(step);
