@@ -50,6 +50,28 @@ describe.each(BACKENDS)("ingest of shippers' bodies on $name", (fixture) => {
     expect(await storedIds(backend, "fluentbit.broken")).toEqual([]);
   });
 
+  it("Fluent Bit's http output as the README configures it: format json, gzip, the time as ISO 8601 `timestamp`", async () => {
+    const { url, backend } = served;
+    // `Format json` posts a JSON array; `json_date_key timestamp` and `json_date_format iso8601`
+    // write each record's time with microseconds in place of the default `date` float
+    const body = gzipSync(
+      json([
+        { timestamp: "2025-01-15T10:59:58.250125Z", log: "GET /health 200", stream: "stdout" },
+        { timestamp: "2025-01-15T10:59:59.000001Z", log: "GET /ready 200", stream: "stdout" },
+      ]),
+    );
+    expect(
+      await postLogs(url, "fluentbit.json", body, {
+        "Content-Type": "application/json",
+        "Content-Encoding": "gzip",
+      }),
+    ).toMatchObject({ status: 200, body: { accepted: 2 } });
+    expect(await runSql(backend, "select timestamp, log from `fluentbit.json` order by timestamp")).toEqual([
+      { timestamp: 1736938798250125, log: "GET /health 200" },
+      { timestamp: 1736938799000001, log: "GET /ready 200" },
+    ]);
+  });
+
   it("Logstash json_batch, curl --data-binary of a file with a trailing newline, a BOM, header variants", async () => {
     const { url, backend } = served;
     const ev = (id: string) => ({
