@@ -164,6 +164,13 @@ export function clickhouseSafeCast(x: string, from: SqlType, to: ScalarType): st
       return `if(${realDate(x)}, toDate32OrNull(trimBoth(${x})), NULL)`;
     case "FLOAT64>INT64":
       return roundToInt(x, true);
+    // conversions that cannot fail are CAST's: accurateCastOrNull answered NULL for an INT64
+    // beyond 2^53 that FLOAT64 does not hold exactly (BigQuery: the nearest), and wrote a
+    // FLOAT64 in ClickHouse's text, not BigQuery's
+    case "INT64>FLOAT64":
+    case "INT64>STRING":
+    case "FLOAT64>STRING":
+    case "BOOL>INT64":
     case "STRING>BOOL":
     case "INT64>BOOL":
     case "TIMESTAMP>STRING":

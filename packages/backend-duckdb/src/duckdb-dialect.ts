@@ -397,6 +397,9 @@ export class DuckdbDialect extends SqlEmitter {
     if (fromString && to === "TIMESTAMP") return stringToTimestampSql(expr, "UTC", true);
     if (from.t === "scalar" && from.s === "FLOAT64" && to === "INT64")
       return `TRY_CAST(round(${expr}) AS BIGINT)`;
+    // from any other non-text type a conversion cannot fail: SAFE_CAST is CAST, with its text of
+    // a FLOAT64 (TRY_CAST wrote 1.0 as '1.0', BigQuery's is '1')
+    if (!fromString) return this.cast(expr, from, to);
     return `TRY_CAST(${expr} AS ${TYPE_NAMES[to]})`;
   }
 

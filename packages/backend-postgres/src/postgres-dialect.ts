@@ -573,7 +573,9 @@ export class PostgresDialect extends SqlEmitter {
       const rounded = `round(CAST(${expr} AS numeric))`;
       return `CASE WHEN ${rounded} BETWEEN ${INT64_MIN} AND ${INT64_MAX} THEN CAST(${rounded} AS bigint) END`;
     }
-    if (!fromText) return `CAST(${expr} AS ${TYPE_NAMES[to]})`;
+    // from any other non-text type a conversion cannot fail: SAFE_CAST is CAST, with its
+    // conversions (a plain CAST of a boolean to bigint raised, of a double wrote PostgreSQL's text)
+    if (!fromText) return this.cast(raw, from, to);
     switch (to) {
       case "STRING":
         return expr;
