@@ -30,8 +30,12 @@ const partOf = (call: CallExpr, i: number) => {
 const micros = (ts: string) => `toUnixTimestamp64Micro(${ts})`;
 /** Unix µs → TIMESTAMP. */
 const fromMicros = (n: string) => `fromUnixTimestamp64Micro(toInt64(${n}), 'UTC')`;
-/** floor(µs / unit): BigQuery rounds toward the past, also before 1970. */
-const floorDiv = (us: string, unit: number) => `toInt64(floor(${us} / ${unit}))`;
+/**
+ * floor(µs / unit): BigQuery rounds toward the past, also before 1970. In integers: `/` divides
+ * as Float64, which made 9999-12-31 23:59:59.999999 the second 253402300800.
+ */
+const floorDiv = (us: string, unit: number) =>
+  `intDiv(${us} - toInt64(positiveModulo(${us}, toInt64(${unit}))), toInt64(${unit}))`;
 
 const EXTRACT: Record<string, (ts: string) => string> = {
   YEAR: (ts) => `toYear(${ts})`,
