@@ -368,6 +368,15 @@ const VALUE_CASES: ShapeCase[] = [
     ],
   },
   {
+    name: "an INT64 past 2^53 compared with a FLOAT64 compares as FLOAT64s",
+    sql: "select id, k = 9007199254740992.0 as eq, k > 9007199254740992.5 as gt, i = 9223372036854775807.0 as imax from `shape.int64` order by id",
+    expect: [
+      { id: "b1", eq: true, gt: false, imax: true },
+      { id: "b2", eq: false, gt: false, imax: false },
+    ],
+    found: "ClickHouse: compared exactly (eq false, gt true, imax false)",
+  },
+  {
     name: "SUM, MIN, MAX and COUNT(DISTINCT) of INT64 past 2^53",
     sql: "select sum(k) as s, min(j) as mn, max(i) as mx, count(distinct k) as c from `shape.int64`",
     expect: [{ s: 0, mn: "-9223372036854775808", mx: "9223372036854775807", c: 2 }],
