@@ -23,6 +23,8 @@ interface ShapeCase {
 }
 
 const AT = "2025-01-15T11:00:00Z";
+/** a key far longer than PostgreSQL's 63-byte identifiers (fields are columns `f<N>` there) */
+const LONG_KEY = "k".repeat(300);
 const J = JSON.stringify;
 
 /** A TIMESTAMP's wire value (unix µs; text beyond ±2^53) of `YYYY-MM-DDTHH:MM:SS[.ffffff]Z`, years 1 to 9999. */
@@ -134,6 +136,23 @@ const SOURCES: Record<string, string[][]> = {
       J({ id: "b", timestamp: AT, event_message: "not json {" }),
       J({ id: "c", timestamp: AT, event_message: '{"a": "\\u00e9\\n", "c": true}' }),
     ],
+  ],
+  "shape.odd-keys": [
+    [
+      J({
+        id: "o1",
+        timestamp: AT,
+        [LONG_KEY]: 1,
+        " ": "space",
+        "\t": "tab",
+        _PARTITIONTIME: "p",
+        metadata: { timestamp: "inner-ts", id: "inner-id", [LONG_KEY]: 2 },
+      }),
+      J({ id: "o2", timestamp: AT, metadata: { timestamp: 5 } }),
+    ],
+  ],
+  "shape.unicode": [
+    ["😀abc", "e\u0301x", "A😀B😀C", "日本語", ""].map((s, i) => J({ id: `u${i}`, timestamp: AT, s })),
   ],
   "shape.times": [Object.entries(INSTANTS).map(([id, t]) => J({ id, timestamp: t, day: t.slice(0, 10) }))],
 };
@@ -416,6 +435,26 @@ const VALUE_CASES: ShapeCase[] = [
     expect: [
       { s: 21, Status: "T", status: null },
       { s: 11, Status: "S", status: "s" },
+    ],
+  },
+  {
+    name: "a 300-character key, keys of a space and a tab, _PARTITIONTIME, and timestamp and id inside a record",
+    sql: `select id, \`${LONG_KEY}\` as l, \` \` as sp, \`\t\` as tb, _PARTITIONTIME as p, metadata[0].timestamp as mt, metadata[0].id as mi, metadata[0].\`${LONG_KEY}\` as ml from \`shape.odd-keys\` order by id`,
+    expect: [
+      { id: "o1", l: 1, sp: "space", tb: "tab", p: "p", mt: "inner-ts", mi: "inner-id", ml: 2 },
+      // metadata.timestamp widened to STRING by o2's number, in the same request
+      { id: "o2", l: null, sp: null, tb: null, p: null, mt: "5", mi: null, ml: null },
+    ],
+  },
+  {
+    name: "string functions count code points: emoji, a combining mark, CJK",
+    sql: "select id, length(s) as n, substr(s, 2, 2) as sub, strpos(s, 'B') as p, regexp_replace(s, r'.', '*') as stars, split(s, '') as parts, s < 'b' as lt from `shape.unicode` order by id",
+    expect: [
+      { id: "u0", n: 4, sub: "ab", p: 0, stars: "****", parts: ["😀", "a", "b", "c"], lt: false },
+      { id: "u1", n: 3, sub: "\u0301x", p: 0, stars: "***", parts: ["e", "\u0301", "x"], lt: false },
+      { id: "u2", n: 5, sub: "😀B", p: 3, stars: "*****", parts: ["A", "😀", "B", "😀", "C"], lt: true },
+      { id: "u3", n: 3, sub: "本語", p: 0, stars: "***", parts: ["日", "本", "語"], lt: false },
+      { id: "u4", n: 0, sub: "", p: 0, stars: "", parts: [""], lt: true },
     ],
   },
   {
