@@ -57,17 +57,49 @@ function datetimeText(ts: string): string {
   return `concat(formatDateTime(${ts}, '%Y-%m-%d %H:%i:%S', 'UTC'), if(${frac} = 0, '', concat('.', leftPad(toString(${frac}), 6, '0'))))`;
 }
 
+/** The year, month and day text starts with (`YYYY-M-D`), each Int32 or NULL. */
+function dateParts(x: string): { y: string; m: string; d: string } {
+  const part = (re: string) => `toInt32OrNull(extract(${x}, '${re}'))`;
+  return {
+    y: part("^\\\\s*([0-9]{4})-"),
+    m: part("^\\\\s*[0-9]{4}-([0-9]{1,2})"),
+    d: part("^\\\\s*[0-9]{4}-[0-9]{1,2}-([0-9]{1,2})"),
+  };
+}
+
 /**
  * Whether text starts with a real calendar day (no 2025-02-30, no month 13): ClickHouse's date
- * parsing would roll such a day over into the next month instead of refusing it.
+ * parsing would roll such a day over into the next month instead of refusing it. The month's
+ * length is arithmetic: makeDate32 clamps a year before 1900 or after 2299 to those.
  */
 function realDate(x: string): string {
-  const part = (re: string) => `toInt32OrNull(extract(${x}, '${re}'))`;
-  const y = part("^\\\\s*([0-9]{4})-");
-  const m = part("^\\\\s*[0-9]{4}-([0-9]{1,2})");
-  const d = part("^\\\\s*[0-9]{4}-[0-9]{1,2}-([0-9]{1,2})");
-  const lastDay = `toDayOfMonth(toLastDayOfMonth(makeDate32(${y}, greatest(least(${m}, 12), 1), 1)))`;
+  const { y, m, d } = dateParts(x);
+  const leap = `((${y} % 4 = 0 AND ${y} % 100 != 0) OR ${y} % 400 = 0)`;
+  const lastDay = `if(${m} = 2, if(${leap}, 29, 28), 31 - ((${m} - 1) % 7) % 2)`;
   return `ifNull(${m} BETWEEN 1 AND 12 AND ${d} BETWEEN 1 AND ${lastDay}, false)`;
+}
+
+/**
+ * Text CAST AS DATE reads: a date (`YYYY-M-D`), perhaps with a time after it, which DuckDB and
+ * PostgreSQL (and toDate32 before) accept too, though BigQuery refuses it.
+ */
+const DATE_TEXT =
+  "'^\\\\s*[0-9]{4}-[0-9]{1,2}-[0-9]{1,2}([ Tt][0-9]{1,2}:[0-9]{2}(:[0-9]{2}([.][0-9]*)?)?)?\\\\s*$'";
+
+/**
+ * The Date32 of date text, from its numbers: toDate32 of text clamps a year before 1900 or after
+ * 2299 to those ('1850-06-01' was 1900-01-01), though a Date32 holds years 1 to 9999. Days since
+ * 1970-01-01 by H. Hinnant's days_from_civil (core's daysFromCivil); years from 1 on, so no
+ * division here meets a negative number.
+ */
+function dateFromText(x: string): string {
+  const { y, m, d } = dateParts(x);
+  const y2 = `(${y} - if(${m} <= 2, 1, 0))`;
+  const era = `intDiv(${y2}, 400)`;
+  const yoe = `(${y2} - ${era} * 400)`;
+  const doy = `(intDiv(153 * ((${m} + 9) % 12) + 2, 5) + ${d} - 1)`;
+  const doe = `(${yoe} * 365 + intDiv(${yoe}, 4) - intDiv(${yoe}, 100) + ${doy})`;
+  return `addDays(toDate32(0), toInt64(${era}) * 146097 + ${doe} - 719468)`;
 }
 
 /**
@@ -116,10 +148,11 @@ export function clickhouseCast(x: string, from: SqlType, to: ScalarType): string
     case "STRING>DATETIME":
       return textToTimestamp(x, false);
     case "STRING>DATE":
-      // toDate32 rolls 2025-02-30 over into March: a day that does not exist raises instead
+      // a day that does not exist raises (toDate32 rolled 2025-02-30 over into March)
       return raising(
         x,
-        (v) => `addDays(toDate32(trimBoth(${v})), throwIf(NOT ${realDate(v)}, 'Invalid date: no such day'))`,
+        (v) =>
+          `addDays(${dateFromText(v)}, throwIf(NOT (match(${v}, ${DATE_TEXT}) AND ${realDate(v)}), 'Invalid date: no such day'))`,
       );
     case "FLOAT64>INT64":
       return roundToInt(x, false);
@@ -161,9 +194,16 @@ export function clickhouseSafeCast(x: string, from: SqlType, to: ScalarType): st
     case "STRING>DATETIME":
       return textToTimestamp(x, true);
     case "STRING>DATE":
-      return `if(${realDate(x)}, toDate32OrNull(trimBoth(${x})), NULL)`;
+      return `if(match(${x}, ${DATE_TEXT}) AND ${realDate(x)}, ${dateFromText(x)}, NULL)`;
     case "FLOAT64>INT64":
       return roundToInt(x, true);
+    // conversions that cannot fail are CAST's: accurateCastOrNull answered NULL for an INT64
+    // beyond 2^53 that FLOAT64 does not hold exactly (BigQuery: the nearest), and wrote a
+    // FLOAT64 in ClickHouse's text, not BigQuery's
+    case "INT64>FLOAT64":
+    case "INT64>STRING":
+    case "FLOAT64>STRING":
+    case "BOOL>INT64":
     case "STRING>BOOL":
     case "INT64>BOOL":
     case "TIMESTAMP>STRING":

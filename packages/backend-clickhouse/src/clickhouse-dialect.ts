@@ -101,6 +101,12 @@ export class ClickhouseDialect extends SqlEmitter {
     if (op === "NEG" && isInt64(a)) return checkedInt64(`-toInt128(${this.wrap(a!)})`);
     if ((op === "+" || op === "-" || op === "*") && isInt64(a) && isInt64(b))
       return checkedInt64(`toInt128(${this.wrap(a!)}) ${op} ${this.wrap(b!)}`);
+    // BigQuery compares an INT64 with a FLOAT64 as FLOAT64s; ClickHouse compares them exactly, so
+    // 9007199254740993 = 9007199254740992.0 was false (true on BigQuery, DuckDB and PostgreSQL)
+    if (COMPARISONS.has(op) && ((isInt64(a) && isFloat64(b)) || (isFloat64(a) && isInt64(b)))) {
+      const side = (x: Expr) => (isInt64(x) ? `toFloat64(${this.wrap(x)})` : this.wrap(x));
+      return `${side(a!)} ${op} ${side(b!)}`;
+    }
     return super.operator(op, args);
   }
 
@@ -330,6 +336,12 @@ export class ClickhouseDialect extends SqlEmitter {
 function isInt64(e: Expr | undefined): boolean {
   return e?.type.t === "scalar" && e.type.s === "INT64";
 }
+
+function isFloat64(e: Expr | undefined): boolean {
+  return e?.type.t === "scalar" && e.type.s === "FLOAT64";
+}
+
+const COMPARISONS = new Set(["=", "!=", "<>", "<", ">", "<=", ">="]);
 
 function isTrue(e: Expr): boolean {
   return e.k === "lit" && e.value === true;

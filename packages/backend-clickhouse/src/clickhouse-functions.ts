@@ -224,7 +224,8 @@ export function clickhouseFunctions(e: ClickhouseEmitter): FunctionTable {
     ARRAY_TO_STRING: ([a, d], call) => {
       if (!isNative(call, 0)) {
         const list = `JSONExtract(ifNull(${a}, ''), 'Array(Nullable(String))')`;
-        return `arrayStringConcat(arrayFilter(x -> isNotNull(x), ${list}), ${d})`;
+        // a missing or null array (NULL JSON text) joins to NULL, an empty one to ''
+        return `if(isNull(${a}), NULL, arrayStringConcat(arrayFilter(x -> isNotNull(x), ${list}), ${d}))`;
       }
       return nullForNullArray(
         e,

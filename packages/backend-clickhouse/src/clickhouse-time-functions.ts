@@ -15,15 +15,9 @@ import {
   truncatesWithinOffset,
   weekNumberNumerator,
 } from "@qes/core";
-import {
-  fromLocalSql,
-  offsetSql,
-  textToTimestampSql,
-  toLocalSql,
-  truncateSql,
-  zoneOf,
-} from "./clickhouse-time.ts";
+import { fromLocalSql, offsetSql, textToTimestampSql, toLocalSql, zoneOf } from "./clickhouse-time.ts";
 import { formatTimestampSql, translateParseFormat } from "./clickhouse-time-format.ts";
+import { truncateSql } from "./clickhouse-time-trunc.ts";
 
 const scalarOf = (call: CallExpr, i: number) => {
   const t = call.args[i]?.type;
@@ -36,8 +30,12 @@ const partOf = (call: CallExpr, i: number) => {
 const micros = (ts: string) => `toUnixTimestamp64Micro(${ts})`;
 /** Unix µs → TIMESTAMP. */
 const fromMicros = (n: string) => `fromUnixTimestamp64Micro(toInt64(${n}), 'UTC')`;
-/** floor(µs / unit): BigQuery rounds toward the past, also before 1970. */
-const floorDiv = (us: string, unit: number) => `toInt64(floor(${us} / ${unit}))`;
+/**
+ * floor(µs / unit): BigQuery rounds toward the past, also before 1970. In integers: `/` divides
+ * as Float64, which made 9999-12-31 23:59:59.999999 the second 253402300800.
+ */
+const floorDiv = (us: string, unit: number) =>
+  `intDiv(${us} - toInt64(positiveModulo(${us}, toInt64(${unit}))), toInt64(${unit}))`;
 
 const EXTRACT: Record<string, (ts: string) => string> = {
   YEAR: (ts) => `toYear(${ts})`,
@@ -58,16 +56,19 @@ const EXTRACT: Record<string, (ts: string) => string> = {
 
 /** Whole `part`s between two dates, counted as boundaries crossed (BigQuery's DATE_DIFF). */
 function dateDiff(a: string, b: string, part: string): string {
-  const rel: Record<string, string> = {
-    DAY: "toRelativeDayNum",
-    MONTH: "toRelativeMonthNum",
-    QUARTER: "toRelativeQuarterNum",
-    YEAR: "toRelativeYearNum",
+  // a Date32's own number is its day since 1970-01-01 over DATE's whole range, where
+  // toRelativeDayNum answered 0 before 1970 and 65535 after 2149
+  if (part === "DAY") return `(toInt64(${a}) - toInt64(${b}))`;
+  // from the calendar's own readings: toRelativeMonthNum of 9999-12-31 was 65,536 months short (UInt16)
+  const count: Record<string, (d: string) => string> = {
+    MONTH: (d) => `(toInt64(toYear(${d})) * 12 + toMonth(${d}))`,
+    QUARTER: (d) => `(toInt64(toYear(${d})) * 4 + toQuarter(${d}))`,
+    YEAR: (d) => `toInt64(toYear(${d}))`,
   };
-  const fn = rel[part];
-  if (fn) return `(toInt64(${fn}(${a})) - toInt64(${fn}(${b})))`;
+  const fn = count[part];
+  if (fn) return `(${fn(a)} - ${fn(b)})`;
   if (part === "WEEK" || part === "ISOWEEK" || part.startsWith("WEEK(")) {
-    const start = (d: string) => `toInt64(toRelativeDayNum(${truncateSql(d, part, true)}))`;
+    const start = (d: string) => `toInt64(${truncateSql(d, part, true)})`;
     return `intDiv(${start(a)} - ${start(b)}, 7)`;
   }
   if (part === "ISOYEAR") return `(toInt64(toISOYear(${a})) - toInt64(toISOYear(${b})))`;

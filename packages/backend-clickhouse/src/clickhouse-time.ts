@@ -1,4 +1,4 @@
-import { fixedZoneOffset, QesError, zoneRules } from "@qes/core";
+import { fixedZoneOffset, zoneRules } from "@qes/core";
 import { raisingTimestamp } from "./clickhouse-casts.ts";
 import { sqlString } from "./clickhouse-sql.ts";
 
@@ -85,48 +85,4 @@ export function textToTimestampSql(s: string, zone: Zone, orNull = false): strin
   if ("utc" in zone) return parse("'UTC'");
   // not parse(zone): ClickHouse places a reading a DST transition skips with the offset after it
   return `if(match(${s}, ${EXPLICIT_OFFSET}), ${parse("'UTC'")}, ${fromLocalSql(parse("'UTC'"), zone)})`;
-}
-
-const WEEK_START_OFFSET: Record<string, number> = {
-  MONDAY: 0,
-  TUESDAY: 1,
-  WEDNESDAY: 2,
-  THURSDAY: 3,
-  FRIDAY: 4,
-  SATURDAY: 5,
-  SUNDAY: 6,
-};
-
-const TRUNC_FN: Record<string, string> = {
-  MILLISECOND: "toStartOfMillisecond",
-  SECOND: "toStartOfSecond",
-  MINUTE: "toStartOfMinute",
-  HOUR: "toStartOfHour",
-  DAY: "toStartOfDay",
-  MONTH: "toStartOfMonth",
-  QUARTER: "toStartOfQuarter",
-  YEAR: "toStartOfYear",
-  ISOYEAR: "toStartOfISOYear",
-};
-
-/**
- * A value truncated to a BigQuery date part, as DateTime64 (`date`: as Date32). Weeks start on
- * Sunday (WEEK), Monday (ISOWEEK) or the day named (WEEK(<day>)): shift, truncate, shift back.
- */
-export function truncateSql(value: string, part: string, date: boolean): string {
-  const back = (x: string) => (date ? `toDate32(${x})` : `toDateTime64(${x}, 6, 'UTC')`);
-  let weekDay: string | undefined;
-  if (part === "WEEK") weekDay = "SUNDAY";
-  else if (part.startsWith("WEEK(")) weekDay = part.slice(5, -1);
-  else if (part === "ISOWEEK") weekDay = "MONDAY";
-  if (weekDay !== undefined) {
-    const k = WEEK_START_OFFSET[weekDay];
-    if (k === undefined) throw new QesError("sql_invalid", `Unknown week start ${weekDay}.`);
-    if (k === 0) return back(`toStartOfWeek(${value}, 1)`);
-    return back(`addDays(toStartOfWeek(subtractDays(${value}, ${k}), 1), ${k})`);
-  }
-  if (part === "MICROSECOND" || (date && part === "DAY")) return value;
-  const fn = TRUNC_FN[part];
-  if (!fn) throw new QesError("sql_invalid", `Truncation to ${part} is not supported.`);
-  return back(`${fn}(${value})`);
 }

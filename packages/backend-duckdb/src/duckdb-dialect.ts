@@ -30,10 +30,12 @@ import { duckdbFloatText } from "./duckdb-float-text.ts";
 import { duckdbColumnType, jsonPointer } from "./duckdb-storage.ts";
 import {
   bindDuckdbZone,
+  floorDivSql,
   formatTimestampSql,
   fromLocalSql,
   stringToTimestampSql,
   toLocalSql,
+  truncDivSql,
   zoneName,
   zoneOffsetSql,
 } from "./duckdb-time.ts";
@@ -120,14 +122,13 @@ export class DuckdbDialect extends SqlEmitter {
     },
     UNIX_MICROS: rename("epoch_us"),
     // BigQuery rounds down (toward the past), also before 1970.
-    UNIX_MILLIS: ([ts]) => `CAST(floor(epoch_us(${ts}) / 1000) AS BIGINT)`,
-    UNIX_SECONDS: ([ts]) => `CAST(floor(epoch_us(${ts}) / 1000000) AS BIGINT)`,
+    UNIX_MILLIS: ([ts]) => floorDivSql(`epoch_us(${ts})`, 1000),
+    UNIX_SECONDS: ([ts]) => floorDivSql(`epoch_us(${ts})`, 1_000_000),
     TIMESTAMP_MICROS: checkedTimestampFrom(1, (n) => `make_timestamp(${n})`),
     // arguments are emitted bare: `TIMESTAMP_MILLIS(a + b)` must not read as `a + b * 1000`
     TIMESTAMP_MILLIS: checkedTimestampFrom(1000, (n) => `make_timestamp((${n}) * 1000)`),
     TIMESTAMP_SECONDS: checkedTimestampFrom(1_000_000, (n) => `make_timestamp((${n}) * 1000000)`),
-    TIMESTAMP_DIFF: ([a, b], call) =>
-      `CAST(trunc((epoch_us(${a}) - epoch_us(${b})) / ${microsPer(call, 2)}) AS BIGINT)`,
+    TIMESTAMP_DIFF: ([a, b], call) => truncDivSql(`(epoch_us(${a}) - epoch_us(${b}))`, microsPer(call, 2)),
     // BigQuery counts the part's boundaries crossed from b to a; DuckDB's weeks start on Monday
     DATE_DIFF: ([a, b, part], call) => {
       const name = call.args[2]?.k === "datepart" ? call.args[2].part : "";
@@ -397,6 +398,9 @@ export class DuckdbDialect extends SqlEmitter {
     if (fromString && to === "TIMESTAMP") return stringToTimestampSql(expr, "UTC", true);
     if (from.t === "scalar" && from.s === "FLOAT64" && to === "INT64")
       return `TRY_CAST(round(${expr}) AS BIGINT)`;
+    // from any other non-text type a conversion cannot fail: SAFE_CAST is CAST, with its text of
+    // a FLOAT64 (TRY_CAST wrote 1.0 as '1.0', BigQuery's is '1')
+    if (!fromString) return this.cast(expr, from, to);
     return `TRY_CAST(${expr} AS ${TYPE_NAMES[to]})`;
   }
 

@@ -178,3 +178,17 @@ export function formatTimestampSql(format: string, ts: string, zone?: DuckdbZone
   flush();
   return pieces.length === 0 ? "''" : pieces.length === 1 ? pieces[0]! : `(${pieces.join(" || ")})`;
 }
+
+// Whole units of an integer count of microseconds. `/` divides as DOUBLE, which holds no more than
+// 2^53: 9999-12-31 23:59:59.999999 (253402300799999999 µs) is 253402300800 seconds there. The
+// dividend is made an exact multiple first, so `//` has no remainder to round either way.
+
+/** floor(`us` / `unit`): toward the past, also before 1970 (BigQuery's UNIX_SECONDS, UNIX_MILLIS) */
+export function floorDivSql(us: string, unit: number): string {
+  return `((${us} - ((${us} % ${unit}) + ${unit}) % ${unit}) // ${unit})`;
+}
+
+/** trunc(`us` / `unit`): toward zero (BigQuery's TIMESTAMP_DIFF) */
+export function truncDivSql(us: string, unit: number): string {
+  return `((${us} - ${us} % ${unit}) // ${unit})`;
+}

@@ -306,7 +306,8 @@ export class PostgresDialect extends SqlEmitter {
     ARRAY_TO_STRING: ([a, d], call) =>
       isNative(call, 0)
         ? `array_to_string(${a}, ${d})`
-        : `(SELECT string_agg(e, ${d}) FROM json_array_elements_text(${a}::json) AS e)`,
+        : // string_agg of no elements is NULL: an empty array joins to '', as BigQuery's does
+          `CASE WHEN ${a} IS NOT NULL AND ${d} IS NOT NULL THEN (SELECT coalesce(string_agg(e, ${d}), '') FROM json_array_elements_text(${a}::json) AS e) END`,
     JSON_VALUE: ([x], call) => this.jsonValue(x!, call),
     JSON_EXTRACT_SCALAR: ([x], call) => this.jsonValue(x!, call),
     JSON_QUERY: ([x], call) => this.jsonQuery(x!, call),
@@ -572,7 +573,9 @@ export class PostgresDialect extends SqlEmitter {
       const rounded = `round(CAST(${expr} AS numeric))`;
       return `CASE WHEN ${rounded} BETWEEN ${INT64_MIN} AND ${INT64_MAX} THEN CAST(${rounded} AS bigint) END`;
     }
-    if (!fromText) return `CAST(${expr} AS ${TYPE_NAMES[to]})`;
+    // from any other non-text type a conversion cannot fail: SAFE_CAST is CAST, with its
+    // conversions (a plain CAST of a boolean to bigint raised, of a double wrote PostgreSQL's text)
+    if (!fromText) return this.cast(raw, from, to);
     switch (to) {
       case "STRING":
         return expr;

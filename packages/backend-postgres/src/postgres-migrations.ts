@@ -66,6 +66,18 @@ export function storageMigrations(schema: string): Record<string, Migration> {
         await db.schema.withSchema(schema).dropTable(SOURCE_WRITES).ifExists().execute();
       },
     },
+    // 0002's function catches the cast's error in a subtransaction, which a parallel plan may not
+    // start: a query reading JSON from a table the planner scanned in parallel failed ("cannot
+    // start subtransactions during a parallel operation", a 500). PostgreSQL's rule for a
+    // function with an EXCEPTION block is PARALLEL UNSAFE; such queries run in one process.
+    "0004_json_or_null_parallel_unsafe": {
+      async up(db: Kysely<any>) {
+        await sql`alter function ${sql.id(schema, JSON_OR_NULL)}(text) parallel unsafe`.execute(db);
+      },
+      async down(db: Kysely<any>) {
+        await sql`alter function ${sql.id(schema, JSON_OR_NULL)}(text) parallel safe`.execute(db);
+      },
+    },
   };
 }
 
