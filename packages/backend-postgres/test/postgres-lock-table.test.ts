@@ -1,6 +1,6 @@
 import { isQesError, type QesError } from "@qes/core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { createPostgresBackend } from "../src/index.ts";
+import { createPostgresBackend, dropPostgresStorage } from "../src/index.ts";
 import { handQuery, scalar } from "./helpers.ts";
 import { createPrivateCluster, type PrivateCluster } from "./private-cluster.ts";
 
@@ -48,6 +48,34 @@ describe("a load over more days than PostgreSQL's lock table holds", () => {
       expect(answers.map((a) => a.rows[0]?.n)).toEqual([12, 12, 12]);
     } finally {
       await backend.close();
+    }
+  }, 60_000);
+
+  it("drops a schema of more sources than one transaction can lock", async () => {
+    // DROP SCHEMA … CASCADE alone locked every table and index at once: it failed here at 49
+    // sources (at 1,000 on a server with the defaults)
+    const backend = createPostgresBackend({ url: cluster.url, schema: "qes_many", pool: 2 });
+    await backend.init();
+    try {
+      for (let i = 0; i < 40; i++) await backend.load(`s${i}.logs`, spreadOver(2));
+    } finally {
+      await backend.close();
+    }
+    await dropPostgresStorage(cluster.url, "qes_many");
+    const owner = createPostgresBackend({ url: cluster.url, schema: "qes_probe", pool: 1 });
+    try {
+      await owner.init();
+      const left = await owner.execute(
+        handQuery("select count(*)::int as n from pg_namespace where nspname = 'qes_many'", [
+          scalar("n", "INT64"),
+        ]),
+        [],
+        { maxRows: 1, timeoutMs: 10_000 },
+      );
+      expect(left.rows[0]?.n).toBe(0);
+    } finally {
+      await owner.close();
+      await dropPostgresStorage(cluster.url, "qes_probe");
     }
   }, 60_000);
 
