@@ -13,6 +13,7 @@ import {
   type QueryResult,
   type RetentionPolicy,
   type RetentionReport,
+  type SourceDayLimit,
   type SourceSchema,
   type SourceStats,
   type StatisticsReport,
@@ -33,6 +34,7 @@ import { loadEvents } from "./postgres-loader.ts";
 import { migrateStorage } from "./postgres-migrations.ts";
 import { ensureReaderRole, grantSchemaUsage, readerPasswordFor } from "./postgres-query-role.ts";
 import { applyPostgresRetention, postgresSourceStats, retentionLockKey } from "./postgres-retention.ts";
+import { readSourceDayLimit } from "./postgres-source-day-limit.ts";
 import { advisoryKey } from "./postgres-sql.ts";
 import { refreshPostgresStatistics } from "./postgres-statistics.ts";
 import {
@@ -83,6 +85,11 @@ export class PostgresBackend implements Backend {
   private checkedAt = 0;
   private refreshing: Promise<LogSchema> | null = null;
   private readonly storedIds: PostgresStoredIds;
+  private dayLimit: SourceDayLimit | undefined;
+  /** read from the server's lock table at init (postgres-source-day-limit.ts) */
+  get sourceDayLimit(): SourceDayLimit | undefined {
+    return this.dayLimit;
+  }
 
   constructor(config: PostgresBackendConfig) {
     this.config = resolvePostgresConfig(config, readerPasswordFor);
@@ -132,6 +139,7 @@ export class PostgresBackend implements Backend {
         client.release(broken);
       }
       await this.refreshSchema(true);
+      this.dayLimit = await readSourceDayLimit(this.ownerPool);
     } catch (e) {
       throw toQesError(e, "preparing storage");
     }

@@ -1,6 +1,7 @@
 import { isQesError, type QesError } from "@qes/core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { createPostgresBackend } from "../src/index.ts";
+import { createPostgresBackend, dropPostgresStorage } from "../src/index.ts";
+import { handQuery, scalar } from "./helpers.ts";
 import { createPrivateCluster, type PrivateCluster } from "./private-cluster.ts";
 
 /** one event on each of `days` days */
@@ -22,6 +23,61 @@ describe("a load over more days than PostgreSQL's lock table holds", () => {
     await cluster.start();
   }, 60_000);
   afterAll(() => cluster.destroy());
+
+  it("tells the days a source may hold: half the lock table, so a source at them scans alongside others", async () => {
+    const backend = createPostgresBackend({ url: cluster.url, schema: "qes_limit", pool: 2 });
+    try {
+      expect(backend.sourceDayLimit).toBeUndefined(); // read from the server at init
+      await backend.init();
+      // 10 locks × 10 connections, 4 a day (the partition and its 3 indexes), half of them
+      expect(backend.sourceDayLimit?.days).toBe(12);
+      expect(backend.sourceDayLimit?.reason).toMatch(
+        /max_locks_per_transaction 10 × \(max_connections \+ max_prepared_transactions\) 10 = 100 locks; one source may take half of it, 12 days\)\. Raise max_locks_per_transaction/,
+      );
+      await backend.load("full.logs", spreadOver(12));
+      await backend.load("other.logs", spreadOver(12));
+      const count = (table: string) =>
+        backend.execute(
+          handQuery(`select count(*)::int as n from qes_limit.${table}`, [scalar("n", "INT64")]),
+          [],
+          { maxRows: 1, timeoutMs: 30_000 },
+        );
+      const schema = await backend.schema();
+      const [full, other] = ["full.logs", "other.logs"].map((s) => schema.sources[s]!.table);
+      const answers = await Promise.all([count(full!), count(full!), count(other!)]);
+      expect(answers.map((a) => a.rows[0]?.n)).toEqual([12, 12, 12]);
+    } finally {
+      await backend.close();
+    }
+  }, 60_000);
+
+  it("drops a schema of more sources than one transaction can lock", async () => {
+    // DROP SCHEMA … CASCADE alone locked every table and index at once: it failed here at 49
+    // sources (at 1,000 on a server with the defaults)
+    const backend = createPostgresBackend({ url: cluster.url, schema: "qes_many", pool: 2 });
+    await backend.init();
+    try {
+      for (let i = 0; i < 40; i++) await backend.load(`s${i}.logs`, spreadOver(2));
+    } finally {
+      await backend.close();
+    }
+    await dropPostgresStorage(cluster.url, "qes_many");
+    const owner = createPostgresBackend({ url: cluster.url, schema: "qes_probe", pool: 1 });
+    try {
+      await owner.init();
+      const left = await owner.execute(
+        handQuery("select count(*)::int as n from pg_namespace where nspname = 'qes_many'", [
+          scalar("n", "INT64"),
+        ]),
+        [],
+        { maxRows: 1, timeoutMs: 10_000 },
+      );
+      expect(left.rows[0]?.n).toBe(0);
+    } finally {
+      await owner.close();
+      await dropPostgresStorage(cluster.url, "qes_probe");
+    }
+  }, 60_000);
 
   it("is refused naming the lock table and what to do, not reported as PostgreSQL being down", async () => {
     const backend = createPostgresBackend({ url: cluster.url, schema: "qes", pool: 2 });

@@ -93,6 +93,14 @@ export interface IngestResult {
   duplicates: number;
 }
 
+/** `Backend.sourceDayLimit` */
+export interface SourceDayLimit {
+  /** UTC days one source may hold */
+  days: number;
+  /** what bounds them in this engine and how an operator raises the bound, for the start-up refusal */
+  reason: string;
+}
+
 /** Days of events kept per source; 0 keeps forever (DESIGN.md §10, QES_RETENTION_DAYS). */
 export interface RetentionPolicy {
   defaultDays: number;
@@ -138,6 +146,15 @@ export interface Backend {
   readonly queryConcurrency?: number;
   /** creates or migrates storage idempotently; the nine built-in sources exist afterwards */
   init(): Promise<void>;
+  /**
+   * The most UTC days of events one source may hold with every query of it still answered, and
+   * why, where the engine has such a limit (PostgreSQL: a partition per day, each locked with its
+   * indexes by a scan without a time filter, in a lock table the whole server shares). Known
+   * after init(). The server refuses at start-up a retention that would keep more days (forever
+   * included), and ingest refuses events older than the retention keeps, so no source passes it.
+   * Absent: no limit (DuckDB: no partitions; ClickHouse: daily parts, no locks).
+   */
+  readonly sourceDayLimit?: SourceDayLimit;
   /**
    * current schema; reflects another process's load within a second. `fresh`: asked of the store
    * now (the engine refused a query compiled for the model this process last read)

@@ -6,6 +6,7 @@ import {
   type LogEvent,
   type LogSchema,
   QesError,
+  type RetentionPolicy,
 } from "@qes/core";
 import express, { type NextFunction, type Request, type Response } from "express";
 import type { Logger } from "pino";
@@ -56,6 +57,8 @@ export interface AppDeps {
   ingestAdmission: BatchAdmission;
   /** the store's schema, as the route checks a request against it */
   schema: () => Promise<LogSchema>;
+  /** `QES_RETENTION_DAYS`: ingest refuses events older than their source keeps */
+  retention: RetentionPolicy;
   /** where ingest bodies are parsed and their rows encoded, when the backend encodes ahead */
   ingestWorkers?: IngestWorkers;
   /** told where each ingest body was parsed (metrics) */

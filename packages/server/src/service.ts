@@ -33,6 +33,7 @@ import { IngestMetrics } from "./observability/ingest-metrics.ts";
 import { Metrics } from "./observability/metrics.ts";
 import { QueryService } from "./query/query-service.ts";
 import { RedisConnection } from "./redis/redis-connection.ts";
+import { checkRetentionDayLimit } from "./retention/retention-day-limit.ts";
 import { RetentionRunner } from "./retention/retention-runner.ts";
 import { shortRetentionWarnings, unheldRetentionWarnings } from "./retention/retention-warnings.ts";
 import { StatisticsRunner } from "./statistics/statistics-runner.ts";
@@ -101,6 +102,7 @@ const QUEUED_BODIES = 8;
 export async function startService(opts: StartServiceOptions): Promise<RunningService> {
   const { config, backend } = opts;
   const logger = opts.logger ?? createLogger();
+  checkRetentionDayLimit(config.retention, backend.sourceDayLimit);
   const registry = await loadServedEndpoints(config.endpointDirs);
   const problems = checkEndpoints(registry.list(), await backend.schema(), backend.dialect);
   const first = problems[0];
@@ -249,6 +251,7 @@ export async function startService(opts: StartServiceOptions): Promise<RunningSe
     ingestMaxBytes: config.ingest.maxBytes,
     ingestAdmission: batchAdmission,
     schema: () => backend.schema(),
+    retention: config.retention,
     ...(ingestWorkers ? { ingestWorkers } : {}),
     onIngestParsed: (thread) => ingestMetrics.parsed(thread),
   });

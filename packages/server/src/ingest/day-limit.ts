@@ -1,4 +1,10 @@
-import { type LogEvent, QesError } from "@qes/core";
+import {
+  type LogEvent,
+  QesError,
+  type RetentionPolicy,
+  retentionCutoffMicros,
+  retentionDaysOf,
+} from "@qes/core";
 
 /**
  * Distinct UTC days the events of one request may fall on. PostgreSQL stores each day in its own
@@ -21,15 +27,49 @@ export const MAX_MICROS_AHEAD = 86_400_000_000n;
 
 const MICROS_PER_DAY = 86_400_000_000n;
 
+/** The oldest instant a source keeps (`QES_RETENTION_DAYS`) and its days of retention. */
+export interface RetainedFrom {
+  days: number;
+  micros: bigint;
+}
+
+/** what `source` keeps at `now`; undefined when it keeps events forever */
+export function retainedFrom(policy: RetentionPolicy, source: string, now: bigint): RetainedFrom | undefined {
+  const days = retentionDaysOf(policy, source);
+  const micros = retentionCutoffMicros(days, now);
+  return micros === null ? undefined : { days, micros };
+}
+
 /**
- * Throws 400 `invalid_event` naming the first event dated more than a day after `now`, or the
- * first whose day is one past the request's limit of days.
+ * Throws 400 `invalid_event` naming the first event dated more than a day after `now`, the first
+ * older than its source's retention keeps (`retained`), or the first whose day is one past the
+ * request's limit of days.
+ *
+ * An event older than the retention would go at the next hourly run, so storing it keeps nothing
+ * the operator asked for; meanwhile its day is a partition on PostgreSQL, and an ingest token
+ * spreading events over past days made 1,830 of them in five requests, past what a scan of the
+ * source can lock (postgres-source-day-limit.ts). Refused with the retention named, a source holds
+ * at most the days its retention keeps, which start-up bounds (retention/retention-day-limit.ts).
  */
-export function checkEventDays(events: readonly LogEvent[], now: bigint, lines?: readonly number[]): void {
+export function checkEventDays(
+  events: readonly LogEvent[],
+  now: bigint,
+  lines?: readonly number[],
+  retained?: RetainedFrom,
+): void {
   const days = new Set<bigint>();
   const latest = now + MAX_MICROS_AHEAD;
+  const oldest = retained?.micros;
   for (let i = 0; i < events.length; i++) {
     const t = (events[i] as LogEvent).timestamp;
+    if (oldest !== undefined && t < oldest) {
+      refuse(
+        i,
+        lines,
+        `"timestamp" ${isoOf(t)} is older than the source keeps events: its retention is ${retained!.days} days ` +
+          `(QES_RETENTION_DAYS), so events before ${isoOf(oldest)} are removed; send newer events, or raise its retention`,
+      );
+    }
     if (t > latest) {
       refuse(
         i,

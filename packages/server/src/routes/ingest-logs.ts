@@ -1,4 +1,4 @@
-import type { IngestBatch, LogEvent, LogSchema } from "@qes/core";
+import type { IngestBatch, LogEvent, LogSchema, RetentionPolicy } from "@qes/core";
 import { checkSourceName, QesError } from "@qes/core";
 import type { Request, Response } from "express";
 import type { ApiKeyVerifier } from "../auth/api-keys.ts";
@@ -8,6 +8,7 @@ import { requestToken } from "../auth/request-token.ts";
 import type { Clock } from "../clock.ts";
 import type { BatchAdmission } from "../ingest/batch-admission.ts";
 import { IngestBodyBudget } from "../ingest/body-budget.ts";
+import { type RetainedFrom, retainedFrom } from "../ingest/day-limit.ts";
 import { eventCount, type GroupCommitQueue } from "../ingest/group-commit-queue.ts";
 import type { IngestWorkers } from "../ingest/ingest-workers.ts";
 import { type BodyFormat, bodyFormat } from "../ingest/parse-ingest-body.ts";
@@ -32,6 +33,8 @@ export interface IngestLogsDeps {
   ingestAdmission: BatchAdmission;
   /** the store's schema */
   schema: () => Promise<LogSchema>;
+  /** `QES_RETENTION_DAYS`: an event older than its source keeps is refused */
+  retention: RetentionPolicy;
   /** where bodies are parsed and their rows encoded, when the backend encodes ahead */
   workers?: IngestWorkers;
   /** told where each body was parsed */
@@ -42,8 +45,9 @@ export interface IngestLogsDeps {
  * `POST /api/logs?source_name=<source>` (DESIGN.md §10): authenticate (401) and authorise the
  * source (403) before reading the body; refuse at once when the queue is full (429); read the
  * body within the limit (413), parse and shape every event (400 `invalid_event` with its index,
- * nothing stored; the same for an event dated more than a day ahead, a request of too many days
- * or an event whose widening would break a served stored query), then wait for the group commit:
+ * nothing stored; the same for an event dated more than a day ahead or older than its source's
+ * retention, a request of too many days or an event whose widening would break a served stored
+ * query), then wait for the group commit:
  * `200 {"accepted": N}` only once it is durable.
  */
 export function ingestLogsRoute(deps: IngestLogsDeps) {
@@ -69,9 +73,10 @@ export function ingestLogsRoute(deps: IngestLogsDeps) {
     try {
       const body = await readIngestBody(req, deps.ingestMaxBytes, reservation);
       const now = deps.clock();
+      const times: RequestTimes = { now, retained: retainedFrom(deps.retention, source, now) };
       const batch =
-        (await preparedBatch(deps, body, format, source, now)) ??
-        (await checkedBatch(deps, body, format, source, now));
+        (await preparedBatch(deps, body, format, source, times)) ??
+        (await checkedBatch(deps, body, format, source, times));
       accepted = eventCount(batch);
       if (accepted > 0) committed = deps.queue.submit(batch, body.length);
     } finally {
@@ -80,6 +85,12 @@ export function ingestLogsRoute(deps: IngestLogsDeps) {
     await committed;
     res.json({ accepted });
   };
+}
+
+/** the request's clock, and the oldest instant its source keeps */
+interface RequestTimes {
+  now: bigint;
+  retained: RetainedFrom | undefined;
 }
 
 /**
@@ -93,12 +104,20 @@ async function preparedBatch(
   body: Buffer,
   format: BodyFormat,
   source: string,
-  now: bigint,
+  { now, retained }: RequestTimes,
 ): Promise<IngestBatch | undefined> {
   const schema = (await deps.schema()).sources[source];
   if (deps.workers === undefined || schema === undefined) return undefined;
   const maxEvents = deps.queue.capacity;
-  const prepared = await deps.workers.prepare({ body, format, source, nowMicros: now, maxEvents, schema });
+  const prepared = await deps.workers.prepare({
+    body,
+    format,
+    source,
+    nowMicros: now,
+    maxEvents,
+    schema,
+    ...(retained ? { retained } : {}),
+  });
   if (prepared === undefined) return undefined;
   deps.onParsed?.("worker");
   let events: LogEvent[] | undefined;
@@ -108,7 +127,7 @@ async function preparedBatch(
     prepared,
     get events() {
       if (events === undefined) {
-        events = requestEvents(body, format, source, now, maxEvents);
+        events = requestEvents(body, format, source, now, maxEvents, retained);
         deps.onParsed?.("main");
       }
       return events;
@@ -122,11 +141,11 @@ async function checkedBatch(
   body: Buffer,
   format: BodyFormat,
   source: string,
-  now: bigint,
+  { now, retained }: RequestTimes,
 ): Promise<IngestBatch> {
   const batch: IngestBatch = {
     source,
-    events: requestEvents(body, format, source, now, deps.queue.capacity),
+    events: requestEvents(body, format, source, now, deps.queue.capacity, retained),
   };
   deps.onParsed?.("main");
   // what the check found: a store with these very fields need not walk the events again

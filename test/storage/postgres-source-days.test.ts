@@ -1,0 +1,119 @@
+import { createPostgresBackend, dropPostgresStorage } from "@qes/backend-postgres";
+import { isQesError } from "@qes/core";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import {
+  createPrivateCluster,
+  type PrivateCluster,
+} from "../../packages/backend-postgres/test/private-cluster.ts";
+import { ingestEnv, postLogs } from "../http/support/ingest.ts";
+import type { BackendFixture } from "../support/backends.ts";
+import { runSql } from "../support/run-sql.ts";
+import { serveFixture } from "../support/serve-fixture.ts";
+
+const DAY = 86_400_000;
+/** ingestEnv's served clock */
+const NOW = Date.parse("2025-01-15T12:00:00Z");
+const daysAgo = (n: number) => new Date(NOW - n * DAY).toISOString();
+const line = (id: string, at: string) => JSON.stringify({ id, timestamp: at, event_message: id });
+
+/**
+ * A source's days on a PostgreSQL server whose lock table is small (10 locks × 20 connections):
+ * a scan of a source without a time filter locks each day's partition and its three indexes, and
+ * this server runs out at about 150 days where the default one (64 × 100) does at about 2,600 —
+ * so a test reproduces in seconds what takes thousands of partitions there.
+ */
+describe("PostgreSQL: a source holds no more days than the server can scan", () => {
+  let cluster: PrivateCluster;
+  let schemas = 0;
+  beforeAll(async () => {
+    cluster = await createPrivateCluster({ max_locks_per_transaction: "10", max_connections: "20" });
+    await cluster.start();
+  }, 60_000);
+  afterAll(() => cluster?.destroy());
+
+  const fixture = (): BackendFixture => ({
+    name: "postgres",
+    async create() {
+      const schema = `qes_days_${schemas++}`;
+      const backend = createPostgresBackend({ url: cluster.url, schema, pool: 2 });
+      await backend.init();
+      return {
+        backend,
+        async dispose() {
+          await backend.close();
+          await dropPostgresStorage(cluster.url, schema);
+        },
+      };
+    },
+  });
+
+  it("start-up refuses a retention that keeps more days than a source may hold, forever included", async () => {
+    // 10 × 20 locks, 4 a day, half of them: 25 days; a retention keeps it and 3 more
+    for (const retention of ["30", "0", "7,big.logs=0", "23"]) {
+      const error = await serveFixture(fixture(), {}, ingestEnv({ QES_RETENTION_DAYS: retention })).then(
+        async (served) => {
+          await served.close();
+          return undefined;
+        },
+        (e: unknown) => e,
+      );
+      expect(isQesError(error), retention).toBe(true);
+      expect(error, retention).toMatchObject({ code: "invalid_config", param: "QES_RETENTION_DAYS" });
+      expect((error as Error).message, retention).toMatch(
+        /^QES_RETENTION_DAYS: .* more days than a source may hold on this store: .*max_locks_per_transaction.* Set a retention of 1 to 22 days\.$/,
+      );
+    }
+    const served = await serveFixture(fixture(), {}, ingestEnv({ QES_RETENTION_DAYS: "22" }));
+    await served.close();
+  });
+
+  it("refuses a token's events spread over past days, naming the first; the store keeps answering and retention drops old days", async () => {
+    const served = await serveFixture(
+      fixture(),
+      {
+        // loaded before start-up, older than the retention: its first run drops them
+        "expired.logs": [1, 2, 3].map((d) => line(`e${d}`, daysAgo(20 + d))),
+        "steady.logs": [0, 1, 2].map((d) => line(`s${d}`, daysAgo(d))),
+      },
+      ingestEnv({ QES_RETENTION_DAYS: "7" }),
+    );
+    try {
+      const retention = await served.service.retention.firstRun;
+      expect(retention.find((r) => r.source === "expired.logs")).toMatchObject({
+        deletedEvents: 3,
+        droppedPartitions: 3,
+      });
+      // a backfill of a year, 20 days a request: each refused whole, at its first day too old
+      for (let start = 0; start < 360; start += 20) {
+        const events = Array.from({ length: 20 }, (_, i) => ({
+          id: `h${start + i}`,
+          timestamp: daysAgo(start + i),
+          event_message: "h",
+        }));
+        const r = await postLogs(served.url, "hostile.logs", JSON.stringify(events));
+        expect(r.status, `days ${start}…`).toBe(400);
+        expect(r.body.error.code).toBe("invalid_event");
+        const first = Math.max(0, 8 - start);
+        expect(r.body.error.message).toMatch(
+          new RegExp(
+            `^event ${first}: "timestamp" .* is older than the source keeps events: its retention is 7 days \\(QES_RETENTION_DAYS\\), so events before 2025-01-08T00:00:00\\.000Z are removed`,
+          ),
+        );
+      }
+      expect((await served.backend.schema()).sources["hostile.logs"]).toBeUndefined();
+      // the days the retention keeps are taken, and every source answers without a time filter
+      const kept = Array.from({ length: 8 }, (_, d) => ({
+        id: `k${d}`,
+        timestamp: daysAgo(d),
+        event_message: "k",
+      }));
+      expect((await postLogs(served.url, "hostile.logs", JSON.stringify(kept))).status).toBe(200);
+      const more = [{ id: "s3", timestamp: daysAgo(0), event_message: "s3" }];
+      expect((await postLogs(served.url, "steady.logs", JSON.stringify(more))).status).toBe(200);
+      expect(await runSql(served.backend, "select count(*) as n from `hostile.logs`")).toEqual([{ n: 8 }]);
+      expect(await runSql(served.backend, "select count(*) as n from `steady.logs`")).toEqual([{ n: 4 }]);
+    } finally {
+      await served.close();
+    }
+  });
+});
