@@ -62,8 +62,7 @@ export async function startQesServer(
       QES_SEED: "false",
       // uncached: every request runs its query
       QES_CACHE_MAX_ENTRIES: "0",
-      // a year on the pinned clock keeps every day a benchmark stores (PostgreSQL refuses forever)
-      QES_RETENTION_DAYS: "365",
+      QES_RETENTION_DAYS: "0",
       // a benchmark measures: at 10M events a PostgreSQL usage query passes the default 30 s
       QES_QUERY_TIMEOUT_MS: "600000",
       ...storeEnv(engine, location),

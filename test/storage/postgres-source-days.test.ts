@@ -1,5 +1,4 @@
 import { createPostgresBackend, dropPostgresStorage } from "@qes/backend-postgres";
-import { isQesError } from "@qes/core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import {
   createPrivateCluster,
@@ -47,24 +46,52 @@ describe("PostgreSQL: a source holds no more days than the server can scan", () 
     },
   });
 
-  it("start-up refuses a retention that keeps more days than a source may hold, forever included", async () => {
-    // 10 × 20 locks, 4 a day, half of them: 25 days; a retention keeps it and 3 more
+  it("start-up warns of a retention that keeps more days than a source may hold, forever included, and still starts", async () => {
+    // 10 × 20 locks, 4 a day, half of them: 25 days; ingest takes 22 days of the past, 3 more are held
     for (const retention of ["30", "0", "7,big.logs=0", "23"]) {
-      const error = await serveFixture(fixture(), {}, ingestEnv({ QES_RETENTION_DAYS: retention })).then(
-        async (served) => {
-          await served.close();
-          return undefined;
-        },
-        (e: unknown) => e,
-      );
-      expect(isQesError(error), retention).toBe(true);
-      expect(error, retention).toMatchObject({ code: "invalid_config", param: "QES_RETENTION_DAYS" });
-      expect((error as Error).message, retention).toMatch(
-        /^QES_RETENTION_DAYS: .* more days than a source may hold on this store: .*max_locks_per_transaction.* Set a retention of 1 to 22 days\.$/,
+      const logs: { level: number; msg: string }[] = [];
+      const served = await serveFixture(fixture(), {}, ingestEnv({ QES_RETENTION_DAYS: retention }), logs);
+      await served.close();
+      const warnings = logs.filter((l) => l.level === 40).map((l) => l.msg);
+      expect(warnings, retention).toContainEqual(
+        expect.stringMatching(
+          /^QES_RETENTION_DAYS: .* more days than a source may hold on this store \(25: .*max_locks_per_transaction.*\)\. Ingest refuses events older than 22 days; .* Set a retention of at most 22 days, or raise the bound\.$/,
+        ),
       );
     }
-    const served = await serveFixture(fixture(), {}, ingestEnv({ QES_RETENTION_DAYS: "22" }));
+    const logs: { level: number; msg: string }[] = [];
+    const served = await serveFixture(fixture(), {}, ingestEnv({ QES_RETENTION_DAYS: "22" }), logs);
     await served.close();
+    expect(
+      logs.filter((l) => l.level === 40 && String(l.msg).includes("more days than a source may hold")),
+    ).toEqual([]);
+  });
+
+  it("kept forever (0), a source takes the days the store holds and refuses older ones, naming the store's bound", async () => {
+    const served = await serveFixture(fixture(), {}, ingestEnv({ QES_RETENTION_DAYS: "0" }));
+    try {
+      // a backfill past the 22 days of the past this server holds per source: refused whole
+      const events = Array.from({ length: 30 }, (_, d) => ({
+        id: `f${d}`,
+        timestamp: daysAgo(d),
+        event_message: "f",
+      }));
+      const r = await postLogs(served.url, "forever.logs", JSON.stringify(events));
+      expect(r.status).toBe(400);
+      expect(r.body.error.code).toBe("invalid_event");
+      expect(r.body.error.message).toMatch(
+        /^event 23: "timestamp" .* is older than this store takes: a source holds at most 22 days of the past here, so events before 2024-12-24T00:00:00\.000Z are refused \(PostgreSQL keeps a partition per day .*max_locks_per_transaction/,
+      );
+      expect((await served.backend.schema()).sources["forever.logs"]).toBeUndefined();
+      // the days it holds are taken, and kept: retention 0 drops nothing
+      expect((await postLogs(served.url, "forever.logs", JSON.stringify(events.slice(0, 23)))).status).toBe(
+        200,
+      );
+      await served.service.retention.run();
+      expect(await runSql(served.backend, "select count(*) as n from `forever.logs`")).toEqual([{ n: 23 }]);
+    } finally {
+      await served.close();
+    }
   });
 
   it("refuses a token's events spread over past days, naming the first; the store keeps answering and retention drops old days", async () => {

@@ -59,6 +59,8 @@ export interface AppDeps {
   schema: () => Promise<LogSchema>;
   /** `QES_RETENTION_DAYS`: ingest refuses events older than their source keeps */
   retention: RetentionPolicy;
+  /** the days of the past a source takes on a store that bounds them (`Backend.sourceDayLimit`) */
+  storeDays?: { horizonDays: number; reason: string };
   /** where ingest bodies are parsed and their rows encoded, when the backend encodes ahead */
   ingestWorkers?: IngestWorkers;
   /** told where each ingest body was parsed (metrics) */

@@ -5,6 +5,7 @@ import {
   type LogEvent,
   QesError,
   type RetentionReport,
+  type SourceDayLimit,
   type StatisticsReport,
 } from "@qes/core";
 import type { Logger } from "pino";
@@ -33,7 +34,7 @@ import { IngestMetrics } from "./observability/ingest-metrics.ts";
 import { Metrics } from "./observability/metrics.ts";
 import { QueryService } from "./query/query-service.ts";
 import { RedisConnection } from "./redis/redis-connection.ts";
-import { checkRetentionDayLimit } from "./retention/retention-day-limit.ts";
+import { dayLimitRetentionWarnings, ingestHorizonDays } from "./retention/retention-day-limit.ts";
 import { RetentionRunner } from "./retention/retention-runner.ts";
 import { shortRetentionWarnings, unheldRetentionWarnings } from "./retention/retention-warnings.ts";
 import { StatisticsRunner } from "./statistics/statistics-runner.ts";
@@ -102,7 +103,6 @@ const QUEUED_BODIES = 8;
 export async function startService(opts: StartServiceOptions): Promise<RunningService> {
   const { config, backend } = opts;
   const logger = opts.logger ?? createLogger();
-  checkRetentionDayLimit(config.retention, backend.sourceDayLimit);
   const registry = await loadServedEndpoints(config.endpointDirs);
   const problems = checkEndpoints(registry.list(), await backend.schema(), backend.dialect);
   const first = problems[0];
@@ -125,6 +125,7 @@ export async function startService(opts: StartServiceOptions): Promise<RunningSe
   for (const warning of [
     ...shortRetentionWarnings(registry.list(), stored, config.retention),
     ...unheldRetentionWarnings(stored, config.retention),
+    ...dayLimitRetentionWarnings(config.retention, backend.sourceDayLimit),
   ]) {
     logger.warn(warning);
   }
@@ -252,6 +253,7 @@ export async function startService(opts: StartServiceOptions): Promise<RunningSe
     ingestAdmission: batchAdmission,
     schema: () => backend.schema(),
     retention: config.retention,
+    ...storeDaysOf(backend.sourceDayLimit),
     ...(ingestWorkers ? { ingestWorkers } : {}),
     onIngestParsed: (thread) => ingestMetrics.parsed(thread),
   });
@@ -324,4 +326,14 @@ function listenError(e: unknown, host: string, port: number): Error {
     param,
     cause: e,
   });
+}
+
+/** `AppDeps.storeDays` of a backend that bounds a source's days */
+function storeDaysOf(limit: SourceDayLimit | undefined): {
+  storeDays?: { horizonDays: number; reason: string };
+} {
+  const horizonDays = ingestHorizonDays(limit);
+  return limit === undefined || horizonDays === undefined
+    ? {}
+    : { storeDays: { horizonDays, reason: limit.reason } };
 }

@@ -27,16 +27,35 @@ export const MAX_MICROS_AHEAD = 86_400_000_000n;
 
 const MICROS_PER_DAY = 86_400_000_000n;
 
-/** The oldest instant a source keeps (`QES_RETENTION_DAYS`) and its days of retention. */
+/**
+ * The oldest instant ingest takes into a source: what its retention keeps (`QES_RETENTION_DAYS`),
+ * or on a store that holds fewer days per source (`Backend.sourceDayLimit`), what the store holds.
+ * Plain data: it goes to the ingest workers.
+ */
 export interface RetainedFrom {
   days: number;
   micros: bigint;
+  /** set when the store's bound, not the retention, sets `days`: why the store holds no more */
+  storeBound?: string;
 }
 
-/** what `source` keeps at `now`; undefined when it keeps events forever */
-export function retainedFrom(policy: RetentionPolicy, source: string, now: bigint): RetainedFrom | undefined {
+/**
+ * What `source` takes at `now`: the later of its retention's cutoff and, when the store bounds a
+ * source's days (`horizonDays`, retention/retention-day-limit.ts), that bound's. Undefined when
+ * it keeps events forever on a store with no bound.
+ */
+export function retainedFrom(
+  policy: RetentionPolicy,
+  source: string,
+  now: bigint,
+  store?: { horizonDays: number; reason: string },
+): RetainedFrom | undefined {
   const days = retentionDaysOf(policy, source);
   const micros = retentionCutoffMicros(days, now);
+  const held = store === undefined ? null : retentionCutoffMicros(store.horizonDays, now);
+  if (held !== null && (micros === null || held > micros)) {
+    return { days: store!.horizonDays, micros: held, storeBound: store!.reason };
+  }
   return micros === null ? undefined : { days, micros };
 }
 
@@ -63,12 +82,7 @@ export function checkEventDays(
   for (let i = 0; i < events.length; i++) {
     const t = (events[i] as LogEvent).timestamp;
     if (oldest !== undefined && t < oldest) {
-      refuse(
-        i,
-        lines,
-        `"timestamp" ${isoOf(t)} is older than the source keeps events: its retention is ${retained!.days} days ` +
-          `(QES_RETENTION_DAYS), so events before ${isoOf(oldest)} are removed; send newer events, or raise its retention`,
-      );
+      refuse(i, lines, tooOld(t, retained!));
     }
     if (t > latest) {
       refuse(
@@ -102,4 +116,18 @@ function refuse(index: number, lines: readonly number[] | undefined, reason: str
 /** ISO 8601 of a time in microseconds, to the millisecond (events reach year 9999 at most) */
 function isoOf(micros: bigint): string {
   return new Date(Number(micros / 1000n)).toISOString();
+}
+
+function tooOld(t: bigint, retained: RetainedFrom): string {
+  const { days, micros, storeBound } = retained;
+  if (storeBound !== undefined) {
+    return (
+      `"timestamp" ${isoOf(t)} is older than this store takes: a source holds at most ${days} days of ` +
+      `the past here, so events before ${isoOf(micros)} are refused (${storeBound})`
+    );
+  }
+  return (
+    `"timestamp" ${isoOf(t)} is older than the source keeps events: its retention is ${days} days ` +
+    `(QES_RETENTION_DAYS), so events before ${isoOf(micros)} are removed; send newer events, or raise its retention`
+  );
 }

@@ -1,37 +1,51 @@
-import { QesError, type RetentionPolicy, type SourceDayLimit } from "@qes/core";
+import type { RetentionPolicy, SourceDayLimit } from "@qes/core";
 
 /**
- * Days a source holds under a retention of `days`, ingest refusing events older than it keeps
- * (ingest/day-limit.ts): today and the `days` whole days before it, tomorrow (events may lie up to
- * a day ahead), and the oldest day once more between midnight and the next hourly run.
+ * Days a source holds when ingest refuses events older than `days` days (ingest/day-limit.ts):
+ * today and the `days` whole days before it, tomorrow (events may lie up to a day ahead), and the
+ * oldest day once more between midnight and the next hourly run.
  */
 export function daysHeldUnder(days: number): number {
   return days + 3;
 }
 
 /**
- * Refuses at start-up a retention (`QES_RETENTION_DAYS`, its default or a source's) that would
- * keep more days of a source than the backend can hold (`Backend.sourceDayLimit`; 0, forever,
- * included): on PostgreSQL such a source's queries without a time filter, and then other
- * sessions of the whole server, fail once it has grown, which takes an ingest token five
- * requests of past days, or a honest deployment the years alone. A stop naming the variable at
- * start-up rather than a store that breaks months later.
+ * The most days of the past ingest takes into a source on a backend that holds at most
+ * `limit.days` per source (`Backend.sourceDayLimit`): past them a source's scans without a time
+ * filter fail (PostgreSQL: its lock table), so an ingest token spreading events over past days
+ * could make a source unqueryable however long it is kept. Undefined: no limit.
  */
-export function checkRetentionDayLimit(policy: RetentionPolicy, limit: SourceDayLimit | undefined): void {
-  if (limit === undefined) return;
-  const most = limit.days - daysHeldUnder(0);
+export function ingestHorizonDays(limit: SourceDayLimit | undefined): number | undefined {
+  return limit === undefined ? undefined : Math.max(1, limit.days - daysHeldUnder(0));
+}
+
+/**
+ * Warnings at start-up for a retention (`QES_RETENTION_DAYS`, its default or a source's; 0,
+ * forever, included) that keeps more days of a source than the backend can hold: ingest still
+ * takes only events of the days it can hold (`ingestHorizonDays`), but a source that grows past
+ * them by time alone — a deployment keeping years — has its scans without a time filter fail.
+ * A warning, not a stop: `0` keeps forever (DESIGN.md §10), and time filters keep working.
+ */
+export function dayLimitRetentionWarnings(
+  policy: RetentionPolicy,
+  limit: SourceDayLimit | undefined,
+): string[] {
+  const horizon = ingestHorizonDays(limit);
+  if (limit === undefined || horizon === undefined) return [];
   const entries: [string, number][] = [
     ["the default", policy.defaultDays],
     ...Object.entries(policy.perSource).map(([source, days]): [string, number] => [`source ${source}`, days]),
   ];
+  const warnings: string[] = [];
   for (const [what, days] of entries) {
-    if (days !== 0 && daysHeldUnder(days) <= limit.days) continue;
-    throw new QesError(
-      "invalid_config",
-      `QES_RETENTION_DAYS: ${what} keeps ${days === 0 ? "events forever (0)" : `${days} days`}, more days ` +
-        `than a source may hold on this store: ${limit.reason}. ` +
-        (most >= 1 ? `Set a retention of 1 to ${most} days.` : "It holds too few days for any retention."),
-      { param: "QES_RETENTION_DAYS" },
+    if (days !== 0 && days <= horizon) continue;
+    warnings.push(
+      `QES_RETENTION_DAYS: ${what} keeps ${days === 0 ? "events forever (0)" : `${days} days`}, more ` +
+        `days than a source may hold on this store (${limit.days}: ${limit.reason}). Ingest refuses ` +
+        `events older than ${horizon} days; a source that grows past ${limit.days} days by time ` +
+        "alone fails its queries without a time filter. Set a retention of at most " +
+        `${horizon} days, or raise the bound.`,
     );
   }
+  return warnings;
 }

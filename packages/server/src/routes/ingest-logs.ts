@@ -35,6 +35,8 @@ export interface IngestLogsDeps {
   schema: () => Promise<LogSchema>;
   /** `QES_RETENTION_DAYS`: an event older than its source keeps is refused */
   retention: RetentionPolicy;
+  /** the days of the past a source takes on a store that bounds them (`Backend.sourceDayLimit`) */
+  storeDays?: { horizonDays: number; reason: string };
   /** where bodies are parsed and their rows encoded, when the backend encodes ahead */
   workers?: IngestWorkers;
   /** told where each body was parsed */
@@ -73,7 +75,10 @@ export function ingestLogsRoute(deps: IngestLogsDeps) {
     try {
       const body = await readIngestBody(req, deps.ingestMaxBytes, reservation);
       const now = deps.clock();
-      const times: RequestTimes = { now, retained: retainedFrom(deps.retention, source, now) };
+      const times: RequestTimes = {
+        now,
+        retained: retainedFrom(deps.retention, source, now, deps.storeDays),
+      };
       const batch =
         (await preparedBatch(deps, body, format, source, times)) ??
         (await checkedBatch(deps, body, format, source, times));
