@@ -47,12 +47,7 @@ function postChunked(url: string, source: string, pieces: Buffer[]): Promise<{ s
 describe.each(BACKENDS)("ingest semantics on $name", (fixture) => {
   let served: ServedFixture;
   beforeAll(async () => {
-    // days.src keeps a year and more: its tests send events of 2024
-    served = await serveFixture(
-      fixture,
-      {},
-      ingestEnv({ QES_INGEST_MAX_BYTES: "1MiB", QES_RETENTION_DAYS: "30,days.src=400" }),
-    );
+    served = await serveFixture(fixture, {}, ingestEnv({ QES_INGEST_MAX_BYTES: "1MiB" }));
   });
   afterAll(() => served.close());
 
@@ -132,35 +127,6 @@ describe.each(BACKENDS)("ingest semantics on $name", (fixture) => {
       event_message: "x",
     }));
     expect((await postLogs(served.url, "days.src", json(few))).status).toBe(200);
-  });
-
-  it("an event older than its source's retention keeps is a 400 naming it; nothing stored", async () => {
-    // retention would drop it within the hour; meanwhile its day was a partition on PostgreSQL,
-    // and five requests of an ingest token spreading events over past days made 1,830 of them,
-    // past what a scan of the source (and the other sessions of the server) could lock
-    const now = Date.parse("2025-01-15T12:00:00Z"); // the served clock (ingestEnv's QES_TEST_NOW)
-    const back = (i: number) => ({
-      id: `p${i}`,
-      timestamp: new Date(now - i * 86_400_000).toISOString(),
-      event_message: "x",
-    });
-    const spread = Array.from({ length: 60 }, (_, i) => back(i));
-    const r = await postLogs(served.url, "past.src", json(spread));
-    expect(r.status).toBe(400);
-    expect(r.body.error.code).toBe("invalid_event");
-    // 30 days (the default) keep today and the 30 whole days before it
-    expect(r.body.error.message).toMatch(
-      /^event 31: "timestamp" 2024-12-15T12:00:00\.000Z is older than the source keeps events: its retention is 30 days \(QES_RETENTION_DAYS\), so events before 2024-12-16T00:00:00\.000Z are removed/,
-    );
-    const nd = await postLogs(served.url, "past.src", [json(back(1)), json(back(45))].join("\n"), {
-      "Content-Type": "application/x-ndjson",
-    });
-    expect(nd.body.error).toMatchObject({ code: "invalid_event", line: 2 });
-    expect(await storedIds(served.backend, "past.src")).toEqual([]);
-    // the days it keeps are stored; a source that keeps longer takes older ones
-    expect((await postLogs(served.url, "past.src", json(spread.slice(0, 31)))).status).toBe(200);
-    expect((await storedIds(served.backend, "past.src")).length).toBe(31);
-    expect((await postLogs(served.url, "days.src", json([back(45)]))).status).toBe(200);
   });
 
   it("an event dated more than a day after the server's clock is a 400 naming it; nothing stored", async () => {

@@ -32,12 +32,11 @@ describe.each(BACKENDS)("the service's statistics pass on $name", (fixture) => {
   let served: ServedFixture;
   const logs: { level?: number; msg?: string; analyzed?: string[] }[] = [];
   beforeAll(async () => {
-    // the clock of these days: retention at start-up would otherwise drop them before they are
-    // analyzed (PostgreSQL refuses a retention of forever: postgres-source-day-limit.ts)
+    // kept forever: retention at start-up would otherwise drop these days before they are analyzed
     served = await serveFixture(
       fixture,
       { "statistics.logs": lines() },
-      { QES_API_KEYS: "statistics-test-token-0123456789", QES_TEST_NOW: "2025-01-15T12:00:00Z" },
+      { QES_API_KEYS: "statistics-test-token-0123456789", QES_RETENTION_DAYS: "0" },
       logs,
     );
   }, 60_000);

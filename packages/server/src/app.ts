@@ -6,7 +6,6 @@ import {
   type LogEvent,
   type LogSchema,
   QesError,
-  type RetentionPolicy,
 } from "@qes/core";
 import express, { type NextFunction, type Request, type Response } from "express";
 import type { Logger } from "pino";
@@ -57,8 +56,6 @@ export interface AppDeps {
   ingestAdmission: BatchAdmission;
   /** the store's schema, as the route checks a request against it */
   schema: () => Promise<LogSchema>;
-  /** `QES_RETENTION_DAYS`: ingest refuses events older than their source keeps */
-  retention: RetentionPolicy;
   /** the days of the past a source takes on a store that bounds them (`Backend.sourceDayLimit`) */
   storeDays?: { horizonDays: number; reason: string };
   /** where ingest bodies are parsed and their rows encoded, when the backend encodes ahead */

@@ -252,7 +252,6 @@ export async function startService(opts: StartServiceOptions): Promise<RunningSe
     ingestMaxBytes: config.ingest.maxBytes,
     ingestAdmission: batchAdmission,
     schema: () => backend.schema(),
-    retention: config.retention,
     ...storeDaysOf(backend.sourceDayLimit),
     ...(ingestWorkers ? { ingestWorkers } : {}),
     onIngestParsed: (thread) => ingestMetrics.parsed(thread),

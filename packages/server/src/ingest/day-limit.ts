@@ -1,10 +1,4 @@
-import {
-  type LogEvent,
-  QesError,
-  type RetentionPolicy,
-  retentionCutoffMicros,
-  retentionDaysOf,
-} from "@qes/core";
+import { type LogEvent, QesError, retentionCutoffMicros } from "@qes/core";
 
 /**
  * Distinct UTC days the events of one request may fall on. PostgreSQL stores each day in its own
@@ -28,61 +22,53 @@ export const MAX_MICROS_AHEAD = 86_400_000_000n;
 const MICROS_PER_DAY = 86_400_000_000n;
 
 /**
- * The oldest instant ingest takes into a source: what its retention keeps (`QES_RETENTION_DAYS`),
- * or on a store that holds fewer days per source (`Backend.sourceDayLimit`), what the store holds.
- * Plain data: it goes to the ingest workers.
+ * The oldest instant ingest takes into a source on a store that holds a bounded number of days
+ * per source (`Backend.sourceDayLimit`), and why. Plain data: it goes to the ingest workers.
  */
-export interface RetainedFrom {
+export interface StoreHorizon {
   days: number;
   micros: bigint;
-  /** set when the store's bound, not the retention, sets `days`: why the store holds no more */
-  storeBound?: string;
+  /** why the store holds no more days */
+  storeBound: string;
 }
 
 /**
- * What `source` takes at `now`: the later of its retention's cutoff and, when the store bounds a
- * source's days (`horizonDays`, retention/retention-day-limit.ts), that bound's. Undefined when
- * it keeps events forever on a store with no bound.
+ * What a source takes at `now` on a store that bounds its days (`horizonDays` of the past,
+ * retention/retention-day-limit.ts); undefined on a store with no bound. Not the retention: an
+ * event older than its source keeps is stored, and removed by the next run, as a load's is.
  */
-export function retainedFrom(
-  policy: RetentionPolicy,
-  source: string,
+export function storeHorizon(
   now: bigint,
   store?: { horizonDays: number; reason: string },
-): RetainedFrom | undefined {
-  const days = retentionDaysOf(policy, source);
-  const micros = retentionCutoffMicros(days, now);
-  const held = store === undefined ? null : retentionCutoffMicros(store.horizonDays, now);
-  if (held !== null && (micros === null || held > micros)) {
-    return { days: store!.horizonDays, micros: held, storeBound: store!.reason };
-  }
-  return micros === null ? undefined : { days, micros };
+): StoreHorizon | undefined {
+  if (store === undefined) return undefined;
+  const micros = retentionCutoffMicros(store.horizonDays, now);
+  return micros === null ? undefined : { days: store.horizonDays, micros, storeBound: store.reason };
 }
 
 /**
  * Throws 400 `invalid_event` naming the first event dated more than a day after `now`, the first
- * older than its source's retention keeps (`retained`), or the first whose day is one past the
- * request's limit of days.
+ * older than the store holds (`horizon`), or the first whose day is one past the request's limit
+ * of days.
  *
- * An event older than the retention would go at the next hourly run, so storing it keeps nothing
- * the operator asked for; meanwhile its day is a partition on PostgreSQL, and an ingest token
- * spreading events over past days made 1,830 of them in five requests, past what a scan of the
- * source can lock (postgres-source-day-limit.ts). Refused with the retention named, a source holds
- * at most the days its retention keeps, which start-up bounds (retention/retention-day-limit.ts).
+ * On PostgreSQL each day of a source is a partition that a scan without a time filter locks: an
+ * ingest token spreading events over past days made 1,830 of them in five requests, past what
+ * such a scan (and the other sessions of the server) could lock (postgres-source-day-limit.ts),
+ * however soon retention would have dropped them, or never, kept forever.
  */
 export function checkEventDays(
   events: readonly LogEvent[],
   now: bigint,
   lines?: readonly number[],
-  retained?: RetainedFrom,
+  horizon?: StoreHorizon,
 ): void {
   const days = new Set<bigint>();
   const latest = now + MAX_MICROS_AHEAD;
-  const oldest = retained?.micros;
+  const oldest = horizon?.micros;
   for (let i = 0; i < events.length; i++) {
     const t = (events[i] as LogEvent).timestamp;
     if (oldest !== undefined && t < oldest) {
-      refuse(i, lines, tooOld(t, retained!));
+      refuse(i, lines, tooOld(t, horizon!));
     }
     if (t > latest) {
       refuse(
@@ -118,16 +104,9 @@ function isoOf(micros: bigint): string {
   return new Date(Number(micros / 1000n)).toISOString();
 }
 
-function tooOld(t: bigint, retained: RetainedFrom): string {
-  const { days, micros, storeBound } = retained;
-  if (storeBound !== undefined) {
-    return (
-      `"timestamp" ${isoOf(t)} is older than this store takes: a source holds at most ${days} days of ` +
-      `the past here, so events before ${isoOf(micros)} are refused (${storeBound})`
-    );
-  }
+function tooOld(t: bigint, { days, micros, storeBound }: StoreHorizon): string {
   return (
-    `"timestamp" ${isoOf(t)} is older than the source keeps events: its retention is ${days} days ` +
-    `(QES_RETENTION_DAYS), so events before ${isoOf(micros)} are removed; send newer events, or raise its retention`
+    `"timestamp" ${isoOf(t)} is older than this store takes: a source holds at most ${days} days of ` +
+    `the past here, so events before ${isoOf(micros)} are refused (${storeBound})`
   );
 }

@@ -28,7 +28,7 @@ async function prepare(request: PrepareRequest): Promise<{ reply: PrepareReply; 
       request.source,
       request.nowMicros,
       request.maxEvents,
-      request.retained,
+      request.horizon,
     );
     for (const event of events)
       if (!schemaCoversEvent(schema.fields, event.body))

@@ -1,12 +1,12 @@
 import type { LogEvent } from "@qes/core";
-import { checkEventDays, type RetainedFrom } from "./day-limit.ts";
+import { checkEventDays, type StoreHorizon } from "./day-limit.ts";
 import { toLogEvents } from "./log-events.ts";
 import { type BodyFormat, parseIngestEvents } from "./parse-ingest-body.ts";
 
 /**
  * The events of one ingest request's body as `source`'s, every check of the body applied: its
  * form, each event's shape (400 `invalid_event` naming the first bad one), at most `maxEvents`
- * (413), the days they fall on (none older than `retained`, the source's retention). The route
+ * (413), the days they fall on (none older than `horizon`, what the store holds). The route
  * runs it, or an ingest worker does (ingest-workers.ts).
  */
 export function requestEvents(
@@ -15,10 +15,10 @@ export function requestEvents(
   source: string,
   nowMicros: bigint,
   maxEvents: number,
-  retained?: RetainedFrom,
+  horizon?: StoreHorizon,
 ): LogEvent[] {
   const parsed = parseIngestEvents(body, format, maxEvents);
   const events = toLogEvents(parsed.events, source, nowMicros, parsed.lines);
-  checkEventDays(events, nowMicros, parsed.lines, retained);
+  checkEventDays(events, nowMicros, parsed.lines, horizon);
   return events;
 }

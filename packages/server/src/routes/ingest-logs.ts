@@ -1,4 +1,4 @@
-import type { IngestBatch, LogEvent, LogSchema, RetentionPolicy } from "@qes/core";
+import type { IngestBatch, LogEvent, LogSchema } from "@qes/core";
 import { checkSourceName, QesError } from "@qes/core";
 import type { Request, Response } from "express";
 import type { ApiKeyVerifier } from "../auth/api-keys.ts";
@@ -8,7 +8,7 @@ import { requestToken } from "../auth/request-token.ts";
 import type { Clock } from "../clock.ts";
 import type { BatchAdmission } from "../ingest/batch-admission.ts";
 import { IngestBodyBudget } from "../ingest/body-budget.ts";
-import { type RetainedFrom, retainedFrom } from "../ingest/day-limit.ts";
+import { type StoreHorizon, storeHorizon } from "../ingest/day-limit.ts";
 import { eventCount, type GroupCommitQueue } from "../ingest/group-commit-queue.ts";
 import type { IngestWorkers } from "../ingest/ingest-workers.ts";
 import { type BodyFormat, bodyFormat } from "../ingest/parse-ingest-body.ts";
@@ -33,8 +33,6 @@ export interface IngestLogsDeps {
   ingestAdmission: BatchAdmission;
   /** the store's schema */
   schema: () => Promise<LogSchema>;
-  /** `QES_RETENTION_DAYS`: an event older than its source keeps is refused */
-  retention: RetentionPolicy;
   /** the days of the past a source takes on a store that bounds them (`Backend.sourceDayLimit`) */
   storeDays?: { horizonDays: number; reason: string };
   /** where bodies are parsed and their rows encoded, when the backend encodes ahead */
@@ -47,8 +45,8 @@ export interface IngestLogsDeps {
  * `POST /api/logs?source_name=<source>` (DESIGN.md §10): authenticate (401) and authorise the
  * source (403) before reading the body; refuse at once when the queue is full (429); read the
  * body within the limit (413), parse and shape every event (400 `invalid_event` with its index,
- * nothing stored; the same for an event dated more than a day ahead or older than its source's
- * retention, a request of too many days or an event whose widening would break a served stored
+ * nothing stored; the same for an event dated more than a day ahead or older than the store holds,
+ * a request of too many days or an event whose widening would break a served stored
  * query), then wait for the group commit:
  * `200 {"accepted": N}` only once it is durable.
  */
@@ -77,7 +75,7 @@ export function ingestLogsRoute(deps: IngestLogsDeps) {
       const now = deps.clock();
       const times: RequestTimes = {
         now,
-        retained: retainedFrom(deps.retention, source, now, deps.storeDays),
+        horizon: storeHorizon(now, deps.storeDays),
       };
       const batch =
         (await preparedBatch(deps, body, format, source, times)) ??
@@ -95,7 +93,7 @@ export function ingestLogsRoute(deps: IngestLogsDeps) {
 /** the request's clock, and the oldest instant its source keeps */
 interface RequestTimes {
   now: bigint;
-  retained: RetainedFrom | undefined;
+  horizon: StoreHorizon | undefined;
 }
 
 /**
@@ -109,7 +107,7 @@ async function preparedBatch(
   body: Buffer,
   format: BodyFormat,
   source: string,
-  { now, retained }: RequestTimes,
+  { now, horizon }: RequestTimes,
 ): Promise<IngestBatch | undefined> {
   const schema = (await deps.schema()).sources[source];
   if (deps.workers === undefined || schema === undefined) return undefined;
@@ -121,7 +119,7 @@ async function preparedBatch(
     nowMicros: now,
     maxEvents,
     schema,
-    ...(retained ? { retained } : {}),
+    ...(horizon ? { horizon } : {}),
   });
   if (prepared === undefined) return undefined;
   deps.onParsed?.("worker");
@@ -132,7 +130,7 @@ async function preparedBatch(
     prepared,
     get events() {
       if (events === undefined) {
-        events = requestEvents(body, format, source, now, maxEvents, retained);
+        events = requestEvents(body, format, source, now, maxEvents, horizon);
         deps.onParsed?.("main");
       }
       return events;
@@ -146,11 +144,11 @@ async function checkedBatch(
   body: Buffer,
   format: BodyFormat,
   source: string,
-  { now, retained }: RequestTimes,
+  { now, horizon }: RequestTimes,
 ): Promise<IngestBatch> {
   const batch: IngestBatch = {
     source,
-    events: requestEvents(body, format, source, now, deps.queue.capacity, retained),
+    events: requestEvents(body, format, source, now, deps.queue.capacity, horizon),
   };
   deps.onParsed?.("main");
   // what the check found: a store with these very fields need not walk the events again
