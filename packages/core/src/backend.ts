@@ -139,6 +139,11 @@ export interface Backend {
   /** creates or migrates storage idempotently; the nine built-in sources exist afterwards */
   init(): Promise<void>;
   /**
+   * what `init` found that the operator must be told (storage it could not bring up to date);
+   * the server logs them at start-up. Optional: none.
+   */
+  startupWarnings?(): readonly string[];
+  /**
    * current schema; reflects another process's load within a second. `fresh`: asked of the store
    * now (the engine refused a query compiled for the model this process last read)
    */
