@@ -26,8 +26,10 @@ import {
  * source's table is the new one, whole (the swap comes only after the copy), and the rebuild table
  * holds the old rows and is dropped. One instance at a time rebuilds (a lease, clickhouse-lease.ts);
  * the others wait for it in their own start-up, so no instance of this version writes before the
- * tables are rebuilt. An older qes writing during the copy (a rolling upgrade) would be seen by the
- * count check below and the rebuild refused until the next start.
+ * tables are rebuilt. An older qes knows nothing of the lease: its rows stored during the copy are
+ * seen by the count check below (the rebuild is refused until the next start), but rows it stores
+ * between the check and the swap would stay in the old table and go with it (docs/clickhouse.md
+ * says to stop older instances first).
  */
 const REBUILD_PREFIX = "qes_rebuild_";
 const LEASE = "partition_migration";

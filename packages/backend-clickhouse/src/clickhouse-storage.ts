@@ -97,8 +97,10 @@ export function ttlSql(layout: StorageLayout, table: string, days: number): stri
 export const PARTITION_KEY = 'toDate32("timestamp")';
 
 /**
- * The key of tables made before `PARTITION_KEY` (a partition key cannot be altered: they keep it
- * until rebuilt). Its partition ids are `YYYYMMDD`.
+ * The key of tables made before `PARTITION_KEY`. Its partition ids are `YYYYMMDD`. A partition key
+ * cannot be altered: start-up rebuilds such tables (clickhouse-partition-migration.ts), but on a
+ * cluster, or when made by an older qes still running, or when a rebuild was refused, a table
+ * keeps it, and staging, retention and statistics still follow it.
  */
 export const OLD_PARTITION_KEY = 'toDate("timestamp")';
 
