@@ -50,17 +50,20 @@ async function generations(client: ClickHouseClient, layout: StorageLayout, name
 }
 
 /** Milliseconds since the generation's last beat, or since it was made when it has none yet. */
-async function silenceMs(client: ClickHouseClient, table: string, layout: StorageLayout): Promise<number> {
+async function silenceMs(client: ClickHouseClient, layout: StorageLayout, name: string): Promise<number> {
   const rs = await client.query({
     query:
       `SELECT dateDiff('millisecond', greatest(` +
-      `(SELECT max("beat") FROM ${table}), ` +
-      `(SELECT toDateTime64(metadata_modification_time, 3, 'UTC') FROM system.tables WHERE database = {db:String} AND name = {t:String})` +
+      `(SELECT max("beat") FROM ${qualified(layout.database, name)}), ` +
+      // whole seconds, cut: a second added so that a lease made a moment ago never looks older
+      `(SELECT toDateTime64(metadata_modification_time, 3, 'UTC') + toIntervalSecond(1) FROM system.tables WHERE database = {db:String} AND name = {t:String})` +
       `), now64(3, 'UTC')) AS ms`,
-    query_params: { db: layout.database, t: table.slice(table.lastIndexOf(".") + 1) },
+    query_params: { db: layout.database, t: name },
     format: "JSONEachRow",
   });
-  return Number((await rs.json<{ ms: string | number }>())[0]?.ms ?? Number.POSITIVE_INFINITY);
+  // no row, or NULL: the table went meanwhile (its holder released it); look again
+  const ms = (await rs.json<{ ms: string | number | null }>())[0]?.ms;
+  return ms === null || ms === undefined ? Number.POSITIVE_INFINITY : Number(ms);
 }
 
 /**
@@ -73,12 +76,16 @@ export async function acquireLease(
   name: string,
   timing: LeaseTiming = DEFAULT_LEASE_TIMING,
 ): Promise<HeldLease> {
-  const table = (g: number) => qualified(layout.database, `${leasePrefix(name)}${g}`);
+  const tableName = (g: number) => `${leasePrefix(name)}${g}`;
+  const table = (g: number) => qualified(layout.database, tableName(g));
   for (;;) {
     const seen = await pool.use((c) => generations(c, layout, name));
     const highest = seen.at(-1) ?? 0;
     try {
-      if (highest === 0 || (await pool.use((c) => silenceMs(c, table(highest), layout))) > timing.staleMs) {
+      if (
+        highest === 0 ||
+        (await pool.use((c) => silenceMs(c, layout, tableName(highest)))) > timing.staleMs
+      ) {
         const mine = highest + 1;
         await command(
           pool,

@@ -13,11 +13,11 @@ beforeAll(async () => {
 });
 afterAll(() => engine.close());
 
-async function leaseTables(): Promise<string> {
+async function leaseTables(name: string): Promise<string> {
   return engine.owner.use(async (c) =>
     (
       await c.query({
-        query: `SELECT name FROM system.tables WHERE database = '${database}' AND startsWith(name, 'qes_lease_') ORDER BY name`,
+        query: `SELECT name FROM system.tables WHERE database = '${database}' AND startsWith(name, 'qes_lease_${name}_') ORDER BY name`,
         format: "TabSeparatedRaw",
       })
     ).text(),
@@ -40,7 +40,7 @@ describe("ClickHouse lease", () => {
     const lease = await second;
     expect(order).toEqual(["first released", "second held"]);
     await lease.release();
-    expect(await leaseTables()).toBe("");
+    expect(await leaseTables("t_order")).toBe("");
   });
 
   it("a dead holder's lease is taken over once stale, and its table dropped", async () => {
@@ -50,7 +50,25 @@ describe("ClickHouse lease", () => {
       }),
     );
     const lease = await acquireLease(engine.owner, layout, "t_dead", TIMING);
-    expect(await leaseTables()).toBe("qes_lease_t_dead_5\n");
+    expect(await leaseTables("t_dead")).toBe("qes_lease_t_dead_5\n");
     await lease.release();
+  });
+
+  it("a lease made a moment ago, its holder's first beat not written yet, is not taken over", async () => {
+    const table = `${database}.qes_lease_t_fresh_1`;
+    await engine.owner.use((c) =>
+      c.command({
+        query: `CREATE TABLE ${table} ("beat" DateTime64(3, 'UTC')) ENGINE = MergeTree ORDER BY tuple()`,
+      }),
+    );
+    const acquiring = acquireLease(engine.owner, layout, "t_fresh", { ...TIMING, staleMs: 60_000 });
+    const waited = await Promise.race([
+      acquiring.then(() => "taken over"),
+      new Promise((r) => setTimeout(() => r("still waiting"), 1_500)),
+    ]);
+    expect(waited).toBe("still waiting");
+    // its holder releases it: the waiting instance takes it
+    await engine.owner.use((c) => c.command({ query: `DROP TABLE ${table} SYNC` }));
+    await (await acquiring).release();
   });
 });
