@@ -49,6 +49,7 @@ class ClickhouseBackend implements Backend {
   private checkedAt = 0;
   private executed = 0;
   private writes: Promise<unknown> = Promise.resolve();
+  private warnings: readonly string[] = [];
   readonly layout: StorageLayout;
   private readonly limits: QueryLimits;
 
@@ -84,9 +85,14 @@ class ClickhouseBackend implements Backend {
   async init(): Promise<void> {
     const engine = await this.open();
     try {
-      this.current = await engine.owner.use((client) =>
-        initStorage(client, this.layout, (s) => tableRetentionDays(this.config, s)),
+      const storage = await initStorage(
+        engine.owner,
+        this.layout,
+        (s) => tableRetentionDays(this.config, s),
+        this.config.leaseTiming,
       );
+      this.current = storage.schema;
+      this.warnings = storage.warnings;
       if (engine.kind === "http" && this.config.queryUrl === undefined) {
         await engine.owner.use((client) => ensureQueryUser(client, this.config.url!, this.layout));
       }
@@ -94,6 +100,10 @@ class ClickhouseBackend implements Backend {
       throw unavailable(e, "cannot initialise ClickHouse storage");
     }
     this.checkedAt = Date.now();
+  }
+
+  startupWarnings(): readonly string[] {
+    return this.warnings;
   }
 
   private ready(): { engine: ClickhouseEngine; schema: LogSchema } {

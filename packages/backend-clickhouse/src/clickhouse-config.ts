@@ -1,5 +1,6 @@
 import { totalmem } from "node:os";
 import { type RetentionPolicy, retentionDaysOf } from "@qes/core";
+import type { LeaseTiming } from "./clickhouse-lease.ts";
 
 /**
  * How the ClickHouse backend reaches its engine (DESIGN.md §8, §12).
@@ -49,6 +50,11 @@ export interface ClickhouseConfig {
    * 0 or unset = keep forever (tables created by tests keep everything)
    */
   retention?: RetentionPolicy;
+  /**
+   * the lease that lets one instance at a time rebuild tables at start-up (clickhouse-lease.ts):
+   * default a beat every 2 s, stale (its holder dead) after 30 s; tests shorten it
+   */
+  leaseTiming?: LeaseTiming;
 }
 
 export const DEFAULT_CLICKHOUSE_PATH = "./data/qes.chdb";

@@ -1,34 +1,51 @@
 import type { ClickHouseClient } from "@clickhouse/client";
 import type { LogSchema } from "@qes/core";
+import type { ClientPool } from "./clickhouse-connection.ts";
+import type { LeaseTiming } from "./clickhouse-lease.ts";
+import { migratePartitionKeys } from "./clickhouse-partition-migration.ts";
 import { initialSources, readLogSchema, schemaTableSql, writeLogSchema } from "./clickhouse-schema-store.ts";
 import { quoteIdent } from "./clickhouse-sql.ts";
 import { addIdProjectionSql, createSourceSql, dataTable, type StorageLayout } from "./clickhouse-storage.ts";
 
+/** What `initStorage` found: the stored schema, and what the operator must be told. */
+export interface InitializedStorage {
+  schema: LogSchema;
+  warnings: string[];
+}
+
 /**
  * Creates the database, the schema table and the nine built-in sources when missing; an
  * initialised database is left as it is (every statement is IF NOT EXISTS, so two processes
- * starting at once agree) but for the sources' id projection, added where it is missing. Returns
- * the stored schema.
+ * starting at once agree) but for its sources' tables made by earlier versions: those still
+ * partitioned by `toDate` are rebuilt (clickhouse-partition-migration.ts), and those without the
+ * id projection are given it.
  */
 export async function initStorage(
-  client: ClickHouseClient,
+  pool: ClientPool,
   layout: StorageLayout,
   retentionDays: (source: string) => number = () => 0,
-): Promise<LogSchema> {
+  leaseTiming?: LeaseTiming,
+): Promise<InitializedStorage> {
   const cluster = layout.cluster === undefined ? "" : ` ON CLUSTER ${quoteIdent(layout.cluster)}`;
-  await client.command({ query: `CREATE DATABASE IF NOT EXISTS ${quoteIdent(layout.database)}${cluster}` });
-  await client.command({ query: schemaTableSql(layout) });
-  const stored = await readLogSchema(client, layout);
+  const stored = await pool.use(async (client) => {
+    await client.command({ query: `CREATE DATABASE IF NOT EXISTS ${quoteIdent(layout.database)}${cluster}` });
+    await client.command({ query: schemaTableSql(layout) });
+    return readLogSchema(client, layout);
+  });
   if (stored) {
-    await addIdProjections(client, layout, stored);
-    return stored;
+    const migration = await migratePartitionKeys(pool, layout, stored, retentionDays, leaseTiming);
+    await pool.use((client) => addIdProjections(client, layout, stored));
+    return { schema: stored, warnings: migration.warnings };
   }
   const sources = initialSources();
-  for (const source of Object.values(sources)) {
-    for (const sql of createSourceSql(layout, source, retentionDays(source.name)))
-      await client.command({ query: sql });
-  }
-  return writeLogSchema(client, layout, 0, sources);
+  const schema = await pool.use(async (client) => {
+    for (const source of Object.values(sources)) {
+      for (const sql of createSourceSql(layout, source, retentionDays(source.name)))
+        await client.command({ query: sql });
+    }
+    return writeLogSchema(client, layout, 0, sources);
+  });
+  return { schema, warnings: [] };
 }
 
 /** Gives the sources of a store made before the id projection theirs (clickhouse-storage.ts). */

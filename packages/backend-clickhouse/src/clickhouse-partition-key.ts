@@ -3,9 +3,10 @@ import { dataTable, type StorageLayout } from "./clickhouse-storage.ts";
 
 /**
  * The partition keys of sources' data tables as the server reports them (system.tables), by source
- * table name; a table not created yet is missing. A source's key is not in its schema: tables made
- * before `PARTITION_KEY` keep `toDate(timestamp)` (a key cannot be altered), and a staging table,
- * retention and the statistics must follow the key the table has. Read each time, not cached: a
+ * table name; a table not created yet is missing. A source's key is not in its schema: a table made
+ * before `PARTITION_KEY` has `toDate(timestamp)` until start-up rebuilds it, and keeps it where no
+ * rebuild runs (a cluster; one an older qes made meanwhile), and a staging table, retention and the
+ * statistics must follow the key the table has. Read each time, not cached: a
  * table rebuilt with the new key (by another process too) would leave a cached key wrong.
  */
 export async function partitionKeys(

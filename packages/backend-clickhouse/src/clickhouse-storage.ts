@@ -97,8 +97,10 @@ export function ttlSql(layout: StorageLayout, table: string, days: number): stri
 export const PARTITION_KEY = 'toDate32("timestamp")';
 
 /**
- * The key of tables made before `PARTITION_KEY` (a partition key cannot be altered: they keep it
- * until rebuilt). Its partition ids are `YYYYMMDD`.
+ * The key of tables made before `PARTITION_KEY`. Its partition ids are `YYYYMMDD`. A partition key
+ * cannot be altered: start-up rebuilds such tables (clickhouse-partition-migration.ts), but on a
+ * cluster, or when made by an older qes still running, or when a rebuild was refused, a table
+ * keeps it, and staging, retention and statistics still follow it.
  */
 export const OLD_PARTITION_KEY = 'toDate("timestamp")';
 
@@ -111,6 +113,42 @@ function engineClause(layout: StorageLayout, table: string): string {
   if (layout.cluster === undefined) return "MergeTree";
   const path = `/clickhouse/tables/{shard}/${layout.database}/${dataTable(layout, table)}`;
   return `ReplicatedMergeTree(${sqlString(path)}, '{replica}')`;
+}
+
+/** What `createDataTableSql` makes. */
+export interface DataTableSpec {
+  /** the qualified name of the table to create */
+  name: string;
+  /** the source's table (its Distributed table's name on a cluster): names the replication path */
+  table: string;
+  /** column declarations, `"f1" Nullable(String)` */
+  columns: readonly string[];
+  retentionDays: number;
+  durable: boolean;
+  partitionKey: string;
+  /**
+   * false: the statement fails when the table exists, so a table being rebuilt is surely the one
+   * this statement made (clickhouse-partition-migration.ts)
+   */
+  ifNotExists?: boolean;
+}
+
+/** The DDL of a source's MergeTree data table: the given columns, and what every source's table has. */
+export function createDataTableSql(layout: StorageLayout, spec: DataTableSpec): string {
+  const { columns, durable } = spec;
+  return (
+    `CREATE TABLE ${spec.ifNotExists === false ? "" : "IF NOT EXISTS "}${spec.name}${onCluster(layout)} (\n  ${columns.join(",\n  ")},\n` +
+    `  INDEX "qes_id" "id" TYPE bloom_filter(0.01) GRANULARITY 1,\n` +
+    `  PROJECTION ${ID_PROJECTION} ${ID_PROJECTION_QUERY}\n)\n` +
+    `ENGINE = ${engineClause(layout, spec.table)}\n` +
+    `PARTITION BY ${spec.partitionKey}\nORDER BY ("project", "timestamp")` +
+    ttlClause(spec.retentionDays) +
+    // project may be NULL; a TTL drops whole parts (whole days) instead of rewriting them
+    `\nSETTINGS allow_nullable_key = 1, ttl_only_drop_parts = 1` +
+    // an insert is on disk (fsynced) before it returns, so an acknowledged ingest survives a
+    // crash; bulk loads skip it (3× faster measured) and rely on the OS like DuckDB's appender
+    (durable ? ", fsync_after_insert = 1, fsync_part_directory = 1" : "")
+  );
 }
 
 /**
@@ -135,17 +173,14 @@ export function createSourceSql(
   );
   const local = qualified(layout.database, dataTable(layout, schema.table));
   const sql = [
-    `CREATE TABLE IF NOT EXISTS ${local}${onCluster(layout)} (\n  ${columns.join(",\n  ")},\n` +
-      `  INDEX "qes_id" "id" TYPE bloom_filter(0.01) GRANULARITY 1,\n` +
-      `  PROJECTION ${ID_PROJECTION} ${ID_PROJECTION_QUERY}\n)\n` +
-      `ENGINE = ${engineClause(layout, schema.table)}\n` +
-      `PARTITION BY ${partitionKey}\nORDER BY ("project", "timestamp")` +
-      ttlClause(retentionDays) +
-      // project may be NULL; a TTL drops whole parts (whole days) instead of rewriting them
-      `\nSETTINGS allow_nullable_key = 1, ttl_only_drop_parts = 1` +
-      // an insert is on disk (fsynced) before it returns, so an acknowledged ingest survives a
-      // crash; bulk loads skip it (3× faster measured) and rely on the OS like DuckDB's appender
-      (durable ? ", fsync_after_insert = 1, fsync_part_directory = 1" : ""),
+    createDataTableSql(layout, {
+      name: local,
+      table: schema.table,
+      columns,
+      retentionDays,
+      durable,
+      partitionKey,
+    }),
   ];
   if (layout.cluster !== undefined) {
     sql.push(

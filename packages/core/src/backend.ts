@@ -150,11 +150,16 @@ export interface Backend {
    * The most UTC days of events one source may hold with every query of it still answered, and
    * why, where the engine has such a limit (PostgreSQL: a partition per day, each locked with its
    * indexes by a scan without a time filter, in a lock table the whole server shares). Known
-   * after init(). The server refuses at start-up a retention that would keep more days (forever
-   * included), and ingest refuses events older than the retention keeps, so no source passes it.
+   * after init(). Ingest refuses events older than it (less the days held besides the past), and
+   * the server warns at start-up of a retention that would keep more (forever included).
    * Absent: no limit (DuckDB: no partitions; ClickHouse: daily parts, no locks).
    */
   readonly sourceDayLimit?: SourceDayLimit;
+  /**
+   * what `init` found that the operator must be told (storage it could not bring up to date);
+   * the server logs them at start-up. Optional: none.
+   */
+  startupWarnings?(): readonly string[];
   /**
    * current schema; reflects another process's load within a second. `fresh`: asked of the store
    * now (the engine refused a query compiled for the model this process last read)

@@ -123,6 +123,7 @@ export async function startService(opts: StartServiceOptions): Promise<RunningSe
   metrics.trackSources(() => backend.sourceStats(), clock);
   const stored = await backend.schema();
   for (const warning of [
+    ...(backend.startupWarnings?.() ?? []),
     ...shortRetentionWarnings(registry.list(), stored, config.retention),
     ...unheldRetentionWarnings(stored, config.retention),
     ...dayLimitRetentionWarnings(config.retention, backend.sourceDayLimit),
