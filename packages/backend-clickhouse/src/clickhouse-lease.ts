@@ -29,8 +29,19 @@ export interface HeldLease {
   release(): Promise<void>;
 }
 
-/** TABLE_ALREADY_EXISTS / UNKNOWN_TABLE: another instance moved first; look again. */
-const RACED = /\bTABLE_ALREADY_EXISTS\b|\bUNKNOWN_TABLE\b|already exists|does not exist/i;
+/**
+ * TABLE_ALREADY_EXISTS / UNKNOWN_TABLE: another instance moved first (made the generation, or
+ * released the lease between listing it and reading its beats); look again. chDB's error names
+ * the code only in its cause ("Unknown table expression identifier …").
+ */
+const RACED = /\bTABLE_ALREADY_EXISTS\b|\bUNKNOWN_TABLE\b|already exists|does not exist|Unknown table/i;
+
+function raced(e: unknown): boolean {
+  for (let c: unknown = e; c !== undefined && c !== null; c = (c as { cause?: unknown }).cause) {
+    if (RACED.test(c instanceof Error ? c.message : String(c))) return true;
+  }
+  return false;
+}
 
 function leasePrefix(name: string): string {
   return `qes_lease_${name}_`;
@@ -96,7 +107,7 @@ export async function acquireLease(
         return holdLease(pool, table(mine), timing);
       }
     } catch (e) {
-      if (!RACED.test(e instanceof Error ? e.message : String(e))) throw e;
+      if (!raced(e)) throw e;
     }
     await new Promise((r) => setTimeout(r, timing.pollMs));
   }
