@@ -83,6 +83,16 @@ describe("qes load", () => {
     expect(await storedIds()).toEqual(["good-1", "good-2", "stdin-1"]);
   });
 
+  it("loads a file that starts with a UTF-8 byte order mark, as the ingest API takes one", async () => {
+    // Notepad and PowerShell's UTF-8 write one; line 1 was refused as "not valid JSON"
+    const bom = join(dir, "bom.ndjson");
+    writeFileSync(bom, `\ufeff${event("bom-1", 6)}\r\n${event("bom-2", 7)}\r\n`);
+    const res = await runCli(["load", "--source", "cloudflare.logs.prod", bom], { env });
+    expect(res.stderr).toBe("");
+    expect(res.code).toBe(0);
+    expect((await storedIds()).filter((id) => id.startsWith("bom"))).toEqual(["bom-1", "bom-2"]);
+  });
+
   it("says clearly when another process holds the DuckDB file", async () => {
     const backend = createDuckdbBackend({
       path: env.QES_DUCKDB_PATH as string,

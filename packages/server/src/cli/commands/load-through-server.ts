@@ -1,6 +1,5 @@
-import { createReadStream } from "node:fs";
-import { createInterface } from "node:readline";
 import { parseEvent } from "@qes/core";
+import { ndjsonLines } from "../ndjson-lines.ts";
 import { CliError, count } from "../terminal.ts";
 
 /** NDJSON bytes per request: well under the 10 MiB default of QES_INGEST_MAX_BYTES */
@@ -63,7 +62,7 @@ export async function loadThroughServer(
     lines = [];
     chunkBytes = 0;
   };
-  for await (const line of readLines(file)) {
+  for await (const line of ndjsonLines(file)) {
     lineNumber++;
     if (line.trim() === "") continue;
     lines.push(lineNumber);
@@ -89,7 +88,7 @@ function storedBefore(events: number): string {
 
 async function checkFile(file: string): Promise<void> {
   let n = 0;
-  for await (const line of readLines(file)) {
+  for await (const line of ndjsonLines(file)) {
     n++;
     // throws QesError('invalid_event', …, {line}) as a local load would
     parseEvent(line, n, 0n);
@@ -211,11 +210,6 @@ function serverRefusal(url: string, status: number, text: string, lineNumbers: r
   const line = m ? lineNumbers[Number(m[1])] : undefined;
   if (m && line !== undefined) message = `line ${line}: ${message.slice(m[0].length)}`;
   return `the qes server at ${url} refused the events (${status}): ${message}`;
-}
-
-async function* readLines(file: string): AsyncGenerator<string> {
-  const input = file === "-" ? process.stdin : createReadStream(file, { encoding: "utf8" });
-  yield* createInterface({ input, crlfDelay: Number.POSITIVE_INFINITY });
 }
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));

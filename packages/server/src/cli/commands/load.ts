@@ -1,7 +1,6 @@
-import { constants, createReadStream } from "node:fs";
+import { constants } from "node:fs";
 import { access } from "node:fs/promises";
 import { basename } from "node:path";
-import { createInterface } from "node:readline";
 import {
   type Backend,
   isQesError,
@@ -15,6 +14,7 @@ import { loadConfig, type QesConfig } from "../../config.ts";
 import { loadServedEndpoints } from "../../endpoint-dirs.ts";
 import { localIngestFile, readLocalIngestFile, writerIsRunning } from "../../ingest/local-ingest-file.ts";
 import { StoredQueryGuard } from "../../ingest/stored-query-guard.ts";
+import { ndjsonLines } from "../ndjson-lines.ts";
 import { CliError, count, progressPrinter, seconds, UsageError } from "../terminal.ts";
 import { loadThroughServer, type ServerTarget } from "./load-through-server.ts";
 
@@ -64,7 +64,7 @@ export async function loadCommand(
       const progress = progressPrinter();
       let summary: LoadSummary;
       try {
-        summary = await backend.load(source, readLines(file), {
+        summary = await backend.load(source, ndjsonLines(file), {
           checkWidening: storedQueriesKept(guard, source, await backend.schema()),
           onProgress: (p) =>
             progress.update(
@@ -193,13 +193,4 @@ async function loadThroughServerCommand(
   }
   if (files.length > 1) process.stdout.write(`total: ${count(total)} events in ${seconds(secs)} s\n`);
   return 0;
-}
-
-/**
- * Lines of a file, read only once the backend starts iterating: a readline interface created
- * earlier would emit lines (and close) before anyone listens, and the load would wait forever.
- */
-async function* readLines(file: string): AsyncGenerator<string> {
-  const input = file === "-" ? process.stdin : createReadStream(file, { encoding: "utf8" });
-  yield* createInterface({ input, crlfDelay: Number.POSITIVE_INFINITY });
 }
