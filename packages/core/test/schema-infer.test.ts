@@ -219,15 +219,41 @@ describe("schema inference", () => {
   });
 
   describe("with a field limit", () => {
-    it("stops at the first field past it instead of widening by every field of the event first", () => {
+    it("stops at twice the limit instead of widening by every field of the event first", () => {
       const schema = newSourceSchema("wide");
       const before = countFields(schema.fields);
       const body = ev({
         metadata: Object.fromEntries(Array.from({ length: 5_000 }, (_, i) => [`k${i}`, i])),
       }).body;
-      expect(() => widenSchema(schema, body, before + 10)).toThrow(FieldLimitError);
-      // the copy it widened holds the limit's fields and no more: the other 4,990 keys were never built
-      expect(countFields(schema.fields)).toBe(before + 10);
+      const limit = before + 10;
+      expect(() => widenSchema(schema, body, limit)).toThrow(FieldLimitError);
+      // the copy it widened holds twice the limit's fields: the other keys were never built
+      expect(countFields(schema.fields)).toBe(2 * limit);
+    });
+
+    it("takes an event whose conflict frees room after its new fields, in any key order", () => {
+      const start = newSourceSchema("order");
+      widenSchema(start, ev({ r: { a: 1, b: 2, c: 3 } }).body);
+      const held = countFields(start.fields);
+      // r becomes a STRING (its three fields go) and x comes: whichever key is first, the source
+      // ends with two fields fewer, within a limit it holds exactly
+      for (const body of [
+        { r: "text", x: 1 },
+        { x: 1, r: "text" },
+      ]) {
+        const schema = structuredClone(start);
+        widenSchema(schema, ev(body).body, held);
+        expect(countFields(schema.fields), JSON.stringify(body)).toBe(held - 2);
+      }
+      // fields a records element adds, freed by a later element's conflict, are counted as freed
+      const records = newSourceSchema("records");
+      const base = countFields(records.fields);
+      widenSchema(records, ev({ l: [{ x: { m: 1, n: 2, o: 3 } }, { x: "s" }] }).body, base + 2);
+      expect(countFields(records.fields)).toBe(base + 2);
+      // and an event that ends past the limit is still refused
+      expect(() =>
+        widenSchema(structuredClone(start), ev({ x: 1, y: 2, r: { d: 4 } }).body, held + 1),
+      ).toThrow(FieldLimitError);
     });
 
     it("lets an event reach the limit exactly, and counts the fields a conflict removes", () => {
