@@ -242,6 +242,21 @@ const TRUNCATED: Record<string, Record<InstantId, string>> = {
   },
 };
 
+/** the days around 1970-01-01, and the first and last days of quarters in leap and common years */
+const WEEK_DAYS = [
+  ...Array.from({ length: 10 }, (_, i) => new Date((i - 5) * 86_400_000).toISOString().slice(0, 10)),
+  ...[
+    "2000-07-01",
+    "2024-03-31",
+    "2024-04-01",
+    "2024-06-30",
+    "2024-07-01",
+    "2024-10-01",
+    "2024-12-31",
+    "2100-04-01",
+  ],
+];
+
 const asInstant = (dayOrInstant: string) =>
   ts(dayOrInstant.length === 10 ? `${dayOrInstant}T00:00:00Z` : dayOrInstant);
 
@@ -284,6 +299,30 @@ const TRUNCATION_CASES: ShapeCase[] = [
     ],
     found:
       "DuckDB: 253402300800 for 9999-12-31 23:59:59.999999 (divided as DOUBLE) in all four; ClickHouse: in UNIX_SECONDS and UNIX_MILLIS",
+  },
+  {
+    name: "TIMESTAMP_TRUNC of a TIMESTAMP_TRUNC in a time zone",
+    sql: "select id, timestamp_trunc(timestamp_trunc(timestamp, day, 'America/New_York'), week(monday), 'America/New_York') as t from `shape.times` where id in ('pre1970', 'leap') order by id",
+    // New York's Wednesday 1969-12-31 and Thursday 2024-02-29 (EST): their Mondays' midnights
+    expect: [
+      { id: "leap", t: ts("2024-02-26T05:00:00Z") },
+      { id: "pre1970", t: ts("1969-12-29T05:00:00Z") },
+    ],
+    found:
+      "ClickHouse: 'too large' (AST past 50,000 nodes) — the truncation arithmetic wrote its value up to eight times, the zone's conversion included",
+  },
+  {
+    name: "DATE_TRUNC and DATE_DIFF by WEEK(<day>) across 1970-01-01, QUARTER in leap and common years",
+    sql: `select d, date_trunc(d, week(wednesday)) as we, date_trunc(d, week(saturday)) as sa, date_diff(d, date '1970-01-01', week(thursday)) as th, date_trunc(d, quarter) as q from unnest([${WEEK_DAYS.map((d) => `date '${d}'`).join(", ")}]) as d order by d`,
+    expect: WEEK_DAYS.map((d) => {
+      const n = dayNumber(d);
+      // 1970-01-01 (day 0) was a Thursday: a week from weekday w (Sunday 0) starts on the last such day
+      const start = (w: number) => n - ((((n + 4 - w) % 7) + 7) % 7);
+      const iso = (day: number) => new Date(day * 86_400_000).toISOString().slice(0, 10);
+      const [y, m] = d.split("-") as [string, string];
+      const q = `${y}-${String(Math.floor((Number(m) - 1) / 3) * 3 + 1).padStart(2, "0")}-01`;
+      return { d, we: iso(start(3)), sa: iso(start(6)), th: Math.floor(n / 7), q };
+    }),
   },
   {
     name: "DATE_DIFF by DAY, WEEK, MONTH and YEAR from year 1 to 9999",
