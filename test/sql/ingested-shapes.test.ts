@@ -410,6 +410,23 @@ const VALUE_CASES: ShapeCase[] = [
       "ClickHouse: NULL for 2^63-1 as FLOAT64 and its own text of a FLOAT64; PostgreSQL: 'cannot cast type boolean to bigint' (422); DuckDB: its own text of a FLOAT64",
   },
   {
+    name: "CAST and SAFE_CAST of FLOAT64 to INT64: exact past 15 digits, half away from zero, -2^63 in range",
+    sql: "select cast(4503599627370497.0 as int64) as a, safe_cast(-4503599627370497.0 as int64) as b, cast(1732700000123457.0 as int64) as c, cast(0.49999999999999994 as int64) as d, safe_cast(-2.5 as int64) as e, safe_cast(-9.2233720368547758e18 as int64) as f, safe_cast(9.2233720368547758e18 as int64) as g",
+    expect: [
+      {
+        a: 4503599627370497,
+        b: -4503599627370497,
+        c: 1732700000123457,
+        d: 0,
+        e: -3,
+        f: "-9223372036854775808",
+        g: null,
+      },
+    ],
+    found:
+      "PostgreSQL: rounded through numeric, which keeps a double's 15 significant digits (2^52 + 1 was 4503599627370500, a µs time lost its last digit, -2^63 was NULL); ClickHouse: floor(x + 0.5) rounded the sum (2^52 + 1 was 2^52 + 2, 0.49999999999999994 was 1)",
+  },
+  {
     name: "INT64 at ±2^63 and past 2^53: read, cast to text, aggregated",
     sql: "select id, i, j, k, cast(i as string) as si, cast(k as string) as sk, z = 0 as zero from `shape.int64` order by id",
     expect: [

@@ -35,9 +35,13 @@ function textToInt(x: string, orNull: boolean): string {
   return checkedInt64(`if(match(${x}, ${HEX_TEXT}), ${hex}, ${decimal})`);
 }
 
-/** FLOAT64 → INT64 rounding half away from zero (BigQuery), not to even. */
+/**
+ * FLOAT64 → INT64 rounding half away from zero (BigQuery), not to even, from the integer part and
+ * the fraction (both exact): `floor(x + 0.5)` rounded the sum itself, so 2^52 + 1 became 2^52 + 2
+ * and 0.49999999999999994 became 1.
+ */
 function roundToInt(x: string, orNull: boolean): string {
-  const rounded = `if(${x} < 0, -floor(-${x} + 0.5), floor(${x} + 0.5))`;
+  const rounded = `(trunc(${x}) + if(abs(${x} - trunc(${x})) >= 0.5, sign(${x}), 0))`;
   return orNull ? `accurateCastOrNull(${rounded}, 'Int64')` : checkedInt64(rounded);
 }
 

@@ -97,6 +97,19 @@ const INT_TEXT_18 = "'^\\s*[+-]?[0-9]{1,18}\\s*$'";
 const INT_TEXT = "'^\\s*[+-]?[0-9]+\\s*$'";
 const INT64_MIN = "-9223372036854775808";
 const INT64_MAX = "9223372036854775807";
+/** INT64's range as doubles: [-2^63, 2^63), both exact */
+const INT64_MIN_DOUBLE = "CAST(-9223372036854775808 AS double precision)";
+const INT64_END_DOUBLE = "CAST(9223372036854775808 AS double precision)";
+
+/**
+ * A double rounded half away from zero, as BigQuery's CAST to INT64 does (a double's own cast
+ * rounds half to even), in double arithmetic, which is exact here: through numeric, a double
+ * keeps 15 significant digits, so 4503599627370497.0 (2^52 + 1) became 4503599627370500 and a
+ * microsecond time held as FLOAT64 lost its last digit.
+ */
+function roundedDouble(v: string): string {
+  return `(trunc(${v}) + CASE WHEN abs(${v} - trunc(${v})) >= 0.5 THEN sign(${v}) ELSE 0 END)`;
+}
 const FLOAT_TEXT = "'^\\s*[+-]?([0-9]+[.]?[0-9]*|[.][0-9]+)([eE][+-]?[0-9]+)?\\s*$'";
 const HEX_TEXT_15 = "'^\\s*[+-]?0[xX][0-9a-fA-F]{1,15}\\s*$'";
 /** the names BigQuery reads as FLOAT64 (and PostgreSQL too, but for the sign of a NaN) */
@@ -569,9 +582,10 @@ export class PostgresDialect extends SqlEmitter {
     const expr = typedLiteral(raw);
     const fromText = from.t !== "scalar" || from.s === "STRING";
     if (!fromText && to === "INT64" && from.t === "scalar" && from.s === "FLOAT64") {
-      // out of INT64's range (NaN and infinities included) is NULL, where CAST AS bigint raises
-      const rounded = `round(CAST(${expr} AS numeric))`;
-      return `CASE WHEN ${rounded} BETWEEN ${INT64_MIN} AND ${INT64_MAX} THEN CAST(${rounded} AS bigint) END`;
+      // out of INT64's range (NaN and infinities included) is NULL, where CAST AS bigint raises;
+      // -2^63 and the largest double below 2^63 are integers, so rounding keeps a value in range
+      const v = `CAST(${expr} AS double precision)`;
+      return `CASE WHEN ${v} >= ${INT64_MIN_DOUBLE} AND ${v} < ${INT64_END_DOUBLE} THEN CAST(${roundedDouble(v)} AS bigint) END`;
     }
     // from any other non-text type a conversion cannot fail: SAFE_CAST is CAST, with its
     // conversions (a plain CAST of a boolean to bigint raised, of a double wrote PostgreSQL's text)
@@ -609,8 +623,8 @@ export class PostgresDialect extends SqlEmitter {
     if (f === "STRING" && to === "FLOAT64") return postgresFloatFromText(expr, false);
     if (f === "BOOL" && to === "INT64") return `CAST(CAST(${expr} AS integer) AS bigint)`;
     if (f === "INT64" && to === "BOOL") return `(${expr} <> 0)`;
-    // BigQuery rounds half away from zero; a double cast rounds half to even.
-    if (f === "FLOAT64" && to === "INT64") return `CAST(round(CAST(${expr} AS numeric)) AS bigint)`;
+    if (f === "FLOAT64" && to === "INT64")
+      return `CAST(${roundedDouble(`CAST(${expr} AS double precision)`)} AS bigint)`;
     if (f === "STRING" && to === "BOOL")
       return `CASE lower(${expr}) WHEN 'true' THEN TRUE WHEN 'false' THEN FALSE END`;
     if (f === "STRING" && to === "INT64") {
