@@ -452,6 +452,16 @@ const VALUE_CASES: ShapeCase[] = [
     found: "ClickHouse: compared exactly (eq false, gt true, imax false)",
   },
   {
+    name: "an INT64 past 2^53 in IN, BETWEEN and CASE WHEN with FLOAT64s compares as FLOAT64s",
+    sql: "select id, k in (9007199254740992.0, 1.5) as inl, k in (9007199254740992.0, null) as innull, k between 9007199254740992.0 and 9007199254740992.0 as btw, case k when 9007199254740992.0 then 'y' else 'n' end as cs from `shape.int64` order by id",
+    expect: [
+      { id: "b1", inl: true, innull: true, btw: true, cs: "y" },
+      { id: "b2", inl: false, innull: null, btw: false, cs: "n" },
+    ],
+    found:
+      "ClickHouse: compared exactly (false and 'n' for b1) — the comparison operators' fix had left these out",
+  },
+  {
     name: "SUM, MIN, MAX and COUNT(DISTINCT) of INT64 past 2^53",
     sql: "select sum(k) as s, min(j) as mn, max(i) as mx, count(distinct k) as c from `shape.int64`",
     expect: [{ s: 0, mn: "-9223372036854775808", mx: "9223372036854775807", c: 2 }],

@@ -103,11 +103,24 @@ export class ClickhouseDialect extends SqlEmitter {
       return checkedInt64(`toInt128(${this.wrap(a!)}) ${op} ${this.wrap(b!)}`);
     // BigQuery compares an INT64 with a FLOAT64 as FLOAT64s; ClickHouse compares them exactly, so
     // 9007199254740993 = 9007199254740992.0 was false (true on BigQuery, DuckDB and PostgreSQL)
-    if (COMPARISONS.has(op) && ((isInt64(a) && isFloat64(b)) || (isFloat64(a) && isInt64(b)))) {
-      const side = (x: Expr) => (isInt64(x) ? `toFloat64(${this.wrap(x)})` : this.wrap(x));
-      return `${side(a!)} ${op} ${side(b!)}`;
+    if (COMPARISONS.has(op) && mixesIntAndFloat(args)) {
+      const [x, y] = this.compared(args);
+      return `${x} ${op} ${y}`;
+    }
+    if ((op === "BETWEEN" || op === "NOT BETWEEN") && mixesIntAndFloat(args)) {
+      const [x, lo, hi] = this.compared(args);
+      return `${x} ${op} ${lo} AND ${hi}`;
     }
     return super.operator(op, args);
+  }
+
+  /**
+   * Operands compared with one another (a comparison, BETWEEN, IN, CASE x WHEN), each INT64 as a
+   * FLOAT64 when any of them is a FLOAT64, as BigQuery compares them (see `operator`).
+   */
+  private compared(xs: readonly Expr[]): string[] {
+    const mixed = mixesIntAndFloat(xs);
+    return xs.map((x) => (mixed && isInt64(x) ? `toFloat64(${this.wrap(x)})` : this.wrap(x)));
   }
 
   private lambdas = 0;
@@ -287,15 +300,19 @@ export class ClickhouseDialect extends SqlEmitter {
     // ClickHouse's IN skips NULLs in the list (`1 IN (2, NULL)` is false, not NULL): a list that is
     // not all non-NULL literals is written as the comparisons it stands for, in three-valued logic.
     if (e.k === "in" && e.list.some((x) => x.k !== "lit" || x.value === null)) {
-      const x = this.wrap(e.expr);
-      const any = e.list.map((item) => `${x} = ${this.wrap(item)}`).join(" OR ");
+      const [x, ...items] = this.compared([e.expr, ...e.list]);
+      const any = items.map((item) => `${x} = ${item}`).join(" OR ");
       return e.not ? `NOT (${any})` : `(${any})`;
+    }
+    if (e.k === "in" && mixesIntAndFloat([e.expr, ...e.list])) {
+      const [x, ...items] = this.compared([e.expr, ...e.list]);
+      return `${x} ${e.not ? "NOT IN" : "IN"} (${items.join(", ")})`;
     }
     // `CASE x WHEN v`: ClickHouse's caseWithExpression finds NULL equal to NULL; BigQuery compares
     // with `=`, where NULL never matches. Written as the comparisons it stands for.
     if (e.k === "case" && e.operand) {
-      const x = this.wrap(e.operand);
-      const whens = e.whens.map(([w, t]) => ` WHEN ${x} = ${this.wrap(w)} THEN ${this.expr(t)}`).join("");
+      const [x, ...values] = this.compared([e.operand, ...e.whens.map(([w]) => w)]);
+      const whens = e.whens.map(([, t], i) => ` WHEN ${x} = ${values[i]} THEN ${this.expr(t)}`).join("");
       const otherwise = e.else ? ` ELSE ${this.expr(e.else)}` : "";
       return `CASE${whens}${otherwise} END`;
     }
@@ -342,6 +359,10 @@ function isFloat64(e: Expr | undefined): boolean {
 }
 
 const COMPARISONS = new Set(["=", "!=", "<>", "<", ">", "<=", ">="]);
+
+function mixesIntAndFloat(xs: readonly (Expr | undefined)[]): boolean {
+  return xs.some(isInt64) && xs.some(isFloat64);
+}
 
 function isTrue(e: Expr): boolean {
   return e.k === "lit" && e.value === true;
