@@ -63,6 +63,13 @@ const INTERVAL_FN: Record<string, string> = {
   YEAR: "to_years",
 };
 
+/**
+ * Units whose INT64 amounts pass INTEGER's range within TIMESTAMP's (2^31 µs is 36 minutes): their
+ * `to_*` take a BIGINT (or DOUBLE), where a cast to INTEGER refused INTERVAL 3600000000 MICROSECOND.
+ * DAY and longer take an INTEGER, which holds every day of the range.
+ */
+const WIDE_INTERVAL_UNITS = new Set(["MICROSECOND", "MILLISECOND", "SECOND", "MINUTE", "HOUR"]);
+
 /** A JSON array of scalars read from an event as a DuckDB list of `element` (non-conforming values NULL). */
 function jsonScalarList(array: string, element: ScalarType): string {
   return element === "STRING"
@@ -425,7 +432,7 @@ export class DuckdbDialect extends SqlEmitter {
   interval(amount: string, unit: string): string {
     const fn = INTERVAL_FN[unit];
     if (!fn) throw new QesError("sql_invalid", `INTERVAL … ${unit} is not supported.`);
-    return `${fn}(CAST(${amount} AS INTEGER))`;
+    return `${fn}(CAST(${amount} AS ${WIDE_INTERVAL_UNITS.has(unit) ? "BIGINT" : "INTEGER"}))`;
   }
 }
 

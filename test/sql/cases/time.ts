@@ -47,6 +47,12 @@ export const timeCases: SqlCase[] = [
     expect: [{ a: null, b: null }],
   },
   {
+    name: "TIMESTAMP_ADD and _SUB of INT64 amounts past 2^31 in units below a day",
+    rule: "BigQuery INTERVAL n unit: n is an INT64 (DuckDB cast it to INTEGER and refused 3,600,000,000 microseconds, an hour)",
+    sql: "select timestamp_add(timestamp '2024-01-01', interval 3600000000 microsecond) as a, timestamp_sub(timestamp '2024-01-01', interval 2592000000 millisecond) as b, timestamp_add(timestamp '1970-01-01', interval 253402300799 second) as c",
+    expect: [{ a: 1704070800000000, b: 1701475200000000, c: "253402300799000000" }],
+  },
+  {
     name: "TIMESTAMP_ADD past year 9999 is an error",
     rule: "BigQuery TIMESTAMP_ADD / _SUB, DATE_ADD / _SUB: a result outside the type's range is an error (PostgreSQL answered '10000-01-01 01:00:00+00', DuckDB year 10000)",
     sql: "select timestamp_add(timestamp '9999-12-31 23:00:00', interval 2 hour) as a",
