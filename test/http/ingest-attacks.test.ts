@@ -362,6 +362,25 @@ describe.each(BACKENDS)("the number of fields ingest may add to a source on $nam
     expect(await storedIds(backend, "wide.src")).toEqual(["w-1", "w-4"]);
   });
 
+  it("takes an event at the limit whose new field comes before the conflict that frees room", async () => {
+    const { url, backend } = served;
+    // id, timestamp, event_message, project, r and 35 fields inside r: the limit exactly
+    const full = Object.fromEntries(Array.from({ length: 35 }, (_, i) => [`k${i}`, i]));
+    expect((await postLogs(url, "freed.src", json([event("f-1", "x", { r: full })]))).status).toBe(200);
+    // `n` comes first, then r becomes a STRING and its 35 fields go: 6 fields
+    const r = await postLogs(url, "freed.src", json([event("f-2", "x", { n: 1, r: "text" })]));
+    expect(r.status, JSON.stringify(r.body)).toBe(200);
+    expect(Object.keys((await backend.schema()).sources["freed.src"]!.fields).sort()).toEqual([
+      "event_message",
+      "id",
+      "n",
+      "project",
+      "r",
+      "timestamp",
+    ]);
+    expect(await storedIds(backend, "freed.src")).toEqual(["f-1", "f-2"]);
+  });
+
   it("a field name past 1,024 bytes is a 400 naming the event, at any depth; nothing stored", async () => {
     const { url, backend } = served;
     // 2.5 MB names: the source's schema held and rewrote each at every later widening (a commit took 10 s after six)
