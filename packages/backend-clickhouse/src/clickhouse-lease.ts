@@ -60,8 +60,15 @@ async function generations(client: ClickHouseClient, layout: StorageLayout, name
     .sort((a, b) => a - b);
 }
 
-/** Milliseconds since the generation's last beat, or since it was made when it has none yet. */
-async function silenceMs(client: ClickHouseClient, layout: StorageLayout, name: string): Promise<number> {
+/**
+ * Milliseconds since the generation's last beat, or since it was made when it has none yet;
+ * undefined when it is gone (its holder released it).
+ */
+async function silenceMs(
+  client: ClickHouseClient,
+  layout: StorageLayout,
+  name: string,
+): Promise<number | undefined> {
   const rs = await client.query({
     query:
       `SELECT dateDiff('millisecond', greatest(` +
@@ -72,9 +79,9 @@ async function silenceMs(client: ClickHouseClient, layout: StorageLayout, name: 
     query_params: { db: layout.database, t: name },
     format: "JSONEachRow",
   });
-  // no row, or NULL: the table went meanwhile (its holder released it); look again
+  // no row, or NULL: the table went meanwhile (its holder released it)
   const ms = (await rs.json<{ ms: string | number | null }>())[0]?.ms;
-  return ms === null || ms === undefined ? Number.POSITIVE_INFINITY : Number(ms);
+  return ms === null || ms === undefined ? undefined : Number(ms);
 }
 
 /**
@@ -93,18 +100,27 @@ export async function acquireLease(
     const seen = await pool.use((c) => generations(c, layout, name));
     const highest = seen.at(-1) ?? 0;
     try {
-      if (
-        highest === 0 ||
-        (await pool.use((c) => silenceMs(c, layout, tableName(highest)))) > timing.staleMs
-      ) {
+      const silence =
+        highest === 0 ? undefined : await pool.use((c) => silenceMs(c, layout, tableName(highest)));
+      // released meanwhile (silence undefined): look again, as the generations may start over
+      if (highest === 0 || (silence !== undefined && silence > timing.staleMs)) {
         const mine = highest + 1;
         await command(
           pool,
           `CREATE TABLE ${table(mine)} ("beat" DateTime64(3, 'UTC')) ENGINE = MergeTree ORDER BY tuple()`,
         );
-        // this generation is ours: the ones before it are dead holders' (or their leftovers)
-        for (const g of seen) await command(pool, `DROP TABLE IF EXISTS ${table(g)} SYNC`);
-        return holdLease(pool, table(mine), timing);
+        // An instance whose listing predates a release makes the generation after the released
+        // one while an instance listing after it makes generation 1: two holders. Each looks
+        // after its own CREATE for a generation its listing did not hold; of two such instances
+        // the later one to look sees the other's, so at most one goes on (both may step back).
+        const now = await pool.use((c) => generations(c, layout, name));
+        if (now.some((g) => g !== mine && !seen.includes(g))) {
+          await command(pool, `DROP TABLE IF EXISTS ${table(mine)} SYNC`);
+        } else {
+          // this generation is ours: the ones before it are dead holders' (or their leftovers)
+          for (const g of seen) await command(pool, `DROP TABLE IF EXISTS ${table(g)} SYNC`);
+          return holdLease(pool, table(mine), timing);
+        }
       }
     } catch (e) {
       if (!raced(e)) throw e;

@@ -1,5 +1,6 @@
+import type { ClickHouseClient } from "@clickhouse/client";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { type ClickhouseEngine, openChdbEngine } from "../src/clickhouse-connection.ts";
+import { type ClickhouseEngine, type ClientPool, openChdbEngine } from "../src/clickhouse-connection.ts";
 import { acquireLease, type LeaseTiming } from "../src/clickhouse-lease.ts";
 import { chdbTestPath, uniqueDatabase } from "./helpers.ts";
 
@@ -95,5 +96,55 @@ describe("ClickHouse lease", () => {
       expect(lease.held()).toBe(true);
       await lease.release();
     }
+  });
+
+  it("an instance that found a dead holder's generation does not take the lease beside one that started over from generation 1", async () => {
+    const ddl = (query: string) => engine.owner.use((c) => c.command({ query }));
+    const lease = (g: number) => `${database}.qes_lease_t_split_${g}`;
+    // a dead holder's generation 5, stale by the time the late instance reads it
+    await ddl(`CREATE TABLE ${lease(5)} ("beat" DateTime64(3, 'UTC')) ENGINE = MergeTree ORDER BY tuple()`);
+    await new Promise((r) => setTimeout(r, 2_500));
+    // Between the late instance's read of the beats and its CREATE of generation 6, another
+    // instance takes generation 6 over, drops 5 and releases 6, and a third, listing none, takes
+    // generation 1: the late CREATE of 6 then succeeded, and two instances held the lease.
+    let other: Promise<{ release(): Promise<void> }> | undefined;
+    const late: ClientPool = {
+      use: (fn) =>
+        engine.owner.use((c) =>
+          fn(
+            new Proxy(c, {
+              get(target, prop, receiver) {
+                if (prop !== "command") return Reflect.get(target, prop, receiver);
+                return async (params: { query: string }) => {
+                  if (other === undefined && /^CREATE TABLE .*qes_lease_t_split_6\b/.test(params.query)) {
+                    await ddl(
+                      `CREATE TABLE ${lease(6)} ("beat" DateTime64(3, 'UTC')) ENGINE = MergeTree ORDER BY tuple()`,
+                    );
+                    await ddl(`DROP TABLE ${lease(5)} SYNC`);
+                    await ddl(`DROP TABLE ${lease(6)} SYNC`);
+                    other = acquireLease(engine.owner, layout, "t_split", { ...TIMING, staleMs: 60_000 });
+                    await other;
+                  }
+                  return target.command(params as Parameters<ClickHouseClient["command"]>[0]);
+                };
+              },
+            }),
+          ),
+        ),
+      close: async () => {},
+    };
+    const acquiring = acquireLease(late, layout, "t_split", TIMING);
+    const waited = await Promise.race([
+      acquiring.then(() => "held beside the other"),
+      new Promise((r) => setTimeout(() => r("waiting for the other"), 1_500)),
+    ]);
+    expect(other, "the interleaving ran").toBeDefined();
+    expect(waited).toBe("waiting for the other");
+    expect(await leaseTables("t_split")).toBe("qes_lease_t_split_1\n");
+    await (await other!).release();
+    const held = await acquiring;
+    expect(held.held()).toBe(true);
+    await held.release();
+    expect(await leaseTables("t_split")).toBe("");
   });
 });
