@@ -399,6 +399,12 @@ const VALUE_CASES: ShapeCase[] = [
     found: "PostgreSQL: NULL for the empty array (string_agg of no rows); ClickHouse: '' for the missing one",
   },
   {
+    name: "ARRAY_TO_STRING of an array of NULLs only",
+    sql: "select array_to_string([cast(null as string), cast(null as string)], ',') as a, array_to_string(['x', cast(null as string)], ',') as b",
+    expect: [{ a: "", b: "x" }],
+    found: "DuckDB: NULL (its array_to_string of NULLs only)",
+  },
+  {
     name: "SAFE_CAST of an INT64 past 2^53 to FLOAT64, of a BOOL to INT64, of a FLOAT64 to STRING",
     sql: "select id, safe_cast(i as float64) as f, safe_cast(i > 1 as int64) as b, safe_cast(f as string) as s, safe_cast(cast(k as float64) as string) as ks from `shape.int64` order by id",
     expect: [

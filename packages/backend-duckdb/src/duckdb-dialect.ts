@@ -208,12 +208,13 @@ export class DuckdbDialect extends SqlEmitter {
     LOG10: checkedMath.log((x) => `log10(${x})`),
     ARRAY_LENGTH: ([a], call) => (isNative(call, 0) ? `len(${a})` : `json_array_length(${a})`),
     // a NULL delimiter gives NULL (BigQuery); DuckDB joined with ','
+    // DuckDB's array_to_string of a list of NULLs only is NULL; BigQuery skips NULLs, so ''
     ARRAY_TO_STRING: ([a, d], call) =>
-      `CASE WHEN ${d} IS NOT NULL THEN ${
+      `CASE WHEN ${d} IS NOT NULL AND ${a} IS NOT NULL THEN coalesce(${
         isNative(call, 0)
           ? `array_to_string(${a}, ${d})`
           : `array_to_string(${jsonScalarList(a!, "STRING")}, ${d})`
-      } END`,
+      }, '') END`,
     JSON_VALUE: ([x], call) => this.jsonValue(x!, call),
     JSON_EXTRACT_SCALAR: ([x], call) => this.jsonValue(x!, call),
     JSON_QUERY: ([x], call) => this.jsonQuery(x!, call),
