@@ -122,6 +122,13 @@ describe("ingest body forms", () => {
     expect(refusal(() => ndjson(`{"x":${"[".repeat(100_000)}${"]".repeat(100_000)}}`)).code).toBe(
       "invalid_event",
     );
+    // depth hidden by a duplicate key (JSON.parse keeps the last value), reached by the exact
+    // parser only: refused as too deep, not as "not valid JSON (Maximum call stack size exceeded)"
+    const hidden = `{"a":${"[".repeat(100_000)}${"]".repeat(100_000)},"a":9007199254740993}`;
+    expect(refusal(() => ndjson(hidden)).message).toMatch(
+      /^event 0 \(line 1\): objects and arrays nested deeper than 64/,
+    );
+    expect(refusal(() => json(`[${hidden}]`)).message).toMatch(/nested deeper than 64/);
   });
 
   it("chooses the form from Content-Type and names the header when it is not JSON or NDJSON", () => {

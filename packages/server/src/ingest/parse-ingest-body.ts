@@ -232,6 +232,15 @@ function parseExact(text: string, checkEvents: (value: JsonValue) => void, where
   try {
     return eventJsonValue(value, text);
   } catch (e) {
+    // the exact-integer parser reads the text, which may hide depth from the check above in a
+    // duplicate key's earlier value (`{"a":[[[…]]],"a":9007199254740993}`: JSON.parse keeps the
+    // last); it is recursive, and its stack overflow was reported as "not valid JSON"
+    if (e instanceof RangeError) {
+      throw new QesError(
+        "invalid_event",
+        `${where ?? "the body"}: objects and arrays nested deeper than ${MAX_EVENT_DEPTH} levels (in a key sent twice)`,
+      );
+    }
     if (!(e instanceof MergedKeysError)) throw e;
     throw new QesError("invalid_event", `${where ?? eventOfMergedKeys(value)}: ${e.message}`);
   }
