@@ -362,6 +362,26 @@ describe.each(BACKENDS)("the number of fields ingest may add to a source on $nam
     expect(await storedIds(backend, "wide.src")).toEqual(["w-1", "w-4"]);
   });
 
+  it("in an NDJSON body, the refusal names the event's line too, as a malformed line's does", async () => {
+    const { url, backend } = served;
+    const lines = [
+      "",
+      json(event("l-1", "x", keys("k"))),
+      "",
+      json(event("l-2", "x", { ...keys("k"), ...keys("m") })),
+    ].join("\n");
+    const r = await postLogs(url, "lines.src", lines, { "Content-Type": "application/x-ndjson" });
+    expect(r.status).toBe(400);
+    expect(r.body.error).toMatchObject({ code: "invalid_event", line: 4 });
+    expect(r.body.error.message).toMatch(/^event 1 \(line 4\): .*QES_INGEST_MAX_FIELDS \(40\)/);
+    const long = await postLogs(url, "lines.src", `${json(event("l-3", "x", { ["k".repeat(1025)]: 1 }))}\n`, {
+      "Content-Type": "application/x-ndjson",
+    });
+    expect(long.body.error).toMatchObject({ code: "invalid_event", line: 1 });
+    expect(long.body.error.message).toMatch(/^event 0 \(line 1\): field name/);
+    expect((await backend.schema()).sources["lines.src"]).toBeUndefined();
+  });
+
   it("takes an event at the limit whose new field comes before the conflict that frees room", async () => {
     const { url, backend } = served;
     // id, timestamp, event_message, project, r and 35 fields inside r: the limit exactly

@@ -78,4 +78,14 @@ describe("the stored-query guard", () => {
       expect(passes()).toBeLessThanOrEqual(2 + Math.ceil(Math.log2(STEPS)) + 1);
     }
   });
+
+  it("names the event's line too when the body gave its events' lines (NDJSON)", () => {
+    const { guard } = countingGuard();
+    const batch = { source: EDGE, events: events(117) };
+    const lines = batch.events.map((_, i) => 2 * i + 1);
+    const steps = schemaWidenings(schema, batch, undefined, undefined, lines);
+    const e = refusal(() => guard.check(schema, EDGE, steps));
+    expect(e.message).toMatch(/^event 117 \(line 235\): field "metadata.request" would change/);
+    expect(e.line).toBe(235);
+  });
 });

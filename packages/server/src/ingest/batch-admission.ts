@@ -43,19 +43,20 @@ export class BatchAdmission {
   }
 
   /**
-   * Refuses `batch` (400, naming the event) when it may not be made over `schema`; else returns
+   * Refuses `batch` (400, naming the event, and its line when `lines` gives the events' lines) when it may not be made over `schema`; else returns
    * the source's schema after it (the batch's `coveredBy`; a new source's own when its events
    * bring only the fields every source has).
    */
-  check(schema: LogSchema, batch: IngestBatch): SourceSchema {
+  check(schema: LogSchema, batch: IngestBatch, lines?: readonly number[]): SourceSchema {
     this.checkSource(schema, batch.source);
     const { maxFields } = this.#opts;
     const widenings = schemaWidenings(
       schema,
       batch,
       (step) => checkFieldLimit(batch.source, step, maxFields),
-      (after, body, index) =>
-        widenFieldsWithin((limit) => widenSchema(after, body, limit), batch.source, index, maxFields),
+      (after, body, index, line) =>
+        widenFieldsWithin((limit) => widenSchema(after, body, limit), batch.source, index, line, maxFields),
+      lines,
     );
     this.#opts.storedQueryGuard.check(schema, batch.source, widenings);
     return widenings.at(-1)?.after ?? schema.sources[batch.source] ?? newSourceSchema(batch.source);

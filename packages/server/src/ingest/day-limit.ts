@@ -1,4 +1,5 @@
-import { type LogEvent, QesError, retentionCutoffMicros } from "@qes/core";
+import { type LogEvent, retentionCutoffMicros } from "@qes/core";
+import { eventRefusal } from "./event-refusal.ts";
 
 /**
  * Distinct UTC days the events of one request may fall on. PostgreSQL stores each day in its own
@@ -91,12 +92,7 @@ export function checkEventDays(
 }
 
 function refuse(index: number, lines: readonly number[] | undefined, reason: string): never {
-  const line = lines?.[index];
-  throw new QesError(
-    "invalid_event",
-    `event ${index}${line === undefined ? "" : ` (line ${line})`}: ${reason}`,
-    line === undefined ? {} : { line },
-  );
+  throw eventRefusal(index, lines?.[index], reason);
 }
 
 /** ISO 8601 of a time in microseconds, to the millisecond (events reach year 9999 at most) */

@@ -1,4 +1,5 @@
-import { countFields, FieldLimitError, type FieldNode, QesError, type SchemaChange } from "@qes/core";
+import { countFields, FieldLimitError, type FieldNode, type QesError, type SchemaChange } from "@qes/core";
+import { eventRefusal } from "./event-refusal.ts";
 import type { Widening } from "./schema-widenings.ts";
 
 /**
@@ -11,18 +12,19 @@ import type { Widening } from "./schema-widenings.ts";
  * by a few.
  */
 export function checkFieldLimit(source: string, widening: Widening, maxFields: number): void {
-  const { index, before, after } = widening;
+  const { index, line, before, after } = widening;
   const long = newLongName(before.fields, after.fields);
   if (long !== undefined) {
-    throw new QesError(
-      "invalid_event",
-      `event ${index}: field name ${JSON.stringify(`${long.slice(0, 40)}…`)} is ${Buffer.byteLength(long)} bytes long; ` +
+    throw eventRefusal(
+      index,
+      line,
+      `field name ${JSON.stringify(`${long.slice(0, 40)}…`)} is ${Buffer.byteLength(long)} bytes long; ` +
         `a field name may be at most ${MAX_FIELD_NAME_BYTES} bytes. Send long text as a value, not as a key.`,
     );
   }
   // a step that adds fields stops at the limit (`widenFieldsWithin`); this catches a source that
   // held more already, under a limit lowered since
-  if (countFields(after.fields) > maxFields) throw fieldLimitRefusal(source, index, maxFields);
+  if (countFields(after.fields) > maxFields) throw fieldLimitRefusal(source, index, line, maxFields);
 }
 
 /**
@@ -34,20 +36,27 @@ export function widenFieldsWithin(
   widen: (maxFields: number) => SchemaChange[],
   source: string,
   index: number,
+  line: number | undefined,
   maxFields: number,
 ): SchemaChange[] {
   try {
     return widen(maxFields);
   } catch (e) {
-    if (e instanceof FieldLimitError) throw fieldLimitRefusal(source, index, maxFields);
+    if (e instanceof FieldLimitError) throw fieldLimitRefusal(source, index, line, maxFields);
     throw e;
   }
 }
 
-function fieldLimitRefusal(source: string, index: number, maxFields: number): QesError {
-  return new QesError(
-    "invalid_event",
-    `event ${index}: source ${JSON.stringify(source)} would hold more than ${maxFields} fields, ` +
+function fieldLimitRefusal(
+  source: string,
+  index: number,
+  line: number | undefined,
+  maxFields: number,
+): QesError {
+  return eventRefusal(
+    index,
+    line,
+    `source ${JSON.stringify(source)} would hold more than ${maxFields} fields, ` +
       `the most QES_INGEST_MAX_FIELDS (${maxFields}) allows. Send fewer distinct keys (put variable ` +
       "ones in an array of records, or in a string), or raise the limit.",
   );

@@ -22,7 +22,7 @@ function preparer(url: string): Promise<IngestPreparerModule> {
 async function prepare(request: PrepareRequest): Promise<{ reply: PrepareReply; transfer: ArrayBuffer[] }> {
   const { id, schema } = request;
   try {
-    const events = requestEvents(
+    const { events } = requestEvents(
       request.body,
       request.format,
       request.source,

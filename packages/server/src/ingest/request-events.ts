@@ -16,9 +16,15 @@ export function requestEvents(
   nowMicros: bigint,
   maxEvents: number,
   horizon?: StoreHorizon,
-): LogEvent[] {
+): RequestEvents {
   const parsed = parseIngestEvents(body, format, maxEvents);
   const events = toLogEvents(parsed.events, source, nowMicros, parsed.lines);
   checkEventDays(events, nowMicros, parsed.lines, horizon);
-  return events;
+  return parsed.lines === undefined ? { events } : { events, lines: parsed.lines };
+}
+
+/** A request's events, and each one's line when its body gave one per line (NDJSON), for later refusals to name. */
+export interface RequestEvents {
+  events: LogEvent[];
+  lines?: number[];
 }

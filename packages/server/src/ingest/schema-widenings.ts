@@ -14,6 +14,8 @@ import {
 export interface Widening {
   /** the event's index in its request */
   index: number;
+  /** the event's line in its body, when the body gave one event per line (NDJSON) */
+  line?: number;
   before: SourceSchema;
   after: SourceSchema;
   changes: SchemaChange[];
@@ -30,22 +32,33 @@ export interface Widening {
  *   field limit only after its last step, held thousands of ever larger copies (20,000 events of
  *   30 keys, 8.6 MB, ran the server out of memory)
  * @param widen widens a copy by one event; by default core's `widenSchema`, unbounded
+ * @param lines each event's line in its body (NDJSON), for the refusals to name
  */
 export function schemaWidenings(
   schema: LogSchema,
   batch: IngestBatch,
   checkStep: (step: Widening) => void = () => {},
-  widen: (after: SourceSchema, body: JsonObject, index: number) => SchemaChange[] = (after, body) =>
-    widenSchema(after, body),
+  widen: (after: SourceSchema, body: JsonObject, index: number, line?: number) => SchemaChange[] = (
+    after,
+    body,
+  ) => widenSchema(after, body),
+  lines?: readonly number[],
 ): Widening[] {
   const steps: Widening[] = [];
   let current = schema.sources[batch.source] ?? newSourceSchema(batch.source);
   for (const [index, event] of batch.events.entries()) {
     if (schemaCoversEvent(current.fields, event.body)) continue;
     const after = cloneSourceSchema(current);
-    const changes = widen(after, event.body, index);
+    const changes = widen(after, event.body, index, lines?.[index]);
     if (changes.length === 0) continue;
-    const step = { index, before: current, after, changes };
+    const line = lines?.[index];
+    const step: Widening = {
+      index,
+      ...(line === undefined ? {} : { line }),
+      before: current,
+      after,
+      changes,
+    };
     checkStep(step);
     steps.push(step);
     current = after;

@@ -5,10 +5,10 @@ import {
   type FieldNode,
   isQesError,
   type LogSchema,
-  QesError,
   type SchemaChange,
   type SourceSchema,
 } from "@qes/core";
+import { eventRefusal } from "./event-refusal.ts";
 import type { Widening } from "./schema-widenings.ts";
 
 export interface StoredQueryGuardOptions {
@@ -53,7 +53,7 @@ export class StoredQueryGuard {
       else broken = mid;
     }
     const step = widenings[broken]!;
-    throw new QesError("invalid_event", `event ${step.index}: ${this.refusal(schema, source, step)}`);
+    throw eventRefusal(step.index, step.line, this.refusal(schema, source, step) as string);
   }
 
   /**

@@ -130,7 +130,7 @@ async function preparedBatch(
     prepared,
     get events() {
       if (events === undefined) {
-        events = requestEvents(body, format, source, now, maxEvents, horizon);
+        events = requestEvents(body, format, source, now, maxEvents, horizon).events;
         deps.onParsed?.("main");
       }
       return events;
@@ -146,13 +146,11 @@ async function checkedBatch(
   source: string,
   { now, horizon }: RequestTimes,
 ): Promise<IngestBatch> {
-  const batch: IngestBatch = {
-    source,
-    events: requestEvents(body, format, source, now, deps.queue.capacity, horizon),
-  };
+  const { events, lines } = requestEvents(body, format, source, now, deps.queue.capacity, horizon);
+  const batch: IngestBatch = { source, events };
   deps.onParsed?.("main");
   // what the check found: a store with these very fields need not walk the events again
-  return { ...batch, coveredBy: deps.ingestAdmission.check(await deps.schema(), batch) };
+  return { ...batch, coveredBy: deps.ingestAdmission.check(await deps.schema(), batch, lines) };
 }
 
 /** `source_name` exactly once (any other parameter is ignored; `api_key` is the token) */
