@@ -382,6 +382,25 @@ describe.each(BACKENDS)("the number of fields ingest may add to a source on $nam
     expect((await backend.schema()).sources["lines.src"]).toBeUndefined();
   });
 
+  it("a source past a limit lowered since takes events that add no field (a retype), and refuses one that adds a field", async () => {
+    // 45 fields, loaded before the limit of 40 was set
+    const grown = await serveFixture(
+      fixture,
+      { "grown.src": [json(event("g-1", "x", { ...keys("k"), ...keys("m"), n: 1 }))] },
+      ingestEnv({ QES_INGEST_MAX_FIELDS: "40" }),
+    );
+    try {
+      const retype = await postLogs(grown.url, "grown.src", json([event("g-2", "x", { n: 1.5 })]));
+      expect(retype.status, JSON.stringify(retype.body)).toBe(200);
+      const more = await postLogs(grown.url, "grown.src", json([event("g-3", "x", { o: 1 })]));
+      expect(more.status).toBe(400);
+      expect(more.body.error.message).toMatch(/^event 0: .*QES_INGEST_MAX_FIELDS \(40\)/);
+      expect(await storedIds(grown.backend, "grown.src")).toEqual(["g-1", "g-2"]);
+    } finally {
+      await grown.close();
+    }
+  });
+
   it("takes an event at the limit whose new field comes before the conflict that frees room", async () => {
     const { url, backend } = served;
     // id, timestamp, event_message, project, r and 35 fields inside r: the limit exactly

@@ -268,6 +268,18 @@ describe("schema inference", () => {
       expect(() => widenSchema(schema, ev({ z: 1, w: 2 }).body, held)).toThrow(FieldLimitError);
     });
 
+    it("lets a source past a limit lowered since retype a field, but not gain one", () => {
+      const schema = newSourceSchema("lowered");
+      widenSchema(schema, ev({ a: 1, b: 2, c: 3, d: 4 }).body);
+      const held = countFields(schema.fields);
+      const lowered = held - 3;
+      // INT64 meeting a FLOAT64 adds no field
+      expect(widenSchema(schema, ev({ a: 1.5 }).body, lowered)).toHaveLength(1);
+      expect(schema.fields.a).toMatchObject({ kind: "scalar", type: "FLOAT64" });
+      expect(countFields(schema.fields)).toBe(held);
+      expect(() => widenSchema(schema, ev({ e: 1 }).body, lowered)).toThrow(FieldLimitError);
+    });
+
     it("counts nothing without one", () => {
       const schema = newSourceSchema("unbounded");
       widenSchema(

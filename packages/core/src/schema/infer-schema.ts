@@ -260,7 +260,11 @@ class Widener {
     private readonly schema: SourceSchema,
     private readonly maxFields?: number,
   ) {
-    this.room = maxFields === undefined ? Number.POSITIVE_INFINITY : maxFields - countFields(schema.fields);
+    // a source past a limit lowered since keeps its fields: it may not gain one, but may retype
+    this.room =
+      maxFields === undefined
+        ? Number.POSITIVE_INFINITY
+        : Math.max(0, maxFields - countFields(schema.fields));
   }
 
   /** Throws when the event, widened whole, left the source past `maxFields`. */

@@ -22,9 +22,11 @@ export function checkFieldLimit(source: string, widening: Widening, maxFields: n
         `a field name may be at most ${MAX_FIELD_NAME_BYTES} bytes. Send long text as a value, not as a key.`,
     );
   }
-  // a step that adds fields stops at the limit (`widenFieldsWithin`); this catches a source that
-  // held more already, under a limit lowered since
-  if (countFields(after.fields) > maxFields) throw fieldLimitRefusal(source, index, line, maxFields);
+  // a step that adds fields stops at the limit (`widenFieldsWithin`); this catches a step widened
+  // without it. A source past a limit lowered since keeps taking what adds no field (a retype).
+  const fields = countFields(after.fields);
+  if (fields > maxFields && fields > countFields(before.fields))
+    throw fieldLimitRefusal(source, index, line, maxFields);
 }
 
 /**
