@@ -19,6 +19,7 @@ import { cors } from "./http/cors.ts";
 import { requestId } from "./http/request-id.ts";
 import { QUERY_ROUTE_PREFIX, requestLabels } from "./http/request-labels.ts";
 import type { BatchAdmission } from "./ingest/batch-admission.ts";
+import type { StoreDays } from "./ingest/day-limit.ts";
 import type { GroupCommitQueue } from "./ingest/group-commit-queue.ts";
 import type { IngestWorkers } from "./ingest/ingest-workers.ts";
 import { requestLog } from "./logging/request-log.ts";
@@ -57,7 +58,7 @@ export interface AppDeps {
   /** the store's schema, as the route checks a request against it */
   schema: () => Promise<LogSchema>;
   /** the days of the past a source takes on a store that bounds them (`Backend.sourceDayLimit`) */
-  storeDays?: { horizonDays: number; reason: string };
+  storeDays?: StoreDays;
   /** where ingest bodies are parsed and their rows encoded, when the backend encodes ahead */
   ingestWorkers?: IngestWorkers;
   /** told where each ingest body was parsed (metrics) */

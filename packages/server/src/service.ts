@@ -26,6 +26,7 @@ import { loadServedEndpoints } from "./endpoint-dirs.ts";
 import { CacheHitPath } from "./http/cache-hit-path.ts";
 import { listen } from "./http/listen.ts";
 import { BatchAdmission } from "./ingest/batch-admission.ts";
+import type { StoreDays } from "./ingest/day-limit.ts";
 import { GroupCommitQueue } from "./ingest/group-commit-queue.ts";
 import { IngestWorkers } from "./ingest/ingest-workers.ts";
 import { StoredQueryGuard } from "./ingest/stored-query-guard.ts";
@@ -330,7 +331,7 @@ function listenError(e: unknown, host: string, port: number): Error {
 
 /** `AppDeps.storeDays` of a backend that bounds a source's days */
 function storeDaysOf(limit: SourceDayLimit | undefined): {
-  storeDays?: { horizonDays: number; reason: string };
+  storeDays?: StoreDays;
 } {
   const horizonDays = ingestHorizonDays(limit);
   return limit === undefined || horizonDays === undefined

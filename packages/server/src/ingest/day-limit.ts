@@ -33,15 +33,18 @@ export interface StoreHorizon {
   storeBound: string;
 }
 
+/** The days of the past a source takes on a store that bounds them, and why (`Backend.sourceDayLimit`). */
+export interface StoreDays {
+  horizonDays: number;
+  reason: string;
+}
+
 /**
  * What a source takes at `now` on a store that bounds its days (`horizonDays` of the past,
  * retention/retention-day-limit.ts); undefined on a store with no bound. Not the retention: an
  * event older than its source keeps is stored, and removed by the next run, as a load's is.
  */
-export function storeHorizon(
-  now: bigint,
-  store?: { horizonDays: number; reason: string },
-): StoreHorizon | undefined {
+export function storeHorizon(now: bigint, store?: StoreDays): StoreHorizon | undefined {
   if (store === undefined) return undefined;
   const micros = retentionCutoffMicros(store.horizonDays, now);
   return micros === null ? undefined : { days: store.horizonDays, micros, storeBound: store.reason };

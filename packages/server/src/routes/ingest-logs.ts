@@ -8,7 +8,7 @@ import { requestToken } from "../auth/request-token.ts";
 import type { Clock } from "../clock.ts";
 import type { BatchAdmission } from "../ingest/batch-admission.ts";
 import { IngestBodyBudget } from "../ingest/body-budget.ts";
-import { type StoreHorizon, storeHorizon } from "../ingest/day-limit.ts";
+import { type StoreDays, type StoreHorizon, storeHorizon } from "../ingest/day-limit.ts";
 import { eventCount, type GroupCommitQueue } from "../ingest/group-commit-queue.ts";
 import type { IngestWorkers } from "../ingest/ingest-workers.ts";
 import { type BodyFormat, bodyFormat } from "../ingest/parse-ingest-body.ts";
@@ -34,7 +34,7 @@ export interface IngestLogsDeps {
   /** the store's schema */
   schema: () => Promise<LogSchema>;
   /** the days of the past a source takes on a store that bounds them (`Backend.sourceDayLimit`) */
-  storeDays?: { horizonDays: number; reason: string };
+  storeDays?: StoreDays;
   /** where bodies are parsed and their rows encoded, when the backend encodes ahead */
   workers?: IngestWorkers;
   /** told where each body was parsed */
@@ -90,7 +90,7 @@ export function ingestLogsRoute(deps: IngestLogsDeps) {
   };
 }
 
-/** the request's clock, and the oldest instant its source keeps */
+/** the request's clock, and the oldest instant the store takes */
 interface RequestTimes {
   now: bigint;
   horizon: StoreHorizon | undefined;
