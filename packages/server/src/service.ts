@@ -333,8 +333,7 @@ function listenError(e: unknown, host: string, port: number): Error {
 function storeDaysOf(limit: SourceDayLimit | undefined): {
   storeDays?: StoreDays;
 } {
-  const horizonDays = ingestHorizonDays(limit);
-  return limit === undefined || horizonDays === undefined
+  return limit === undefined
     ? {}
-    : { storeDays: { horizonDays, reason: limit.reason } };
+    : { storeDays: { horizonDays: ingestHorizonDays(limit), reason: limit.reason } };
 }

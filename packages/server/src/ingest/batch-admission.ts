@@ -4,9 +4,8 @@ import {
   type LogSchema,
   newSourceSchema,
   type SourceSchema,
-  widenSchema,
 } from "@qes/core";
-import { checkFieldLimit, widenFieldsWithin } from "./field-limit.ts";
+import { checkFieldNames, widenWithinFieldLimit } from "./field-limit.ts";
 import { schemaWidenings } from "./schema-widenings.ts";
 import { checkSourceLimit } from "./source-limit.ts";
 import type { StoredQueryGuard } from "./stored-query-guard.ts";
@@ -53,9 +52,8 @@ export class BatchAdmission {
     const widenings = schemaWidenings(
       schema,
       batch,
-      (step) => checkFieldLimit(batch.source, step, maxFields),
-      (after, body, index, line) =>
-        widenFieldsWithin((limit) => widenSchema(after, body, limit), batch.source, index, line, maxFields),
+      checkFieldNames,
+      (after, body, index, line) => widenWithinFieldLimit(after, body, maxFields, batch.source, index, line),
       lines,
     );
     this.#opts.storedQueryGuard.check(schema, batch.source, widenings);

@@ -1,17 +1,47 @@
-import { countFields, FieldLimitError, type FieldNode, type QesError, type SchemaChange } from "@qes/core";
+import {
+  FieldLimitError,
+  type FieldNode,
+  type JsonObject,
+  type QesError,
+  type SchemaChange,
+  type SourceSchema,
+  widenSchema,
+} from "@qes/core";
 import { eventRefusal } from "./event-refusal.ts";
 import type { Widening } from "./schema-widenings.ts";
 
 /**
- * `QES_INGEST_MAX_FIELDS`, checked at each widening step of a request: every new field of a source becomes a column (or a path in one), added
+ * `QES_INGEST_MAX_FIELDS`: every new field of a source becomes a column (or a path in one), added
  * while the writer waits. One 10 MB body of distinct keys held DuckDB's writer for 93 s adding
  * 7,700 columns, and PostgreSQL stops at 1,600 columns per table. So a request whose events would
  * take a source past the limit is refused with 400 `invalid_event` naming the first such event,
  * before anything is queued, and again at commit over the fields the requests committed before it
  * brought (ingest/batch-admission.ts). Instances ingesting into one PostgreSQL at once may pass it
  * by a few.
+ *
+ * Widens `after` (a copy of the source's schema) by event `index` with core's `widenSchema`, which
+ * counts the fields as it makes them and stops early: widening every key of an event of 600,000
+ * keys, only to count them and refuse, held the server's thread for seconds. A source past a
+ * limit lowered since keeps taking what adds no field (a retype).
  */
-export function checkFieldLimit(source: string, widening: Widening, maxFields: number): void {
+export function widenWithinFieldLimit(
+  after: SourceSchema,
+  body: JsonObject,
+  maxFields: number,
+  source: string,
+  index: number,
+  line: number | undefined,
+): SchemaChange[] {
+  try {
+    return widenSchema(after, body, maxFields);
+  } catch (e) {
+    if (e instanceof FieldLimitError) throw fieldLimitRefusal(source, index, line, maxFields);
+    throw e;
+  }
+}
+
+/** A widening step's new field names, each at most MAX_FIELD_NAME_BYTES: 400 naming the event. */
+export function checkFieldNames(widening: Widening): void {
   const { index, line, before, after } = widening;
   const long = newLongName(before.fields, after.fields);
   if (long !== undefined) {
@@ -21,31 +51,6 @@ export function checkFieldLimit(source: string, widening: Widening, maxFields: n
       `field name ${JSON.stringify(`${long.slice(0, 40)}…`)} is ${Buffer.byteLength(long)} bytes long; ` +
         `a field name may be at most ${MAX_FIELD_NAME_BYTES} bytes. Send long text as a value, not as a key.`,
     );
-  }
-  // a step that adds fields stops at the limit (`widenFieldsWithin`); this catches a step widened
-  // without it. A source past a limit lowered since keeps taking what adds no field (a retype).
-  const fields = countFields(after.fields);
-  if (fields > maxFields && fields > countFields(before.fields))
-    throw fieldLimitRefusal(source, index, line, maxFields);
-}
-
-/**
- * Widens `schema` (a copy) by one event, as core's `widenSchema` does, stopping at the first field
- * past `maxFields` with the refusal of `checkFieldLimit` for event `index`: widening every field of
- * an event of 600,000 keys, only to count them and refuse, held the server's thread for seconds.
- */
-export function widenFieldsWithin(
-  widen: (maxFields: number) => SchemaChange[],
-  source: string,
-  index: number,
-  line: number | undefined,
-  maxFields: number,
-): SchemaChange[] {
-  try {
-    return widen(maxFields);
-  } catch (e) {
-    if (e instanceof FieldLimitError) throw fieldLimitRefusal(source, index, line, maxFields);
-    throw e;
   }
 }
 

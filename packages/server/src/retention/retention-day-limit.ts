@@ -1,22 +1,20 @@
 import type { RetentionPolicy, SourceDayLimit } from "@qes/core";
 
 /**
- * Days a source holds when ingest refuses events older than `days` days (ingest/day-limit.ts):
- * today and the `days` whole days before it, tomorrow (events may lie up to a day ahead), and the
- * oldest day once more between midnight and the next hourly run.
+ * Days a source holds besides those of the past ingest takes (ingest/day-limit.ts): today,
+ * tomorrow (events may lie up to a day ahead), and the oldest day once more between midnight and
+ * the next hourly run.
  */
-export function daysHeldUnder(days: number): number {
-  return days + 3;
-}
+const DAYS_HELD_BESIDES_THE_PAST = 3;
 
 /**
  * The most days of the past ingest takes into a source on a backend that holds at most
  * `limit.days` per source (`Backend.sourceDayLimit`): past them a source's scans without a time
  * filter fail (PostgreSQL: its lock table), so an ingest token spreading events over past days
- * could make a source unqueryable however long it is kept. Undefined: no limit.
+ * could make a source unqueryable however long it is kept.
  */
-export function ingestHorizonDays(limit: SourceDayLimit | undefined): number | undefined {
-  return limit === undefined ? undefined : Math.max(1, limit.days - daysHeldUnder(0));
+export function ingestHorizonDays(limit: SourceDayLimit): number {
+  return Math.max(1, limit.days - DAYS_HELD_BESIDES_THE_PAST);
 }
 
 /**
@@ -30,8 +28,8 @@ export function dayLimitRetentionWarnings(
   policy: RetentionPolicy,
   limit: SourceDayLimit | undefined,
 ): string[] {
+  if (limit === undefined) return [];
   const horizon = ingestHorizonDays(limit);
-  if (limit === undefined || horizon === undefined) return [];
   const entries: [string, number][] = [
     ["the default", policy.defaultDays],
     ...Object.entries(policy.perSource).map(([source, days]): [string, number] => [`source ${source}`, days]),
