@@ -8,6 +8,7 @@ import {
   mayHoldHugeNumber,
   QesError,
 } from "@qes/core";
+import { eventRefusal } from "./event-refusal.ts";
 import { tooManyEvents } from "./group-commit-queue.ts";
 import { bracketedEnd, isJsonWhitespace, NEWLINE, OPEN_BRACE, OPEN_BRACKET } from "./json-text-scan.ts";
 import { malformedArrayEvent } from "./malformed-array-event.ts";
@@ -273,21 +274,11 @@ function eventOfMergedKeys(body: JsonValue): string {
  * `{"batch": …}`) is not walked on its own first.
  */
 function checkEvent(event: JsonValue, index: number, line: number | undefined): void {
-  const where = line === undefined ? `event ${index}` : `event ${index} (line ${line})`;
-  const details = line !== undefined ? { line } : {};
   if (!isJsonObject(event)) {
-    throw new QesError(
-      "invalid_event",
-      `${where}: an event must be a JSON object, got ${describe(event)}`,
-      details,
-    );
+    throw eventRefusal(index, line, `an event must be a JSON object, got ${describe(event)}`);
   }
   if (nestsAtLeast(event, MAX_EVENT_DEPTH)) {
-    throw new QesError(
-      "invalid_event",
-      `${where}: objects and arrays nested deeper than ${MAX_EVENT_DEPTH} levels`,
-      details,
-    );
+    throw eventRefusal(index, line, `objects and arrays nested deeper than ${MAX_EVENT_DEPTH} levels`);
   }
 }
 
