@@ -211,7 +211,9 @@ export async function startService(opts: StartServiceOptions): Promise<RunningSe
     // checked again against the schema the group meets; a refusal is its batch's (the queue then commits each alone)
     commit: async (batches) => {
       batchAdmission.checkGroup(await backend.schema(), batches);
-      return ingestMetrics.commit(batches.length, () => backend.ingest(batches));
+      const results = await ingestMetrics.commit(batches.length, () => backend.ingest(batches));
+      metrics.sourcesChanged();
+      return results;
     },
     maxEvents: config.ingest.queueEvents,
     maxBytes: QUEUED_BODIES * config.ingest.maxBytes,
@@ -271,7 +273,13 @@ export async function startService(opts: StartServiceOptions): Promise<RunningSe
     { url: server.url, backend: backend.name, endpoints: registry.size, cache: cacheKind },
     "listening",
   );
-  const retention = new RetentionRunner({ backend, policy: config.retention, clock, logger });
+  const retention = new RetentionRunner({
+    backend,
+    policy: config.retention,
+    clock,
+    logger,
+    removed: () => metrics.sourcesChanged(),
+  });
   const firstRun = retention.start();
   const statistics = new StatisticsRunner({ backend, logger });
   const firstStatistics = statistics.start();
