@@ -17,6 +17,8 @@ export async function flushStatsAtCommit(pool: pg.Pool, client: pg.ClientBase): 
       .query<{ v: string }>("select current_setting('server_version_num') as v")
       .then(({ rows }) => Number(rows[0]?.v) >= 150000);
     flushes.set(pool, known);
+    // a failed read (the connection broke) fails this commit only; the next one asks again
+    known.catch(() => flushes.delete(pool));
   }
   if (await known) await client.query("select pg_stat_force_next_flush()");
 }
