@@ -78,3 +78,15 @@ describe("qes seed", () => {
     expect(res.stderr).toContain("--events");
   });
 });
+
+describe("qes retention", () => {
+  it("says that every source keeps its events forever, not that another process runs it", async () => {
+    for (const days of ["0", "0,no.such.source=3"]) {
+      const res = await runCli(["retention"], { env: { ...env, QES_RETENTION_DAYS: days } });
+      expect(res.code, res.stderr).toBe(0);
+      expect(res.stdout).toBe(
+        "retention: every source keeps its events forever (QES_RETENTION_DAYS 0); nothing to remove\n",
+      );
+    }
+  });
+});

@@ -56,4 +56,30 @@ describe("the retention TTL on ClickHouse", () => {
       backend = undefined;
     }
   });
+
+  it("sets no TTL on a run whose now is another day than the engine's (a pinned clock): its merges would drop what the run keeps", async () => {
+    const db = uniqueDatabase("qes_ttl_pinned");
+    const backend = createClickhouseBackend({ path: chdbTestPath(), database: db });
+    try {
+      await backend.init();
+      const pinned = BigInt(Date.parse("2025-01-15T12:00:00Z")) * 1000n;
+      await backend.ingest([
+        {
+          source: "pinned.logs",
+          events: [at("old", "2024-11-01T00:00:00Z"), at("kept", "2025-01-14T00:00:00Z")],
+        },
+      ]);
+      const reports = await backend.applyRetention({ defaultDays: 30, perSource: {} }, pinned);
+      expect(reports.find((r) => r.source === "pinned.logs")?.deletedEvents).toBe(1);
+      const table = (await backend.schema()).sources["pinned.logs"]!.table;
+      expect(await text(`SHOW CREATE TABLE ${db}.${table}`)).not.toMatch(/\bTTL\b/);
+      await engine.owner.use((c) => c.command({ query: `OPTIMIZE TABLE ${db}.${table} FINAL` }));
+      expect((await text(`SELECT id FROM ${db}.${table} ORDER BY id`)).trim()).toBe("kept");
+      // a run by the engine's clock sets it (the test above: its merges expire old parts)
+      await backend.applyRetention({ defaultDays: 30, perSource: {} }, nowMicros());
+      expect(await text(`SHOW CREATE TABLE ${db}.${table}`)).toMatch(/\bTTL\b/);
+    } finally {
+      await backend.close();
+    }
+  });
 });

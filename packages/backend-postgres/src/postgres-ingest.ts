@@ -24,6 +24,7 @@ import {
   lockForWriting,
   partitionsByDay,
 } from "./postgres-partitions.ts";
+import { flushStatsAtCommit } from "./postgres-stats-flush.ts";
 import {
   applySchemaChanges,
   createSource,
@@ -249,6 +250,7 @@ export async function ingestEvents(
       if (target.written.length > 0)
         tokens.set(target, await replaceWriteToken(client, config.schema, target.source.name));
     }
+    if (tokens.size > 0) await flushStatsAtCommit(pool, client);
     await client.query("commit");
     for (const [target, token] of tokens)
       storedIds.committed(target.ids, token, target.written, target.rewrote);

@@ -72,8 +72,10 @@ export function retentionLockKey(schemaName: string): string {
 }
 
 /**
- * Events (the planner's estimate over the partitions, kept by ANALYZE and autovacuum; the
- * statistics collector's live count for a partition not analyzed yet), bytes (the
+ * Events (per partition the larger of the statistics collector's live count, which ingest's
+ * commits publish at once (postgres-stats-flush.ts) and ANALYZE resets to its estimate, and the
+ * planner's estimate, which outlives a crash that loses the counts; the estimate alone missed every
+ * event stored since the last ANALYZE, ~forever with autovacuum off), bytes (the
  * partitions with their indexes and TOAST) and the oldest event (one probe of the timestamp
  * index of the first partition) per source: catalogue reads, no scan.
  */
@@ -89,7 +91,7 @@ export async function postgresSourceStats(
       // pg_stat_get_live_tuples, not the pg_stat_user_tables view: the view aggregates every
       // table of the database (pg_class × pg_index) for each source asked, so /metrics took 14 s
       // at 1,000 sources (one partition each), growing with sources × partitions
-      `select coalesce(sum(case when c.reltuples >= 0 then c.reltuples else pg_stat_get_live_tuples(c.oid) end), 0)::bigint::text as events,
+      `select coalesce(sum(greatest(c.reltuples, pg_stat_get_live_tuples(c.oid))), 0)::bigint::text as events,
               coalesce(sum(pg_total_relation_size(c.oid)), 0)::bigint::text as bytes,
               (select (extract(epoch from min("timestamp")) * 1000000)::bigint::text from ${table}) as oldest
        from pg_inherits i join pg_class c on c.oid = i.inhrelid

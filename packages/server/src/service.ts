@@ -211,7 +211,9 @@ export async function startService(opts: StartServiceOptions): Promise<RunningSe
     // checked again against the schema the group meets; a refusal is its batch's (the queue then commits each alone)
     commit: async (batches) => {
       batchAdmission.checkGroup(await backend.schema(), batches);
-      return ingestMetrics.commit(batches.length, () => backend.ingest(batches));
+      const results = await ingestMetrics.commit(batches.length, () => backend.ingest(batches));
+      metrics.sourcesChanged();
+      return results;
     },
     maxEvents: config.ingest.queueEvents,
     maxBytes: QUEUED_BODIES * config.ingest.maxBytes,
@@ -258,11 +260,25 @@ export async function startService(opts: StartServiceOptions): Promise<RunningSe
     ...(ingestWorkers ? { ingestWorkers } : {}),
     onIngestParsed: (thread) => ingestMetrics.parsed(thread),
   });
+  const retention = new RetentionRunner({
+    backend,
+    policy: config.retention,
+    clock,
+    logger,
+    removed: () => metrics.sourcesChanged(),
+  });
+  const firstRun = retention.start();
+  // the first requests do not read days retention removes at start-up; a run longer than the
+  // wait (a large DuckDB file rebuilding its time index) finishes while the server answers
+  if (!(await settlesWithin(firstRun, START_RETENTION_WAIT_MS))) {
+    logger.info("the start-up retention run goes on while the server answers");
+  }
   let server: Awaited<ReturnType<typeof listen>>;
   const host = opts.host ?? config.host;
   try {
     server = await listen(listener, config.port, host);
   } catch (e) {
+    await retention.close();
     await warmer.close();
     await redis?.close();
     throw listenError(e, host, config.port);
@@ -271,8 +287,6 @@ export async function startService(opts: StartServiceOptions): Promise<RunningSe
     { url: server.url, backend: backend.name, endpoints: registry.size, cache: cacheKind },
     "listening",
   );
-  const retention = new RetentionRunner({ backend, policy: config.retention, clock, logger });
-  const firstRun = retention.start();
   const statistics = new StatisticsRunner({ backend, logger });
   const firstStatistics = statistics.start();
   let closing: Promise<void> | undefined;
@@ -304,6 +318,22 @@ export async function startService(opts: StartServiceOptions): Promise<RunningSe
       return closing;
     },
   };
+}
+
+/** how long start-up waits for the first retention run before it listens */
+const START_RETENTION_WAIT_MS = 10_000;
+
+/** whether `work` settles within `ms` */
+async function settlesWithin(work: Promise<unknown>, ms: number): Promise<boolean> {
+  let timer: NodeJS.Timeout | undefined;
+  const late = new Promise<false>((resolve) => {
+    timer = setTimeout(() => resolve(false), ms);
+  });
+  try {
+    return await Promise.race([work.then(() => true), late]);
+  } finally {
+    clearTimeout(timer);
+  }
 }
 
 /**

@@ -40,7 +40,9 @@ export function queryWindow(sql: string): QueryWindow {
     const node = value as Node;
     if (node.type === "function" && JSON.stringify(node.name ?? "").includes("__qes_interval")) {
       const args = (node.args as Node | undefined)?.value as Node[] | undefined;
-      const n = args?.[0];
+      // `timestamp_add(current_timestamp(), interval -7 day)` reads as far back as `_sub(… 7 day)`
+      const amount = args?.[0];
+      const n = amount?.type === "unary_expr" && amount.operator === "-" ? (amount.expr as Node) : amount;
       const unit = args?.[1];
       if (n?.type === "number" && typeof unit?.value === "string") {
         const micros = MICROS[unit.value.toUpperCase()];

@@ -148,17 +148,35 @@ export class Metrics {
     return found;
   }
 
+  /** bumped by `sourcesChanged`: statistics read before it are not reused */
+  #sourcesVersion = 0;
+
+  /**
+   * This process changed what sources hold (an ingest commit stored events, a retention run
+   * removed some): the next scrape reads the per-source statistics again instead of answering
+   * the counts of up to `SOURCE_STATS_TTL_MS` ago, which hid a source ingest had just created.
+   */
+  sourcesChanged(): void {
+    this.#sourcesVersion++;
+  }
+
   /**
    * Per-source gauges from the backend's `sourceStats` (catalogue reads), read at most every
-   * `SOURCE_STATS_TTL_MS` however often /metrics is scraped: events, bytes, and the age of the
-   * oldest event (against `nowMicros`, the service's clock).
+   * `SOURCE_STATS_TTL_MS` however often /metrics is scraped, unless this process changed the
+   * sources since (`sourcesChanged`; another instance's changes show within the TTL): events,
+   * bytes, and the age of the oldest event (against `nowMicros`, the service's clock).
    */
   trackSources(stats: () => Promise<SourceStats[]>, nowMicros: () => bigint): void {
-    let cached: { at: number; value: Promise<SourceStats[]> } | undefined;
+    let cached: { at: number; version: number; value: Promise<SourceStats[]> } | undefined;
     const read = (): Promise<SourceStats[]> => {
-      if (cached === undefined || Date.now() - cached.at > SOURCE_STATS_TTL_MS) {
+      const version = this.#sourcesVersion;
+      if (
+        cached === undefined ||
+        cached.version !== version ||
+        Date.now() - cached.at > SOURCE_STATS_TTL_MS
+      ) {
         const value = stats().catch(() => [] as SourceStats[]);
-        cached = { at: Date.now(), value };
+        cached = { at: Date.now(), version, value };
       }
       return cached.value;
     };

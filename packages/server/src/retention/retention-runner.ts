@@ -16,7 +16,14 @@ export class RetentionRunner {
   readonly #periodic = new PeriodicRun(RETENTION_EVERY_MS, () => this.#runOnce());
 
   constructor(
-    private readonly opts: { backend: Backend; policy: RetentionPolicy; clock: Clock; logger: Logger },
+    private readonly opts: {
+      backend: Backend;
+      policy: RetentionPolicy;
+      clock: Clock;
+      logger: Logger;
+      /** after a run that removed events (per-source metrics read the sources again) */
+      removed?: () => void;
+    },
   ) {}
 
   /** The first run now (the returned promise settles when it ends), then one every hour. */
@@ -39,6 +46,7 @@ export class RetentionRunner {
     try {
       const reports = await backend.applyRetention(policy, clock());
       const removed = reports.filter((r) => r.deletedEvents > 0 || (r.droppedPartitions ?? 0) > 0);
+      if (removed.length > 0) this.opts.removed?.();
       logger.info(
         {
           seconds: Math.round(performance.now() - started) / 1000,

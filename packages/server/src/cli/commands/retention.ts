@@ -1,4 +1,4 @@
-import { isQesError } from "@qes/core";
+import { isQesError, retentionDaysOf } from "@qes/core";
 import { openBackend } from "../../backend/open-backend.ts";
 import { requestClock } from "../../clock.ts";
 import { loadConfig } from "../../config.ts";
@@ -27,7 +27,15 @@ export async function retentionCommand(): Promise<number> {
   try {
     const reports = await backend.applyRetention(config.retention, requestClock(config.testNowMicros)());
     if (reports.length === 0) {
-      process.stdout.write("retention: another process is running it now; nothing done here\n");
+      // backends report only the sources retention applies to: none of them is no other process
+      const limited = Object.keys((await backend.schema()).sources).some(
+        (source) => retentionDaysOf(config.retention, source) !== 0,
+      );
+      process.stdout.write(
+        limited
+          ? "retention: another process is running it now; nothing done here\n"
+          : "retention: every source keeps its events forever (QES_RETENTION_DAYS 0); nothing to remove\n",
+      );
       return 0;
     }
     let total = 0;
