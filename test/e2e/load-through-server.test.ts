@@ -8,7 +8,7 @@ import { runCli } from "./support/run-cli.ts";
 /**
  * `qes load` against a DuckDB file a running `qes serve` holds: the events go through that
  * server's ingest API (found through `<file>.serve.json`, mode 0600, an ingest-only token made for
- * the run), or through `--url` with QES_INGEST_TOKEN.
+ * the run), or through `--url` with QES_INGEST_TOKEN; `qes retention` asks that server for a run.
  */
 const QUERY_TOKEN = "forward-query-token-0123456789";
 const INGEST_TOKEN = "forward-ingest-token-0123456789";
@@ -96,10 +96,34 @@ describe("qes load while qes serve holds the DuckDB file", () => {
     expect(none.stderr).toContain("QES_INGEST_TOKEN");
   });
 
-  it("qes retention leaves the held file to the server, which runs retention itself, and succeeds (a cron line)", async () => {
+  it("POST /api/retention answers only the token beside the file: 401 without one, 403 for query and ingest tokens", async () => {
+    const ask = (headers: Record<string, string>) =>
+      fetch(`${server.url}/api/retention`, { method: "POST", headers });
+    expect((await ask({})).status).toBe(401);
+    expect((await ask({ "X-API-KEY": QUERY_TOKEN })).status).toBe(403);
+    expect((await ask({ Authorization: `Bearer ${INGEST_TOKEN}` })).status).toBe(403);
+    expect((await ask({ "X-API-KEY": `${INGEST_TOKEN}x` })).status).toBe(403);
+    // nothing was removed by the refused asks: the events of 2025 are still served
+    expect(await forwardedIds()).toEqual(["f1", "f2", "f3", "u1"]);
+  });
+
+  it("qes retention asks the server holding the file for a run, which removes what is older than its QES_RETENTION_DAYS", async () => {
+    const recent = join(dir, "recent.ndjson");
+    const now = JSON.parse(edge("r-new")) as Record<string, unknown>;
+    now.timestamp = new Date(Date.now() - 3_600_000).toISOString();
+    writeFileSync(recent, `${JSON.stringify(now)}\n`);
+    expect((await runCli(["load", "--source", "cloudflare.logs.prod", recent], { env })).code).toBe(0);
+    expect(await forwardedIds()).toEqual(["f1", "f2", "f3", "r-new", "u1"]);
+    // the server's policy (the default, 30 days) applies: the events of 2025-01-15 go
     const res = await runCli(["retention"], { env });
-    expect(res.stdout).toContain("runs retention itself");
+    expect(res.stderr).toBe("");
     expect(res.code).toBe(0);
+    expect(res.stdout).toContain(`run by the qes serve holding ${env.QES_DUCKDB_PATH} (pid ${server.pid})`);
+    expect(res.stdout).toMatch(/cloudflare\.logs\.prod\s+4 events removed/);
+    expect(await forwardedIds()).toEqual(["r-new"]);
+    // a second run finds nothing more
+    const again = await runCli(["retention"], { env });
+    expect(again.stdout).toContain("retention: 0 events older");
   });
 
   it("removes the file at a clean stop", async () => {
@@ -179,7 +203,7 @@ describe("qes load while qes serve holds the chDB directory", () => {
     rmSync(chDir, { recursive: true, force: true });
   });
 
-  it("sends the events to the server's ingest API, and qes retention leaves the directory to the server", async () => {
+  it("sends the events to the server's ingest API, and qes retention asks that server for a run", async () => {
     expect(statSync(`${chEnv.QES_CLICKHOUSE_PATH}.serve.json`).mode & 0o777).toBe(0o600);
     const file = join(chDir, "events.ndjson");
     writeFileSync(file, `${edge("c1")}\n${edge("c2")}\n`);
@@ -192,8 +216,10 @@ describe("qes load while qes serve holds the chDB directory", () => {
     expect(answer.status).toBe(200);
     const ids = ((await answer.json()) as { result: { id: string }[] }).result.map((r) => r.id).sort();
     expect(ids).toEqual(["c1", "c2"]);
+    // the events of 2025-01-15 are past the server's 30 days: its run, asked by qes retention, removes them
     const retention = await runCli(["retention"], { env: chEnv });
-    expect(retention.stdout).toContain("runs retention itself");
     expect(retention.code).toBe(0);
+    expect(retention.stdout).toContain(`run by the qes serve holding ${chEnv.QES_CLICKHOUSE_PATH}`);
+    expect(retention.stdout).toMatch(/cloudflare\.logs\.prod\s+2 events removed/);
   }, 120_000);
 });

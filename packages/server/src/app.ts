@@ -28,6 +28,7 @@ import type { QueryService } from "./query/query-service.ts";
 import type { RedisConnection } from "./redis/redis-connection.ts";
 import { ingestLogsRoute } from "./routes/ingest-logs.ts";
 import { queryEndpointRoute } from "./routes/query-endpoint.ts";
+import { type RetentionRunDeps, retentionRunRoute } from "./routes/retention-run.ts";
 import { healthRoute, metricsRoute, openApiRoute, readyRoute } from "./routes/service-routes.ts";
 
 export interface AppDeps {
@@ -65,6 +66,8 @@ export interface AppDeps {
   onIngestParsed?: (thread: "worker" | "main") => void;
   /** `QES_REFUSALS_PER_SECOND`; absent: refusals are sent at once */
   refusals?: RefusalPacing;
+  /** `POST /api/retention` for `qes retention` on an embedded store this server holds */
+  retentionRun?: RetentionRunDeps;
 }
 
 /** largest POST body (consumer SQL and parameters) */
@@ -103,6 +106,8 @@ export function createApp(deps: AppDeps): express.Express {
     "/api/logs",
     ingestLogsRoute({ ...deps, workers: deps.ingestWorkers, onParsed: deps.onIngestParsed }),
   );
+
+  if (deps.retentionRun) app.post("/api/retention", retentionRunRoute(deps.retentionRun));
 
   app.use((req: Request, _res: Response, next: NextFunction) => {
     next(new QesError("endpoint_not_found", `Nothing is served at ${req.method} ${req.path}.`));

@@ -53,6 +53,11 @@ export interface StartServiceOptions {
    * credential `qes serve` gives `qes load`
    */
   ingestKeys?: ApiKey[];
+  /**
+   * the one token that may ask this server for a retention run (`POST /api/retention`): the local
+   * credential `qes serve` writes beside an embedded store, for `qes retention`
+   */
+  retentionToken?: string;
   logger?: Logger;
   /** default `config.host` (`QES_HOST`) */
   host?: string;
@@ -233,6 +238,13 @@ export async function startService(opts: StartServiceOptions): Promise<RunningSe
         corsOrigins: config.corsOrigins,
       })
     : undefined;
+  const retention = new RetentionRunner({
+    backend,
+    policy: config.retention,
+    clock,
+    logger,
+    removed: () => metrics.sourcesChanged(),
+  });
   const listener = createRequestListener({
     backend,
     registry,
@@ -258,14 +270,10 @@ export async function startService(opts: StartServiceOptions): Promise<RunningSe
     schema: () => backend.schema(),
     ...storeDaysOf(backend.sourceDayLimit),
     ...(ingestWorkers ? { ingestWorkers } : {}),
+    ...(opts.retentionToken !== undefined
+      ? { retentionRun: { token: hashToken(opts.retentionToken), run: () => retention.runOrThrow() } }
+      : {}),
     onIngestParsed: (thread) => ingestMetrics.parsed(thread),
-  });
-  const retention = new RetentionRunner({
-    backend,
-    policy: config.retention,
-    clock,
-    logger,
-    removed: () => metrics.sourcesChanged(),
   });
   const firstRun = retention.start();
   // the first requests do not read days retention removes at start-up; a run longer than the

@@ -6,6 +6,13 @@ import { PeriodicRun } from "../periodic-run.ts";
 /** how often retention runs after the start-up run */
 export const RETENTION_EVERY_MS = 3_600_000;
 
+/** a run's reports, or why it failed (logged already) */
+type RunOutcome = { reports: RetentionReport[] } | { failed: unknown };
+
+function reportsOf(outcome: RunOutcome): RetentionReport[] {
+  return "reports" in outcome ? outcome.reports : [];
+}
+
 /**
  * Runs retention (DESIGN.md §10) at start-up and then hourly. Across instances on PostgreSQL the
  * backend makes a run happen once at a time (advisory lock); a run that finds nothing old drops
@@ -27,20 +34,30 @@ export class RetentionRunner {
   ) {}
 
   /** The first run now (the returned promise settles when it ends), then one every hour. */
-  start(): Promise<RetentionReport[]> {
-    return this.#periodic.start();
+  async start(): Promise<RetentionReport[]> {
+    return reportsOf(await this.#periodic.start());
   }
 
   /** One run; a run already under way is joined, not repeated. Never rejects. */
-  run(): Promise<RetentionReport[]> {
-    return this.#periodic.run();
+  async run(): Promise<RetentionReport[]> {
+    return reportsOf(await this.#periodic.run());
+  }
+
+  /**
+   * One run for a caller that must tell a failure from a run that found nothing to remove (`qes
+   * retention` through this server): as `run`, but rejects with the run's error.
+   */
+  async runOrThrow(): Promise<RetentionReport[]> {
+    const outcome = await this.#periodic.run();
+    if ("failed" in outcome) throw outcome.failed;
+    return outcome.reports;
   }
 
   close(): Promise<void> {
     return this.#periodic.close();
   }
 
-  async #runOnce(): Promise<RetentionReport[]> {
+  async #runOnce(): Promise<RunOutcome> {
     const { backend, policy, clock, logger } = this.opts;
     const started = performance.now();
     try {
@@ -58,10 +75,10 @@ export class RetentionRunner {
         },
         "retention run",
       );
-      return reports;
+      return { reports };
     } catch (e) {
       logger.error({ err: e }, "retention run failed; the next run tries again");
-      return [];
+      return { failed: e };
     }
   }
 }

@@ -1,13 +1,16 @@
-import { isQesError, retentionDaysOf } from "@qes/core";
-import { openBackend } from "../../backend/open-backend.ts";
+import { isQesError, type RetentionReport, retentionDaysOf } from "@qes/core";
+import { exclusiveStoreOf, openBackend } from "../../backend/open-backend.ts";
 import { requestClock } from "../../clock.ts";
-import { loadConfig } from "../../config.ts";
-import { count } from "../terminal.ts";
+import { loadConfig, type QesConfig } from "../../config.ts";
+import { localIngestFile, readLocalIngestFile, writerIsRunning } from "../../ingest/local-ingest-file.ts";
+import { CliError, count } from "../terminal.ts";
 
 /**
  * `qes retention`: one retention run (QES_RETENTION_DAYS) and a line per source that lost events,
  * for cron. The server runs the same at start-up and hourly; on PostgreSQL a run already under way
- * in another process makes this one skip (and say so).
+ * in another process makes this one skip (and say so). An embedded store a running `qes serve`
+ * holds is only that process's to write: the run is asked of it (`POST /api/retention`, with the
+ * token it wrote beside the store) and runs with its QES_RETENTION_DAYS.
  */
 export async function retentionCommand(): Promise<number> {
   const config = loadConfig();
@@ -15,14 +18,8 @@ export async function retentionCommand(): Promise<number> {
   try {
     backend = await openBackend(config);
   } catch (e) {
-    // an embedded store a running server holds: that server runs retention itself, so a cron
-    // line written for the README's "qes retention" must not fail every hour
     if (!isQesError(e) || e.code !== "store_locked") throw e;
-    process.stdout.write(
-      "retention: a running qes serve holds the store and runs retention itself (at start-up and hourly, " +
-        "with its own QES_RETENTION_DAYS); nothing done here\n",
-    );
-    return 0;
+    return retentionThroughServer(config);
   }
   try {
     const reports = await backend.applyRetention(config.retention, requestClock(config.testNowMicros)());
@@ -38,18 +35,78 @@ export async function retentionCommand(): Promise<number> {
       );
       return 0;
     }
-    let total = 0;
-    for (const r of reports) {
-      total += r.deletedEvents;
-      if (r.deletedEvents === 0 && !r.droppedPartitions) continue;
-      const partitions = r.droppedPartitions ? ` (${r.droppedPartitions} daily partition(s) dropped)` : "";
-      process.stdout.write(
-        `${r.source.padEnd(24)} ${count(r.deletedEvents).padStart(10)} events removed${partitions}\n`,
-      );
-    }
-    process.stdout.write(`retention: ${count(total)} events older than their source's retention removed\n`);
+    printReports(reports);
     return 0;
   } finally {
     await backend.close();
   }
+}
+
+/**
+ * The run asked of the `qes serve` that holds the embedded store. Without one that still runs (the
+ * store is held by another program, or by a server from before this route), nothing is done and
+ * the command succeeds, as a cron line must not fail every hour: the server runs retention itself.
+ */
+async function retentionThroughServer(config: QesConfig): Promise<number> {
+  const store = exclusiveStoreOf(config);
+  const local = store === undefined ? undefined : await readLocalIngestFile(localIngestFile(store));
+  if (local === undefined || !writerIsRunning(local)) {
+    process.stdout.write(
+      "retention: another process holds the store and no qes serve of it answers for it; nothing done here " +
+        "(a qes serve runs retention itself at start-up and hourly)\n",
+    );
+    return 0;
+  }
+  let res: Response;
+  try {
+    res = await fetch(`${local.url.replace(/\/+$/, "")}/api/retention`, {
+      method: "POST",
+      headers: { "X-API-KEY": local.token },
+    });
+  } catch (e) {
+    throw new CliError(
+      `the qes serve holding ${store} (pid ${local.pid}) did not answer at ${local.url}: ${String(e)}`,
+    );
+  }
+  if (res.status === 404) {
+    process.stdout.write(
+      `retention: the qes serve holding ${store} (pid ${local.pid}) cannot run it on request (an older version); ` +
+        "it runs retention itself at start-up and hourly; nothing done here\n",
+    );
+    return 0;
+  }
+  const body = (await res.json().catch(() => undefined)) as
+    | { sources?: { source: string; removed: number; dropped_partitions?: number }[]; error?: unknown }
+    | undefined;
+  if (res.status !== 200 || !Array.isArray(body?.sources)) {
+    const error = body?.error as string | { message?: string } | undefined;
+    const why = typeof error === "string" ? error : (error?.message ?? "no error message");
+    throw new CliError(
+      `the qes serve holding ${store} (pid ${local.pid}) refused the retention run: ${res.status} ${why}`,
+    );
+  }
+  process.stdout.write(
+    `retention: run by the qes serve holding ${store} (pid ${local.pid}), with its QES_RETENTION_DAYS\n`,
+  );
+  printReports(
+    body.sources.map((s) => ({
+      source: s.source,
+      deletedEvents: s.removed,
+      ...(s.dropped_partitions !== undefined ? { droppedPartitions: s.dropped_partitions } : {}),
+    })),
+  );
+  return 0;
+}
+
+function printReports(reports: readonly RetentionReport[]): void {
+  let total = 0;
+  for (const r of reports) {
+    total += r.deletedEvents;
+    if (r.deletedEvents === 0 && !r.droppedPartitions) continue;
+    const partitions = r.droppedPartitions ? ` (${r.droppedPartitions} daily partition(s) dropped)` : "";
+    process.stdout.write(
+      `${r.source.padEnd(24)} ${count(r.deletedEvents).padStart(10)} events removed${partitions}\n`,
+    );
+  }
+  process.stdout.write(`retention: ${count(total)} events older than their source's retention removed\n`);
 }

@@ -41,8 +41,8 @@ export async function serveCommand(opts: { demo: boolean }): Promise<number> {
   let service: RunningService | undefined;
   let demo: { stop(): Promise<void> } | undefined;
   // an embedded store (DuckDB, chDB) has one writer, this process: `qes load` finds it through
-  // this file and sends its events to the ingest API with a token made for this run
-  // (ingest/local-ingest-file.ts)
+  // this file and sends its events to the ingest API with a token made for this run, and `qes
+  // retention` asks it for a run with the same token (ingest/local-ingest-file.ts)
   const store = exclusiveStoreOf(config);
   const local =
     store === undefined ? undefined : { file: localIngestFile(store), token: newLocalIngestToken() };
@@ -52,7 +52,7 @@ export async function serveCommand(opts: { demo: boolean }): Promise<number> {
       config,
       backend,
       keys: keys.keys,
-      ...(local ? { ingestKeys: [ingestKey(local.token)] } : {}),
+      ...(local ? { ingestKeys: [ingestKey(local.token)], retentionToken: local.token } : {}),
     });
     if (local)
       await writeLocalIngestFile(local.file, { url: service.url, token: local.token, pid: process.pid });
