@@ -55,7 +55,7 @@ describe("PostgreSQL: a source holds no more days than the server can scan", () 
       const warnings = logs.filter((l) => l.level === 40).map((l) => l.msg);
       expect(warnings, retention).toContainEqual(
         expect.stringMatching(
-          /^QES_RETENTION_DAYS: .* more days than a source may hold on this store \(25: .*max_locks_per_transaction.*\)\. Ingest refuses events older than 22 days; .* Set a retention of at most 22 days, or raise the bound\.$/,
+          /^QES_RETENTION_DAYS: .* more days than a source may hold on this store \(25: .*max_locks_per_transaction.*\)\. Ingest takes events older than 22 days only while a source holds fewer days; .* Set a retention of at most 22 days, or raise the bound\.$/,
         ),
       );
     }
@@ -67,10 +67,11 @@ describe("PostgreSQL: a source holds no more days than the server can scan", () 
     ).toEqual([]);
   });
 
-  it("kept forever (0), a source takes the days the store holds and refuses older ones, naming the store's bound", async () => {
+  it("kept forever (0), a source takes old days while it holds fewer than the store's bound, and recent days always", async () => {
     const served = await serveFixture(fixture(), {}, ingestEnv({ QES_RETENTION_DAYS: "0" }));
     try {
-      // a backfill past the 22 days of the past this server holds per source: refused whole
+      // 10 × 20 locks, 4 a day, half of them: 25 days a source may hold; the 22 days of the past
+      // (and today) are always taken, an older day only while the source holds fewer than 25
       const events = Array.from({ length: 30 }, (_, d) => ({
         id: `f${d}`,
         timestamp: daysAgo(d),
@@ -80,21 +81,50 @@ describe("PostgreSQL: a source holds no more days than the server can scan", () 
       expect(r.status).toBe(400);
       expect(r.body.error.code).toBe("invalid_event");
       expect(r.body.error.message).toMatch(
-        /^event 23: "timestamp" .* is older than this store takes: a source holds at most 22 days of the past here, so events before 2024-12-24T00:00:00\.000Z are refused \(PostgreSQL keeps a partition per day .*max_locks_per_transaction/,
+        /^event 25: its day 2024-12-21 would be source "forever\.logs"'s 26th day, past the 25 a source may hold here \(PostgreSQL keeps a partition per day .*max_locks_per_transaction.*\)\. Days from 2024-12-24 on are always taken/,
       );
+      // refused whole: nothing of the request is stored, not even its new source
       expect((await served.backend.schema()).sources["forever.logs"]).toBeUndefined();
-      // the days it holds are taken, and kept: retention 0 drops nothing
-      expect((await postLogs(served.url, "forever.logs", JSON.stringify(events.slice(0, 23)))).status).toBe(
+      expect((await postLogs(served.url, "forever.logs", JSON.stringify(events.slice(0, 25)))).status).toBe(
         200,
       );
+      // at the bound: an older day is refused, today and tomorrow are still taken (a source kept
+      // forever goes on taking its new days; its scans without a time filter are then the risk,
+      // which start-up warned of)
+      const older = [{ id: "old", timestamp: daysAgo(40), event_message: "old" }];
+      expect((await postLogs(served.url, "forever.logs", JSON.stringify(older))).status).toBe(400);
+      const recent = [
+        { id: "today", timestamp: daysAgo(0), event_message: "today" },
+        { id: "tomorrow", timestamp: daysAgo(-0.5), event_message: "tomorrow" },
+      ];
+      expect((await postLogs(served.url, "forever.logs", JSON.stringify(recent))).status).toBe(200);
       await served.service.retention.run();
-      expect(await runSql(served.backend, "select count(*) as n from `forever.logs`")).toEqual([{ n: 23 }]);
+      expect(await runSql(served.backend, "select count(*) as n from `forever.logs`")).toEqual([{ n: 27 }]);
     } finally {
       await served.close();
     }
   });
 
-  it("refuses a token's events spread past the days the store holds, naming the first; the store keeps answering and retention drops old days", async () => {
+  it("takes a backfill of logs years old, which retention then removes", async () => {
+    const served = await serveFixture(fixture(), {}, ingestEnv({ QES_RETENTION_DAYS: "7" }));
+    try {
+      const events = ["2019-06-01T10:00:00Z", "2020-01-01T00:00:00Z", daysAgo(1)].map((t, i) => ({
+        id: `b${i}`,
+        timestamp: t,
+        event_message: "b",
+      }));
+      const r = await postLogs(served.url, "backfill.logs", JSON.stringify(events));
+      expect(r.status, JSON.stringify(r.body)).toBe(200);
+      expect(await runSql(served.backend, "select count(*) as n from `backfill.logs`")).toEqual([{ n: 3 }]);
+      const [report] = (await served.service.retention.run()).filter((x) => x.source === "backfill.logs");
+      expect(report).toMatchObject({ deletedEvents: 2, droppedPartitions: 2 });
+      expect(await runSql(served.backend, "select id from `backfill.logs`")).toEqual([{ id: "b2" }]);
+    } finally {
+      await served.close();
+    }
+  });
+
+  it("refuses a token's old days past the store's bound, naming the first; the store keeps answering and retention drops old days", async () => {
     const served = await serveFixture(
       fixture(),
       {
@@ -110,8 +140,8 @@ describe("PostgreSQL: a source holds no more days than the server can scan", () 
         deletedEvents: 3,
         droppedPartitions: 3,
       });
-      // a backfill of a year, 20 days a request: the store takes 22 days of the past, whatever
-      // the retention (older than 7 days, they are stored and go at the next run)
+      // a backfill of a year, 20 days a request: the source takes days until it holds 25
+      // (older than 7 days, they are stored and go at the next run)
       for (let start = 0; start < 360; start += 20) {
         const events = Array.from({ length: 20 }, (_, i) => ({
           id: `h${start + i}`,
@@ -125,11 +155,9 @@ describe("PostgreSQL: a source holds no more days than the server can scan", () 
         }
         expect(r.status, `days ${start}…`).toBe(400);
         expect(r.body.error.code).toBe("invalid_event");
-        const first = Math.max(0, 23 - start);
+        // 20 days held, 5 more may open: the request's sixth day is refused
         expect(r.body.error.message).toMatch(
-          new RegExp(
-            `^event ${first}: "timestamp" .* is older than this store takes: a source holds at most 22 days of the past here, so events before 2024-12-24T00:00:00\\.000Z are refused`,
-          ),
+          /^event 5: its day .* would be source "hostile\.logs"'s 26th day/,
         );
       }
       expect(await runSql(served.backend, "select count(*) as n from `hostile.logs`")).toEqual([{ n: 20 }]);

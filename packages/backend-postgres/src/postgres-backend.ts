@@ -253,7 +253,7 @@ export class PostgresBackend implements Backend {
     let stale = false;
     try {
       for (const run of runsWithinDays(batches, this.config.ingestDaysPerTransaction)) {
-        const result = await ingestEvents(this.ownerPool, this.config, this.storedIds, run);
+        const result = await ingestEvents(this.ownerPool, this.config, this.storedIds, run, this.dayLimit);
         stale ||= result.schemaChanged || result.sources.some((s) => !this.#knows(s));
         results.push(...result.results);
       }

@@ -8,18 +8,21 @@ import {
   type PreparedIngest,
   QesError,
   type SchemaChange,
+  type SourceDayLimit,
   type SourceSchema,
   widenForEvent,
 } from "@qes/core";
 import type pg from "pg";
 import type { ResolvedPostgresConfig } from "./postgres-config.ts";
 import { createCopyRowEncoder } from "./postgres-copy-row.ts";
+import { DayBound } from "./postgres-day-bound.ts";
 import { type DayRows, DayRowsBuilder } from "./postgres-day-rows.ts";
 import { toQesError } from "./postgres-errors.ts";
 import { encodePrepared, type PreparedCopyRows } from "./postgres-ingest-prepare.ts";
 import { copyIntoPartition } from "./postgres-partition-copy.ts";
 import {
   type DayPartitions,
+  dayOfMicros,
   ensureDailyPartitions,
   lockForWriting,
   partitionsByDay,
@@ -54,6 +57,8 @@ interface Target {
   pendingPrepared: { rows: PreparedCopyRows; keep: number[] }[];
   /** `JSON.stringify(source.fields)` while `source` is unchanged (what prepared rows are checked against) */
   fields?: string;
+  /** the days the call may open in the source, on a server that bounds them */
+  dayBound?: DayBound;
 }
 
 /**
@@ -154,6 +159,7 @@ export async function ingestEvents(
   config: ResolvedPostgresConfig,
   storedIds: PostgresStoredIds,
   batches: readonly IngestBatch[],
+  dayLimit?: SourceDayLimit,
 ): Promise<{ results: IngestResult[]; schemaChanged: boolean; sources: SourceSchema[] }> {
   for (const batch of batches) checkSourceName(batch.source);
   let client: pg.PoolClient;
@@ -183,9 +189,13 @@ export async function ingestEvents(
         schemaChanged = true;
       }
       await lockForWriting(client, config.schema, source.table);
+      const partitions = await partitionsByDay(client, config.schema, source.table);
+      // the group's batches share one server clock; the first one's bound stands for all
+      const boundedBefore = batches.find((b) => b.source === name)?.boundedBefore;
       targets.set(name, {
         source: cloneSourceSchema(source),
-        partitions: await partitionsByDay(client, config.schema, source.table),
+        partitions,
+        ...(dayLimit ? { dayBound: new DayBound(name, partitions, dayLimit, boundedBefore) } : {}),
         changed: false,
         seen: new Set(),
         ids: await storedIds.check(client, name, source.table),
@@ -202,6 +212,11 @@ export async function ingestEvents(
       if (prepared !== undefined) {
         // encoded for this very model: covered, nothing to widen; only duplicates are left out
         const keep = await freshIndexes(client, storedIds, target, prepared.ids);
+        const rows = prepared.rows as PreparedCopyRows;
+        target.dayBound?.take(
+          keep.map((i) => rows.days[i]!),
+          keep,
+        );
         if (keep.length > 0) target.pendingPrepared.push({ rows: prepared.rows as PreparedCopyRows, keep });
         results.push({
           source: batch.source,
@@ -217,6 +232,10 @@ export async function ingestEvents(
         batch.events.map((e) => e.id),
       );
       const events = keep.map((i) => batch.events[i]!);
+      target.dayBound?.take(
+        events.map((e) => dayOfMicros(e.timestamp)),
+        keep,
+      );
       // the model the waiting events were shaped for, should this batch widen it
       const waiting = target.pending.length > 0 || target.pendingPrepared.length > 0;
       const before = waiting ? cloneSourceSchema(target.source) : undefined;

@@ -73,6 +73,13 @@ export interface IngestBatch {
    * batch are made on first use.
    */
   prepared?: PreparedIngest;
+  /**
+   * On a store that bounds the days a source holds (`sourceDayLimit`): the instant (unix µs,
+   * the server's clock less the days of the past the store always takes) before which an event
+   * opens a new day only while the source holds fewer days than the bound. Later days are always
+   * taken. Absent: the store counts from its own clock.
+   */
+  boundedBefore?: bigint;
 }
 
 /** An ingest batch's rows as a backend's `ingestPreparer` encoded them (`IngestBatch.prepared`). */

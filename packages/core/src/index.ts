@@ -30,6 +30,7 @@ export * from "./redaction/json-text-escapes.ts";
 export * from "./redaction/redact-text.ts";
 export * from "./retention/query-window.ts";
 export * from "./retention/retention-policy.ts";
+export * from "./retention/source-day-horizon.ts";
 export * from "./sandbox/regex-subset.ts";
 export * from "./schema/event-coverage.ts";
 export * from "./schema/event-id.ts";

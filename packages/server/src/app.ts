@@ -58,7 +58,7 @@ export interface AppDeps {
   ingestAdmission: BatchAdmission;
   /** the store's schema, as the route checks a request against it */
   schema: () => Promise<LogSchema>;
-  /** the days of the past a source takes on a store that bounds them (`Backend.sourceDayLimit`) */
+  /** the days of the past a source always takes on a store that bounds its days (`Backend.sourceDayLimit`) */
   storeDays?: StoreDays;
   /** where ingest bodies are parsed and their rows encoded, when the backend encodes ahead */
   ingestWorkers?: IngestWorkers;

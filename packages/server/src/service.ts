@@ -2,6 +2,7 @@ import {
   type Backend,
   type EndpointRegistry,
   type IngestBatch,
+  ingestHorizonDays,
   type LogEvent,
   QesError,
   type RetentionReport,
@@ -35,7 +36,7 @@ import { IngestMetrics } from "./observability/ingest-metrics.ts";
 import { Metrics } from "./observability/metrics.ts";
 import { QueryService } from "./query/query-service.ts";
 import { RedisConnection } from "./redis/redis-connection.ts";
-import { dayLimitRetentionWarnings, ingestHorizonDays } from "./retention/retention-day-limit.ts";
+import { dayLimitRetentionWarnings } from "./retention/retention-day-limit.ts";
 import { RetentionRunner } from "./retention/retention-runner.ts";
 import { shortRetentionWarnings, unheldRetentionWarnings } from "./retention/retention-warnings.ts";
 import { StatisticsRunner } from "./statistics/statistics-runner.ts";

@@ -22,58 +22,33 @@ export const MAX_MICROS_AHEAD = 86_400_000_000n;
 
 const MICROS_PER_DAY = 86_400_000_000n;
 
-/**
- * The oldest instant ingest takes into a source on a store that holds a bounded number of days
- * per source (`Backend.sourceDayLimit`), and why. Plain data: it goes to the ingest workers.
- */
-export interface StoreHorizon {
-  days: number;
-  micros: bigint;
-  /** why the store holds no more days */
-  storeBound: string;
-}
-
-/** The days of the past a source takes on a store that bounds them, and why (`Backend.sourceDayLimit`). */
+/** The days of the past a source always takes on a store that bounds them, and why (`Backend.sourceDayLimit`). */
 export interface StoreDays {
   horizonDays: number;
   reason: string;
 }
 
 /**
- * What a source takes at `now` on a store that bounds its days (`horizonDays` of the past,
- * retention/retention-day-limit.ts); undefined on a store with no bound. Not the retention: an
- * event older than its source keeps is stored, and removed by the next run, as a load's is.
+ * `IngestBatch.boundedBefore` at `now` on a store that bounds a source's days: events before it
+ * open a new day only while the source holds fewer days than the store's bound (the backend
+ * checks, knowing the source's days). Not the retention: an event older than its source keeps is
+ * stored, and removed by the next run, as a load's is.
  */
-export function storeHorizon(now: bigint, store?: StoreDays): StoreHorizon | undefined {
+export function boundedBefore(now: bigint, store?: StoreDays): bigint | undefined {
   if (store === undefined) return undefined;
-  const micros = retentionCutoffMicros(store.horizonDays, now);
-  return micros === null ? undefined : { days: store.horizonDays, micros, storeBound: store.reason };
+  return retentionCutoffMicros(store.horizonDays, now) ?? undefined;
 }
 
 /**
- * Throws 400 `invalid_event` naming the first event dated more than a day after `now`, the first
- * older than the store holds (`horizon`), or the first whose day is one past the request's limit
- * of days.
- *
- * On PostgreSQL each day of a source is a partition that a scan without a time filter locks: an
- * ingest token spreading events over past days made 1,830 of them in five requests, past what
- * such a scan (and the other sessions of the server) could lock (postgres-source-day-limit.ts),
- * however soon retention would have dropped them, or never, kept forever.
+ * Throws 400 `invalid_event` naming the first event dated more than a day after `now`, or the
+ * first whose day is one past the request's limit of days. (How many days of the past a source
+ * holds is the store's to check: it knows the source's days, `IngestBatch.boundedBefore`.)
  */
-export function checkEventDays(
-  events: readonly LogEvent[],
-  now: bigint,
-  lines?: readonly number[],
-  horizon?: StoreHorizon,
-): void {
+export function checkEventDays(events: readonly LogEvent[], now: bigint, lines?: readonly number[]): void {
   const days = new Set<bigint>();
   const latest = now + MAX_MICROS_AHEAD;
-  const oldest = horizon?.micros;
   for (let i = 0; i < events.length; i++) {
     const t = (events[i] as LogEvent).timestamp;
-    if (oldest !== undefined && t < oldest) {
-      refuse(i, lines, tooOld(t, horizon!));
-    }
     if (t > latest) {
       refuse(
         i,
@@ -101,11 +76,4 @@ function refuse(index: number, lines: readonly number[] | undefined, reason: str
 /** ISO 8601 of a time in microseconds, to the millisecond (events reach year 9999 at most) */
 function isoOf(micros: bigint): string {
   return new Date(Number(micros / 1000n)).toISOString();
-}
-
-function tooOld(t: bigint, { days, micros, storeBound }: StoreHorizon): string {
-  return (
-    `"timestamp" ${isoOf(t)} is older than this store takes: a source holds at most ${days} days of ` +
-    `the past here, so events before ${isoOf(micros)} are refused (${storeBound})`
-  );
 }

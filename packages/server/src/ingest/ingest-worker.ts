@@ -28,7 +28,6 @@ async function prepare(request: PrepareRequest): Promise<{ reply: PrepareReply; 
       request.source,
       request.nowMicros,
       request.maxEvents,
-      request.horizon,
     );
     for (const event of events)
       if (!schemaCoversEvent(schema.fields, event.body))

@@ -1,7 +1,6 @@
 import { availableParallelism } from "node:os";
 import { Worker } from "node:worker_threads";
 import { type PreparedIngest, QesError, type QesErrorCode, type SourceSchema } from "@qes/core";
-import type { StoreHorizon } from "./day-limit.ts";
 import type { BodyFormat } from "./parse-ingest-body.ts";
 
 /** one request's body for a worker to check and encode (ingest-worker.ts) */
@@ -12,8 +11,6 @@ export interface PrepareRequest {
   source: string;
   nowMicros: bigint;
   maxEvents: number;
-  /** the oldest time the store holds (`Backend.sourceDayLimit`): older events are refused */
-  horizon?: StoreHorizon;
   /** the source's schema as the route read it: the rows are encoded for it */
   schema: SourceSchema;
   /** the backend's `ingestPreparer` */

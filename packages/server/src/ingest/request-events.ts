@@ -1,12 +1,12 @@
 import type { LogEvent } from "@qes/core";
-import { checkEventDays, type StoreHorizon } from "./day-limit.ts";
+import { checkEventDays } from "./day-limit.ts";
 import { toLogEvents } from "./log-events.ts";
 import { type BodyFormat, parseIngestEvents } from "./parse-ingest-body.ts";
 
 /**
  * The events of one ingest request's body as `source`'s, every check of the body applied: its
  * form, each event's shape (400 `invalid_event` naming the first bad one), at most `maxEvents`
- * (413), the days they fall on (none older than `horizon`, what the store holds). The route
+ * (413), the days they fall on (none more than a day ahead, at most a year of days). The route
  * runs it, or an ingest worker does (ingest-workers.ts).
  */
 export function requestEvents(
@@ -15,11 +15,10 @@ export function requestEvents(
   source: string,
   nowMicros: bigint,
   maxEvents: number,
-  horizon?: StoreHorizon,
 ): RequestEvents {
   const parsed = parseIngestEvents(body, format, maxEvents);
   const events = toLogEvents(parsed.events, source, nowMicros, parsed.lines);
-  checkEventDays(events, nowMicros, parsed.lines, horizon);
+  checkEventDays(events, nowMicros, parsed.lines);
   return parsed.lines === undefined ? { events } : { events, lines: parsed.lines };
 }
 

@@ -8,7 +8,7 @@ import { requestToken } from "../auth/request-token.ts";
 import type { Clock } from "../clock.ts";
 import type { BatchAdmission } from "../ingest/batch-admission.ts";
 import { IngestBodyBudget } from "../ingest/body-budget.ts";
-import { type StoreDays, type StoreHorizon, storeHorizon } from "../ingest/day-limit.ts";
+import { boundedBefore, type StoreDays } from "../ingest/day-limit.ts";
 import { eventCount, type GroupCommitQueue } from "../ingest/group-commit-queue.ts";
 import type { IngestWorkers } from "../ingest/ingest-workers.ts";
 import { type BodyFormat, bodyFormat } from "../ingest/parse-ingest-body.ts";
@@ -33,7 +33,7 @@ export interface IngestLogsDeps {
   ingestAdmission: BatchAdmission;
   /** the store's schema */
   schema: () => Promise<LogSchema>;
-  /** the days of the past a source takes on a store that bounds them (`Backend.sourceDayLimit`) */
+  /** the days of the past a source always takes on a store that bounds its days (`Backend.sourceDayLimit`) */
   storeDays?: StoreDays;
   /** where bodies are parsed and their rows encoded, when the backend encodes ahead */
   workers?: IngestWorkers;
@@ -73,13 +73,11 @@ export function ingestLogsRoute(deps: IngestLogsDeps) {
     try {
       const body = await readIngestBody(req, deps.ingestMaxBytes, reservation);
       const now = deps.clock();
-      const times: RequestTimes = {
-        now,
-        horizon: storeHorizon(now, deps.storeDays),
-      };
-      const batch =
-        (await preparedBatch(deps, body, format, source, times)) ??
-        (await checkedBatch(deps, body, format, source, times));
+      const parsed =
+        (await preparedBatch(deps, body, format, source, now)) ??
+        (await checkedBatch(deps, body, format, source, now));
+      const bound = boundedBefore(now, deps.storeDays);
+      const batch = bound === undefined ? parsed : withBound(parsed, bound);
       accepted = eventCount(batch);
       if (accepted > 0) committed = deps.queue.submit(batch, body.length);
     } finally {
@@ -90,10 +88,9 @@ export function ingestLogsRoute(deps: IngestLogsDeps) {
   };
 }
 
-/** the request's clock, and the oldest instant the store takes */
-interface RequestTimes {
-  now: bigint;
-  horizon: StoreHorizon | undefined;
+/** the batch with `boundedBefore` set, its lazy `events` kept lazy */
+function withBound(batch: IngestBatch, bound: bigint): IngestBatch {
+  return Object.defineProperty(batch, "boundedBefore", { value: bound, enumerable: true });
 }
 
 /**
@@ -107,7 +104,7 @@ async function preparedBatch(
   body: Buffer,
   format: BodyFormat,
   source: string,
-  { now, horizon }: RequestTimes,
+  now: bigint,
 ): Promise<IngestBatch | undefined> {
   const schema = (await deps.schema()).sources[source];
   if (deps.workers === undefined || schema === undefined) return undefined;
@@ -119,7 +116,6 @@ async function preparedBatch(
     nowMicros: now,
     maxEvents,
     schema,
-    ...(horizon ? { horizon } : {}),
   });
   if (prepared === undefined) return undefined;
   deps.onParsed?.("worker");
@@ -130,7 +126,7 @@ async function preparedBatch(
     prepared,
     get events() {
       if (events === undefined) {
-        events = requestEvents(body, format, source, now, maxEvents, horizon).events;
+        events = requestEvents(body, format, source, now, maxEvents).events;
         deps.onParsed?.("main");
       }
       return events;
@@ -144,9 +140,9 @@ async function checkedBatch(
   body: Buffer,
   format: BodyFormat,
   source: string,
-  { now, horizon }: RequestTimes,
+  now: bigint,
 ): Promise<IngestBatch> {
-  const { events, lines } = requestEvents(body, format, source, now, deps.queue.capacity, horizon);
+  const { events, lines } = requestEvents(body, format, source, now, deps.queue.capacity);
   const batch: IngestBatch = { source, events };
   deps.onParsed?.("main");
   // what the check found: a store with these very fields need not walk the events again
