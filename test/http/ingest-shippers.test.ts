@@ -162,4 +162,19 @@ describe.each(BACKENDS)("ingest of shippers' bodies on $name", (fixture) => {
     expect(odd.status).toBe(400);
     expect(odd.body.error.message).toMatch(/^event 1: "timestamp" is number 1736938800123456\.5/);
   });
+
+  it("Vector's start-up health check, HEAD of the sink's uri without its headers, is 200 and stores nothing", async () => {
+    const { url, backend } = served;
+    // Vector's http sink sends this before any batch and logs an error on any status but 200
+    // (fatal under `vector --require-healthy`); its `request.headers` (x-api-key) are not sent
+    for (const query of ["source_name=vector.health", "source_name=vector.health&api_key=not-a-token"]) {
+      const res = await fetch(`${url}/api/logs?${query}`, {
+        method: "HEAD",
+        headers: { "user-agent": "Vector/0.41.1 (x86_64-unknown-linux-gnu)" },
+      });
+      expect(res.status, query).toBe(200);
+    }
+    expect(await storedIds(backend, "vector.health")).toEqual([]);
+    expect((await backend.schema()).sources["vector.health"]).toBeUndefined();
+  });
 });

@@ -26,7 +26,7 @@ import { requestLog } from "./logging/request-log.ts";
 import type { CacheOutcome, Metrics } from "./observability/metrics.ts";
 import type { QueryService } from "./query/query-service.ts";
 import type { RedisConnection } from "./redis/redis-connection.ts";
-import { ingestLogsRoute } from "./routes/ingest-logs.ts";
+import { ingestLogsRoute, ingestProbeRoute } from "./routes/ingest-logs.ts";
 import { queryEndpointRoute } from "./routes/query-endpoint.ts";
 import { healthRoute, metricsRoute, openApiRoute, readyRoute } from "./routes/service-routes.ts";
 
@@ -103,6 +103,7 @@ export function createApp(deps: AppDeps): express.Express {
     "/api/logs",
     ingestLogsRoute({ ...deps, workers: deps.ingestWorkers, onParsed: deps.onIngestParsed }),
   );
+  app.head("/api/logs", ingestProbeRoute());
 
   app.use((req: Request, _res: Response, next: NextFunction) => {
     next(new QesError("endpoint_not_found", `Nothing is served at ${req.method} ${req.path}.`));
