@@ -101,6 +101,7 @@ export function createApp(deps: AppDeps): express.Express {
   // the body is read by the route itself: decompressed within QES_INGEST_MAX_BYTES, after auth
   app.post(
     "/api/logs",
+    standardErrors,
     ingestLogsRoute({ ...deps, workers: deps.ingestWorkers, onParsed: deps.onIngestParsed }),
   );
   app.head("/api/logs", ingestProbeRoute());
@@ -150,6 +151,16 @@ function rememberCacheAnswers(hits: CacheHitPath) {
   };
 }
 
+/**
+ * Errors of this request in the standard format whatever `QES_ERROR_FORMAT` says. The legacy
+ * format is for dashboards built on the reference platform's query API; a log shipper takes its
+ * 200 for a refused or failed ingest request as delivered, and drops the batch.
+ */
+function standardErrors(_req: Request, res: Response, next: NextFunction): void {
+  res.locals.errorFormat = "standard" satisfies ErrorFormat;
+  next();
+}
+
 function errorHandler(logger: Logger, format: ErrorFormat, refusals: RefusalPacing | undefined) {
   return (err: unknown, req: Request, res: Response, next: NextFunction): void => {
     if (res.headersSent) {
@@ -163,7 +174,11 @@ function errorHandler(logger: Logger, format: ErrorFormat, refusals: RefusalPaci
       if (!res.destroyed) res.destroy();
       return;
     }
-    const http = toHttpError(fromExpressError(err), requestId, format);
+    const http = toHttpError(
+      fromExpressError(err),
+      requestId,
+      (res.locals.errorFormat as ErrorFormat | undefined) ?? format,
+    );
     if (http.unexpected) logger.error({ err, requestId }, "request failed");
     const send = () => {
       // a refusal held by the pacing whose client gave up meanwhile: nobody to answer
