@@ -100,8 +100,19 @@ describe.each(BACKENDS)("ingest of shippers' bodies on $name", (fixture) => {
       }),
     ).toMatchObject({ status: 200, body: { accepted: 1 } });
     expect(await postLogs(url, "shipped.src", "[]")).toMatchObject({ status: 200, body: { accepted: 0 } });
+    // `cat a.ndjson b.ndjson | curl --data-binary @-` of two files saved with a byte order mark:
+    // the second mark starts a line, as the multi-text JSON body already allowed
+    const twoFiles = `\uFEFF${json(ev("cat1"))}\n\uFEFF${json(ev("cat2"))}\n`;
+    for (const type of ["application/x-ndjson", "application/json"]) {
+      expect(await postLogs(url, "shipped.src", twoFiles, { "Content-Type": type }), type).toMatchObject({
+        status: 200,
+        body: { accepted: 2 },
+      });
+    }
     expect(await storedIds(backend, "shipped.src")).toEqual([
       "bom1",
+      "cat1",
+      "cat2",
       "cu1",
       "cu2",
       "hdr1",
