@@ -141,6 +141,28 @@ describe.each(BACKENDS)("ingested event values on $name", (fixture) => {
     ]);
   });
 
+  it("an event of 400 nested objects is stored, or refused with 400 invalid_event where a row cannot hold it", async () => {
+    const { url, backend } = served;
+    const wide = {
+      id: "wide",
+      timestamp: at,
+      ...Object.fromEntries(Array.from({ length: 400 }, (_, i) => [`o${i}`, { x: i }])),
+    };
+    const res = await postLogs(url, "wide.src", json([{ id: "narrow", timestamp: at }, wide]));
+    if (fixture.name === "postgres") {
+      // a PostgreSQL heap row holds 8 kB: the event's columns do not fit (this answered 422 sql_too_complex)
+      expect(res.status).toBe(400);
+      expect(res.body.error.code).toBe("invalid_event");
+      expect(res.body.error.message).toMatch(/more fields than a PostgreSQL row holds/);
+      expect(await storedIds(backend, "wide.src")).toEqual([]);
+    } else {
+      expect(res).toMatchObject({ status: 200, body: { accepted: 2 } });
+      expect(await runSql(backend, "select o399[0].x as x from `wide.src` where id = 'wide'")).toEqual([
+        { x: 399 },
+      ]);
+    }
+  });
+
   it("NUL characters are taken out of strings, keys and ids alike on every backend", async () => {
     const { url, backend } = served;
     const body =
