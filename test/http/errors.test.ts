@@ -21,6 +21,7 @@ import { TcpProxy } from "./support/tcp-proxy.ts";
  * a bug (500): the error body, X-Request-Id on every response, no stack traces, and the legacy
  * format.
  */
+const INGEST_TOKEN = "errors-ingest-token-0123456789";
 let proxy: TcpProxy;
 let store: Store;
 let faulty: ReturnType<typeof faultyBackend>;
@@ -40,7 +41,11 @@ beforeAll(async () => {
     QES_QUERY_TIMEOUT_MS: "300",
   };
   server = await startHttpServer(faulty.backend, env);
-  legacy = await startHttpServer(faulty.backend, { ...env, QES_ERROR_FORMAT: "legacy" });
+  legacy = await startHttpServer(faulty.backend, {
+    ...env,
+    QES_ERROR_FORMAT: "legacy",
+    QES_INGEST_KEYS: INGEST_TOKEN,
+  });
 });
 afterAll(async () => {
   await server?.close();
@@ -307,6 +312,36 @@ describe("the legacy error format (QES_ERROR_FORMAT=legacy)", () => {
     const ok = await l(`${LOGS}?project=alpha`);
     expect(ok.status).toBe(200);
     expect(ok.body.result).toHaveLength(4);
+  });
+});
+
+describe("ingest under the legacy error format", () => {
+  const ingest = (body: string, headers: Record<string, string> = {}) =>
+    call(`${legacy.url}/api/logs?source_name=legacy.ingest`, {
+      method: "POST",
+      headers: { "X-API-KEY": INGEST_TOKEN, "Content-Type": "application/json", ...headers },
+      body,
+    });
+
+  it("keeps the status of every refusal and failure: a shipper takes a 200 as delivered", async () => {
+    expectError(await ingest('[{"event_message":"ok"},{"timestamp":"nope"}]'), 400, "invalid_event");
+    expectError(await ingest("[]", { "Content-Type": "text/plain" }), 400, "invalid_parameter");
+    expectError(await ingest("{}", { "Content-Encoding": "gzip" }), 400, "invalid_parameter");
+    proxy.cut();
+    try {
+      // the schema is re-read at most every second: wait until the cut is seen
+      await new Promise((r) => setTimeout(r, 1100));
+      expectError(await ingest('[{"event_message":"lost?"}]'), 503, "backend_unavailable");
+    } finally {
+      proxy.restore();
+    }
+    const deadline = Date.now() + 15_000;
+    let ok = await ingest('[{"event_message":"after"}]');
+    while (ok.status !== 200 && Date.now() < deadline) {
+      await new Promise((r) => setTimeout(r, 200));
+      ok = await ingest('[{"event_message":"after"}]');
+    }
+    expect(ok).toMatchObject({ status: 200, body: { accepted: 1 } });
   });
 });
 

@@ -100,8 +100,19 @@ describe.each(BACKENDS)("ingest of shippers' bodies on $name", (fixture) => {
       }),
     ).toMatchObject({ status: 200, body: { accepted: 1 } });
     expect(await postLogs(url, "shipped.src", "[]")).toMatchObject({ status: 200, body: { accepted: 0 } });
+    // `cat a.ndjson b.ndjson | curl --data-binary @-` of two files saved with a byte order mark:
+    // the second mark starts a line, as the multi-text JSON body already allowed
+    const twoFiles = `\uFEFF${json(ev("cat1"))}\n\uFEFF${json(ev("cat2"))}\n`;
+    for (const type of ["application/x-ndjson", "application/json"]) {
+      expect(await postLogs(url, "shipped.src", twoFiles, { "Content-Type": type }), type).toMatchObject({
+        status: 200,
+        body: { accepted: 2 },
+      });
+    }
     expect(await storedIds(backend, "shipped.src")).toEqual([
       "bom1",
+      "cat1",
+      "cat2",
       "cu1",
       "cu2",
       "hdr1",
@@ -161,5 +172,20 @@ describe.each(BACKENDS)("ingest of shippers' bodies on $name", (fixture) => {
     const odd = await postLogs(url, "unix.times", '[{"id":"ok"},{"id":"f","timestamp":1736938800123456.5}]');
     expect(odd.status).toBe(400);
     expect(odd.body.error.message).toMatch(/^event 1: "timestamp" is number 1736938800123456\.5/);
+  });
+
+  it("Vector's start-up health check, HEAD of the sink's uri without its headers, is 200 and stores nothing", async () => {
+    const { url, backend } = served;
+    // Vector's http sink sends this before any batch and logs an error on any status but 200
+    // (fatal under `vector --require-healthy`); its `request.headers` (x-api-key) are not sent
+    for (const query of ["source_name=vector.health", "source_name=vector.health&api_key=not-a-token"]) {
+      const res = await fetch(`${url}/api/logs?${query}`, {
+        method: "HEAD",
+        headers: { "user-agent": "Vector/0.41.1 (x86_64-unknown-linux-gnu)" },
+      });
+      expect(res.status, query).toBe(200);
+    }
+    expect(await storedIds(backend, "vector.health")).toEqual([]);
+    expect((await backend.schema()).sources["vector.health"]).toBeUndefined();
   });
 });

@@ -82,6 +82,14 @@ const SOURCES: Record<string, string[][]> = {
       J({ id: "k2", timestamp: AT, select: 20, Status: "T" }),
     ],
   ],
+  // a key with a dot beside a record holding the same path, at the top and inside a record
+  "shape.dotted": [
+    [J({ id: "d1", timestamp: AT, "q.r": 3, q: { r: 4 }, metadata: { "a.b": 1, a: { b: 2 } } })],
+  ],
+  // keys that are one another's case (non-ASCII): JavaScript's toLowerCase maps each first to the second
+  "shape.fold": [
+    [J({ id: "f1", timestamp: AT, "\u01c5": 1, "\u01c6": 2, "\u0130": 3, "i\u0307": 4, Σ: 5, σ: 6 })],
+  ],
   "shape.values": [
     [
       J({
@@ -500,6 +508,28 @@ const VALUE_CASES: ShapeCase[] = [
       { id: "k1", x: "x", y: "y", z: "z", e: "e" },
       { id: "k2", x: null, y: null, z: null, e: null },
     ],
+  },
+  {
+    name: "a dotted key and the record path it spells, both read through a CTE",
+    sql:
+      "with src as (select * from `shape.dotted`) " +
+      "select m.`a.b` as flat, m.a[offset(0)].b as nested, src.`q.r` as qr, q.r as r " +
+      "from src cross join unnest(src.metadata) as m cross join unnest(src.q) as q",
+    expect: [{ flat: 1, nested: 2, qr: 3, r: 4 }],
+    found: "every backend: both read the dotted key's value (one hidden CTE column for both paths)",
+  },
+  {
+    name: "non-ASCII keys that are one another's case, read directly",
+    sql: "select `\u01c5` as a, `\u01c6` as b, `\u0130` as c, `i\u0307` as d, `Σ` as e, `σ` as f from `shape.fold`",
+    expect: [{ a: 1, b: 2, c: 3, d: 4, e: 5, f: 6 }],
+  },
+  {
+    name: "non-ASCII keys that are one another's case, read through a CTE",
+    sql:
+      "with src as (select * from `shape.fold`) " +
+      "select `\u01c5` as a, `\u01c6` as b, `\u0130` as c, `i\u0307` as d, `Σ` as e, `σ` as f from src",
+    expect: [{ a: 1, b: 2, c: 3, d: 4, e: 5, f: 6 }],
+    found: "every backend: a CTE's columns were looked up by lower case only, so b, d and f read a, c and e",
   },
   {
     name: "a reserved-word column in arithmetic, ORDER BY and names differing by case",

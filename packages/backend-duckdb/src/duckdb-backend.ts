@@ -28,6 +28,7 @@ import { loadIntoDuckdb } from "./duckdb-loader.ts";
 import { applyDuckdbRetention, duckdbSourceStats } from "./duckdb-retention.ts";
 import { initStorage, readLogSchema, readTimeIndexSql } from "./duckdb-storage.ts";
 import { StoredIds } from "./duckdb-stored-ids.ts";
+import { keepLeadingByteOrderMarks } from "./duckdb-varchar-decoder.ts";
 
 /**
  * Files opened by a backend of this process. DuckDB's file lock is per process, so a second
@@ -276,5 +277,6 @@ class DuckdbBackend implements Backend {
  * A file held by another process fails with QesError('store_locked').
  */
 export function createDuckdbBackend(config: DuckdbConfig): Backend {
+  keepLeadingByteOrderMarks();
   return new DuckdbBackend(config);
 }

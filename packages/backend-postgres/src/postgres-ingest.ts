@@ -291,6 +291,17 @@ export async function ingestEvents(
         },
       );
     }
+    // so is an event whose fields take more than a heap row's 8 kB: each field is a column (an
+    // object more than one), most too small for PostgreSQL to move out of the row; an event of
+    // ~400 objects of one number each passed it, within QES_INGEST_MAX_FIELDS (was 422 sql_too_complex)
+    if (state === "54000" && /row is too big/.test((e as Error).message)) {
+      throw new QesError(
+        "invalid_event",
+        `an event has more fields than a PostgreSQL row holds (${(e as Error).message}): ` +
+          "send fewer fields or nested objects per event, or a nested part as one JSON string",
+        { cause: e },
+      );
+    }
     throw toQesError(e, "ingesting events");
   } finally {
     client.release(broken);

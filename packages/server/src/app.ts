@@ -26,7 +26,7 @@ import { requestLog } from "./logging/request-log.ts";
 import type { CacheOutcome, Metrics } from "./observability/metrics.ts";
 import type { QueryService } from "./query/query-service.ts";
 import type { RedisConnection } from "./redis/redis-connection.ts";
-import { ingestLogsRoute } from "./routes/ingest-logs.ts";
+import { ingestLogsRoute, ingestProbeRoute } from "./routes/ingest-logs.ts";
 import { queryEndpointRoute } from "./routes/query-endpoint.ts";
 import { type RetentionRunDeps, retentionRunRoute } from "./routes/retention-run.ts";
 import { healthRoute, metricsRoute, openApiRoute, readyRoute } from "./routes/service-routes.ts";
@@ -104,8 +104,10 @@ export function createApp(deps: AppDeps): express.Express {
   // the body is read by the route itself: decompressed within QES_INGEST_MAX_BYTES, after auth
   app.post(
     "/api/logs",
+    standardErrors,
     ingestLogsRoute({ ...deps, workers: deps.ingestWorkers, onParsed: deps.onIngestParsed }),
   );
+  app.head("/api/logs", ingestProbeRoute());
 
   if (deps.retentionRun) app.post("/api/retention", retentionRunRoute(deps.retentionRun));
 
@@ -154,6 +156,16 @@ function rememberCacheAnswers(hits: CacheHitPath) {
   };
 }
 
+/**
+ * Errors of this request in the standard format whatever `QES_ERROR_FORMAT` says. The legacy
+ * format is for dashboards built on the reference platform's query API; a log shipper takes its
+ * 200 for a refused or failed ingest request as delivered, and drops the batch.
+ */
+function standardErrors(_req: Request, res: Response, next: NextFunction): void {
+  res.locals.errorFormat = "standard" satisfies ErrorFormat;
+  next();
+}
+
 function errorHandler(logger: Logger, format: ErrorFormat, refusals: RefusalPacing | undefined) {
   return (err: unknown, req: Request, res: Response, next: NextFunction): void => {
     if (res.headersSent) {
@@ -167,7 +179,11 @@ function errorHandler(logger: Logger, format: ErrorFormat, refusals: RefusalPaci
       if (!res.destroyed) res.destroy();
       return;
     }
-    const http = toHttpError(fromExpressError(err), requestId, format);
+    const http = toHttpError(
+      fromExpressError(err),
+      requestId,
+      (res.locals.errorFormat as ErrorFormat | undefined) ?? format,
+    );
     if (http.unexpected) logger.error({ err, requestId }, "request failed");
     const send = () => {
       // a refusal held by the pacing whose client gave up meanwhile: nobody to answer

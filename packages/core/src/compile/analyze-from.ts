@@ -248,7 +248,13 @@ export function bindDerived(scope: Scope, aliasName: string, alias: string, info
   scope.vars.push({
     name: aliasName.toLowerCase(),
     column: (n) => {
-      const i = names.findIndex((x) => x.toLowerCase() === n.toLowerCase());
+      // the name as written first, as a table's fields are read (recordVar): `select *` of a source
+      // holding `Foo` and `foo` (or `ǅ` and `ǆ`) outputs both, and each is read by its own spelling
+      let i = names.indexOf(n);
+      if (i < 0) {
+        const lower = n.toLowerCase();
+        i = names.findIndex((x) => x.toLowerCase() === lower);
+      }
       return i < 0 ? undefined : columnValue(i);
     },
     columnNames: () => names.filter(Boolean),

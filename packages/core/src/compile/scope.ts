@@ -70,7 +70,8 @@ export function derivedRoot(rel: string, derived: DerivedRelation, index: number
   return {
     leaf(path, node: FieldNode) {
       const type = leafType(node);
-      const name = derived.demand(index, `L:${path.join(".")}`, (v) =>
+      // the path as JSON, not joined by dots: a key `a.b` and the record path a → b are two fields
+      const name = derived.demand(index, `L:${JSON.stringify(path)}`, (v) =>
         v.kind === "record"
           ? guarded(v.rec.root.leaf([...v.rec.path, ...path], node), v.rec.guard)
           : nullOf(type),
@@ -78,7 +79,7 @@ export function derivedRoot(rel: string, derived: DerivedRelation, index: number
       return col(name, type);
     },
     presence(path) {
-      const name = derived.demand(index, `P:${path.join(".")}`, (v) =>
+      const name = derived.demand(index, `P:${JSON.stringify(path)}`, (v) =>
         v.kind === "record"
           ? (and(v.rec.guard, v.rec.root.presence([...v.rec.path, ...path])) as Expr)
           : nullOf(BOOL),
@@ -86,7 +87,7 @@ export function derivedRoot(rel: string, derived: DerivedRelation, index: number
       return { k: "op", op: "IS TRUE", args: [col(name, BOOL)], type: BOOL };
     },
     json(path, type) {
-      const name = derived.demand(index, `J:${path.join(".")}`, (v) =>
+      const name = derived.demand(index, `J:${JSON.stringify(path)}`, (v) =>
         v.kind === "record"
           ? guarded(v.rec.root.json([...v.rec.path, ...path], type), v.rec.guard)
           : nullOf(type),

@@ -13,6 +13,8 @@ import { tooManyEvents } from "./group-commit-queue.ts";
 import { bracketedEnd, isJsonWhitespace, NEWLINE, OPEN_BRACE, OPEN_BRACKET } from "./json-text-scan.ts";
 import { malformedArrayEvent } from "./malformed-array-event.ts";
 
+const BYTE_ORDER_MARK = 0xfeff;
+
 /** how the body holds its events, from `Content-Type` */
 export type BodyFormat = "json" | "ndjson";
 
@@ -125,8 +127,11 @@ function parseNdjson(text: string, maxEvents: number): IngestEvents {
   const events: JsonValue[] = [];
   const lines: number[] = [];
   let line = 0;
-  for (const raw of text.split("\n")) {
+  for (const split of text.split("\n")) {
     line++;
+    // a byte order mark starting a line: files saved with one, concatenated (`cat a b | curl`); the
+    // body's first one is gone already, and a JSON body of several texts skips them too
+    const raw = split.charCodeAt(0) === BYTE_ORDER_MARK ? split.slice(1) : split;
     if (raw.trim() === "") continue;
     if (events.length === maxEvents) throw tooManyEvents(maxEvents);
     let value: JsonValue;
@@ -171,7 +176,7 @@ function* jsonTexts(body: string): Generator<JsonText, void, undefined> {
   const n = body.length;
   while (i < n) {
     const c = body.charCodeAt(i);
-    if (isJsonWhitespace(c) || c === 0xfeff) {
+    if (isJsonWhitespace(c) || c === BYTE_ORDER_MARK) {
       if (c === NEWLINE) line++;
       i++;
       continue;

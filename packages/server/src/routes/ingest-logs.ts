@@ -88,6 +88,18 @@ export function ingestLogsRoute(deps: IngestLogsDeps) {
   };
 }
 
+/**
+ * `HEAD /api/logs`: 200, nothing read or stored. Vector's `http` sink checks its `uri` this way at
+ * start-up and logs an error for any other status (and stops, under `vector --require-healthy`).
+ * It sends none of its configured `request.headers` with it, so an `x-api-key` never comes: the
+ * probe asks for no token and tells nothing but that the route is here.
+ */
+export function ingestProbeRoute() {
+  return (_req: Request, res: Response): void => {
+    res.status(200).end();
+  };
+}
+
 /** the batch with `boundedBefore` set, its lazy `events` kept lazy */
 function withBound(batch: IngestBatch, bound: bigint): IngestBatch {
   return Object.defineProperty(batch, "boundedBefore", { value: bound, enumerable: true });
