@@ -155,6 +155,15 @@ const SOURCES: Record<string, string[][]> = {
     ["😀abc", "e\u0301x", "A😀B😀C", "日本語", ""].map((s, i) => J({ id: `u${i}`, timestamp: AT, s })),
   ],
   "shape.times": [Object.entries(INSTANTS).map(([id, t]) => J({ id, timestamp: t, day: t.slice(0, 10) }))],
+  // edge-log numbers as JSON texts (JSON.stringify would write -0.0 as 0): INT64 status codes and
+  // counts, FLOAT64 coordinates with a -0.0, 0.1 + 0.2's double, 1e21, 1e-7, arrays of them
+  "shape.number-text": [
+    [
+      `{"id":"n1","timestamp":"2025-01-15T10:00:00.000100Z","metadata":{"response":{"status_code":200},"request":{"cf":{"latitude":37.7749,"longitude":-122.4194,"botManagement":{"verifiedBot":false}}},"delta":3,"ratio":0.30000000000000004,"huge":1e21,"tiny":1e-7,"samples":[1.5,-0.0,1e21,1e-7],"flags":[true,false]}}`,
+      `{"id":"n2","timestamp":"2025-01-15T10:00:00.12Z","metadata":{"response":{"status_code":404},"request":{"cf":{"latitude":-0.0,"longitude":0,"botManagement":{"verifiedBot":true}}},"delta":-5,"ratio":2.5,"huge":123456789012345680000,"tiny":1.5e-300,"samples":[],"flags":[]}}`,
+      `{"id":"n3","timestamp":"2025-01-15T10:00:00Z"}`,
+    ],
+  ],
 };
 
 // ------------------------------------------------------------------------------------- cases
@@ -615,7 +624,104 @@ const VALUE_CASES: ShapeCase[] = [
   },
 ];
 
-const CASES = [...TRUNCATION_CASES, ...VALUE_CASES];
+/** the record paths of shape.number-text, as dashboards write them */
+const RESPONSE = "metadata[0].response[0]";
+const CF = "metadata[0].request[0].cf[0]";
+const M = "metadata[0]";
+
+// The text of ingested numbers, booleans and times in string functions: every argument spelled as
+// CAST(… AS STRING) spells it (docs/compiler.md: a FLOAT64 as core spells a number — shortest
+// round trip, `1e+21`, `1e-7`, -0 as `0`, BigQuery's "a returned 0 will not be signed"), never as
+// an engine's own cast does.
+const NUMBER_TEXT_CASES: ShapeCase[] = [
+  {
+    name: "CONCAT and || of INT64, FLOAT64, BOOL and TIMESTAMP fields spell them as CAST AS STRING",
+    sql: `select id, concat(${RESPONSE}.status_code, '|', ${CF}.latitude, '|', ${CF}.botManagement[0].verifiedBot) as a, ${M}.ratio || '' as b, concat(${M}.huge, ',', ${M}.tiny) as c, concat(${CF}.latitude, ${CF}.longitude) as d, concat('t=', timestamp) as t from \`shape.number-text\` order by id`,
+    expect: [
+      {
+        id: "n1",
+        a: "200|37.7749|false",
+        b: "0.30000000000000004",
+        c: "1e+21,1e-7",
+        d: "37.7749-122.4194",
+        t: "t=2025-01-15 10:00:00.000100+00",
+      },
+      {
+        id: "n2",
+        a: "404|0|true",
+        b: "2.5",
+        c: "123456789012345680000,1.5e-300",
+        d: "00",
+        t: "t=2025-01-15 10:00:00.120+00",
+      },
+      { id: "n3", a: null, b: null, c: null, d: null, t: "t=2025-01-15 10:00:00+00" },
+    ],
+    found:
+      "DuckDB: its own text of a DOUBLE ('1e-07', '0.0') and of a TIMESTAMP ('2025-01-15 10:00:00.0001', no +00); ClickHouse: '1e21' and a TIMESTAMP without +00; PostgreSQL: 'operator does not exist: double precision || double precision' (422) for two FLOAT64s",
+  },
+  {
+    name: "CONCAT of a BOOL expression and of FLOAT64 literals",
+    sql: `select id, concat(${RESPONSE}.status_code >= 400, '') as bad, concat(1e21, '|', -0.0, '|', 1e-7, '|', 0.1 + 0.2) as lits from \`shape.number-text\` where id in ('n1', 'n2') order by id`,
+    expect: [
+      { id: "n1", bad: "false", lits: "1e+21|0|1e-7|0.30000000000000004" },
+      { id: "n2", bad: "true", lits: "1e+21|0|1e-7|0.30000000000000004" },
+    ],
+    found: "ClickHouse: '0' and '1' for the BOOL, '1e21' and '1e-7'; DuckDB: '0.0' for -0.0 and '1e-07'",
+  },
+  {
+    name: "CAST, CONCAT and FORMAT %T of a DATETIME with a fraction: six digits",
+    sql: "select id, cast(datetime(timestamp) as string) as a, concat(datetime(timestamp), '') as b, format('%T', datetime(timestamp)) as c, safe_cast(datetime(timestamp) as string) as d from `shape.number-text` order by id",
+    expect: [
+      {
+        id: "n1",
+        a: "2025-01-15 10:00:00.000100",
+        b: "2025-01-15 10:00:00.000100",
+        c: 'DATETIME "2025-01-15 10:00:00.000100"',
+        d: "2025-01-15 10:00:00.000100",
+      },
+      {
+        id: "n2",
+        a: "2025-01-15 10:00:00.120000",
+        b: "2025-01-15 10:00:00.120000",
+        c: 'DATETIME "2025-01-15 10:00:00.120000"',
+        d: "2025-01-15 10:00:00.120000",
+      },
+      {
+        id: "n3",
+        a: "2025-01-15 10:00:00",
+        b: "2025-01-15 10:00:00",
+        c: 'DATETIME "2025-01-15 10:00:00"',
+        d: "2025-01-15 10:00:00",
+      },
+    ],
+    found:
+      "DuckDB and PostgreSQL: their own text, trailing zeros dropped ('.0001', '.12'); ClickHouse: CONCAT wrote '.000000' for a whole second",
+  },
+  {
+    name: "FORMAT pads negative numbers with zeros after the sign, and 0x with #",
+    sql: `select id, format('%05d|%+06d|%08.2f|%#x|%-06d|', ${M}.delta, ${RESPONSE}.status_code, ${CF}.longitude, ${RESPONSE}.status_code, ${M}.delta) as f from \`shape.number-text\` order by id`,
+    expect: [
+      { id: "n1", f: "00003|+00200|-0122.42|0xc8|3     |" },
+      { id: "n2", f: "-0005|+00404|00000.00|0x194|-5    |" },
+      { id: "n3", f: "NULL|NULL|NULL|NULL|NULL|" },
+    ],
+    found:
+      "PostgreSQL: '000-5', '0+200', '0-122.42' (zeros before the sign) and 'c8' without 0x; DuckDB: '3     ' as '000003' (the 0 flag beside -)",
+  },
+  {
+    name: "ARRAY_TO_STRING of ingested FLOAT64 and BOOL arrays and of arrays built from fields",
+    sql: `select id, array_to_string(${M}.samples, ',') as s, array_to_string(${M}.flags, ',') as f, array_to_string([${M}.ratio, ${M}.tiny, ${CF}.latitude], ';') as n, array_to_string([${CF}.botManagement[0].verifiedBot], ';') as b from \`shape.number-text\` order by id`,
+    expect: [
+      { id: "n1", s: "1.5,0,1e+21,1e-7", f: "true,false", n: "0.30000000000000004;1e-7;37.7749", b: "false" },
+      { id: "n2", s: "", f: "", n: "2.5;1.5e-300;0", b: "true" },
+      { id: "n3", s: null, f: null, n: "", b: "" },
+    ],
+    found:
+      "DuckDB: '1e21' from JSON, '1e-07' and '0.0' from a list; ClickHouse: '1e21'; PostgreSQL: 't' for a boolean, '1e-07'",
+  },
+];
+
+const CASES = [...TRUNCATION_CASES, ...VALUE_CASES, ...NUMBER_TEXT_CASES];
 
 describe.each(BACKENDS)("queries over hostile ingested shapes on $name", (fixture) => {
   let handle: BackendHandle;

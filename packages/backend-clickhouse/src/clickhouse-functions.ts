@@ -222,15 +222,22 @@ export function clickhouseFunctions(e: ClickhouseEmitter): FunctionTable {
         ? nullForNullArray(e, call.args[0]!, `toInt64(length(${a}))`)
         : `toInt64(JSONLength(${a}))`,
     ARRAY_TO_STRING: ([a, d], call) => {
+      // elements other than text are joined as CAST(… AS STRING) spells them (`1e+21`, not
+      // ClickHouse's `1e21`), read typed from JSON text
+      const element = elementOf(call, 0);
+      const texts = (list: string) =>
+        element === "STRING"
+          ? list
+          : `arrayMap(x -> ${e.cast("x", { t: "scalar", s: element }, "STRING")}, ${list})`;
       if (!isNative(call, 0)) {
-        const list = `JSONExtract(ifNull(${a}, ''), 'Array(Nullable(String))')`;
+        const list = `JSONExtract(ifNull(${a}, ''), ${e.stringLiteral(`Array(${nullableType(element)})`)})`;
         // a missing or null array (NULL JSON text) joins to NULL, an empty one to ''
-        return `if(isNull(${a}), NULL, arrayStringConcat(arrayFilter(x -> isNotNull(x), ${list}), ${d}))`;
+        return `if(isNull(${a}), NULL, arrayStringConcat(arrayFilter(x -> isNotNull(x), ${texts(list)}), ${d}))`;
       }
       return nullForNullArray(
         e,
         call.args[0]!,
-        `arrayStringConcat(arrayFilter(x -> isNotNull(x), ${a}), ${d})`,
+        `arrayStringConcat(arrayFilter(x -> isNotNull(x), ${texts(a!)}), ${d})`,
       );
     },
     JSON_VALUE: ([x], call) => jsonValue(e, x!, call),

@@ -209,12 +209,19 @@ export class DuckdbDialect extends SqlEmitter {
     ARRAY_LENGTH: ([a], call) => (isNative(call, 0) ? `len(${a})` : `json_array_length(${a})`),
     // a NULL delimiter gives NULL (BigQuery); DuckDB joined with ','
     // DuckDB's array_to_string of a list of NULLs only is NULL; BigQuery skips NULLs, so ''
-    ARRAY_TO_STRING: ([a, d], call) =>
-      `CASE WHEN ${d} IS NOT NULL AND ${a} IS NOT NULL THEN coalesce(${
-        isNative(call, 0)
-          ? `array_to_string(${a}, ${d})`
-          : `array_to_string(${jsonScalarList(a!, "STRING")}, ${d})`
-      }, '') END`,
+    // elements other than text are joined as CAST(… AS STRING) spells them (`0`, `1e-7`, where
+    // DuckDB's own text of a DOUBLE is `0.0`, `1e-07`, and of one read from JSON `1e21`)
+    ARRAY_TO_STRING: ([a, d], call) => {
+      const type = call.args[0]!.type;
+      const element = type.t === "array" ? type.element : "STRING";
+      const list = isNative(call, 0) ? a! : jsonScalarList(a!, element);
+      const v = `__e${this.lambdas++}`;
+      const texts =
+        element === "STRING"
+          ? list
+          : `list_transform(${list}, ${v} -> ${this.cast(v, { t: "scalar", s: element }, "STRING")})`;
+      return `CASE WHEN ${d} IS NOT NULL AND ${a} IS NOT NULL THEN coalesce(array_to_string(${texts}, ${d}), '') END`;
+    },
     JSON_VALUE: ([x], call) => this.jsonValue(x!, call),
     JSON_EXTRACT_SCALAR: ([x], call) => this.jsonValue(x!, call),
     JSON_QUERY: ([x], call) => this.jsonQuery(x!, call),
@@ -259,8 +266,10 @@ export class DuckdbDialect extends SqlEmitter {
 
   private formatSpec(x: string, type: SqlType, s: FormatSpec): string {
     // printf has no grouping flag: every `'` goes (not only the first, or the rest would end the
-    // format literal early), and the format is written as a literal like any other text.
-    const head = `%${s.flags.replaceAll("'", "")}${s.width ?? ""}${s.precision !== undefined ? `.${s.precision}` : ""}`;
+    // format literal early), and the format is written as a literal like any other text. C's `-`
+    // overrides `0` (`%-06d` of 200 is `200   `); DuckDB's printf padded with zeros on the right.
+    const flags = s.flags.replaceAll("'", "");
+    const head = `%${flags.includes("-") ? flags.replaceAll("0", "") : flags}${s.width ?? ""}${s.precision !== undefined ? `.${s.precision}` : ""}`;
     const printf = (format: string, arg: string) => `printf(${this.stringLiteral(format)}, ${arg})`;
     switch (s.conversion) {
       case "d":
@@ -326,6 +335,7 @@ export class DuckdbDialect extends SqlEmitter {
       return `CASE WHEN regexp_matches(${expr}, '^\\s*[+-]?0[xX][0-9a-fA-F]+\\s*$') THEN (CASE WHEN ltrim(${expr}) LIKE '-%' THEN -1 ELSE 1 END) * CAST(regexp_replace(trim(${expr}), '^[+-]', '') AS BIGINT) WHEN regexp_matches(${expr}, '^\\s*[+-]?[0-9]+\\s*$') THEN CAST(trim(${expr}) AS BIGINT) WHEN ${expr} IS NOT NULL THEN error('Bad int64 value: ' || ${expr}) END`;
     }
     if (from.t === "scalar" && from.s === "TIMESTAMP" && to === "STRING") return timestampText(expr);
+    if (from.t === "scalar" && from.s === "DATETIME" && to === "STRING") return datetimeText(expr);
     if (from.t === "scalar" && from.s === "FLOAT64" && to === "STRING") return duckdbFloatText(expr);
     // BigQuery rounds halfway cases away from zero; DuckDB's cast of a DOUBLE rounds them to even
     if (from.t === "scalar" && from.s === "FLOAT64" && to === "INT64")
@@ -403,6 +413,7 @@ export class DuckdbDialect extends SqlEmitter {
     }
     if (fromString && to === "BOOL") return this.cast(expr, from, "BOOL");
     if (from.t === "scalar" && from.s === "TIMESTAMP" && to === "STRING") return timestampText(expr);
+    if (from.t === "scalar" && from.s === "DATETIME" && to === "STRING") return datetimeText(expr);
     if (fromString && to === "TIMESTAMP") return stringToTimestampSql(expr, "UTC", true);
     if (from.t === "scalar" && from.s === "FLOAT64" && to === "INT64")
       return `TRY_CAST(round(${expr}) AS BIGINT)`;
@@ -447,6 +458,15 @@ function isJsonText(call: CallExpr, i: number): boolean {
 function timestampText(ts: string): string {
   const us = `(epoch_us(${ts}) % 1000000 + 1000000) % 1000000`;
   return `(strftime(${ts}, '%Y-%m-%d %H:%M:%S') || CASE WHEN ${us} = 0 THEN '' WHEN ${us} % 1000 = 0 THEN '.' || lpad(CAST(${us} // 1000 AS VARCHAR), 3, '0') ELSE '.' || lpad(CAST(${us} AS VARCHAR), 6, '0') END || '+00')`;
+}
+
+/**
+ * BigQuery's text of a DATETIME: no zone, six fractional digits only when there is a fraction, as
+ * PostgreSQL and ClickHouse write it (DuckDB's own cast drops trailing zeros: `.0001`).
+ */
+function datetimeText(dt: string): string {
+  const us = `(epoch_us(${dt}) % 1000000 + 1000000) % 1000000`;
+  return `(strftime(${dt}, '%Y-%m-%d %H:%M:%S') || CASE WHEN ${us} = 0 THEN '' ELSE '.' || lpad(CAST(${us} AS VARCHAR), 6, '0') END)`;
 }
 
 function isTimestamp(call: CallExpr, i: number): boolean {

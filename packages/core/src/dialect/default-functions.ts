@@ -526,7 +526,18 @@ export const DEFAULT_FUNCTIONS = {
   // BigQuery's CONCAT is NULL when any argument is; `||` behaves so on every engine. Grouped as a
   // balanced tree (`||` is associative): an engine parses a flat chain one level per operand, and
   // a `||` chain of 5,000 passed DuckDB's expression depth (1,000) and PostgreSQL's stack.
-  CONCAT: (args) => balancedConcat(args, 0, args.length),
+  // BigQuery casts every non-STRING argument to STRING: each through the dialect's CAST, so that
+  // CONCAT(1e21, '') is CAST(1e21 AS STRING) ('1e+21') where an engine's own `||` wrote its own
+  // text of a DOUBLE ('1e21', '0.0'), of a boolean ('1') or of a timestamp, or had no `||` for two.
+  CONCAT: (args, call, e) =>
+    balancedConcat(
+      args.map((a, i) => {
+        const type = call.args[i]!.type;
+        return type.t === "scalar" && type.s !== "STRING" ? e.cast(a, type, "STRING") : a;
+      }),
+      0,
+      args.length,
+    ),
   SAFE_DIVIDE: ([a, b], call, e) =>
     `CASE WHEN ${b} = 0 THEN NULL ELSE ${e.cast(a!, call.args[0]!.type, "FLOAT64")} / ${b} END`,
   // arguments are emitted bare: `MOD(5 + 1, 4)` must not read as `5 + 1 % 4`
