@@ -155,6 +155,23 @@ const SOURCES: Record<string, string[][]> = {
     ["😀abc", "e\u0301x", "A😀B😀C", "日本語", ""].map((s, i) => J({ id: `u${i}`, timestamp: AT, s })),
   ],
   "shape.times": [Object.entries(INSTANTS).map(([id, t]) => J({ id, timestamp: t, day: t.slice(0, 10) }))],
+  // fields inside a record widened by a later request: an INT64 to STRING, a nested record to
+  // STRING and to records, beside a 20-digit number (JSON.stringify's 1.8446744073709552e19)
+  "shape.widened-in-record": [
+    [
+      J({
+        id: "x1",
+        timestamp: AT,
+        m: {
+          i: 5,
+          g: 2 ** 64,
+          n: { a: 1e21, b: [1.5e300, 2 ** 64, 2e-300], c: 'x:1e21 " 12345678901234567890123' },
+          r: { a: 1 },
+        },
+      }),
+    ],
+    [J({ id: "x2", timestamp: AT, m: { i: "s", n: "s", r: [{ a: 2 }, { a: 3 }] } })],
+  ],
   // edge-log numbers as JSON texts (JSON.stringify would write -0.0 as 0): INT64 status codes and
   // counts, FLOAT64 coordinates with a -0.0, 0.1 + 0.2's double, 1e21, 1e-7, arrays of them
   "shape.number-text": [
@@ -634,6 +651,21 @@ const M = "metadata[0]";
 // round trip, `1e+21`, `1e-7`, -0 as `0`, BigQuery's "a returned 0 will not be signed"), never as
 // an engine's own cast does.
 const NUMBER_TEXT_CASES: ShapeCase[] = [
+  {
+    name: "fields of a record widened beside a 20-digit number keep their values; a record's text keeps core's numbers",
+    sql: "select id, m[0].i as i, m[0].n as n, m[0].r as r from `shape.widened-in-record` order by id",
+    expect: [
+      {
+        id: "x1",
+        i: "5",
+        n: '{"a":1e+21,"b":[1.5e+300,18446744073709552000,2e-300],"c":"x:1e21 \\" 12345678901234567890123"}',
+        r: [{ a: 1 }],
+      },
+      { id: "x2", i: "s", n: "s", r: [{ a: 2 }, { a: 3 }] },
+    ],
+    found:
+      "ClickHouse: NULL for i and n, [] for r (the widening's mutation read the record's JSON with simdjson, which gives up on a document holding a literal beyond 64 bits); DuckDB and ClickHouse: 1e21 and 1.5e300 in n's text",
+  },
   {
     name: "CONCAT and || of INT64, FLOAT64, BOOL and TIMESTAMP fields spell them as CAST AS STRING",
     sql: `select id, concat(${RESPONSE}.status_code, '|', ${CF}.latitude, '|', ${CF}.botManagement[0].verifiedBot) as a, ${M}.ratio || '' as b, concat(${M}.huge, ',', ${M}.tiny) as c, concat(${CF}.latitude, ${CF}.longitude) as d, concat('t=', timestamp) as t from \`shape.number-text\` order by id`,

@@ -232,11 +232,34 @@ export function dropSourceSql(layout: StorageLayout, table: string): string[] {
  * unquoted, anything else as its JSON text, NULL when missing or null.
  */
 function jsonTextAt(column: string, path: readonly string[]): string {
-  const args = [quoteIdent(column), ...path.map(sqlString)].join(", ");
+  const args = [readableJson(quoteIdent(column)), ...path.map(sqlString)].join(", ");
   return (
     `multiIf(JSONType(${args}) = 'String', JSONExtractString(${args}), ` +
-    `JSONType(${args}) = 'Null', NULL, nullIf(JSONExtractRaw(${args}), ''))`
+    `JSONType(${args}) = 'Null', NULL, ${jsonExponentsAsCore(`nullIf(JSONExtractRaw(${args}), '')`)})`
   );
+}
+
+/**
+ * JSON text as a mutation's simdjson reads it: an integer literal beyond 64 bits (core writes
+ * 1.8446744073709552e19 as 18446744073709552000) made it give up on the whole document — every
+ * field read from it NULL, a nested record widened to STRING or to records lost — and a mutation
+ * reads with simdjson whatever its settings (CLICKHOUSE_QUERY_SETTINGS). Such a literal gets a
+ * `.0`, which makes it a FLOAT64 of the same value; the text is cut into strings, numbers and the
+ * rest, so no string changes.
+ */
+function readableJson(text: string): string {
+  const tokens = `extractAll(${text}, ${sqlString('"(?:[^"\\\\]|\\\\.)*"|-?[0-9][0-9.eE+-]*|[^"0-9-]+|-')})`;
+  return `if(match(${text}, '[0-9]{20}'), arrayStringConcat(arrayMap(t -> if(match(t, '^-?[0-9]{20,}$'), concat(t, '.0'), t), ${tokens})), ${text})`;
+}
+
+/**
+ * JSON text with every number's positive exponent signed as JavaScript writes it: ClickHouse
+ * writes `1e21` where core writes `1e+21` (a number's text, or an object's or array's holding
+ * numbers). The text is cut into strings and the runs between them; strings stay as they are.
+ */
+function jsonExponentsAsCore(json: string): string {
+  const pieces = `extractAll(${json}, ${sqlString('"(?:[^"\\\\]|\\\\.)*"|[^"]+')})`;
+  return `if(${json} IS NULL, NULL, arrayStringConcat(arrayMap(p -> if(startsWith(p, '"'), p, replaceRegexpAll(p, '([0-9.])e([0-9])', '\\\\1e+\\\\2')), ${pieces})))`;
 }
 
 /** The top-level record whose JSON text holds the field at `path`, if any. */
@@ -292,11 +315,17 @@ export function schemaChangeSql(
         const json = jsonTextAt(within.column, within.path);
         sql.push(
           `ALTER TABLE ${data}${onCluster(layout)} UPDATE ${col} = ` +
-            `if(${col} IS NULL, NULL, coalesce(replaceRegexpOne(${json}, 'e([0-9])', 'e+\\1'), ${floatTextAsCore(col)})) WHERE 1`,
+            `if(${col} IS NULL, NULL, coalesce(${json}, ${floatTextAsCore(col)})) WHERE 1`,
         );
       } else if (within) {
+        // an INT64 or BOOL converted by MODIFY is its JSON text already: it stands in where the
+        // record's JSON cannot be read. A mutation reads JSON with simdjson whatever its settings
+        // (CLICKHOUSE_QUERY_SETTINGS), which gives up on a whole document holding a number literal
+        // beyond 64 bits (core writes 1.8446744073709552e19 as 18446744073709552000): every
+        // INT64 field of such a record widened to STRING was NULL
         sql.push(
-          `ALTER TABLE ${data}${onCluster(layout)} UPDATE ${col} = ${jsonTextAt(within.column, within.path)} WHERE 1`,
+          `ALTER TABLE ${data}${onCluster(layout)} UPDATE ${col} = ` +
+            `if(${col} IS NULL, NULL, coalesce(${jsonTextAt(within.column, within.path)}, ${col})) WHERE 1`,
         );
       } else if (change.from === "FLOAT64" && change.to === "STRING") {
         // ClickHouse converted with core's notation (`String(number)`: shortest digits, fixed within

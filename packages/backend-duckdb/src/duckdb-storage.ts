@@ -147,7 +147,19 @@ function enclosingJson(
 
 /** `json_extract_string`: strings unquoted, numbers as written, objects and arrays as JSON text. */
 function jsonTextAt(column: string, path: readonly string[]): string {
-  return `json_extract_string(${quoteIdent(column)}, ${sqlString(jsonPointer(path))})`;
+  const at = `${quoteIdent(column)}, ${sqlString(jsonPointer(path))}`;
+  // DuckDB writes a number's exponent `1e21` where core (JavaScript) writes `1e+21`: the text of
+  // a number, or of an object or array holding numbers, gets core's spelling back
+  return `CASE WHEN json_type(${at}) = 'VARCHAR' THEN json_extract_string(${at}) ELSE ${jsonExponentsAsCore(`json_extract_string(${at})`)} END`;
+}
+
+/**
+ * JSON text with every number's positive exponent signed as JavaScript writes it (`1e21` →
+ * `1e+21`), strings untouched: the text is cut into strings and the runs between them.
+ */
+export function jsonExponentsAsCore(json: string): string {
+  const pieces = `regexp_extract_all(${json}, ${sqlString('"(?:[^"\\\\]|\\\\.)*"|[^"]+')})`;
+  return `array_to_string(list_transform(${pieces}, __p -> CASE WHEN starts_with(__p, '"') THEN __p ELSE regexp_replace(__p, '([0-9.])e([0-9])', '\\1e+\\2', 'g') END), '')`;
 }
 
 /**
@@ -184,9 +196,6 @@ export function schemaChangeSql(source: SourceSchema, change: SchemaChange): str
       let using = "";
       if (within) {
         using = ` USING ${jsonTextAt(within.column, within.path)}`;
-        // DuckDB rewrites a JSON number's exponent as `1e21`; core writes JavaScript's `1e+21`
-        if (change.from === "FLOAT64")
-          using = ` USING regexp_replace(${jsonTextAt(within.column, within.path)}, 'e([0-9])', 'e+\\1')`;
       } else if (change.from === "FLOAT64" && change.to === "STRING") {
         // core's spelling (`String(number)`), not DuckDB's (`9007199254740992.0`, `5e-05`)
         using = ` USING ${duckdbNumberText(col)}`;
