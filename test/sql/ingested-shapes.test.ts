@@ -172,6 +172,17 @@ const SOURCES: Record<string, string[][]> = {
     ],
     [J({ id: "x2", timestamp: AT, m: { i: "s", n: "s", r: [{ a: 2 }, { a: 3 }] } })],
   ],
+  // a GoTrue-like JSON line with numbers as other writers spell them (the JSON text kept as written)
+  "shape.json-numbers": [
+    [
+      J({
+        id: "j1",
+        timestamp: AT,
+        event_message:
+          '{"duration":15000000,"ratio":0.30000000000000004,"big":9007199254740993,"huge":1e21,"one":1.0,"exp":1E+2,"negzero":-0.0,"beyond":12345678901234567890,"tiny":1.5E-10,"arr":[1e21,2.50],"s":"1e21"}',
+      }),
+    ],
+  ],
   // edge-log numbers as JSON texts (JSON.stringify would write -0.0 as 0): INT64 status codes and
   // counts, FLOAT64 coordinates with a -0.0, 0.1 + 0.2's double, 1e21, 1e-7, arrays of them
   "shape.number-text": [
@@ -651,6 +662,36 @@ const M = "metadata[0]";
 // round trip, `1e+21`, `1e-7`, -0 as `0`, BigQuery's "a returned 0 will not be signed"), never as
 // an engine's own cast does.
 const NUMBER_TEXT_CASES: ShapeCase[] = [
+  {
+    name: "JSON_VALUE of a JSON number is CAST AS STRING of the INT64 or FLOAT64 it is",
+    sql: "select json_value(event_message, '$.duration') as d, json_value(event_message, '$.ratio') as r, json_value(event_message, '$.big') as b, json_value(event_message, '$.huge') as h, json_value(event_message, '$.one') as o, json_value(event_message, '$.exp') as e, json_value(event_message, '$.negzero') as z, json_value(event_message, '$.beyond') as y, json_value(event_message, '$.tiny') as t, json_extract_scalar(event_message, '$.arr[1]') as a1, json_value(event_message, '$.s') as s from `shape.json-numbers`",
+    expect: [
+      {
+        d: "15000000",
+        r: "0.30000000000000004",
+        b: "9007199254740993",
+        h: "1e+21",
+        o: "1",
+        e: "100",
+        z: "0",
+        y: "12345678901234567000",
+        t: "1.5e-10",
+        a1: "2.5",
+        s: "1e21",
+      },
+    ],
+    found:
+      "each engine its own text: DuckDB 1e21, 1.0, 100.0, -0.0; ClickHouse 1e21, 1, 100, -0; PostgreSQL the text as written (1E+2, 12345678901234567890, 1.5E-10, 2.50)",
+  },
+  {
+    name: "JSON_VALUE of a record widened to STRING reads core's numbers back",
+    sql: "select id, json_value(m[0].n, '$.a') as a, json_value(m[0].n, '$.b[1]') as b from `shape.widened-in-record` order by id",
+    expect: [
+      { id: "x1", a: "1e+21", b: "18446744073709552000" },
+      { id: "x2", a: null, b: null },
+    ],
+    found: "DuckDB and ClickHouse: 1e21",
+  },
   {
     name: "fields of a record widened beside a 20-digit number keep their values; a record's text keeps core's numbers",
     sql: "select id, m[0].i as i, m[0].n as n, m[0].r as r from `shape.widened-in-record` order by id",

@@ -20,6 +20,7 @@ import {
   type SubstringSpelling,
   substrCall,
 } from "@qes/core";
+import { clickhouseFloatText } from "./clickhouse-float-text.ts";
 import { formatSpec } from "./clickhouse-format.ts";
 import { nullForNullArray } from "./clickhouse-null-arrays.ts";
 import { orderedArray } from "./clickhouse-ordered-aggregates.ts";
@@ -319,7 +320,13 @@ function indexStepsMeetArrays(e: SqlEmitter, x: string, call: CallExpr): string 
 
 function jsonValue(e: SqlEmitter, x: string, call: CallExpr): string {
   const at = jsonAt(x, jsonKeys(e, call));
-  return `if(isValidJSON(${x})${indexStepsMeetArrays(e, x, call)} AND JSONType(${at}) NOT IN ('Object', 'Array', 'Null'), JSONExtract(${at}, 'Nullable(String)'), NULL)`;
+  // a number as CAST(… AS STRING) spells the INT64 or FLOAT64 it is (DESIGN.md §3), as DuckDB
+  // and PostgreSQL do (postgresJsonNumberText): ClickHouse wrote 1e+21 as 1e21, -0.0 as -0
+  const text =
+    `multiIf(JSONType(${at}) = 'Int64', toString(JSONExtractInt(${at})), ` +
+    `JSONType(${at}) = 'UInt64' AND JSONExtractUInt(${at}) <= 9223372036854775807, toString(JSONExtractUInt(${at})), ` +
+    `JSONType(${at}) IN ('UInt64', 'Double'), ${clickhouseFloatText(`JSONExtractFloat(${at})`)}, JSONExtract(${at}, 'Nullable(String)'))`;
+  return `if(isValidJSON(${x})${indexStepsMeetArrays(e, x, call)} AND JSONType(${at}) NOT IN ('Object', 'Array', 'Null'), ${text}, NULL)`;
 }
 
 function jsonQuery(e: SqlEmitter, x: string, call: CallExpr): string {

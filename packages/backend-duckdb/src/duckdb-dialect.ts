@@ -355,7 +355,19 @@ export class DuckdbDialect extends SqlEmitter {
   /** JSON_VALUE: a scalar at the path as text; objects, arrays and invalid JSON give NULL. */
   private jsonValue(x: string, call: CallExpr): string {
     const p = this.jsonPath(call);
-    return `CASE WHEN json_valid(${x}) AND json_type(${x}, ${p}) NOT IN ('OBJECT', 'ARRAY') THEN json_extract_string(${x}, ${p}) END`;
+    const text = `json_extract_string(${x}, ${p})`;
+    // a number as CAST(… AS STRING) spells the INT64 or FLOAT64 it is (DESIGN.md §3), as
+    // PostgreSQL and ClickHouse do (postgresJsonNumberText): DuckDB rewrote 1e+21 as 1e21, 1E+2
+    // as 100.0; one past FLOAT64's range (read as inf) is NULL
+    const int64 = `TRY_CAST(${text} AS BIGINT)`;
+    const double = `CAST(${text} AS DOUBLE)`;
+    return (
+      `CASE WHEN json_valid(${x}) THEN CASE json_type(${x}, ${p}) WHEN 'OBJECT' THEN NULL WHEN 'ARRAY' THEN NULL ` +
+      `WHEN 'BIGINT' THEN CAST(${int64} AS VARCHAR) ` +
+      `WHEN 'UBIGINT' THEN coalesce(CAST(${int64} AS VARCHAR), ${duckdbFloatText(double)}) ` +
+      `WHEN 'DOUBLE' THEN CASE WHEN NOT isinf(${double}) THEN ${duckdbFloatText(double)} END ` +
+      `ELSE ${text} END END`
+    );
   }
 
   private jsonQuery(x: string, call: CallExpr): string {

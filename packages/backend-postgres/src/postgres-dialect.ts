@@ -31,7 +31,7 @@ import {
   weekNumberNumerator,
   weekStartDay,
 } from "@qes/core";
-import { postgresFloatText } from "./postgres-float-text.ts";
+import { postgresFloatText, postgresJsonNumberText } from "./postgres-float-text.ts";
 import { jsonArrayText, jsonObjectText } from "./postgres-json-object.ts";
 import { PATTERN_TOKEN, toPostgresRegex } from "./postgres-regex.ts";
 import { JSON_OR_NULL } from "./postgres-sql.ts";
@@ -547,7 +547,8 @@ export class PostgresDialect extends SqlEmitter {
 
   private jsonValue(x: string, call: CallExpr): string {
     const j = `(${this.asJson(x)} #> ${this.jsonKeys(call)})`;
-    return `CASE WHEN json_typeof(${j}) IN ('object', 'array') THEN NULL ELSE (${this.asJson(x)} #>> ${this.jsonKeys(call)}) END`;
+    const text = `(${this.asJson(x)} #>> ${this.jsonKeys(call)})`;
+    return `CASE json_typeof(${j}) WHEN 'object' THEN NULL WHEN 'array' THEN NULL WHEN 'number' THEN ${postgresJsonNumberText(text)} ELSE ${text} END`;
   }
 
   /** BigQuery writes the JSON it returns compactly; json keeps the text's own spaces: dropped outside strings */
