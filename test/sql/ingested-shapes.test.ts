@@ -172,6 +172,19 @@ const SOURCES: Record<string, string[][]> = {
     ],
     [J({ id: "x2", timestamp: AT, m: { i: "s", n: "s", r: [{ a: 2 }, { a: 3 }] } })],
   ],
+  // arrays of numbers and a record field widened to STRING by a later request, read in the engine
+  "shape.widened-arrays": [
+    [
+      J({
+        id: "y1",
+        timestamp: AT,
+        tags: [1e21, 1e-7, 0.5, 42],
+        recs: [{ x: 1e21 }, { x: 0.1 }],
+        nest: [[1e21, "1e21"], { a: 1.5e300 }],
+      }),
+    ],
+    [J({ id: "y2", timestamp: AT, tags: ["s"], recs: [{ x: "s" }] })],
+  ],
   // a GoTrue-like JSON line with numbers as other writers spell them (the JSON text kept as written)
   "shape.json-numbers": [
     [
@@ -662,6 +675,33 @@ const M = "metadata[0]";
 // round trip, `1e+21`, `1e-7`, -0 as `0`, BigQuery's "a returned 0 will not be signed"), never as
 // an engine's own cast does.
 const NUMBER_TEXT_CASES: ShapeCase[] = [
+  {
+    name: "numbers of an array widened to STRING read as on the wire: UNNEST, WHERE",
+    sql: "select id, x, o from `shape.widened-arrays` left join unnest(tags) x with offset o on true where x is null or x like '%e%' or x = '42' order by id, o",
+    expect: [
+      { id: "y1", x: "1e+21", o: 0 },
+      { id: "y1", x: "1e-7", o: 1 },
+      { id: "y1", x: "42", o: 3 },
+    ],
+    found: "DuckDB and ClickHouse: 1e21 (their text of the JSON number)",
+  },
+  {
+    name: "numbers of arrays and record fields widened to STRING: subscripts, ARRAY_TO_STRING, IN UNNEST, FORMAT",
+    sql: "select id, tags[safe_offset(0)] as t0, array_to_string(tags, ',') as s, ('1e+21' in unnest(tags)) as has, format('%t', tags) as f, recs[safe_offset(0)].x as r0, nest from `shape.widened-arrays` order by id",
+    expect: [
+      {
+        id: "y1",
+        t0: "1e+21",
+        s: "1e+21,1e-7,0.5,42",
+        has: true,
+        f: "[1e+21, 1e-7, 0.5, 42]",
+        r0: "1e+21",
+        nest: ['[1e+21,"1e21"]', '{"a":1.5e+300}'],
+      },
+      { id: "y2", t0: "s", s: "s", has: false, f: "[s]", r0: "s", nest: [] },
+    ],
+    found: "DuckDB and ClickHouse: 1e21 throughout (has false)",
+  },
   {
     name: "JSON_VALUE of a JSON number is CAST AS STRING of the INT64 or FLOAT64 it is",
     sql: "select json_value(event_message, '$.duration') as d, json_value(event_message, '$.ratio') as r, json_value(event_message, '$.big') as b, json_value(event_message, '$.huge') as h, json_value(event_message, '$.one') as o, json_value(event_message, '$.exp') as e, json_value(event_message, '$.negzero') as z, json_value(event_message, '$.beyond') as y, json_value(event_message, '$.tiny') as t, json_extract_scalar(event_message, '$.arr[1]') as a1, json_value(event_message, '$.s') as s from `shape.json-numbers`",

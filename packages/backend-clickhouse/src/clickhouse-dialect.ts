@@ -16,6 +16,7 @@ import { clickhouseCast, clickhouseSafeCast } from "./clickhouse-casts.ts";
 import { correlatedAggregateSubquery } from "./clickhouse-correlated-aggregate.ts";
 import { paramName } from "./clickhouse-executor.ts";
 import { clickhouseFunctions } from "./clickhouse-functions.ts";
+import { jsonStringAt, jsonStringList } from "./clickhouse-json-text.ts";
 import { nullArrayWhen } from "./clickhouse-null-arrays.ts";
 import { quoteIdent, sqlString } from "./clickhouse-sql.ts";
 import { filteredBelowSubqueries, holdsSubquery } from "./clickhouse-subquery-select.ts";
@@ -135,7 +136,9 @@ export class ClickhouseDialect extends SqlEmitter {
       arrayType.t === "array" && arrayType.native
         ? array
         : arrayType.t === "array"
-          ? `JSONExtract(ifNull(${array}, ''), ${sqlString(`Array(${nullableType(arrayType.element)})`)})`
+          ? arrayType.element === "STRING"
+            ? jsonStringList(array)
+            : `JSONExtract(ifNull(${array}, ''), ${sqlString(`Array(${nullableType(arrayType.element)})`)})`
           : // records read from an event may be one object (FieldNode.objects): an array of one
             `if(JSONType(ifNull(${array}, '')) = 'Object', [ifNull(${array}, '')], JSONExtractArrayRaw(ifNull(${array}, '')))`;
     const v = `__e${this.lambdas++}`;
@@ -200,6 +203,7 @@ export class ClickhouseDialect extends SqlEmitter {
     const at = keys ? `${base}, ${keys}` : base;
     switch (type) {
       case "STRING":
+        return jsonStringAt(at);
       case "INT64":
       case "FLOAT64":
       case "BOOL":
@@ -227,7 +231,9 @@ export class ClickhouseDialect extends SqlEmitter {
       arrayType.t === "array" && arrayType.native
         ? array
         : elementType.t === "scalar"
-          ? `JSONExtract(ifNull(${array}, ''), ${sqlString(`Array(${element})`)})`
+          ? elementType.s === "STRING"
+            ? jsonStringList(array)
+            : `JSONExtract(ifNull(${array}, ''), ${sqlString(`Array(${element})`)})`
           : `arrayMap(x -> toNullable(x), JSONExtractArrayRaw(ifNull(${array}, '')))`;
     if (!withOffset) return `arrayMap(v -> CAST(tuple(v), ${sqlString(`Tuple(value ${element})`)}), ${list})`;
     return `arrayMap((v, i) -> CAST(tuple(v, i - 1), ${sqlString(`Tuple(value ${element}, off Nullable(Int64))`)}), ${list}, arrayEnumerate(${list}))`;

@@ -20,8 +20,8 @@ import {
   type SubstringSpelling,
   substrCall,
 } from "@qes/core";
-import { clickhouseFloatText } from "./clickhouse-float-text.ts";
 import { formatSpec } from "./clickhouse-format.ts";
+import { jsonStringAt, jsonStringList } from "./clickhouse-json-text.ts";
 import { nullForNullArray } from "./clickhouse-null-arrays.ts";
 import { orderedArray } from "./clickhouse-ordered-aggregates.ts";
 import { clickhouseTimeFunctions } from "./clickhouse-time-functions.ts";
@@ -231,7 +231,10 @@ export function clickhouseFunctions(e: ClickhouseEmitter): FunctionTable {
           ? list
           : `arrayMap(x -> ${e.cast("x", { t: "scalar", s: element }, "STRING")}, ${list})`;
       if (!isNative(call, 0)) {
-        const list = `JSONExtract(ifNull(${a}, ''), ${e.stringLiteral(`Array(${nullableType(element)})`)})`;
+        const list =
+          element === "STRING"
+            ? jsonStringList(a!)
+            : `JSONExtract(ifNull(${a}, ''), ${e.stringLiteral(`Array(${nullableType(element)})`)})`;
         // a missing or null array (NULL JSON text) joins to NULL, an empty one to ''
         return `if(isNull(${a}), NULL, arrayStringConcat(arrayFilter(x -> isNotNull(x), ${texts(list)}), ${d}))`;
       }
@@ -253,9 +256,12 @@ export function clickhouseFunctions(e: ClickhouseEmitter): FunctionTable {
       return `if(${i} >= 0, ${e.jsonScalar(a!, `${i} + 1`, elementOf(call, 0))}, NULL)`;
     },
     __ARRAY_CONTAINS: ([a, x], call) => {
+      const element = elementOf(call, 0);
       const list = isNative(call, 0)
         ? a
-        : `JSONExtract(ifNull(${a}, ''), ${e.stringLiteral(`Array(${nullableType(elementOf(call, 0))})`)})`;
+        : element === "STRING"
+          ? jsonStringList(a!)
+          : `JSONExtract(ifNull(${a}, ''), ${e.stringLiteral(`Array(${nullableType(element)})`)})`;
       return `if(isNull(${x}), NULL, has(${list}, ${x}))`;
     },
     __ARRAY_TO_JSON: ([a], call) =>
@@ -322,11 +328,7 @@ function jsonValue(e: SqlEmitter, x: string, call: CallExpr): string {
   const at = jsonAt(x, jsonKeys(e, call));
   // a number as CAST(… AS STRING) spells the INT64 or FLOAT64 it is (DESIGN.md §3), as DuckDB
   // and PostgreSQL do (postgresJsonNumberText): ClickHouse wrote 1e+21 as 1e21, -0.0 as -0
-  const text =
-    `multiIf(JSONType(${at}) = 'Int64', toString(JSONExtractInt(${at})), ` +
-    `JSONType(${at}) = 'UInt64' AND JSONExtractUInt(${at}) <= 9223372036854775807, toString(JSONExtractUInt(${at})), ` +
-    `JSONType(${at}) IN ('UInt64', 'Double'), ${clickhouseFloatText(`JSONExtractFloat(${at})`)}, JSONExtract(${at}, 'Nullable(String)'))`;
-  return `if(isValidJSON(${x})${indexStepsMeetArrays(e, x, call)} AND JSONType(${at}) NOT IN ('Object', 'Array', 'Null'), ${text}, NULL)`;
+  return `if(isValidJSON(${x})${indexStepsMeetArrays(e, x, call)} AND JSONType(${at}) NOT IN ('Object', 'Array', 'Null'), ${jsonStringAt(at)}, NULL)`;
 }
 
 function jsonQuery(e: SqlEmitter, x: string, call: CallExpr): string {

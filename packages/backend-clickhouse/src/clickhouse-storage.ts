@@ -6,6 +6,7 @@ import {
   type SourceSchema,
 } from "@qes/core";
 import { floatTextAsCore } from "./clickhouse-float-text.ts";
+import { jsonStringAt } from "./clickhouse-json-text.ts";
 import { qualified, quoteIdent, sqlString } from "./clickhouse-sql.ts";
 
 /**
@@ -229,14 +230,11 @@ export function dropSourceSql(layout: StorageLayout, table: string): string[] {
 
 /**
  * Text at `path` inside JSON text `column`, as core's loader writes a STRING field: a string
- * unquoted, anything else as its JSON text, NULL when missing or null.
+ * unquoted, a number in core's spelling, anything else as its JSON text, NULL when missing or null
+ * (clickhouse-json-text.ts).
  */
 function jsonTextAt(column: string, path: readonly string[]): string {
-  const args = [readableJson(quoteIdent(column)), ...path.map(sqlString)].join(", ");
-  return (
-    `multiIf(JSONType(${args}) = 'String', JSONExtractString(${args}), ` +
-    `JSONType(${args}) = 'Null', NULL, ${jsonExponentsAsCore(`nullIf(JSONExtractRaw(${args}), '')`)})`
-  );
+  return jsonStringAt([readableJson(quoteIdent(column)), ...path.map(sqlString)].join(", "));
 }
 
 /**
@@ -250,16 +248,6 @@ function jsonTextAt(column: string, path: readonly string[]): string {
 function readableJson(text: string): string {
   const tokens = `extractAll(${text}, ${sqlString('"(?:[^"\\\\]|\\\\.)*"|-?[0-9][0-9.eE+-]*|[^"0-9-]+|-')})`;
   return `if(match(${text}, '[0-9]{20}'), arrayStringConcat(arrayMap(t -> if(match(t, '^-?[0-9]{20,}$'), concat(t, '.0'), t), ${tokens})), ${text})`;
-}
-
-/**
- * JSON text with every number's positive exponent signed as JavaScript writes it: ClickHouse
- * writes `1e21` where core writes `1e+21` (a number's text, or an object's or array's holding
- * numbers). The text is cut into strings and the runs between them; strings stay as they are.
- */
-function jsonExponentsAsCore(json: string): string {
-  const pieces = `extractAll(${json}, ${sqlString('"(?:[^"\\\\]|\\\\.)*"|[^"]+')})`;
-  return `if(${json} IS NULL, NULL, arrayStringConcat(arrayMap(p -> if(startsWith(p, '"'), p, replaceRegexpAll(p, '([0-9.])e([0-9])', '\\\\1e+\\\\2')), ${pieces})))`;
 }
 
 /** The top-level record whose JSON text holds the field at `path`, if any. */

@@ -27,6 +27,7 @@ import {
   weekStartDay,
 } from "@qes/core";
 import { duckdbFloatText } from "./duckdb-float-text.ts";
+import { jsonStringAt, jsonStringList } from "./duckdb-json-text.ts";
 import { duckdbColumnType, jsonPointer } from "./duckdb-storage.ts";
 import {
   bindDuckdbZone,
@@ -73,7 +74,7 @@ const WIDE_INTERVAL_UNITS = new Set(["MICROSECOND", "MILLISECOND", "SECOND", "MI
 /** A JSON array of scalars read from an event as a DuckDB list of `element` (non-conforming values NULL). */
 function jsonScalarList(array: string, element: ScalarType): string {
   return element === "STRING"
-    ? `json_extract_string(${array}, '$[*]')`
+    ? jsonStringList(array)
     : `TRY_CAST(json_extract_string(${array}, '$[*]') AS ${TYPE_NAMES[element]}[])`;
 }
 
@@ -230,9 +231,7 @@ export class DuckdbDialect extends SqlEmitter {
     __ARRAY_AT: ([a, i], call) => this.arrayAt(a!, i!, call),
     __ARRAY_CONTAINS: ([a, x], call) => {
       const t = call.args[0]!.type;
-      const list = isNative(call, 0)
-        ? a
-        : `CAST(json_extract_string(${a}, '$[*]') AS ${TYPE_NAMES[t.t === "array" ? t.element : "STRING"]}[])`;
+      const list = isNative(call, 0) ? a : jsonScalarList(a!, t.t === "array" ? t.element : "STRING");
       return `list_contains(${list}, ${x})`;
     },
     __ARRAY_TO_JSON: ([a], call) => {
@@ -382,7 +381,7 @@ export class DuckdbDialect extends SqlEmitter {
     if (t.t === "records") return `CASE WHEN ${i} >= 0 THEN CAST(json_extract(${a}, ${path}) AS VARCHAR) END`;
     const element = t.t === "array" ? t.element : "STRING";
     const text = `json_extract_string(${a}, ${path})`;
-    return `CASE WHEN ${i} >= 0 THEN ${element === "STRING" ? text : `TRY_CAST(${text} AS ${TYPE_NAMES[element]})`} END`;
+    return `CASE WHEN ${i} >= 0 THEN ${element === "STRING" ? jsonStringAt(a, path) : `TRY_CAST(${text} AS ${TYPE_NAMES[element]})`} END`;
   }
 
   /** Zone parameters are bound as zoneOffsetSql reads them (duckdb-time.ts). */
@@ -414,7 +413,7 @@ export class DuckdbDialect extends SqlEmitter {
       return `CASE WHEN json_type(${json}) = 'OBJECT' THEN json_array(${json}) ELSE ${json} END`;
     if (type.t !== "scalar") return json;
     const text = `json_extract_string(${base}, ${jsonPath})`;
-    return type.s === "STRING" ? text : `TRY_CAST(${text} AS ${TYPE_NAMES[type.s]})`;
+    return type.s === "STRING" ? jsonStringAt(base, jsonPath) : `TRY_CAST(${text} AS ${TYPE_NAMES[type.s]})`;
   }
 
   safeCast(expr: string, from: SqlType, to: ScalarType): string {

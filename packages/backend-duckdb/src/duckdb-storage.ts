@@ -20,6 +20,7 @@ import {
   type SourceSchema,
 } from "@qes/core";
 import { duckdbNumberText } from "./duckdb-float-text.ts";
+import { jsonStringAt } from "./duckdb-json-text.ts";
 
 /**
  * Storage of log events in DuckDB: one table per source with the typed columns of the layout in
@@ -145,21 +146,9 @@ function enclosingJson(
   return { column: top.column, path: path.slice(1) };
 }
 
-/** `json_extract_string`: strings unquoted, numbers as written, objects and arrays as JSON text. */
+/** Strings unquoted, numbers, objects and arrays as their JSON text in core's spelling (duckdb-json-text.ts). */
 function jsonTextAt(column: string, path: readonly string[]): string {
-  const at = `${quoteIdent(column)}, ${sqlString(jsonPointer(path))}`;
-  // DuckDB writes a number's exponent `1e21` where core (JavaScript) writes `1e+21`: the text of
-  // a number, or of an object or array holding numbers, gets core's spelling back
-  return `CASE WHEN json_type(${at}) = 'VARCHAR' THEN json_extract_string(${at}) ELSE ${jsonExponentsAsCore(`json_extract_string(${at})`)} END`;
-}
-
-/**
- * JSON text with every number's positive exponent signed as JavaScript writes it (`1e21` →
- * `1e+21`), strings untouched: the text is cut into strings and the runs between them.
- */
-export function jsonExponentsAsCore(json: string): string {
-  const pieces = `regexp_extract_all(${json}, ${sqlString('"(?:[^"\\\\]|\\\\.)*"|[^"]+')})`;
-  return `array_to_string(list_transform(${pieces}, __p -> CASE WHEN starts_with(__p, '"') THEN __p ELSE regexp_replace(__p, '([0-9.])e([0-9])', '\\1e+\\2', 'g') END), '')`;
+  return jsonStringAt(quoteIdent(column), sqlString(jsonPointer(path)));
 }
 
 /**
