@@ -185,6 +185,17 @@ const SOURCES: Record<string, string[][]> = {
     ],
     [J({ id: "y2", timestamp: AT, tags: ["s"], recs: [{ x: "s" }] })],
   ],
+  // doubles in records and JSON text that ClickHouse's RapidJSON read as neighbouring doubles
+  "shape.json-doubles": [
+    [
+      J({
+        id: "d1",
+        timestamp: AT,
+        event_message: J({ a: "x", f: 111.33861541748047, g: 1.2345678901234568e20, h: 2 ** 64 }),
+        recs: [{ f: 111.33861541748047 }, { f: 1.2345678901234568e20 }, { f: 0.30000000000000004 }],
+      }),
+    ],
+  ],
   // a GoTrue-like JSON line with numbers as other writers spell them (the JSON text kept as written)
   "shape.json-numbers": [
     [
@@ -675,6 +686,24 @@ const M = "metadata[0]";
 // round trip, `1e+21`, `1e-7`, -0 as `0`, BigQuery's "a returned 0 will not be signed"), never as
 // an engine's own cast does.
 const NUMBER_TEXT_CASES: ShapeCase[] = [
+  {
+    name: "FLOAT64 fields of repeated records read exactly through UNNEST and subscripts",
+    sql: "select r.f, cast(r.f as string) as s, recs[offset(1)].f as second from `shape.json-doubles` cross join unnest(recs) r order by r.f",
+    expect: [
+      { f: 0.30000000000000004, s: "0.30000000000000004", second: 1.2345678901234568e20 },
+      { f: 111.33861541748047, s: "111.33861541748047", second: 1.2345678901234568e20 },
+      { f: 1.2345678901234568e20, s: "123456789012345680000", second: 1.2345678901234568e20 },
+    ],
+    found:
+      "ClickHouse: a neighbouring double for 111.33861541748047, 123456789012345670000 for 1.2345678901234568e20 (RapidJSON, allow_simdjson = 0, read one random double in eight as a neighbour)",
+  },
+  {
+    name: "JSON_VALUE of doubles and of a 20-digit number beside them",
+    sql: "select json_value(event_message, '$.a') as a, json_value(event_message, '$.f') as f, json_value(event_message, '$.g') as g, json_value(event_message, '$.h') as h from `shape.json-doubles`",
+    expect: [{ a: "x", f: "111.33861541748047", g: "123456789012345680000", h: "18446744073709552000" }],
+    found:
+      "ClickHouse: a neighbouring double for 111.33861541748047, 123456789012345670000 for 1.2345678901234568e20",
+  },
   {
     name: "numbers of an array widened to STRING read as on the wire: UNNEST, WHERE",
     sql: "select id, x, o from `shape.widened-arrays` left join unnest(tags) x with offset o on true where x is null or x like '%e%' or x = '42' order by id, o",

@@ -6,7 +6,7 @@ import {
   type SourceSchema,
 } from "@qes/core";
 import { floatTextAsCore } from "./clickhouse-float-text.ts";
-import { jsonStringAt } from "./clickhouse-json-text.ts";
+import { jsonStringAt, readableJson } from "./clickhouse-json-text.ts";
 import { qualified, quoteIdent, sqlString } from "./clickhouse-sql.ts";
 
 /**
@@ -235,19 +235,6 @@ export function dropSourceSql(layout: StorageLayout, table: string): string[] {
  */
 function jsonTextAt(column: string, path: readonly string[]): string {
   return jsonStringAt([readableJson(quoteIdent(column)), ...path.map(sqlString)].join(", "));
-}
-
-/**
- * JSON text as a mutation's simdjson reads it: an integer literal beyond 64 bits (core writes
- * 1.8446744073709552e19 as 18446744073709552000) made it give up on the whole document — every
- * field read from it NULL, a nested record widened to STRING or to records lost — and a mutation
- * reads with simdjson whatever its settings (CLICKHOUSE_QUERY_SETTINGS). Such a literal gets a
- * `.0`, which makes it a FLOAT64 of the same value; the text is cut into strings, numbers and the
- * rest, so no string changes.
- */
-function readableJson(text: string): string {
-  const tokens = `extractAll(${text}, ${sqlString('"(?:[^"\\\\]|\\\\.)*"|-?[0-9][0-9.eE+-]*|[^"0-9-]+|-')})`;
-  return `if(match(${text}, '[0-9]{20}'), arrayStringConcat(arrayMap(t -> if(match(t, '^-?[0-9]{20,}$'), concat(t, '.0'), t), ${tokens})), ${text})`;
 }
 
 /** The top-level record whose JSON text holds the field at `path`, if any. */
