@@ -364,7 +364,14 @@ export function formatCall(
       `FORMAT '${format}' has ${next - 1} specifiers for ${args.length - 1} values.`,
     );
   }
-  return pieces.length ? `(${pieces.join(" || ")})` : "''";
+  if (next === 1) {
+    // no specifier: a constant, written as a cast like a constant key (SqlEmitter.key) — a bare
+    // literal among the ORDER BY keys that complete a cut order was DuckDB's "ORDER BY
+    // non-integer literal" error
+    const text: Expr["type"] = { t: "scalar", s: "STRING" };
+    return e.cast(e.stringLiteral(pieces.length ? literal : ""), text, "STRING");
+  }
+  return `(${pieces.join(" || ")})`;
 }
 
 /**
