@@ -760,6 +760,18 @@ const NUMBER_TEXT_CASES: ShapeCase[] = [
       "each engine its own text: DuckDB 1e21, 1.0, 100.0, -0.0; ClickHouse 1e21, 1, 100, -0; PostgreSQL the text as written (1E+2, 12345678901234567890, 1.5E-10, 2.50)",
   },
   {
+    name: "JSON_QUERY writes numbers as JSON_VALUE reads them",
+    sql: "select json_query(event_message, '$.arr') as a, json_query(event_message, '$') as q from `shape.json-numbers`",
+    expect: [
+      {
+        a: "[1e+21,2.5]",
+        q: '{"duration":15000000,"ratio":0.30000000000000004,"big":9007199254740993,"huge":1e+21,"one":1,"exp":100,"negzero":0,"beyond":12345678901234567000,"tiny":1.5e-10,"arr":[1e+21,2.5],"s":"1e21"}',
+      },
+    ],
+    found:
+      "each engine its own text: DuckDB 1e21, 1.0, 100.0, -0.0; ClickHouse 1e21, 1, 100, -0; PostgreSQL the text as written",
+  },
+  {
     name: "JSON_VALUE of a record widened to STRING reads core's numbers back",
     sql: "select id, json_value(m[0].n, '$.a') as a, json_value(m[0].n, '$.b[1]') as b from `shape.widened-in-record` order by id",
     expect: [

@@ -21,7 +21,7 @@ import {
   substrCall,
 } from "@qes/core";
 import { formatSpec } from "./clickhouse-format.ts";
-import { jsonStringAt, jsonStringList, readableJson } from "./clickhouse-json-text.ts";
+import { jsonNumbersAsCore, jsonStringAt, jsonStringList, readableJson } from "./clickhouse-json-text.ts";
 import { nullForNullArray } from "./clickhouse-null-arrays.ts";
 import { orderedArray } from "./clickhouse-ordered-aggregates.ts";
 import { clickhouseTimeFunctions } from "./clickhouse-time-functions.ts";
@@ -337,5 +337,6 @@ function jsonValue(e: SqlEmitter, text: string, call: CallExpr): string {
 function jsonQuery(e: SqlEmitter, text: string, call: CallExpr): string {
   const x = readableJson(text);
   const at = jsonAt(x, jsonKeys(e, call));
-  return `if(isValidJSON(${x})${indexStepsMeetArrays(e, x, call)}, nullIf(JSONExtractRaw(${at}), ''), NULL)`;
+  // numbers as CAST AS STRING spells them, as DuckDB and PostgreSQL do (ClickHouse wrote 1e21, -0)
+  return `if(isValidJSON(${x})${indexStepsMeetArrays(e, x, call)}, nullIf(${jsonNumbersAsCore(`JSONExtractRaw(${at})`)}, ''), NULL)`;
 }

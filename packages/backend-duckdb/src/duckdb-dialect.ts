@@ -27,7 +27,7 @@ import {
   weekStartDay,
 } from "@qes/core";
 import { duckdbFloatText } from "./duckdb-float-text.ts";
-import { jsonStringAt, jsonStringList } from "./duckdb-json-text.ts";
+import { jsonNumbersAsCore, jsonStringAt, jsonStringList } from "./duckdb-json-text.ts";
 import { duckdbColumnType, jsonPointer } from "./duckdb-storage.ts";
 import {
   bindDuckdbZone,
@@ -371,7 +371,7 @@ export class DuckdbDialect extends SqlEmitter {
 
   private jsonQuery(x: string, call: CallExpr): string {
     const p = this.jsonPath(call);
-    return `CASE WHEN json_valid(${x}) THEN CAST(json_extract(${x}, ${p}) AS VARCHAR) END`;
+    return `CASE WHEN json_valid(${x}) THEN ${jsonNumbersAsCore(`CAST(json_extract(${x}, ${p}) AS VARCHAR)`)} END`;
   }
 
   private arrayAt(a: string, i: string, call: CallExpr): string {

@@ -5,6 +5,8 @@
  * ARRAY_TO_STRING, comparisons) as on the wire and on PostgreSQL and ClickHouse.
  */
 
+import { duckdbFloatText } from "./duckdb-float-text.ts";
+
 /** `sqlString` of duckdb-storage.ts, here to keep this module free of the storage one */
 const sql = (text: string) => `'${text.replaceAll("'", "''")}'`;
 
@@ -34,4 +36,20 @@ export function jsonStringAt(json: string, path: string): string {
 export function jsonStringList(array: string): string {
   const each = `list_transform(json_extract(${array}, '$[*]'), __v -> ${jsonStringAt("__v", "'$'")})`;
   return `CASE WHEN contains(${array}, 'e+') THEN ${each} ELSE json_extract_string(${array}, '$[*]') END`;
+}
+
+/**
+ * JSON text with every number spelled as CAST AS STRING spells the INT64 or FLOAT64 it is, strings
+ * untouched: JSON_QUERY of any JSON text (DuckDB writes `1.0`, `100.0` for `1E+2`, `-0.0`), as
+ * PostgreSQL and ClickHouse spell it too.
+ */
+export function jsonNumbersAsCore(json: string): string {
+  const pieces = `regexp_extract_all(${json}, ${sql('"(?:[^"\\\\]|\\\\.)*"|-?[0-9][0-9.eE+-]*|[^"0-9-]+|-')})`;
+  const int64 = "TRY_CAST(__n AS BIGINT)";
+  const double = "TRY_CAST(__n AS DOUBLE)";
+  // a number past FLOAT64's range (DuckDB reads inf) makes the whole text NULL, as on ClickHouse,
+  // which finds no JSON in it, and PostgreSQL
+  const number = `CASE WHEN regexp_full_match(__n, '-?[0-9]+') AND ${int64} IS NOT NULL THEN CAST(${int64} AS VARCHAR) WHEN NOT isinf(${double}) THEN ${duckdbFloatText(double)} END`;
+  const texts = `list_transform(${pieces}, __n -> CASE WHEN regexp_matches(__n, '^-?[0-9]') THEN ${number} ELSE __n END)`;
+  return `CASE WHEN list_count(${texts}) = len(${texts}) THEN array_to_string(${texts}, '') END`;
 }

@@ -31,7 +31,12 @@ import {
   weekNumberNumerator,
   weekStartDay,
 } from "@qes/core";
-import { postgresFloatText, postgresJsonNumberText } from "./postgres-float-text.ts";
+import {
+  JSON_PIECES,
+  postgresFloatText,
+  postgresJsonNumbersAsCore,
+  postgresJsonNumberText,
+} from "./postgres-float-text.ts";
 import { jsonArrayText, jsonObjectText } from "./postgres-json-object.ts";
 import { PATTERN_TOKEN, toPostgresRegex } from "./postgres-regex.ts";
 import { JSON_OR_NULL } from "./postgres-sql.ts";
@@ -554,7 +559,8 @@ export class PostgresDialect extends SqlEmitter {
   /** BigQuery writes the JSON it returns compactly; json keeps the text's own spaces: dropped outside strings */
   private jsonQuery(x: string, call: CallExpr): string {
     const text = `CAST(${this.asJson(x)} #> ${this.jsonKeys(call)} AS text)`;
-    return `regexp_replace(${text}, ${this.stringLiteral(JSON_SPACE_OUTSIDE_STRINGS)}, '\\1', 'g')`;
+    const compact = `regexp_replace(${text}, ${this.stringLiteral(JSON_SPACE_OUTSIDE_STRINGS)}, '\\1', 'g')`;
+    return postgresJsonNumbersAsCore(compact, this.stringLiteral(JSON_PIECES));
   }
 
   private arrayAt(a: string, i: string, call: CallExpr): string {

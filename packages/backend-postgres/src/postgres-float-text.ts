@@ -49,3 +49,18 @@ export function postgresJsonNumberText(token: string): string {
     `ELSE ${postgresFloatText(`CAST(${token} AS float8)`)} END`
   );
 }
+
+/** JSON text cut into strings, numbers and the rest (every character in one piece) */
+export const JSON_PIECES = String.raw`"(?:[^"\\]|\\.)*"|-?[0-9][0-9.eE+-]*|[^"0-9-]+|-`;
+
+/**
+ * JSON text (`json`, SQL text) with every number as postgresJsonNumberText spells it, strings
+ * untouched: JSON_QUERY's numbers as DuckDB and ClickHouse, which keep no text of a number,
+ * spell them too. `pattern` is JSON_PIECES as a SQL literal.
+ */
+export function postgresJsonNumbersAsCore(json: string, pattern: string): string {
+  const piece = "qes_jp.t[1]";
+  const text = `CASE WHEN ${piece} ~ '^-?[0-9]' THEN ${postgresJsonNumberText(piece)} ELSE ${piece} END`;
+  // a number past FLOAT64's range (NULL) makes the whole text NULL, as on DuckDB and ClickHouse
+  return `(SELECT CASE WHEN count(${text}) = count(*) THEN string_agg(${text}, '' ORDER BY qes_jp.n) END FROM regexp_matches(${json}, ${pattern}, 'g') WITH ORDINALITY AS qes_jp(t, n))`;
+}
