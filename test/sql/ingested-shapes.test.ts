@@ -687,6 +687,16 @@ const M = "metadata[0]";
 // an engine's own cast does.
 const NUMBER_TEXT_CASES: ShapeCase[] = [
   {
+    name: "x IN UNNEST(array) AS name names the column",
+    sql: "select id, '1e+21' in unnest(tags) as has, not 's' in unnest(tags) as other from `shape.widened-arrays` order by id",
+    expect: [
+      { id: "y1", has: true, other: true },
+      { id: "y2", has: false, other: false },
+    ],
+    found:
+      "every backend: the columns were f0_ and f1_ (node-sql-parser reads the alias as the UNNEST's own)",
+  },
+  {
     name: "FORMAT without a specifier beside ORDER BY",
     sql: "select id, format('%%') as p, format('abc') as a, format('') as e from `shape.number-text` order by id",
     expect: ["n1", "n2", "n3"].map((id) => ({ id, p: "%", a: "abc", e: "" })),
