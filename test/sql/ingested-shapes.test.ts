@@ -880,6 +880,16 @@ const NUMBER_TEXT_CASES: ShapeCase[] = [
       "PostgreSQL: '000-5', '0+200', '0-122.42' (zeros before the sign) and 'c8' without 0x; DuckDB: '3     ' as '000003' (the 0 flag beside -)",
   },
   {
+    name: "FORMAT's + and space sign only %d, %i and the floats, not %x, %X and %o",
+    sql: `select id, format('%+x|% x|%+o|%+X|%+d', ${RESPONSE}.status_code, ${RESPONSE}.status_code, ${RESPONSE}.status_code, ${RESPONSE}.status_code, ${RESPONSE}.status_code) as f from \`shape.number-text\` order by id`,
+    expect: [
+      { id: "n1", f: "c8|c8|310|C8|+200" },
+      { id: "n2", f: "194|194|624|194|+404" },
+      { id: "n3", f: "NULL|NULL|NULL|NULL|NULL" },
+    ],
+    found: "DuckDB and ClickHouse: +c8, ' c8', +310 (their printf signs unsigned conversions)",
+  },
+  {
     name: "ARRAY_TO_STRING of ingested FLOAT64 and BOOL arrays and of arrays built from fields",
     sql: `select id, array_to_string(${M}.samples, ',') as s, array_to_string(${M}.flags, ',') as f, array_to_string([${M}.ratio, ${M}.tiny, ${CF}.latitude], ';') as n, array_to_string([${CF}.botManagement[0].verifiedBot], ';') as b from \`shape.number-text\` order by id`,
     expect: [

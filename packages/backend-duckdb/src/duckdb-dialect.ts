@@ -14,6 +14,7 @@ import {
   literalArg,
   MAX_GENERATED_ELEMENTS,
   microsPer,
+  printfHead,
   QesError,
   REDACTED,
   readsInstant,
@@ -264,11 +265,8 @@ export class DuckdbDialect extends SqlEmitter {
   };
 
   private formatSpec(x: string, type: SqlType, s: FormatSpec): string {
-    // printf has no grouping flag: every `'` goes (not only the first, or the rest would end the
-    // format literal early), and the format is written as a literal like any other text. C's `-`
-    // overrides `0` (`%-06d` of 200 is `200   `); DuckDB's printf padded with zeros on the right.
-    const flags = s.flags.replaceAll("'", "");
-    const head = `%${flags.includes("-") ? flags.replaceAll("0", "") : flags}${s.width ?? ""}${s.precision !== undefined ? `.${s.precision}` : ""}`;
+    // the format is written as a literal like any other text
+    const head = printfHead(s);
     const printf = (format: string, arg: string) => `printf(${this.stringLiteral(format)}, ${arg})`;
     switch (s.conversion) {
       case "d":

@@ -298,6 +298,19 @@ export interface FormatSpec {
 }
 
 /**
+ * A specifier's head (`%`, flags, width, precision) for an engine's printf, with the flags C's
+ * printf honours (BigQuery's FORMAT follows it): no grouping `'`; `-` overrides `0` (DuckDB's
+ * printf padded `%-06d` with zeros); `+` and space sign only signed conversions (DuckDB's and
+ * ClickHouse's wrote `%+x` of 200 as `+c8`).
+ */
+export function printfHead(s: FormatSpec): string {
+  let flags = s.flags.replaceAll("'", "");
+  if (flags.includes("-")) flags = flags.replaceAll("0", "");
+  if ("xXo".includes(s.conversion)) flags = flags.replaceAll("+", "").replaceAll(" ", "");
+  return `%${flags}${s.width ?? ""}${s.precision !== undefined ? `.${s.precision}` : ""}`;
+}
+
+/**
  * FORMAT with a literal format string, expanded at compile time into a concatenation; each
  * specifier is written by the dialect (`spec`). A NULL argument prints as NULL (BigQuery).
  */
