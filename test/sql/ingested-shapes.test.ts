@@ -904,6 +904,21 @@ const NUMBER_TEXT_CASES: ShapeCase[] = [
 
 const CASES = [...TRUNCATION_CASES, ...VALUE_CASES, ...NUMBER_TEXT_CASES];
 
+/** Queries BigQuery refuses, refused alike (422 sql_invalid) on every backend: message → SQL. */
+const REFUSALS: Array<{ sql: string; message: RegExp; found: string }> = [
+  {
+    sql: `select string_agg(${CF}.latitude, ',') as s from \`shape.number-text\``,
+    message: /No matching signature for function STRING_AGG: argument 1 is FLOAT64/,
+    found:
+      "DuckDB and ClickHouse joined their own text of the FLOAT64s; PostgreSQL: 'function string_agg(double precision, unknown) does not exist'",
+  },
+  {
+    sql: `select string_agg(${CF}.botManagement[0].verifiedBot order by id) as s from \`shape.number-text\``,
+    message: /No matching signature for function STRING_AGG: argument 1 is BOOL/,
+    found: "DuckDB and ClickHouse joined true/false; PostgreSQL refused",
+  },
+];
+
 describe.each(BACKENDS)("queries over hostile ingested shapes on $name", (fixture) => {
   let handle: BackendHandle;
   beforeAll(async () => {
@@ -916,5 +931,12 @@ describe.each(BACKENDS)("queries over hostile ingested shapes on $name", (fixtur
 
   it.each(CASES.map((c) => [c.name, c] as const))("%s", async (_name, c) => {
     expect(await runSql(handle.backend, c.sql), c.found ?? c.sql).toEqual(c.expect);
+  });
+
+  it.each(REFUSALS.map((r) => [r.sql, r] as const))("refuses %s", async (_sql, r) => {
+    await expect(runSql(handle.backend, r.sql), r.found).rejects.toMatchObject({
+      code: "sql_invalid",
+      message: expect.stringMatching(r.message),
+    });
   });
 });
