@@ -163,6 +163,67 @@ const SOURCES: Record<string, string[][]> = {
     ["😀abc", "e\u0301x", "A😀B😀C", "日本語", ""].map((s, i) => J({ id: `u${i}`, timestamp: AT, s })),
   ],
   "shape.times": [Object.entries(INSTANTS).map(([id, t]) => J({ id, timestamp: t, day: t.slice(0, 10) }))],
+  // fields inside a record widened by a later request: an INT64 to STRING, a nested record to
+  // STRING and to records, beside a 20-digit number (JSON.stringify's 1.8446744073709552e19)
+  "shape.widened-in-record": [
+    [
+      J({
+        id: "x1",
+        timestamp: AT,
+        m: {
+          i: 5,
+          g: 2 ** 64,
+          n: { a: 1e21, b: [1.5e300, 2 ** 64, 2e-300], c: 'x:1e21 " 12345678901234567890123' },
+          r: { a: 1 },
+        },
+      }),
+    ],
+    [J({ id: "x2", timestamp: AT, m: { i: "s", n: "s", r: [{ a: 2 }, { a: 3 }] } })],
+  ],
+  // arrays of numbers and a record field widened to STRING by a later request, read in the engine
+  "shape.widened-arrays": [
+    [
+      J({
+        id: "y1",
+        timestamp: AT,
+        tags: [1e21, 1e-7, 0.5, 42],
+        recs: [{ x: 1e21 }, { x: 0.1 }],
+        nest: [[1e21, "1e21"], { a: 1.5e300 }],
+      }),
+    ],
+    [J({ id: "y2", timestamp: AT, tags: ["s"], recs: [{ x: "s" }] })],
+  ],
+  // doubles in records and JSON text that ClickHouse's RapidJSON read as neighbouring doubles
+  "shape.json-doubles": [
+    [
+      J({
+        id: "d1",
+        timestamp: AT,
+        event_message: J({ a: "x", f: 111.33861541748047, g: 1.2345678901234568e20, h: 2 ** 64 }),
+        recs: [{ f: 111.33861541748047 }, { f: 1.2345678901234568e20 }, { f: 0.30000000000000004 }],
+      }),
+    ],
+  ],
+  // a GoTrue-like JSON line with numbers as other writers spell them (the JSON text kept as written)
+  "shape.json-numbers": [
+    [
+      J({
+        id: "j1",
+        timestamp: AT,
+        event_message:
+          '{"duration":15000000,"ratio":0.30000000000000004,"big":9007199254740993,"huge":1e21,"one":1.0,"exp":1E+2,"negzero":-0.0,"beyond":12345678901234567890,"tiny":1.5E-10,"arr":[1e21,2.50],"s":"1e21"}',
+      }),
+    ],
+  ],
+  // edge-log numbers as JSON texts (JSON.stringify would write -0.0 as 0): INT64 status codes and
+  // counts, FLOAT64 coordinates with a -0.0, 0.1 + 0.2's double, 1e21, 1e-7, arrays of them
+  "shape.number-text": [
+    [
+      `{"id":"n1","timestamp":"2025-01-15T10:00:00.000100Z","metadata":{"response":{"status_code":200},"request":{"cf":{"latitude":37.7749,"longitude":-122.4194,"botManagement":{"verifiedBot":false}}},"delta":3,"ratio":0.30000000000000004,"huge":1e21,"tiny":1e-7,"samples":[1.5,-0.0,1e21,1e-7],"flags":[true,false]}}`,
+      `{"id":"n2","timestamp":"2025-01-15T10:00:00.12Z","metadata":{"response":{"status_code":404},"request":{"cf":{"latitude":-0.0,"longitude":0,"botManagement":{"verifiedBot":true}}},"delta":-5,"ratio":2.5,"huge":123456789012345680000,"tiny":1.5e-300,"samples":[],"flags":[]}}`,
+      `{"id":"n3","timestamp":"2025-01-15T10:00:00Z"}`,
+    ],
+  ],
 };
 
 // ------------------------------------------------------------------------------------- cases
@@ -645,7 +706,248 @@ const VALUE_CASES: ShapeCase[] = [
   },
 ];
 
-const CASES = [...TRUNCATION_CASES, ...VALUE_CASES];
+/** the record paths of shape.number-text, as dashboards write them */
+const RESPONSE = "metadata[0].response[0]";
+const CF = "metadata[0].request[0].cf[0]";
+const M = "metadata[0]";
+
+// The text of ingested numbers, booleans and times in string functions: every argument spelled as
+// CAST(… AS STRING) spells it (docs/compiler.md: a FLOAT64 as core spells a number — shortest
+// round trip, `1e+21`, `1e-7`, -0 as `0`, BigQuery's "a returned 0 will not be signed"), never as
+// an engine's own cast does.
+const NUMBER_TEXT_CASES: ShapeCase[] = [
+  {
+    name: "x IN UNNEST(array) AS name names the column",
+    sql: "select id, '1e+21' in unnest(tags) as has, not 's' in unnest(tags) as other from `shape.widened-arrays` order by id",
+    expect: [
+      { id: "y1", has: true, other: true },
+      { id: "y2", has: false, other: false },
+    ],
+    found:
+      "every backend: the columns were f0_ and f1_ (node-sql-parser reads the alias as the UNNEST's own)",
+  },
+  {
+    name: "FORMAT without a specifier beside ORDER BY",
+    sql: "select id, format('%%') as p, format('abc') as a, format('') as e from `shape.number-text` order by id",
+    expect: ["n1", "n2", "n3"].map((id) => ({ id, p: "%", a: "abc", e: "" })),
+    found:
+      "DuckDB: 422 'ORDER BY non-integer literal has no effect' (the constant was a bare literal among the keys completing the cut order)",
+  },
+  {
+    name: "FLOAT64 fields of repeated records read exactly through UNNEST and subscripts",
+    sql: "select r.f, cast(r.f as string) as s, recs[offset(1)].f as second from `shape.json-doubles` cross join unnest(recs) r order by r.f",
+    expect: [
+      { f: 0.30000000000000004, s: "0.30000000000000004", second: 1.2345678901234568e20 },
+      { f: 111.33861541748047, s: "111.33861541748047", second: 1.2345678901234568e20 },
+      { f: 1.2345678901234568e20, s: "123456789012345680000", second: 1.2345678901234568e20 },
+    ],
+    found:
+      "ClickHouse: a neighbouring double for 111.33861541748047, 123456789012345670000 for 1.2345678901234568e20 (RapidJSON, allow_simdjson = 0, read one random double in eight as a neighbour)",
+  },
+  {
+    name: "JSON_VALUE of doubles and of a 20-digit number beside them",
+    sql: "select json_value(event_message, '$.a') as a, json_value(event_message, '$.f') as f, json_value(event_message, '$.g') as g, json_value(event_message, '$.h') as h from `shape.json-doubles`",
+    expect: [{ a: "x", f: "111.33861541748047", g: "123456789012345680000", h: "18446744073709552000" }],
+    found:
+      "ClickHouse: a neighbouring double for 111.33861541748047, 123456789012345670000 for 1.2345678901234568e20",
+  },
+  {
+    name: "numbers of an array widened to STRING read as on the wire: UNNEST, WHERE",
+    sql: "select id, x, o from `shape.widened-arrays` left join unnest(tags) x with offset o on true where x is null or x like '%e%' or x = '42' order by id, o",
+    expect: [
+      { id: "y1", x: "1e+21", o: 0 },
+      { id: "y1", x: "1e-7", o: 1 },
+      { id: "y1", x: "42", o: 3 },
+    ],
+    found: "DuckDB and ClickHouse: 1e21 (their text of the JSON number)",
+  },
+  {
+    name: "numbers of arrays and record fields widened to STRING: subscripts, ARRAY_TO_STRING, IN UNNEST, FORMAT",
+    sql: "select id, tags[safe_offset(0)] as t0, array_to_string(tags, ',') as s, ('1e+21' in unnest(tags)) as has, format('%t', tags) as f, recs[safe_offset(0)].x as r0, nest from `shape.widened-arrays` order by id",
+    expect: [
+      {
+        id: "y1",
+        t0: "1e+21",
+        s: "1e+21,1e-7,0.5,42",
+        has: true,
+        f: "[1e+21, 1e-7, 0.5, 42]",
+        r0: "1e+21",
+        nest: ['[1e+21,"1e21"]', '{"a":1.5e+300}'],
+      },
+      { id: "y2", t0: "s", s: "s", has: false, f: "[s]", r0: "s", nest: [] },
+    ],
+    found: "DuckDB and ClickHouse: 1e21 throughout (has false)",
+  },
+  {
+    name: "JSON_VALUE of a JSON number is CAST AS STRING of the INT64 or FLOAT64 it is",
+    sql: "select json_value(event_message, '$.duration') as d, json_value(event_message, '$.ratio') as r, json_value(event_message, '$.big') as b, json_value(event_message, '$.huge') as h, json_value(event_message, '$.one') as o, json_value(event_message, '$.exp') as e, json_value(event_message, '$.negzero') as z, json_value(event_message, '$.beyond') as y, json_value(event_message, '$.tiny') as t, json_extract_scalar(event_message, '$.arr[1]') as a1, json_value(event_message, '$.s') as s from `shape.json-numbers`",
+    expect: [
+      {
+        d: "15000000",
+        r: "0.30000000000000004",
+        b: "9007199254740993",
+        h: "1e+21",
+        o: "1",
+        e: "100",
+        z: "0",
+        y: "12345678901234567000",
+        t: "1.5e-10",
+        a1: "2.5",
+        s: "1e21",
+      },
+    ],
+    found:
+      "each engine its own text: DuckDB 1e21, 1.0, 100.0, -0.0; ClickHouse 1e21, 1, 100, -0; PostgreSQL the text as written (1E+2, 12345678901234567890, 1.5E-10, 2.50)",
+  },
+  {
+    name: "JSON_QUERY writes numbers as JSON_VALUE reads them",
+    sql: "select json_query(event_message, '$.arr') as a, json_query(event_message, '$') as q from `shape.json-numbers`",
+    expect: [
+      {
+        a: "[1e+21,2.5]",
+        q: '{"duration":15000000,"ratio":0.30000000000000004,"big":9007199254740993,"huge":1e+21,"one":1,"exp":100,"negzero":0,"beyond":12345678901234567000,"tiny":1.5e-10,"arr":[1e+21,2.5],"s":"1e21"}',
+      },
+    ],
+    found:
+      "each engine its own text: DuckDB 1e21, 1.0, 100.0, -0.0; ClickHouse 1e21, 1, 100, -0; PostgreSQL the text as written",
+  },
+  {
+    name: "JSON_VALUE of a record widened to STRING reads core's numbers back",
+    sql: "select id, json_value(m[0].n, '$.a') as a, json_value(m[0].n, '$.b[1]') as b from `shape.widened-in-record` order by id",
+    expect: [
+      { id: "x1", a: "1e+21", b: "18446744073709552000" },
+      { id: "x2", a: null, b: null },
+    ],
+    found: "DuckDB and ClickHouse: 1e21",
+  },
+  {
+    name: "fields of a record widened beside a 20-digit number keep their values; a record's text keeps core's numbers",
+    sql: "select id, m[0].i as i, m[0].n as n, m[0].r as r from `shape.widened-in-record` order by id",
+    expect: [
+      {
+        id: "x1",
+        i: "5",
+        n: '{"a":1e+21,"b":[1.5e+300,18446744073709552000,2e-300],"c":"x:1e21 \\" 12345678901234567890123"}',
+        r: [{ a: 1 }],
+      },
+      { id: "x2", i: "s", n: "s", r: [{ a: 2 }, { a: 3 }] },
+    ],
+    found:
+      "ClickHouse: NULL for i and n, [] for r (the widening's mutation read the record's JSON with simdjson, which gives up on a document holding a literal beyond 64 bits); DuckDB and ClickHouse: 1e21 and 1.5e300 in n's text",
+  },
+  {
+    name: "CONCAT and || of INT64, FLOAT64, BOOL and TIMESTAMP fields spell them as CAST AS STRING",
+    sql: `select id, concat(${RESPONSE}.status_code, '|', ${CF}.latitude, '|', ${CF}.botManagement[0].verifiedBot) as a, ${M}.ratio || '' as b, concat(${M}.huge, ',', ${M}.tiny) as c, concat(${CF}.latitude, ${CF}.longitude) as d, concat('t=', timestamp) as t from \`shape.number-text\` order by id`,
+    expect: [
+      {
+        id: "n1",
+        a: "200|37.7749|false",
+        b: "0.30000000000000004",
+        c: "1e+21,1e-7",
+        d: "37.7749-122.4194",
+        t: "t=2025-01-15 10:00:00.000100+00",
+      },
+      {
+        id: "n2",
+        a: "404|0|true",
+        b: "2.5",
+        c: "123456789012345680000,1.5e-300",
+        d: "00",
+        t: "t=2025-01-15 10:00:00.120+00",
+      },
+      { id: "n3", a: null, b: null, c: null, d: null, t: "t=2025-01-15 10:00:00+00" },
+    ],
+    found:
+      "DuckDB: its own text of a DOUBLE ('1e-07', '0.0') and of a TIMESTAMP ('2025-01-15 10:00:00.0001', no +00); ClickHouse: '1e21' and a TIMESTAMP without +00; PostgreSQL: 'operator does not exist: double precision || double precision' (422) for two FLOAT64s",
+  },
+  {
+    name: "CONCAT of a BOOL expression and of FLOAT64 literals",
+    sql: `select id, concat(${RESPONSE}.status_code >= 400, '') as bad, concat(1e21, '|', -0.0, '|', 1e-7, '|', 0.1 + 0.2) as lits from \`shape.number-text\` where id in ('n1', 'n2') order by id`,
+    expect: [
+      { id: "n1", bad: "false", lits: "1e+21|0|1e-7|0.30000000000000004" },
+      { id: "n2", bad: "true", lits: "1e+21|0|1e-7|0.30000000000000004" },
+    ],
+    found: "ClickHouse: '0' and '1' for the BOOL, '1e21' and '1e-7'; DuckDB: '0.0' for -0.0 and '1e-07'",
+  },
+  {
+    name: "CAST, CONCAT and FORMAT %T of a DATETIME with a fraction: six digits",
+    sql: "select id, cast(datetime(timestamp) as string) as a, concat(datetime(timestamp), '') as b, format('%T', datetime(timestamp)) as c, safe_cast(datetime(timestamp) as string) as d from `shape.number-text` order by id",
+    expect: [
+      {
+        id: "n1",
+        a: "2025-01-15 10:00:00.000100",
+        b: "2025-01-15 10:00:00.000100",
+        c: 'DATETIME "2025-01-15 10:00:00.000100"',
+        d: "2025-01-15 10:00:00.000100",
+      },
+      {
+        id: "n2",
+        a: "2025-01-15 10:00:00.120000",
+        b: "2025-01-15 10:00:00.120000",
+        c: 'DATETIME "2025-01-15 10:00:00.120000"',
+        d: "2025-01-15 10:00:00.120000",
+      },
+      {
+        id: "n3",
+        a: "2025-01-15 10:00:00",
+        b: "2025-01-15 10:00:00",
+        c: 'DATETIME "2025-01-15 10:00:00"',
+        d: "2025-01-15 10:00:00",
+      },
+    ],
+    found:
+      "DuckDB and PostgreSQL: their own text, trailing zeros dropped ('.0001', '.12'); ClickHouse: CONCAT wrote '.000000' for a whole second",
+  },
+  {
+    name: "FORMAT pads negative numbers with zeros after the sign, and 0x with #",
+    sql: `select id, format('%05d|%+06d|%08.2f|%#x|%-06d|', ${M}.delta, ${RESPONSE}.status_code, ${CF}.longitude, ${RESPONSE}.status_code, ${M}.delta) as f from \`shape.number-text\` order by id`,
+    expect: [
+      { id: "n1", f: "00003|+00200|-0122.42|0xc8|3     |" },
+      { id: "n2", f: "-0005|+00404|00000.00|0x194|-5    |" },
+      { id: "n3", f: "NULL|NULL|NULL|NULL|NULL|" },
+    ],
+    found:
+      "PostgreSQL: '000-5', '0+200', '0-122.42' (zeros before the sign) and 'c8' without 0x; DuckDB: '3     ' as '000003' (the 0 flag beside -)",
+  },
+  {
+    name: "FORMAT's + and space sign only %d, %i and the floats, not %x, %X and %o",
+    sql: `select id, format('%+x|% x|%+o|%+X|%+d', ${RESPONSE}.status_code, ${RESPONSE}.status_code, ${RESPONSE}.status_code, ${RESPONSE}.status_code, ${RESPONSE}.status_code) as f from \`shape.number-text\` order by id`,
+    expect: [
+      { id: "n1", f: "c8|c8|310|C8|+200" },
+      { id: "n2", f: "194|194|624|194|+404" },
+      { id: "n3", f: "NULL|NULL|NULL|NULL|NULL" },
+    ],
+    found: "DuckDB and ClickHouse: +c8, ' c8', +310 (their printf signs unsigned conversions)",
+  },
+  {
+    name: "ARRAY_TO_STRING of ingested FLOAT64 and BOOL arrays and of arrays built from fields",
+    sql: `select id, array_to_string(${M}.samples, ',') as s, array_to_string(${M}.flags, ',') as f, array_to_string([${M}.ratio, ${M}.tiny, ${CF}.latitude], ';') as n, array_to_string([${CF}.botManagement[0].verifiedBot], ';') as b from \`shape.number-text\` order by id`,
+    expect: [
+      { id: "n1", s: "1.5,0,1e+21,1e-7", f: "true,false", n: "0.30000000000000004;1e-7;37.7749", b: "false" },
+      { id: "n2", s: "", f: "", n: "2.5;1.5e-300;0", b: "true" },
+      { id: "n3", s: null, f: null, n: "", b: "" },
+    ],
+    found:
+      "DuckDB: '1e21' from JSON, '1e-07' and '0.0' from a list; ClickHouse: '1e21'; PostgreSQL: 't' for a boolean, '1e-07'",
+  },
+];
+
+const CASES = [...TRUNCATION_CASES, ...VALUE_CASES, ...NUMBER_TEXT_CASES];
+
+/** Queries BigQuery refuses, refused alike (422 sql_invalid) on every backend: message → SQL. */
+const REFUSALS: Array<{ sql: string; message: RegExp; found: string }> = [
+  {
+    sql: `select string_agg(${CF}.latitude, ',') as s from \`shape.number-text\``,
+    message: /No matching signature for function STRING_AGG: argument 1 is FLOAT64/,
+    found:
+      "DuckDB and ClickHouse joined their own text of the FLOAT64s; PostgreSQL: 'function string_agg(double precision, unknown) does not exist'",
+  },
+  {
+    sql: `select string_agg(${CF}.botManagement[0].verifiedBot order by id) as s from \`shape.number-text\``,
+    message: /No matching signature for function STRING_AGG: argument 1 is BOOL/,
+    found: "DuckDB and ClickHouse joined true/false; PostgreSQL refused",
+  },
+];
 
 describe.each(BACKENDS)("queries over hostile ingested shapes on $name", (fixture) => {
   let handle: BackendHandle;
@@ -659,5 +961,12 @@ describe.each(BACKENDS)("queries over hostile ingested shapes on $name", (fixtur
 
   it.each(CASES.map((c) => [c.name, c] as const))("%s", async (_name, c) => {
     expect(await runSql(handle.backend, c.sql), c.found ?? c.sql).toEqual(c.expect);
+  });
+
+  it.each(REFUSALS.map((r) => [r.sql, r] as const))("refuses %s", async (_sql, r) => {
+    await expect(runSql(handle.backend, r.sql), r.found).rejects.toMatchObject({
+      code: "sql_invalid",
+      message: expect.stringMatching(r.message),
+    });
   });
 });

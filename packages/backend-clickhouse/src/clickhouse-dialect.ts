@@ -16,6 +16,7 @@ import { clickhouseCast, clickhouseSafeCast } from "./clickhouse-casts.ts";
 import { correlatedAggregateSubquery } from "./clickhouse-correlated-aggregate.ts";
 import { paramName } from "./clickhouse-executor.ts";
 import { clickhouseFunctions } from "./clickhouse-functions.ts";
+import { jsonStringAt, jsonStringList, readableJson } from "./clickhouse-json-text.ts";
 import { nullArrayWhen } from "./clickhouse-null-arrays.ts";
 import { quoteIdent, sqlString } from "./clickhouse-sql.ts";
 import { filteredBelowSubqueries, holdsSubquery } from "./clickhouse-subquery-select.ts";
@@ -131,13 +132,16 @@ export class ClickhouseDialect extends SqlEmitter {
     each: (element: string) => string,
     separator: string,
   ): string {
+    const json = readableJson(array);
     const list =
       arrayType.t === "array" && arrayType.native
         ? array
         : arrayType.t === "array"
-          ? `JSONExtract(ifNull(${array}, ''), ${sqlString(`Array(${nullableType(arrayType.element)})`)})`
+          ? arrayType.element === "STRING"
+            ? jsonStringList(json)
+            : `JSONExtract(ifNull(${json}, ''), ${sqlString(`Array(${nullableType(arrayType.element)})`)})`
           : // records read from an event may be one object (FieldNode.objects): an array of one
-            `if(JSONType(ifNull(${array}, '')) = 'Object', [ifNull(${array}, '')], JSONExtractArrayRaw(ifNull(${array}, '')))`;
+            `if(JSONType(ifNull(${json}, '')) = 'Object', [ifNull(${json}, '')], JSONExtractArrayRaw(ifNull(${json}, '')))`;
     const v = `__e${this.lambdas++}`;
     return `arrayStringConcat(arrayMap(${v} -> ${each(v)}, ${list}), ${this.stringLiteral(separator)})`;
   }
@@ -187,19 +191,22 @@ export class ClickhouseDialect extends SqlEmitter {
 
   jsonExtract(base: string, path: string[], type: SqlType): string {
     const keys = path.map((p) => this.stringLiteral(p)).join(", ");
-    const raw = `nullIf(JSONExtractRaw(${base}, ${keys}), '')`;
+    const json = readableJson(base);
+    const raw = `nullIf(JSONExtractRaw(${json}, ${keys}), '')`;
     // a records field that also met single objects (FieldNode.objects): an object is an array of one
     if (type.t === "records" && type.node.objects)
-      return `if(JSONType(${base}, ${keys}) = 'Object', concat('[', ${raw}, ']'), ${raw})`;
+      return `if(JSONType(${json}, ${keys}) = 'Object', concat('[', ${raw}, ']'), ${raw})`;
     if (type.t !== "scalar") return raw;
     return this.jsonScalar(base, keys, type.s);
   }
 
   /** A scalar in JSON text at `keys` (already emitted) as `type`; absent or null gives NULL. */
   jsonScalar(base: string, keys: string, type: ScalarType): string {
-    const at = keys ? `${base}, ${keys}` : base;
+    const json = readableJson(base);
+    const at = keys ? `${json}, ${keys}` : json;
     switch (type) {
       case "STRING":
+        return jsonStringAt(at);
       case "INT64":
       case "FLOAT64":
       case "BOOL":
@@ -223,12 +230,15 @@ export class ClickhouseDialect extends SqlEmitter {
    */
   unnestTuples(array: string, arrayType: SqlType, elementType: SqlType, withOffset: boolean): string {
     const element = elementType.t === "scalar" ? nullableType(elementType.s) : "Nullable(String)";
+    const json = readableJson(array);
     const list =
       arrayType.t === "array" && arrayType.native
         ? array
         : elementType.t === "scalar"
-          ? `JSONExtract(ifNull(${array}, ''), ${sqlString(`Array(${element})`)})`
-          : `arrayMap(x -> toNullable(x), JSONExtractArrayRaw(ifNull(${array}, '')))`;
+          ? elementType.s === "STRING"
+            ? jsonStringList(json)
+            : `JSONExtract(ifNull(${json}, ''), ${sqlString(`Array(${element})`)})`
+          : `arrayMap(x -> toNullable(x), JSONExtractArrayRaw(ifNull(${json}, '')))`;
     if (!withOffset) return `arrayMap(v -> CAST(tuple(v), ${sqlString(`Tuple(value ${element})`)}), ${list})`;
     return `arrayMap((v, i) -> CAST(tuple(v, i - 1), ${sqlString(`Tuple(value ${element}, off Nullable(Int64))`)}), ${list}, arrayEnumerate(${list}))`;
   }

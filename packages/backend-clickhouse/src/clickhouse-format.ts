@@ -1,9 +1,9 @@
-import type { FormatSpec, SqlEmitter, SqlType } from "@qes/core";
+import { type FormatSpec, printfHead, type SqlEmitter, type SqlType } from "@qes/core";
 
 /** One FORMAT specifier with ClickHouse's printf; values other than numbers print as their text. */
 export function formatSpec(e: SqlEmitter, x: string, type: SqlType, s: FormatSpec): string {
-  // printf has no grouping flag: every `'` goes, and the format is written as a literal.
-  const head = `%${s.flags.replaceAll("'", "")}${s.width ?? ""}${s.precision !== undefined ? `.${s.precision}` : ""}`;
+  // the format is written as a literal
+  const head = printfHead(s);
   const printf = (format: string, arg: string) => `printf(${e.stringLiteral(format)}, ${arg})`;
   switch (s.conversion) {
     case "d":

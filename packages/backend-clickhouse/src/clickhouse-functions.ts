@@ -21,6 +21,7 @@ import {
   substrCall,
 } from "@qes/core";
 import { formatSpec } from "./clickhouse-format.ts";
+import { jsonNumbersAsCore, jsonStringAt, jsonStringList, readableJson } from "./clickhouse-json-text.ts";
 import { nullForNullArray } from "./clickhouse-null-arrays.ts";
 import { orderedArray } from "./clickhouse-ordered-aggregates.ts";
 import { clickhouseTimeFunctions } from "./clickhouse-time-functions.ts";
@@ -220,17 +221,28 @@ export function clickhouseFunctions(e: ClickhouseEmitter): FunctionTable {
     ARRAY_LENGTH: ([a], call) =>
       isNative(call, 0)
         ? nullForNullArray(e, call.args[0]!, `toInt64(length(${a}))`)
-        : `toInt64(JSONLength(${a}))`,
+        : `toInt64(JSONLength(${readableJson(a!)}))`,
     ARRAY_TO_STRING: ([a, d], call) => {
+      // elements other than text are joined as CAST(… AS STRING) spells them (`1e+21`, not
+      // ClickHouse's `1e21`), read typed from JSON text
+      const element = elementOf(call, 0);
+      const texts = (list: string) =>
+        element === "STRING"
+          ? list
+          : `arrayMap(x -> ${e.cast("x", { t: "scalar", s: element }, "STRING")}, ${list})`;
       if (!isNative(call, 0)) {
-        const list = `JSONExtract(ifNull(${a}, ''), 'Array(Nullable(String))')`;
+        const json = readableJson(a!);
+        const list =
+          element === "STRING"
+            ? jsonStringList(json)
+            : `JSONExtract(ifNull(${json}, ''), ${e.stringLiteral(`Array(${nullableType(element)})`)})`;
         // a missing or null array (NULL JSON text) joins to NULL, an empty one to ''
-        return `if(isNull(${a}), NULL, arrayStringConcat(arrayFilter(x -> isNotNull(x), ${list}), ${d}))`;
+        return `if(isNull(${a}), NULL, arrayStringConcat(arrayFilter(x -> isNotNull(x), ${texts(list)}), ${d}))`;
       }
       return nullForNullArray(
         e,
         call.args[0]!,
-        `arrayStringConcat(arrayFilter(x -> isNotNull(x), ${a}), ${d})`,
+        `arrayStringConcat(arrayFilter(x -> isNotNull(x), ${texts(a!)}), ${d})`,
       );
     },
     JSON_VALUE: ([x], call) => jsonValue(e, x!, call),
@@ -241,13 +253,17 @@ export function clickhouseFunctions(e: ClickhouseEmitter): FunctionTable {
     __ARRAY_AT: ([a, i], call) => {
       const t = call.args[0]!.type;
       if (t.t === "array" && t.native) return `if(${i} >= 0, arrayElementOrNull(${a}, ${i} + 1), NULL)`;
-      if (t.t === "records") return `if(${i} >= 0, nullIf(JSONExtractRaw(${a}, ${i} + 1), ''), NULL)`;
+      if (t.t === "records")
+        return `if(${i} >= 0, nullIf(JSONExtractRaw(${readableJson(a!)}, ${i} + 1), ''), NULL)`;
       return `if(${i} >= 0, ${e.jsonScalar(a!, `${i} + 1`, elementOf(call, 0))}, NULL)`;
     },
     __ARRAY_CONTAINS: ([a, x], call) => {
+      const element = elementOf(call, 0);
       const list = isNative(call, 0)
         ? a
-        : `JSONExtract(ifNull(${a}, ''), ${e.stringLiteral(`Array(${nullableType(elementOf(call, 0))})`)})`;
+        : element === "STRING"
+          ? jsonStringList(readableJson(a!))
+          : `JSONExtract(ifNull(${readableJson(a!)}, ''), ${e.stringLiteral(`Array(${nullableType(element)})`)})`;
       return `if(isNull(${x}), NULL, has(${list}, ${x}))`;
     },
     __ARRAY_TO_JSON: ([a], call) =>
@@ -310,12 +326,17 @@ function indexStepsMeetArrays(e: SqlEmitter, x: string, call: CallExpr): string 
   return checks.map((c) => ` AND ${c}`).join("");
 }
 
-function jsonValue(e: SqlEmitter, x: string, call: CallExpr): string {
+function jsonValue(e: SqlEmitter, text: string, call: CallExpr): string {
+  const x = readableJson(text);
   const at = jsonAt(x, jsonKeys(e, call));
-  return `if(isValidJSON(${x})${indexStepsMeetArrays(e, x, call)} AND JSONType(${at}) NOT IN ('Object', 'Array', 'Null'), JSONExtract(${at}, 'Nullable(String)'), NULL)`;
+  // a number as CAST(… AS STRING) spells the INT64 or FLOAT64 it is (DESIGN.md §3), as DuckDB
+  // and PostgreSQL do (postgresJsonNumberText): ClickHouse wrote 1e+21 as 1e21, -0.0 as -0
+  return `if(isValidJSON(${x})${indexStepsMeetArrays(e, x, call)} AND JSONType(${at}) NOT IN ('Object', 'Array', 'Null'), ${jsonStringAt(at)}, NULL)`;
 }
 
-function jsonQuery(e: SqlEmitter, x: string, call: CallExpr): string {
+function jsonQuery(e: SqlEmitter, text: string, call: CallExpr): string {
+  const x = readableJson(text);
   const at = jsonAt(x, jsonKeys(e, call));
-  return `if(isValidJSON(${x})${indexStepsMeetArrays(e, x, call)}, nullIf(JSONExtractRaw(${at}), ''), NULL)`;
+  // numbers as CAST AS STRING spells them, as DuckDB and PostgreSQL do (ClickHouse wrote 1e21, -0)
+  return `if(isValidJSON(${x})${indexStepsMeetArrays(e, x, call)}, nullIf(${jsonNumbersAsCore(`JSONExtractRaw(${at})`)}, ''), NULL)`;
 }

@@ -6,6 +6,7 @@ import {
   type SourceSchema,
 } from "@qes/core";
 import { floatTextAsCore } from "./clickhouse-float-text.ts";
+import { jsonStringAt, readableJson } from "./clickhouse-json-text.ts";
 import { qualified, quoteIdent, sqlString } from "./clickhouse-sql.ts";
 
 /**
@@ -229,14 +230,11 @@ export function dropSourceSql(layout: StorageLayout, table: string): string[] {
 
 /**
  * Text at `path` inside JSON text `column`, as core's loader writes a STRING field: a string
- * unquoted, anything else as its JSON text, NULL when missing or null.
+ * unquoted, a number in core's spelling, anything else as its JSON text, NULL when missing or null
+ * (clickhouse-json-text.ts).
  */
 function jsonTextAt(column: string, path: readonly string[]): string {
-  const args = [quoteIdent(column), ...path.map(sqlString)].join(", ");
-  return (
-    `multiIf(JSONType(${args}) = 'String', JSONExtractString(${args}), ` +
-    `JSONType(${args}) = 'Null', NULL, nullIf(JSONExtractRaw(${args}), ''))`
-  );
+  return jsonStringAt([readableJson(quoteIdent(column)), ...path.map(sqlString)].join(", "));
 }
 
 /** The top-level record whose JSON text holds the field at `path`, if any. */
@@ -292,11 +290,17 @@ export function schemaChangeSql(
         const json = jsonTextAt(within.column, within.path);
         sql.push(
           `ALTER TABLE ${data}${onCluster(layout)} UPDATE ${col} = ` +
-            `if(${col} IS NULL, NULL, coalesce(replaceRegexpOne(${json}, 'e([0-9])', 'e+\\1'), ${floatTextAsCore(col)})) WHERE 1`,
+            `if(${col} IS NULL, NULL, coalesce(${json}, ${floatTextAsCore(col)})) WHERE 1`,
         );
       } else if (within) {
+        // an INT64 or BOOL converted by MODIFY is its JSON text already: it stands in where the
+        // record's JSON cannot be read. A mutation reads JSON with simdjson whatever its settings
+        // (CLICKHOUSE_QUERY_SETTINGS), which gives up on a whole document holding a number literal
+        // beyond 64 bits (core writes 1.8446744073709552e19 as 18446744073709552000): every
+        // INT64 field of such a record widened to STRING was NULL
         sql.push(
-          `ALTER TABLE ${data}${onCluster(layout)} UPDATE ${col} = ${jsonTextAt(within.column, within.path)} WHERE 1`,
+          `ALTER TABLE ${data}${onCluster(layout)} UPDATE ${col} = ` +
+            `if(${col} IS NULL, NULL, coalesce(${jsonTextAt(within.column, within.path)}, ${col})) WHERE 1`,
         );
       } else if (change.from === "FLOAT64" && change.to === "STRING") {
         // ClickHouse converted with core's notation (`String(number)`: shortest digits, fixed within

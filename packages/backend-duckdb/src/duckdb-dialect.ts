@@ -14,6 +14,7 @@ import {
   literalArg,
   MAX_GENERATED_ELEMENTS,
   microsPer,
+  printfHead,
   QesError,
   REDACTED,
   readsInstant,
@@ -27,6 +28,7 @@ import {
   weekStartDay,
 } from "@qes/core";
 import { duckdbFloatText } from "./duckdb-float-text.ts";
+import { jsonNumbersAsCore, jsonStringAt, jsonStringList } from "./duckdb-json-text.ts";
 import { duckdbColumnType, jsonPointer } from "./duckdb-storage.ts";
 import {
   bindDuckdbZone,
@@ -73,7 +75,7 @@ const WIDE_INTERVAL_UNITS = new Set(["MICROSECOND", "MILLISECOND", "SECOND", "MI
 /** A JSON array of scalars read from an event as a DuckDB list of `element` (non-conforming values NULL). */
 function jsonScalarList(array: string, element: ScalarType): string {
   return element === "STRING"
-    ? `json_extract_string(${array}, '$[*]')`
+    ? jsonStringList(array)
     : `TRY_CAST(json_extract_string(${array}, '$[*]') AS ${TYPE_NAMES[element]}[])`;
 }
 
@@ -209,12 +211,19 @@ export class DuckdbDialect extends SqlEmitter {
     ARRAY_LENGTH: ([a], call) => (isNative(call, 0) ? `len(${a})` : `json_array_length(${a})`),
     // a NULL delimiter gives NULL (BigQuery); DuckDB joined with ','
     // DuckDB's array_to_string of a list of NULLs only is NULL; BigQuery skips NULLs, so ''
-    ARRAY_TO_STRING: ([a, d], call) =>
-      `CASE WHEN ${d} IS NOT NULL AND ${a} IS NOT NULL THEN coalesce(${
-        isNative(call, 0)
-          ? `array_to_string(${a}, ${d})`
-          : `array_to_string(${jsonScalarList(a!, "STRING")}, ${d})`
-      }, '') END`,
+    // elements other than text are joined as CAST(… AS STRING) spells them (`0`, `1e-7`, where
+    // DuckDB's own text of a DOUBLE is `0.0`, `1e-07`, and of one read from JSON `1e21`)
+    ARRAY_TO_STRING: ([a, d], call) => {
+      const type = call.args[0]!.type;
+      const element = type.t === "array" ? type.element : "STRING";
+      const list = isNative(call, 0) ? a! : jsonScalarList(a!, element);
+      const v = `__e${this.lambdas++}`;
+      const texts =
+        element === "STRING"
+          ? list
+          : `list_transform(${list}, ${v} -> ${this.cast(v, { t: "scalar", s: element }, "STRING")})`;
+      return `CASE WHEN ${d} IS NOT NULL AND ${a} IS NOT NULL THEN coalesce(array_to_string(${texts}, ${d}), '') END`;
+    },
     JSON_VALUE: ([x], call) => this.jsonValue(x!, call),
     JSON_EXTRACT_SCALAR: ([x], call) => this.jsonValue(x!, call),
     JSON_QUERY: ([x], call) => this.jsonQuery(x!, call),
@@ -223,9 +232,7 @@ export class DuckdbDialect extends SqlEmitter {
     __ARRAY_AT: ([a, i], call) => this.arrayAt(a!, i!, call),
     __ARRAY_CONTAINS: ([a, x], call) => {
       const t = call.args[0]!.type;
-      const list = isNative(call, 0)
-        ? a
-        : `CAST(json_extract_string(${a}, '$[*]') AS ${TYPE_NAMES[t.t === "array" ? t.element : "STRING"]}[])`;
+      const list = isNative(call, 0) ? a : jsonScalarList(a!, t.t === "array" ? t.element : "STRING");
       return `list_contains(${list}, ${x})`;
     },
     __ARRAY_TO_JSON: ([a], call) => {
@@ -258,9 +265,8 @@ export class DuckdbDialect extends SqlEmitter {
   };
 
   private formatSpec(x: string, type: SqlType, s: FormatSpec): string {
-    // printf has no grouping flag: every `'` goes (not only the first, or the rest would end the
-    // format literal early), and the format is written as a literal like any other text.
-    const head = `%${s.flags.replaceAll("'", "")}${s.width ?? ""}${s.precision !== undefined ? `.${s.precision}` : ""}`;
+    // the format is written as a literal like any other text
+    const head = printfHead(s);
     const printf = (format: string, arg: string) => `printf(${this.stringLiteral(format)}, ${arg})`;
     switch (s.conversion) {
       case "d":
@@ -326,6 +332,7 @@ export class DuckdbDialect extends SqlEmitter {
       return `CASE WHEN regexp_matches(${expr}, '^\\s*[+-]?0[xX][0-9a-fA-F]+\\s*$') THEN (CASE WHEN ltrim(${expr}) LIKE '-%' THEN -1 ELSE 1 END) * CAST(regexp_replace(trim(${expr}), '^[+-]', '') AS BIGINT) WHEN regexp_matches(${expr}, '^\\s*[+-]?[0-9]+\\s*$') THEN CAST(trim(${expr}) AS BIGINT) WHEN ${expr} IS NOT NULL THEN error('Bad int64 value: ' || ${expr}) END`;
     }
     if (from.t === "scalar" && from.s === "TIMESTAMP" && to === "STRING") return timestampText(expr);
+    if (from.t === "scalar" && from.s === "DATETIME" && to === "STRING") return datetimeText(expr);
     if (from.t === "scalar" && from.s === "FLOAT64" && to === "STRING") return duckdbFloatText(expr);
     // BigQuery rounds halfway cases away from zero; DuckDB's cast of a DOUBLE rounds them to even
     if (from.t === "scalar" && from.s === "FLOAT64" && to === "INT64")
@@ -345,12 +352,24 @@ export class DuckdbDialect extends SqlEmitter {
   /** JSON_VALUE: a scalar at the path as text; objects, arrays and invalid JSON give NULL. */
   private jsonValue(x: string, call: CallExpr): string {
     const p = this.jsonPath(call);
-    return `CASE WHEN json_valid(${x}) AND json_type(${x}, ${p}) NOT IN ('OBJECT', 'ARRAY') THEN json_extract_string(${x}, ${p}) END`;
+    const text = `json_extract_string(${x}, ${p})`;
+    // a number as CAST(… AS STRING) spells the INT64 or FLOAT64 it is (DESIGN.md §3), as
+    // PostgreSQL and ClickHouse do (postgresJsonNumberText): DuckDB rewrote 1e+21 as 1e21, 1E+2
+    // as 100.0; one past FLOAT64's range (read as inf) is NULL
+    const int64 = `TRY_CAST(${text} AS BIGINT)`;
+    const double = `CAST(${text} AS DOUBLE)`;
+    return (
+      `CASE WHEN json_valid(${x}) THEN CASE json_type(${x}, ${p}) WHEN 'OBJECT' THEN NULL WHEN 'ARRAY' THEN NULL ` +
+      `WHEN 'BIGINT' THEN CAST(${int64} AS VARCHAR) ` +
+      `WHEN 'UBIGINT' THEN coalesce(CAST(${int64} AS VARCHAR), ${duckdbFloatText(double)}) ` +
+      `WHEN 'DOUBLE' THEN CASE WHEN NOT isinf(${double}) THEN ${duckdbFloatText(double)} END ` +
+      `ELSE ${text} END END`
+    );
   }
 
   private jsonQuery(x: string, call: CallExpr): string {
     const p = this.jsonPath(call);
-    return `CASE WHEN json_valid(${x}) THEN CAST(json_extract(${x}, ${p}) AS VARCHAR) END`;
+    return `CASE WHEN json_valid(${x}) THEN ${jsonNumbersAsCore(`CAST(json_extract(${x}, ${p}) AS VARCHAR)`)} END`;
   }
 
   private arrayAt(a: string, i: string, call: CallExpr): string {
@@ -360,7 +379,7 @@ export class DuckdbDialect extends SqlEmitter {
     if (t.t === "records") return `CASE WHEN ${i} >= 0 THEN CAST(json_extract(${a}, ${path}) AS VARCHAR) END`;
     const element = t.t === "array" ? t.element : "STRING";
     const text = `json_extract_string(${a}, ${path})`;
-    return `CASE WHEN ${i} >= 0 THEN ${element === "STRING" ? text : `TRY_CAST(${text} AS ${TYPE_NAMES[element]})`} END`;
+    return `CASE WHEN ${i} >= 0 THEN ${element === "STRING" ? jsonStringAt(a, path) : `TRY_CAST(${text} AS ${TYPE_NAMES[element]})`} END`;
   }
 
   /** Zone parameters are bound as zoneOffsetSql reads them (duckdb-time.ts). */
@@ -392,7 +411,7 @@ export class DuckdbDialect extends SqlEmitter {
       return `CASE WHEN json_type(${json}) = 'OBJECT' THEN json_array(${json}) ELSE ${json} END`;
     if (type.t !== "scalar") return json;
     const text = `json_extract_string(${base}, ${jsonPath})`;
-    return type.s === "STRING" ? text : `TRY_CAST(${text} AS ${TYPE_NAMES[type.s]})`;
+    return type.s === "STRING" ? jsonStringAt(base, jsonPath) : `TRY_CAST(${text} AS ${TYPE_NAMES[type.s]})`;
   }
 
   safeCast(expr: string, from: SqlType, to: ScalarType): string {
@@ -403,6 +422,7 @@ export class DuckdbDialect extends SqlEmitter {
     }
     if (fromString && to === "BOOL") return this.cast(expr, from, "BOOL");
     if (from.t === "scalar" && from.s === "TIMESTAMP" && to === "STRING") return timestampText(expr);
+    if (from.t === "scalar" && from.s === "DATETIME" && to === "STRING") return datetimeText(expr);
     if (fromString && to === "TIMESTAMP") return stringToTimestampSql(expr, "UTC", true);
     if (from.t === "scalar" && from.s === "FLOAT64" && to === "INT64")
       return `TRY_CAST(round(${expr}) AS BIGINT)`;
@@ -447,6 +467,15 @@ function isJsonText(call: CallExpr, i: number): boolean {
 function timestampText(ts: string): string {
   const us = `(epoch_us(${ts}) % 1000000 + 1000000) % 1000000`;
   return `(strftime(${ts}, '%Y-%m-%d %H:%M:%S') || CASE WHEN ${us} = 0 THEN '' WHEN ${us} % 1000 = 0 THEN '.' || lpad(CAST(${us} // 1000 AS VARCHAR), 3, '0') ELSE '.' || lpad(CAST(${us} AS VARCHAR), 6, '0') END || '+00')`;
+}
+
+/**
+ * BigQuery's text of a DATETIME: no zone, six fractional digits only when there is a fraction, as
+ * PostgreSQL and ClickHouse write it (DuckDB's own cast drops trailing zeros: `.0001`).
+ */
+function datetimeText(dt: string): string {
+  const us = `(epoch_us(${dt}) % 1000000 + 1000000) % 1000000`;
+  return `(strftime(${dt}, '%Y-%m-%d %H:%M:%S') || CASE WHEN ${us} = 0 THEN '' ELSE '.' || lpad(CAST(${us} AS VARCHAR), 6, '0') END)`;
 }
 
 function isTimestamp(call: CallExpr, i: number): boolean {

@@ -20,6 +20,7 @@ import {
   type SourceSchema,
 } from "@qes/core";
 import { duckdbNumberText } from "./duckdb-float-text.ts";
+import { jsonStringAt } from "./duckdb-json-text.ts";
 
 /**
  * Storage of log events in DuckDB: one table per source with the typed columns of the layout in
@@ -145,9 +146,9 @@ function enclosingJson(
   return { column: top.column, path: path.slice(1) };
 }
 
-/** `json_extract_string`: strings unquoted, numbers as written, objects and arrays as JSON text. */
+/** Strings unquoted, numbers, objects and arrays as their JSON text in core's spelling (duckdb-json-text.ts). */
 function jsonTextAt(column: string, path: readonly string[]): string {
-  return `json_extract_string(${quoteIdent(column)}, ${sqlString(jsonPointer(path))})`;
+  return jsonStringAt(quoteIdent(column), sqlString(jsonPointer(path)));
 }
 
 /**
@@ -184,9 +185,6 @@ export function schemaChangeSql(source: SourceSchema, change: SchemaChange): str
       let using = "";
       if (within) {
         using = ` USING ${jsonTextAt(within.column, within.path)}`;
-        // DuckDB rewrites a JSON number's exponent as `1e21`; core writes JavaScript's `1e+21`
-        if (change.from === "FLOAT64")
-          using = ` USING regexp_replace(${jsonTextAt(within.column, within.path)}, 'e([0-9])', 'e+\\1')`;
       } else if (change.from === "FLOAT64" && change.to === "STRING") {
         // core's spelling (`String(number)`), not DuckDB's (`9007199254740992.0`, `5e-05`)
         using = ` USING ${duckdbNumberText(col)}`;

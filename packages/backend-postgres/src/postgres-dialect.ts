@@ -31,7 +31,12 @@ import {
   weekNumberNumerator,
   weekStartDay,
 } from "@qes/core";
-import { postgresFloatText } from "./postgres-float-text.ts";
+import {
+  JSON_PIECES,
+  postgresFloatText,
+  postgresJsonNumbersAsCore,
+  postgresJsonNumberText,
+} from "./postgres-float-text.ts";
 import { jsonArrayText, jsonObjectText } from "./postgres-json-object.ts";
 import { PATTERN_TOKEN, toPostgresRegex } from "./postgres-regex.ts";
 import { JSON_OR_NULL } from "./postgres-sql.ts";
@@ -316,11 +321,19 @@ export class PostgresDialect extends SqlEmitter {
     SUBSTR: (args, call) => substrCall(args, call, this, PG_SUBSTRING),
     SUBSTRING: (args, call) => substrCall(args, call, this, PG_SUBSTRING),
     ARRAY_LENGTH: ([a], call) => (isNative(call, 0) ? `cardinality(${a})` : `json_array_length(${a}::json)`),
-    ARRAY_TO_STRING: ([a, d], call) =>
-      isNative(call, 0)
-        ? `array_to_string(${a}, ${d})`
-        : // string_agg of no elements is NULL: an empty array joins to '', as BigQuery's does
-          `CASE WHEN ${a} IS NOT NULL AND ${d} IS NOT NULL THEN (SELECT coalesce(string_agg(e, ${d}), '') FROM json_array_elements_text(${a}::json) AS e) END`,
+    ARRAY_TO_STRING: ([a, d], call) => {
+      const type = call.args[0]!.type;
+      const element = type.t === "array" ? type.element : "STRING";
+      if (!isNative(call, 0))
+        // string_agg of no elements is NULL: an empty array joins to '', as BigQuery's does. The
+        // elements' JSON text is core's spelling of each value, CAST(… AS STRING)'s
+        return `CASE WHEN ${a} IS NOT NULL AND ${d} IS NOT NULL THEN (SELECT coalesce(string_agg(e, ${d}), '') FROM json_array_elements_text(${a}::json) AS e) END`;
+      if (element === "STRING") return `array_to_string(${a}, ${d})`;
+      // other elements as CAST(… AS STRING) spells them: array_to_string wrote a boolean `t`, a
+      // double `1e-07`
+      const e = `qes_el${this.elementAliases++}`;
+      return `CASE WHEN ${a} IS NOT NULL AND ${d} IS NOT NULL THEN (SELECT coalesce(string_agg(${this.cast(`${e}.v`, { t: "scalar", s: element }, "STRING")}, ${d} ORDER BY ${e}.n), '') FROM unnest(${a}) WITH ORDINALITY AS ${e}(v, n)) END`;
+    },
     JSON_VALUE: ([x], call) => this.jsonValue(x!, call),
     JSON_EXTRACT_SCALAR: ([x], call) => this.jsonValue(x!, call),
     JSON_QUERY: ([x], call) => this.jsonQuery(x!, call),
@@ -457,10 +470,20 @@ export class PostgresDialect extends SqlEmitter {
       const sign = s.flags.includes("+") ? "'+'" : "' '";
       text = `(CASE WHEN ${x} >= 0 THEN ${sign} ELSE '' END || ${text})`;
     }
+    // printf's `#`: a non-zero hexadecimal number after 0x (0X), an octal one after a 0
+    if (s.flags.includes("#") && "xXo".includes(s.conversion)) {
+      const prefix = s.conversion === "o" ? "'0'" : s.conversion === "x" ? "'0x'" : "'0X'";
+      text = `(CASE WHEN ${x} = 0 THEN '' ELSE ${prefix} END || ${text})`;
+    }
     if (s.width === undefined) return text;
     if (s.flags.includes("-")) return `rpad(${text}, greatest(${s.width}, char_length(${text})))`;
-    const pad = s.flags.includes("0") && s.conversion !== "s" ? "'0'" : "' '";
-    return `lpad(${text}, greatest(${s.width}, char_length(${text})), ${pad})`;
+    const spaced = `lpad(${text}, greatest(${s.width}, char_length(${text})), ' ')`;
+    if (!s.flags.includes("0") || !"dixXoeEfgG".includes(s.conversion)) return spaced;
+    // printf's zeros go between the sign (or 0x) and the digits: %05d of -5 is -0005 (lpad wrote
+    // 000-5); nan and inf are padded with spaces
+    const lead = `CASE WHEN ${text} ~ '^[-+ ]?0[xX]' THEN left(${text}, position('x' IN lower(${text}))) WHEN ${text} ~ '^[-+ ]' THEN left(${text}, 1) ELSE '' END`;
+    const digits = `substr(${text}, char_length(${lead}) + 1)`;
+    return `CASE WHEN ${text} ~ '^[-+ ]?(0[xX])?[0-9a-fA-F]' THEN ${lead} || lpad(${digits}, greatest(${s.width} - char_length(${lead}), char_length(${digits})), '0') ELSE ${spaced} END`;
   }
 
   /**
@@ -529,13 +552,15 @@ export class PostgresDialect extends SqlEmitter {
 
   private jsonValue(x: string, call: CallExpr): string {
     const j = `(${this.asJson(x)} #> ${this.jsonKeys(call)})`;
-    return `CASE WHEN json_typeof(${j}) IN ('object', 'array') THEN NULL ELSE (${this.asJson(x)} #>> ${this.jsonKeys(call)}) END`;
+    const text = `(${this.asJson(x)} #>> ${this.jsonKeys(call)})`;
+    return `CASE json_typeof(${j}) WHEN 'object' THEN NULL WHEN 'array' THEN NULL WHEN 'number' THEN ${postgresJsonNumberText(text)} ELSE ${text} END`;
   }
 
   /** BigQuery writes the JSON it returns compactly; json keeps the text's own spaces: dropped outside strings */
   private jsonQuery(x: string, call: CallExpr): string {
     const text = `CAST(${this.asJson(x)} #> ${this.jsonKeys(call)} AS text)`;
-    return `regexp_replace(${text}, ${this.stringLiteral(JSON_SPACE_OUTSIDE_STRINGS)}, '\\1', 'g')`;
+    const compact = `regexp_replace(${text}, ${this.stringLiteral(JSON_SPACE_OUTSIDE_STRINGS)}, '\\1', 'g')`;
+    return postgresJsonNumbersAsCore(compact, this.stringLiteral(JSON_PIECES));
   }
 
   private arrayAt(a: string, i: string, call: CallExpr): string {
@@ -618,6 +643,12 @@ export class PostgresDialect extends SqlEmitter {
       // BigQuery's text of a TIMESTAMP: UTC, 0, 3 or 6 fractional digits, suffix +00.
       const us = `(CAST(extract(microseconds FROM ${expr}) AS bigint) % 1000000)`;
       return `(to_char(${expr} AT TIME ZONE 'UTC', 'YYYY-MM-DD HH24:MI:SS') || CASE WHEN ${us} = 0 THEN '' WHEN ${us} % 1000 = 0 THEN '.' || lpad(CAST(${us} / 1000 AS text), 3, '0') ELSE '.' || lpad(CAST(${us} AS text), 6, '0') END || '+00')`;
+    }
+    if (f === "DATETIME" && to === "STRING") {
+      // no zone, six fractional digits only when there is a fraction (PostgreSQL's text drops
+      // trailing zeros: `.0001`)
+      const us = `(CAST(extract(microseconds FROM ${expr}) AS bigint) % 1000000)`;
+      return `(to_char(${expr}, 'YYYY-MM-DD HH24:MI:SS') || CASE WHEN ${us} = 0 THEN '' ELSE '.' || lpad(CAST(${us} AS text), 6, '0') END)`;
     }
     if (f === "FLOAT64" && to === "STRING") return postgresFloatText(expr);
     if (f === "STRING" && to === "FLOAT64") return postgresFloatFromText(expr, false);

@@ -30,3 +30,37 @@ export function postgresFloatText(x: string): string {
     `WHEN ${x} = '-Infinity'::float8 THEN '-inf' ELSE ${jsNumberTextSql(x, shortestFloatText(x), "text")} END`
   );
 }
+
+/**
+ * JSON_VALUE's text of a JSON number (`token`, its text as written): the INT64 or FLOAT64 it is
+ * read as (DESIGN.md §3), spelled as CAST(… AS STRING) spells it — as DuckDB and ClickHouse,
+ * which parse the number and keep no text of it, spell it too: `1.0` is `1`, `1E+2` `100`,
+ * `-0.0` `0`, `1e21` `1e+21`, an integer beyond INT64 a FLOAT64. A number past FLOAT64's range
+ * is NULL, as ClickHouse, which finds no JSON in such text, answers (a cast to float8 raised);
+ * below its least one it is `0`.
+ */
+export function postgresJsonNumberText(token: string): string {
+  const n = `CAST(${token} AS numeric)`;
+  return (
+    `CASE WHEN ${token} ~ '^-?[0-9]+$' AND ${n} BETWEEN -9223372036854775808 AND 9223372036854775807 ` +
+    `THEN CAST(CAST(${token} AS bigint) AS text) ` +
+    `WHEN abs(${n}) > 1.7976931348623158e308 THEN NULL ` +
+    `WHEN abs(${n}) < 2.4703282292062328e-324 THEN '0' ` +
+    `ELSE ${postgresFloatText(`CAST(${token} AS float8)`)} END`
+  );
+}
+
+/** JSON text cut into strings, numbers and the rest (every character in one piece) */
+export const JSON_PIECES = String.raw`"(?:[^"\\]|\\.)*"|-?[0-9][0-9.eE+-]*|[^"0-9-]+|-`;
+
+/**
+ * JSON text (`json`, SQL text) with every number as postgresJsonNumberText spells it, strings
+ * untouched: JSON_QUERY's numbers as DuckDB and ClickHouse, which keep no text of a number,
+ * spell them too. `pattern` is JSON_PIECES as a SQL literal.
+ */
+export function postgresJsonNumbersAsCore(json: string, pattern: string): string {
+  const piece = "qes_jp.t[1]";
+  const text = `CASE WHEN ${piece} ~ '^-?[0-9]' THEN ${postgresJsonNumberText(piece)} ELSE ${piece} END`;
+  // a number past FLOAT64's range (NULL) makes the whole text NULL, as on DuckDB and ClickHouse
+  return `(SELECT CASE WHEN count(${text}) = count(*) THEN string_agg(${text}, '' ORDER BY qes_jp.n) END FROM regexp_matches(${json}, ${pattern}, 'g') WITH ORDINALITY AS qes_jp(t, n))`;
+}

@@ -270,6 +270,14 @@ export function analyzeOrderedAggregate(fn: "ARRAY_AGG" | "STRING_AGG", node: As
     fail("sql_invalid", "STRING_AGG takes a value and an optional delimiter.", node);
   if (x.type.t !== "scalar" && x.type.t !== "null")
     fail("sql_invalid", `${fn} of ${typeName(x.type)} is not supported.`, node);
+  // BigQuery's STRING_AGG takes STRING (or BYTES): PostgreSQL refused a FLOAT64 where DuckDB and
+  // ClickHouse joined their own text of it
+  if (fn === "STRING_AGG" && x.type.t === "scalar" && x.type.s !== "STRING")
+    fail(
+      "sql_invalid",
+      `No matching signature for function STRING_AGG: argument 1 is ${typeName(x.type)}, expected STRING.`,
+      node,
+    );
   if (flags.has("DISTINCT") && orderBy.some((o) => !sameExpr(o.expr, x))) {
     fail("sql_invalid", `${fn}(DISTINCT …) may only be ordered by its argument.`, node);
   }

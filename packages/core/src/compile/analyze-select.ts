@@ -104,7 +104,7 @@ export function analyzeSelect(ast: AstNode, ctx: CompileContext, opts: QueryOpti
       continue;
     }
     const value = analyzeValue(e, env("select"));
-    const name = aliasText(item.as) ?? implicitName(e) ?? `f${anonymous++}_`;
+    const name = aliasText(item.as) ?? trailingUnnestAlias(e) ?? implicitName(e) ?? `f${anonymous++}_`;
     outputs.push({ name, phys: "" });
     values.push(value);
   }
@@ -237,6 +237,18 @@ export function starColumns(e: AstNode, scope: Scope, item: AstNode): Array<[str
     }
   }
   return out;
+}
+
+/**
+ * The column alias node-sql-parser took for an UNNEST's: in `x IN UNNEST(tags) AS has` the alias
+ * follows the UNNEST that ends the item, and was read as the UNNEST's own (the column was `f0_`).
+ * The UNNEST ends the item's rightmost operand chain.
+ */
+function trailingUnnestAlias(e: AstNode): string | undefined {
+  let node: AstNode | undefined = e;
+  while (node?.type === "binary_expr" || node?.type === "unary_expr")
+    node = node.type === "binary_expr" ? node.right : node.expr;
+  return node?.type === "unnest" && node.as ? aliasText(node.as) : undefined;
 }
 
 export function implicitName(e: AstNode): string | undefined {

@@ -298,6 +298,19 @@ export interface FormatSpec {
 }
 
 /**
+ * A specifier's head (`%`, flags, width, precision) for an engine's printf, with the flags C's
+ * printf honours (BigQuery's FORMAT follows it): no grouping `'`; `-` overrides `0` (DuckDB's
+ * printf padded `%-06d` with zeros); `+` and space sign only signed conversions (DuckDB's and
+ * ClickHouse's wrote `%+x` of 200 as `+c8`).
+ */
+export function printfHead(s: FormatSpec): string {
+  let flags = s.flags.replaceAll("'", "");
+  if (flags.includes("-")) flags = flags.replaceAll("0", "");
+  if ("xXo".includes(s.conversion)) flags = flags.replaceAll("+", "").replaceAll(" ", "");
+  return `%${flags}${s.width ?? ""}${s.precision !== undefined ? `.${s.precision}` : ""}`;
+}
+
+/**
  * FORMAT with a literal format string, expanded at compile time into a concatenation; each
  * specifier is written by the dialect (`spec`). A NULL argument prints as NULL (BigQuery).
  */
@@ -364,7 +377,14 @@ export function formatCall(
       `FORMAT '${format}' has ${next - 1} specifiers for ${args.length - 1} values.`,
     );
   }
-  return pieces.length ? `(${pieces.join(" || ")})` : "''";
+  if (next === 1) {
+    // no specifier: a constant, written as a cast like a constant key (SqlEmitter.key) — a bare
+    // literal among the ORDER BY keys that complete a cut order was DuckDB's "ORDER BY
+    // non-integer literal" error
+    const text: Expr["type"] = { t: "scalar", s: "STRING" };
+    return e.cast(e.stringLiteral(pieces.length ? literal : ""), text, "STRING");
+  }
+  return `(${pieces.join(" || ")})`;
 }
 
 /**
@@ -526,7 +546,18 @@ export const DEFAULT_FUNCTIONS = {
   // BigQuery's CONCAT is NULL when any argument is; `||` behaves so on every engine. Grouped as a
   // balanced tree (`||` is associative): an engine parses a flat chain one level per operand, and
   // a `||` chain of 5,000 passed DuckDB's expression depth (1,000) and PostgreSQL's stack.
-  CONCAT: (args) => balancedConcat(args, 0, args.length),
+  // BigQuery casts every non-STRING argument to STRING: each through the dialect's CAST, so that
+  // CONCAT(1e21, '') is CAST(1e21 AS STRING) ('1e+21') where an engine's own `||` wrote its own
+  // text of a DOUBLE ('1e21', '0.0'), of a boolean ('1') or of a timestamp, or had no `||` for two.
+  CONCAT: (args, call, e) =>
+    balancedConcat(
+      args.map((a, i) => {
+        const type = call.args[i]!.type;
+        return type.t === "scalar" && type.s !== "STRING" ? e.cast(a, type, "STRING") : a;
+      }),
+      0,
+      args.length,
+    ),
   SAFE_DIVIDE: ([a, b], call, e) =>
     `CASE WHEN ${b} = 0 THEN NULL ELSE ${e.cast(a!, call.args[0]!.type, "FLOAT64")} / ${b} END`,
   // arguments are emitted bare: `MOD(5 + 1, 4)` must not read as `5 + 1 % 4`
