@@ -36,7 +36,8 @@ describe("POST /api/logs retried across two servers on one PostgreSQL schema", (
       const posted = await Promise.all(servers.map((s) => postLogs(s.url, source, body(round))));
       expect(posted.map((p) => p.status)).toEqual([200, 200]);
       for (const s of servers) expect((await postLogs(s.url, source, body(round))).status).toBe(200);
-      if (round % 3 === 2) await Promise.all(backends.map((b) => (b as PostgresBackend)["storedIds"].settled()));
+      if (round % 3 === 2)
+        await Promise.all(backends.map((b) => (b as PostgresBackend)["storedIds"].settled()));
     }
     const ids = await storedIds(backends[0]!, source);
     expect(ids.length).toBe(odd.length + 8);

@@ -150,7 +150,10 @@ export class PostgresStoredIds {
     const { source, token: before } = check;
     // an ALTER COLUMN TYPE is not MVCC-safe: a build whose snapshot is older reads the rewritten
     // partitions as empty, and this commit's link would carry that filter to the current token
-    if (rewrote) return this.forget(source);
+    if (rewrote) {
+      this.forget(source);
+      return;
+    }
     const filter = this.#filters.get(source);
     const building = this.#building.get(source);
     for (const id of ids) {
