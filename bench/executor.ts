@@ -125,7 +125,8 @@ ORDER BY bucket`;
 
 /** a hand-written query with the compiled query's output columns, so conversion is identical */
 function handWritten(sql: string, like: CompiledQuery, params: CompiledQuery["params"]): CompiledQuery {
-  const { readAhead: _compiledOnly, ...rest } = like;
+  // the compiled query's own steps (a read ahead, a cut computed first) are not the native one's
+  const { readAhead: _readAhead, cutFirst: _cutFirst, ...rest } = like;
   return { ...rest, sql, params };
 }
 
