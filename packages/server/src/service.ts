@@ -372,7 +372,5 @@ function listenError(e: unknown, host: string, port: number): Error {
 function storeDaysOf(limit: SourceDayLimit | undefined): {
   storeDays?: StoreDays;
 } {
-  return limit === undefined
-    ? {}
-    : { storeDays: { horizonDays: ingestHorizonDays(limit), reason: limit.reason } };
+  return limit === undefined ? {} : { storeDays: { horizonDays: ingestHorizonDays(limit) } };
 }

@@ -22,10 +22,9 @@ export const MAX_MICROS_AHEAD = 86_400_000_000n;
 
 const MICROS_PER_DAY = 86_400_000_000n;
 
-/** The days of the past a source always takes on a store that bounds them, and why (`Backend.sourceDayLimit`). */
+/** The days of the past a source always takes on a store that bounds its days (`Backend.sourceDayLimit`). */
 export interface StoreDays {
   horizonDays: number;
-  reason: string;
 }
 
 /**
