@@ -124,6 +124,26 @@ describe("PostgreSQL: a source holds no more days than the server can scan", () 
     }
   });
 
+  it("an NDJSON body's refused day names the event's line too, parsed on a worker or on the main thread", async () => {
+    const served = await serveFixture(fixture(), {}, ingestEnv({ QES_RETENTION_DAYS: "0" }));
+    try {
+      // a blank line first and one between events: event 25 is on line 52
+      const ndjson = (prefix: string) =>
+        `\n${Array.from({ length: 30 }, (_, d) => line(`${prefix}${d}`, daysAgo(d))).join("\n\n")}\n`;
+      const ndjsonHeaders = { "Content-Type": "application/x-ndjson" };
+      // a new source: parsed on the main thread; a known one whose fields cover the events: on a worker
+      expect((await postLogs(served.url, "known.logs", line("k", daysAgo(0)))).status).toBe(200);
+      for (const source of ["new.logs", "known.logs"]) {
+        const r = await postLogs(served.url, source, ndjson(source), ndjsonHeaders);
+        expect(r.status, source).toBe(400);
+        expect(r.body.error.message, source).toMatch(/^event 25 \(line 52\): its day 2024-12-21 would be /);
+        expect(r.body.error.line, source).toBe(52);
+      }
+    } finally {
+      await served.close();
+    }
+  });
+
   it("refuses a token's old days past the store's bound, naming the first; the store keeps answering and retention drops old days", async () => {
     const served = await serveFixture(
       fixture(),

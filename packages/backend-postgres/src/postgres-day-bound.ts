@@ -43,6 +43,7 @@ export class DayBound {
             `${this.#held + this.#opened.size + 1}th day, past the ${this.limit.days} a source may hold here ` +
             `(${this.limit.reason}). Days from ${isoDay(this.#boundedFromDay)} on are always taken; older ones ` +
             "once retention has removed days of the source",
+          { event: indexes[i]! },
         );
       }
       this.#opened.add(day);

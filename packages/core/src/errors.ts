@@ -33,6 +33,11 @@ export interface QesErrorDetails {
   file?: string;
   /** when to try again (`too_many_requests`): sent as the `Retry-After` header */
   retryAfterSeconds?: number;
+  /**
+   * the 0-based index in its request of the event an ingest refusal from the store names (`event
+   * N: …`): the server adds the event's NDJSON line, which the store does not know
+   */
+  event?: number;
   cause?: unknown;
 }
 
@@ -44,6 +49,7 @@ export class QesError extends Error {
   readonly column?: number;
   readonly file?: string;
   readonly retryAfterSeconds?: number;
+  readonly event?: number;
 
   constructor(code: QesErrorCode, message: string, details: QesErrorDetails = {}) {
     super(message, details.cause === undefined ? undefined : { cause: details.cause });
@@ -55,6 +61,7 @@ export class QesError extends Error {
     if (details.column !== undefined) this.column = details.column;
     if (details.file !== undefined) this.file = details.file;
     if (details.retryAfterSeconds !== undefined) this.retryAfterSeconds = details.retryAfterSeconds;
+    if (details.event !== undefined) this.event = details.event;
   }
 }
 

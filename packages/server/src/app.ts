@@ -109,7 +109,7 @@ export function createApp(deps: AppDeps): express.Express {
   );
   app.head("/api/logs", ingestProbeRoute());
 
-  if (deps.retentionRun) app.post("/api/retention", retentionRunRoute(deps.retentionRun));
+  if (deps.retentionRun) app.post("/api/retention", standardErrors, retentionRunRoute(deps.retentionRun));
 
   app.use((req: Request, _res: Response, next: NextFunction) => {
     next(new QesError("endpoint_not_found", `Nothing is served at ${req.method} ${req.path}.`));
@@ -159,7 +159,8 @@ function rememberCacheAnswers(hits: CacheHitPath) {
 /**
  * Errors of this request in the standard format whatever `QES_ERROR_FORMAT` says. The legacy
  * format is for dashboards built on the reference platform's query API; a log shipper takes its
- * 200 for a refused or failed ingest request as delivered, and drops the batch.
+ * 200 for a refused or failed ingest request as delivered, and drops the batch; `qes retention`
+ * would take a failed run's 200 for a run.
  */
 function standardErrors(_req: Request, res: Response, next: NextFunction): void {
   res.locals.errorFormat = "standard" satisfies ErrorFormat;

@@ -9,6 +9,7 @@ import type { Clock } from "../clock.ts";
 import type { BatchAdmission } from "../ingest/batch-admission.ts";
 import { IngestBodyBudget } from "../ingest/body-budget.ts";
 import { boundedBefore, type StoreDays } from "../ingest/day-limit.ts";
+import { eventRefusal } from "../ingest/event-refusal.ts";
 import { eventCount, type GroupCommitQueue } from "../ingest/group-commit-queue.ts";
 import type { IngestWorkers } from "../ingest/ingest-workers.ts";
 import { type BodyFormat, bodyFormat } from "../ingest/parse-ingest-body.ts";
@@ -70,9 +71,11 @@ export function ingestLogsRoute(deps: IngestLogsDeps) {
     const reservation = budget.reserve();
     let committed: Promise<unknown> | undefined;
     let accepted: number;
+    let body: Buffer;
+    let now: bigint;
     try {
-      const body = await readIngestBody(req, deps.ingestMaxBytes, reservation);
-      const now = deps.clock();
+      body = await readIngestBody(req, deps.ingestMaxBytes, reservation);
+      now = deps.clock();
       const parsed =
         (await preparedBatch(deps, body, format, source, now)) ??
         (await checkedBatch(deps, body, format, source, now));
@@ -83,7 +86,11 @@ export function ingestLogsRoute(deps: IngestLogsDeps) {
     } finally {
       reservation.release();
     }
-    await committed;
+    try {
+      await committed;
+    } catch (e) {
+      throw withEventLine(e, body, format, source, now, deps.queue.capacity);
+    }
     res.json({ accepted });
   };
 }
@@ -98,6 +105,27 @@ export function ingestProbeRoute() {
   return (_req: Request, res: Response): void => {
     res.status(200).end();
   };
+}
+
+/**
+ * A store's refusal of an event (`QesError.event`) with the event's line, when the body gave its
+ * events one per line, as the route's own refusals name it: the store knows the event's index
+ * only. The body is parsed again for its lines: on a refusal only, and the events may have been
+ * parsed on a worker, which keeps no lines.
+ */
+function withEventLine(
+  e: unknown,
+  body: Buffer,
+  format: BodyFormat,
+  source: string,
+  now: bigint,
+  maxEvents: number,
+): unknown {
+  if (!(e instanceof QesError) || e.event === undefined || e.line !== undefined) return e;
+  const prefix = `event ${e.event}: `;
+  if (!e.message.startsWith(prefix)) return e;
+  const line = requestEvents(body, format, source, now, maxEvents).lines?.[e.event];
+  return line === undefined ? e : eventRefusal(e.event, line, e.message.slice(prefix.length));
 }
 
 /** the batch with `boundedBefore` set, its lazy `events` kept lazy */
