@@ -105,6 +105,33 @@ describe("PostgreSQL: a source holds no more days than the server can scan", () 
     }
   });
 
+  it("takes old days up to half its bound, so old and every recent day together stay within three quarters of the lock table", async () => {
+    const served = await serveFixture(fixture(), {}, ingestEnv({ QES_RETENTION_DAYS: "0" }));
+    try {
+      const days = (from: number, n: number) =>
+        JSON.stringify(
+          Array.from({ length: n }, (_, i) => ({
+            id: `d${from + i}`,
+            timestamp: daysAgo(from + i),
+            event_message: "d",
+          })),
+        );
+      // 25 days a source may hold here: 12 of them older than the 22 days of the past always taken
+      const r = await postLogs(served.url, "halves.logs", days(30, 13));
+      expect(r.status).toBe(400);
+      expect(r.body.error.message).toMatch(
+        /^event 12: its day 2024-12-04 would be source "halves\.logs"'s 13th day before 2024-12-24, past the 12 \(half its days\) a source may hold here/,
+      );
+      expect((await postLogs(served.url, "halves.logs", days(30, 12))).status).toBe(200);
+      // every recent day is still taken: 12 + 23 = 35 days, not the 12 + 25 old days could have made
+      expect((await postLogs(served.url, "halves.logs", days(0, 23))).status).toBe(200);
+      expect((await postLogs(served.url, "halves.logs", days(60, 1))).status).toBe(400);
+      expect(await runSql(served.backend, "select count(*) as n from `halves.logs`")).toEqual([{ n: 35 }]);
+    } finally {
+      await served.close();
+    }
+  });
+
   it("takes a backfill of logs years old, which retention then removes", async () => {
     const served = await serveFixture(fixture(), {}, ingestEnv({ QES_RETENTION_DAYS: "7" }));
     try {
