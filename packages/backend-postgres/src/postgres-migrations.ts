@@ -102,8 +102,10 @@ export async function migrateStorage(db: Kysely<any>, schema: string): Promise<v
     migrationLockTableName: "qes_migration_lock",
   });
   let { error, results } = await migrator.migrateToLatest();
-  // kysely looks for its tables by listing every schema's; a schema another instance (or test)
-  // drops meanwhile fails that listing with 3F000 naming the other schema: look again
+  // kysely looks for its tables by listing every schema's; a schema or table another instance
+  // (or test) drops meanwhile fails that listing with 3F000 or 42P01 naming the other schema's:
+  // look again. Retention drops daily partitions every hour, so an instance of another schema
+  // starting then met it (42P01, seen with two test workers)
   for (let retry = 0; retry < 3 && droppedElsewhere(error, schema); retry++) {
     ({ error, results } = await migrator.migrateToLatest());
   }
@@ -119,8 +121,14 @@ export async function migrateStorage(db: Kysely<any>, schema: string): Promise<v
 }
 
 /** an invalid_schema_name error about a schema other than ours: one dropped while we listed it */
-function droppedElsewhere(error: unknown, schema: string): boolean {
-  if ((error as { code?: unknown } | undefined)?.code !== "3F000") return false;
-  const named = /schema "([^"]+)" does not exist/.exec(String((error as Error).message))?.[1];
+export function droppedElsewhere(error: unknown, schema: string): boolean {
+  const code = (error as { code?: unknown } | undefined)?.code;
+  const message = String((error as Error | undefined)?.message);
+  const named =
+    code === "3F000"
+      ? /schema "([^"]+)" does not exist/.exec(message)?.[1]
+      : code === "42P01"
+        ? /relation "([^".]+)\.[^"]+" does not exist/.exec(message)?.[1]
+        : undefined;
   return named !== undefined && named !== schema;
 }
