@@ -14,6 +14,13 @@ const DAY = 86_400_000;
 const NOW = Date.parse("2025-01-15T12:00:00Z");
 const daysAgo = (n: number) => new Date(NOW - n * DAY).toISOString();
 const line = (id: string, at: string) => JSON.stringify({ id, timestamp: at, event_message: id });
+/** an event a day for `n` days from `from` days ago on, ids `<prefix><days ago>` */
+const dayEvents = (prefix: string, from: number, n: number) =>
+  Array.from({ length: n }, (_, i) => ({
+    id: `${prefix}${from + i}`,
+    timestamp: daysAgo(from + i),
+    event_message: prefix,
+  }));
 
 /**
  * A source's days on a PostgreSQL server whose lock table is small (10 locks × 20 connections):
@@ -72,11 +79,7 @@ describe("PostgreSQL: a source holds no more days than the server can scan", () 
     try {
       // 10 × 20 locks, 4 a day, half of them: 25 days a source may hold; the 22 days of the past
       // (and today) are always taken, an older day only while the source holds fewer than 25
-      const events = Array.from({ length: 30 }, (_, d) => ({
-        id: `f${d}`,
-        timestamp: daysAgo(d),
-        event_message: "f",
-      }));
+      const events = dayEvents("f", 0, 30);
       const r = await postLogs(served.url, "forever.logs", JSON.stringify(events));
       expect(r.status).toBe(400);
       expect(r.body.error.code).toBe("invalid_event");
@@ -108,14 +111,7 @@ describe("PostgreSQL: a source holds no more days than the server can scan", () 
   it("takes old days up to half its bound, so old and every recent day together stay within three quarters of the lock table", async () => {
     const served = await serveFixture(fixture(), {}, ingestEnv({ QES_RETENTION_DAYS: "0" }));
     try {
-      const days = (from: number, n: number) =>
-        JSON.stringify(
-          Array.from({ length: n }, (_, i) => ({
-            id: `d${from + i}`,
-            timestamp: daysAgo(from + i),
-            event_message: "d",
-          })),
-        );
+      const days = (from: number, n: number) => JSON.stringify(dayEvents("d", from, n));
       // 25 days a source may hold here: 12 of them older than the 22 days of the past always taken
       const r = await postLogs(served.url, "halves.logs", days(30, 13));
       expect(r.status).toBe(400);
@@ -190,11 +186,7 @@ describe("PostgreSQL: a source holds no more days than the server can scan", () 
       // a backfill of a year, 20 days a request: the source takes days until it holds 25
       // (older than 7 days, they are stored and go at the next run)
       for (let start = 0; start < 360; start += 20) {
-        const events = Array.from({ length: 20 }, (_, i) => ({
-          id: `h${start + i}`,
-          timestamp: daysAgo(start + i),
-          event_message: "h",
-        }));
+        const events = dayEvents("h", start, 20);
         const r = await postLogs(served.url, "hostile.logs", JSON.stringify(events));
         if (start === 0) {
           expect(r.status).toBe(200);

@@ -6,9 +6,7 @@
  */
 
 import { duckdbFloatText } from "./duckdb-float-text.ts";
-
-/** `sqlString` of duckdb-storage.ts, here to keep this module free of the storage one */
-const sql = (text: string) => `'${text.replaceAll("'", "''")}'`;
+import { sqlString as sql } from "./duckdb-sql.ts";
 
 /**
  * JSON text with every number's positive exponent signed as JavaScript writes it (`1e21` →

@@ -21,6 +21,7 @@ import {
 } from "@qes/core";
 import { duckdbNumberText } from "./duckdb-float-text.ts";
 import { jsonStringAt } from "./duckdb-json-text.ts";
+import { quoteIdent, sqlString } from "./duckdb-sql.ts";
 
 /**
  * Storage of log events in DuckDB: one table per source with the typed columns of the layout in
@@ -32,13 +33,7 @@ import { jsonStringAt } from "./duckdb-json-text.ts";
 const META = "qes_meta";
 const SOURCES = "qes_sources";
 
-export function quoteIdent(name: string): string {
-  return '"' + name.replaceAll('"', '""') + '"';
-}
-
-export function sqlString(text: string): string {
-  return "'" + text.replaceAll("'", "''") + "'";
-}
+export { quoteIdent, sqlString } from "./duckdb-sql.ts";
 
 /** DuckDB column type of a layout column type. JSON text is plain VARCHAR. */
 export function duckdbColumnType(type: ColumnType): string {
