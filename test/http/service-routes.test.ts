@@ -215,6 +215,7 @@ describe("CORS", () => {
       "x-api-key",
       "authorization",
       "content-type",
+      "content-encoding",
       "qes-endpoint-redact-pii",
       "svc-endpoint-redact-pii",
     ]) {
@@ -230,6 +231,8 @@ describe("CORS", () => {
     expect(ok.headers.get("access-control-allow-origin")).toBe("http://localhost:5173");
     expect(ok.headers.get("vary")).toContain("Origin");
     expect(ok.headers.get("access-control-expose-headers")).toContain("X-Cache");
+    // a 429's Retry-After is not CORS-safelisted: a browser reads it only when exposed
+    expect(ok.headers.get("access-control-expose-headers")).toContain("Retry-After");
     const other = await call(`${server.url}${path}`, {
       headers: { ...auth, Origin: "https://evil.example" },
     });

@@ -6,10 +6,13 @@ const ALLOW_HEADERS = [
   "X-API-KEY",
   "Authorization",
   "Content-Type",
+  // a browser that gzips what it posts to /api/logs
+  "Content-Encoding",
   "X-Request-Id",
   ...REDACTION_HEADERS.map((h) => h.toUpperCase()),
 ].join(", ");
-const EXPOSE_HEADERS = "X-Request-Id, X-Cache, Age, QES-Ignored-Params, QES-Row-Limit-Reached";
+// Retry-After is not CORS-safelisted: without it a browser client sees a 429 but not when to retry
+const EXPOSE_HEADERS = "X-Request-Id, X-Cache, Age, Retry-After, QES-Ignored-Params, QES-Row-Limit-Reached";
 
 /** header name and value pairs, in the order they are sent */
 export type HeaderPairs = readonly (readonly [string, string])[];
