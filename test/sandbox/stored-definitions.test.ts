@@ -135,6 +135,8 @@ describe("qes check over a directory of hostile definitions", () => {
     expect(res.code, res.stderr).toBe(1);
     // the built-ins still pass beside them
     expect(res.stdout).toMatch(/ok\s+logs\.all/);
+    // a name no source may have gets no hint to create it
+    expect(res.stderr).toContain("Table constructor is not a known log source.\n");
     for (const d of BAD) {
       expect(res.stderr).toContain(`FAIL  ${d.name}\n`);
       expect(res.stderr).toContain(`${join(dir, `${d.name}.sql`)}:${d.line}:${columnOf(d)}: ${d.code}: `);
@@ -163,5 +165,10 @@ describe.each(BACKENDS)("start-up on $name", (fixture) => {
     expect(e.line).toBe(d.line);
     expect(e.column).toBe(columnOf(d));
     expect(e.message).toContain(`${join(dir, `${d.name}.sql`)}:${d.line}:${columnOf(d)}: ${d.code}`);
+    if (d.name === "unknown.source") {
+      // a source its shippers have not yet sent to: the refusal says how to make it
+      expect(e.message).toContain("POST /api/logs?source_name=no.such.source");
+      expect(e.message).toContain('qes load --source "no.such.source"');
+    }
   });
 });

@@ -1,6 +1,7 @@
 /** FROM items: sources, CTEs, subqueries, joins, and UNNEST (records flattened, arrays expanded). */
 import { QesError } from "../errors.ts";
 import { type AstNode, aliasText, locationOf } from "../parse/parse-sql.ts";
+import { isCreatableSourceName } from "../schema/source-name.ts";
 import { analyzeCondition, analyzeValue, type ExprEnv, fail, recordAsExpr } from "./analyze-expr.ts";
 import { bindJoinGroup, isJoinGroup } from "./analyze-join-group.ts";
 import { analyzeQuery, type QueryOptions } from "./analyze-query.ts";
@@ -12,6 +13,16 @@ import { and, elementRoot, type RecordValue, tableRoot } from "./record-value.ts
 import { fieldOf } from "./resolve-names.ts";
 import { DerivedRelation, derivedRoot, type RangeVar, Scope, type Value } from "./scope.ts";
 import { commonType, INT64, type SqlType, typeName } from "./sql-type.ts";
+
+/**
+ * A stored query is checked against the sources the store holds when it is loaded, so one written
+ * for a source its shippers have not yet sent to stops start-up: the message says how to make it.
+ */
+function unknownSourceMessage(name: string): string {
+  const known = `Table ${name} is not a known log source.`;
+  if (!isCreatableSourceName(name)) return known;
+  return `${known} A stored query may read only sources the store holds when it is loaded: send the source its first events (POST /api/logs?source_name=${encodeURIComponent(name)}, or qes load --source ${JSON.stringify(name)}) and start again.`;
+}
 
 export function analyzeFrom(
   items: AstNode[],
@@ -208,7 +219,7 @@ export function bindTableItem(
   }
   const source = Object.hasOwn(ctx.schema.sources, name) ? ctx.schema.sources[name] : undefined;
   if (!source) {
-    throw new QesError("relation_not_allowed", `Table ${name} is not a known log source.`, locationOf(item));
+    throw new QesError("relation_not_allowed", unknownSourceMessage(name), locationOf(item));
   }
   ctx.joinRelations(1, item);
   const alias = ctx.alias("t");

@@ -34,3 +34,13 @@ export function checkSourceName(name: string): void {
     );
   }
 }
+
+/** whether `qes load` and ingest would create a source of this name */
+export function isCreatableSourceName(name: string): boolean {
+  try {
+    checkSourceName(name);
+    return true;
+  } catch {
+    return false;
+  }
+}
