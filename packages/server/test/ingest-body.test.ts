@@ -1,3 +1,4 @@
+import { gzipSync } from "node:zlib";
 import { describe, expect, it } from "vitest";
 import {
   bodyFormat,
@@ -99,6 +100,15 @@ describe("ingest body forms", () => {
     expect(e.message).not.toContain("secret-ish");
     expect(refusal(() => json("  \n")).message).toMatch(/empty/);
     expect(refusal(() => parseIngestBody(Buffer.from([0x5b, 0xff, 0x5d]), "json")).message).toMatch(/UTF-8/);
+  });
+
+  it("names Content-Encoding when a gzip body is sent without it, in either form", () => {
+    for (const form of ["json", "ndjson"] as const) {
+      const e = refusal(() => parseIngestBody(gzipSync('[{"event_message":"x"}]'), form));
+      expect(e.code).toBe("invalid_parameter");
+      expect(e.param).toBe("Content-Encoding");
+      expect(e.message).toMatch(/gzip data but the request has no Content-Encoding: gzip/);
+    }
   });
 
   it("refuses nesting deeper than the limit, at any depth of the body, without overflowing", () => {

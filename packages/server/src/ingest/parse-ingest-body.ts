@@ -83,6 +83,15 @@ function decodeUtf8(body: Uint8Array): string {
   try {
     return new TextDecoder("utf-8", { fatal: true, ignoreBOM: false }).decode(body);
   } catch {
+    // gzip's magic bytes are never UTF-8: a shipper (or curl --data-binary @file.gz) that
+    // compressed the body but left out the header was told only "not valid UTF-8"
+    if (body[0] === 0x1f && body[1] === 0x8b) {
+      throw new QesError(
+        "invalid_parameter",
+        "The body is gzip data but the request has no Content-Encoding: gzip; send that header with it.",
+        { param: "Content-Encoding" },
+      );
+    }
     throw new QesError("invalid_event", "The body is not valid UTF-8 text.");
   }
 }
