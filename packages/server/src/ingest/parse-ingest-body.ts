@@ -154,7 +154,12 @@ function parseNdjson(text: string, maxEvents: number): IngestEvents {
       if (e instanceof QesError) throw e;
       throw new QesError(
         "invalid_event",
-        `event ${events.length} (line ${line}): not valid JSON (${reason(e)})`,
+        `event ${events.length} (line ${line}): ${
+          holdsSeveralTexts(raw)
+            ? "the line holds more than one JSON text; NDJSON is one event per line, each ending in a " +
+              "newline (curl -d removes a file's newlines: send it with --data-binary)"
+            : `not valid JSON (${reason(e)})`
+        }`,
         {
           line,
         },
@@ -165,6 +170,25 @@ function parseNdjson(text: string, maxEvents: number): IngestEvents {
     lines.push(line);
   }
   return { events, lines };
+}
+
+/**
+ * An NDJSON line that begins with two JSON texts: several events on one line, as `curl -d
+ * @file` sends a file (it drops the newlines) or as a body of CR line ends reads. JSON.parse's
+ * "non-whitespace character after JSON" does not say so.
+ */
+function holdsSeveralTexts(line: string): boolean {
+  const texts = jsonTexts(line);
+  const first = texts.next();
+  const second = texts.next();
+  if (first.done || second.done) return false;
+  try {
+    JSON.parse(first.value.text);
+    JSON.parse(second.value.text);
+    return true;
+  } catch {
+    return false;
+  }
 }
 
 /** one JSON text of a body that holds several, and the line it starts on (1-based) */
