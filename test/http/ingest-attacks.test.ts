@@ -213,7 +213,23 @@ describe.each(BACKENDS)("ingest under attack on $name", (fixture) => {
       expect(r.status, JSON.stringify(name)).toBe(400);
       expect(r.body.error.param).toBe("source_name");
     }
+    // percent-encoding that is not UTF-8 (Latin-1 ü, an overlong /): decoded, each named the source "\uFFFD"
+    for (const query of [
+      "source_name=%FC",
+      "source_name=ok%FF",
+      "source_name=%C0%AF",
+      "source_name=%EF%BF%BD%FE",
+    ]) {
+      const r = await postLogs(url, { query }, body);
+      expect(r.status, query).toBe(400);
+      expect(r.body.error).toMatchObject({ code: "invalid_parameter", param: "source_name" });
+      expect(r.body.error.message).toMatch(/not UTF-8 once percent-decoded/);
+    }
     expect(Object.keys((await served.backend.schema()).sources).sort()).toEqual(sourcesBefore);
+    // U+FFFD asked for (encoded, or raw) is a name like any other
+    for (const query of ["source_name=%EF%BF%BD", "source_name=\uFFFDx"]) {
+      expect((await postLogs(url, { query }, body)).status, query).toBe(200);
+    }
   });
 
   it("hostile but valid source names are data: stored, queried back, nothing else touched", async () => {

@@ -163,6 +163,57 @@ describe.each(BACKENDS)("ingested event values on $name", (fixture) => {
     }
   });
 
+  it("an event too wide for a PostgreSQL row is named by its index (and line), among others and other requests", async () => {
+    const { url, backend } = served;
+    // newest first: the rows reach PostgreSQL in time order, not in the request's
+    const events: object[] = Array.from({ length: 7 }, (_, i) => ({
+      id: `n${i}`,
+      timestamp: `2025-01-15T11:0${9 - i}:00Z`,
+      event_message: `narrow ${i}`,
+    }));
+    events[4] = {
+      ...events[4],
+      ...Object.fromEntries(Array.from({ length: 400 }, (_, i) => [`o${i}`, { x: i }])),
+    };
+    const ndjson = `\n${events.map((e) => json(e)).join("\n")}\n`;
+    const [other, asArray, otherToo] = await Promise.all([
+      postLogs(url, "wide.other", json([{ id: "o1", timestamp: at }])),
+      postLogs(url, "wide.named", json(events)),
+      postLogs(url, "wide.other", json([{ id: "o2", timestamp: at }])),
+    ]);
+    expect([other.status, otherToo.status]).toEqual([200, 200]);
+    const asLines = await postLogs(url, "wide.named", ndjson, { "Content-Type": "application/x-ndjson" });
+    if (fixture.name === "postgres") {
+      for (const r of [asArray, asLines]) {
+        expect(r.status).toBe(400);
+        expect(r.body.error.code).toBe("invalid_event");
+      }
+      expect(asArray.body.error.message).toMatch(
+        /^event 4: more fields than a PostgreSQL row holds \(row is too big/,
+      );
+      expect(asLines.body.error.message).toMatch(
+        /^event 4 \(line 6\): more fields than a PostgreSQL row holds/,
+      );
+      expect(asLines.body.error.line).toBe(6);
+      expect(await storedIds(backend, "wide.named")).toEqual([]);
+      // once the source has every field, the batch is encoded ahead (on a worker): named alike
+      const quarters = Array.from({ length: 4 }, (_, q) => ({
+        id: `q${q}`,
+        timestamp: at,
+        ...Object.fromEntries(Array.from({ length: 100 }, (_, i) => [`o${q * 100 + i}`, { x: i }])),
+      }));
+      expect((await postLogs(url, "wide.named", json(quarters))).status).toBe(200);
+      const encodedAhead = await postLogs(url, "wide.named", json(events));
+      expect(encodedAhead.status).toBe(400);
+      expect(encodedAhead.body.error.message).toMatch(/^event 4: more fields than a PostgreSQL row holds/);
+      expect(await storedIds(backend, "wide.named")).toEqual(["q0", "q1", "q2", "q3"]);
+    } else {
+      expect(asArray).toMatchObject({ status: 200, body: { accepted: 7 } });
+      expect(asLines.status).toBe(200);
+    }
+    expect(await storedIds(backend, "wide.other")).toEqual(["o1", "o2"]);
+  });
+
   it("NUL characters are taken out of strings, keys and ids alike on every backend", async () => {
     const { url, backend } = served;
     const body =

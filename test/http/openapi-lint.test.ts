@@ -67,6 +67,22 @@ describe("/api/openapi.json under Redocly's recommended rules", () => {
     expect(op.description).toContain(String(10 * 1024 * 1024));
   });
 
+  it("lists every way POST /api/logs takes its token, the api_key parameter shippers use included", async () => {
+    const doc = await documentFor(QUERY_TOKEN);
+    const viaParameter = await fetch(`${served.url}/api/logs?source_name=lint.src&api_key=${INGEST_TOKEN}`, {
+      method: "POST",
+      headers: { "Content-Type": "application/json" },
+      body: '[{"event_message":"by api_key"}]',
+    });
+    expect(viaParameter.status).toBe(200);
+    expect(doc.components.securitySchemes.apiKeyQuery).toMatchObject({ in: "query", name: "api_key" });
+    expect(doc.paths["/api/logs"].post.security).toEqual([
+      { apiKey: [] },
+      { bearer: [] },
+      { apiKeyQuery: [] },
+    ]);
+  });
+
   it("still finds problems: the check is not vacuous", async () => {
     const doc = await documentFor(QUERY_TOKEN);
     delete doc.servers;

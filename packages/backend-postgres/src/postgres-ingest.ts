@@ -27,6 +27,7 @@ import {
   lockForWriting,
   partitionsByDay,
 } from "./postgres-partitions.ts";
+import { copyNamingRefusedRow, isRefusedRow, refusedRowError } from "./postgres-refused-row.ts";
 import { flushStatsAtCommit } from "./postgres-stats-flush.ts";
 import {
   applySchemaChanges,
@@ -53,12 +54,16 @@ interface Target {
   rewrote: boolean;
   /** events of the call's batches waiting for their COPY, all covered by `source` */
   pending: LogEvent[];
+  /** each waiting event's index in its batch (the request), to name a row PostgreSQL refuses */
+  pendingIndexes: number[];
   /** rows encoded ahead (`IngestBatch.prepared`) waiting for their COPY: those at `keep` */
   pendingPrepared: { rows: PreparedCopyRows; keep: number[] }[];
   /** `JSON.stringify(source.fields)` while `source` is unchanged (what prepared rows are checked against) */
   fields?: string;
   /** the days the call may open in the source, on a server that bounds them */
   dayBound?: DayBound;
+  /** a refused call run again only to name the event of the row PostgreSQL refused */
+  naming: boolean;
 }
 
 /**
@@ -68,19 +73,16 @@ interface Target {
 function copyRows(source: SourceSchema, target: Target): { columns: string[]; days: DayRows[] } {
   const encoder = createCopyRowEncoder(source);
   const rows = new DayRowsBuilder();
-  const { rows: encoded } = encodePrepared(encoder, target.pending);
-  addPrepared(rows, encoded as PreparedCopyRows, undefined);
+  const encoded = encodePrepared(encoder, target.pending).rows as PreparedCopyRows;
+  for (let i = 0; i < encoded.texts.length; i++)
+    rows.add(encoded.days[i]!, encoded.micros[i]!, encoded.texts[i]!, target.pendingIndexes[i]!);
   for (const { rows: prepared, keep } of target.pendingPrepared) addPrepared(rows, prepared, keep);
   return { columns: encoder.columns.map((c) => c.column), days: rows.build() };
 }
 
-/** the rows at `keep` (all of them when undefined) into their days */
-function addPrepared(out: DayRowsBuilder, rows: PreparedCopyRows, keep: readonly number[] | undefined): void {
-  const n = keep === undefined ? rows.texts.length : keep.length;
-  for (let k = 0; k < n; k++) {
-    const i = keep === undefined ? k : keep[k]!;
-    out.add(rows.days[i]!, rows.micros[i]!, rows.texts[i]!, i);
-  }
+/** the rows at `keep` (indexes in their batch) into their days */
+function addPrepared(out: DayRowsBuilder, rows: PreparedCopyRows, keep: readonly number[]): void {
+  for (const i of keep) out.add(rows.days[i]!, rows.micros[i]!, rows.texts[i]!, i);
 }
 
 /** the batch's rows encoded ahead, when they were encoded for the target's model as it is now */
@@ -133,6 +135,7 @@ async function writeEvents(
   if (target.pending.length === 0 && target.pendingPrepared.length === 0) return;
   const { columns, days } = copyRows(model, target);
   target.pending = [];
+  target.pendingIndexes = [];
   target.pendingPrepared = [];
   await ensureDailyPartitions(
     client,
@@ -141,8 +144,11 @@ async function writeEvents(
     days.map((d) => d.day),
     target.partitions,
   );
-  for (const rows of days)
-    await copyIntoPartition(client, schema, target.partitions.get(rows.day)!, columns, [rows.text]);
+  for (const rows of days) {
+    const partition = target.partitions.get(rows.day)!;
+    if (target.naming) await copyNamingRefusedRow(client, schema, partition, columns, rows);
+    else await copyIntoPartition(client, schema, partition, columns, [rows.text]);
+  }
 }
 
 /**
@@ -160,7 +166,37 @@ export async function ingestEvents(
   storedIds: PostgresStoredIds,
   batches: readonly IngestBatch[],
   dayLimit?: SourceDayLimit,
-): Promise<{ results: IngestResult[]; schemaChanged: boolean; sources: SourceSchema[] }> {
+): Promise<IngestCall> {
+  try {
+    return await ingestCall(pool, config, storedIds, batches, dayLimit, false);
+  } catch (e) {
+    // a row PostgreSQL refused, in a request alone (a group's requests are each committed alone
+    // after a refusal): the call again, rolled back, finds the row's event to name it
+    if (batches.length !== 1 || !(e instanceof QesError) || e.event !== undefined || !isRefusedRow(e.cause))
+      throw e;
+    const named = await ingestCall(pool, config, storedIds, batches, dayLimit, true).then(
+      () => undefined,
+      (d: unknown) => d,
+    );
+    throw named instanceof QesError && named.event !== undefined ? named : e;
+  }
+}
+
+interface IngestCall {
+  results: IngestResult[];
+  schemaChanged: boolean;
+  sources: SourceSchema[];
+}
+
+/** `ingestEvents`' transaction; `naming`: run only to name a refused row's event, never committed */
+async function ingestCall(
+  pool: pg.Pool,
+  config: ResolvedPostgresConfig,
+  storedIds: PostgresStoredIds,
+  batches: readonly IngestBatch[],
+  dayLimit: SourceDayLimit | undefined,
+  naming: boolean,
+): Promise<IngestCall> {
   for (const batch of batches) checkSourceName(batch.source);
   let client: pg.PoolClient;
   try {
@@ -202,7 +238,9 @@ export async function ingestEvents(
         written: [],
         rewrote: false,
         pending: [],
+        pendingIndexes: [],
         pendingPrepared: [],
+        naming,
       });
     }
     const results: IngestResult[] = [];
@@ -251,7 +289,10 @@ export async function ingestEvents(
         if (changes.some((c) => c.op === "alter_column")) target.rewrote = true;
         target.fields = undefined;
       }
-      for (const event of events) target.pending.push(event);
+      for (const [k, event] of events.entries()) {
+        target.pending.push(event);
+        target.pendingIndexes.push(keep[k]!);
+      }
       results.push({
         source: batch.source,
         stored: events.length,
@@ -269,6 +310,7 @@ export async function ingestEvents(
       if (target.written.length > 0)
         tokens.set(target, await replaceWriteToken(client, config.schema, target.source.name));
     }
+    if (naming) throw new Error("no row was refused when the call ran again");
     if (tokens.size > 0) await flushStatsAtCommit(pool, client);
     await client.query("commit");
     for (const [target, token] of tokens)
@@ -280,28 +322,9 @@ export async function ingestEvents(
     } catch {
       broken = true;
     }
-    // a value PostgreSQL refuses (22xxx data exception) is the event's fault, not the service's
-    const state = (e as { code?: unknown }).code;
-    if (typeof state === "string" && state.startsWith("22")) {
-      throw new QesError(
-        "invalid_event",
-        `an event holds a value PostgreSQL cannot store: ${(e as Error).message}`,
-        {
-          cause: e,
-        },
-      );
-    }
-    // so is an event whose fields take more than a heap row's 8 kB: each field is a column (an
-    // object more than one), most too small for PostgreSQL to move out of the row; an event of
-    // ~400 objects of one number each passed it, within QES_INGEST_MAX_FIELDS (was 422 sql_too_complex)
-    if (state === "54000" && /row is too big/.test((e as Error).message)) {
-      throw new QesError(
-        "invalid_event",
-        `an event has more fields than a PostgreSQL row holds (${(e as Error).message}): ` +
-          "send fewer fields or nested objects per event, or a nested part as one JSON string",
-        { cause: e },
-      );
-    }
+    // a value PostgreSQL refuses (22xxx data exception), or a row too wide for it, is the
+    // event's fault, not the service's (was 422 sql_too_complex for a row too wide)
+    if (isRefusedRow(e)) throw refusedRowError(e);
     throw toQesError(e, "ingesting events");
   } finally {
     client.release(broken);

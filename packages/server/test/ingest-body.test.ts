@@ -1,3 +1,4 @@
+import { gzipSync } from "node:zlib";
 import { describe, expect, it } from "vitest";
 import {
   bodyFormat,
@@ -99,6 +100,33 @@ describe("ingest body forms", () => {
     expect(e.message).not.toContain("secret-ish");
     expect(refusal(() => json("  \n")).message).toMatch(/empty/);
     expect(refusal(() => parseIngestBody(Buffer.from([0x5b, 0xff, 0x5d]), "json")).message).toMatch(/UTF-8/);
+  });
+
+  it("says an NDJSON line holds several events when it does (curl -d drops newlines), not only 'not valid JSON'", () => {
+    for (const text of [
+      '{"a":1}\n{"b":2} {"c":3}\n',
+      '{"a":1}\n{"b":2}{"c":3}',
+      '{"a":1}\n{"b":2}\r{"c":3}\r',
+    ]) {
+      const e = refusal(() => ndjson(text));
+      expect(e.code, text).toBe("invalid_event");
+      expect(e.line, text).toBe(2);
+      expect(e.message, text).toMatch(
+        /^event 1 \(line 2\): the line holds more than one JSON text; NDJSON is one event per line.*--data-binary/,
+      );
+    }
+    // a line that is not valid JSON to begin with keeps JSON's reason
+    for (const text of ['{"a":1}\n{"b": } {"c":3}', '{"a":1}\n{"b":2} x', '{"a":1}\n{"b":2'])
+      expect(refusal(() => ndjson(text)).message, text).toMatch(/^event 1 \(line 2\): not valid JSON/);
+  });
+
+  it("names Content-Encoding when a gzip body is sent without it, in either form", () => {
+    for (const form of ["json", "ndjson"] as const) {
+      const e = refusal(() => parseIngestBody(gzipSync('[{"event_message":"x"}]'), form));
+      expect(e.code).toBe("invalid_parameter");
+      expect(e.param).toBe("Content-Encoding");
+      expect(e.message).toMatch(/gzip data but the request has no Content-Encoding: gzip/);
+    }
   });
 
   it("refuses nesting deeper than the limit, at any depth of the body, without overflowing", () => {

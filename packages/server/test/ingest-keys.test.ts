@@ -61,7 +61,13 @@ describe("QES_INGEST_KEYS", () => {
     expect(short.param).toBe("QES_INGEST_KEYS");
     expect(short.message).not.toContain("short");
     const badName = refusal(() => parseApiKeys("ingest-any-0123456789@a b", "QES_INGEST_KEYS"));
-    expect(badName.message).toMatch(/not a source name/);
+    // ingest takes a source named "a b": the refusal says what a name in the list cannot hold
+    expect(badName.message).toMatch(
+      /"a b" after @ cannot name a source here: names in QES_INGEST_KEYS are 1 to 200 characters without spaces/,
+    );
+    expect(refusal(() => parseApiKeys("ingest-any-0123456789@", "QES_INGEST_KEYS")).message).toMatch(
+      /"" after @ cannot name a source here/,
+    );
     expect(refusal(() => parseApiKeys("ingest-any-0123456789@a\u0000b", "QES_INGEST_KEYS")).code).toBe(
       "invalid_config",
     );

@@ -70,8 +70,15 @@ export function parseApiKeys(spec: string, list: KeyList = "QES_API_KEYS"): ApiK
             .split("|")
             .map((s) => s.trim());
     for (const name of names ?? []) {
-      if (!(ingest ? SOURCE_NAME_IN_LIST : ENDPOINT_NAME).test(name))
-        bad(`${where}: "${name}" after @ is not ${ingest ? "a source" : "an endpoint"} name`);
+      if (ingest && !SOURCE_NAME_IN_LIST.test(name)) {
+        // a source may be named so (ingest takes "a b"): say why it cannot be named here
+        bad(
+          `${where}: "${name}" after @ cannot name a source here: names in ${list} are 1 to 200 characters ` +
+            `without spaces, control characters, ",", "|" or "@" (a source named so takes events from an ` +
+            "ingest token without @ only)",
+        );
+      }
+      if (!ingest && !ENDPOINT_NAME.test(name)) bad(`${where}: "${name}" after @ is not an endpoint name`);
     }
     const key: ApiKey = { hash };
     if (ingest) {

@@ -83,6 +83,15 @@ function decodeUtf8(body: Uint8Array): string {
   try {
     return new TextDecoder("utf-8", { fatal: true, ignoreBOM: false }).decode(body);
   } catch {
+    // gzip's magic bytes are never UTF-8: a shipper (or curl --data-binary @file.gz) that
+    // compressed the body but left out the header was told only "not valid UTF-8"
+    if (body[0] === 0x1f && body[1] === 0x8b) {
+      throw new QesError(
+        "invalid_parameter",
+        "The body is gzip data but the request has no Content-Encoding: gzip; send that header with it.",
+        { param: "Content-Encoding" },
+      );
+    }
     throw new QesError("invalid_event", "The body is not valid UTF-8 text.");
   }
 }
@@ -145,7 +154,12 @@ function parseNdjson(text: string, maxEvents: number): IngestEvents {
       if (e instanceof QesError) throw e;
       throw new QesError(
         "invalid_event",
-        `event ${events.length} (line ${line}): not valid JSON (${reason(e)})`,
+        `event ${events.length} (line ${line}): ${
+          holdsSeveralTexts(raw)
+            ? "the line holds more than one JSON text; NDJSON is one event per line, each ending in a " +
+              "newline (curl -d removes a file's newlines: send it with --data-binary)"
+            : `not valid JSON (${reason(e)})`
+        }`,
         {
           line,
         },
@@ -156,6 +170,25 @@ function parseNdjson(text: string, maxEvents: number): IngestEvents {
     lines.push(line);
   }
   return { events, lines };
+}
+
+/**
+ * An NDJSON line that begins with two JSON texts: several events on one line, as `curl -d
+ * @file` sends a file (it drops the newlines) or as a body of CR line ends reads. JSON.parse's
+ * "non-whitespace character after JSON" does not say so.
+ */
+function holdsSeveralTexts(line: string): boolean {
+  const texts = jsonTexts(line);
+  const first = texts.next();
+  const second = texts.next();
+  if (first.done || second.done) return false;
+  try {
+    JSON.parse(first.value.text);
+    JSON.parse(second.value.text);
+    return true;
+  } catch {
+    return false;
+  }
 }
 
 /** one JSON text of a body that holds several, and the line it starts on (1-based) */

@@ -35,7 +35,11 @@ export async function readIngestBody(
   const chunks: Buffer[] = [];
   let total = 0;
   let received = 0;
-  // the compressed side is bounded too: empty gzip members would otherwise stream forever
+  // the compressed side is bounded too (empty gzip members would otherwise stream forever), by
+  // the most a body within the limit takes compressed: a body that does not compress (level 0,
+  // random bytes) is a little larger compressed, and was refused at the limit itself although it
+  // inflates to no more than the limit
+  const maxReceived = encoding === "identity" ? maxBytes : compressedBound(maxBytes);
   const stalled = () => req.socket.destroy();
   const idle = setTimeout(stalled, BODY_IDLE_MS);
   const deadline = setTimeout(stalled, BODY_DEADLINE_MS);
@@ -43,7 +47,14 @@ export async function readIngestBody(
     transform(chunk: Buffer, _enc, done) {
       idle.refresh();
       received += chunk.length;
-      done(received > maxBytes ? tooLarge(maxBytes) : undefined, chunk);
+      done(
+        received <= maxReceived
+          ? undefined
+          : encoding === "identity"
+            ? tooLarge(maxBytes)
+            : compressedTooLarge(maxReceived, maxBytes),
+        chunk,
+      );
     },
   });
   const collect = new Transform({
@@ -144,6 +155,22 @@ function contentEncoding(header: string | undefined): Encoding {
     "invalid_parameter",
     `Content-Encoding "${value.slice(0, 40)}" is not supported; send gzip, deflate or an uncompressed body.`,
     { param: "Content-Encoding" },
+  );
+}
+
+/**
+ * zlib's `compressBound` (deflate's stored blocks cost 5 bytes per 64 KiB, its encoders fall back to
+ * them when compressing would grow the data) plus the gzip wrapper's 18 bytes.
+ */
+function compressedBound(maxBytes: number): number {
+  return maxBytes + (maxBytes >> 12) + (maxBytes >> 14) + (maxBytes >> 25) + 13 + 18;
+}
+
+function compressedTooLarge(maxReceived: number, maxBytes: number): QesError {
+  return new QesError(
+    "request_too_large",
+    `The compressed ingest body is larger than ${maxReceived} bytes, more than any body of at most ${maxBytes} ` +
+      "bytes (QES_INGEST_MAX_BYTES) takes compressed; send smaller batches.",
   );
 }
 

@@ -32,7 +32,8 @@ export function ingestPath(maxBytes: number): Schema {
           `optionally gzip-compressed, at most ${maxBytes} bytes after decompression. A request is all or nothing; ` +
           "the answer comes after the events are committed. Needs an ingest token (QES_INGEST_KEYS) or a JWT with " +
           "the scope `ingest` or `ingest:<source>`; query tokens are refused (403).",
-        security: [{ apiKey: [] }, { bearer: [] }],
+        // the api_key parameter too: the reference platform's shippers send their token in it
+        security: [{ apiKey: [] }, { bearer: [] }, { apiKeyQuery: [] }],
         parameters: [
           {
             name: "source_name",

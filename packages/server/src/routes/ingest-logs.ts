@@ -189,6 +189,23 @@ async function checkedBatch(
   return { ...batch, coveredBy: deps.ingestAdmission.check(await deps.schema(), batch, lines) };
 }
 
+/**
+ * `source_name`'s percent-encoding was not UTF-8: URLSearchParams made each bad byte U+FFFD, so
+ * `%FF` and `%FE` (Latin-1 sent as is) both named the source "\uFFFD", created and written to
+ * without a word. Told apart by counting the U+FFFD the raw value asks for.
+ */
+function lossyDecoding(query: string, decoded: string): boolean {
+  if (!decoded.includes("\uFFFD")) return false;
+  for (const pair of query.split("&")) {
+    const [entry] = new URLSearchParams(pair);
+    if (entry?.[0] !== "source_name") continue;
+    const raw = pair.slice(pair.indexOf("=") + 1);
+    const asked = raw.match(/%EF%BF%BD|\uFFFD/gi)?.length ?? 0;
+    return (decoded.match(/\uFFFD/g)?.length ?? 0) > asked;
+  }
+  return false;
+}
+
 /** `source_name` exactly once (any other parameter is ignored; `api_key` is the token) */
 function sourceQuery(originalUrl: string): { source: string; params: Record<string, string> } {
   const q = originalUrl.indexOf("?");
@@ -206,6 +223,13 @@ function sourceQuery(originalUrl: string): { source: string; params: Record<stri
       {
         param: "source_name",
       },
+    );
+  }
+  if (lossyDecoding(q === -1 ? "" : originalUrl.slice(q + 1), names[0] as string)) {
+    throw new QesError(
+      "invalid_parameter",
+      "source_name is not UTF-8 once percent-decoded: encode the name's UTF-8 bytes (%C3%BC for ü).",
+      { param: "source_name" },
     );
   }
   const params: Record<string, string> = Object.create(null);
