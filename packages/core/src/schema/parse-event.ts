@@ -1,7 +1,9 @@
 import { randomUUID } from "node:crypto";
 import { QesError } from "../errors.ts";
+import { MAX_EVENT_DEPTH, nestsAtLeast, TOO_DEEP } from "./event-depth.ts";
 import { contentEventId } from "./event-id.ts";
 import {
+  eventJsonValue,
   holdsHugeNumber,
   isJsonObject,
   type JsonObject,
@@ -194,7 +196,8 @@ function moveMessage(value: JsonObject): void {
 /**
  * Parses one NDJSON line into a normalised event. Blank lines give null (NDJSON allows them).
  * Integers beyond ±2^53 survive exactly (as `bigint`). Throws QesError('invalid_event', …,
- * {line}) for malformed JSON, a line that is not a JSON object, or an unusable `timestamp`.
+ * {line}) for malformed JSON, a line that is not a JSON object, one nested deeper than
+ * MAX_EVENT_DEPTH, or an unusable `timestamp`.
  *
  * @param line the text of the line, without its newline
  * @param lineNumber 1-based, for the error message
@@ -204,8 +207,16 @@ export function parseEvent(line: string, lineNumber: number, nowMicros: bigint):
   if (line.trim() === "") return null;
   let value: JsonValue;
   try {
-    value = parseEventJsonText(line);
+    value = parseLine(line, lineNumber);
   } catch (e) {
+    if (e instanceof QesError) throw e;
+    if (e instanceof RangeError) {
+      // the exact-integer parser (recursive) met depth that JSON.parse's value hid in a duplicate
+      // key's earlier value (`{"a":[[[…]]],"a":9007199254740993}`: JSON.parse keeps the last)
+      throw new QesError("invalid_event", `line ${lineNumber}: ${TOO_DEEP} (in a key sent twice)`, {
+        line: lineNumber,
+      });
+    }
     if (e instanceof MergedKeysError) {
       throw new QesError("invalid_event", `line ${lineNumber}: ${e.message}`, { line: lineNumber, cause: e });
     }
@@ -234,6 +245,25 @@ export function parseEvent(line: string, lineNumber: number, nowMicros: bigint):
     timestamp: timeOfEvent(value, where, nowMicros, lineNumber),
     body: value,
   };
+}
+
+/**
+ * A line's JSON value, exact and storable (`parseEventJsonText`), refused when an event nests
+ * deeper than MAX_EVENT_DEPTH, as the ingest route refuses it: JSON.parse first (not recursive),
+ * then the depth, before anything recursive (the exact-integer parser, the schema's widening)
+ * sees the value. Text JSON.parse refuses goes to `parseEventJsonText`, for its error.
+ */
+function parseLine(line: string, lineNumber: number): JsonValue {
+  let parsed: JsonValue;
+  try {
+    parsed = JSON.parse(line) as JsonValue;
+  } catch {
+    return parseEventJsonText(line);
+  }
+  if (isJsonObject(parsed) && nestsAtLeast(parsed, MAX_EVENT_DEPTH)) {
+    throw new QesError("invalid_event", `line ${lineNumber}: ${TOO_DEEP}`, { line: lineNumber });
+  }
+  return eventJsonValue(parsed, line);
 }
 
 /**
