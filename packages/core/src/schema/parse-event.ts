@@ -111,6 +111,23 @@ function timeOfEvent(value: JsonObject, where: string, nowMicros: bigint, line: 
 }
 
 /**
+ * `timeOfEvent`, refused outside the years 0001–9999 (BigQuery's TIMESTAMP range), in a load as
+ * in ingest: a load stored what each engine made of it — DuckDB the year 0000 or -1200,
+ * ClickHouse a time in 2025 or 2026 (its DateTime64 wraps), PostgreSQL refused it.
+ */
+function storableTime(value: JsonObject, where: string, nowMicros: bigint, line: number | undefined): bigint {
+  const timestamp = timeOfEvent(value, where, nowMicros, line);
+  if (timestamp < MIN_TIMESTAMP_MICROS || timestamp >= END_TIMESTAMP_MICROS) {
+    throw new QesError(
+      "invalid_event",
+      `${where}: "timestamp" is outside the years 0001–9999 that every backend can store`,
+      line === undefined ? {} : { line },
+    );
+  }
+  return timestamp;
+}
+
+/**
  * UTF-8 bytes an `id` or a `project` may take: both are index keys on every backend, and
  * PostgreSQL's btree refuses an entry above 2,704 bytes (a longer key failed the whole commit, on
  * one backend only). Real ids are UUIDs and project refs are 20 characters.
@@ -197,7 +214,7 @@ function moveMessage(value: JsonObject): void {
  * Parses one NDJSON line into a normalised event. Blank lines give null (NDJSON allows them).
  * Integers beyond ±2^53 survive exactly (as `bigint`). Throws QesError('invalid_event', …,
  * {line}) for malformed JSON, a line that is not a JSON object, one nested deeper than
- * MAX_EVENT_DEPTH, or an unusable `timestamp`.
+ * MAX_EVENT_DEPTH, or an unusable `timestamp` (or one outside the years 0001–9999).
  *
  * @param line the text of the line, without its newline
  * @param lineNumber 1-based, for the error message
@@ -242,7 +259,7 @@ export function parseEvent(line: string, lineNumber: number, nowMicros: bigint):
   moveMessage(value);
   return {
     id: id ?? randomUUID(),
-    timestamp: timeOfEvent(value, where, nowMicros, lineNumber),
+    timestamp: storableTime(value, where, nowMicros, lineNumber),
     body: value,
   };
 }
@@ -295,14 +312,7 @@ export function logEventFromJson(
   }
   const id = sentId(value.id, where, line);
   checkProject(value.project, where, line);
-  const timestamp = timeOfEvent(value, where, nowMicros, line);
-  if (timestamp < MIN_TIMESTAMP_MICROS || timestamp >= END_TIMESTAMP_MICROS) {
-    throw new QesError(
-      "invalid_event",
-      `${where}: "timestamp" is outside the years 0001–9999 that every backend can store`,
-      at,
-    );
-  }
+  const timestamp = storableTime(value, where, nowMicros, line);
   // the id first: derived from the event as sent, as it was before `message` moved
   const eventId = id ?? contentEventId(source, value);
   moveMessage(value);
