@@ -66,6 +66,15 @@ describe.each(BACKENDS)("qes load's lines on $name", (fixture) => {
     ]);
   });
 
+  it("drops a byte order mark starting any line, as the ingest API does (files concatenated)", async () => {
+    const text = `\ufeff${line("f1", "first file")}\n\ufeff${line("f2", "second file")}\n`;
+    await backend.load("utf8.boms", ndjsonLines(file("boms.ndjson", Buffer.from(text, "utf8"))));
+    expect(await runSql(backend, "select id from `utf8.boms` order by id")).toEqual([
+      { id: "f1" },
+      { id: "f2" },
+    ]);
+  });
+
   it("counts lines as before: a refusal after CRs and blank lines names the right one", async () => {
     const text = Buffer.concat([
       Buffer.from(`${line("x1", "a")}\r${line("x2", "b")}\r\n\n${line("x3", "c")}\n`),

@@ -8,9 +8,10 @@ const CR = 0x0d;
 /**
  * The lines of an NDJSON file (`-`: standard input) for `qes load`, read only once iterated: a
  * reader created earlier would take the stream's data (and its end) before anyone listens, and the
- * load would wait forever. A UTF-8 byte order mark before the first line is dropped, as the ingest
- * API drops one before a body: Notepad and PowerShell write it at the start of UTF-8 files, and
- * the first line was refused as "not valid JSON".
+ * load would wait forever. A UTF-8 byte order mark starting a line is dropped, as the ingest API
+ * drops one before a body and before each line: Notepad and PowerShell write it at the start of
+ * UTF-8 files (the first line was refused as "not valid JSON"), and files concatenated
+ * (`cat a b | qes load -`) carry one before each file's first line.
  *
  * A line that is not valid UTF-8 is refused with QesError('invalid_event', …, {line}), as the
  * ingest API refuses such a body: decoded as a stream, each bad byte became U+FFFD and was stored
@@ -22,14 +23,12 @@ export async function* ndjsonLines(file: string): AsyncGenerator<string> {
   let line = 0;
   /** the lines of `bytes`, which hold whole lines (the last one's end cut off) */
   const lines = function* (bytes: Uint8Array): Generator<string> {
-    let text = decode(bytes, line);
-    if (line === 0 && text.charCodeAt(0) === BOM) text = text.slice(1);
-    for (const piece of text.split("\n")) {
+    for (const piece of decode(bytes, line).split("\n")) {
       const ended = piece.endsWith("\r") ? piece.slice(0, -1) : piece;
       // a lone CR ends a line too (readline's rule); a JSON text never holds one unescaped
       for (const part of ended.includes("\r") ? ended.split("\r") : [ended]) {
         line++;
-        yield part;
+        yield part.charCodeAt(0) === BOM ? part.slice(1) : part;
       }
     }
   };
