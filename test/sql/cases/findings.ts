@@ -560,6 +560,23 @@ export const structCases: SqlCase[] = [
       expect: { error: "sql_invalid" },
     }),
   ),
+  // CONCAT took any value: a STRUCT as each engine's own JSON text (`{"a" : 1}` on PostgreSQL,
+  // `{"a":"1"}` on ClickHouse), an ARRAY failed in DuckDB and PostgreSQL and was text in ClickHouse
+  ...[
+    ["a STRUCT literal", `select concat(struct(1 as a), '') as c from ${ONE}`],
+    ["a range variable's STRUCT", `select concat(t, '') as c from ${EDGE} as t`],
+    ["an unnested record", `select concat(m, '') as c from ${EDGE} as t, unnest(t.metadata) m`],
+    ["a repeated record", `select t.metadata || 'x' as c from ${EDGE} as t`],
+    ["an ARRAY", `select concat([1, 2], '') as c from ${ONE}`],
+    ["an ARRAY with ||", `select [1] || [2] as c from ${ONE}`],
+  ].map(
+    ([what, sql]): SqlCase => ({
+      name: `CONCAT of ${what} is refused`,
+      rule: "BigQuery: CONCAT takes STRING (or BYTES) values: no matching signature for a STRUCT or an ARRAY",
+      sql: sql as string,
+      expect: { error: "sql_invalid" },
+    }),
+  ),
   {
     name: "MAX and MIN of a STRUCT are refused",
     rule: "BigQuery data type properties: STRUCT is not orderable (MAX/MIN need an orderable type)",
