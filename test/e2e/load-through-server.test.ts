@@ -85,10 +85,12 @@ describe("qes load while qes serve holds the DuckDB file", () => {
   it("a line of standard input that is not UTF-8, after chunks were sent, names its line and what was stored", async () => {
     // more than one 1 MiB chunk of good events, then a Latin-1 line: the reader refuses it (it
     // became U+FFFD and was sent), and the chunks before it were stored already
+    // recent, so that the retention run below counts only the events of 2025 it removes
+    const timestamp = new Date(Date.now() - 3_600_000).toISOString();
     const event = (id: string, message: string) =>
       JSON.stringify({
         id,
-        timestamp: "2025-01-15T11:00:00Z",
+        timestamp,
         project: "stdin-utf8",
         event_message: message,
       });
