@@ -82,6 +82,37 @@ describe("qes load while qes serve holds the DuckDB file", () => {
     expect(await forwardedIds()).toEqual(["f1", "f2", "f3"]);
   });
 
+  it("a line of standard input that is not UTF-8, after chunks were sent, names its line and what was stored", async () => {
+    // more than one 1 MiB chunk of good events, then a Latin-1 line: the reader refuses it (it
+    // became U+FFFD and was sent), and the chunks before it were stored already
+    // recent, so that the retention run below counts only the events of 2025 it removes
+    const timestamp = new Date(Date.now() - 3_600_000).toISOString();
+    const event = (id: string, message: string) =>
+      JSON.stringify({
+        id,
+        timestamp,
+        project: "stdin-utf8",
+        event_message: message,
+      });
+    const good = Array.from({ length: 12_000 }, (_, i) => event(`n${i}`, "GET | 200"));
+    const stdin = Buffer.concat([
+      Buffer.from(`${good.join("\n")}\n`),
+      Buffer.from(`${event("latin", "café")}\n`, "latin1"),
+    ]);
+    const res = await runCli(["load", "--source", "cloudflare.logs.prod", "-"], { env, stdin });
+    expect(res.code).toBe(1);
+    expect(res.stderr).toContain("line 12001: not valid UTF-8 text");
+    expect(res.stderr).toMatch(/[\d,]+ events before it were stored/);
+    expect(res.stderr).not.toContain("Nothing from");
+    const sql = encodeURIComponent("select countif(id = 'latin') as latin, count(*) as n from edge_logs");
+    const stored = await fetch(`${server.url}/api/endpoints/query/logs.all?project=stdin-utf8&sql=${sql}`, {
+      headers: { "X-API-KEY": QUERY_TOKEN },
+    });
+    const [row] = ((await stored.json()) as { result: { latin: number; n: number }[] }).result;
+    expect(row?.latin).toBe(0);
+    expect(row?.n).toBeGreaterThan(0);
+  }, 120_000);
+
   it("--url sends to a named server with QES_INGEST_TOKEN, and needs that token", async () => {
     const file = join(dir, "url.ndjson");
     writeFileSync(file, `${edge("u1")}\n`);

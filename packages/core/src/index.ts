@@ -33,6 +33,7 @@ export * from "./retention/retention-policy.ts";
 export * from "./retention/source-day-horizon.ts";
 export * from "./sandbox/regex-subset.ts";
 export * from "./schema/event-coverage.ts";
+export * from "./schema/event-depth.ts";
 export * from "./schema/event-id.ts";
 export * from "./schema/event-lines.ts";
 export * from "./schema/flatten-event.ts";

@@ -1,11 +1,7 @@
 import { gzipSync } from "node:zlib";
+import { MAX_EVENT_DEPTH } from "@qes/core";
 import { describe, expect, it } from "vitest";
-import {
-  bodyFormat,
-  MAX_EVENT_DEPTH,
-  parseIngestBody,
-  parseIngestEvents,
-} from "../src/ingest/parse-ingest-body.ts";
+import { bodyFormat, parseIngestBody, parseIngestEvents } from "../src/ingest/parse-ingest-body.ts";
 import { refusal } from "./fixtures/refusal.ts";
 
 const json = (text: string) => parseIngestBody(Buffer.from(text), "json");

@@ -18,7 +18,8 @@ export interface CliOptions {
   env?: Record<string, string>;
   /** default: the repository root, as `pnpm qes` runs */
   cwd?: string;
-  stdin?: string;
+  /** standard input: text (written as UTF-8) or bytes */
+  stdin?: string | Buffer;
 }
 
 /** Starts `qes <args>` the way `pnpm qes` does (`node --import tsx …/cli/main.ts`). */

@@ -541,6 +541,42 @@ export const structCases: SqlCase[] = [
     sql: `with c as (select id, metadata from ${EDGE} where id = 'e01') select c[1][0].request[0].path as p from c`,
     expect: [{ p: "/rest/v1/todos" }],
   },
+  // a range variable's STRUCT was typed as its JSON text: MAX, ORDER BY, LENGTH, ARRAY_AGG …
+  // took each engine's own text of the row (PostgreSQL's spaced, ClickHouse's INT64 as strings)
+  ...[
+    ["MAX of", `select max(t) as x from ${EDGE} as t`],
+    ["ORDER BY", `select id from ${EDGE} as t order by t`],
+    ["GROUP BY", `select count(*) as n from ${EDGE} as t group by t`],
+    ["COUNT(DISTINCT) of", `select count(distinct t) as n from ${EDGE} as t`],
+    ["ARRAY_AGG of", `select array_agg(t) as a from ${EDGE} as t`],
+    ["STRING_AGG of", `select string_agg(t, ',') as s from ${EDGE} as t`],
+    ["LENGTH of", `select length(t) as n from ${EDGE} as t`],
+    ["= between", `select t = t as e from ${EDGE} as t`],
+  ].map(
+    ([what, sql]): SqlCase => ({
+      name: `${what} a range variable's STRUCT is refused, as of any STRUCT`,
+      rule: "BigQuery: a range variable on its own is a STRUCT of its row, not the text of one",
+      sql: sql as string,
+      expect: { error: "sql_invalid" },
+    }),
+  ),
+  // CONCAT took any value: a STRUCT as each engine's own JSON text (`{"a" : 1}` on PostgreSQL,
+  // `{"a":"1"}` on ClickHouse), an ARRAY failed in DuckDB and PostgreSQL and was text in ClickHouse
+  ...[
+    ["a STRUCT literal", `select concat(struct(1 as a), '') as c from ${ONE}`],
+    ["a range variable's STRUCT", `select concat(t, '') as c from ${EDGE} as t`],
+    ["an unnested record", `select concat(m, '') as c from ${EDGE} as t, unnest(t.metadata) m`],
+    ["a repeated record", `select t.metadata || 'x' as c from ${EDGE} as t`],
+    ["an ARRAY", `select concat([1, 2], '') as c from ${ONE}`],
+    ["an ARRAY with ||", `select [1] || [2] as c from ${ONE}`],
+  ].map(
+    ([what, sql]): SqlCase => ({
+      name: `CONCAT of ${what} is refused`,
+      rule: "BigQuery: CONCAT takes STRING (or BYTES) values: no matching signature for a STRUCT or an ARRAY",
+      sql: sql as string,
+      expect: { error: "sql_invalid" },
+    }),
+  ),
   {
     name: "MAX and MIN of a STRUCT are refused",
     rule: "BigQuery data type properties: STRUCT is not orderable (MAX/MIN need an orderable type)",

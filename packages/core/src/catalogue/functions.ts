@@ -66,6 +66,22 @@ const orderedFirst = (args: SqlType[], name: string) => {
   return sameAsFirst(args);
 };
 
+/**
+ * CONCAT (and `||`): values that have a text, scalars. A STRUCT or an ARRAY has none every engine
+ * writes alike: a STRUCT went in as each engine's own JSON text of it (`{"a" : 1}` on PostgreSQL,
+ * `{"a":"1"}` on ClickHouse), an ARRAY failed in DuckDB and PostgreSQL and was text in ClickHouse.
+ */
+const concatenated = (args: SqlType[], name: string): SqlType => {
+  for (const [i, a] of args.entries()) {
+    if (a.t !== "scalar" && a.t !== "null")
+      throw new QesError(
+        "sql_invalid",
+        `No matching signature for function ${name}: argument ${i + 1} is ${typeName(a)}, expected STRING.`,
+      );
+  }
+  return STRING;
+};
+
 function expectArg(name: string, args: SqlType[], i: number, ...accepted: ScalarType[]): void {
   const a = args[i];
   if (!a || a.t === "null") return;
@@ -165,7 +181,7 @@ const specs = [
   fn("LENGTH", "scalar", [1, 1], [[0, "STRING"]], INT64),
   fn("STARTS_WITH", "scalar", [2, 2], STRINGS2, BOOL),
   fn("ENDS_WITH", "scalar", [2, 2], STRINGS2, BOOL),
-  fn("CONCAT", "scalar", [1, 100], [], STRING),
+  fn("CONCAT", "scalar", [1, 100], [], concatenated),
   fn("REGEXP_CONTAINS", "scalar", [2, 2], STRINGS2, BOOL, { patternArgs: [1] }),
   // time
   fn("CURRENT_TIMESTAMP", "scalar", [0, 0], [], TIMESTAMP),

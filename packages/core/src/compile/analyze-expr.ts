@@ -1,3 +1,4 @@
+import { lookupFunction } from "../catalogue/functions.ts";
 import { QesError } from "../errors.ts";
 import { type AstNode, locationOf } from "../parse/parse-sql.ts";
 import type { ScalarType } from "../schema/schema-model.ts";
@@ -213,7 +214,18 @@ function analyzeConcatChain(node: AstNode, env: ExprEnv): Expr {
     if (n.type === "binary_expr" && n.operator === "||") stack.push(n.right, n.left);
     else operands.push(n);
   }
-  return { k: "call", fn: "CONCAT", args: operands.map((o) => analyzeExpr(o, env)), type: STRING };
+  const args = operands.map((o) => analyzeExpr(o, env));
+  // CONCAT's typing: scalars only (catalogue/functions.ts)
+  const concat = lookupFunction("CONCAT")!;
+  const type = withPosition(
+    () =>
+      concat.returns(
+        args.map((a) => a.type),
+        "CONCAT",
+      ),
+    node,
+  );
+  return { k: "call", fn: "CONCAT", args, type };
 }
 
 export function analyzeBinary(node: AstNode, env: ExprEnv): Expr {

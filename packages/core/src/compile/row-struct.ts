@@ -97,7 +97,10 @@ function structRoot(values: Map<string, Value>): RecordRoot {
         const args: Expr[] = [];
         for (const [name, value] of values)
           args.push({ k: "lit", value: name, type: STRING }, fieldJson(value));
-        return { k: "call", fn: "__JSON_OBJECT", args, type: STRING };
+        // typed as the record it is (as a STRUCT literal is), not as its text: typed STRING, the
+        // row went into MAX, ORDER BY, GROUP BY, LENGTH, ARRAY_AGG … as each engine's
+        // own JSON text of it (PostgreSQL's spaced, ClickHouse's INT64 as strings): three answers
+        return { k: "call", fn: "__JSON_OBJECT", args, type };
       }
       const value = values.get(path[0]!);
       if (!value) return nullOf(type);

@@ -1,7 +1,9 @@
 import { randomUUID } from "node:crypto";
 import { QesError } from "../errors.ts";
+import { MAX_EVENT_DEPTH, nestsAtLeast, TOO_DEEP } from "./event-depth.ts";
 import { contentEventId } from "./event-id.ts";
 import {
+  eventJsonValue,
   holdsHugeNumber,
   isJsonObject,
   type JsonObject,
@@ -109,6 +111,23 @@ function timeOfEvent(value: JsonObject, where: string, nowMicros: bigint, line: 
 }
 
 /**
+ * `timeOfEvent`, refused outside the years 0001–9999 (BigQuery's TIMESTAMP range), in a load as
+ * in ingest: a load stored what each engine made of it — DuckDB the year 0000 or -1200,
+ * ClickHouse a time in 2025 or 2026 (its DateTime64 wraps), PostgreSQL refused it.
+ */
+function storableTime(value: JsonObject, where: string, nowMicros: bigint, line: number | undefined): bigint {
+  const timestamp = timeOfEvent(value, where, nowMicros, line);
+  if (timestamp < MIN_TIMESTAMP_MICROS || timestamp >= END_TIMESTAMP_MICROS) {
+    throw new QesError(
+      "invalid_event",
+      `${where}: "timestamp" is outside the years 0001–9999 that every backend can store`,
+      line === undefined ? {} : { line },
+    );
+  }
+  return timestamp;
+}
+
+/**
  * UTF-8 bytes an `id` or a `project` may take: both are index keys on every backend, and
  * PostgreSQL's btree refuses an entry above 2,704 bytes (a longer key failed the whole commit, on
  * one backend only). Real ids are UUIDs and project refs are 20 characters.
@@ -194,7 +213,8 @@ function moveMessage(value: JsonObject): void {
 /**
  * Parses one NDJSON line into a normalised event. Blank lines give null (NDJSON allows them).
  * Integers beyond ±2^53 survive exactly (as `bigint`). Throws QesError('invalid_event', …,
- * {line}) for malformed JSON, a line that is not a JSON object, or an unusable `timestamp`.
+ * {line}) for malformed JSON, a line that is not a JSON object, one nested deeper than
+ * MAX_EVENT_DEPTH, or an unusable `timestamp` (or one outside the years 0001–9999).
  *
  * @param line the text of the line, without its newline
  * @param lineNumber 1-based, for the error message
@@ -204,8 +224,16 @@ export function parseEvent(line: string, lineNumber: number, nowMicros: bigint):
   if (line.trim() === "") return null;
   let value: JsonValue;
   try {
-    value = parseEventJsonText(line);
+    value = parseLine(line, lineNumber);
   } catch (e) {
+    if (e instanceof QesError) throw e;
+    if (e instanceof RangeError) {
+      // the exact-integer parser (recursive) met depth that JSON.parse's value hid in a duplicate
+      // key's earlier value (`{"a":[[[…]]],"a":9007199254740993}`: JSON.parse keeps the last)
+      throw new QesError("invalid_event", `line ${lineNumber}: ${TOO_DEEP} (in a key sent twice)`, {
+        line: lineNumber,
+      });
+    }
     if (e instanceof MergedKeysError) {
       throw new QesError("invalid_event", `line ${lineNumber}: ${e.message}`, { line: lineNumber, cause: e });
     }
@@ -231,9 +259,28 @@ export function parseEvent(line: string, lineNumber: number, nowMicros: bigint):
   moveMessage(value);
   return {
     id: id ?? randomUUID(),
-    timestamp: timeOfEvent(value, where, nowMicros, lineNumber),
+    timestamp: storableTime(value, where, nowMicros, lineNumber),
     body: value,
   };
+}
+
+/**
+ * A line's JSON value, exact and storable (`parseEventJsonText`), refused when an event nests
+ * deeper than MAX_EVENT_DEPTH, as the ingest route refuses it: JSON.parse first (not recursive),
+ * then the depth, before anything recursive (the exact-integer parser, the schema's widening)
+ * sees the value. Text JSON.parse refuses goes to `parseEventJsonText`, for its error.
+ */
+function parseLine(line: string, lineNumber: number): JsonValue {
+  let parsed: JsonValue;
+  try {
+    parsed = JSON.parse(line) as JsonValue;
+  } catch {
+    return parseEventJsonText(line);
+  }
+  if (isJsonObject(parsed) && nestsAtLeast(parsed, MAX_EVENT_DEPTH)) {
+    throw new QesError("invalid_event", `line ${lineNumber}: ${TOO_DEEP}`, { line: lineNumber });
+  }
+  return eventJsonValue(parsed, line);
 }
 
 /**
@@ -265,14 +312,7 @@ export function logEventFromJson(
   }
   const id = sentId(value.id, where, line);
   checkProject(value.project, where, line);
-  const timestamp = timeOfEvent(value, where, nowMicros, line);
-  if (timestamp < MIN_TIMESTAMP_MICROS || timestamp >= END_TIMESTAMP_MICROS) {
-    throw new QesError(
-      "invalid_event",
-      `${where}: "timestamp" is outside the years 0001–9999 that every backend can store`,
-      at,
-    );
-  }
+  const timestamp = storableTime(value, where, nowMicros, line);
   // the id first: derived from the event as sent, as it was before `message` moved
   const eventId = id ?? contentEventId(source, value);
   moveMessage(value);

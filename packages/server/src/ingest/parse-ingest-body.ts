@@ -4,9 +4,12 @@ import {
   hugeNumber,
   isJsonObject,
   type JsonValue,
+  MAX_EVENT_DEPTH,
   MergedKeysError,
   mayHoldHugeNumber,
+  nestsAtLeast,
   QesError,
+  TOO_DEEP,
 } from "@qes/core";
 import { eventRefusal } from "./event-refusal.ts";
 import { tooManyEvents } from "./group-commit-queue.ts";
@@ -17,9 +20,6 @@ const BYTE_ORDER_MARK = 0xfeff;
 
 /** how the body holds its events, from `Content-Type` */
 export type BodyFormat = "json" | "ndjson";
-
-/** deepest nesting of objects and arrays an event may have (BigQuery itself allows 15 levels) */
-export const MAX_EVENT_DEPTH = 64;
 
 const NDJSON_TYPES = new Set([
   "application/x-ndjson",
@@ -275,10 +275,7 @@ function parseExact(text: string, checkEvents: (value: JsonValue) => void, where
     // duplicate key's earlier value (`{"a":[[[…]]],"a":9007199254740993}`: JSON.parse keeps the
     // last); it is recursive, and its stack overflow was reported as "not valid JSON"
     if (e instanceof RangeError) {
-      throw new QesError(
-        "invalid_event",
-        `${where ?? "the body"}: objects and arrays nested deeper than ${MAX_EVENT_DEPTH} levels (in a key sent twice)`,
-      );
+      throw new QesError("invalid_event", `${where ?? "the body"}: ${TOO_DEEP} (in a key sent twice)`);
     }
     if (!(e instanceof MergedKeysError)) throw e;
     throw new QesError("invalid_event", `${where ?? eventOfMergedKeys(value)}: ${e.message}`);
@@ -316,34 +313,12 @@ function checkEvent(event: JsonValue, index: number, line: number | undefined): 
     throw eventRefusal(index, line, `an event must be a JSON object, got ${describe(event)}`);
   }
   if (nestsAtLeast(event, MAX_EVENT_DEPTH)) {
-    throw eventRefusal(index, line, `objects and arrays nested deeper than ${MAX_EVENT_DEPTH} levels`);
+    throw eventRefusal(index, line, TOO_DEEP);
   }
 }
 
 function checkHugeNumbers(event: JsonValue, where: string, line?: number): void {
   if (holdsHugeNumber(event)) throw hugeNumber(where, line);
-}
-
-/**
- * Does an object or array at `levels` or more below `node` (itself one level) hold objects or
- * arrays? Recursive, but never deeper than `levels` (at most MAX_EVENT_DEPTH + 2): whatever the
- * body's depth, the stack stays short. No allocation per node, unlike a walk with its own stack
- * (this check was 6 % of an HTTP ingest's server CPU).
- */
-function nestsAtLeast(node: object, levels: number): boolean {
-  if (levels <= 0) return true;
-  if (Array.isArray(node)) {
-    for (const child of node) {
-      if (child !== null && typeof child === "object" && nestsAtLeast(child, levels - 1)) return true;
-    }
-    return false;
-  }
-  const obj = node as Record<string, unknown>;
-  for (const key in obj) {
-    const child = obj[key];
-    if (child !== null && typeof child === "object" && nestsAtLeast(child, levels - 1)) return true;
-  }
-  return false;
 }
 
 function describe(value: JsonValue): string {

@@ -1,4 +1,4 @@
-import { parseEvent } from "@qes/core";
+import { isQesError, parseEvent } from "@qes/core";
 import { ndjsonLines } from "../ndjson-lines.ts";
 import { CliError, count } from "../terminal.ts";
 
@@ -62,13 +62,21 @@ export async function loadThroughServer(
     lines = [];
     chunkBytes = 0;
   };
-  for await (const line of ndjsonLines(file)) {
-    lineNumber++;
-    if (line.trim() === "") continue;
-    lines.push(lineNumber);
-    chunk.push(line);
-    chunkBytes += Buffer.byteLength(line) + 1;
-    if (chunkBytes >= CHUNK_BYTES) await send();
+  try {
+    for await (const line of ndjsonLines(file)) {
+      lineNumber++;
+      if (line.trim() === "") continue;
+      lines.push(lineNumber);
+      chunk.push(line);
+      chunkBytes += Buffer.byteLength(line) + 1;
+      if (chunkBytes >= CHUNK_BYTES) await send();
+    }
+  } catch (e) {
+    // a line the reader refuses (not UTF-8) on standard input, after chunks were sent: "nothing
+    // was sent" would be false
+    if (events > 0 && isQesError(e) && e.line !== undefined)
+      throw new CliError(`line ${e.line}: ${e.message.replace(/^line \d+: /, "")}\n${storedBefore(events)}`);
+    throw e;
   }
   await send();
   return { events, seconds: (performance.now() - started) / 1000 };

@@ -1,0 +1,44 @@
+import { type Backend, QesError } from "@qes/core";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { BACKENDS, type BackendHandle } from "../support/backends.ts";
+import { runSql } from "../support/run-sql.ts";
+
+/**
+ * `qes load` refuses a timestamp outside the years 0001–9999 as the ingest route does: before,
+ * DuckDB stored the year 0000 (or -1200), ClickHouse a time in 2025–2026 (its DateTime64 wrapped,
+ * a silently different value) and PostgreSQL refused it.
+ */
+describe.each(BACKENDS)("a load's timestamps outside BigQuery's range on $name", (fixture) => {
+  let handle: BackendHandle;
+  let backend: Backend;
+  beforeAll(async () => {
+    handle = await fixture.create();
+    backend = handle.backend;
+  });
+  afterAll(async () => handle?.dispose());
+
+  for (const timestamp of ['"0000-12-31T00:00:00Z"', "-62135596800000001", "-99999999999999999"]) {
+    it(`refuses ${timestamp}, naming the line; nothing of the file is stored`, async () => {
+      const err = await backend
+        .load("ts.refused", ['{"id":"fine"}', `{"id":"old","timestamp":${timestamp}}`])
+        .catch((e: unknown) => e);
+      expect(err).toBeInstanceOf(QesError);
+      expect(err).toMatchObject({ code: "invalid_event", line: 2 });
+      expect((err as QesError).message).toBe(
+        'line 2: "timestamp" is outside the years 0001–9999 that every backend can store',
+      );
+      expect((await backend.schema()).sources["ts.refused"]).toBeUndefined();
+    });
+  }
+
+  it("stores the first and the last microsecond of the range as sent", async () => {
+    await backend.load("ts.edges", [
+      '{"id":"first","timestamp":"0001-01-01T00:00:00Z"}',
+      '{"id":"last","timestamp":"9999-12-31T23:59:59.999999Z"}',
+    ]);
+    expect(await runSql(backend, "select id, timestamp from `ts.edges` order by id")).toEqual([
+      { id: "first", timestamp: "-62135596800000000" },
+      { id: "last", timestamp: "253402300799999999" },
+    ]);
+  });
+});
