@@ -26,6 +26,7 @@ import { executeOnDuckdb } from "./duckdb-executor.ts";
 import { ingestIntoDuckdb } from "./duckdb-ingest.ts";
 import { loadIntoDuckdb } from "./duckdb-loader.ts";
 import { applyDuckdbRetention, duckdbSourceStats } from "./duckdb-retention.ts";
+import { SourceStatsCache } from "./duckdb-stats-cache.ts";
 import { initStorage, readLogSchema, readTimeIndexSql } from "./duckdb-storage.ts";
 import { StoredIds } from "./duckdb-stored-ids.ts";
 import { keepLeadingByteOrderMarks } from "./duckdb-varchar-decoder.ts";
@@ -68,6 +69,8 @@ class DuckdbBackend implements Backend {
   private readonly storedIds = new StoredIds();
   /** cuts of cut-first queries tried again as guesses (rows written since count against them) */
   private readonly cutGuesses = new CutGuesses();
+  /** /metrics' per-source statistics, read again for a source only once this process wrote it */
+  private readonly stats = new SourceStatsCache();
   private readonly file: string | null;
 
   constructor(private readonly config: DuckdbConfig) {
@@ -163,13 +166,19 @@ class DuckdbBackend implements Backend {
         const table = this.current?.sources[source]?.table;
         if (table !== undefined) this.storedIds.forget(table);
         this.cutGuesses.clear();
+        this.stats.wrote([source]);
       }
     });
   }
 
   ingest(batches: readonly IngestBatch[]): Promise<IngestResult[]> {
     return this.write(async (admin, schema) => {
-      const outcome = await ingestIntoDuckdb(admin, schema, batches, this.storedIds);
+      let outcome: Awaited<ReturnType<typeof ingestIntoDuckdb>>;
+      try {
+        outcome = await ingestIntoDuckdb(admin, schema, batches, this.storedIds);
+      } finally {
+        this.stats.wrote(batches.map((b) => b.source));
+      }
       if (outcome.schema) {
         this.adopt(outcome.schema.sources, outcome.schema.version);
         this.cutGuesses.clear();
@@ -188,18 +197,21 @@ class DuckdbBackend implements Backend {
         return await applyDuckdbRetention(admin, schema, policy, nowMicros);
       } finally {
         this.cutGuesses.clear();
+        this.stats.wrote();
       }
     });
   }
 
-  async sourceStats(): Promise<SourceStats[]> {
+  sourceStats(): Promise<SourceStats[]> {
     const { instance, schema } = this.ready();
-    const conn = await instance.connect();
-    try {
-      return await duckdbSourceStats(conn, schema);
-    } finally {
-      conn.closeSync();
-    }
+    return this.stats.get(Object.values(schema.sources), async (stale) => {
+      const conn = await instance.connect();
+      try {
+        return await duckdbSourceStats(conn, stale);
+      } finally {
+        conn.closeSync();
+      }
+    });
   }
 
   /** Writes share one connection and one schema: run them one at a time, in call order. */
@@ -268,6 +280,7 @@ class DuckdbBackend implements Backend {
     this.current = undefined;
     this.storedIds.clear();
     this.cutGuesses.clear();
+    this.stats.clear();
   }
 }
 

@@ -60,9 +60,12 @@ const BLOCK_BYTES = 262_144;
  * its metadata), the oldest from min(timestamp) (answered from row-group statistics), bytes from
  * the distinct blocks its persisted segments occupy (an estimate: blocks can be shared).
  */
-export async function duckdbSourceStats(conn: DuckDBConnection, schema: LogSchema): Promise<SourceStats[]> {
+export async function duckdbSourceStats(
+  conn: DuckDBConnection,
+  sources: readonly SourceSchema[],
+): Promise<SourceStats[]> {
   const stats: SourceStats[] = [];
-  for (const source of Object.values(schema.sources)) {
+  for (const source of sources) {
     const t = quoteIdent(source.table);
     const reader = await conn.runAndReadAll(
       `SELECT count(*)::BIGINT, epoch_us(min("timestamp"))::BIGINT,
