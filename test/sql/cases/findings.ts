@@ -68,6 +68,12 @@ export const findingCases: SqlCase[] = [
     sql: `select 'it''s' as s, "a ""b""" as d, regexp_contains("can't", 'can''t') as m, length('a''') as n from ${ONE}`,
     expect: [{ s: "it's", d: 'a "b"', m: true, n: 2 }],
   },
+  {
+    name: "PostgreSQL's cast operator e::text (Supabase Studio's self-hosted pg_cron page)",
+    rule: "docs/compiler.md departure: e::text is CAST(e AS STRING), as the reference platform's self-hosted backend reads it",
+    sql: `select '5'::int + 1 as n, 7::text as s, upper(concat('a', 'b'))::text as u, (1 = 1)::text as b from ${ONE}`,
+    expect: [{ n: 6, s: "7", u: "AB", b: "true" }],
+  },
   // ---------------------------------------------------------------- constructs refused by name
   {
     name: "PIVOT is refused by name",
