@@ -1,0 +1,887 @@
+import { gzipSync } from "node:zlib";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { expectRows } from "../conformance/support/compare.ts";
+import {
+  type CteName,
+  datetimeWire,
+  desc,
+  EventStore,
+  field,
+  groupBy,
+  hasRecord,
+  isoMicros,
+  type LogEvent,
+  type Row,
+  sortBy,
+  trunc,
+  type Wire,
+} from "../conformance/support/oracle.ts";
+import { BACKENDS } from "../support/backends.ts";
+import { runSql } from "../support/run-sql.ts";
+import { type ServedFixture, serveFixture } from "../support/serve-fixture.ts";
+import { INGEST_TOKEN, ingestEnv, QUERY_TOKEN } from "./support/ingest.ts";
+import { SHIPPED_NOW, shippedEvents } from "./support/shipped-events.ts";
+
+// The reference platform's dashboard (Supabase Studio's Logs Explorer) over events that came in
+// as its self-hosted shipper sends them: Vector's http sink, a gzip JSON array per request,
+// through POST /api/logs, in the nine sources' shapes of log-event-shapes.md. Each query is the
+// SQL text Studio builds — its per-table default query with its filter templates, its count and
+// chart queries, its saved templates — sent as consumer SQL of logs.all with `project=default`.
+// Expected rows are computed here from the events sent (conformance's oracle model), never taken
+// from an engine; every backend must give them. Events carry no `id` (Vector sends none): the
+// ids the service derived are mapped back to events by their (distinct) timestamps.
+
+const EVENTS = shippedEvents();
+/** the oracle's lines: each event with a stand-in id `<source>@<µs>` */
+const ORACLE_LINES = Object.fromEntries(
+  Object.entries(EVENTS).map(([source, events]) => [
+    source,
+    events.map((e) => JSON.stringify({ ...e, id: `${source}@${isoMicros(String(e.timestamp))}` })),
+  ]),
+);
+const STORE = new EventStore(ORACLE_LINES);
+const PARAMS = { project: "default" };
+/** Studio's time range picker: the last few hours, start exclusive, end inclusive */
+const RANGE = {
+  project: "default",
+  iso_timestamp_start: "2025-01-15T08:30:00Z",
+  iso_timestamp_end: "2025-01-15T11:15:00.5Z",
+};
+/** the chart's start, as Studio's calcChartStart extends it */
+const CHART_START = "2025-01-15T06:00:00.000Z";
+const CHART_START_MICROS = isoMicros(CHART_START)!;
+
+type Params = Record<string, string>;
+interface StudioCase {
+  name: string;
+  sql: string;
+  params?: Params;
+  /** rows the events say, in Studio's order when `ordered` */
+  expected: () => Row[];
+  /** groups ordered by a count with ties: compared as a set, and checked non-increasing by this column */
+  orderedBy?: string;
+  ordered?: boolean;
+}
+
+const ts = (e: LogEvent): number => Number(e.timestamp);
+const rows = (cte: CteName, params: Params = PARAMS) => STORE.cte(cte, params as typeof PARAMS);
+const has = (e: LogEvent, ...paths: string[]) => paths.every((p) => hasRecord(e, p));
+const f = (e: LogEvent, path: string) => {
+  const v = field(e, path);
+  return typeof v === "bigint" ? Number(v) : v;
+};
+const num = (e: LogEvent, path: string): number | null => {
+  const v = f(e, path);
+  return v === null ? null : Number(v);
+};
+const between = (v: number | null, lo: number, hi: number) => v !== null && v >= lo && v <= hi;
+/** `select key…, count(*) as <name> … group by key…` */
+function counts(events: LogEvent[], keys: Record<string, (e: LogEvent) => Wire>, name: string): Row[] {
+  const groups = groupBy(events, (e) => JSON.stringify(Object.values(keys).map((k) => k(e))));
+  return [...groups.values()].map((es) => ({
+    ...Object.fromEntries(Object.entries(keys).map(([n, k]) => [n, k(es[0]!)])),
+    [name]: es.length,
+  }));
+}
+/**
+ * Studio's chart: per bucket, ok / error / warning counts (CASE WHEN … THEN 1 END). Every event
+ * charted here carries what its conditions read (a status code, a severity, or IFNULL around
+ * it), so no condition is NULL and ok is neither error nor warning.
+ */
+function chart(
+  events: LogEvent[],
+  unit: "minute" | "hour" | "day",
+  isError: (e: LogEvent) => boolean,
+  isWarning: (e: LogEvent) => boolean,
+): Row[] {
+  const inRange = events.filter((e) => e.timestamp > CHART_START_MICROS);
+  const buckets = groupBy(inRange, (e) => trunc(e.timestamp, unit));
+  return sortBy(
+    [...buckets.entries()].map(([b, es]) => ({
+      timestamp: Number(b),
+      ok_count: es.filter((e) => !isError(e) && !isWarning(e)).length,
+      error_count: es.filter(isError).length,
+      warning_count: es.filter(isWarning).length,
+    })),
+    (r) => r.timestamp as number,
+  );
+}
+
+const EDGE_JOINS = `cross join unnest(metadata) as m
+  cross join unnest(m.request) as request
+  cross join unnest(m.response) as response`;
+const PG_JOINS = `cross join unnest(metadata) as m
+  cross join unnest(m.parsed) as parsed`;
+const FN_EDGE_JOINS = `cross join unnest(metadata) as m
+  cross join unnest(m.response) as response
+  cross join unnest(m.request) as request`;
+const edgeRows = (params: Params = PARAMS) =>
+  rows("edge_logs", params).filter((e) => has(e, "metadata.request", "metadata.response"));
+const pgRows = () => rows("postgres_logs").filter((e) => has(e, "metadata.parsed"));
+const AUTH_ERROR = `IFNULL(metadata.level, '') IN ('error', 'fatal') OR IFNULL(SAFE_CAST(metadata.status AS INT64), 0) >= 500`;
+const AUTH_WARNING = `IFNULL(metadata.level, '') = 'warning' OR IFNULL(SAFE_CAST(metadata.status AS INT64), 0) BETWEEN 400 AND 499`;
+const authError = (e: LogEvent) =>
+  ["error", "fatal"].includes(String(f(e, "level"))) || (num(e, "status") ?? 0) >= 500;
+const authWarning = (e: LogEvent) => f(e, "level") === "warning" || between(num(e, "status") ?? 0, 400, 499);
+
+const CASES: StudioCase[] = [
+  {
+    name: "edge_logs default (self-hosted) with status error|warning and method GET|POST filters",
+    sql: `
+-- local dev edge_logs query
+select id, edge_logs.timestamp, event_message, request.method, request.path, request.search, response.status_code
+from edge_logs
+${EDGE_JOINS}
+where (response.status_code between 500 and 599 or response.status_code between 400 and 499) and (request.method = 'GET' or request.method = 'POST')
+order by timestamp desc
+limit 100;
+`,
+    expected: () =>
+      edgeRows()
+        .filter(
+          (e) =>
+            between(num(e, "response.status_code"), 400, 599) &&
+            ["GET", "POST"].includes(String(f(e, "request.method"))),
+        )
+        .slice(0, 100)
+        .map((e) => ({
+          id: e.id,
+          timestamp: ts(e),
+          event_message: e.event_message,
+          method: f(e, "request.method"),
+          path: f(e, "request.path"),
+          search: f(e, "request.search"),
+          status_code: f(e, "response.status_code"),
+        })),
+  },
+  {
+    name: "edge_logs default within a time range, product.storage filter",
+    params: RANGE,
+    sql: `select id, edge_logs.timestamp, event_message, request.method, request.path, request.search, response.status_code
+from edge_logs
+${EDGE_JOINS}
+where (request.path like '/storage/%')
+order by timestamp desc
+limit 100`,
+    expected: () =>
+      edgeRows(RANGE)
+        .filter((e) => String(f(e, "request.path")).startsWith("/storage/"))
+        .slice(0, 100)
+        .map((e) => ({
+          id: e.id,
+          timestamp: ts(e),
+          event_message: e.event_message,
+          method: f(e, "request.method"),
+          path: f(e, "request.path"),
+          search: f(e, "request.search"),
+          status_code: f(e, "response.status_code"),
+        })),
+  },
+  {
+    name: "edge_logs 'Recent Errors' search: regexp_contains(event_message, '[Ee]rror|\\s[45][0-9][0-9]\\s')",
+    sql: `select id, edge_logs.timestamp, event_message, request.method, request.path, request.search, response.status_code
+from edge_logs
+${EDGE_JOINS}
+where (regexp_contains(event_message, '[Ee]rror|\\s[45][0-9][0-9]\\s'))
+order by timestamp desc
+limit 100`,
+    expected: () =>
+      edgeRows()
+        .filter((e) => /[Ee]rror|\s[45][0-9][0-9]\s/.test(String(e.event_message)))
+        .slice(0, 100)
+        .map((e) => ({
+          id: e.id,
+          timestamp: ts(e),
+          event_message: e.event_message,
+          method: f(e, "request.method"),
+          path: f(e, "request.path"),
+          search: f(e, "request.search"),
+          status_code: f(e, "response.status_code"),
+        })),
+  },
+  {
+    name: "edge_logs chart: hourly ok/error/warning counts, trailing comma before FROM, method.get filter",
+    sql: `
+SELECT
+-- log-event-chart
+  timestamp_trunc(t.timestamp, hour) as timestamp,
+  count(CASE WHEN NOT (response.status_code >= 500 OR response.status_code >= 400 AND response.status_code < 500) THEN 1 END) as ok_count,
+  count(CASE WHEN response.status_code >= 500 THEN 1 END) as error_count,
+  count(CASE WHEN response.status_code >= 400 AND response.status_code < 500 THEN 1 END) as warning_count,
+FROM
+  edge_logs t
+  ${EDGE_JOINS}
+  where (request.method = 'GET') and t.timestamp > '${CHART_START}'
+GROUP BY
+timestamp
+ORDER BY
+  timestamp ASC
+  `,
+    expected: () =>
+      chart(
+        edgeRows().filter((e) => f(e, "request.method") === "GET"),
+        "hour",
+        (e) => (num(e, "response.status_code") ?? 0) >= 500,
+        (e) => between(num(e, "response.status_code"), 400, 499),
+      ),
+  },
+  {
+    name: "edge_logs count with product.database filter",
+    sql: `SELECT count(*) as count FROM edge_logs ${EDGE_JOINS} where (request.path like '/rest/%' or request.path like '/graphql/%')`,
+    expected: () => [
+      { count: edgeRows().filter((e) => /^\/(rest|graphql)\//.test(String(f(e, "request.path")))).length },
+    ],
+  },
+  {
+    name: "template 'Top Paths'",
+    sql: `select
+  r.path as path,
+  r.search as params,
+  count(timestamp) as c
+from edge_logs
+  cross join unnest(metadata) as m
+  cross join unnest(m.request) as r
+group by
+  path,
+  params
+order by
+  c desc
+limit 100
+`,
+    orderedBy: "c",
+    expected: () =>
+      counts(
+        rows("edge_logs").filter((e) => has(e, "metadata.request")),
+        { path: (e) => f(e, "request.path"), params: (e) => f(e, "request.search") },
+        "c",
+      ),
+  },
+  {
+    name: "template 'Metadata IP' (left join unnest … on true, cast(timestamp as datetime))",
+    sql: `select
+  cast(timestamp as datetime) as timestamp,
+  h.x_real_ip
+from edge_logs
+  left join unnest(metadata) as m on true
+  left join unnest(m.request) as r on true
+  left join unnest(r.headers) as h on true
+where h.x_real_ip is not null
+`,
+    ordered: false,
+    expected: () =>
+      rows("edge_logs")
+        .filter((e) => f(e, "request.headers.x_real_ip") !== null)
+        .map((e) => ({ timestamp: datetimeWire(e.timestamp), x_real_ip: f(e, "request.headers.x_real_ip") })),
+  },
+  {
+    name: "template 'Requests by Geography' (NULL country of self-hosted events kept)",
+    sql: `select
+  cf.country,
+  count(*) as count
+from edge_logs
+  left join unnest(metadata) as m on true
+  left join unnest(m.request) as r on true
+  left join unnest(r.cf) as cf on true
+group by
+  cf.country
+order by
+  count desc
+`,
+    orderedBy: "count",
+    expected: () => counts(rows("edge_logs"), { country: (e) => f(e, "request.cf.country") }, "count"),
+  },
+  {
+    name: "template '500 Request Codes'",
+    sql: `select
+  cast(timestamp as datetime) as timestamp,
+  event_message,
+  r.status_code
+from edge_logs
+  cross join unnest(metadata) as m
+  cross join unnest(m.response) as r
+where
+  r.status_code >= 500
+order by
+  timestamp desc
+limit 100
+`,
+    expected: () =>
+      rows("edge_logs")
+        .filter((e) => (num(e, "response.status_code") ?? 0) >= 500)
+        .slice(0, 100)
+        .map((e) => ({
+          timestamp: datetimeWire(e.timestamp),
+          event_message: e.event_message,
+          status_code: f(e, "response.status_code"),
+        })),
+  },
+  {
+    name: "template 'Slow Response Time' (origin_time only on hosted-shaped events)",
+    sql: `select
+  cast(timestamp as datetime) as timestamp,
+  event_message,
+  r.origin_time
+from edge_logs
+  cross join unnest(metadata) as m
+  cross join unnest(m.response) as r
+where
+  r.origin_time > 1000
+order by
+  timestamp desc
+limit 100
+`,
+    expected: () =>
+      rows("edge_logs")
+        .filter((e) => (num(e, "response.origin_time") ?? 0) > 1000)
+        .slice(0, 100)
+        .map((e) => ({
+          timestamp: datetimeWire(e.timestamp),
+          event_message: e.event_message,
+          origin_time: f(e, "response.origin_time"),
+        })),
+  },
+  {
+    name: "template 'Storage Egress Requests' (unqualified `path`, group by 1, 2, 3, a boolean key)",
+    sql: `select
+  request.method as http_verb,
+  request.path as filepath,
+  (responseHeaders.cf_cache_status = 'HIT') as cached,
+  count(*) as num_requests
+from
+  edge_logs
+  cross join unnest(metadata) as metadata
+  cross join unnest(metadata.request) as request
+  cross join unnest(metadata.response) as response
+  cross join unnest(response.headers) as responseHeaders
+where
+  (path like '%storage/v1/object/%' or path like '%storage/v1/render/%')
+  and request.method = 'GET'
+group by 1, 2, 3
+order by num_requests desc
+limit 100;
+`,
+    orderedBy: "num_requests",
+    expected: () =>
+      counts(
+        rows("edge_logs").filter(
+          (e) =>
+            has(e, "metadata.request", "metadata.response.headers") &&
+            /storage\/v1\/(object|render)\//.test(String(f(e, "request.path"))) &&
+            f(e, "request.method") === "GET",
+        ),
+        {
+          http_verb: (e) => f(e, "request.method"),
+          filepath: (e) => f(e, "request.path"),
+          cached: (e) => f(e, "response.headers.cf_cache_status") === "HIT",
+        },
+        "num_requests",
+      ),
+  },
+  {
+    name: "template 'Storage Top Cache Misses' (starts_with, IN list, table alias f)",
+    sql: `select
+  r.path as path,
+  r.search as search,
+  count(id) as count
+from edge_logs f
+  cross join unnest(f.metadata) as m
+  cross join unnest(m.request) as r
+  cross join unnest(m.response) as res
+  cross join unnest(res.headers) as h
+where starts_with(r.path, '/storage/v1/object')
+  and r.method = 'GET'
+  and h.cf_cache_status in ('MISS', 'NONE/UNKNOWN', 'EXPIRED', 'BYPASS', 'DYNAMIC')
+group by path, search
+order by count desc
+limit 100;
+`,
+    orderedBy: "count",
+    expected: () =>
+      counts(
+        rows("edge_logs").filter(
+          (e) =>
+            has(e, "metadata.request", "metadata.response.headers") &&
+            String(f(e, "request.path")).startsWith("/storage/v1/object") &&
+            f(e, "request.method") === "GET" &&
+            ["MISS", "NONE/UNKNOWN", "EXPIRED", "BYPASS", "DYNAMIC"].includes(
+              String(f(e, "response.headers.cf_cache_status")),
+            ),
+        ),
+        { path: (e) => f(e, "request.path"), search: (e) => f(e, "request.search") },
+        "count",
+      ),
+  },
+  {
+    name: "postgres_logs default (self-hosted) with severity.error: parsed.detail and hint mostly absent",
+    sql: `
+select postgres_logs.timestamp, id, event_message, parsed.error_severity, parsed.detail, parsed.hint
+from postgres_logs
+${PG_JOINS}
+where (parsed.error_severity in ('ERROR', 'FATAL', 'PANIC'))
+order by timestamp desc
+limit 100
+  `,
+    expected: () =>
+      pgRows()
+        .filter((e) => ["ERROR", "FATAL", "PANIC"].includes(String(f(e, "parsed.error_severity"))))
+        .slice(0, 100)
+        .map((e) => ({
+          timestamp: ts(e),
+          id: e.id,
+          event_message: e.event_message,
+          error_severity: f(e, "parsed.error_severity"),
+          detail: null,
+          hint: f(e, "parsed.hint"),
+        })),
+  },
+  {
+    name: "postgres_logs default with severity.noError and a search",
+    sql: `select postgres_logs.timestamp, id, event_message, parsed.error_severity, parsed.detail, parsed.hint
+from postgres_logs
+${PG_JOINS}
+where (regexp_contains(event_message, 'COMMIT|checkpoint')) and (parsed.error_severity not in ('ERROR', 'FATAL', 'PANIC'))
+order by timestamp desc
+limit 100`,
+    expected: () =>
+      pgRows()
+        .filter(
+          (e) =>
+            /COMMIT|checkpoint/.test(String(e.event_message)) &&
+            !["ERROR", "FATAL", "PANIC"].includes(String(f(e, "parsed.error_severity"))),
+        )
+        .slice(0, 100)
+        .map((e) => ({
+          timestamp: ts(e),
+          id: e.id,
+          event_message: e.event_message,
+          error_severity: f(e, "parsed.error_severity"),
+          detail: null,
+          hint: f(e, "parsed.hint"),
+        })),
+  },
+  {
+    name: "postgres_logs chart: hourly, errors and warnings by parsed.error_severity",
+    sql: `
+SELECT
+-- log-event-chart
+  timestamp_trunc(t.timestamp, hour) as timestamp,
+  count(CASE WHEN NOT (parsed.error_severity IN ('ERROR', 'FATAL', 'PANIC') OR parsed.error_severity IN ('WARNING')) THEN 1 END) as ok_count,
+  count(CASE WHEN parsed.error_severity IN ('ERROR', 'FATAL', 'PANIC') THEN 1 END) as error_count,
+  count(CASE WHEN parsed.error_severity IN ('WARNING') THEN 1 END) as warning_count,
+FROM
+  postgres_logs t
+  ${PG_JOINS}
+  where t.timestamp > '${CHART_START}'
+GROUP BY
+timestamp
+ORDER BY
+  timestamp ASC
+  `,
+    expected: () =>
+      chart(
+        pgRows(),
+        "hour",
+        (e) => ["ERROR", "FATAL", "PANIC"].includes(String(f(e, "parsed.error_severity"))),
+        (e) => f(e, "parsed.error_severity") === "WARNING",
+      ),
+  },
+  {
+    name: "template 'Commits By User' (left join unnest, NULL user of self-hosted events)",
+    sql: `select
+  p.user_name,
+  count(*) as count
+from postgres_logs
+  left join unnest(metadata) as m on true
+  left join unnest(m.parsed) as p on true
+where
+  regexp_contains(event_message, 'COMMIT')
+group by
+  p.user_name
+  `,
+    ordered: false,
+    expected: () =>
+      counts(
+        rows("postgres_logs").filter((e) => /COMMIT/.test(String(e.event_message))),
+        { user_name: (e) => f(e, "parsed.user_name") },
+        "count",
+      ),
+  },
+  {
+    name: "template 'Error Count by User'",
+    sql: `select
+  count(t.timestamp) as count,
+  p.user_name,
+  p.error_severity
+from postgres_logs as t
+  cross join unnest(metadata) as m
+  cross join unnest(m.parsed) as p
+where
+  p.error_severity in ('ERROR', 'FATAL', 'PANIC')
+group by
+  p.user_name,
+  p.error_severity
+order by
+  count desc
+limit 100
+`,
+    orderedBy: "count",
+    expected: () =>
+      counts(
+        pgRows().filter((e) => ["ERROR", "FATAL", "PANIC"].includes(String(f(e, "parsed.error_severity")))),
+        { user_name: (e) => f(e, "parsed.user_name"), error_severity: (e) => f(e, "parsed.error_severity") },
+        "count",
+      ).map((r) => ({ count: r.count!, user_name: r.user_name!, error_severity: r.error_severity! })),
+  },
+  {
+    name: "pg_cron page (platform form): application_name or regexp_contains 'cron job'",
+    sql: `select id, postgres_logs.timestamp, event_message, parsed.error_severity, parsed.query
+from postgres_logs
+${PG_JOINS}
+where ( parsed.application_name = 'pg_cron' or regexp_contains(event_message, 'cron job') )
+order by timestamp desc
+limit 100
+`,
+    expected: () =>
+      pgRows()
+        .filter(
+          (e) => f(e, "parsed.application_name") === "pg_cron" || /cron job/.test(String(e.event_message)),
+        )
+        .slice(0, 100)
+        .map((e) => ({
+          id: e.id,
+          timestamp: ts(e),
+          event_message: e.event_message,
+          error_severity: f(e, "parsed.error_severity"),
+          query: null,
+        })),
+  },
+  {
+    name: "pg_cron page (self-hosted form): event_message::text LIKE '%cron job%'",
+    sql: `select id, postgres_logs.timestamp, event_message, parsed.error_severity, parsed.query
+from postgres_logs
+${PG_JOINS}
+where ( parsed.application_name = 'pg_cron' or event_message::text LIKE '%cron job%' )
+order by timestamp desc
+limit 100
+`,
+    expected: () =>
+      pgRows()
+        .filter(
+          (e) =>
+            f(e, "parsed.application_name") === "pg_cron" || String(e.event_message).includes("cron job"),
+        )
+        .slice(0, 100)
+        .map((e) => ({
+          id: e.id,
+          timestamp: ts(e),
+          event_message: e.event_message,
+          error_severity: f(e, "parsed.error_severity"),
+          query: null,
+        })),
+  },
+  {
+    name: "postgres_logs search for a text with an apostrophe, quoted as Studio quotes it ('')",
+    sql: `select postgres_logs.timestamp, id, event_message, parsed.error_severity, parsed.detail, parsed.hint
+from postgres_logs
+${PG_JOINS}
+where (regexp_contains(event_message, 'administrator''s command'))
+order by timestamp desc
+limit 100`,
+    expected: () =>
+      pgRows()
+        .filter((e) => String(e.event_message).includes("administrator's command"))
+        .slice(0, 100)
+        .map((e) => ({
+          timestamp: ts(e),
+          id: e.id,
+          event_message: e.event_message,
+          error_severity: f(e, "parsed.error_severity"),
+          detail: null,
+          hint: f(e, "parsed.hint"),
+        })),
+  },
+  {
+    name: "auth_logs default with severity.error (IFNULL, SAFE_CAST of a sometimes-absent status)",
+    sql: `select id, auth_logs.timestamp, event_message, metadata.level, metadata.status, metadata.path, metadata.msg as msg, metadata.error from auth_logs
+  cross join unnest(metadata) as metadata
+  where (${AUTH_ERROR})
+  order by timestamp desc
+  limit 100
+    `,
+    expected: () =>
+      rows("auth_logs")
+        .filter(authError)
+        .slice(0, 100)
+        .map((e) => ({
+          id: e.id,
+          timestamp: ts(e),
+          event_message: e.event_message,
+          level: f(e, "level"),
+          status: f(e, "status"),
+          path: f(e, "path"),
+          msg: f(e, "msg"),
+          error: f(e, "error"),
+        })),
+  },
+  {
+    name: "auth_logs default with endpoints.authentication and status_code.client_error (double-quoted regex)",
+    sql: `select id, auth_logs.timestamp, event_message, metadata.level, metadata.status, metadata.path, metadata.msg as msg, metadata.error from auth_logs
+  cross join unnest(metadata) as metadata
+  where (REGEXP_CONTAINS(metadata.path, "/token|/authorize|/callback|/otp|/magiclink")) and (cast(metadata.status as int64) between 400 and 499)
+  order by timestamp desc
+  limit 100`,
+    expected: () =>
+      rows("auth_logs")
+        .filter(
+          (e) =>
+            /\/token|\/authorize|\/callback|\/otp|\/magiclink/.test(String(f(e, "path"))) &&
+            between(num(e, "status"), 400, 499),
+        )
+        .slice(0, 100)
+        .map((e) => ({
+          id: e.id,
+          timestamp: ts(e),
+          event_message: e.event_message,
+          level: f(e, "level"),
+          status: f(e, "status"),
+          path: f(e, "path"),
+          msg: f(e, "msg"),
+          error: f(e, "error"),
+        })),
+  },
+  {
+    name: "auth_logs chart: minutely buckets by the severity conditions",
+    sql: `
+SELECT
+-- log-event-chart
+  timestamp_trunc(t.timestamp, minute) as timestamp,
+  count(CASE WHEN NOT ((${AUTH_ERROR}) OR (${AUTH_WARNING})) THEN 1 END) as ok_count,
+  count(CASE WHEN ${AUTH_ERROR} THEN 1 END) as error_count,
+  count(CASE WHEN ${AUTH_WARNING} THEN 1 END) as warning_count,
+FROM
+  auth_logs t
+  cross join unnest(metadata) as metadata
+  where t.timestamp > '${CHART_START}'
+GROUP BY
+timestamp
+ORDER BY
+  timestamp ASC
+  `,
+    expected: () => chart(rows("auth_logs"), "minute", authError, authWarning),
+  },
+  {
+    name: "auth_logs count with severity.info (NOT … AND NOT …)",
+    sql: `SELECT count(*) as count FROM auth_logs cross join unnest(metadata) as metadata where (NOT (${AUTH_ERROR}) AND NOT (${AUTH_WARNING}))`,
+    expected: () => [{ count: rows("auth_logs").filter((e) => !authError(e) && !authWarning(e)).length }],
+  },
+  {
+    name: "template 'Auth Endpoint Events' (an empty alternative, a comment, no ORDER BY)",
+    sql: `select
+  t.timestamp,
+  event_message
+from auth_logs as t
+where
+  regexp_contains(event_message,"level.{3}(info|warning||error|fatal)")
+  -- and regexp_contains(event_message,"path.{3}(/token|/recover|/signup|/otp)")
+limit 100
+`,
+    expected: () =>
+      rows("auth_logs")
+        .filter((e) => /level.{3}(info|warning||error|fatal)/.test(String(e.event_message)))
+        .slice(0, 100)
+        .map((e) => ({ timestamp: ts(e), event_message: e.event_message })),
+  },
+  {
+    name: "function_logs default with severity.error|warn",
+    sql: `select id, function_logs.timestamp, event_message, metadata.event_type, metadata.function_id, metadata.execution_id, metadata.level from function_logs
+  cross join unnest(metadata) as metadata
+  where (metadata.level = 'error' or metadata.level = 'warn')
+  order by timestamp desc
+  limit 100
+    `,
+    expected: () =>
+      rows("function_logs")
+        .filter((e) => ["error", "warn"].includes(String(f(e, "level"))))
+        .slice(0, 100)
+        .map((e) => ({
+          id: e.id,
+          timestamp: ts(e),
+          event_message: e.event_message,
+          event_type: f(e, "event_type"),
+          function_id: f(e, "function_id"),
+          execution_id: f(e, "execution_id"),
+          level: f(e, "level"),
+        })),
+  },
+  {
+    name: "function_edge_logs default (platform) with status_code.warning: m.execution_id never sent",
+    sql: `select id, function_edge_logs.timestamp, event_message, response.status_code, request.method, request.pathname, m.function_id, m.execution_id, m.execution_time_ms, m.deployment_id, m.version from function_edge_logs
+  ${FN_EDGE_JOINS}
+  where (response.status_code between 400 and 499)
+  order by timestamp desc
+  limit 100
+  `,
+    expected: () =>
+      rows("function_edge_logs")
+        .filter(
+          (e) =>
+            has(e, "metadata.request", "metadata.response") &&
+            between(num(e, "response.status_code"), 400, 499),
+        )
+        .slice(0, 100)
+        .map((e) => ({
+          id: e.id,
+          timestamp: ts(e),
+          event_message: e.event_message,
+          status_code: f(e, "response.status_code"),
+          method: f(e, "request.method"),
+          pathname: f(e, "request.pathname"),
+          function_id: f(e, "function_id"),
+          execution_id: null,
+          execution_time_ms: f(e, "execution_time_ms"),
+          deployment_id: f(e, "deployment_id"),
+          version: f(e, "version"),
+        })),
+  },
+  {
+    name: "function_edge_logs default (self-hosted): every event, the stdout lines too",
+    sql: `
+select id, function_edge_logs.timestamp, event_message
+from function_edge_logs
+order by timestamp desc
+limit 100
+`,
+    expected: () =>
+      rows("function_edge_logs")
+        .slice(0, 100)
+        .map((e) => ({ id: e.id, timestamp: ts(e), event_message: e.event_message })),
+  },
+  {
+    name: "function_edge_logs count with status_code.error",
+    sql: `SELECT count(*) as count FROM function_edge_logs ${FN_EDGE_JOINS} where (response.status_code between 500 and 599)`,
+    expected: () => [
+      {
+        count: rows("function_edge_logs").filter(
+          (e) =>
+            has(e, "metadata.request", "metadata.response") &&
+            between(num(e, "response.status_code"), 500, 599),
+        ).length,
+      },
+    ],
+  },
+  ...(["realtime_logs", "storage_logs", "postgrest_logs", "pgbouncer_logs"] as const).map(
+    (cte): StudioCase => ({
+      name: `${cte} default with a search (project read where the CTE reads it)`,
+      params: cte === "storage_logs" ? RANGE : PARAMS,
+      sql: `select id, ${cte}.timestamp, event_message from ${cte}
+  where (regexp_contains(event_message, 'Error|[Cc]onnect|request'))
+  order by timestamp desc
+  limit 100
+  `,
+      expected: () =>
+        rows(cte, cte === "storage_logs" ? RANGE : PARAMS)
+          .filter((e) => /Error|[Cc]onnect|request/.test(String(e.event_message)))
+          .slice(0, 100)
+          .map((e) => ({ id: e.id, timestamp: ts(e), event_message: e.event_message })),
+    }),
+  ),
+];
+
+/** a served store per backend, with the answers of each case, for the cross-backend comparison */
+const answers = new Map<string, Map<string, Row[]>>();
+
+describe.each(BACKENDS)("Studio's log queries over shipped events on $name", (fixture) => {
+  let served: ServedFixture;
+  /** the id the service derived → the oracle's stand-in id */
+  const idMap = new Map<string, string>();
+  const mine = new Map<string, Row[]>();
+  answers.set(fixture.name, mine);
+
+  beforeAll(async () => {
+    served = await serveFixture(fixture, {}, ingestEnv({ QES_TEST_NOW: SHIPPED_NOW }));
+    // Vector's http sink: batches of a JSON array, gzip, x-api-key
+    for (const [source, events] of Object.entries(EVENTS)) {
+      for (let i = 0; i < events.length; i += 100) {
+        const res = await fetch(`${served.url}/api/logs?source_name=${encodeURIComponent(source)}`, {
+          method: "POST",
+          headers: {
+            "content-type": "application/json",
+            "content-encoding": "gzip",
+            "accept-encoding": "zstd,gzip,deflate,br",
+            "user-agent": "Vector/0.43.1 (x86_64-unknown-linux-gnu)",
+            "x-api-key": INGEST_TOKEN,
+          },
+          body: gzipSync(JSON.stringify(events.slice(i, i + 100))),
+        });
+        expect(await res.json(), source).toEqual({ accepted: Math.min(100, events.length - i) });
+      }
+      for (const r of await runSql(served.backend, `select id, timestamp from \`${source}\``)) {
+        idMap.set(String(r.id), `${source}@${r.timestamp}`);
+      }
+    }
+  }, 120_000);
+  afterAll(() => served?.close());
+
+  it("stored every event once, each under an id of its own", () => {
+    const total = Object.values(EVENTS).reduce((n, es) => n + es.length, 0);
+    expect(idMap.size).toBe(total);
+  });
+
+  it.each(CASES.map((c) => [c.name, c] as const))("%s", async (_name, c) => {
+    const params = new URLSearchParams({ ...(c.params ?? PARAMS), sql: c.sql });
+    const res = await fetch(`${served.url}/api/endpoints/query/logs.all?${params}`, {
+      headers: { "X-API-KEY": QUERY_TOKEN },
+    });
+    const body = (await res.json()) as { result?: Row[] };
+    expect(res.status, JSON.stringify(body).slice(0, 600)).toBe(200);
+    const got = (body.result ?? []).map((r) =>
+      "id" in r ? { ...r, id: idMap.get(String(r.id)) ?? `unknown ${r.id}` } : r,
+    );
+    mine.set(c.name, got);
+    const expected = c.expected();
+    expect(expected.length, "the oracle expects rows").toBeGreaterThan(0);
+    if (c.orderedBy !== undefined) {
+      const key = c.orderedBy;
+      const counts = got.map((r) => Number(r[key]));
+      expect(counts, `ordered by ${key} desc`).toEqual([...counts].sort((a, b) => b - a));
+      expectRows(got, expected, false);
+    } else {
+      expectRows(got, expected, c.ordered ?? true);
+    }
+  });
+
+  it("a single log by id (Studio's row detail): metadata's wire shape, records in arrays", async () => {
+    for (const cte of ["storage_logs", "realtime_logs", "edge_logs", "auth_logs"] as const) {
+      // the newest event of the source that carries the most fields
+      const event = sortBy(rows(cte), (e) => desc(JSON.stringify(e.metadata ?? {}).length))[0]!;
+      const id = [...idMap].find(([, stand]) => stand === event.id)?.[0];
+      expect(id, event.id).toBeDefined();
+      const sql = `select id, timestamp, event_message, metadata from ${cte} where id = '${id}' limit 1`;
+      const res = await fetch(
+        `${served.url}/api/endpoints/query/logs.all?${new URLSearchParams({ ...PARAMS, sql })}`,
+        {
+          headers: { "X-API-KEY": QUERY_TOKEN },
+        },
+      );
+      const body = (await res.json()) as { result: Row[] };
+      expect(res.status, JSON.stringify(body).slice(0, 400)).toBe(200);
+      expect(body.result, cte).toEqual([
+        { id, timestamp: ts(event), event_message: event.event_message, metadata: STORE.wireMetadata(event) },
+      ]);
+    }
+  });
+});
+
+describe("the three backends", () => {
+  it("gave the same rows for every Studio query", () => {
+    const [first, ...rest] = [...answers.entries()];
+    if (!first) return;
+    for (const [name, theirs] of rest) {
+      for (const [query, rowsOfFirst] of first[1]) {
+        if (!theirs.has(query)) continue;
+        const sorted = (rs: Row[]) => rs.map((r) => JSON.stringify(r)).sort();
+        expect(sorted(theirs.get(query)!), `${name} vs ${first[0]}: ${query}`).toEqual(sorted(rowsOfFirst));
+      }
+    }
+  });
+});
