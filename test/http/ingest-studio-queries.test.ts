@@ -11,6 +11,7 @@ import {
   hasRecord,
   isoMicros,
   type LogEvent,
+  quantile,
   type Row,
   sortBy,
   trunc,
@@ -768,6 +769,127 @@ limit 100
         ).length,
       },
     ],
+  },
+  {
+    name: "auth report 'errors by status' (edge_logs, response headers of hosted-shaped events)",
+    sql: `
+        --auth-errors-by-status
+  select 
+    timestamp_trunc(timestamp, hour) as timestamp,
+    count(*) as count,
+    response.status_code
+  from edge_logs
+    cross join unnest(metadata) as m
+    cross join unnest(m.request) as request
+    cross join unnest(m.response) as response
+    cross join unnest(response.headers) as h
+  where path like '%auth/v1%'
+    and response.status_code >= 400 and response.status_code <= 599
+    AND response.status_code >= 500
+  group by timestamp, status_code
+  order by timestamp desc
+      `,
+    orderedBy: "timestamp",
+    expected: () =>
+      counts(
+        rows("edge_logs").filter(
+          (e) =>
+            has(e, "metadata.request", "metadata.response.headers") &&
+            String(f(e, "request.path")).includes("auth/v1") &&
+            between(num(e, "response.status_code"), 500, 599),
+        ),
+        {
+          timestamp: (e) => Number(trunc(e.timestamp, "hour")),
+          status_code: (e) => f(e, "response.status_code"),
+        },
+        "count",
+      ),
+  },
+  {
+    // Studio bounds this report with COALESCE(PARSE_TIMESTAMP('%Y-%m-%dT%H:%M:%E*S%Ez', …),
+    // TIMESTAMP(…)); qes refuses %Ez (reported), so the bounds here are the TIMESTAMP(…) branch
+    name: "auth report latency: params CTE comma-joined, JSON_VALUE of event_message, APPROX_QUANTILES[OFFSET], JOIN USING",
+    sql: `
+    -- Auth latency (sign-in + sign-up)
+    WITH params AS (
+      SELECT
+        TIMESTAMP('2025-01-15T09:00:00.000Z') AS start_ts,
+        TIMESTAMP('2025-01-15T12:00:00.000Z') AS end_ts
+    ),
+    base AS (
+      SELECT
+        TIMESTAMP_TRUNC(timestamp, hour) AS ts,
+        CASE COALESCE(JSON_VALUE(event_message, '$.auth_event.action'), JSON_VALUE(event_message, '$.action'))
+          WHEN 'login' THEN 'SignInLatency'
+          WHEN 'user_signedup' THEN 'SignUpLatency'
+          WHEN 'user_signed_up' THEN 'SignUpLatency'
+          ELSE NULL
+        END AS metric,
+        COALESCE(
+          SAFE_CAST(JSON_VALUE(event_message, '$.processing_time_ms') AS FLOAT64),
+          SAFE_CAST(JSON_VALUE(event_message, '$.auth_event.duration_us') AS FLOAT64) / 1000.0,
+          SAFE_CAST(JSON_VALUE(event_message, '$.duration') AS FLOAT64) / 1000000.0,
+          SAFE_CAST(JSON_VALUE(event_message, '$.auth_event.duration') AS FLOAT64) / 1000000.0
+        ) AS latency_ms
+      FROM auth_logs, params
+      WHERE timestamp >= start_ts AND timestamp < end_ts
+    ),
+    filtered AS (
+      SELECT ts, metric, latency_ms FROM base WHERE metric IS NOT NULL
+    ),
+    basic AS (
+      SELECT ts, metric, MIN(latency_ms) AS min, AVG(latency_ms) AS avg, MAX(latency_ms) AS max
+      FROM filtered
+      GROUP BY ts, metric
+    ),
+    pct AS (
+      SELECT ts, metric, APPROX_QUANTILES(latency_ms, 100) AS q
+      FROM filtered
+      GROUP BY ts, metric
+    )
+    SELECT
+      b.ts AS timestamp,
+      b.metric,
+      b.min  AS min_processing_time_ms,
+      b.avg  AS avg_processing_time_ms,
+      b.max  AS max_processing_time_ms,
+      q[OFFSET(50)] AS p50_processing_time_ms,
+      q[OFFSET(95)] AS p95_processing_time_ms,
+      q[OFFSET(99)] AS p99_processing_time_ms
+    FROM basic b
+    JOIN pct USING (ts, metric)
+    ORDER BY timestamp DESC, metric
+  `,
+    expected: () => {
+      const lo = isoMicros("2025-01-15T09:00:00Z")!;
+      const hi = isoMicros("2025-01-15T12:00:00Z")!;
+      const metricOf = (e: LogEvent) =>
+        ({ login: "SignInLatency", user_signedup: "SignUpLatency" })[String(f(e, "auth_event.action"))] ??
+        null;
+      const inRange = rows("auth_logs").filter(
+        (e) => e.timestamp >= lo && e.timestamp < hi && metricOf(e) !== null,
+      );
+      const groups = groupBy(inRange, (e) => `${trunc(e.timestamp, "hour")}|${metricOf(e)}`);
+      const out = [...groups.values()].map((es) => {
+        const ms = es.map((e) => (f(e, "duration") === null ? null : Number(f(e, "duration")) / 1e6));
+        const present = ms.filter((v): v is number => v !== null);
+        return {
+          timestamp: Number(trunc(es[0]!.timestamp, "hour")),
+          metric: metricOf(es[0]!),
+          min_processing_time_ms: present.length ? Math.min(...present) : null,
+          avg_processing_time_ms: present.length ? present.reduce((a, b) => a + b, 0) / present.length : null,
+          max_processing_time_ms: present.length ? Math.max(...present) : null,
+          p50_processing_time_ms: quantile(ms, 0.5),
+          p95_processing_time_ms: quantile(ms, 0.95),
+          p99_processing_time_ms: quantile(ms, 0.99),
+        } as Row;
+      });
+      return sortBy(
+        out,
+        (r) => desc(r.timestamp as number),
+        (r) => r.metric as string,
+      );
+    },
   },
   ...(["realtime_logs", "storage_logs", "postgrest_logs", "pgbouncer_logs"] as const).map(
     (cte): StudioCase => ({
