@@ -118,6 +118,9 @@ const FN_EDGE_JOINS = `cross join unnest(metadata) as m
   cross join unnest(m.request) as request`;
 const edgeRows = (params: Params = PARAMS) =>
   rows("edge_logs", params).filter((e) => has(e, "metadata.request", "metadata.response"));
+/** function_edge_logs rows that reach through request, response and its headers */
+const fnEdgeRows = () =>
+  rows("function_edge_logs").filter((e) => has(e, "metadata.request", "metadata.response.headers"));
 const pgRows = () => rows("postgres_logs").filter((e) => has(e, "metadata.parsed"));
 const AUTH_ERROR = `IFNULL(metadata.level, '') IN ('error', 'fatal') OR IFNULL(SAFE_CAST(metadata.status AS INT64), 0) >= 500`;
 const AUTH_WARNING = `IFNULL(metadata.level, '') = 'warning' OR IFNULL(SAFE_CAST(metadata.status AS INT64), 0) BETWEEN 400 AND 499`;
@@ -889,6 +892,108 @@ limit 100
         (r) => desc(r.timestamp as number),
         (r) => r.metric as string,
       );
+    },
+  },
+  {
+    name: "edge functions report: invocations per function, unqualified function_id, functions and status filters",
+    sql: `
+--edgefn-report-invocations
+select
+  timestamp_trunc(timestamp, hour) as timestamp,
+  function_id,
+  count(*) as count
+from
+  function_edge_logs
+  CROSS JOIN UNNEST(metadata) AS m
+  CROSS JOIN UNNEST(m.request) AS request
+  CROSS JOIN UNNEST(m.response) AS response
+  CROSS JOIN UNNEST(response.headers) AS h
+  WHERE function_id IN ('fn-hello','fn-stripe') AND response.status_code >= 400
+group by
+  timestamp,
+  function_id
+order by
+  timestamp desc;
+`,
+    orderedBy: "timestamp",
+    expected: () =>
+      counts(
+        fnEdgeRows().filter(
+          (e) =>
+            ["fn-hello", "fn-stripe"].includes(String(f(e, "function_id"))) &&
+            (num(e, "response.status_code") ?? 0) >= 400,
+        ),
+        { timestamp: (e) => Number(trunc(e.timestamp, "hour")), function_id: (e) => f(e, "function_id") },
+        "count",
+      ),
+  },
+  {
+    name: "edge functions report: invocations by region (x_sb_edge_region is not null)",
+    sql: `
+--edgefn-report-invocations-by-region
+select
+  timestamp_trunc(timestamp, hour) as timestamp,
+  h.x_sb_edge_region as region,
+  count(*) as count
+from
+  function_edge_logs
+  cross join unnest(metadata) as m
+  cross join unnest(m.response) as r
+  cross join unnest(r.headers) as h
+  WHERE m.execution_time_ms > 100
+  AND h.x_sb_edge_region is not null
+group by
+  timestamp,
+  region
+order by
+  timestamp desc
+`,
+    orderedBy: "timestamp",
+    expected: () =>
+      counts(
+        fnEdgeRows().filter(
+          (e) =>
+            (num(e, "execution_time_ms") ?? 0) > 100 && f(e, "response.headers.x_sb_edge_region") !== null,
+        ),
+        {
+          timestamp: (e) => Number(trunc(e.timestamp, "hour")),
+          region: (e) => f(e, "response.headers.x_sb_edge_region"),
+        },
+        "count",
+      ),
+  },
+  {
+    name: "edge functions report: average execution time per function",
+    sql: `
+--edgefn-report-execution-time
+select
+  timestamp_trunc(timestamp, hour) as timestamp,
+  function_id,
+  avg(m.execution_time_ms) as avg_execution_time
+from
+  function_edge_logs
+  cross join unnest(metadata) as m
+  cross join unnest(m.request) as request
+  cross join unnest(m.response) as response
+  cross join unnest(response.headers) as h
+  WHERE h.x_sb_edge_region IN ('us-east-1','eu-central-1')
+group by
+  timestamp,
+  function_id
+order by
+  timestamp desc
+`,
+    orderedBy: "timestamp",
+    expected: () => {
+      const chosen = fnEdgeRows().filter((e) =>
+        ["us-east-1", "eu-central-1"].includes(String(f(e, "response.headers.x_sb_edge_region"))),
+      );
+      const groups = groupBy(chosen, (e) => `${trunc(e.timestamp, "hour")}|${f(e, "function_id")}`);
+      return [...groups.values()].map((es) => ({
+        timestamp: Number(trunc(es[0]!.timestamp, "hour")),
+        function_id: f(es[0]!, "function_id"),
+        avg_execution_time: es.reduce((a, e) => a + Number(f(e, "execution_time_ms")), 0) / es.length,
+      }));
     },
   },
   ...(["realtime_logs", "storage_logs", "postgrest_logs", "pgbouncer_logs"] as const).map(

@@ -232,7 +232,16 @@ function functionEdgeEvent(g: Gen, i: number): Json {
         protocol: "https:",
         headers: { accept: "*/*", user_agent: "Deno/1.40" },
       },
-      response: { status_code: status, headers: { content_type: "application/json", server: "cloudflare" } },
+      response: {
+        status_code: status,
+        headers: {
+          content_type: "application/json",
+          server: "cloudflare",
+          ...(g.chance(0.8)
+            ? { x_sb_edge_region: g.pick(["us-east-1", "eu-central-1", "ap-southeast-1"]) }
+            : {}),
+        },
+      },
     },
   };
 }
