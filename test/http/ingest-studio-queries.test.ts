@@ -48,6 +48,12 @@ const RANGE = {
   iso_timestamp_start: "2025-01-15T08:30:00Z",
   iso_timestamp_end: "2025-01-15T11:15:00.5Z",
 };
+/** the reports' date picker: a start, no end (Studio sends the empty string) */
+const REPORT_RANGE = {
+  project: "default",
+  iso_timestamp_start: "2025-01-15T09:00:00.000Z",
+  iso_timestamp_end: "",
+};
 /** the chart's start, as Studio's calcChartStart extends it */
 const CHART_START = "2025-01-15T06:00:00.000Z";
 const CHART_START_MICROS = isoMicros(CHART_START)!;
@@ -994,6 +1000,103 @@ order by
         function_id: f(es[0]!, "function_id"),
         avg_execution_time: es.reduce((a, e) => a + Number(f(e, "execution_time_ms")), 0) / es.length,
       }));
+    },
+  },
+  {
+    name: 'API report network traffic: safe_divide(sum(cast(coalesce(header, "0") as int64))), trailing comma, an open-ended range',
+    params: REPORT_RANGE,
+    sql: `
+        -- reports-api-network-traffic
+        select
+          cast(timestamp_trunc(t.timestamp, hour) as datetime) as timestamp,
+          coalesce(
+            safe_divide(
+              sum(
+                cast(coalesce(headers.content_length, "0") as int64)
+              ),
+              1000000
+            ),
+            0
+          ) as ingress_mb,
+          coalesce(
+            safe_divide(
+              sum(
+                cast(coalesce(resp_headers.content_length, "0") as int64)
+              ),
+              1000000
+            ),
+            0
+          ) as egress_mb,
+        FROM
+          edge_logs t
+          cross join unnest(metadata) as m
+          cross join unnest(m.response) as response
+          cross join unnest(m.request) as request
+          cross join unnest(request.headers) as headers
+          cross join unnest(response.headers) as resp_headers
+          WHERE REGEXP_CONTAINS(request.path, '/storage')
+        GROUP BY
+          timestamp
+        ORDER BY
+          timestamp ASC
+        `,
+    expected: () => {
+      const chosen = rows("edge_logs", REPORT_RANGE).filter(
+        (e) =>
+          has(e, "metadata.request.headers", "metadata.response.headers") &&
+          String(f(e, "request.path")).includes("/storage"),
+      );
+      const sum = (es: LogEvent[], path: string) => es.reduce((a, e) => a + Number(f(e, path) ?? "0"), 0);
+      return sortBy(
+        [...groupBy(chosen, (e) => trunc(e.timestamp, "hour")).entries()].map(([b, es]) => ({
+          timestamp: datetimeWire(b),
+          ingress_mb: sum(es, "request.headers.content_length") / 1e6,
+          egress_mb: sum(es, "response.headers.content_length") / 1e6,
+        })),
+        (r) => r.timestamp,
+      );
+    },
+  },
+  {
+    name: "API report error counts with avg(origin_time) per hour, AND REGEXP_CONTAINS appended",
+    params: REPORT_RANGE,
+    sql: `
+        -- reports-api-error-counts
+        select
+          cast(timestamp_trunc(t.timestamp, hour) as datetime) as timestamp,
+          count(t.id) as count,
+          avg(response.origin_time) as avg
+        FROM edge_logs t
+          cross join unnest(metadata) as m
+          cross join unnest(m.response) as response
+          cross join unnest(m.request) as request
+          cross join unnest(request.headers) as headers
+        WHERE
+          response.status_code >= 400
+        AND REGEXP_CONTAINS(request.path, '/rest|/auth')
+        GROUP BY
+          timestamp
+        ORDER BY
+          timestamp ASC
+        `,
+    expected: () => {
+      const chosen = rows("edge_logs", REPORT_RANGE).filter(
+        (e) =>
+          has(e, "metadata.request.headers", "metadata.response") &&
+          (num(e, "response.status_code") ?? 0) >= 400 &&
+          /\/rest|\/auth/.test(String(f(e, "request.path"))),
+      );
+      return sortBy(
+        [...groupBy(chosen, (e) => trunc(e.timestamp, "hour")).entries()].map(([b, es]) => {
+          const times = es.map((e) => num(e, "response.origin_time")).filter((v): v is number => v !== null);
+          return {
+            timestamp: datetimeWire(b),
+            count: es.length,
+            avg: times.length ? times.reduce((a, v) => a + v, 0) / times.length : null,
+          };
+        }),
+        (r) => r.timestamp,
+      );
     },
   },
   ...(["realtime_logs", "storage_logs", "postgrest_logs", "pgbouncer_logs"] as const).map(

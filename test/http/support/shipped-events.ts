@@ -148,6 +148,7 @@ function edgeEvent(g: Gen, i: number): Json {
         headers: {
           cf_cache_status: g.pick(["HIT", "MISS", "DYNAMIC", "BYPASS", "EXPIRED"]),
           content_type: "application/json",
+          ...(g.chance(0.7) ? { content_length: String(g.int(0, 2_000_000)) } : {}),
         },
       },
     },
