@@ -98,6 +98,18 @@ const RULE_CASES: Record<string, Array<[string, string, string[]]>> = {
     ],
   ],
   "at-time-zone": [["select ts at time zone 'UTC'", "select __qes_at_time_zone(ts, '__qes_s0')", ["UTC"]]],
+  "pg-casts": [
+    [
+      "select t.event_message::text like '%cron job%', f(x)::int::text",
+      "select CAST(t.event_message AS STRING) like '__qes_s0', CAST(CAST(f (x) AS INT64) AS STRING)",
+      ["%cron job%"],
+    ],
+    [
+      "select '5'::int, 2::text, x::interval",
+      "select CAST('__qes_s0' AS INT64), CAST(2 AS STRING), x :: interval",
+      ["5"],
+    ],
+  ],
 };
 
 describe("statement passes", () => {

@@ -16,6 +16,19 @@ describe("unknown escapes in quoted strings", () => {
     expect(lexSql(sql)[0]).toMatchObject({ type: "string", value });
   });
 
+  it.each([
+    ["'it''s'", "it's"],
+    ['"say ""hi"""', 'say "hi"'],
+    ["'a''''b'", "a''b"],
+    ["'a'''", "a'"],
+    ["''", ""],
+    ["'''x'''", "x"],
+  ])("a doubled quote: %s reads as %j (how Studio escapes a search)", (sql, value) => {
+    const tokens = lexSql(sql);
+    expect(tokens[0]).toMatchObject({ type: "string", value });
+    expect(tokens[1]?.type).toBe("eof");
+  });
+
   it("a malformed known escape is still a syntax error", () => {
     expect(() => lexSql("'\\x4'")).toThrow(/Invalid escape sequence/);
   });

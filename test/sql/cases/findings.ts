@@ -62,6 +62,18 @@ export const findingCases: SqlCase[] = [
     sql: `select id from ${EDGE} where regexp_contains(event_message, '[Ee]rror|\\s[45][0-9][0-9]\\s') order by id`,
     expect: [{ id: "e03" }, { id: "e04" }, { id: "e05" }, { id: "e08" }, { id: "e11" }],
   },
+  {
+    name: "a doubled quote inside a string is the quote (Supabase Studio's search escaping)",
+    rule: "docs/compiler.md departure: 'it''s' is it's, as the reference platform reads Studio's search literals; BigQuery refuses it",
+    sql: `select 'it''s' as s, "a ""b""" as d, regexp_contains("can't", 'can''t') as m, length('a''') as n from ${ONE}`,
+    expect: [{ s: "it's", d: 'a "b"', m: true, n: 2 }],
+  },
+  {
+    name: "PostgreSQL's cast operator e::text (Supabase Studio's self-hosted pg_cron page)",
+    rule: "docs/compiler.md departure: e::text is CAST(e AS STRING), as the reference platform's self-hosted backend reads it",
+    sql: `select '5'::int + 1 as n, 7::text as s, upper(concat('a', 'b'))::text as u, (1 = 1)::text as b from ${ONE}`,
+    expect: [{ n: 6, s: "7", u: "AB", b: "true" }],
+  },
   // ---------------------------------------------------------------- constructs refused by name
   {
     name: "PIVOT is refused by name",

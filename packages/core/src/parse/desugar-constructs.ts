@@ -345,6 +345,48 @@ const atTimeZone: ConstructRule = (tokens, at, out, strings) => {
   return undefined;
 };
 
+/**
+ * PostgreSQL's cast operator, the type written in its own words, → BigQuery's CAST: Supabase
+ * Studio's self-hosted pg_cron page sends `event_message::text LIKE '%cron job%'`, which the
+ * reference platform's self-hosted (PostgreSQL) backend reads. A type qes does not map stays
+ * `::` and is refused by the parser with its position.
+ */
+const PG_CAST_TYPES: Readonly<Record<string, string>> = {
+  TEXT: "STRING",
+  VARCHAR: "STRING",
+  STRING: "STRING",
+  INT: "INT64",
+  INTEGER: "INT64",
+  BIGINT: "INT64",
+  INT8: "INT64",
+  INT64: "INT64",
+  FLOAT8: "FLOAT64",
+  FLOAT64: "FLOAT64",
+  BOOL: "BOOL",
+  BOOLEAN: "BOOL",
+};
+
+/** `e::text` → `CAST(e AS STRING)` */
+const pgCasts: ConstructRule = (tokens, at, out) => {
+  const t = tokens[at]!;
+  const type = tokens[at + 1];
+  if (t.type !== "punct" || t.value !== "::" || type?.type !== "ident") return undefined;
+  const target = PG_CAST_TYPES[type.value];
+  const last = out[out.length - 1];
+  const literal = last?.kind === "string" || last?.kind === "number";
+  if (target === undefined || !(literal || isPrimaryEnd(last))) return undefined;
+  const left = out.splice(literal ? out.length - 1 : primaryStart(out));
+  out.push(
+    wrapping(synth("CAST", t), left),
+    punct("(", t),
+    ...left,
+    synth("AS", t),
+    synth(target, type),
+    punct(")", type),
+  );
+  return at + 2;
+};
+
 /** The construct rules, tried in this order at each token; each has its input→output tests. */
 export const CONSTRUCT_RULES: ReadonlyArray<{ name: string; rule: ConstructRule }> = [
   { name: "string-literals", rule: stringLiterals },
@@ -359,6 +401,7 @@ export const CONSTRUCT_RULES: ReadonlyArray<{ name: string; rule: ConstructRule 
   { name: "nulls-order", rule: nullsOrder },
   { name: "is-distinct", rule: isDistinct },
   { name: "at-time-zone", rule: atTimeZone },
+  { name: "pg-casts", rule: pgCasts },
 ];
 
 /** Rewrites every construct of the token stream (recursively inside the ones it wraps). */

@@ -98,6 +98,14 @@ export function lexSql(sql: string): Token[] {
       for (;;) {
         if (i >= sql.length) err("Unterminated string literal", start);
         const c = sql[i]!;
+        // A doubled quote inside a one-quote string is that quote (`'it''s'`): how Supabase Studio
+        // escapes a searched text (its analyticsLiteral), read so by the reference platform's
+        // parser; BigQuery refuses it. A departure, docs/compiler.md.
+        if (!triple && c === q && sql[i + 1] === q) {
+          value += q;
+          i += 2;
+          continue;
+        }
         if (sql.startsWith(delim, i)) {
           i += delim.length;
           break;
