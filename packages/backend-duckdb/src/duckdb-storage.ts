@@ -19,6 +19,7 @@ import {
   type SchemaChange,
   type SourceSchema,
 } from "@qes/core";
+import { checkpointAfterReaders } from "./duckdb-checkpoint.ts";
 import { duckdbNumberText } from "./duckdb-float-text.ts";
 import { jsonStringAt } from "./duckdb-json-text.ts";
 import { quoteIdent, sqlString } from "./duckdb-sql.ts";
@@ -207,11 +208,14 @@ export function schemaChangeSql(source: SourceSchema, change: SchemaChange): str
  * 1.5 cannot replay an `ALTER COLUMN … TYPE … USING <expression>` from its WAL ("Failure while
  * replaying WAL file: Calling DatabaseManager::GetDefaultDatabase with no default database set",
  * duckdb/duckdb#20543, #22044): a crash after such a widening and before the next checkpoint left
- * a store no process could open again. A checkpoint takes the change out of the WAL; read-only
- * transactions running meanwhile do not stop it. What stays is the moment between the two.
+ * a store no process could open again. A checkpoint takes the change out of the WAL. What stays
+ * is the moment between the two. A query running since before the change made DuckDB refuse the
+ * checkpoint: the request failed after its COMMIT, and the process kept the old schema, so every
+ * later event bringing the new field failed too ("Column with name f3 already exists") until a
+ * restart; the checkpoint now waits for such queries (`checkpointAfterReaders`).
  */
 export async function checkpointSchemaChange(conn: DuckDBConnection): Promise<void> {
-  await conn.run("CHECKPOINT");
+  await checkpointAfterReaders(conn);
 }
 
 export async function applySchemaChanges(

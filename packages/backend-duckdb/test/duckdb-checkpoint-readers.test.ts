@@ -1,0 +1,66 @@
+import { join } from "node:path";
+import type { Backend, QueryResult } from "@qes/core";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { createDuckdbBackend } from "../src/index.ts";
+import { handQuery, tempDir } from "./helpers.ts";
+
+const NOW = 1_736_899_200_000_000n; // 2025-01-15T00:00:00Z
+const tmp = tempDir("checkpoint-readers");
+let backend: Backend;
+
+beforeAll(async () => {
+  backend = createDuckdbBackend({ path: join(tmp.dir, "qes.duckdb") });
+  await backend.init();
+});
+afterAll(async () => {
+  await backend.close();
+  tmp.cleanup();
+});
+
+/** a cross join of 30,000 ids of `source`: seconds of reading, begun before the caller goes on */
+async function slowQuery(source: string): Promise<{ result: Promise<QueryResult>; done(): boolean }> {
+  const table = (await backend.schema()).sources[source]!.table;
+  let done = false;
+  const result = backend
+    .execute(
+      handQuery(
+        `SELECT count(*) AS n FROM (SELECT id FROM "${table}" LIMIT 30000) a, (SELECT id FROM "${table}" LIMIT 30000) b WHERE a.id < b.id`,
+        [{ name: "n", type: { kind: "scalar", type: "INT64" } }],
+      ),
+      [],
+      { maxRows: 10, timeoutMs: 60_000 },
+    )
+    .finally(() => {
+      done = true;
+    });
+  await new Promise((r) => setTimeout(r, 300));
+  return { result, done: () => done };
+}
+
+describe("DuckDB checkpoints with queries running", () => {
+  it("an ingest that widens a source while a query reads it is acknowledged, and so are the next ones", async () => {
+    // the widening's checkpoint (duckdb-storage.ts, checkpointSchemaChange) was refused while a
+    // query begun before the ALTER ran: the request failed after its COMMIT, and the process kept
+    // the old schema, so the next event with the new field failed ("Column … already exists")
+    const events = Array.from({ length: 40_000 }, (_, i) => ({
+      id: `a${i}`,
+      timestamp: NOW + BigInt(i),
+      body: { metadata: { a: i } },
+    }));
+    await backend.ingest([{ source: "widen.src", events }]);
+    const query = await slowQuery("widen.src");
+    expect(query.done()).toBe(false);
+    const widened = await backend.ingest([
+      { source: "widen.src", events: [{ id: "w1", timestamp: NOW, body: { metadata: { a: 1, b: "new" } } }] },
+    ]);
+    expect(widened).toEqual([{ source: "widen.src", stored: 1, duplicates: 0 }]);
+    expect(Number((await query.result).rows[0]?.n)).toBe((30_000 * 29_999) / 2);
+    const next = await backend.ingest([
+      {
+        source: "widen.src",
+        events: [{ id: "w2", timestamp: NOW, body: { metadata: { a: 2, b: "again" } } }],
+      },
+    ]);
+    expect(next).toEqual([{ source: "widen.src", stored: 1, duplicates: 0 }]);
+  });
+});
