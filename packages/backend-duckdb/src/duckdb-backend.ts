@@ -27,7 +27,7 @@ import { ingestIntoDuckdb } from "./duckdb-ingest.ts";
 import { loadIntoDuckdb } from "./duckdb-loader.ts";
 import { applyDuckdbRetention, duckdbSourceStats } from "./duckdb-retention.ts";
 import { SourceStatsCache } from "./duckdb-stats-cache.ts";
-import { initStorage, readLogSchema, readTimeIndexSql } from "./duckdb-storage.ts";
+import { checkpointSchemaChange, initStorage, readLogSchema, readTimeIndexSql } from "./duckdb-storage.ts";
 import { StoredIds } from "./duckdb-stored-ids.ts";
 import { keepLeadingByteOrderMarks } from "./duckdb-varchar-decoder.ts";
 
@@ -159,7 +159,10 @@ class DuckdbBackend implements Backend {
     return this.write(async (admin, schema) => {
       try {
         const outcome = await loadIntoDuckdb(admin, schema, source, pending, opts);
-        if (outcome.schema) this.adopt([outcome.schema.source], outcome.schema.version);
+        if (outcome.schema) {
+          this.adopt([outcome.schema.source], outcome.schema.version);
+          await checkpointSchemaChange(admin, this.config.checkpointWaitMs);
+        }
         return outcome.summary;
       } finally {
         // a load writes ids the ingest filter has not seen (a new source has no filter yet)
@@ -187,6 +190,7 @@ class DuckdbBackend implements Backend {
         const table = this.current?.sources[result.source]?.table;
         if (table !== undefined) this.cutGuesses.wrote(table, result.stored);
       }
+      if (outcome.schema) await checkpointSchemaChange(admin, this.config.checkpointWaitMs);
       return outcome.results;
     });
   }

@@ -5,7 +5,7 @@ import type { DuckDBConnection } from "@duckdb/node-api";
  * Requests' queries end by their timeout (QES_QUERY_TIMEOUT_MS, 30 s by default); past this the
  * checkpoint fails as DuckDB refuses it.
  */
-const CHECKPOINT_WAIT_MS = 120_000;
+export const CHECKPOINT_WAIT_MS = 120_000;
 
 /**
  * CHECKPOINT once no transaction older than the writer's last catalog change (an index dropped or
@@ -15,8 +15,11 @@ const CHECKPOINT_WAIT_MS = 120_000;
  * until those already running have ended. The writer waits meanwhile (ingest answers 429 once its
  * queue is full). FORCE CHECKPOINT would wait too, but holds every new query meanwhile.
  */
-export async function checkpointAfterReaders(conn: DuckDBConnection): Promise<void> {
-  const deadline = Date.now() + CHECKPOINT_WAIT_MS;
+export async function checkpointAfterReaders(
+  conn: DuckDBConnection,
+  waitMs = CHECKPOINT_WAIT_MS,
+): Promise<void> {
+  const deadline = Date.now() + waitMs;
   for (let pause = 20; ; pause = Math.min(2 * pause, 500)) {
     try {
       await conn.run("CHECKPOINT");

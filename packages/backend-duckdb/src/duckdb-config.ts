@@ -23,6 +23,12 @@ export interface DuckdbConfig {
    * Not a setting of the service: bench/duckdb-checkpoint.ts measures it (docs/benchmarks.md).
    */
   checkpointThreshold?: string;
+  /**
+   * How long a schema change's checkpoint waits for queries begun before the change (default
+   * `CHECKPOINT_WAIT_MS`, 120 s). Not a setting of the service: tests shorten it to see a
+   * checkpoint that gives up.
+   */
+  checkpointWaitMs?: number;
 }
 
 export const DUCKDB_DEFAULTS = { threads: 2 } as const;

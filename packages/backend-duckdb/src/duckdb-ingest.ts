@@ -13,13 +13,7 @@ import {
   widenForEvent,
 } from "@qes/core";
 import { ChunkWriter } from "./duckdb-loader.ts";
-import {
-  applySchemaChanges,
-  bumpSchemaVersion,
-  checkpointSchemaChange,
-  createSource,
-  writeSourceSchema,
-} from "./duckdb-storage.ts";
+import { applySchemaChanges, bumpSchemaVersion, createSource, writeSourceSchema } from "./duckdb-storage.ts";
 import type { StoredIds } from "./duckdb-stored-ids.ts";
 
 export interface IngestOutcome {
@@ -106,8 +100,9 @@ export async function ingestIntoDuckdb(
       for (const name of changed) await writeSourceSchema(conn, working.get(name)!);
       version = await bumpSchemaVersion(conn);
     }
+    // committed: the caller takes the new schema, then checkpoints it (`checkpointSchemaChange`),
+    // so that a checkpoint that fails leaves the process knowing what the store holds
     await conn.run("COMMIT");
-    if (version !== undefined) await checkpointSchemaChange(conn);
     if (version === undefined) return { results };
     return { results, schema: { sources: [...changed].map((n) => working.get(n)!), version } };
   } catch (e) {

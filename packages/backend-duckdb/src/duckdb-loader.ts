@@ -29,7 +29,6 @@ import {
 import {
   applySchemaChanges,
   bumpSchemaVersion,
-  checkpointSchemaChange,
   createSource,
   duckdbType,
   quoteIdent,
@@ -173,8 +172,9 @@ export async function loadIntoDuckdb(
       await writeSourceSchema(conn, schema);
       version = await bumpSchemaVersion(conn);
     }
+    // committed: the caller takes the new schema, then checkpoints it (`checkpointSchemaChange`),
+    // so that a checkpoint that fails leaves the process knowing what the store holds
     await conn.run("COMMIT");
-    if (version !== undefined) await checkpointSchemaChange(conn);
     opts.onProgress?.({ events, bytes });
     const seconds = (performance.now() - started) / 1000;
     const summary: LoadSummary = {

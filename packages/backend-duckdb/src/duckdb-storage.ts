@@ -214,8 +214,8 @@ export function schemaChangeSql(source: SourceSchema, change: SchemaChange): str
  * later event bringing the new field failed too ("Column with name f3 already exists") until a
  * restart; the checkpoint now waits for such queries (`checkpointAfterReaders`).
  */
-export async function checkpointSchemaChange(conn: DuckDBConnection): Promise<void> {
-  await checkpointAfterReaders(conn);
+export async function checkpointSchemaChange(conn: DuckDBConnection, waitMs?: number): Promise<void> {
+  await checkpointAfterReaders(conn, waitMs);
 }
 
 export async function applySchemaChanges(

@@ -13,7 +13,7 @@ import {
   DuckDBUnionValue,
   type DuckDBValue,
 } from "@duckdb/node-api";
-import type { NormalisedValue, OutputColumn, WireValue } from "@qes/core";
+import type { NormalisedValue, OutputColumn } from "@qes/core";
 import { emptyWireRow, toWireValue } from "@qes/core";
 
 /**

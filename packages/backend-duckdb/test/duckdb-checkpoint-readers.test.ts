@@ -63,4 +63,62 @@ describe("DuckDB checkpoints with queries running", () => {
     ]);
     expect(next).toEqual([{ source: "widen.src", stored: 1, duplicates: 0 }]);
   });
+
+  it("a widening whose checkpoint gives up still leaves the process knowing the column it committed", async () => {
+    // the ALTER and the rows were committed before the checkpoint: a checkpoint that failed left
+    // the process with the schema before it, and every later event with the new field failed
+    // ("Column with name … already exists") until a restart
+    const tmpHere = tempDir("checkpoint-gives-up");
+    const impatient = createDuckdbBackend({ path: join(tmpHere.dir, "qes.duckdb"), checkpointWaitMs: 50 });
+    await impatient.init();
+    try {
+      const table = async () => (await impatient.schema()).sources["giveup.src"]!.table;
+      await impatient.ingest([
+        {
+          source: "giveup.src",
+          events: Array.from({ length: 40_000 }, (_, i) => ({
+            id: `a${i}`,
+            timestamp: NOW + BigInt(i),
+            body: { metadata: { a: i } },
+          })),
+        },
+      ]);
+      const t = await table();
+      const slow = impatient.execute(
+        handQuery(
+          `SELECT count(*) AS n FROM (SELECT id FROM "${t}" LIMIT 30000) a, (SELECT id FROM "${t}" LIMIT 30000) b WHERE a.id < b.id`,
+          [{ name: "n", type: { kind: "scalar", type: "INT64" } }],
+        ),
+        [],
+        { maxRows: 10, timeoutMs: 60_000 },
+      );
+      await new Promise((r) => setTimeout(r, 300));
+      const widening = impatient.ingest([
+        {
+          source: "giveup.src",
+          events: [{ id: "w1", timestamp: NOW, body: { metadata: { a: 1, b: "new" } } }],
+        },
+      ]);
+      await expect(widening).rejects.toThrow(/CHECKPOINT/);
+      await slow;
+      const next = await impatient.ingest([
+        {
+          source: "giveup.src",
+          events: [{ id: "w2", timestamp: NOW, body: { metadata: { a: 2, b: "again" } } }],
+        },
+      ]);
+      expect(next).toEqual([{ source: "giveup.src", stored: 1, duplicates: 0 }]);
+      // the committed event of the refused request is stored, and a retry of it stores nothing twice
+      const retried = await impatient.ingest([
+        {
+          source: "giveup.src",
+          events: [{ id: "w1", timestamp: NOW, body: { metadata: { a: 1, b: "new" } } }],
+        },
+      ]);
+      expect(retried).toEqual([{ source: "giveup.src", stored: 0, duplicates: 1 }]);
+    } finally {
+      await impatient.close();
+      tmpHere.cleanup();
+    }
+  });
 });
