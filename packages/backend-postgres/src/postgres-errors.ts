@@ -70,8 +70,24 @@ export function isUnavailableServer(e: unknown): boolean {
  * more partitions than the lock table holds (a load over thousands of days), not a server that is
  * down — which is what other 53xxx states (disk full, too many connections) mean here.
  */
-function isLockTableFull(code: string | undefined, e: unknown): boolean {
+export function isLockTableFull(code: string | undefined, e: unknown): boolean {
   return code === "53200" && /shared memory/.test(messageOf(e));
+}
+
+/**
+ * The lock table full while ingesting: the route holds a request to 366 days and a group commit to
+ * `ingestDaysPerTransaction` source-days, which the lock table of a server with the defaults
+ * takes alone, so it was other transactions' locks (a scan of a source of many days): a 503 with
+ * `Retry-After` that shippers retry, where sql_too_complex (422) made Vector drop the batch.
+ */
+export function lockTableBusy(e: unknown): QesError | undefined {
+  if (!isLockTableFull(sqlState(e), e)) return undefined;
+  return new QesError(
+    "backend_unavailable",
+    `PostgreSQL's lock table is full (ingesting events): ${messageOf(e)}. Other transactions hold its locks now ` +
+      "(scans of sources of many days); nothing was stored: send again shortly, or raise the server's max_locks_per_transaction.",
+    { cause: e, retryAfterSeconds: 5 },
+  );
 }
 
 /**

@@ -17,7 +17,7 @@ import type { ResolvedPostgresConfig } from "./postgres-config.ts";
 import { createCopyRowEncoder } from "./postgres-copy-row.ts";
 import { DayBound } from "./postgres-day-bound.ts";
 import { type DayRows, DayRowsBuilder } from "./postgres-day-rows.ts";
-import { toQesError } from "./postgres-errors.ts";
+import { lockTableBusy, toQesError } from "./postgres-errors.ts";
 import { encodePrepared, type PreparedCopyRows } from "./postgres-ingest-prepare.ts";
 import { copyIntoPartition } from "./postgres-partition-copy.ts";
 import {
@@ -325,7 +325,7 @@ async function ingestCall(
     // a value PostgreSQL refuses (22xxx data exception), or a row too wide for it, is the
     // event's fault, not the service's (was 422 sql_too_complex for a row too wide)
     if (isRefusedRow(e)) throw refusedRowError(e);
-    throw toQesError(e, "ingesting events");
+    throw lockTableBusy(e) ?? toQesError(e, "ingesting events");
   } finally {
     client.release(broken);
   }

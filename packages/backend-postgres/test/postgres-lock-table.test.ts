@@ -1,4 +1,5 @@
 import { isQesError, type QesError } from "@qes/core";
+import pg from "pg";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createPostgresBackend, dropPostgresStorage } from "../src/index.ts";
 import { handQuery, scalar } from "./helpers.ts";
@@ -95,6 +96,51 @@ describe("a load over more days than PostgreSQL's lock table holds", () => {
       await backend.load("backfill.logs", spreadOver(3));
       expect(Object.keys((await backend.schema()).sources)).toContain("backfill.logs");
     } finally {
+      await backend.close();
+    }
+  }, 120_000);
+
+  it("refuses an ingest that meets a lock table others filled as 503 with Retry-After, and takes it once they let go", async () => {
+    // a shipper is told to send again (Vector drops a batch on a 4xx such as the 422 it got)
+    const backend = createPostgresBackend({ url: cluster.url, schema: "qes_busy", pool: 2 });
+    const holder = new pg.Client({ connectionString: cluster.url });
+    await holder.connect();
+    try {
+      await backend.init();
+      const day = 86_400_000_000n;
+      const now = BigInt(Date.now()) * 1000n;
+      const events = (tag: string) =>
+        Array.from({ length: 4 }, (_, d) => ({
+          id: `${tag}${d}`,
+          timestamp: now - BigInt(d) * day,
+          body: { event_message: `${tag} ${d}` },
+        }));
+      // another transaction takes every lock the table has room for (a table it creates, each)
+      await holder.query("begin");
+      for (let i = 0; ; i++) {
+        await holder.query("savepoint s");
+        try {
+          await holder.query(`create temp table held_${i} (x int)`);
+          await holder.query("release savepoint s");
+        } catch {
+          await holder.query("rollback to savepoint s");
+          break;
+        }
+      }
+      const refused = await backend.ingest([{ source: "busy.logs", events: events("a") }]).then(
+        () => undefined,
+        (e: unknown) => e,
+      );
+      expect(isQesError(refused)).toBe(true);
+      expect((refused as QesError).code).toBe("backend_unavailable");
+      expect((refused as QesError).retryAfterSeconds).toBeGreaterThan(0);
+      expect((refused as QesError).message).toMatch(/lock table is full .*send again/);
+      await holder.query("rollback");
+      expect(await backend.ingest([{ source: "busy.logs", events: events("a") }])).toEqual([
+        { source: "busy.logs", stored: 4, duplicates: 0 },
+      ]);
+    } finally {
+      await holder.end();
       await backend.close();
     }
   }, 120_000);
