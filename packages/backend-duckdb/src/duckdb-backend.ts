@@ -19,6 +19,7 @@ import {
   type SourceSchema,
   type SourceStats,
 } from "@qes/core";
+import { CHECKPOINT_WAIT_MS } from "./duckdb-checkpoint.ts";
 import { DUCKDB_DEFAULTS, type DuckdbConfig, duckdbInstanceOptions } from "./duckdb-config.ts";
 import { CutGuesses } from "./duckdb-cut-guesses.ts";
 import { duckdbDialect } from "./duckdb-dialect.ts";
@@ -26,6 +27,7 @@ import { executeOnDuckdb } from "./duckdb-executor.ts";
 import { ingestIntoDuckdb } from "./duckdb-ingest.ts";
 import { loadIntoDuckdb } from "./duckdb-loader.ts";
 import { applyDuckdbRetention, duckdbSourceStats } from "./duckdb-retention.ts";
+import { RunningQueries } from "./duckdb-running-queries.ts";
 import { SourceStatsCache } from "./duckdb-stats-cache.ts";
 import { checkpointSchemaChange, initStorage, readLogSchema, readTimeIndexSql } from "./duckdb-storage.ts";
 import { StoredIds } from "./duckdb-stored-ids.ts";
@@ -71,6 +73,8 @@ class DuckdbBackend implements Backend {
   private readonly cutGuesses = new CutGuesses();
   /** /metrics' per-source statistics, read again for a source only once this process wrote it */
   private readonly stats = new SourceStatsCache();
+  /** queries running now: retention's checkpoint waits for those begun before its deletes */
+  private readonly queries = new RunningQueries();
   private readonly file: string | null;
 
   constructor(private readonly config: DuckdbConfig) {
@@ -198,7 +202,9 @@ class DuckdbBackend implements Backend {
   applyRetention(policy: RetentionPolicy, nowMicros: bigint): Promise<RetentionReport[]> {
     return this.write(async (admin, schema) => {
       try {
-        return await applyDuckdbRetention(admin, schema, policy, nowMicros);
+        return await applyDuckdbRetention(admin, schema, policy, nowMicros, () =>
+          this.queries.settled(this.config.checkpointWaitMs ?? CHECKPOINT_WAIT_MS),
+        );
       } finally {
         this.cutGuesses.clear();
         this.stats.wrote();
@@ -245,7 +251,7 @@ class DuckdbBackend implements Backend {
     this.executed++;
     const conn = await instance.connect();
     try {
-      return await executeOnDuckdb(conn, query, values, opts, this.cutGuesses);
+      return await this.queries.track(executeOnDuckdb(conn, query, values, opts, this.cutGuesses));
     } finally {
       conn.closeSync();
     }

@@ -25,6 +25,8 @@ export async function applyDuckdbRetention(
   schema: LogSchema,
   policy: RetentionPolicy,
   nowMicros: bigint,
+  /** resolves once the queries running when called have ended (or waiting gave up) */
+  queriesSettled: () => Promise<void> = async () => {},
 ): Promise<RetentionReport[]> {
   const reports: RetentionReport[] = [];
   const unindexed: SourceSchema[] = [];
@@ -51,7 +53,12 @@ export async function applyDuckdbRetention(
     // back before any checkpoint and a table with an index keeps its deleted rows' blocks at the
     // checkpoints after (a dashboard polling a slow query over 10 ingest and retention cycles: 5
     // runs failed, the file ended at 81.5 MB against 65.5 MB)
-    if (reports.some((r) => r.deletedEvents > 0)) await checkpointAfterReaders(conn);
+    if (reports.some((r) => r.deletedEvents > 0)) {
+      // queries begun before the deletes committed may still see the deleted rows: the checkpoint
+      // would keep their row groups (`RunningQueries`)
+      await queriesSettled();
+      await checkpointAfterReaders(conn);
+    }
   } finally {
     for (const source of unindexed) await conn.run(createTimeIndexSql(source));
   }
