@@ -2,7 +2,7 @@ import { join } from "node:path";
 import type { Backend, QueryResult } from "@qes/core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createDuckdbBackend } from "../src/index.ts";
-import { handQuery, tempDir } from "./helpers.ts";
+import { pairsCountQuery, tempDir } from "./helpers.ts";
 
 const NOW = 1_736_899_200_000_000n; // 2025-01-15T00:00:00Z
 const tmp = tempDir("checkpoint-readers");
@@ -22,14 +22,7 @@ async function slowQuery(source: string): Promise<{ result: Promise<QueryResult>
   const table = (await backend.schema()).sources[source]!.table;
   let done = false;
   const result = backend
-    .execute(
-      handQuery(
-        `SELECT count(*) AS n FROM (SELECT id FROM "${table}" LIMIT 30000) a, (SELECT id FROM "${table}" LIMIT 30000) b WHERE a.id < b.id`,
-        [{ name: "n", type: { kind: "scalar", type: "INT64" } }],
-      ),
-      [],
-      { maxRows: 10, timeoutMs: 60_000 },
-    )
+    .execute(pairsCountQuery(table, 30000), [], { maxRows: 10, timeoutMs: 60_000 })
     .finally(() => {
       done = true;
     });
@@ -84,14 +77,7 @@ describe("DuckDB checkpoints with queries running", () => {
         },
       ]);
       const t = await table();
-      const slow = impatient.execute(
-        handQuery(
-          `SELECT count(*) AS n FROM (SELECT id FROM "${t}" LIMIT 30000) a, (SELECT id FROM "${t}" LIMIT 30000) b WHERE a.id < b.id`,
-          [{ name: "n", type: { kind: "scalar", type: "INT64" } }],
-        ),
-        [],
-        { maxRows: 10, timeoutMs: 60_000 },
-      );
+      const slow = impatient.execute(pairsCountQuery(t, 30000), [], { maxRows: 10, timeoutMs: 60_000 });
       await new Promise((r) => setTimeout(r, 300));
       const widening = impatient.ingest([
         {

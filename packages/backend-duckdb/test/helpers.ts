@@ -40,3 +40,14 @@ export function sqlEndpoint(sql: string): EndpointDefinition {
 export async function compileSql(backend: Backend, sql: string): Promise<CompiledQuery> {
   return compileEndpoint(sqlEndpoint(sql), { schema: await backend.schema(), dialect: backend.dialect });
 }
+
+/**
+ * A query that reads for a while: the pairs of the first `ids` ids of `table` (30,000: seconds),
+ * for tests of what a writer does while queries run. Its answer is `ids * (ids - 1) / 2`.
+ */
+export function pairsCountQuery(table: string, ids: number): CompiledQuery {
+  return handQuery(
+    `SELECT count(*) AS n FROM (SELECT id FROM "${table}" LIMIT ${ids}) a, (SELECT id FROM "${table}" LIMIT ${ids}) b WHERE a.id < b.id`,
+    [{ name: "n", type: { kind: "scalar", type: "INT64" } }],
+  );
+}
