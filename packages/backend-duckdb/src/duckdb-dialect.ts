@@ -14,6 +14,8 @@ import {
   literalArg,
   MAX_GENERATED_ELEMENTS,
   microsPer,
+  OFFSET_SUFFIX_RE,
+  offsetMinutesSql,
   printfHead,
   QesError,
   REDACTED,
@@ -22,10 +24,12 @@ import {
   type ScalarType,
   SqlEmitter,
   type SqlType,
+  trailingOffset,
   truncate,
   truncatesWithinOffset,
   weekNumberNumerator,
   weekStartDay,
+  withoutFraction,
 } from "@qes/core";
 import { duckdbFloatText } from "./duckdb-float-text.ts";
 import { jsonNumbersAsCore, jsonStringAt, jsonStringList } from "./duckdb-json-text.ts";
@@ -158,11 +162,21 @@ export class DuckdbDialect extends SqlEmitter {
     // (%z) says otherwise: strptime then returns the instant already
     PARSE_TIMESTAMP: ([, s, zone], call) => {
       const format = literalArg(call, 0, "its format");
+      // a trailing offset is cut off and applied here: strptime's %z reads neither Z nor +HH
+      const split = trailingOffset(format);
+      const re = this.stringLiteral(OFFSET_SUFFIX_RE);
+      const text = split ? `regexp_replace(${s}, ${re}, '')` : s;
+      const civil = split?.civil ?? format;
+      // %E*S reads seconds with or without a fraction: strptime tries each format in turn
+      const formats = [civil, withoutFraction(civil)].filter((f) => f !== undefined);
+      const list = `[${formats.map((f) => this.stringLiteral(translateTimeFormat(f))).join(", ")}]`;
+      const attempt = `try_strptime(${text}, ${list})`;
+      const offset = `regexp_extract(${s}, ${re})`;
+      const value = split ? `(${attempt} - to_minutes(${offsetMinutesSql(offset, "INTEGER")}))` : attempt;
       // text that does not parse is BigQuery's error, not NULL
-      const attempt = `try_strptime(${s}, ${this.stringLiteral(translateTimeFormat(format))})`;
       const parsed = this.raiseWhen(
-        attempt,
-        `${attempt} IS NULL AND ${s} IS NOT NULL`,
+        value,
+        `(${attempt} IS NULL${split ? ` OR ${offset} = ''` : ""}) AND ${s} IS NOT NULL`,
         "PARSE_TIMESTAMP: the text does not match the format",
       );
       return zone === undefined || readsInstant(format) ? parsed : fromLocalSql(parsed, zoneName(zone));

@@ -18,6 +18,8 @@ import {
   MAX_GENERATED_ELEMENTS,
   microsPer,
   nanAwareExtreme,
+  OFFSET_SUFFIX_RE,
+  offsetMinutesSql,
   QesError,
   REDACTED,
   readsInstant,
@@ -27,6 +29,7 @@ import {
   type SqlType,
   type SubstringSpelling,
   substrCall,
+  trailingOffset,
   truncate,
   weekNumberNumerator,
   weekStartDay,
@@ -260,13 +263,28 @@ export class PostgresDialect extends SqlEmitter {
     },
     // to_timestamp reads the text in the session's zone (UTC) or its own offset (%z); the civil
     // time it gives is then placed in the zone argument, unless the text carried its offset
+    // A trailing offset (%z, %Ez) is cut off and applied here: TZHTZM reads neither Z nor +HH:MM,
+    // and after SS.US it took '+0530' for the fraction .053 and dropped the offset.
     PARSE_TIMESTAMP: ([, s, zone], call) => {
       const format = literalArg(call, 0, "its format");
       const z = zone === undefined || readsInstant(format) ? "'UTC'" : postgresZone(zone);
-      return postgresFromLocal(
-        `to_timestamp(${s}, ${this.stringLiteral(translateTimeFormat(format))})::timestamp`,
-        z,
+      const split = trailingOffset(format);
+      if (!split) {
+        return postgresFromLocal(
+          `to_timestamp(${s}, ${this.stringLiteral(translateTimeFormat(format))})::timestamp`,
+          z,
+        );
+      }
+      const re = this.stringLiteral(OFFSET_SUFFIX_RE);
+      const offset = `coalesce(substring(${s} FROM ${re}), '')`;
+      const civil = `to_timestamp(regexp_replace(${s}, ${re}, ''), ${this.stringLiteral(translateTimeFormat(split.civil))})::timestamp`;
+      // text without an offset is BigQuery's error, not a reading in UTC
+      const value = this.raiseWhen(
+        `(${civil} - make_interval(mins => ${offsetMinutesSql(offset, "integer")}))`,
+        `${offset} = '' AND ${s} IS NOT NULL`,
+        "PARSE_TIMESTAMP: the text does not match the format",
       );
+      return postgresFromLocal(value, z);
     },
     // More elements than the limit are an error, as on DuckDB. PostgreSQL has no error function:
     // the message is cast to integer, and names the arguments so that it is never a constant the

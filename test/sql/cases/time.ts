@@ -726,6 +726,56 @@ export const timeCases: SqlCase[] = [
     expect: [{ a: us("2025-01-15T08:00:00Z"), b: us("2025-01-15T11:30:00Z") }],
   },
   {
+    name: "PARSE_TIMESTAMP: %E*S then %z with no fraction and an offset without a colon",
+    rule: "BigQuery PARSE_TIMESTAMP: %E*S reads seconds with or without a fraction, %z reads +HHMM (PostgreSQL's to_timestamp read '+0530' as the fraction .053 and ignored the offset)",
+    sql: "select parse_timestamp('%Y-%m-%dT%H:%M:%E*S%z', '2025-01-15T08:00:00+0530') as a, parse_timestamp('%Y-%m-%dT%H:%M:%E*S%z', '2025-01-15T08:00:00-0130') as b, parse_timestamp('%Y-%m-%dT%H:%M:%E*S%z', '2025-01-15T08:00:00+05') as c",
+    expect: [{ a: us("2025-01-15T02:30:00Z"), b: us("2025-01-15T09:30:00Z"), c: us("2025-01-15T03:00:00Z") }],
+  },
+  {
+    name: "PARSE_TIMESTAMP: %E*S then %z with a fraction and an offset with a colon",
+    rule: "BigQuery PARSE_TIMESTAMP: %E*S reads any number of fraction digits, %z reads +HH:MM",
+    sql: "select parse_timestamp('%Y-%m-%dT%H:%M:%E*S%z', '2025-01-15T08:00:00.123456+05:30') as a, parse_timestamp('%Y-%m-%dT%H:%M:%E*S%z', '2025-01-15T08:00:00.123-01:30') as b",
+    expect: [{ a: us("2025-01-15T02:30:00.123456Z"), b: us("2025-01-15T09:30:00.123Z") }],
+  },
+  {
+    name: "PARSE_TIMESTAMP: %E*S without a fraction",
+    rule: "BigQuery PARSE_TIMESTAMP: %E*S reads seconds with or without a fraction",
+    sql: "select parse_timestamp('%Y-%m-%dT%H:%M:%E*S', '2025-01-15T08:00:00') as a, parse_timestamp('%Y-%m-%d %H:%M:%E*S', '2025-01-15 08:00:00.5') as b",
+    expect: [{ a: us("2025-01-15T08:00:00Z"), b: us("2025-01-15T08:00:00.5Z") }],
+  },
+  {
+    name: "PARSE_TIMESTAMP: %z reads Z as UTC",
+    rule: "BigQuery PARSE_TIMESTAMP: %z reads a trailing Z as offset zero; the zone argument does not apply",
+    sql: "select parse_timestamp('%Y-%m-%dT%H:%M:%S%z', '2025-01-15T08:00:00Z', 'America/New_York') as a, parse_timestamp('%Y-%m-%dT%H:%M:%E*S%z', '2025-01-15T08:00:00.123Z') as b",
+    expect: [{ a: us("2025-01-15T08:00:00Z"), b: us("2025-01-15T08:00:00.123Z") }],
+  },
+  {
+    name: "PARSE_TIMESTAMP: %Ez reads an RFC 3339 offset",
+    rule: "BigQuery format elements: %Ez is the RFC 3339 offset (+HH:MM); parsing reads it as %z, Z included (Supabase Studio's auth reports parse '%Y-%m-%dT%H:%M:%E*S%Ez')",
+    sql: "select parse_timestamp('%Y-%m-%dT%H:%M:%E*S%Ez', '2025-01-15T08:00:00.123Z') as a, parse_timestamp('%Y-%m-%dT%H:%M:%E*S%Ez', '2025-01-15T08:00:00+05:30') as b, coalesce(parse_timestamp('%Y-%m-%dT%H:%M:%E*S%Ez', '2025-01-15T08:00:00-02:00'), timestamp '2000-01-01') as c",
+    expect: [
+      { a: us("2025-01-15T08:00:00.123Z"), b: us("2025-01-15T02:30:00Z"), c: us("2025-01-15T10:00:00Z") },
+    ],
+  },
+  {
+    name: "PARSE_TIMESTAMP with %z of text without an offset is an error",
+    rule: "BigQuery PARSE_TIMESTAMP: an error when the string cannot be parsed with the format",
+    sql: "select parse_timestamp('%Y-%m-%dT%H:%M:%E*S%z', '2025-01-15T08:00:00') as a",
+    expect: { error: "sql_invalid" },
+  },
+  {
+    name: "PARSE_TIMESTAMP with %z of an offset that is not one is an error",
+    rule: "BigQuery PARSE_TIMESTAMP: an error when the string cannot be parsed with the format",
+    sql: "select parse_timestamp('%Y-%m-%dT%H:%M:%E*S%z', '2025-01-15T08:00:00+5') as a",
+    expect: { error: "sql_invalid" },
+  },
+  {
+    name: "PARSE_TIMESTAMP with %E*S of a fraction without digits is an error",
+    rule: "BigQuery PARSE_TIMESTAMP: an error when the string cannot be parsed with the format",
+    sql: "select parse_timestamp('%Y-%m-%dT%H:%M:%E*S%z', '2025-01-15T08:00:00.x+05:30') as a",
+    expect: { error: "sql_invalid" },
+  },
+  {
     name: "PARSE_TIMESTAMP in a time zone from a parameter",
     rule: "BigQuery PARSE_TIMESTAMP: time_zone is any STRING expression (a parameter here: a name or an offset)",
     sql: `select parse_timestamp('%Y-%m-%d %H:%M:%S', '2025-01-15 10:00:00', @z) as t`,

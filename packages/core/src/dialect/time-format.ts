@@ -3,8 +3,8 @@ import { QesError } from "../errors.ts";
 /** A BigQuery format string (FORMAT_TIMESTAMP, PARSE_TIMESTAMP) as literal text and elements. */
 export type TimeFormatPiece = { literal: string } | { element: string };
 
-/** Elements every dialect writes: `%Y` → `Y`, `%E6S` → `E6S`, `%E*S` → `E*S`. */
-export const TIME_ELEMENTS = new Set([..."YmdHMSyjbBaAIpeFTDRzZs", "E*S", "E6S", "E3S"]);
+/** Elements every dialect writes: `%Y` → `Y`, `%E6S` → `E6S`, `%E*S` → `E*S`, `%Ez` → `Ez`. */
+export const TIME_ELEMENTS = new Set([..."YmdHMSyjbBaAIpeFTDRzZs", "E*S", "E6S", "E3S", "Ez"]);
 
 export function parseTimeFormat(format: string): TimeFormatPiece[] {
   const pieces: TimeFormatPiece[] = [];
@@ -21,7 +21,8 @@ export function parseTimeFormat(format: string): TimeFormatPiece[] {
       i++;
       continue;
     }
-    const element = next === "E" ? format.slice(i + 1, i + 4) : (next ?? "");
+    // %E takes a modifier: %Ez (RFC 3339 offset) is one letter long, %E*S, %E6S two
+    const element = next === "E" ? format.slice(i + 1, format[i + 2] === "z" ? i + 3 : i + 4) : (next ?? "");
     if (!TIME_ELEMENTS.has(element)) {
       throw new QesError("sql_invalid", `Format element %${element} is not supported (in '${format}').`);
     }
@@ -40,6 +41,54 @@ export function parseTimeFormat(format: string): TimeFormatPiece[] {
  */
 export function readsInstant(format: string): boolean {
   return parseTimeFormat(format).some(
-    (p) => "element" in p && (p.element === "z" || p.element === "Z" || p.element === "s"),
+    (p) =>
+      "element" in p && (p.element === "z" || p.element === "Ez" || p.element === "Z" || p.element === "s"),
   );
+}
+
+/**
+ * A PARSE_TIMESTAMP format whose last element is an offset (`%z`, `%Ez`), split into the format
+ * of the civil time before it and the offset: engines' own parsers each read a different subset
+ * of offsets (PostgreSQL's TZHTZM took '+0530' after `SS.US` as the fraction .053 and dropped the
+ * offset), so each dialect cuts the offset off the text with OFFSET_SUFFIX_RE, parses the rest
+ * with its own function and applies the offset itself. Undefined for any other format.
+ */
+export function trailingOffset(format: string): { civil: string } | undefined {
+  const pieces = parseTimeFormat(format);
+  const last = pieces.at(-1);
+  if (!last || !("element" in last) || (last.element !== "z" && last.element !== "Ez")) return undefined;
+  return { civil: writeTimeFormat(pieces.slice(0, -1)) };
+}
+
+/**
+ * The offset at the end of a text, as BigQuery's %z and %Ez read it when parsing: `Z`, `+HH`,
+ * `+HHMM` or `+HH:MM` (either sign). A regular expression without capturing groups, so that
+ * PostgreSQL's `substring(… FROM …)` gives the whole match, as DuckDB's regexp_extract and
+ * ClickHouse's extract do.
+ */
+export const OFFSET_SUFFIX_RE = "(?:Z|[+-][0-9]{2}(?::?[0-9]{2})?)$";
+
+/**
+ * SQL of the minutes east of UTC named by `offset`, the text OFFSET_SUFFIX_RE matched (standard
+ * SQL all three engines read). `int` is the dialect's integer type name.
+ */
+export function offsetMinutesSql(offset: string, int: string): string {
+  const digits = `replace(${offset}, ':', '')`;
+  const minutes = `CAST(coalesce(nullif(substr(${digits}, 4, 2), ''), '0') AS ${int})`;
+  return `(CASE WHEN ${offset} = 'Z' THEN 0 ELSE (CASE WHEN substr(${offset}, 1, 1) = '-' THEN -1 ELSE 1 END) * (CAST(substr(${offset}, 2, 2) AS ${int}) * 60 + ${minutes}) END)`;
+}
+
+/**
+ * The same format with `%E*S` read as `%S`: BigQuery's %E*S reads seconds with or without a
+ * fraction, where the engines' `%S.%f` needs one. Undefined when the format has no %E*S.
+ */
+export function withoutFraction(format: string): string | undefined {
+  const pieces = parseTimeFormat(format);
+  if (!pieces.some((p) => "element" in p && p.element === "E*S")) return undefined;
+  return writeTimeFormat(pieces.map((p) => ("element" in p && p.element === "E*S" ? { element: "S" } : p)));
+}
+
+/** Pieces back to a format string (parseTimeFormat's inverse). */
+function writeTimeFormat(pieces: TimeFormatPiece[]): string {
+  return pieces.map((p) => ("literal" in p ? p.literal.replace(/%/g, "%%") : `%${p.element}`)).join("");
 }
