@@ -9,11 +9,15 @@ import {
   MICROS_PER,
   MIN_TIMESTAMP_MICROS,
   microsPer,
+  OFFSET_SUFFIX_RE,
+  offsetMinutesSql,
   QesError,
   readsInstant,
   type SqlEmitter,
+  trailingOffset,
   truncatesWithinOffset,
   weekNumberNumerator,
+  withoutFraction,
 } from "@qes/core";
 import { fromLocalSql, offsetSql, textToTimestampSql, toLocalSql, zoneOf } from "./clickhouse-time.ts";
 import { formatTimestampSql, translateParseFormat } from "./clickhouse-time-format.ts";
@@ -219,13 +223,25 @@ export function clickhouseTimeFunctions(e: SqlEmitter) {
       return formatTimestampSql(literalArg(call, 0, "its format"), ts!, z, zoneText);
     },
     PARSE_TIMESTAMP: ([, s, zone], call) => {
-      const format = e.stringLiteral(translateParseFormat(literalArg(call, 0, "its format")));
+      const bigQueryFormat = literalArg(call, 0, "its format");
+      // a trailing offset is cut off and applied here: parseDateTime64's %z reads neither Z nor +HH
+      const split = trailingOffset(bigQueryFormat);
+      const re = e.stringLiteral(OFFSET_SUFFIX_RE);
+      const text = split ? `replaceRegexpOne(${s}, ${re}, '')` : s;
+      const civil = split?.civil ?? bigQueryFormat;
       // read as a UTC reading, then placed in the zone: parseDateTime64's own zone places a
-      // reading with the offset of the UTC instant it names, an hour off beside a DST transition
+      // reading with the offset of the UTC instant it names, an hour off beside a DST transition;
+      // %E*S reads seconds with or without a fraction: each format is tried in turn
+      const attempts = [civil, withoutFraction(civil)]
+        .filter((f) => f !== undefined)
+        .map((f) => `parseDateTime64OrNull(${text}, ${e.stringLiteral(translateParseFormat(f))}, 'UTC')`);
+      const attempt = attempts.length === 1 ? attempts[0]! : `coalesce(${attempts.join(", ")})`;
+      const offset = `extract(${s}, ${re})`;
+      const value = split ? `(${attempt} - toIntervalMinute(${offsetMinutesSql(offset, "Int32")}))` : attempt;
       // text that does not parse is BigQuery's error, not NULL
       const parsed = e.raiseWhen(
-        `toTimeZone(parseDateTime64OrNull(${s}, ${format}, 'UTC'), 'UTC')`,
-        `isNull(parseDateTime64OrNull(${s}, ${format}, 'UTC')) AND isNotNull(${s})`,
+        `toTimeZone(${value}, 'UTC')`,
+        `(isNull(${attempt})${split ? ` OR ${offset} = ''` : ""}) AND isNotNull(${s})`,
         "PARSE_TIMESTAMP: the text does not match the format",
       );
       // an offset in the text (%z) already placed the instant: the zone argument does not apply

@@ -169,7 +169,8 @@ export class DuckdbDialect extends SqlEmitter {
       const civil = split?.civil ?? format;
       // %E*S reads seconds with or without a fraction: strptime tries each format in turn
       const formats = [civil, withoutFraction(civil)].filter((f) => f !== undefined);
-      const list = `[${formats.map((f) => this.stringLiteral(translateTimeFormat(f))).join(", ")}]`;
+      const literals = formats.map((f) => this.stringLiteral(translateTimeFormat(f)));
+      const list = literals.length === 1 ? literals[0] : `[${literals.join(", ")}]`;
       const attempt = `try_strptime(${text}, ${list})`;
       const offset = `regexp_extract(${s}, ${re})`;
       const value = split ? `(${attempt} - to_minutes(${offsetMinutesSql(offset, "INTEGER")}))` : attempt;

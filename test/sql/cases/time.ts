@@ -701,6 +701,12 @@ export const timeCases: SqlCase[] = [
     expect: [{ a: "05:00", b: "10:00" }],
   },
   {
+    name: "FORMAT_TIMESTAMP %z and %Ez",
+    rule: "BigQuery format elements: %z is +HHMM, %Ez the RFC 3339 offset +HH:MM, both in the zone asked for",
+    sql: "select format_timestamp('%z %Ez', timestamp '2025-01-15 10:00:00+00', 'Asia/Kolkata') as east, format_timestamp('%z %Ez', timestamp '2025-01-15 10:00:00+00', 'America/St_Johns') as west, format_timestamp('%Ez', timestamp '2025-01-15 10:00:00+00') as utc",
+    expect: [{ east: "+0530 +05:30", west: "-0330 -03:30", utc: "+00:00" }],
+  },
+  {
     name: "PARSE_TIMESTAMP",
     rule: "BigQuery PARSE_TIMESTAMP (UTC by default)",
     sql: `select parse_timestamp('%Y-%m-%d %H:%M:%S', '2025-01-15 10:00:00') as t`,
