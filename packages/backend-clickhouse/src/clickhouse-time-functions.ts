@@ -227,16 +227,21 @@ export function clickhouseTimeFunctions(e: SqlEmitter) {
       // a trailing offset is cut off and applied here: parseDateTime64's %z reads neither Z nor +HH
       const split = trailingOffset(bigQueryFormat);
       const re = e.stringLiteral(OFFSET_SUFFIX_RE);
-      const text = split ? `replaceRegexpOne(${s}, ${re}, '')` : s;
+      // BigQuery: a run of whitespace in the format matches any run in the text, and the text
+      // may be padded; parseDateTime64 wants the format's characters exactly, so both are reduced
+      // to single spaces (a format's space then still needs one in the text)
+      const spaced = `trimBoth(replaceRegexpAll(${s}, '[[:space:]]+', ' '))`;
+      const text = split ? `trimBoth(replaceRegexpOne(${spaced}, ${re}, ''))` : spaced;
       const civil = split?.civil ?? bigQueryFormat;
       // read as a UTC reading, then placed in the zone: parseDateTime64's own zone places a
       // reading with the offset of the UTC instant it names, an hour off beside a DST transition;
       // %E*S reads seconds with or without a fraction: each format is tried in turn
       const attempts = [civil, withoutFraction(civil)]
         .filter((f) => f !== undefined)
-        .map((f) => `parseDateTime64OrNull(${text}, ${e.stringLiteral(translateParseFormat(f))}, 'UTC')`);
+        .map((f) => translateParseFormat(f).replace(/\s+/g, " ").trim())
+        .map((f) => `parseDateTime64OrNull(${text}, ${e.stringLiteral(f)}, 'UTC')`);
       const attempt = attempts.length === 1 ? attempts[0]! : `coalesce(${attempts.join(", ")})`;
-      const offset = `extract(${s}, ${re})`;
+      const offset = `extract(${spaced}, ${re})`;
       const value = split ? `(${attempt} - toIntervalMinute(${offsetMinutesSql(offset, "Int32")}))` : attempt;
       // text that does not parse is BigQuery's error, not NULL
       const parsed = e.raiseWhen(

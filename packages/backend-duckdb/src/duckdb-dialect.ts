@@ -165,14 +165,15 @@ export class DuckdbDialect extends SqlEmitter {
       // a trailing offset is cut off and applied here: strptime's %z reads neither Z nor +HH
       const split = trailingOffset(format);
       const re = this.stringLiteral(OFFSET_SUFFIX_RE);
-      const text = split ? `regexp_replace(${s}, ${re}, '')` : s;
+      // the text may be padded with spaces (BigQuery), after the offset too
+      const text = split ? `regexp_replace(trim(${s}), ${re}, '')` : s;
       const civil = split?.civil ?? format;
       // %E*S reads seconds with or without a fraction: strptime tries each format in turn
       const formats = [civil, withoutFraction(civil)].filter((f) => f !== undefined);
       const literals = formats.map((f) => this.stringLiteral(translateTimeFormat(f)));
       const list = literals.length === 1 ? literals[0] : `[${literals.join(", ")}]`;
       const attempt = `try_strptime(${text}, ${list})`;
-      const offset = `regexp_extract(${s}, ${re})`;
+      const offset = `regexp_extract(trim(${s}), ${re})`;
       const value = split ? `(${attempt} - to_minutes(${offsetMinutesSql(offset, "INTEGER")}))` : attempt;
       // text that does not parse is BigQuery's error, not NULL
       const parsed = this.raiseWhen(

@@ -29,6 +29,7 @@ import {
   type SqlType,
   type SubstringSpelling,
   substrCall,
+  timeFormatRegex,
   trailingOffset,
   truncate,
   weekNumberNumerator,
@@ -261,27 +262,25 @@ export class PostgresDialect extends SqlEmitter {
         return postgresFromLocal(`CAST(${args[0]} AS timestamp)`, postgresZone(args[1]));
       return args[0]!;
     },
-    // to_timestamp reads the text in the session's zone (UTC) or its own offset (%z); the civil
-    // time it gives is then placed in the zone argument, unless the text carried its offset
-    // A trailing offset (%z, %Ez) is cut off and applied here: TZHTZM reads neither Z nor +HH:MM,
-    // and after SS.US it took '+0530' for the fraction .053 and dropped the offset.
+    // to_timestamp reads the text in the session's zone (UTC); the civil time it gives is then
+    // placed in the zone argument, unless the text carried its offset. A trailing offset (%z,
+    // %Ez) is cut off and applied here: TZHTZM reads neither Z nor +HH:MM, and after SS.US it
+    // took '+0530' for the fraction .053 and dropped the offset.
     PARSE_TIMESTAMP: ([, s, zone], call) => {
       const format = literalArg(call, 0, "its format");
       const z = zone === undefined || readsInstant(format) ? "'UTC'" : postgresZone(zone);
       const split = trailingOffset(format);
-      if (!split) {
-        return postgresFromLocal(
-          `to_timestamp(${s}, ${this.stringLiteral(translateTimeFormat(format))})::timestamp`,
-          z,
-        );
-      }
       const re = this.stringLiteral(OFFSET_SUFFIX_RE);
-      const offset = `coalesce(substring(${s} FROM ${re}), '')`;
-      const civil = `to_timestamp(regexp_replace(${s}, ${re}, ''), ${this.stringLiteral(translateTimeFormat(split.civil))})::timestamp`;
-      // text without an offset is BigQuery's error, not a reading in UTC
+      // the text may be padded with spaces (BigQuery), after the offset too
+      const text = split ? `regexp_replace(btrim(${s}), ${re}, '')` : s;
+      const pattern = this.stringLiteral(translateTimeFormat(split?.civil ?? format));
+      const civil = `to_timestamp(${text}, ${pattern})::timestamp`;
+      const offset = `coalesce(substring(btrim(${s}) FROM ${re}), '')`;
+      // to_timestamp reads what it can and skips the rest: text the format does not describe
+      // whole is BigQuery's error here, not an answer (the offset, if any, included)
       const value = this.raiseWhen(
-        `(${civil} - make_interval(mins => ${offsetMinutesSql(offset, "integer")}))`,
-        `${offset} = '' AND ${s} IS NOT NULL`,
+        split ? `(${civil} - make_interval(mins => ${offsetMinutesSql(offset, "integer")}))` : civil,
+        `${s} !~ ${this.stringLiteral(timeFormatRegex(format))}`,
         "PARSE_TIMESTAMP: the text does not match the format",
       );
       return postgresFromLocal(value, z);

@@ -1,7 +1,9 @@
 import { describe, expect, it } from "vitest";
 import {
+  OFFSET_SUFFIX_RE,
   parseTimeFormat,
   readsInstant,
+  timeFormatRegex,
   trailingOffset,
   withoutFraction,
 } from "../src/dialect/time-format.ts";
@@ -31,5 +33,31 @@ describe("BigQuery time formats", () => {
   it("reads %E*S as %S for text without a fraction", () => {
     expect(withoutFraction("%H:%M:%E*S UTC")).toBe("%H:%M:%S UTC");
     expect(withoutFraction("%H:%M:%E6S")).toBeUndefined();
+  });
+
+  it("matches the offsets %z reads when parsing, and no others", () => {
+    const re = new RegExp(OFFSET_SUFFIX_RE);
+    for (const ok of ["Z", "+05", "+0530", "+05:30", "-23:59", "-00"]) expect(`08:00${ok}`).toMatch(re);
+    for (const bad of ["+5", "+24", "+05:60", "+0599", "05:30"])
+      expect(`08:00${bad}`.match(re)?.[0]).not.toBe(bad);
+  });
+
+  it("describes the whole text a format reads", () => {
+    const re = new RegExp(timeFormatRegex("%Y-%m-%dT%H:%M:%E*S%Ez"));
+    for (const ok of [
+      "2025-01-15T08:00:00Z",
+      "2025-01-15T08:00:00.123456+05:30",
+      " 2025-01-15T08:00:00-0130 ",
+    ])
+      expect(ok).toMatch(re);
+    for (const bad of [
+      "2025-01-15 08:00:00Z",
+      "2025-01-15T08:00Z",
+      "2025-01-15T08:00:00",
+      "2025-01-15T08:00:00Zjunk",
+    ])
+      expect(bad).not.toMatch(re);
+    expect("15/Jan/2025:10:00:00   +0200").toMatch(new RegExp(timeFormatRegex("%d/%b/%Y:%H:%M:%S %z")));
+    expect("1+1 = 2.5").toMatch(new RegExp(timeFormatRegex("1+1 = %E*S")));
   });
 });

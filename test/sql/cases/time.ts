@@ -776,6 +776,42 @@ export const timeCases: SqlCase[] = [
     expect: { error: "sql_invalid" },
   },
   {
+    name: "PARSE_TIMESTAMP with %z of an offset past 23:59 is an error",
+    rule: "BigQuery PARSE_TIMESTAMP %z (absl ParseOffset): hours 00-23, minutes 00-59; else the string cannot be parsed, an error",
+    sql: "select parse_timestamp('%Y-%m-%dT%H:%M:%S%z', '2025-01-15T08:00:00+05:99') as a",
+    expect: { error: "sql_invalid" },
+  },
+  {
+    name: "PARSE_TIMESTAMP of text whose literal characters differ from the format's is an error",
+    rule: "BigQuery PARSE_TIMESTAMP: an error when the string cannot be parsed with the format (PostgreSQL's to_timestamp skipped any character for the format's 'T')",
+    sql: "select parse_timestamp('%Y-%m-%dT%H:%M:%E*S%z', '2025-01-15 08:00:00+05:30') as a",
+    expect: { error: "sql_invalid" },
+  },
+  {
+    name: "PARSE_TIMESTAMP of text with more than the format reads is an error",
+    rule: "BigQuery PARSE_TIMESTAMP: an error when the string cannot be parsed with the format (PostgreSQL's to_timestamp ignored trailing text, and a fraction under %S)",
+    sql: "select parse_timestamp('%Y-%m-%dT%H:%M:%S', '2025-01-15T08:00:00junk') as a",
+    expect: { error: "sql_invalid" },
+  },
+  {
+    name: "PARSE_TIMESTAMP of a fraction under %S is an error",
+    rule: "BigQuery PARSE_TIMESTAMP: %S reads whole seconds; a fraction in the string cannot be parsed, an error",
+    sql: "select parse_timestamp('%Y-%m-%dT%H:%M:%S%z', '2025-01-15T08:00:00.5+05:30') as a",
+    expect: { error: "sql_invalid" },
+  },
+  {
+    name: "PARSE_TIMESTAMP of text with less than the format reads is an error",
+    rule: "BigQuery PARSE_TIMESTAMP: an error when the string cannot be parsed with the format (PostgreSQL's to_timestamp read '08:00+05:30' under %H:%M:%S%z as 08:00:00)",
+    sql: "select parse_timestamp('%Y-%m-%dT%H:%M:%S%z', '2025-01-15T08:00+05:30') as a",
+    expect: { error: "sql_invalid" },
+  },
+  {
+    name: "PARSE_TIMESTAMP with whitespace: a run in the format matches any run, and the text may be padded",
+    rule: "BigQuery PARSE_TIMESTAMP: one or more consecutive white spaces in the format match zero or more in the string; leading and trailing white spaces in the string are always allowed",
+    sql: "select parse_timestamp('%Y-%m-%d %H:%M:%S', '2025-01-15   08:00:00') as a, parse_timestamp('%Y-%m-%d %H:%M:%S', ' 2025-01-15 08:00:00 ') as b, parse_timestamp('%Y-%m-%dT%H:%M:%E*S%Ez', ' 2025-01-15T08:00:00+05:30 ') as c",
+    expect: [{ a: us("2025-01-15T08:00:00Z"), b: us("2025-01-15T08:00:00Z"), c: us("2025-01-15T02:30:00Z") }],
+  },
+  {
     name: "PARSE_TIMESTAMP with %E*S of a fraction without digits is an error",
     rule: "BigQuery PARSE_TIMESTAMP: an error when the string cannot be parsed with the format",
     sql: "select parse_timestamp('%Y-%m-%dT%H:%M:%E*S%z', '2025-01-15T08:00:00.x+05:30') as a",

@@ -66,7 +66,58 @@ export function trailingOffset(format: string): { civil: string } | undefined {
  * PostgreSQL's `substring(… FROM …)` gives the whole match, as DuckDB's regexp_extract and
  * ClickHouse's extract do.
  */
-export const OFFSET_SUFFIX_RE = "(?:Z|[+-][0-9]{2}(?::?[0-9]{2})?)$";
+export const OFFSET_SUFFIX_RE = "(?:Z|[+-](?:[01][0-9]|2[0-3])(?::?[0-5][0-9])?)$";
+
+/** What each element reads when parsing, as a regular expression (RE2 and PostgreSQL's ARE). */
+const ELEMENT_RE: Record<string, string> = {
+  Y: "[0-9]{1,4}",
+  m: "[0-9]{1,2}",
+  d: "[0-9]{1,2}",
+  e: " ?[0-9]{1,2}",
+  H: "[0-9]{1,2}",
+  I: "[0-9]{1,2}",
+  M: "[0-9]{1,2}",
+  S: "[0-9]{1,2}",
+  y: "[0-9]{1,2}",
+  j: "[0-9]{1,3}",
+  b: "[A-Za-z]+",
+  B: "[A-Za-z]+",
+  a: "[A-Za-z]+",
+  A: "[A-Za-z]+",
+  p: "[AaPp][Mm]",
+  F: "[0-9]{1,4}-[0-9]{1,2}-[0-9]{1,2}",
+  T: "[0-9]{1,2}:[0-9]{1,2}:[0-9]{1,2}",
+  D: "[0-9]{1,2}/[0-9]{1,2}/[0-9]{1,2}",
+  R: "[0-9]{1,2}:[0-9]{1,2}",
+  "E*S": "[0-9]{1,2}(?:[.][0-9]+)?",
+  E6S: "[0-9]{1,2}(?:[.][0-9]+)?",
+  E3S: "[0-9]{1,2}(?:[.][0-9]+)?",
+  s: "-?[0-9]+",
+  z: OFFSET_SUFFIX_RE.slice(0, -1),
+  Ez: OFFSET_SUFFIX_RE.slice(0, -1),
+  Z: "[A-Za-z_/+-]+",
+};
+
+/**
+ * The whole text a PARSE_TIMESTAMP format accepts, anchored, for an engine whose own parser does
+ * not check it: PostgreSQL's to_timestamp skips any character for a literal one and stops early
+ * ('2025-01-15 08:00' under '%Y-%m-%dT%H:%M:%S' was 08:00:00, trailing text was ignored), where
+ * BigQuery, DuckDB and ClickHouse refuse the text. Whitespace in the format matches any run of
+ * whitespace, or none (BigQuery's rule).
+ */
+export function timeFormatRegex(format: string): string {
+  const body = parseTimeFormat(format)
+    .map((p) =>
+      "literal" in p
+        ? p.literal
+            .split(/(\s+)/)
+            .map((part) => (/^\s+$/.test(part) ? "\\s*" : part.replace(/[\\^$.|?*+()[\]{}]/g, "\\$&")))
+            .join("")
+        : (ELEMENT_RE[p.element] ?? ".*?"),
+    )
+    .join("");
+  return `^\\s*${body}\\s*$`;
+}
 
 /**
  * SQL of the minutes east of UTC named by `offset`, the text OFFSET_SUFFIX_RE matched (standard
