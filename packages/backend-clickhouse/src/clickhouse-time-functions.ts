@@ -9,12 +9,11 @@ import {
   MICROS_PER,
   MIN_TIMESTAMP_MICROS,
   microsPer,
-  OFFSET_SUFFIX_RE,
   offsetMinutesSql,
+  offsetSplit,
   QesError,
   readsInstant,
   type SqlEmitter,
-  trailingOffset,
   truncatesWithinOffset,
   weekNumberNumerator,
   withoutFraction,
@@ -224,14 +223,15 @@ export function clickhouseTimeFunctions(e: SqlEmitter) {
     },
     PARSE_TIMESTAMP: ([, s, zone], call) => {
       const bigQueryFormat = literalArg(call, 0, "its format");
-      // a trailing offset is cut off and applied here: parseDateTime64's %z reads neither Z nor +HH
-      const split = trailingOffset(bigQueryFormat);
-      const re = e.stringLiteral(OFFSET_SUFFIX_RE);
+      // an offset is taken out of the text and applied here: parseDateTime64's %z reads neither
+      // Z nor +HH
+      const split = offsetSplit(bigQueryFormat);
+      const re = split && e.stringLiteral(split.re);
+      const civilText = split ? `replaceRegexpOne(${s}, ${re}, ${e.stringLiteral("\\1\\3")})` : s;
       // BigQuery: a run of whitespace in the format matches any run in the text, and the text
       // may be padded; parseDateTime64 wants the format's characters exactly, so both are reduced
       // to single spaces (a format's space then still needs one in the text)
-      const spaced = `trimBoth(replaceRegexpAll(${s}, '[[:space:]]+', ' '))`;
-      const text = split ? `trimBoth(replaceRegexpOne(${spaced}, ${re}, ''))` : spaced;
+      const text = `trimBoth(replaceRegexpAll(${civilText}, '[[:space:]]+', ' '))`;
       const civil = split?.civil ?? bigQueryFormat;
       // read as a UTC reading, then placed in the zone: parseDateTime64's own zone places a
       // reading with the offset of the UTC instant it names, an hour off beside a DST transition;
@@ -241,7 +241,7 @@ export function clickhouseTimeFunctions(e: SqlEmitter) {
         .map((f) => translateParseFormat(f).replace(/\s+/g, " ").trim())
         .map((f) => `parseDateTime64OrNull(${text}, ${e.stringLiteral(f)}, 'UTC')`);
       const attempt = attempts.length === 1 ? attempts[0]! : `coalesce(${attempts.join(", ")})`;
-      const offset = `extract(${spaced}, ${re})`;
+      const offset = `extractGroups(${s}, ${re})[2]`;
       const value = split ? `(${attempt} - toIntervalMinute(${offsetMinutesSql(offset, "Int32")}))` : attempt;
       // text that does not parse is BigQuery's error, not NULL
       const parsed = e.raiseWhen(

@@ -14,8 +14,8 @@ import {
   literalArg,
   MAX_GENERATED_ELEMENTS,
   microsPer,
-  OFFSET_SUFFIX_RE,
   offsetMinutesSql,
+  offsetSplit,
   printfHead,
   QesError,
   REDACTED,
@@ -24,7 +24,6 @@ import {
   type ScalarType,
   SqlEmitter,
   type SqlType,
-  trailingOffset,
   truncate,
   truncatesWithinOffset,
   weekNumberNumerator,
@@ -162,18 +161,24 @@ export class DuckdbDialect extends SqlEmitter {
     // (%z) says otherwise: strptime then returns the instant already
     PARSE_TIMESTAMP: ([, s, zone], call) => {
       const format = literalArg(call, 0, "its format");
-      // a trailing offset is cut off and applied here: strptime's %z reads neither Z nor +HH
-      const split = trailingOffset(format);
-      const re = this.stringLiteral(OFFSET_SUFFIX_RE);
-      // the text may be padded with spaces (BigQuery), after the offset too
-      const text = split ? `regexp_replace(trim(${s}), ${re}, '')` : s;
+      // an offset is taken out of the text and applied here: strptime's %z reads neither Z nor +HH
+      const split = offsetSplit(format);
+      const re = split && this.stringLiteral(split.re);
       const civil = split?.civil ?? format;
       // %E*S reads seconds with or without a fraction: strptime tries each format in turn
-      const formats = [civil, withoutFraction(civil)].filter((f) => f !== undefined);
-      const literals = formats.map((f) => this.stringLiteral(translateTimeFormat(f)));
+      const formats = [civil, withoutFraction(civil)]
+        .filter((f) => f !== undefined)
+        .map((f) => translateTimeFormat(f));
+      // strptime refuses a format that starts with whitespace (' %Y', or what stands before an
+      // offset at the start), where BigQuery lets padding match any whitespace or none: both the
+      // text and the format lose their padding
+      const padded = split !== undefined || formats.some((f) => f !== f.trim());
+      const civilText = split ? `regexp_replace(${s}, ${re}, '\\1\\3')` : s;
+      const text = padded ? `trim(${civilText})` : civilText;
+      const literals = formats.map((f) => this.stringLiteral(padded ? f.trim() : f));
       const list = literals.length === 1 ? literals[0] : `[${literals.join(", ")}]`;
       const attempt = `try_strptime(${text}, ${list})`;
-      const offset = `regexp_extract(trim(${s}), ${re})`;
+      const offset = `regexp_extract(${s}, ${re}, 2)`;
       const value = split ? `(${attempt} - to_minutes(${offsetMinutesSql(offset, "INTEGER")}))` : attempt;
       // text that does not parse is BigQuery's error, not NULL
       const parsed = this.raiseWhen(

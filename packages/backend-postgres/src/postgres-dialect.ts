@@ -18,8 +18,8 @@ import {
   MAX_GENERATED_ELEMENTS,
   microsPer,
   nanAwareExtreme,
-  OFFSET_SUFFIX_RE,
   offsetMinutesSql,
+  offsetSplit,
   QesError,
   REDACTED,
   readsInstant,
@@ -30,7 +30,6 @@ import {
   type SubstringSpelling,
   substrCall,
   timeFormatRegex,
-  trailingOffset,
   truncate,
   weekNumberNumerator,
   weekStartDay,
@@ -263,19 +262,18 @@ export class PostgresDialect extends SqlEmitter {
       return args[0]!;
     },
     // to_timestamp reads the text in the session's zone (UTC); the civil time it gives is then
-    // placed in the zone argument, unless the text carried its offset. A trailing offset (%z,
-    // %Ez) is cut off and applied here: TZHTZM reads neither Z nor +HH:MM, and after SS.US it
+    // placed in the zone argument, unless the text carried its offset. An offset (%z, %Ez) is
+    // taken out of the text and applied here: TZHTZM reads neither Z nor +HH:MM, and after SS.US it
     // took '+0530' for the fraction .053 and dropped the offset.
     PARSE_TIMESTAMP: ([, s, zone], call) => {
       const format = literalArg(call, 0, "its format");
       const z = zone === undefined || readsInstant(format) ? "'UTC'" : postgresZone(zone);
-      const split = trailingOffset(format);
-      const re = this.stringLiteral(OFFSET_SUFFIX_RE);
-      // the text may be padded with spaces (BigQuery), after the offset too
-      const text = split ? `regexp_replace(btrim(${s}), ${re}, '')` : s;
+      const split = offsetSplit(format);
+      const re = split && this.stringLiteral(split.re);
+      const text = split ? `regexp_replace(${s}, ${re}, '\\1\\3')` : s;
       const pattern = this.stringLiteral(translateTimeFormat(split?.civil ?? format));
       const civil = `to_timestamp(${text}, ${pattern})::timestamp`;
-      const offset = `coalesce(substring(btrim(${s}) FROM ${re}), '')`;
+      const offset = `coalesce((regexp_match(${s}, ${re}))[2], '')`;
       // to_timestamp reads what it can and skips the rest: text the format does not describe
       // whole is BigQuery's error here, not an answer (the offset, if any, included)
       const value = this.raiseWhen(

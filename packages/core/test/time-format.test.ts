@@ -1,10 +1,10 @@
 import { describe, expect, it } from "vitest";
 import {
-  OFFSET_SUFFIX_RE,
+  OFFSET_RE,
+  offsetSplit,
   parseTimeFormat,
   readsInstant,
   timeFormatRegex,
-  trailingOffset,
   withoutFraction,
 } from "../src/dialect/time-format.ts";
 
@@ -22,12 +22,26 @@ describe("BigQuery time formats", () => {
     expect(() => parseTimeFormat("%Eq")).toThrow(/%Eq/);
   });
 
-  it("splits a trailing offset element off, and only a trailing one", () => {
-    expect(trailingOffset("%Y-%m-%dT%H:%M:%E*S%Ez")).toEqual({ civil: "%Y-%m-%dT%H:%M:%E*S" });
-    expect(trailingOffset("%d/%b/%Y:%H:%M:%S %z")).toEqual({ civil: "%d/%b/%Y:%H:%M:%S " });
-    expect(trailingOffset("100%% %H%z")).toEqual({ civil: "100%% %H" });
-    expect(trailingOffset("%z %H")).toBeUndefined();
-    expect(trailingOffset("%H:%M")).toBeUndefined();
+  it("splits the text around one offset element", () => {
+    const split = offsetSplit("%Y-%m-%dT%H:%M:%E*S%Ez");
+    expect(split?.civil).toBe("%Y-%m-%dT%H:%M:%E*S");
+    const re = new RegExp(split!.re);
+    expect(" 2025-01-15T08:00:00.5+05:30 ".match(re)?.slice(1)).toEqual([
+      " 2025-01-15T08:00:00.5",
+      "+05:30",
+      " ",
+    ]);
+    expect("2025-01-15T08:00:00".match(re)).toBeNull();
+    const mid = offsetSplit("%a %b %d %H:%M:%S %z %Y");
+    expect(mid?.civil).toBe("%a %b %d %H:%M:%S  %Y");
+    expect("Wed Jan 15 08:00:00 Z 2025".match(new RegExp(mid!.re))?.slice(1)).toEqual([
+      "Wed Jan 15 08:00:00 ",
+      "Z",
+      " 2025",
+    ]);
+    expect(offsetSplit("100%% %H%z")?.civil).toBe("100%% %H");
+    expect(offsetSplit("%z %z")).toBeUndefined();
+    expect(offsetSplit("%H:%M")).toBeUndefined();
   });
 
   it("reads %E*S as %S for text without a fraction", () => {
@@ -36,7 +50,7 @@ describe("BigQuery time formats", () => {
   });
 
   it("matches the offsets %z reads when parsing, and no others", () => {
-    const re = new RegExp(OFFSET_SUFFIX_RE);
+    const re = new RegExp(`${OFFSET_RE}$`);
     for (const ok of ["Z", "+05", "+0530", "+05:30", "-23:59", "-00"]) expect(`08:00${ok}`).toMatch(re);
     for (const bad of ["+5", "+24", "+05:60", "+0599", "05:30"])
       expect(`08:00${bad}`.match(re)?.[0]).not.toBe(bad);

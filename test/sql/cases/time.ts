@@ -764,6 +764,19 @@ export const timeCases: SqlCase[] = [
     ],
   },
   {
+    name: "PARSE_TIMESTAMP with %z inside the format",
+    rule: "BigQuery PARSE_TIMESTAMP: %z reads Z, +HH, +HHMM and +HH:MM wherever it stands in the format",
+    sql: "select parse_timestamp('%a %b %d %H:%M:%S %z %Y', 'Wed Jan 15 08:00:00 +0530 2025') as a, parse_timestamp('%a %b %d %H:%M:%S %z %Y', 'Wed Jan 15 08:00:00 -01:30 2025') as b, parse_timestamp('%a %b %d %H:%M:%S %z %Y', 'Wed Jan 15 08:00:00 Z 2025') as c, parse_timestamp('%z %Y-%m-%d %H:%M', '+05 2025-01-15 08:00') as d",
+    expect: [
+      {
+        a: us("2025-01-15T02:30:00Z"),
+        b: us("2025-01-15T09:30:00Z"),
+        c: us("2025-01-15T08:00:00Z"),
+        d: us("2025-01-15T03:00:00Z"),
+      },
+    ],
+  },
+  {
     name: "PARSE_TIMESTAMP with %z of text without an offset is an error",
     rule: "BigQuery PARSE_TIMESTAMP: an error when the string cannot be parsed with the format",
     sql: "select parse_timestamp('%Y-%m-%dT%H:%M:%E*S%z', '2025-01-15T08:00:00') as a",

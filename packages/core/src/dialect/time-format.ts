@@ -47,26 +47,33 @@ export function readsInstant(format: string): boolean {
 }
 
 /**
- * A PARSE_TIMESTAMP format whose last element is an offset (`%z`, `%Ez`), split into the format
- * of the civil time before it and the offset: engines' own parsers each read a different subset
- * of offsets (PostgreSQL's TZHTZM took '+0530' after `SS.US` as the fraction .053 and dropped the
- * offset), so each dialect cuts the offset off the text with OFFSET_SUFFIX_RE, parses the rest
- * with its own function and applies the offset itself. Undefined for any other format.
+ * A PARSE_TIMESTAMP format with one offset element (`%z`, `%Ez`), split into the format of the
+ * civil time around it and `re`, an anchored regular expression of the whole text whose groups
+ * are 1 the text before the offset, 2 the offset, 3 the text after it. Engines' own parsers each
+ * read a different subset of offsets (PostgreSQL's TZHTZM took '+0530' after `SS.US` as the
+ * fraction .053 and dropped the offset; none read `Z` or all of +HH, +HHMM, +HH:MM), so each
+ * dialect takes the offset out of the text with `re` (replace by `\1\3`, extract group 2),
+ * parses the rest with its own function and applies the offset itself. Text `re` does not match
+ * is BigQuery's error. Undefined for a format without an offset element, or with two.
  */
-export function trailingOffset(format: string): { civil: string } | undefined {
+export function offsetSplit(format: string): { civil: string; re: string } | undefined {
   const pieces = parseTimeFormat(format);
-  const last = pieces.at(-1);
-  if (!last || !("element" in last) || (last.element !== "z" && last.element !== "Ez")) return undefined;
-  return { civil: writeTimeFormat(pieces.slice(0, -1)) };
+  const at = pieces.findIndex((p) => "element" in p && (p.element === "z" || p.element === "Ez"));
+  if (at < 0 || pieces.slice(at + 1).some((p) => "element" in p && (p.element === "z" || p.element === "Ez")))
+    return undefined;
+  const before = piecesRegex(pieces.slice(0, at));
+  const after = piecesRegex(pieces.slice(at + 1));
+  return {
+    civil: writeTimeFormat([...pieces.slice(0, at), ...pieces.slice(at + 1)]),
+    re: `^(\\s*${before})(${OFFSET_RE})(${after}\\s*)$`,
+  };
 }
 
 /**
- * The offset at the end of a text, as BigQuery's %z and %Ez read it when parsing: `Z`, `+HH`,
- * `+HHMM` or `+HH:MM` (either sign). A regular expression without capturing groups, so that
- * PostgreSQL's `substring(… FROM …)` gives the whole match, as DuckDB's regexp_extract and
- * ClickHouse's extract do.
+ * An offset as BigQuery's %z and %Ez read it when parsing (absl's ParseOffset): `Z`, `+HH`,
+ * `+HHMM` or `+HH:MM`, either sign, hours 00-23 and minutes 00-59. No capturing groups.
  */
-export const OFFSET_SUFFIX_RE = "(?:Z|[+-](?:[01][0-9]|2[0-3])(?::?[0-5][0-9])?)$";
+export const OFFSET_RE = "(?:Z|[+-](?:[01][0-9]|2[0-3])(?::?[0-5][0-9])?)";
 
 /** What each element reads when parsing, as a regular expression (RE2 and PostgreSQL's ARE). */
 const ELEMENT_RE: Record<string, string> = {
@@ -93,8 +100,8 @@ const ELEMENT_RE: Record<string, string> = {
   E6S: "[0-9]{1,2}(?:[.][0-9]+)?",
   E3S: "[0-9]{1,2}(?:[.][0-9]+)?",
   s: "-?[0-9]+",
-  z: OFFSET_SUFFIX_RE.slice(0, -1),
-  Ez: OFFSET_SUFFIX_RE.slice(0, -1),
+  z: OFFSET_RE,
+  Ez: OFFSET_RE,
   Z: "[A-Za-z_/+-]+",
 };
 
@@ -106,7 +113,12 @@ const ELEMENT_RE: Record<string, string> = {
  * whitespace, or none (BigQuery's rule).
  */
 export function timeFormatRegex(format: string): string {
-  const body = parseTimeFormat(format)
+  return `^\\s*${piecesRegex(parseTimeFormat(format))}\\s*$`;
+}
+
+/** Pieces as a regular expression without capturing groups (literal text escaped). */
+function piecesRegex(pieces: TimeFormatPiece[]): string {
+  return pieces
     .map((p) =>
       "literal" in p
         ? p.literal
@@ -116,17 +128,17 @@ export function timeFormatRegex(format: string): string {
         : (ELEMENT_RE[p.element] ?? ".*?"),
     )
     .join("");
-  return `^\\s*${body}\\s*$`;
 }
 
 /**
- * SQL of the minutes east of UTC named by `offset`, the text OFFSET_SUFFIX_RE matched (standard
+ * SQL of the minutes east of UTC named by `offset`, the text OFFSET_RE matched (standard
  * SQL all three engines read). `int` is the dialect's integer type name.
  */
 export function offsetMinutesSql(offset: string, int: string): string {
   const digits = `replace(${offset}, ':', '')`;
-  const minutes = `CAST(coalesce(nullif(substr(${digits}, 4, 2), ''), '0') AS ${int})`;
-  return `(CASE WHEN ${offset} = 'Z' THEN 0 ELSE (CASE WHEN substr(${offset}, 1, 1) = '-' THEN -1 ELSE 1 END) * (CAST(substr(${offset}, 2, 2) AS ${int}) * 60 + ${minutes}) END)`;
+  // '' reads as 0: an engine may cast every branch of the CASE (ClickHouse folds a constant 'Z')
+  const number = (at: number) => `CAST(coalesce(nullif(substr(${digits}, ${at}, 2), ''), '0') AS ${int})`;
+  return `(CASE WHEN ${offset} = 'Z' THEN 0 ELSE (CASE WHEN substr(${offset}, 1, 1) = '-' THEN -1 ELSE 1 END) * (${number(2)} * 60 + ${number(4)}) END)`;
 }
 
 /**
