@@ -46,11 +46,15 @@ export function formatTimestampSql(format: string, ts: string, zone: Zone, zoneT
       pattern += p.literal.replace(/%/g, "%%");
       continue;
     }
+    // %z is +HHMM, %Ez (RFC 3339) +HH:MM
+    const offsetText = (colon: string) =>
+      `concat(if(${offset} < 0, '-', '+'), leftPad(toString(intDiv(abs(${offset}), 3600)), 2, '0'), '${colon}', leftPad(toString(intDiv(abs(${offset}) % 3600, 60)), 2, '0'))`;
     const special: Record<string, string> = {
       e: `leftPad(toString(toDayOfMonth(${local})), 2, ' ')`,
       s: `toString(toInt64(floor(toUnixTimestamp64Micro(${ts}) / 1000000)))`,
       E3S: `concat(formatDateTime(${local}, '%S', 'UTC'), '.', leftPad(toString(intDiv(${micros}, 1000)), 3, '0'))`,
-      z: `concat(if(${offset} < 0, '-', '+'), leftPad(toString(intDiv(abs(${offset}), 3600)), 2, '0'), leftPad(toString(intDiv(abs(${offset}) % 3600, 60)), 2, '0'))`,
+      z: offsetText(""),
+      Ez: offsetText(":"),
       Z: zoneText,
     };
     if (p.element in special) {

@@ -9,11 +9,14 @@ import {
   MICROS_PER,
   MIN_TIMESTAMP_MICROS,
   microsPer,
+  offsetMinutesSql,
+  offsetSplit,
   QesError,
   readsInstant,
   type SqlEmitter,
   truncatesWithinOffset,
   weekNumberNumerator,
+  withoutFraction,
 } from "@qes/core";
 import { fromLocalSql, offsetSql, textToTimestampSql, toLocalSql, zoneOf } from "./clickhouse-time.ts";
 import { formatTimestampSql, translateParseFormat } from "./clickhouse-time-format.ts";
@@ -219,13 +222,31 @@ export function clickhouseTimeFunctions(e: SqlEmitter) {
       return formatTimestampSql(literalArg(call, 0, "its format"), ts!, z, zoneText);
     },
     PARSE_TIMESTAMP: ([, s, zone], call) => {
-      const format = e.stringLiteral(translateParseFormat(literalArg(call, 0, "its format")));
+      const bigQueryFormat = literalArg(call, 0, "its format");
+      // an offset is taken out of the text and applied here: parseDateTime64's %z reads neither
+      // Z nor +HH
+      const split = offsetSplit(bigQueryFormat);
+      const re = split && e.stringLiteral(split.re);
+      const civilText = split ? `replaceRegexpOne(${s}, ${re}, ${e.stringLiteral("\\1\\3")})` : s;
+      // BigQuery: a run of whitespace in the format matches any run in the text, and the text
+      // may be padded; parseDateTime64 wants the format's characters exactly, so both are reduced
+      // to single spaces (a format's space then still needs one in the text)
+      const text = `trimBoth(replaceRegexpAll(${civilText}, '[[:space:]]+', ' '))`;
+      const civil = split?.civil ?? bigQueryFormat;
       // read as a UTC reading, then placed in the zone: parseDateTime64's own zone places a
-      // reading with the offset of the UTC instant it names, an hour off beside a DST transition
+      // reading with the offset of the UTC instant it names, an hour off beside a DST transition;
+      // %E*S reads seconds with or without a fraction: each format is tried in turn
+      const attempts = [civil, withoutFraction(civil)]
+        .filter((f) => f !== undefined)
+        .map((f) => translateParseFormat(f).replace(/\s+/g, " ").trim())
+        .map((f) => `parseDateTime64OrNull(${text}, ${e.stringLiteral(f)}, 'UTC')`);
+      const attempt = attempts.length === 1 ? attempts[0]! : `coalesce(${attempts.join(", ")})`;
+      const offset = `extractGroups(${s}, ${re})[2]`;
+      const value = split ? `(${attempt} - toIntervalMinute(${offsetMinutesSql(offset, "Int32")}))` : attempt;
       // text that does not parse is BigQuery's error, not NULL
       const parsed = e.raiseWhen(
-        `toTimeZone(parseDateTime64OrNull(${s}, ${format}, 'UTC'), 'UTC')`,
-        `isNull(parseDateTime64OrNull(${s}, ${format}, 'UTC')) AND isNotNull(${s})`,
+        `toTimeZone(${value}, 'UTC')`,
+        `(isNull(${attempt})${split ? ` OR ${offset} = ''` : ""}) AND isNotNull(${s})`,
         "PARSE_TIMESTAMP: the text does not match the format",
       );
       // an offset in the text (%z) already placed the instant: the zone argument does not apply

@@ -14,6 +14,8 @@ import {
   literalArg,
   MAX_GENERATED_ELEMENTS,
   microsPer,
+  offsetMinutesSql,
+  offsetSplit,
   printfHead,
   QesError,
   REDACTED,
@@ -26,6 +28,7 @@ import {
   truncatesWithinOffset,
   weekNumberNumerator,
   weekStartDay,
+  withoutFraction,
 } from "@qes/core";
 import { duckdbFloatText } from "./duckdb-float-text.ts";
 import { jsonNumbersAsCore, jsonStringAt, jsonStringList } from "./duckdb-json-text.ts";
@@ -158,11 +161,29 @@ export class DuckdbDialect extends SqlEmitter {
     // (%z) says otherwise: strptime then returns the instant already
     PARSE_TIMESTAMP: ([, s, zone], call) => {
       const format = literalArg(call, 0, "its format");
+      // an offset is taken out of the text and applied here: strptime's %z reads neither Z nor +HH
+      const split = offsetSplit(format);
+      const re = split && this.stringLiteral(split.re);
+      const civil = split?.civil ?? format;
+      // %E*S reads seconds with or without a fraction: strptime tries each format in turn
+      const formats = [civil, withoutFraction(civil)]
+        .filter((f) => f !== undefined)
+        .map((f) => translateTimeFormat(f));
+      // strptime refuses a format that starts with whitespace (' %Y', or what stands before an
+      // offset at the start), where BigQuery lets padding match any whitespace or none: both the
+      // text and the format lose their padding
+      const padded = split !== undefined || formats.some((f) => f !== f.trim());
+      const civilText = split ? `regexp_replace(${s}, ${re}, '\\1\\3')` : s;
+      const text = padded ? `trim(${civilText})` : civilText;
+      const literals = formats.map((f) => this.stringLiteral(padded ? f.trim() : f));
+      const list = literals.length === 1 ? literals[0] : `[${literals.join(", ")}]`;
+      const attempt = `try_strptime(${text}, ${list})`;
+      const offset = `regexp_extract(${s}, ${re}, 2)`;
+      const value = split ? `(${attempt} - to_minutes(${offsetMinutesSql(offset, "INTEGER")}))` : attempt;
       // text that does not parse is BigQuery's error, not NULL
-      const attempt = `try_strptime(${s}, ${this.stringLiteral(translateTimeFormat(format))})`;
       const parsed = this.raiseWhen(
-        attempt,
-        `${attempt} IS NULL AND ${s} IS NOT NULL`,
+        value,
+        `(${attempt} IS NULL${split ? ` OR ${offset} = ''` : ""}) AND ${s} IS NOT NULL`,
         "PARSE_TIMESTAMP: the text does not match the format",
       );
       return zone === undefined || readsInstant(format) ? parsed : fromLocalSql(parsed, zoneName(zone));

@@ -164,10 +164,14 @@ export function formatTimestampSql(format: string, ts: string, zone?: DuckdbZone
       strf += p.literal.replace(/%/g, "%%");
       continue;
     }
+    // %z is +HHMM, %Ez (RFC 3339) +HH:MM
+    const offsetText = (colon: string) =>
+      `(CASE WHEN ${offset} < 0 THEN '-' ELSE '+' END || lpad(CAST(abs(${offset}) // 3600 AS VARCHAR), 2, '0') || '${colon}' || lpad(CAST(abs(${offset}) % 3600 // 60 AS VARCHAR), 2, '0'))`;
     const special: Record<string, string> = {
       e: `lpad(CAST(day(${local}) AS VARCHAR), 2, ' ')`,
       s: `CAST(CAST(floor(epoch_us(${ts}) / 1000000) AS BIGINT) AS VARCHAR)`,
-      z: `(CASE WHEN ${offset} < 0 THEN '-' ELSE '+' END || lpad(CAST(abs(${offset}) // 3600 AS VARCHAR), 2, '0') || lpad(CAST(abs(${offset}) % 3600 // 60 AS VARCHAR), 2, '0'))`,
+      z: offsetText(""),
+      Ez: offsetText(":"),
       Z: typeof zone === "object" ? zone.sql : `'${(zone ?? "UTC").replace(/'/g, "''")}'`,
     };
     if (p.element in special) {

@@ -18,6 +18,8 @@ import {
   MAX_GENERATED_ELEMENTS,
   microsPer,
   nanAwareExtreme,
+  offsetMinutesSql,
+  offsetSplit,
   QesError,
   REDACTED,
   readsInstant,
@@ -27,6 +29,7 @@ import {
   type SqlType,
   type SubstringSpelling,
   substrCall,
+  timeFormatRegex,
   truncate,
   weekNumberNumerator,
   weekStartDay,
@@ -258,15 +261,27 @@ export class PostgresDialect extends SqlEmitter {
         return postgresFromLocal(`CAST(${args[0]} AS timestamp)`, postgresZone(args[1]));
       return args[0]!;
     },
-    // to_timestamp reads the text in the session's zone (UTC) or its own offset (%z); the civil
-    // time it gives is then placed in the zone argument, unless the text carried its offset
+    // to_timestamp reads the text in the session's zone (UTC); the civil time it gives is then
+    // placed in the zone argument, unless the text carried its offset. An offset (%z, %Ez) is
+    // taken out of the text and applied here: TZHTZM reads neither Z nor +HH:MM, and after SS.US it
+    // took '+0530' for the fraction .053 and dropped the offset.
     PARSE_TIMESTAMP: ([, s, zone], call) => {
       const format = literalArg(call, 0, "its format");
       const z = zone === undefined || readsInstant(format) ? "'UTC'" : postgresZone(zone);
-      return postgresFromLocal(
-        `to_timestamp(${s}, ${this.stringLiteral(translateTimeFormat(format))})::timestamp`,
-        z,
+      const split = offsetSplit(format);
+      const re = split && this.stringLiteral(split.re);
+      const text = split ? `regexp_replace(${s}, ${re}, '\\1\\3')` : s;
+      const pattern = this.stringLiteral(translateTimeFormat(split?.civil ?? format));
+      const civil = `to_timestamp(${text}, ${pattern})::timestamp`;
+      const offset = `coalesce((regexp_match(${s}, ${re}))[2], '')`;
+      // to_timestamp reads what it can and skips the rest: text the format does not describe
+      // whole is BigQuery's error here, not an answer (the offset, if any, included)
+      const value = this.raiseWhen(
+        split ? `(${civil} - make_interval(mins => ${offsetMinutesSql(offset, "integer")}))` : civil,
+        `${s} !~ ${this.stringLiteral(timeFormatRegex(format))}`,
+        "PARSE_TIMESTAMP: the text does not match the format",
       );
+      return postgresFromLocal(value, z);
     },
     // More elements than the limit are an error, as on DuckDB. PostgreSQL has no error function:
     // the message is cast to integer, and names the arguments so that it is never a constant the

@@ -69,10 +69,14 @@ export function formatTimestampSql(
       pattern += patternLiteral(p.literal);
       continue;
     }
+    // %z is +HHMM, %Ez (RFC 3339) +HH:MM
+    const offsetText = (colon: string) =>
+      `(CASE WHEN ${offset} < 0 THEN '-' ELSE '+' END || lpad(CAST(abs(${offset}) / 3600 AS text), 2, '0') || '${colon}' || lpad(CAST(abs(${offset}) % 3600 / 60 AS text), 2, '0'))`;
     const special: Record<string, string> = {
       s: `CAST(CAST(floor(extract(epoch FROM ${ts})) AS bigint) AS text)`,
       e: `lpad(CAST(CAST(extract(day FROM ${local}) AS integer) AS text), 2, ' ')`,
-      z: `(CASE WHEN ${offset} < 0 THEN '-' ELSE '+' END || lpad(CAST(abs(${offset}) / 3600 AS text), 2, '0') || lpad(CAST(abs(${offset}) % 3600 / 60 AS text), 2, '0'))`,
+      z: offsetText(""),
+      Ez: offsetText(":"),
       Z: z,
     };
     if (p.element in special) {

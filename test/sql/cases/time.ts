@@ -701,6 +701,12 @@ export const timeCases: SqlCase[] = [
     expect: [{ a: "05:00", b: "10:00" }],
   },
   {
+    name: "FORMAT_TIMESTAMP %z and %Ez",
+    rule: "BigQuery format elements: %z is +HHMM, %Ez the RFC 3339 offset +HH:MM, both in the zone asked for",
+    sql: "select format_timestamp('%z %Ez', timestamp '2025-01-15 10:00:00+00', 'Asia/Kolkata') as east, format_timestamp('%z %Ez', timestamp '2025-01-15 10:00:00+00', 'America/St_Johns') as west, format_timestamp('%Ez', timestamp '2025-01-15 10:00:00+00') as utc",
+    expect: [{ east: "+0530 +05:30", west: "-0330 -03:30", utc: "+00:00" }],
+  },
+  {
     name: "PARSE_TIMESTAMP",
     rule: "BigQuery PARSE_TIMESTAMP (UTC by default)",
     sql: `select parse_timestamp('%Y-%m-%d %H:%M:%S', '2025-01-15 10:00:00') as t`,
@@ -724,6 +730,105 @@ export const timeCases: SqlCase[] = [
     rule: "BigQuery PARSE_TIMESTAMP: %z in the format reads the offset from the string; time_zone applies only to text without one",
     sql: `select parse_timestamp('%Y-%m-%d %H:%M:%S %z', '2025-01-15 10:00:00 +0200', 'America/New_York') as a, parse_timestamp('%d/%b/%Y:%H:%M:%S %z', '15/Jan/2025:10:00:00 -0130', '+05:30') as b`,
     expect: [{ a: us("2025-01-15T08:00:00Z"), b: us("2025-01-15T11:30:00Z") }],
+  },
+  {
+    name: "PARSE_TIMESTAMP: %E*S then %z with no fraction and an offset without a colon",
+    rule: "BigQuery PARSE_TIMESTAMP: %E*S reads seconds with or without a fraction, %z reads +HHMM (PostgreSQL's to_timestamp read '+0530' as the fraction .053 and ignored the offset)",
+    sql: "select parse_timestamp('%Y-%m-%dT%H:%M:%E*S%z', '2025-01-15T08:00:00+0530') as a, parse_timestamp('%Y-%m-%dT%H:%M:%E*S%z', '2025-01-15T08:00:00-0130') as b, parse_timestamp('%Y-%m-%dT%H:%M:%E*S%z', '2025-01-15T08:00:00+05') as c",
+    expect: [{ a: us("2025-01-15T02:30:00Z"), b: us("2025-01-15T09:30:00Z"), c: us("2025-01-15T03:00:00Z") }],
+  },
+  {
+    name: "PARSE_TIMESTAMP: %E*S then %z with a fraction and an offset with a colon",
+    rule: "BigQuery PARSE_TIMESTAMP: %E*S reads any number of fraction digits, %z reads +HH:MM",
+    sql: "select parse_timestamp('%Y-%m-%dT%H:%M:%E*S%z', '2025-01-15T08:00:00.123456+05:30') as a, parse_timestamp('%Y-%m-%dT%H:%M:%E*S%z', '2025-01-15T08:00:00.123-01:30') as b",
+    expect: [{ a: us("2025-01-15T02:30:00.123456Z"), b: us("2025-01-15T09:30:00.123Z") }],
+  },
+  {
+    name: "PARSE_TIMESTAMP: %E*S without a fraction",
+    rule: "BigQuery PARSE_TIMESTAMP: %E*S reads seconds with or without a fraction",
+    sql: "select parse_timestamp('%Y-%m-%dT%H:%M:%E*S', '2025-01-15T08:00:00') as a, parse_timestamp('%Y-%m-%d %H:%M:%E*S', '2025-01-15 08:00:00.5') as b",
+    expect: [{ a: us("2025-01-15T08:00:00Z"), b: us("2025-01-15T08:00:00.5Z") }],
+  },
+  {
+    name: "PARSE_TIMESTAMP: %z reads Z as UTC",
+    rule: "BigQuery PARSE_TIMESTAMP: %z reads a trailing Z as offset zero; the zone argument does not apply",
+    sql: "select parse_timestamp('%Y-%m-%dT%H:%M:%S%z', '2025-01-15T08:00:00Z', 'America/New_York') as a, parse_timestamp('%Y-%m-%dT%H:%M:%E*S%z', '2025-01-15T08:00:00.123Z') as b",
+    expect: [{ a: us("2025-01-15T08:00:00Z"), b: us("2025-01-15T08:00:00.123Z") }],
+  },
+  {
+    name: "PARSE_TIMESTAMP: %Ez reads an RFC 3339 offset",
+    rule: "BigQuery format elements: %Ez is the RFC 3339 offset (+HH:MM); parsing reads it as %z, Z included (Supabase Studio's auth reports parse '%Y-%m-%dT%H:%M:%E*S%Ez')",
+    sql: "select parse_timestamp('%Y-%m-%dT%H:%M:%E*S%Ez', '2025-01-15T08:00:00.123Z') as a, parse_timestamp('%Y-%m-%dT%H:%M:%E*S%Ez', '2025-01-15T08:00:00+05:30') as b, coalesce(parse_timestamp('%Y-%m-%dT%H:%M:%E*S%Ez', '2025-01-15T08:00:00-02:00'), timestamp '2000-01-01') as c",
+    expect: [
+      { a: us("2025-01-15T08:00:00.123Z"), b: us("2025-01-15T02:30:00Z"), c: us("2025-01-15T10:00:00Z") },
+    ],
+  },
+  {
+    name: "PARSE_TIMESTAMP with %z inside the format",
+    rule: "BigQuery PARSE_TIMESTAMP: %z reads Z, +HH, +HHMM and +HH:MM wherever it stands in the format",
+    sql: "select parse_timestamp('%a %b %d %H:%M:%S %z %Y', 'Wed Jan 15 08:00:00 +0530 2025') as a, parse_timestamp('%a %b %d %H:%M:%S %z %Y', 'Wed Jan 15 08:00:00 -01:30 2025') as b, parse_timestamp('%a %b %d %H:%M:%S %z %Y', 'Wed Jan 15 08:00:00 Z 2025') as c, parse_timestamp('%z %Y-%m-%d %H:%M', '+05 2025-01-15 08:00') as d",
+    expect: [
+      {
+        a: us("2025-01-15T02:30:00Z"),
+        b: us("2025-01-15T09:30:00Z"),
+        c: us("2025-01-15T08:00:00Z"),
+        d: us("2025-01-15T03:00:00Z"),
+      },
+    ],
+  },
+  {
+    name: "PARSE_TIMESTAMP with %z of text without an offset is an error",
+    rule: "BigQuery PARSE_TIMESTAMP: an error when the string cannot be parsed with the format",
+    sql: "select parse_timestamp('%Y-%m-%dT%H:%M:%E*S%z', '2025-01-15T08:00:00') as a",
+    expect: { error: "sql_invalid" },
+  },
+  {
+    name: "PARSE_TIMESTAMP with %z of an offset that is not one is an error",
+    rule: "BigQuery PARSE_TIMESTAMP: an error when the string cannot be parsed with the format",
+    sql: "select parse_timestamp('%Y-%m-%dT%H:%M:%E*S%z', '2025-01-15T08:00:00+5') as a",
+    expect: { error: "sql_invalid" },
+  },
+  {
+    name: "PARSE_TIMESTAMP with %z of an offset past 23:59 is an error",
+    rule: "BigQuery PARSE_TIMESTAMP %z (absl ParseOffset): hours 00-23, minutes 00-59; else the string cannot be parsed, an error",
+    sql: "select parse_timestamp('%Y-%m-%dT%H:%M:%S%z', '2025-01-15T08:00:00+05:99') as a",
+    expect: { error: "sql_invalid" },
+  },
+  {
+    name: "PARSE_TIMESTAMP of text whose literal characters differ from the format's is an error",
+    rule: "BigQuery PARSE_TIMESTAMP: an error when the string cannot be parsed with the format (PostgreSQL's to_timestamp skipped any character for the format's 'T')",
+    sql: "select parse_timestamp('%Y-%m-%dT%H:%M:%E*S%z', '2025-01-15 08:00:00+05:30') as a",
+    expect: { error: "sql_invalid" },
+  },
+  {
+    name: "PARSE_TIMESTAMP of text with more than the format reads is an error",
+    rule: "BigQuery PARSE_TIMESTAMP: an error when the string cannot be parsed with the format (PostgreSQL's to_timestamp ignored trailing text, and a fraction under %S)",
+    sql: "select parse_timestamp('%Y-%m-%dT%H:%M:%S', '2025-01-15T08:00:00junk') as a",
+    expect: { error: "sql_invalid" },
+  },
+  {
+    name: "PARSE_TIMESTAMP of a fraction under %S is an error",
+    rule: "BigQuery PARSE_TIMESTAMP: %S reads whole seconds; a fraction in the string cannot be parsed, an error",
+    sql: "select parse_timestamp('%Y-%m-%dT%H:%M:%S%z', '2025-01-15T08:00:00.5+05:30') as a",
+    expect: { error: "sql_invalid" },
+  },
+  {
+    name: "PARSE_TIMESTAMP of text with less than the format reads is an error",
+    rule: "BigQuery PARSE_TIMESTAMP: an error when the string cannot be parsed with the format (PostgreSQL's to_timestamp read '08:00+05:30' under %H:%M:%S%z as 08:00:00)",
+    sql: "select parse_timestamp('%Y-%m-%dT%H:%M:%S%z', '2025-01-15T08:00+05:30') as a",
+    expect: { error: "sql_invalid" },
+  },
+  {
+    name: "PARSE_TIMESTAMP with whitespace: a run in the format matches any run, and the text may be padded",
+    rule: "BigQuery PARSE_TIMESTAMP: one or more consecutive white spaces in the format match zero or more in the string; leading and trailing white spaces in the string are always allowed",
+    sql: "select parse_timestamp('%Y-%m-%d %H:%M:%S', '2025-01-15   08:00:00') as a, parse_timestamp('%Y-%m-%d %H:%M:%S', ' 2025-01-15 08:00:00 ') as b, parse_timestamp('%Y-%m-%dT%H:%M:%E*S%Ez', ' 2025-01-15T08:00:00+05:30 ') as c",
+    expect: [{ a: us("2025-01-15T08:00:00Z"), b: us("2025-01-15T08:00:00Z"), c: us("2025-01-15T02:30:00Z") }],
+  },
+  {
+    name: "PARSE_TIMESTAMP with %E*S of a fraction without digits is an error",
+    rule: "BigQuery PARSE_TIMESTAMP: an error when the string cannot be parsed with the format",
+    sql: "select parse_timestamp('%Y-%m-%dT%H:%M:%E*S%z', '2025-01-15T08:00:00.x+05:30') as a",
+    expect: { error: "sql_invalid" },
   },
   {
     name: "PARSE_TIMESTAMP in a time zone from a parameter",
