@@ -804,15 +804,14 @@ limit 100
       ),
   },
   {
-    // Studio bounds this report with COALESCE(PARSE_TIMESTAMP('%Y-%m-%dT%H:%M:%E*S%Ez', …),
-    // TIMESTAMP(…)); qes refuses %Ez (reported), so the bounds here are the TIMESTAMP(…) branch
+    // Studio bounds this report with COALESCE(PARSE_TIMESTAMP('%Y-%m-%dT%H:%M:%E*S%Ez', …), TIMESTAMP(…))
     name: "auth report latency: params CTE comma-joined, JSON_VALUE of event_message, APPROX_QUANTILES[OFFSET], JOIN USING",
     sql: `
     -- Auth latency (sign-in + sign-up)
     WITH params AS (
       SELECT
-        TIMESTAMP('2025-01-15T09:00:00.000Z') AS start_ts,
-        TIMESTAMP('2025-01-15T12:00:00.000Z') AS end_ts
+        COALESCE(PARSE_TIMESTAMP('%Y-%m-%dT%H:%M:%E*S%Ez', '2025-01-15T09:00:00.000Z'), TIMESTAMP('2025-01-15T09:00:00.000Z')) AS start_ts,
+        COALESCE(PARSE_TIMESTAMP('%Y-%m-%dT%H:%M:%E*S%Ez', '2025-01-15T14:30:00+02:30'), TIMESTAMP('2025-01-15T12:00:00.000Z')) AS end_ts
     ),
     base AS (
       SELECT
