@@ -3,6 +3,7 @@ import { exclusiveStoreOf, openBackend } from "../../backend/open-backend.ts";
 import { requestClock } from "../../clock.ts";
 import { loadConfig, type QesConfig } from "../../config.ts";
 import { localIngestFile, readLocalIngestFile, writerIsRunning } from "../../ingest/local-ingest-file.ts";
+import { postAndWait } from "../post-and-wait.ts";
 import { CliError, count } from "../terminal.ts";
 
 /**
@@ -57,12 +58,9 @@ async function retentionThroughServer(config: QesConfig): Promise<number> {
     );
     return 0;
   }
-  let res: Response;
+  let res: { status: number; text: string };
   try {
-    res = await fetch(`${local.url.replace(/\/+$/, "")}/api/retention`, {
-      method: "POST",
-      headers: { "X-API-KEY": local.token },
-    });
+    res = await postAndWait(`${local.url.replace(/\/+$/, "")}/api/retention`, { "X-API-KEY": local.token });
   } catch (e) {
     throw new CliError(
       `the qes serve holding ${store} (pid ${local.pid}) did not answer at ${local.url}: ${String(e)}`,
@@ -75,7 +73,7 @@ async function retentionThroughServer(config: QesConfig): Promise<number> {
     );
     return 0;
   }
-  const body = (await res.json().catch(() => undefined)) as
+  const body = parsedOrUndefined(res.text) as
     | { sources?: { source: string; removed: number; dropped_partitions?: number }[]; error?: unknown }
     | undefined;
   if (res.status !== 200 || !Array.isArray(body?.sources)) {
@@ -96,6 +94,14 @@ async function retentionThroughServer(config: QesConfig): Promise<number> {
     })),
   );
   return 0;
+}
+
+function parsedOrUndefined(text: string): unknown {
+  try {
+    return JSON.parse(text);
+  } catch {
+    return undefined;
+  }
 }
 
 function printReports(reports: readonly RetentionReport[]): void {
