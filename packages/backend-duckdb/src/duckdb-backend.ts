@@ -212,7 +212,8 @@ class DuckdbBackend implements Backend {
     });
   }
 
-  sourceStats(): Promise<SourceStats[]> {
+  // async: a store not open (before init, after close) rejects, as every other read does
+  async sourceStats(): Promise<SourceStats[]> {
     const { instance, schema } = this.ready();
     return this.stats.get(Object.values(schema.sources), async (stale) => {
       const conn = await instance.connect();
