@@ -334,12 +334,12 @@ export class DuckdbDialect extends SqlEmitter {
     return `isnan(${x})`;
   }
 
-  override raiseWhen(value: string, failWhen: string, message: string): string {
+  protected override raise(value: string, failWhen: string, message: string): string {
     return `CASE WHEN ${failWhen} THEN error(${this.stringLiteral(message)}) ELSE ${value} END`;
   }
 
   // DuckDB divides by zero to Infinity or NULL; BigQuery (and PostgreSQL) raise
-  override divisor(sql: string): string {
+  protected override checkedDivisor(sql: string): string {
     return `CASE WHEN ${sql} = 0 THEN error('division by zero') ELSE ${sql} END`;
   }
 

@@ -324,7 +324,8 @@ export class PostgresDialect extends SqlEmitter {
     CHAR_LENGTH: rename("char_length"),
     ROUND: decimalRounding("round"),
     TRUNC: decimalRounding("trunc"),
-    DIV: ([a, b]) => `((${a}) / (${b}))`,
+    // the divisor as every engine writes it: NULL under SAFE., PostgreSQL's own error otherwise
+    DIV: ([a, b]) => `((${a}) / ${this.divisor(`(${b})`)})`,
     LOG10: checkedMath.log((x) => `log(${x})`),
     // PostgreSQL raises on an underflow, where BigQuery's answer is 0: past e^-745.2 (the least
     // FLOAT64 above 0 is about e^-744.4) the result is 0 without asking
