@@ -1,6 +1,7 @@
 import {
   ADDRESS_PATTERN,
   type CallExpr,
+  checkedMakeDate,
   checkedMath,
   checkedTimestampFrom,
   DEFAULT_FUNCTIONS,
@@ -111,7 +112,7 @@ export class DuckdbDialect extends SqlEmitter {
     DATETIME: (args, call) =>
       isTimestamp(call, 0) ? toLocalSql(args[0]!, zoneName(args[1])) : `CAST(${args[0]} AS TIMESTAMP)`,
     DATE: (args, call) => {
-      if (args.length === 3) return `make_date(${args.join(", ")})`;
+      if (args.length === 3) return checkedMakeDate(args, this, `make_date(${args.join(", ")})`);
       return isTimestamp(call, 0)
         ? `CAST(${toLocalSql(args[0]!, zoneName(args[1]))} AS DATE)`
         : `CAST(${args[0]} AS DATE)`;

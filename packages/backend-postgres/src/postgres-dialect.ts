@@ -1,6 +1,7 @@
 import {
   ADDRESS_PATTERN,
   type CallExpr,
+  checkedMakeDate,
   checkedMath,
   checkedTimestampFrom,
   DEFAULT_FUNCTIONS,
@@ -189,7 +190,12 @@ export class PostgresDialect extends SqlEmitter {
       return `CAST(${args[0]} AS timestamp)`;
     },
     DATE: (args, call) => {
-      if (args.length === 3) return `make_date(${args.map((a) => `CAST(${a} AS integer)`).join(", ")})`;
+      if (args.length === 3)
+        return checkedMakeDate(
+          args,
+          this,
+          `make_date(${args.map((a) => `CAST(${a} AS integer)`).join(", ")})`,
+        );
       const from = call.args[0]?.type;
       if (from?.t === "scalar" && from.s === "TIMESTAMP")
         return `CAST(${args[0]} AT TIME ZONE ${postgresZone(args[1])} AS date)`;

@@ -50,6 +50,12 @@ export const safeCases: SqlCase[] = [
     expect: [{ a: null, b: null, c: "bc" }],
   },
   {
+    name: "SAFE.DATE of a day that does not exist is NULL",
+    rule: "BigQuery SAFE. prefix: DATE(year, month, day) raises for no such day without it (DuckDB's and PostgreSQL's make_date raised in their own words)",
+    sql: "select d, safe.date(2024, 2, d) as a, safe.date(2025, 2, d) as b, safe.date(2025, 13, 1) as c from unnest([29]) d",
+    expect: [{ d: 29, a: "2024-02-29", b: null, c: null }],
+  },
+  {
     name: "SAFE. of a function that raises nothing",
     rule: "BigQuery SAFE. prefix: the function's own answer where it does not raise",
     sql: "select safe.upper('a') as u, SAFE.CONCAT('a', 'b') as c, safe.length(null) as n",
