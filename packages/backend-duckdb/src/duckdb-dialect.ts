@@ -119,7 +119,8 @@ export class DuckdbDialect extends SqlEmitter {
     },
     TIMESTAMP: (args, call) => {
       const t = call.args[0]?.type;
-      if (t?.t === "scalar" && t.s === "STRING") return stringToTimestampSql(args[0]!, zoneName(args[1]));
+      if (t?.t === "scalar" && t.s === "STRING")
+        return stringToTimestampSql(args[0]!, zoneName(args[1]), this.inSafeCall);
       if (t?.t === "scalar" && t.s !== "TIMESTAMP")
         return fromLocalSql(`CAST(${args[0]} AS TIMESTAMP)`, zoneName(args[1]));
       return args[0]!;

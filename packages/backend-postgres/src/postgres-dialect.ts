@@ -261,7 +261,9 @@ export class PostgresDialect extends SqlEmitter {
         const s = typedLiteral(args[0]!);
         const zone = postgresZone(args[1]);
         // An explicit offset in the text wins over the zone argument.
-        return `CASE WHEN ${s} ~ '(Z|UTC|[+-][0-9]{1,2}(:?[0-9]{2})?)\\s*$' AND ${s} ~ '[0-9]:[0-9]' THEN CAST(${s} AS timestamptz) ELSE ${postgresFromLocal(`CAST(${s} AS timestamp)`, zone)} END`;
+        const ts = `CASE WHEN ${s} ~ '(Z|UTC|[+-][0-9]{1,2}(:?[0-9]{2})?)\\s*$' AND ${s} ~ '[0-9]:[0-9]' THEN CAST(${s} AS timestamptz) ELSE ${postgresFromLocal(`CAST(${s} AS timestamp)`, zone)} END`;
+        // SAFE.TIMESTAMP: text that is no timestamp is NULL, as SAFE_CAST reads it
+        return this.inSafeCall ? validDateThen(s, ts) : ts;
       }
       if (t?.t === "scalar" && t.s !== "TIMESTAMP")
         return postgresFromLocal(`CAST(${args[0]} AS timestamp)`, postgresZone(args[1]));

@@ -56,6 +56,17 @@ export const safeCases: SqlCase[] = [
     expect: [{ d: 29, a: "2024-02-29", b: null, c: null }],
   },
   {
+    name: "SAFE.TIMESTAMP of text that is no timestamp is NULL",
+    rule: "BigQuery SAFE. prefix: TIMESTAMP(string) raises for text that is no timestamp without it (each engine's own cast raised)",
+    sql: "select s, safe.timestamp(s) as t, safe.timestamp(s, 'America/New_York') as ny from unnest(['2025-01-15 10:00:00', 'junk', '2025-02-30 00:00:00', '2025-01-15 10:00:00+01']) s",
+    expect: [
+      { s: "2025-01-15 10:00:00", t: us("2025-01-15T10:00:00Z"), ny: us("2025-01-15T15:00:00Z") },
+      { s: "junk", t: null, ny: null },
+      { s: "2025-02-30 00:00:00", t: null, ny: null },
+      { s: "2025-01-15 10:00:00+01", t: us("2025-01-15T09:00:00Z"), ny: us("2025-01-15T09:00:00Z") },
+    ],
+  },
+  {
     name: "SAFE. of a function that raises nothing",
     rule: "BigQuery SAFE. prefix: the function's own answer where it does not raise",
     sql: "select safe.upper('a') as u, SAFE.CONCAT('a', 'b') as c, safe.length(null) as n",

@@ -540,6 +540,14 @@ export abstract class SqlEmitter implements Dialect {
    */
   private safeErrors = false;
 
+  /**
+   * Whether the function being written is a SAFE. call: a function whose engine raises by itself
+   * (a cast of text, not raiseWhen) writes its non-raising form instead.
+   */
+  get inSafeCall(): boolean {
+    return this.safeErrors;
+  }
+
   private withSafeErrors(emit: () => string): string {
     const outer = this.safeErrors;
     this.safeErrors = true;
