@@ -151,12 +151,12 @@ export class ClickhouseDialect extends SqlEmitter {
   }
 
   /** throwIf over the block: `value` is read only once the block has no failing row */
-  override raiseWhen(value: string, failWhen: string, message: string): string {
+  protected override raise(value: string, failWhen: string, message: string): string {
     return `if(throwIf(ifNull(${failWhen}, false), ${this.stringLiteral(message)}) = 0, ${value}, ${value})`;
   }
 
   /** `1 / 0` raises, as in BigQuery: ClickHouse would answer inf (the divisor plus 0, or the error) */
-  override divisor(sql: string): string {
+  protected override checkedDivisor(sql: string): string {
     return `(${sql} + throwIf(ifNull(${sql} = 0, false), 'division by zero'))`;
   }
 

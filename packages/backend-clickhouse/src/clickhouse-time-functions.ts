@@ -198,7 +198,7 @@ export function clickhouseTimeFunctions(e: SqlEmitter) {
     TIMESTAMP: ([x, zone], call) => {
       switch (scalarOf(call, 0)) {
         case "STRING":
-          return textToTimestampSql(x!, zoneOf(zone));
+          return textToTimestampSql(x!, zoneOf(zone), e.inSafeCall);
         case "DATE":
           return fromLocalSql(`toDateTime64(${x}, 6, 'UTC')`, zoneOf(zone));
         case "DATETIME":

@@ -1,6 +1,7 @@
 import {
   ADDRESS_PATTERN,
   type CallExpr,
+  checkedMakeDate,
   checkedMath,
   checkedTimestampFrom,
   DEFAULT_FUNCTIONS,
@@ -111,14 +112,15 @@ export class DuckdbDialect extends SqlEmitter {
     DATETIME: (args, call) =>
       isTimestamp(call, 0) ? toLocalSql(args[0]!, zoneName(args[1])) : `CAST(${args[0]} AS TIMESTAMP)`,
     DATE: (args, call) => {
-      if (args.length === 3) return `make_date(${args.join(", ")})`;
+      if (args.length === 3) return checkedMakeDate(args, this, `make_date(${args.join(", ")})`);
       return isTimestamp(call, 0)
         ? `CAST(${toLocalSql(args[0]!, zoneName(args[1]))} AS DATE)`
         : `CAST(${args[0]} AS DATE)`;
     },
     TIMESTAMP: (args, call) => {
       const t = call.args[0]?.type;
-      if (t?.t === "scalar" && t.s === "STRING") return stringToTimestampSql(args[0]!, zoneName(args[1]));
+      if (t?.t === "scalar" && t.s === "STRING")
+        return stringToTimestampSql(args[0]!, zoneName(args[1]), this.inSafeCall);
       if (t?.t === "scalar" && t.s !== "TIMESTAMP")
         return fromLocalSql(`CAST(${args[0]} AS TIMESTAMP)`, zoneName(args[1]));
       return args[0]!;
@@ -334,12 +336,12 @@ export class DuckdbDialect extends SqlEmitter {
     return `isnan(${x})`;
   }
 
-  override raiseWhen(value: string, failWhen: string, message: string): string {
+  protected override raise(value: string, failWhen: string, message: string): string {
     return `CASE WHEN ${failWhen} THEN error(${this.stringLiteral(message)}) ELSE ${value} END`;
   }
 
   // DuckDB divides by zero to Infinity or NULL; BigQuery (and PostgreSQL) raise
-  override divisor(sql: string): string {
+  protected override checkedDivisor(sql: string): string {
     return `CASE WHEN ${sql} = 0 THEN error('division by zero') ELSE ${sql} END`;
   }
 

@@ -1,6 +1,7 @@
 import {
   ADDRESS_PATTERN,
   type CallExpr,
+  checkedMakeDate,
   checkedMath,
   checkedTimestampFrom,
   DEFAULT_FUNCTIONS,
@@ -189,7 +190,12 @@ export class PostgresDialect extends SqlEmitter {
       return `CAST(${args[0]} AS timestamp)`;
     },
     DATE: (args, call) => {
-      if (args.length === 3) return `make_date(${args.map((a) => `CAST(${a} AS integer)`).join(", ")})`;
+      if (args.length === 3)
+        return checkedMakeDate(
+          args,
+          this,
+          `make_date(${args.map((a) => `CAST(${a} AS integer)`).join(", ")})`,
+        );
       const from = call.args[0]?.type;
       if (from?.t === "scalar" && from.s === "TIMESTAMP")
         return `CAST(${args[0]} AT TIME ZONE ${postgresZone(args[1])} AS date)`;
@@ -255,7 +261,9 @@ export class PostgresDialect extends SqlEmitter {
         const s = typedLiteral(args[0]!);
         const zone = postgresZone(args[1]);
         // An explicit offset in the text wins over the zone argument.
-        return `CASE WHEN ${s} ~ '(Z|UTC|[+-][0-9]{1,2}(:?[0-9]{2})?)\\s*$' AND ${s} ~ '[0-9]:[0-9]' THEN CAST(${s} AS timestamptz) ELSE ${postgresFromLocal(`CAST(${s} AS timestamp)`, zone)} END`;
+        const ts = `CASE WHEN ${s} ~ '(Z|UTC|[+-][0-9]{1,2}(:?[0-9]{2})?)\\s*$' AND ${s} ~ '[0-9]:[0-9]' THEN CAST(${s} AS timestamptz) ELSE ${postgresFromLocal(`CAST(${s} AS timestamp)`, zone)} END`;
+        // SAFE.TIMESTAMP: text that is no timestamp is NULL, as SAFE_CAST reads it
+        return this.inSafeCall ? validDateThen(s, ts) : ts;
       }
       if (t?.t === "scalar" && t.s !== "TIMESTAMP")
         return postgresFromLocal(`CAST(${args[0]} AS timestamp)`, postgresZone(args[1]));
@@ -324,7 +332,8 @@ export class PostgresDialect extends SqlEmitter {
     CHAR_LENGTH: rename("char_length"),
     ROUND: decimalRounding("round"),
     TRUNC: decimalRounding("trunc"),
-    DIV: ([a, b]) => `((${a}) / (${b}))`,
+    // the divisor as every engine writes it: NULL under SAFE., PostgreSQL's own error otherwise
+    DIV: ([a, b]) => `((${a}) / ${this.divisor(`(${b})`)})`,
     LOG10: checkedMath.log((x) => `log(${x})`),
     // PostgreSQL raises on an underflow, where BigQuery's answer is 0: past e^-745.2 (the least
     // FLOAT64 above 0 is about e^-744.4) the result is 0 without asking

@@ -10,6 +10,7 @@ import { matrixCases } from "./matrix.ts";
 import { presenceCases } from "./presence.ts";
 import { queryCases } from "./queries.ts";
 import { regexCases } from "./regex.ts";
+import { safeCases } from "./safe.ts";
 import { timeCases } from "./time.ts";
 import { unnestCases } from "./unnest.ts";
 
@@ -31,6 +32,7 @@ export const CASE_GROUPS: Record<string, SqlCase[]> = {
   structs: structCases,
   joinGroups: joinGroupCases,
   engineSemantics: engineSemanticsCases,
+  safe: safeCases,
 };
 
 export const ALL_CASES: SqlCase[] = Object.values(CASE_GROUPS).flat();

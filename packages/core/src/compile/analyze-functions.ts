@@ -35,6 +35,47 @@ export function functionName(node: AstNode): string {
 
 export function analyzeFunction(node: AstNode, env: ExprEnv): Expr {
   const name = functionName(node);
+  const safeOf = /^safe\.(.*)$/is.exec(name)?.[1];
+  if (safeOf !== undefined) return analyzeSafeCall(safeOf, node, env);
+  return analyzeCall(name, node, env);
+}
+
+/**
+ * `SAFE.fn(…)`: BigQuery's call of a scalar function whose own errors are NULL (its arguments'
+ * errors still raise). Only a catalogue scalar function takes the prefix — never an internal call,
+ * a special form, an aggregate or a window (BigQuery refuses SAFE. on those too) — so the sandbox's
+ * allow-list is the catalogue's, as without it. The dialect writes the call with its raises turned
+ * into NULL (SqlEmitter.raiseWhen).
+ */
+function analyzeSafeCall(name: string, node: AstNode, env: ExprEnv): Expr {
+  const spec = name.startsWith("_") ? undefined : lookupFunction(name);
+  const shown = `SAFE.${name.toUpperCase()}`;
+  if (!spec)
+    return fail(
+      "function_not_allowed",
+      `Function ${shown} is not allowed: ${name.toUpperCase()} is not in the catalogue of BigQuery functions qes supports.`,
+      node,
+    );
+  const refused =
+    spec.kind === "aggregate"
+      ? "an aggregate function"
+      : spec.kind === "window" || node.over
+        ? "a window function call"
+        : (SPECIAL_FORM_NAMES as readonly string[]).includes(spec.name)
+          ? "not a function it can prefix"
+          : undefined;
+  if (refused)
+    return fail(
+      "function_not_allowed",
+      `Function ${shown} is not allowed: SAFE. prefixes scalar functions only, and ${spec.name} is ${refused}.`,
+      node,
+    );
+  const call = analyzeCall(spec.name, node, env);
+  // a call the analyser answered without the function (ARRAY_LENGTH of a record) raises nothing
+  return call.k === "call" ? { ...call, safe: true } : call;
+}
+
+function analyzeCall(name: string, node: AstNode, env: ExprEnv): Expr {
   const internal = analyzeInternal(name.toLowerCase(), node, env);
   if (internal) return internal;
   const special = specialForm(name);

@@ -24,6 +24,8 @@ export type Expr =
       over?: WindowSpec;
       /** where the call is in the SQL, for errors only a dialect finds (a FORMAT it cannot write) */
       at?: { line: number; column: number };
+      /** `SAFE.fn(…)`: the errors the function itself raises are NULL (its arguments' are not) */
+      safe?: true;
     }
   | { k: "op"; op: string; args: Expr[]; type: SqlType }
   | { k: "case"; operand?: Expr; whens: Array<[Expr, Expr]>; else?: Expr; type: SqlType }

@@ -91,6 +91,21 @@ export function substrCall(
   return spell.substring(s!, start, count);
 }
 
+/**
+ * DATE(year, month, day) by the engine's `makeDate` SQL, BigQuery's error (NULL under SAFE.) for a
+ * day that does not exist checked first: make_date raised in the engine's own words, where SAFE.
+ * could not reach it. The month's length is plain arithmetic, so the check itself cannot raise.
+ */
+export function checkedMakeDate([y, m, d]: string[], e: SqlEmitter, makeDate: string): string {
+  const leap = `((${y}) % 4 = 0 AND (${y}) % 100 <> 0) OR (${y}) % 400 = 0`;
+  const days = `CASE WHEN (${m}) IN (4, 6, 9, 11) THEN 30 WHEN (${m}) = 2 THEN CASE WHEN ${leap} THEN 29 ELSE 28 END ELSE 31 END`;
+  return e.raiseWhen(
+    makeDate,
+    `(${m}) < 1 OR (${m}) > 12 OR (${d}) < 1 OR (${y}) < 1 OR (${y}) > 9999 OR (${d}) > ${days}`,
+    "DATE(year, month, day): no such date",
+  );
+}
+
 /** LEFT and RIGHT: a count past the text is the whole text; a negative count is BigQuery's error. */
 export function edgeCall(
   side: "left" | "right",

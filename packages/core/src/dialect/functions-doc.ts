@@ -136,6 +136,11 @@ export function renderFunctionsDoc(dialects: readonly SqlEmitter[]): string {
     "is refused when it compiles for that backend (`qes check`, start-up, consumer SQL), naming the",
     "backend. Departures from BigQuery are listed under the function (DESIGN.md §3).",
     "",
+    "Every scalar function below may be called with BigQuery's `SAFE.` prefix (`SAFE.PARSE_TIMESTAMP(…)`):",
+    "where the function itself would raise BigQuery's error (the checks of docs/compiler.md, \"BigQuery's",
+    "run-time errors\"), the answer is NULL; its arguments' errors still raise. Aggregates, window",
+    "functions and names outside this list are refused with the prefix as without it.",
+    "",
     `Dialects: ${dialects.map((d) => d.name).join(", ")}.`,
     "",
   ];

@@ -524,6 +524,41 @@ export abstract class SqlEmitter implements Dialect {
   }
 
   expr(e: Expr): string {
+    // an expression a SAFE. call's emitter writes is one of its arguments: its errors still raise
+    if (!this.safeErrors) return this.exprOf(e);
+    this.safeErrors = false;
+    try {
+      return this.exprOf(e);
+    } finally {
+      this.safeErrors = true;
+    }
+  }
+
+  /**
+   * True while a `SAFE.` call's own SQL is written (not its arguments'): what the function raises
+   * (raiseWhen, divisor) is NULL instead, BigQuery's SAFE. prefix.
+   */
+  private safeErrors = false;
+
+  /**
+   * Whether the function being written is a SAFE. call: a function whose engine raises by itself
+   * (a cast of text, not raiseWhen) writes its non-raising form instead.
+   */
+  get inSafeCall(): boolean {
+    return this.safeErrors;
+  }
+
+  private withSafeErrors(emit: () => string): string {
+    const outer = this.safeErrors;
+    this.safeErrors = true;
+    try {
+      return emit();
+    } finally {
+      this.safeErrors = outer;
+    }
+  }
+
+  private exprOf(e: Expr): string {
     switch (e.k) {
       case "lit":
         return this.literal(e.value, e.type);
@@ -551,7 +586,9 @@ export abstract class SqlEmitter implements Dialect {
         this.overPlaced = false;
         const args = e.args.map((a, i) => this.callArg(e, a, i));
         this.overPlaced = false;
-        const sql = this.located(e, () => emit(args, e, this));
+        const sql = this.located(e, () =>
+          e.safe ? this.withSafeErrors(() => emit(args, e, this)) : emit(args, e, this),
+        );
         // Emitters that wrap an aggregate (CAST(sum(x) AS …)) place OVER themselves via overOf.
         return e.over && !this.overPlaced ? `${sql}${this.overOf(e)}` : sql;
       }
@@ -726,6 +763,11 @@ export abstract class SqlEmitter implements Dialect {
    * instead override this to raise it, so every backend refuses the same query.
    */
   divisor(sql: string): string {
+    return this.safeErrors ? `NULLIF(${sql}, 0)` : this.checkedDivisor(sql);
+  }
+
+  /** The divisor outside SAFE.: engines that do not raise "division by zero" override this. */
+  protected checkedDivisor(sql: string): string {
     return sql;
   }
 
@@ -738,6 +780,13 @@ export abstract class SqlEmitter implements Dialect {
    * condition is still undecided. Engines with an error function override this.
    */
   raiseWhen(value: string, failWhen: string, message: string): string {
+    // SAFE.: the failing row's answer is NULL (a NULL condition is no failure, as below)
+    if (this.safeErrors) return `CASE WHEN ${failWhen} THEN NULL ELSE ${value} END`;
+    return this.raise(value, failWhen, message);
+  }
+
+  /** raiseWhen outside SAFE.: the engine stops the query with `message` where `failWhen` holds. */
+  protected raise(value: string, failWhen: string, message: string): string {
     const text = `${this.stringLiteral(`${RAISED_MESSAGE_MARK}${message}`)} || CASE WHEN ${failWhen} THEN '' END`;
     return `CASE WHEN (CASE WHEN ${failWhen} THEN CAST(${text} AS ${this.typeName("INT64")}) END) IS NULL THEN ${value} END`;
   }

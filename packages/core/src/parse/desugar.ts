@@ -4,7 +4,7 @@ import { rewrite } from "./desugar-constructs.ts";
 import { joinGroups, parenthesisedJoins, qualifyWithoutWhere, starExceptReplace } from "./desugar-passes.ts";
 import { lexSql, type Token } from "./lex-sql.ts";
 import type { Out } from "./token-scan.ts";
-import { refuseUnsupportedSyntax } from "./unsupported-syntax.ts";
+import { refuseSafeAggregateForms, refuseUnsupportedSyntax } from "./unsupported-syntax.ts";
 
 /**
  * Closes node-sql-parser's gaps on real log queries (NOTES.md) without touching strings or
@@ -110,6 +110,7 @@ export function desugarSql(sql: string): DesugaredSql {
   }
   checkBacktrackingNesting(tokens);
   refuseUnsupportedSyntax(tokens);
+  refuseSafeAggregateForms(tokens);
   const strings: string[] = [];
   const pre = STATEMENT_PASSES.reduce((ts, pass) => pass.run(ts), tokens.slice(0, -1));
   const out = rewrite(pre, strings);

@@ -62,3 +62,32 @@ export function refuseUnsupportedSyntax(tokens: Token[]): void {
     }
   }
 }
+
+/**
+ * `SAFE.COUNT(*)`, `SAFE.COUNT(DISTINCT x)`: the SAFE. prefix on an aggregate's own argument forms,
+ * which node-sql-parser reads as a syntax error at a token that is not the problem. BigQuery
+ * refuses SAFE. on aggregates; so does the analyser (analyzeSafeCall) for the forms that parse.
+ */
+export function refuseSafeAggregateForms(tokens: Token[]): void {
+  for (let i = 0; i + 4 < tokens.length; i++) {
+    const dot = tokens[i + 1];
+    const name = tokens[i + 2];
+    const arg = tokens[i + 4];
+    if (
+      isWord(tokens[i], "SAFE") &&
+      !afterDot(tokens, i) &&
+      dot?.type === "punct" &&
+      dot.value === "." &&
+      name?.type === "ident" &&
+      opens(tokens[i + 3]) &&
+      ((arg?.type === "punct" && arg.value === "*") || isWord(arg, "DISTINCT"))
+    ) {
+      const t = tokens[i]!;
+      throw new QesError(
+        "function_not_allowed",
+        `Function SAFE.${name.value} is not allowed: SAFE. prefixes scalar functions only, not aggregates (line ${t.line}, column ${t.column}).`,
+        { line: t.line, column: t.column },
+      );
+    }
+  }
+}
