@@ -66,17 +66,25 @@ export function formatTimestampSql(format: string, ts: string, zone: Zone, zoneT
   return pieces.length === 0 ? "''" : pieces.length === 1 ? pieces[0]! : `concat(${pieces.join(", ")})`;
 }
 
+/**
+ * Composite elements as the elements they stand for: parseDateTime64's own %F, %T, %D, %R are
+ * not BigQuery's, its %Y, %m, %H… read the same parts.
+ */
+const PARSE_COMPOSITES: Record<string, string> = { F: "%Y-%m-%d", T: "%H:%M:%S", D: "%m/%d/%y", R: "%H:%M" };
+
 /** BigQuery format → parseDateTime64's MySQL-style format (PARSE_TIMESTAMP). */
 export function translateParseFormat(format: string): string {
   return parseTimeFormat(format)
-    .map((p) => {
+    .map((p): string => {
       if ("literal" in p) return p.literal.replace(/%/g, "%%");
+      const composite = PARSE_COMPOSITES[p.element];
+      if (composite) return translateParseFormat(composite);
       if (p.element === "S") return "%s";
       if (p.element === "E6S" || p.element === "E*S") return "%s.%f";
       if (p.element === "z") return "%z";
       if (p.element === "e") return "%e";
       const f = FORMAT_DATETIME[p.element];
-      if (!f || p.element === "T" || p.element === "F" || p.element === "D" || p.element === "R")
+      if (!f)
         throw new QesError("sql_invalid", `PARSE_TIMESTAMP does not support %${p.element} on ClickHouse.`);
       return f;
     })

@@ -2,6 +2,8 @@ import {
   type CallExpr,
   checkedTimestampFrom,
   DEFAULT_FUNCTIONS,
+  dateFormatForTimestamp,
+  dateParseFormat,
   END_TIMESTAMP_MICROS,
   type FunctionTable,
   literalArg,
@@ -147,6 +149,38 @@ function shiftedDate(e: SqlEmitter, call: CallExpr, d: string, iv: string, sign:
 
 /** The time functions of the ClickHouse table (TIMESTAMP, DATETIME, DATE and their arithmetic). */
 export function clickhouseTimeFunctions(e: SqlEmitter) {
+  // PARSE_TIMESTAMP, and PARSE_DATE's reading of its text
+  const parseTimestamp = ([, s, zone]: string[], call: CallExpr): string => {
+    const bigQueryFormat = literalArg(call, 0, "its format");
+    // an offset is taken out of the text and applied here: parseDateTime64's %z reads neither
+    // Z nor +HH
+    const split = offsetSplit(bigQueryFormat);
+    const re = split && e.stringLiteral(split.re);
+    const civilText = split ? `replaceRegexpOne(${s}, ${re}, ${e.stringLiteral("\\1\\3")})` : s;
+    // BigQuery: a run of whitespace in the format matches any run in the text, and the text
+    // may be padded; parseDateTime64 wants the format's characters exactly, so both are reduced
+    // to single spaces (a format's space then still needs one in the text)
+    const text = `trimBoth(replaceRegexpAll(${civilText}, '[[:space:]]+', ' '))`;
+    const civil = split?.civil ?? bigQueryFormat;
+    // read as a UTC reading, then placed in the zone: parseDateTime64's own zone places a
+    // reading with the offset of the UTC instant it names, an hour off beside a DST transition;
+    // %E*S reads seconds with or without a fraction: each format is tried in turn
+    const attempts = [civil, withoutFraction(civil)]
+      .filter((f) => f !== undefined)
+      .map((f) => translateParseFormat(f).replace(/\s+/g, " ").trim())
+      .map((f) => `parseDateTime64OrNull(${text}, ${e.stringLiteral(f)}, 'UTC')`);
+    const attempt = attempts.length === 1 ? attempts[0]! : `coalesce(${attempts.join(", ")})`;
+    const offset = `extractGroups(${s}, ${re})[2]`;
+    const value = split ? `(${attempt} - toIntervalMinute(${offsetMinutesSql(offset, "Int32")}))` : attempt;
+    // text that does not parse is BigQuery's error, not NULL
+    const parsed = e.raiseWhen(
+      `toTimeZone(${value}, 'UTC')`,
+      `(isNull(${attempt})${split ? ` OR ${offset} = ''` : ""}) AND isNotNull(${s})`,
+      `${call.fn}: the text does not match the format`,
+    );
+    // an offset in the text (%z) already placed the instant: the zone argument does not apply
+    return readsInstant(literalArg(call, 0, "its format")) ? parsed : fromLocalSql(parsed, zoneOf(zone));
+  };
   return {
     TIMESTAMP_TRUNC: ([ts, , zone], call) => {
       const z = zoneOf(zone);
@@ -221,37 +255,20 @@ export function clickhouseTimeFunctions(e: SqlEmitter) {
         "name" in z ? z.name : e.stringLiteral(zone === undefined ? "UTC" : literalArg(call, 2, "a zone"));
       return formatTimestampSql(literalArg(call, 0, "its format"), ts!, z, zoneText);
     },
-    PARSE_TIMESTAMP: ([, s, zone], call) => {
-      const bigQueryFormat = literalArg(call, 0, "its format");
-      // an offset is taken out of the text and applied here: parseDateTime64's %z reads neither
-      // Z nor +HH
-      const split = offsetSplit(bigQueryFormat);
-      const re = split && e.stringLiteral(split.re);
-      const civilText = split ? `replaceRegexpOne(${s}, ${re}, ${e.stringLiteral("\\1\\3")})` : s;
-      // BigQuery: a run of whitespace in the format matches any run in the text, and the text
-      // may be padded; parseDateTime64 wants the format's characters exactly, so both are reduced
-      // to single spaces (a format's space then still needs one in the text)
-      const text = `trimBoth(replaceRegexpAll(${civilText}, '[[:space:]]+', ' '))`;
-      const civil = split?.civil ?? bigQueryFormat;
-      // read as a UTC reading, then placed in the zone: parseDateTime64's own zone places a
-      // reading with the offset of the UTC instant it names, an hour off beside a DST transition;
-      // %E*S reads seconds with or without a fraction: each format is tried in turn
-      const attempts = [civil, withoutFraction(civil)]
-        .filter((f) => f !== undefined)
-        .map((f) => translateParseFormat(f).replace(/\s+/g, " ").trim())
-        .map((f) => `parseDateTime64OrNull(${text}, ${e.stringLiteral(f)}, 'UTC')`);
-      const attempt = attempts.length === 1 ? attempts[0]! : `coalesce(${attempts.join(", ")})`;
-      const offset = `extractGroups(${s}, ${re})[2]`;
-      const value = split ? `(${attempt} - toIntervalMinute(${offsetMinutesSql(offset, "Int32")}))` : attempt;
-      // text that does not parse is BigQuery's error, not NULL
-      const parsed = e.raiseWhen(
-        `toTimeZone(${value}, 'UTC')`,
-        `(isNull(${attempt})${split ? ` OR ${offset} = ''` : ""}) AND isNotNull(${s})`,
-        "PARSE_TIMESTAMP: the text does not match the format",
-      );
-      // an offset in the text (%z) already placed the instant: the zone argument does not apply
-      return readsInstant(literalArg(call, 0, "its format")) ? parsed : fromLocalSql(parsed, zoneOf(zone));
+    PARSE_TIMESTAMP: (args, call) => parseTimestamp(args, call),
+    // BigQuery: the date of PARSE_TIMESTAMP in UTC (its result is in UTC here)
+    PARSE_DATE: ([f, s], call) => {
+      dateParseFormat(literalArg(call, 0, "its format"));
+      return `toDate32(${parseTimestamp([f!, s!], call)})`;
     },
+    // BigQuery: FORMAT_TIMESTAMP at midnight UTC, time elements written as their own text
+    FORMAT_DATE: ([, d], call) =>
+      formatTimestampSql(
+        dateFormatForTimestamp(literalArg(call, 0, "its format")),
+        `toDateTime64(${d}, 6, 'UTC')`,
+        zoneOf(undefined),
+        e.stringLiteral("UTC"),
+      ),
     // One row's array is built whole in memory: more elements than the limit are refused first.
     GENERATE_TIMESTAMP_ARRAY: ([a, b], call) => {
       const step = call.args[2];

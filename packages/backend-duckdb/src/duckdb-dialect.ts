@@ -5,6 +5,8 @@ import {
   checkedMath,
   checkedTimestampFrom,
   DEFAULT_FUNCTIONS,
+  dateFormatForTimestamp,
+  dateParseFormat,
   decimalRounding,
   ESCAPE_MARK_CODE_POINT,
   type FormatSpec,
@@ -103,6 +105,40 @@ export class DuckdbDialect extends SqlEmitter {
   protected override cteAs(name: string): string {
     return this.cutCtes.has(name) ? "AS NOT MATERIALIZED" : "AS";
   }
+
+  // PARSE_TIMESTAMP (and PARSE_DATE's reading): the civil time read is in the zone argument (UTC
+  // by default) unless the text's own offset (%z) says otherwise: strptime then returns the
+  // instant already
+  private readonly parseTimestamp = ([, s, zone]: string[], call: CallExpr): string => {
+    const format = literalArg(call, 0, "its format");
+    // an offset is taken out of the text and applied here: strptime's %z reads neither Z nor +HH
+    const split = offsetSplit(format);
+    const re = split && this.stringLiteral(split.re);
+    const civil = split?.civil ?? format;
+    // %E*S reads seconds with or without a fraction: strptime tries each format in turn
+    const formats = [civil, withoutFraction(civil)]
+      .filter((f) => f !== undefined)
+      .map((f) => translateTimeFormat(f));
+    // strptime refuses a format that starts with whitespace (' %Y', or what stands before an
+    // offset at the start), where BigQuery lets padding match any whitespace or none: both the
+    // text and the format lose their padding
+    const padded = split !== undefined || formats.some((f) => f !== f.trim());
+    const civilText = split ? `regexp_replace(${s}, ${re}, '\\1\\3')` : s;
+    const text = padded ? `trim(${civilText})` : civilText;
+    const literals = formats.map((f) => this.stringLiteral(padded ? f.trim() : f));
+    const list = literals.length === 1 ? literals[0] : `[${literals.join(", ")}]`;
+    const attempt = `try_strptime(${text}, ${list})`;
+    const offset = `regexp_extract(${s}, ${re}, 2)`;
+    const value = split ? `(${attempt} - to_minutes(${offsetMinutesSql(offset, "INTEGER")}))` : attempt;
+    // text that does not parse is BigQuery's error, not NULL
+    const parsed = this.raiseWhen(
+      value,
+      `(${attempt} IS NULL${split ? ` OR ${offset} = ''` : ""}) AND ${s} IS NOT NULL`,
+      `${call.fn}: the text does not match the format`,
+    );
+    return zone === undefined || readsInstant(format) ? parsed : fromLocalSql(parsed, zoneName(zone));
+  };
+
   readonly functions: FunctionTable = {
     ...DEFAULT_FUNCTIONS,
     // count_if over no rows is NULL in DuckDB; BigQuery's COUNTIF is 0.
@@ -159,37 +195,18 @@ export class DuckdbDialect extends SqlEmitter {
         ts!,
         zone === undefined ? undefined : zoneName(zone),
       ),
-    // the civil time read is in the zone argument (UTC by default) unless the text's own offset
-    // (%z) says otherwise: strptime then returns the instant already
-    PARSE_TIMESTAMP: ([, s, zone], call) => {
-      const format = literalArg(call, 0, "its format");
-      // an offset is taken out of the text and applied here: strptime's %z reads neither Z nor +HH
-      const split = offsetSplit(format);
-      const re = split && this.stringLiteral(split.re);
-      const civil = split?.civil ?? format;
-      // %E*S reads seconds with or without a fraction: strptime tries each format in turn
-      const formats = [civil, withoutFraction(civil)]
-        .filter((f) => f !== undefined)
-        .map((f) => translateTimeFormat(f));
-      // strptime refuses a format that starts with whitespace (' %Y', or what stands before an
-      // offset at the start), where BigQuery lets padding match any whitespace or none: both the
-      // text and the format lose their padding
-      const padded = split !== undefined || formats.some((f) => f !== f.trim());
-      const civilText = split ? `regexp_replace(${s}, ${re}, '\\1\\3')` : s;
-      const text = padded ? `trim(${civilText})` : civilText;
-      const literals = formats.map((f) => this.stringLiteral(padded ? f.trim() : f));
-      const list = literals.length === 1 ? literals[0] : `[${literals.join(", ")}]`;
-      const attempt = `try_strptime(${text}, ${list})`;
-      const offset = `regexp_extract(${s}, ${re}, 2)`;
-      const value = split ? `(${attempt} - to_minutes(${offsetMinutesSql(offset, "INTEGER")}))` : attempt;
-      // text that does not parse is BigQuery's error, not NULL
-      const parsed = this.raiseWhen(
-        value,
-        `(${attempt} IS NULL${split ? ` OR ${offset} = ''` : ""}) AND ${s} IS NOT NULL`,
-        "PARSE_TIMESTAMP: the text does not match the format",
-      );
-      return zone === undefined || readsInstant(format) ? parsed : fromLocalSql(parsed, zoneName(zone));
+    PARSE_TIMESTAMP: (args, call) => this.parseTimestamp(args, call),
+    // BigQuery: the date of PARSE_TIMESTAMP in UTC (timestamps are naive UTC here)
+    PARSE_DATE: ([f, s], call) => {
+      dateParseFormat(literalArg(call, 0, "its format"));
+      return `CAST(${this.parseTimestamp([f!, s!], call)} AS DATE)`;
     },
+    // BigQuery: FORMAT_TIMESTAMP at midnight UTC, time elements written as their own text
+    FORMAT_DATE: ([, d], call) =>
+      formatTimestampSql(
+        dateFormatForTimestamp(literalArg(call, 0, "its format")),
+        `CAST(${d} AS TIMESTAMP)`,
+      ),
     // generate_series neither sees interrupts nor counts against the memory limit while it fills
     // one list: a century in microseconds would run on past any timeout. Refuse it first.
     GENERATE_TIMESTAMP_ARRAY: ([a, b, step]) =>

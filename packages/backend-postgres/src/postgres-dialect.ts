@@ -5,6 +5,8 @@ import {
   checkedMath,
   checkedTimestampFrom,
   DEFAULT_FUNCTIONS,
+  dateFormatForTimestamp,
+  dateParseFormat,
   decimalRounding,
   ESCAPE_MARK_CODE_POINT,
   edgeCall,
@@ -159,6 +161,37 @@ export class PostgresDialect extends SqlEmitter {
     return toPostgresRegex(pattern);
   }
 
+  // PARSE_TIMESTAMP (and PARSE_DATE's reading): to_timestamp reads the text in the session's zone
+  // (UTC); the civil time it gives is then placed in the zone argument, unless the text carried
+  // its offset. An offset (%z, %Ez) is taken out of the text and applied here: TZHTZM reads
+  // neither Z nor +HH:MM, and after SS.US it took '+0530' for the fraction .053 and dropped the
+  // offset.
+  private readonly parseTimestamp = ([, s, zone]: string[], call: CallExpr): string => {
+    const format = literalArg(call, 0, "its format");
+    const z = zone === undefined || readsInstant(format) ? "'UTC'" : postgresZone(zone);
+    const split = offsetSplit(format);
+    const re = split && this.stringLiteral(split.re);
+    const text = split ? `regexp_replace(${s}, ${re}, '\\1\\3')` : s;
+    const pattern = this.stringLiteral(translateTimeFormat(split?.civil ?? format));
+    const read = `to_timestamp(${text}, ${pattern})::timestamp`;
+    // SAFE.: to_timestamp raises on a field out of range in text that matches the format (day 30
+    // of February); jsonpath's .datetime() reads the same template and, silent, is NULL there
+    const jsonPath = this.stringLiteral(
+      `$.datetime(${JSON.stringify(translateTimeFormat(split?.civil ?? format))})`,
+    );
+    const readable = `jsonb_path_query_first(to_jsonb(CAST(${text} AS text)), ${jsonPath}, '{}', true)`;
+    const civil = this.inSafeCall ? `(CASE WHEN ${readable} IS NULL THEN NULL ELSE ${read} END)` : read;
+    const offset = `coalesce((regexp_match(${s}, ${re}))[2], '')`;
+    // to_timestamp reads what it can and skips the rest: text the format does not describe
+    // whole is BigQuery's error here, not an answer (the offset, if any, included)
+    const value = this.raiseWhen(
+      split ? `(${civil} - make_interval(mins => ${offsetMinutesSql(offset, "integer")}))` : civil,
+      `${s} !~ ${this.stringLiteral(timeFormatRegex(format))}`,
+      `${call.fn}: the text does not match the format`,
+    );
+    return postgresFromLocal(value, z);
+  };
+
   readonly functions: FunctionTable = {
     ...DEFAULT_FUNCTIONS,
     COUNTIF: ([c]) => `count(*) FILTER (WHERE ${c})`,
@@ -269,28 +302,20 @@ export class PostgresDialect extends SqlEmitter {
         return postgresFromLocal(`CAST(${args[0]} AS timestamp)`, postgresZone(args[1]));
       return args[0]!;
     },
-    // to_timestamp reads the text in the session's zone (UTC); the civil time it gives is then
-    // placed in the zone argument, unless the text carried its offset. An offset (%z, %Ez) is
-    // taken out of the text and applied here: TZHTZM reads neither Z nor +HH:MM, and after SS.US it
-    // took '+0530' for the fraction .053 and dropped the offset.
-    PARSE_TIMESTAMP: ([, s, zone], call) => {
-      const format = literalArg(call, 0, "its format");
-      const z = zone === undefined || readsInstant(format) ? "'UTC'" : postgresZone(zone);
-      const split = offsetSplit(format);
-      const re = split && this.stringLiteral(split.re);
-      const text = split ? `regexp_replace(${s}, ${re}, '\\1\\3')` : s;
-      const pattern = this.stringLiteral(translateTimeFormat(split?.civil ?? format));
-      const civil = `to_timestamp(${text}, ${pattern})::timestamp`;
-      const offset = `coalesce((regexp_match(${s}, ${re}))[2], '')`;
-      // to_timestamp reads what it can and skips the rest: text the format does not describe
-      // whole is BigQuery's error here, not an answer (the offset, if any, included)
-      const value = this.raiseWhen(
-        split ? `(${civil} - make_interval(mins => ${offsetMinutesSql(offset, "integer")}))` : civil,
-        `${s} !~ ${this.stringLiteral(timeFormatRegex(format))}`,
-        "PARSE_TIMESTAMP: the text does not match the format",
-      );
-      return postgresFromLocal(value, z);
+    PARSE_TIMESTAMP: (args, call) => this.parseTimestamp(args, call),
+    // BigQuery: the date of PARSE_TIMESTAMP in UTC
+    PARSE_DATE: ([f, s], call) => {
+      dateParseFormat(literalArg(call, 0, "its format"));
+      return `CAST(${this.parseTimestamp([f!, s!], call)} AT TIME ZONE 'UTC' AS date)`;
     },
+    // BigQuery: FORMAT_TIMESTAMP at midnight UTC, time elements written as their own text
+    FORMAT_DATE: ([, d], call) =>
+      formatTimestampSql(
+        dateFormatForTimestamp(literalArg(call, 0, "its format")),
+        postgresFromLocal(`CAST(${d} AS timestamp)`, "'UTC'"),
+        undefined,
+        (x) => this.stringLiteral(x),
+      ),
     // More elements than the limit are an error, as on DuckDB. PostgreSQL has no error function:
     // the message is cast to integer, and names the arguments so that it is never a constant the
     // planner would fold (and raise) while the condition is still undecided.

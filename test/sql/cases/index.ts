@@ -2,6 +2,7 @@ import { aggregateCases } from "./aggregates.ts";
 import { basicCases } from "./basics.ts";
 import type { SqlCase } from "./case.ts";
 import { coercionCases } from "./coercion.ts";
+import { dateCases } from "./dates.ts";
 import { engineSemanticsCases } from "./engine-semantics.ts";
 import { errorCases } from "./errors.ts";
 import { findingCases, joinGroupCases, orderedLimitCases, structCases } from "./findings.ts";
@@ -23,6 +24,7 @@ export const CASE_GROUPS: Record<string, SqlCase[]> = {
   aggregates: aggregateCases,
   functions: functionCases,
   time: timeCases,
+  dates: dateCases,
   coercion: coercionCases,
   errors: errorCases,
   regex: regexCases,

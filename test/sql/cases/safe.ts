@@ -22,6 +22,12 @@ export const safeCases: SqlCase[] = [
     ],
   },
   {
+    name: "SAFE.PARSE_TIMESTAMP of a day that does not exist is NULL",
+    rule: "BigQuery SAFE. prefix: PARSE_TIMESTAMP raises on an out-of-range field (PostgreSQL's to_timestamp raised through SAFE.)",
+    sql: "select safe.parse_timestamp('%Y-%m-%d', '2025-02-30') as feb30, safe.parse_timestamp('%Y-%m-%d %H:%M', '2025-13-01 10:00') as month13, safe.parse_timestamp('%Y-%m-%d', '2025-02-28') as good",
+    expect: [{ feb30: null, month13: null, good: us("2025-02-28T00:00:00Z") }],
+  },
+  {
     name: "SAFE.TIMESTAMP_MILLIS outside TIMESTAMP's range is NULL",
     rule: "BigQuery SAFE. prefix over TIMESTAMP_MILLIS (an error outside TIMESTAMP's range)",
     sql: "select ms, safe.timestamp_millis(ms) as ts from unnest([1736935200000, 253402300800000, -62135596800001]) ms",

@@ -713,6 +713,12 @@ export const timeCases: SqlCase[] = [
     expect: [{ t: us("2025-01-15T10:00:00Z") }],
   },
   {
+    name: "PARSE_TIMESTAMP with %F and %T",
+    rule: "BigQuery format elements: %F is %Y-%m-%d, %T is %H:%M:%S, also when parsing (ClickHouse refused them)",
+    sql: `select parse_timestamp('%F %T', '2025-01-15 10:00:00') as t, parse_timestamp('%F %R', '2025-01-15 10:30') as r`,
+    expect: [{ t: us("2025-01-15T10:00:00Z"), r: us("2025-01-15T10:30:00Z") }],
+  },
+  {
     name: "PARSE_TIMESTAMP in a time zone",
     rule: "BigQuery PARSE_TIMESTAMP(format, string, time_zone): a civil time without an offset is read in time_zone (DST by the tz database)",
     sql: `select parse_timestamp('%Y-%m-%d %H:%M:%S', '2025-01-15 10:00:00', 'America/New_York') as winter, parse_timestamp('%Y-%m-%d %H:%M:%S', '2025-07-15 10:00:00', 'America/New_York') as summer, parse_timestamp('%Y-%m-%d %H:%M', '2025-01-15 10:00', '+05:30') as east, parse_timestamp('%d/%m/%Y %H:%M', '15/01/2025 10:00', 'UTC-3') as west`,

@@ -401,6 +401,19 @@ function moreFunctions() {
       { literalAs: [undefined, "TIMESTAMP"], zoneArg: 2, departure: ZONE_DEPARTURE },
     ),
     fn("PARSE_TIMESTAMP", "scalar", [2, 3], STRINGS3, TIMESTAMP, { zoneArg: 2, departure: ZONE_DEPARTURE }),
+    // BigQuery: PARSE_TIMESTAMP in UTC, the date kept; FORMAT_DATE: FORMAT_TIMESTAMP at midnight UTC
+    fn("PARSE_DATE", "scalar", [2, 2], STRINGS2, DATE),
+    fn(
+      "FORMAT_DATE",
+      "scalar",
+      [2, 2],
+      [
+        [0, "STRING"],
+        [1, "DATE"],
+      ],
+      STRING,
+      { literalAs: [undefined, "DATE"] },
+    ),
     fn(
       "GENERATE_TIMESTAMP_ARRAY",
       "scalar",

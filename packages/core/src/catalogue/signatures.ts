@@ -55,6 +55,8 @@ const LISTED: Partial<Record<FunctionName, ReadonlyArray<ReadonlyArray<ArgKind |
     ["FORMAT", "STRING"],
     ["FORMAT", "STRING", "ZONE"],
   ],
+  PARSE_DATE: [["FORMAT", "STRING"]],
+  FORMAT_DATE: [["FORMAT", "DATE"]],
   GENERATE_TIMESTAMP_ARRAY: [["TIMESTAMP", "TIMESTAMP", "INTERVAL"]],
   JSON_VALUE: [["STRING"], ["STRING", "JSONPATH"]],
   JSON_EXTRACT_SCALAR: [["STRING"], ["STRING", "JSONPATH"]],

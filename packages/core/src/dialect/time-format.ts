@@ -155,3 +155,48 @@ export function withoutFraction(format: string): string | undefined {
 function writeTimeFormat(pieces: TimeFormatPiece[]): string {
   return pieces.map((p) => ("literal" in p ? p.literal.replace(/%/g, "%%") : `%${p.element}`)).join("");
 }
+
+/**
+ * Elements that are no part of a DATE: BigQuery's PARSE_DATE refuses them, FORMAT_DATE writes
+ * them as their own text (ZetaSQL's "cHIklMPpRrSsTXZz", with %E*S, %Ez and the like).
+ */
+const TIME_OF_DAY_ELEMENTS = new Set([
+  "H",
+  "I",
+  "M",
+  "S",
+  "p",
+  "R",
+  "T",
+  "s",
+  "z",
+  "Z",
+  "E*S",
+  "E6S",
+  "E3S",
+  "Ez",
+]);
+
+/**
+ * A PARSE_DATE format, checked: BigQuery reads the text as PARSE_TIMESTAMP in UTC and keeps the
+ * date, after refusing any element a DATE cannot hold. Returns the format unchanged.
+ */
+export function dateParseFormat(format: string): string {
+  for (const p of parseTimeFormat(format)) {
+    if ("element" in p && TIME_OF_DAY_ELEMENTS.has(p.element))
+      throw new QesError("sql_invalid", `Invalid format: %${p.element} is not allowed for the DATE type.`);
+  }
+  return format;
+}
+
+/**
+ * A FORMAT_DATE format as FORMAT_TIMESTAMP reads it at midnight UTC of the date: BigQuery writes
+ * an element a DATE has not (`%H`, `%Z`) as its own text, not as midnight.
+ */
+export function dateFormatForTimestamp(format: string): string {
+  return writeTimeFormat(
+    parseTimeFormat(format).map((p) =>
+      "element" in p && TIME_OF_DAY_ELEMENTS.has(p.element) ? { literal: `%${p.element}` } : p,
+    ),
+  );
+}
