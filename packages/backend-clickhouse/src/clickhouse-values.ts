@@ -6,7 +6,6 @@ import {
   type ScalarType,
   toWireValue,
   type WireType,
-  type WireValue,
 } from "@qes/core";
 
 /**
