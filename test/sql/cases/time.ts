@@ -719,6 +719,24 @@ export const timeCases: SqlCase[] = [
     expect: [{ t: us("2025-01-15T10:00:00Z"), r: us("2025-01-15T10:30:00Z") }],
   },
   {
+    name: "PARSE_TIMESTAMP and PARSE_DATE take the fields a format leaves out from 1970-01-01",
+    rule: "BigQuery PARSE_TIMESTAMP / PARSE_DATE: any unspecified field is initialized from 1970-01-01 00:00:00 (DuckDB defaulted to 1900, ClickHouse to 2000, PostgreSQL to 1 BC)",
+    sql: `select parse_timestamp('%H:%M', '10:30') as hm, parse_timestamp('%m/%d', '03/04') as md, parse_timestamp('%b %d', 'Mar 04') as named, parse_timestamp('%j', '032') as doy, parse_timestamp('%d %H', '05 10') as dh, parse_timestamp('%H:%M%z', '10:30+0100') as offset, parse_timestamp('%H:%M', '10:30', 'America/New_York') as zoned, parse_date('%m', '03') as month, parse_timestamp('%H:%M', cast(null as string)) as none`,
+    expect: [
+      {
+        hm: us("1970-01-01T10:30:00Z"),
+        md: us("1970-03-04T00:00:00Z"),
+        named: us("1970-03-04T00:00:00Z"),
+        doy: us("1970-02-01T00:00:00Z"),
+        dh: us("1970-01-05T10:00:00Z"),
+        offset: us("1970-01-01T09:30:00Z"),
+        zoned: us("1970-01-01T15:30:00Z"),
+        month: "1970-03-01",
+        none: null,
+      },
+    ],
+  },
+  {
     name: "PARSE_TIMESTAMP in a time zone",
     rule: "BigQuery PARSE_TIMESTAMP(format, string, time_zone): a civil time without an offset is read in time_zone (DST by the tz database)",
     sql: `select parse_timestamp('%Y-%m-%d %H:%M:%S', '2025-01-15 10:00:00', 'America/New_York') as winter, parse_timestamp('%Y-%m-%d %H:%M:%S', '2025-07-15 10:00:00', 'America/New_York') as summer, parse_timestamp('%Y-%m-%d %H:%M', '2025-01-15 10:00', '+05:30') as east, parse_timestamp('%d/%m/%Y %H:%M', '15/01/2025 10:00', 'UTC-3') as west`,

@@ -200,3 +200,29 @@ export function dateFormatForTimestamp(format: string): string {
     ),
   );
 }
+
+/** elements that give a parsed time its year, month and day (`%s` gives the whole instant) */
+const GIVES_YEAR = new Set(["Y", "y", "F", "D", "s"]);
+const GIVES_MONTH = new Set(["m", "b", "B", "F", "D", "j", "s"]);
+const GIVES_DAY = new Set(["d", "e", "F", "D", "j", "s"]);
+
+/**
+ * BigQuery's PARSE_TIMESTAMP (and PARSE_DATE) take the fields a format leaves out from
+ * 1970-01-01 00:00:00: `PARSE_TIMESTAMP('%H:%M', '10:30')` is 1970-01-01 10:30:00 UTC. The engines
+ * default otherwise (DuckDB 1900, ClickHouse 2000 or 1970, PostgreSQL the year 1 BC), so the date
+ * fields a format lacks are put in front of it, and `prefix`, the text they read, in front of the
+ * text. Times need nothing: every engine starts them at midnight.
+ */
+export function withEpochDefaults(format: string): { format: string; prefix: string } {
+  const elements = new Set(parseTimeFormat(format).flatMap((p) => ("element" in p ? [p.element] : [])));
+  const has = (set: ReadonlySet<string>) => [...elements].some((e) => set.has(e));
+  const missing: [string, string][] = [];
+  if (!has(GIVES_YEAR)) missing.push(["%Y", "1970"]);
+  if (!has(GIVES_MONTH)) missing.push(["%m", "01"]);
+  if (!has(GIVES_DAY)) missing.push(["%d", "01"]);
+  if (missing.length === 0) return { format, prefix: "" };
+  return {
+    format: `${missing.map(([e]) => e).join("-")} ${format}`,
+    prefix: `${missing.map(([, v]) => v).join("-")} `,
+  };
+}
