@@ -18,7 +18,6 @@ import {
   type SqlEmitter,
   truncatesWithinOffset,
   weekNumberNumerator,
-  withEpochDefaults,
   withoutFraction,
 } from "@qes/core";
 import { fromLocalSql, offsetSql, textToTimestampSql, toLocalSql, zoneOf } from "./clickhouse-time.ts";
@@ -151,10 +150,8 @@ function shiftedDate(e: SqlEmitter, call: CallExpr, d: string, iv: string, sign:
 /** The time functions of the ClickHouse table (TIMESTAMP, DATETIME, DATE and their arithmetic). */
 export function clickhouseTimeFunctions(e: SqlEmitter) {
   // PARSE_TIMESTAMP, and PARSE_DATE's reading of its text
-  const parseTimestamp = ([, sent, zone]: string[], call: CallExpr): string => {
-    // fields the format lacks are those of 1970-01-01, as in BigQuery (parseDateTime64's year is 2000)
-    const { format: bigQueryFormat, prefix } = withEpochDefaults(literalArg(call, 0, "its format"));
-    const s = prefix ? `concat(${e.stringLiteral(prefix)}, ${sent})` : sent!;
+  const parseTimestamp = ([, s, zone]: string[], call: CallExpr): string => {
+    const bigQueryFormat = literalArg(call, 0, "its format");
     // an offset is taken out of the text and applied here: parseDateTime64's %z reads neither
     // Z nor +HH
     const split = offsetSplit(bigQueryFormat);

@@ -31,7 +31,6 @@ import {
   truncatesWithinOffset,
   weekNumberNumerator,
   weekStartDay,
-  withEpochDefaults,
   withoutFraction,
 } from "@qes/core";
 import { duckdbFloatText } from "./duckdb-float-text.ts";
@@ -110,10 +109,8 @@ export class DuckdbDialect extends SqlEmitter {
   // PARSE_TIMESTAMP (and PARSE_DATE's reading): the civil time read is in the zone argument (UTC
   // by default) unless the text's own offset (%z) says otherwise: strptime then returns the
   // instant already
-  private readonly parseTimestamp = ([, sent, zone]: string[], call: CallExpr): string => {
-    // fields the format lacks are those of 1970-01-01, as in BigQuery (strptime's are 1900's)
-    const { format, prefix } = withEpochDefaults(literalArg(call, 0, "its format"));
-    const s = prefix ? `(${this.stringLiteral(prefix)} || ${sent})` : sent!;
+  private readonly parseTimestamp = ([, s, zone]: string[], call: CallExpr): string => {
+    const format = literalArg(call, 0, "its format");
     // an offset is taken out of the text and applied here: strptime's %z reads neither Z nor +HH
     const split = offsetSplit(format);
     const re = split && this.stringLiteral(split.re);

@@ -36,7 +36,6 @@ import {
   truncate,
   weekNumberNumerator,
   weekStartDay,
-  withEpochDefaults,
 } from "@qes/core";
 import {
   JSON_PIECES,
@@ -167,10 +166,8 @@ export class PostgresDialect extends SqlEmitter {
   // its offset. An offset (%z, %Ez) is taken out of the text and applied here: TZHTZM reads
   // neither Z nor +HH:MM, and after SS.US it took '+0530' for the fraction .053 and dropped the
   // offset.
-  private readonly parseTimestamp = ([, sent, zone]: string[], call: CallExpr): string => {
-    // fields the format lacks are those of 1970-01-01, as in BigQuery (to_timestamp's are 1 BC's)
-    const { format, prefix } = withEpochDefaults(literalArg(call, 0, "its format"));
-    const s = prefix ? `(${this.stringLiteral(prefix)} || ${sent})` : sent!;
+  private readonly parseTimestamp = ([, s, zone]: string[], call: CallExpr): string => {
+    const format = literalArg(call, 0, "its format");
     const z = zone === undefined || readsInstant(format) ? "'UTC'" : postgresZone(zone);
     const split = offsetSplit(format);
     const re = split && this.stringLiteral(split.re);

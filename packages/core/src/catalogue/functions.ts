@@ -1,4 +1,5 @@
 import { requireOrderable } from "../compile/groupable.ts";
+import type { Expr } from "../compile/ir.ts";
 import {
   BOOL,
   commonType,
@@ -14,6 +15,7 @@ import {
 } from "../compile/sql-type.ts";
 import { QesError } from "../errors.ts";
 import type { ScalarType } from "../schema/schema-model.ts";
+import { parsedFromEpoch } from "./parse-time-args.ts";
 
 /**
  * The BigQuery functions the compiler knows (DESIGN.md §5). Only these are callable: engine
@@ -51,6 +53,8 @@ export interface FunctionSpec<N extends string = string> {
   /** the scalar types accepted at checked positions (signatures.ts derives signatures from them) */
   accepts?: ReadonlyArray<readonly [number, ...ScalarType[]]>;
   returns: (args: SqlType[], name: string) => SqlType;
+  /** the analysed arguments as every dialect is to get them (BigQuery's defaults made explicit) */
+  rewriteArgs?: (args: Expr[]) => Expr[];
 }
 
 const CONSTANT_DEPARTURE = (what: string) =>
@@ -400,9 +404,13 @@ function moreFunctions() {
       STRING,
       { literalAs: [undefined, "TIMESTAMP"], zoneArg: 2, departure: ZONE_DEPARTURE },
     ),
-    fn("PARSE_TIMESTAMP", "scalar", [2, 3], STRINGS3, TIMESTAMP, { zoneArg: 2, departure: ZONE_DEPARTURE }),
+    fn("PARSE_TIMESTAMP", "scalar", [2, 3], STRINGS3, TIMESTAMP, {
+      zoneArg: 2,
+      departure: ZONE_DEPARTURE,
+      rewriteArgs: parsedFromEpoch,
+    }),
     // BigQuery: PARSE_TIMESTAMP in UTC, the date kept; FORMAT_DATE: FORMAT_TIMESTAMP at midnight UTC
-    fn("PARSE_DATE", "scalar", [2, 2], STRINGS2, DATE),
+    fn("PARSE_DATE", "scalar", [2, 2], STRINGS2, DATE, { rewriteArgs: parsedFromEpoch }),
     fn(
       "FORMAT_DATE",
       "scalar",

@@ -131,7 +131,7 @@ function analyzeCall(name: string, node: AstNode, env: ExprEnv): Expr {
     fn: emittedName(spec.name, node),
     args: spec.resultArgs
       ? args.map((a, i) => (isResultArg(spec.resultArgs!, i) ? widened(a, type) : a))
-      : args,
+      : (spec.rewriteArgs?.(args) ?? args),
     type,
     ...(spec.kind === "aggregate" ? { agg: {} } : {}),
     ...(at.line !== undefined && at.column !== undefined ? { at: { line: at.line, column: at.column } } : {}),
