@@ -126,4 +126,23 @@ export const safeCases: SqlCase[] = [
     sql: "select safe.row_number() over (order by x) as n from unnest([1, 2]) x",
     expect: { error: "function_not_allowed" },
   },
+  {
+    name: "SAFE.SAFE. is refused",
+    rule: "BigQuery SAFE. prefix: it prefixes a function name once",
+    sql: "select SAFE.SAFE.UPPER('a') as u",
+    expect: { error: "function_not_allowed" },
+  },
+  {
+    name: "SAFE. of qes' internal functions is refused",
+    rule: "DESIGN.md §5 sandbox: names reserved for the compiler are not callable, with or without SAFE.",
+    sql: "select SAFE.__qes_float('1') as x",
+    // refused before any function is looked up, as without SAFE. (sql_invalid: a reserved name)
+    expect: { error: "sql_invalid" },
+  },
+  {
+    name: "SAFE.PARSE_TIMESTAMP of a format of thirty %E*S over 200 digits is NULL, not a slow regular expression",
+    rule: "BigQuery SAFE.PARSE_TIMESTAMP: text the format cannot read gives NULL",
+    sql: `select SAFE.PARSE_TIMESTAMP('${"%E*S".repeat(30)}', '${"1".repeat(200)}') as t, PARSE_TIMESTAMP('%Y%m%d', '20250115') as ok`,
+    expect: [{ t: null, ok: us("2025-01-15T00:00:00Z") }],
+  },
 ];
