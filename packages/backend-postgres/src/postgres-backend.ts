@@ -18,7 +18,7 @@ import {
   type SourceStats,
   type StatisticsReport,
 } from "@qes/core";
-import { Kysely, PostgresDialect } from "kysely";
+import { Kysely } from "kysely";
 import pg from "pg";
 import {
   type PostgresBackendConfig,
@@ -31,6 +31,7 @@ import { toQesError } from "./postgres-errors.ts";
 import { createQueryPool, ignoreErrorsOfCheckedOutClients, PostgresExecutor } from "./postgres-executor.ts";
 import { ingestEvents } from "./postgres-ingest.ts";
 import { loadEvents } from "./postgres-loader.ts";
+import { OwnSchemaPostgresDialect } from "./postgres-migration-dialect.ts";
 import { migrateStorage } from "./postgres-migrations.ts";
 import { ensureReaderRole, grantSchemaUsage, readerPasswordFor } from "./postgres-query-role.ts";
 import { applyPostgresRetention, postgresSourceStats, retentionLockKey } from "./postgres-retention.ts";
@@ -102,7 +103,9 @@ export class PostgresBackend implements Backend {
     });
     this.ownerPool.on("error", () => undefined);
     ignoreErrorsOfCheckedOutClients(this.ownerPool);
-    this.db = new Kysely<any>({ dialect: new PostgresDialect({ pool: this.ownerPool }) });
+    this.db = new Kysely<any>({
+      dialect: new OwnSchemaPostgresDialect({ pool: this.ownerPool }, this.config.schema),
+    });
     this.queryPool = createQueryPool(this.config);
     this.executor = new PostgresExecutor(this.queryPool, this.config);
     this.storedIds = new PostgresStoredIds(this.ownerPool, this.config.schema);

@@ -101,14 +101,7 @@ export async function migrateStorage(db: Kysely<any>, schema: string): Promise<v
     migrationTableName: "qes_migration",
     migrationLockTableName: "qes_migration_lock",
   });
-  let { error, results } = await migrator.migrateToLatest();
-  // kysely looks for its tables by listing every schema's; a schema or table another instance
-  // (or test) drops meanwhile fails that listing with 3F000 or 42P01 naming the other schema's:
-  // look again. Retention drops daily partitions every hour, so an instance of another schema
-  // starting then met it (42P01, seen with two test workers)
-  for (let retry = 0; retry < 3 && droppedElsewhere(error, schema); retry++) {
-    ({ error, results } = await migrator.migrateToLatest());
-  }
+  const { error, results } = await migrator.migrateToLatest();
   if (error !== undefined) {
     const failed = results?.find((r) => r.status === "Error")?.migrationName ?? "?";
     throw error instanceof QesError
@@ -118,17 +111,4 @@ export async function migrateStorage(db: Kysely<any>, schema: string): Promise<v
           code: (error as { code?: unknown }).code,
         });
   }
-}
-
-/** an invalid_schema_name error about a schema other than ours: one dropped while we listed it */
-export function droppedElsewhere(error: unknown, schema: string): boolean {
-  const code = (error as { code?: unknown } | undefined)?.code;
-  const message = String((error as Error | undefined)?.message);
-  const named =
-    code === "3F000"
-      ? /schema "([^"]+)" does not exist/.exec(message)?.[1]
-      : code === "42P01"
-        ? /relation "([^".]+)\.[^"]+" does not exist/.exec(message)?.[1]
-        : undefined;
-  return named !== undefined && named !== schema;
 }
