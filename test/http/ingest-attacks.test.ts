@@ -138,6 +138,27 @@ describe.each(BACKENDS)("ingest under attack on $name", (fixture) => {
     expect(await storedIds(served.backend, "json.src")).toEqual([]);
   });
 
+  it("an empty body is a 400 in either form, and creates no source; an empty array is a batch of none", async () => {
+    for (const [type, body] of [
+      ["application/json", ""],
+      ["application/json", " \n"],
+      ["application/x-ndjson", ""],
+      ["application/x-ndjson", "\n\r\n  \n"],
+    ] as const) {
+      const r = await postLogs(served.url, "empty.body", body, { "Content-Type": type });
+      expect(r.status, `${type} ${JSON.stringify(body)}`).toBe(400);
+      expect(r.body.error).toMatchObject({
+        code: "invalid_event",
+        message: expect.stringMatching(/body is empty/),
+      });
+    }
+    expect((await served.backend.schema()).sources["empty.body"]).toBeUndefined();
+    expect(await postLogs(served.url, "empty.body", "[]")).toMatchObject({
+      status: 200,
+      body: { accepted: 0 },
+    });
+  });
+
   it("a body of more events than the queue takes is a 413 as soon as they are counted, before any event is shaped", async () => {
     // the queue takes 300: event 300 is malformed, and a server that shaped every event before
     // counting them named it (400) — the work a 10 MB body of `{}` (3.5 million events) made

@@ -95,6 +95,13 @@ describe("ingest body forms", () => {
     expect(e.message).toMatch(/not valid JSON/);
     expect(e.message).not.toContain("secret-ish");
     expect(refusal(() => json("  \n")).message).toMatch(/empty/);
+    // the same in NDJSON, blank lines included; an empty array is a batch of none
+    for (const text of ["", "\n\n", " \r\n\t\n", "\uFEFF\n"]) {
+      const e = refusal(() => ndjson(text));
+      expect(e.code, JSON.stringify(text)).toBe("invalid_event");
+      expect(e.message, JSON.stringify(text)).toMatch(/The body is empty/);
+    }
+    expect(json("[]")).toEqual([]);
     expect(refusal(() => parseIngestBody(Buffer.from([0x5b, 0xff, 0x5d]), "json")).message).toMatch(/UTF-8/);
   });
 

@@ -96,8 +96,14 @@ function decodeUtf8(body: Uint8Array): string {
   }
 }
 
+/** a body of nothing but white space, in either form: a client's mistake (an unread file, a drained
+ * buffer), not a batch of none — that is `[]`, which is accepted */
+function emptyBody(): QesError {
+  return new QesError("invalid_event", "The body is empty: it holds no events.");
+}
+
 function parseJsonBody(text: string, maxEvents: number): IngestEvents {
-  if (text.trim() === "") throw new QesError("invalid_event", "The body is empty: it holds no events.");
+  if (text.trim() === "") throw emptyBody();
   let value: JsonValue;
   try {
     value = parseExact(text, (parsed) => {
@@ -169,6 +175,7 @@ function parseNdjson(text: string, maxEvents: number): IngestEvents {
     events.push(value);
     lines.push(line);
   }
+  if (events.length === 0) throw emptyBody();
   return { events, lines };
 }
 
@@ -255,6 +262,7 @@ function parseJsonTexts(
     events.push(value);
     lines.push(line);
   }
+  if (events.length === 0) throw emptyBody();
   return { events, lines };
 }
 
