@@ -98,6 +98,14 @@ describe("IngestWorkers", () => {
     expect((await workers.prepare(request(body(["after"]))))?.rows).toEqual(["after"]);
   }, 20_000);
 
+  it("times a request from when its thread has loaded: a slow start is not a thread that does not answer", async () => {
+    const slow = new URL("./fixtures/preparers/slow-loading-worker.mjs", import.meta.url);
+    workers = new IngestWorkers(echo, 1, 1000, undefined, slow);
+    // the thread takes over 1.5 s to load, past the second the answer may take once it has
+    expect((await workers.prepare(request(body(["first"]))))?.rows).toEqual(["first"]);
+    expect((await workers.prepare(request(body(["second"]))))?.rows).toEqual(["second"]);
+  }, 20_000);
+
   it("after three failures in a row starts no more workers: every body is the caller's", async () => {
     workers = new IngestWorkers("file:///nonexistent/preparer.ts", 1);
     for (let i = 0; i < 3; i++) expect(await workers.prepare(request(body(["a"])))).toBeUndefined();

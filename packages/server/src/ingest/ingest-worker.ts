@@ -64,3 +64,6 @@ parentPort!.on("message", (request: PrepareRequest) => {
       }),
   );
 });
+
+// loaded (the TypeScript loader, core): requests from now on are timed (ingest-workers.ts)
+parentPort!.postMessage({ kind: "ready" });

@@ -52,8 +52,23 @@ const MAX_FAILURES = 3;
  */
 const ANSWER_WITHIN_MS = 30_000;
 
+/**
+ * How long a new thread may take to load (the TypeScript loader and core, ~0.3 s on a quiet
+ * machine, several seconds on a loaded one) before it is ended. Its requests' answer times start
+ * when it has loaded: a slow start on a busy host is not a thread that does not answer, and three
+ * such "failures" in a row would leave every body to the main thread for good.
+ */
+const LOAD_WITHIN_MS = 60_000;
+
 interface Pending {
   resolve(reply: PrepareReply): void;
+}
+
+interface Slot {
+  worker: Worker;
+  pending: Map<number, Pending>;
+  /** resolved when the thread has loaded and takes requests */
+  loaded: Promise<void>;
 }
 
 /**
@@ -69,7 +84,8 @@ export class IngestWorkers {
   readonly #preparer: string;
   readonly #count: number;
   readonly #answerWithinMs: number;
-  #workers: { worker: Worker; pending: Map<number, Pending> }[] = [];
+  readonly #entry: URL;
+  #workers: Slot[] = [];
   #ids = 0;
   #failures = 0;
   #closed = false;
@@ -82,7 +98,10 @@ export class IngestWorkers {
     answerWithinMs = ANSWER_WITHIN_MS,
     /** told of each failure (the bodies then go to the main thread) */
     log?: (message: string) => void,
+    /** the thread's entry: ingest-worker.mjs, or a test's that loads it slowly */
+    entry: URL = new URL("./ingest-worker.mjs", import.meta.url),
   ) {
+    this.#entry = entry;
     this.#preparer = preparer;
     this.#count = count;
     this.#answerWithinMs = answerWithinMs;
@@ -103,10 +122,16 @@ export class IngestWorkers {
     const body = new Uint8Array(request.body);
     const reply = await new Promise<PrepareReply>((resolve) => {
       // ending the worker answers each of its requests (`failed`, #start)
-      const timer = setTimeout(() => void slot.worker.terminate(), this.#answerWithinMs);
-      timer.unref();
+      let answered = false;
+      let timer: NodeJS.Timeout | undefined;
+      void slot.loaded.then(() => {
+        if (answered) return;
+        timer = setTimeout(() => void slot.worker.terminate(), this.#answerWithinMs);
+        timer.unref();
+      });
       slot.pending.set(id, {
         resolve: (r) => {
+          answered = true;
           clearTimeout(timer);
           resolve(r);
         },
@@ -156,7 +181,7 @@ export class IngestWorkers {
   }
 
   /** the worker with the fewest requests, started when fewer than `count` run */
-  #slot(): { worker: Worker; pending: Map<number, Pending> } | undefined {
+  #slot(): Slot | undefined {
     if (this.#closed || this.#failures >= MAX_FAILURES) return undefined;
     if (this.#workers.length < this.#count) return this.#start();
     let best = this.#workers[0];
@@ -164,12 +189,24 @@ export class IngestWorkers {
     return best;
   }
 
-  #start(): { worker: Worker; pending: Map<number, Pending> } {
+  #start(): Slot {
     // a JavaScript entry: it registers the TypeScript loader the thread does not inherit
-    const worker = new Worker(new URL("./ingest-worker.mjs", import.meta.url));
-    const slot = { worker, pending: new Map<number, Pending>() };
+    const worker = new Worker(this.#entry);
+    let loaded!: () => void;
+    const slot: Slot = {
+      worker,
+      pending: new Map<number, Pending>(),
+      loaded: new Promise((r) => (loaded = r)),
+    };
     this.#workers.push(slot);
-    worker.on("message", (reply: PrepareReply) => {
+    const loading = setTimeout(() => void worker.terminate(), LOAD_WITHIN_MS);
+    loading.unref();
+    worker.on("message", (reply: PrepareReply | { kind: "ready" }) => {
+      if (reply.kind === "ready") {
+        clearTimeout(loading);
+        loaded();
+        return;
+      }
       const pending = slot.pending.get(reply.id);
       slot.pending.delete(reply.id);
       pending?.resolve(reply);
@@ -178,6 +215,7 @@ export class IngestWorkers {
     const fail = (message: string) => {
       if (gone) return;
       gone = true;
+      clearTimeout(loading);
       this.#workers = this.#workers.filter((w) => w !== slot);
       // one failure, however many requests it held
       this.#failed(message);
