@@ -8,6 +8,7 @@ import { errorCases } from "./errors.ts";
 import { findingCases, joinGroupCases, orderedLimitCases, structCases } from "./findings.ts";
 import { functionCases } from "./functions.ts";
 import { matrixCases } from "./matrix.ts";
+import { nullArgCases } from "./null-args.ts";
 import { presenceCases } from "./presence.ts";
 import { queryCases } from "./queries.ts";
 import { regexCases } from "./regex.ts";
@@ -35,6 +36,7 @@ export const CASE_GROUPS: Record<string, SqlCase[]> = {
   joinGroups: joinGroupCases,
   engineSemantics: engineSemanticsCases,
   safe: safeCases,
+  nullArgs: nullArgCases,
 };
 
 export const ALL_CASES: SqlCase[] = Object.values(CASE_GROUPS).flat();

@@ -39,6 +39,12 @@ export interface FunctionSpec<N extends string = string> {
    */
   zoneArg?: number;
   /**
+   * argument positions whose text the dialects read when they compile (a format, a JSONPath): a
+   * string literal. A NULL there, as a zone that is NULL, makes the call NULL, as BigQuery's
+   * (`nullTextArgs` in analyze-functions.ts)
+   */
+  literalArgs?: number[];
+  /**
    * argument positions that must be a literal or a parameter (a delimiter, the characters to
    * trim): ClickHouse and DuckDB take only constants there, so every backend refuses the rest
    */
@@ -333,17 +339,17 @@ function moreFunctions() {
     ),
     fn("REVERSE", "scalar", [1, 1], [[0, "STRING"]], STRING),
     fn("CHAR_LENGTH", "scalar", [1, 1], [[0, "STRING"]], INT64),
-    fn("FORMAT", "scalar", [1, 20], [[0, "STRING"]], STRING),
+    fn("FORMAT", "scalar", [1, 20], [[0, "STRING"]], STRING, { literalArgs: [0] }),
     fn("ARRAY_LENGTH", "scalar", [1, 1], [], INT64),
     fn("ARRAY_TO_STRING", "scalar", [2, 2], [[1, "STRING"]], STRING, {
       constantArgs: [1],
       departure: CONSTANT_DEPARTURE("the delimiter"),
     }),
     // JSON text
-    fn("JSON_VALUE", "scalar", [1, 2], STRINGS2, STRING),
-    fn("JSON_EXTRACT_SCALAR", "scalar", [1, 2], STRINGS2, STRING),
-    fn("JSON_QUERY", "scalar", [1, 2], STRINGS2, STRING),
-    fn("JSON_EXTRACT", "scalar", [1, 2], STRINGS2, STRING),
+    fn("JSON_VALUE", "scalar", [1, 2], STRINGS2, STRING, { literalArgs: [1] }),
+    fn("JSON_EXTRACT_SCALAR", "scalar", [1, 2], STRINGS2, STRING, { literalArgs: [1] }),
+    fn("JSON_QUERY", "scalar", [1, 2], STRINGS2, STRING, { literalArgs: [1] }),
+    fn("JSON_EXTRACT", "scalar", [1, 2], STRINGS2, STRING, { literalArgs: [1] }),
     // numbers
     fn("SAFE_DIVIDE", "scalar", [2, 2], NUMBERS2, FLOAT64),
     fn("ROUND", "scalar", [1, 2], NUMBER_AND_DIGITS, FLOAT64),
@@ -402,15 +408,16 @@ function moreFunctions() {
         [2, "STRING"],
       ],
       STRING,
-      { literalAs: [undefined, "TIMESTAMP"], zoneArg: 2, departure: ZONE_DEPARTURE },
+      { literalAs: [undefined, "TIMESTAMP"], literalArgs: [0], zoneArg: 2, departure: ZONE_DEPARTURE },
     ),
     fn("PARSE_TIMESTAMP", "scalar", [2, 3], STRINGS3, TIMESTAMP, {
+      literalArgs: [0],
       zoneArg: 2,
       departure: ZONE_DEPARTURE,
       rewriteArgs: parsedFromEpoch,
     }),
     // BigQuery: PARSE_TIMESTAMP in UTC, the date kept; FORMAT_DATE: FORMAT_TIMESTAMP at midnight UTC
-    fn("PARSE_DATE", "scalar", [2, 2], STRINGS2, DATE, { rewriteArgs: parsedFromEpoch }),
+    fn("PARSE_DATE", "scalar", [2, 2], STRINGS2, DATE, { literalArgs: [0], rewriteArgs: parsedFromEpoch }),
     fn(
       "FORMAT_DATE",
       "scalar",
@@ -420,7 +427,7 @@ function moreFunctions() {
         [1, "DATE"],
       ],
       STRING,
-      { literalAs: [undefined, "DATE"] },
+      { literalAs: [undefined, "DATE"], literalArgs: [0] },
     ),
     fn(
       "GENERATE_TIMESTAMP_ARRAY",

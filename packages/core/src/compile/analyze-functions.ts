@@ -2,6 +2,7 @@
 import {
   type EmittedFunctionName,
   type FunctionName,
+  type FunctionSpec,
   lookupFunction,
   SPECIAL_FORM_NAMES,
 } from "../catalogue/functions.ts";
@@ -19,7 +20,7 @@ import {
   withPosition,
 } from "./analyze-expr.ts";
 import { analyzeInternal, indexLiteral, stringArg } from "./analyze-internal.ts";
-import { coerceLiteralTo, typedAggregateLiteral, typedNull } from "./coerce.ts";
+import { coerceLiteralTo, isNullLiteral, typedAggregateLiteral, typedNull } from "./coerce.ts";
 import { requireGroupable, requireOrderable } from "./groupable.ts";
 import type { AggregateOptions, Expr, OrderItem } from "./ir.ts";
 import { columnRefPath } from "./resolve-names.ts";
@@ -112,11 +113,6 @@ function analyzeCall(name: string, node: AstNode, env: ExprEnv): Expr {
   });
   const recordLength = arrayLengthOfRecord(spec.name, args[0], node);
   if (recordLength) return recordLength;
-  for (const i of spec.patternArgs ?? []) checkPatternArg(args[i]!, rawArgs[i]!, env);
-  checkCountArg(spec.name, args, rawArgs);
-  for (const i of spec.constantArgs ?? []) if (args[i]) checkConstantArg(spec.name, args[i]!, rawArgs[i]!);
-  if (spec.zoneArg !== undefined && args[spec.zoneArg])
-    checkZoneArg(args[spec.zoneArg]!, rawArgs[spec.zoneArg]!, env);
   const type = withPosition(
     () =>
       spec.returns(
@@ -125,6 +121,13 @@ function analyzeCall(name: string, node: AstNode, env: ExprEnv): Expr {
       ),
     node,
   );
+  const nulled = nullTextArg(spec, args, type);
+  if (nulled) return nulled;
+  for (const i of spec.patternArgs ?? []) checkPatternArg(args[i]!, rawArgs[i]!, env);
+  checkCountArg(spec.name, args, rawArgs);
+  for (const i of spec.constantArgs ?? []) if (args[i]) checkConstantArg(spec.name, args[i]!, rawArgs[i]!);
+  if (spec.zoneArg !== undefined && args[spec.zoneArg])
+    checkZoneArg(args[spec.zoneArg]!, rawArgs[spec.zoneArg]!, env);
   const at = locationOf(node);
   const call: CallExpr = {
     k: "call",
@@ -138,6 +141,19 @@ function analyzeCall(name: string, node: AstNode, env: ExprEnv): Expr {
   };
   if (node.over) return withWindow(call, node.over, env);
   return call;
+}
+
+/**
+ * A scalar call whose format, JSONPath or zone is a NULL literal: NULL of the call's type, as in
+ * BigQuery (a function of a NULL argument is NULL). The dialects read those arguments' text when
+ * they compile, and refused a NULL as "needs its format as a string literal"; a NULL zone reached
+ * the engines, which raised.
+ */
+function nullTextArg(spec: FunctionSpec, args: Expr[], type: SqlType): Expr | undefined {
+  if (spec.kind !== "scalar" || type.t !== "scalar") return undefined;
+  const at = [...(spec.literalArgs ?? []), ...(spec.zoneArg !== undefined ? [spec.zoneArg] : [])];
+  if (!at.some((i) => isNullLiteral(args[i]))) return undefined;
+  return typedNull({ k: "lit", value: null, type: { t: "null" } }, type.s);
 }
 
 export function analyzeAggregate(node: AstNode, env: ExprEnv): Expr {

@@ -29,6 +29,12 @@ export function typedNull(e: Expr, s: ScalarType): Expr {
   return { k: "cast", expr: e, to: s, safe: false, type: { t: "scalar", s } };
 }
 
+/** a NULL literal, bare or typed by `typedNull` */
+export function isNullLiteral(e: Expr | undefined): boolean {
+  const inner = e?.k === "cast" ? e.expr : e;
+  return inner?.k === "lit" && inner.value === null;
+}
+
 /**
  * An aggregate's literal argument, typed: a bare NULL as `s`, a string literal as STRING. Engines
  * that leave a quoted literal untyped refuse it in a generic aggregate (PostgreSQL:

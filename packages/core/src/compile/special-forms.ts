@@ -7,6 +7,7 @@ import { lookupFunction, type SpecialFormName } from "../catalogue/functions.ts"
 import type { AstNode } from "../parse/parse-sql.ts";
 import { analyzeCondition, analyzeExpr, checkZoneArg, type ExprEnv, fail } from "./analyze-expr.ts";
 import { analyzeSubquery } from "./analyze-literals.ts";
+import { isNullLiteral, typedNull } from "./coerce.ts";
 import type { Expr } from "./ir.ts";
 import { BOOL, INT64, type SqlType, typeName } from "./sql-type.ts";
 
@@ -87,8 +88,10 @@ function currentIn(fn: "DATE" | "DATETIME"): SpecialForm {
     const spec = lookupFunction(`CURRENT_${fn}`)!;
     if (zone.length > spec.maxArgs)
       fail("sql_invalid", `CURRENT_${fn} takes 0 to ${spec.maxArgs} arguments, got ${zone.length}.`, node);
-    const now = env.ctx.now();
     const type: SqlType = { t: "scalar", s: fn };
+    // in a zone that is NULL: NULL, as BigQuery's (the engines raised)
+    if (zone.some(isNullLiteral)) return typedNull({ k: "lit", value: null, type: { t: "null" } }, fn);
+    const now = env.ctx.now();
     return { k: "call", fn, args: [{ k: "param", index: now.index, type: now.type }, ...zone], type };
   };
 }
