@@ -205,7 +205,8 @@ export function clickhouseFunctions(e: ClickhouseEmitter): FunctionTable {
     ROUND: decimalRounding("round"),
     TRUNC: decimalRounding("trunc"),
     // abs of an Int64 is UInt64: -2^63 gives 2^63, which INT64 cannot hold (BigQuery raises)
-    ABS: ([x], call) => (isInt64(call) ? checkedInt64(`abs(${x})`) : `abs(${x})`),
+    ABS: (args, call, e) =>
+      checkedMath.abs((x) => (isInt64(call) ? checkedInt64(`abs(${x})`) : `abs(${x})`))(args, call, e),
     DIV: ([a, b]) => `intDiv(${a}, ${e.divisor(`(${b})`)})`,
     SIGN: ([x], call) => {
       const sign = `CAST(sign(${x}) AS ${e.typeName(call.type.t === "scalar" ? call.type.s : "INT64")})`;

@@ -78,7 +78,20 @@ function postgresShortestFormat(x: string, precision: number | undefined): strin
 
 /** power(), with an underflow 0 (PostgreSQL raises on one): |x|^y below e^-745.2 */
 function postgresPower(x: string, y: string): string {
-  return `CASE WHEN ${x} <> 0 AND ${y} * ln(abs(${x})) < -745.2 THEN 0 ELSE power(${x}, ${y}) END`;
+  const log = `${y} * ln(abs(${x}))`;
+  return `CASE WHEN ${x} <> 0 AND ${log} < -745.2 THEN 0 WHEN ${x} <> 0 AND ${overflows(log)} THEN ${OVERFLOWED} ELSE power(${x}, ${y}) END`;
+}
+
+/**
+ * PostgreSQL raises on a FLOAT64 overflow itself, so that the checks of EXP and POW (checkedMath:
+ * an error, NULL under SAFE.) never saw it: past ln of FLOAT64's largest value the result is
+ * infinite without asking, and the checks take it from there.
+ */
+const OVERFLOWED = "'Infinity'::float8";
+
+/** an exponent past ln(FLOAT64 max), finite: PostgreSQL orders NaN above every number */
+function overflows(exponent: string): string {
+  return `(${exponent} > 709.782712893384 AND ${exponent} <= 1.7976931348623157e308)`;
 }
 
 /** A JSON string (kept, group 1) or white space between tokens (dropped). */
@@ -362,7 +375,9 @@ export class PostgresDialect extends SqlEmitter {
     LOG10: checkedMath.log((x) => `log(${x})`),
     // PostgreSQL raises on an underflow, where BigQuery's answer is 0: past e^-745.2 (the least
     // FLOAT64 above 0 is about e^-744.4) the result is 0 without asking
-    EXP: checkedMath.exp((x) => `CASE WHEN ${x} < -745.2 THEN 0 ELSE exp(${x}) END`),
+    EXP: checkedMath.exp(
+      (x) => `CASE WHEN ${x} < -745.2 THEN 0 WHEN ${overflows(x)} THEN ${OVERFLOWED} ELSE exp(${x}) END`,
+    ),
     POW: checkedMath.pow(postgresPower),
     POWER: checkedMath.pow(postgresPower),
     LEFT: (args, call) => edgeCall("left", args, call, this, PG_SUBSTRING),

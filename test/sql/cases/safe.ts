@@ -145,4 +145,50 @@ export const safeCases: SqlCase[] = [
     sql: `select SAFE.PARSE_TIMESTAMP('${"%E*S".repeat(30)}', '${"1".repeat(200)}') as t, PARSE_TIMESTAMP('%Y%m%d', '20250115') as ok`,
     expect: [{ t: null, ok: us("2025-01-15T00:00:00Z") }],
   },
+  // the engines raised these themselves, through SAFE.: DuckDB's and PostgreSQL's INT64 overflow of
+  // ABS, PostgreSQL's FLOAT64 overflow of EXP and POW
+  {
+    name: "SAFE.ABS of INT64's least value is NULL; other values are their absolute value",
+    rule: "BigQuery ABS: an error if X is INT64's least value (its absolute value does not fit); SAFE. makes it NULL",
+    sql: "select x, safe.abs(x) as a from unnest([-9223372036854775807 - 1, -9223372036854775807, -5, 0]) x",
+    expect: [
+      { x: "-9223372036854775808", a: null },
+      { x: "-9223372036854775807", a: "9223372036854775807" },
+      { x: -5, a: 5 },
+      { x: 0, a: 0 },
+    ],
+  },
+  {
+    name: "ABS of INT64's least value raises",
+    rule: "BigQuery ABS: an error if X is INT64's least value",
+    sql: "select abs(x) as a from unnest([-9223372036854775807 - 1]) x",
+    expect: { error: "sql_invalid" },
+  },
+  {
+    name: "SAFE.EXP and SAFE.POW past FLOAT64's range are NULL; at its edge, NaN and infinities they are values",
+    rule: "BigQuery EXP and POW: an error if the result overflows; SAFE. makes it NULL. NaN in, NaN out; infinities as IEEE",
+    sql:
+      "select safe.exp(1000) as e1, safe.exp(709.782712893384) as e2, safe.exp(cast('nan' as float64)) as e3, " +
+      "safe.exp(cast('inf' as float64)) as e4, safe.pow(10, 400) as p1, safe.pow(-10, 309) as p2, " +
+      "safe.pow(cast('nan' as float64), 2) as p3, safe.pow(2, cast('inf' as float64)) as p4, safe.pow(10, -400) as p5",
+    expect: [
+      {
+        e1: null,
+        e2: 1.7976931348622732e308,
+        e3: "NaN",
+        e4: "Infinity",
+        p1: null,
+        p2: null,
+        p3: "NaN",
+        p4: "Infinity",
+        p5: 0,
+      },
+    ],
+  },
+  {
+    name: "EXP past FLOAT64's range raises",
+    rule: "BigQuery EXP: an error if the result overflows",
+    sql: "select exp(x) as a from unnest([710.0]) x",
+    expect: { error: "sql_invalid" },
+  },
 ];

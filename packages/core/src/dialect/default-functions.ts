@@ -198,6 +198,21 @@ export const checkedMath = {
       return e.raiseWhen(engine(x), `${x} < 0`, "SQRT() is undefined for negative values");
     };
   },
+  /**
+   * ABS: an error for INT64's least value, -2^63, whose absolute value INT64 cannot hold (BigQuery
+   * raises; under SAFE. it is NULL, where the engines' own overflow errors raised through it)
+   */
+  abs(engine: (x: string) => string): FunctionEmitter {
+    return ([x], call, e) => {
+      const type = call.args[0]!.type;
+      if (!(type.t === "scalar" && type.s === "INT64")) return engine(x!);
+      return e.raiseWhen(
+        engine(x!),
+        `${x} = (-9223372036854775807 - 1)`,
+        "ABS() overflows INT64: -2^63 has no absolute value in INT64",
+      );
+    };
+  },
   /** EXP: "an error if the result overflows" (an underflow is 0) */
   exp(engine: (x: string) => string): FunctionEmitter {
     return (args, call, e) => {
@@ -579,7 +594,7 @@ export const DEFAULT_FUNCTIONS = {
   // BigQuery: MOD(x, 0) raises; MOD(x, -1) is 0, also for -2^63 (whose division overflows)
   MOD: ([a, b], _call, e) =>
     `CASE WHEN (${b}) = -1 THEN (${a}) * 0 ELSE ((${a}) % ${e.divisor(`(${b})`)}) END`,
-  ABS: rename("abs"),
+  ABS: checkedMath.abs((x) => `abs(${x})`),
   // SIGN(NaN) is NaN (BigQuery); DuckDB and PostgreSQL answered 0, ClickHouse 1
   SIGN: ([x], call, e) =>
     call.type.t === "scalar" && call.type.s === "FLOAT64"
