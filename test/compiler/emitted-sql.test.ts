@@ -279,3 +279,40 @@ describe("redaction consumer SQL cannot undo", () => {
     expect(compile("select m from b", false)).not.toBe(compile("select m from b", true));
   });
 });
+
+describe("nested functions' SQL", () => {
+  const zone = "'America/New_York'";
+  /** `levels` TIMESTAMP_TRUNCs in a zone, each of the one inside, of an event's timestamp */
+  const nestedTrunc = (levels: number) => {
+    let x = "timestamp";
+    for (let i = 0; i < levels; i++) x = `timestamp_trunc(${x}, ${i % 2 ? "week(monday)" : "day"}, ${zone})`;
+    return `select format_timestamp('%F %Ez', timestamp(cast(${x} as string), ${zone}), ${zone}) as t from \`cloudflare.logs.prod\``;
+  };
+
+  it("grows by what each level writes, not by a factor per level, for time functions in a zone", () => {
+    for (const dialect of [duckdbDialect, postgresDialect, clickhouseDialect]) {
+      const size = (levels: number) =>
+        compileEndpoint(endpoint(nestedTrunc(levels)), { schema, dialect }).sql.length;
+      const one = size(1);
+      // a TIMESTAMP_TRUNC of one in a zone was 1 MB on DuckDB, three levels 130 MB, four past a string's length
+      expect(size(8), dialect.name).toBeLessThan(one * 12);
+    }
+  });
+
+  it("past the limit of emitted SQL is sql_too_complex naming the limit, never a string past its length (a 500)", () => {
+    let x = "event_message";
+    for (let i = 0; i < 6; i++) x = `json_value(${x}, '$.a')`;
+    for (const dialect of [duckdbDialect, postgresDialect, clickhouseDialect]) {
+      let error: unknown;
+      try {
+        compileEndpoint(endpoint(`select ${x} as v from \`cloudflare.logs.prod\``), { schema, dialect });
+      } catch (e) {
+        error = e;
+      }
+      expect(error, dialect.name).toMatchObject({
+        code: "sql_too_complex",
+        message: expect.stringMatching(/limit is 4 MB/),
+      });
+    }
+  });
+});

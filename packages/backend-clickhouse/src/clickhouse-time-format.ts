@@ -1,4 +1,5 @@
 import { parseTimeFormat, QesError } from "@qes/core";
+import { bindOnce } from "./clickhouse-bind-once.ts";
 import { sqlString } from "./clickhouse-sql.ts";
 import { offsetSql, toLocalSql, type Zone } from "./clickhouse-time.ts";
 
@@ -31,7 +32,11 @@ const FORMAT_DATETIME: Record<string, string> = {
  * for %e (space-padded day), %s (epoch seconds), %E3S (milliseconds), %z and %Z in the zone asked.
  */
 /** `zoneText`: SQL of the zone as written, for %Z */
-export function formatTimestampSql(format: string, ts: string, zone: Zone, zoneText: string): string {
+export function formatTimestampSql(format: string, instant: string, zone: Zone, zoneText: string): string {
+  return bindOnce(instant, (ts) => formatted(format, ts, zone, zoneText));
+}
+
+function formatted(format: string, ts: string, zone: Zone, zoneText: string): string {
   const local = toLocalSql(ts, zone);
   const offset = offsetSql(ts, zone);
   const pieces: string[] = [];

@@ -20,6 +20,7 @@ import {
   weekNumberNumerator,
   withoutFraction,
 } from "@qes/core";
+import { bindOnce } from "./clickhouse-bind-once.ts";
 import { fromLocalSql, offsetSql, textToTimestampSql, toLocalSql, zoneOf } from "./clickhouse-time.ts";
 import { formatTimestampSql, translateParseFormat } from "./clickhouse-time-format.ts";
 import { truncateSql } from "./clickhouse-time-trunc.ts";
@@ -182,13 +183,17 @@ export function clickhouseTimeFunctions(e: SqlEmitter) {
     return readsInstant(literalArg(call, 0, "its format")) ? parsed : fromLocalSql(parsed, zoneOf(zone));
   };
   return {
-    TIMESTAMP_TRUNC: ([ts, , zone], call) => {
+    TIMESTAMP_TRUNC: ([instant, , zone], call) => {
       const z = zoneOf(zone);
-      const local = truncateSql(toLocalSql(ts!, z), partOf(call, 1), false);
       // HOUR and MINUTE keep the timestamp's own offset: in a repeated hour each occurrence
       // truncates within itself (ZetaSQL TimestampTruncAtLeastMinute)
-      if (truncatesWithinOffset(call)) return `subtractSeconds(${local}, ${offsetSql(ts!, z)})`;
-      return fromLocalSql(local, z);
+      if (truncatesWithinOffset(call))
+        return bindOnce(
+          instant!,
+          (ts) =>
+            `subtractSeconds(${truncateSql(toLocalSql(ts, z), partOf(call, 1), false)}, ${offsetSql(ts, z)})`,
+        );
+      return fromLocalSql(truncateSql(toLocalSql(instant!, z), partOf(call, 1), false), z);
     },
     DATETIME_TRUNC: ([d], call) => truncateSql(d!, partOf(call, 1), false),
     DATE_TRUNC: ([d], call) => truncateSql(d!, partOf(call, 1), true),

@@ -1,4 +1,5 @@
 import { QesError } from "@qes/core";
+import { bindOnce } from "./clickhouse-bind-once.ts";
 
 /**
  * Truncation to a BigQuery date part as arithmetic on unix microseconds and day numbers.
@@ -83,23 +84,7 @@ function startDay(value: string, days: string, part: string): string {
  * the day named (WEEK(<day>)).
  */
 export function truncateSql(value: string, part: string, date: boolean): string {
-  return once(value, (v) => truncatedSql(v, part, date));
-}
-
-/** longest value text the arithmetic repeats as is */
-const INLINE_CHARS = 200;
-/** the lambda parameter `once` binds a value to: its body holds nothing else of the query's */
-const BOUND = "__qes_trunc";
-
-/**
- * `body` of `value`, which it names several times, with `value` evaluated and written once: the
- * arithmetic names its value up to eight times, so a truncation of a truncation (as a time zone's
- * TIMESTAMP_TRUNC of one) grew the query past ClickHouse's 50,000-node AST limit, a 4xx "too large"
- * where `toStartOf*` named it once. A short value (a column) is repeated: no array per row.
- */
-function once(value: string, body: (v: string) => string): string {
-  if (value.length <= INLINE_CHARS) return body(value);
-  return `arrayElement(arrayMap(${BOUND} -> ${body(BOUND)}, [${value}]), 1)`;
+  return bindOnce(value, (v) => truncatedSql(v, part, date));
 }
 
 function truncatedSql(value: string, part: string, date: boolean): string {

@@ -1,4 +1,5 @@
 import { fixedZoneOffset, zoneRules } from "@qes/core";
+import { bindOnce } from "./clickhouse-bind-once.ts";
 import { raisingTimestamp } from "./clickhouse-casts.ts";
 import { sqlString } from "./clickhouse-sql.ts";
 
@@ -52,7 +53,7 @@ export function offsetSql(ts: string, zone: Zone): string {
 /** The wall-clock reading in `zone` of the UTC instant `ts`, as a UTC-labelled DateTime64. */
 export function toLocalSql(ts: string, zone: Zone): string {
   if ("utc" in zone) return ts;
-  return `addSeconds(${ts}, ${offsetSql(ts, zone)})`;
+  return bindOnce(ts, (t) => `addSeconds(${t}, ${offsetSql(t, zone)})`);
 }
 
 /**
@@ -67,6 +68,10 @@ export function toLocalSql(ts: string, zone: Zone): string {
 export function fromLocalSql(local: string, zone: Zone): string {
   if ("utc" in zone) return local;
   if ("offsetSeconds" in zone) return `subtractSeconds(${local}, ${zone.offsetSeconds})`;
+  return bindOnce(local, (l) => placedInZone(l, zone));
+}
+
+function placedInZone(local: string, zone: Zone): string {
   const placed = (offset: string) => `subtractSeconds(${local}, ${offset})`;
   const a = offsetSql(`subtractDays(${local}, 1)`, zone);
   const landsOn = offsetSql(placed(a), zone);
@@ -79,7 +84,11 @@ const EXPLICIT_OFFSET =
   "'[0-9]:[0-9]{2}(:[0-9]{2}([.][0-9]+)?)?(\\\\s*(Z|z|UTC|[+-][0-9]{1,2}(:?[0-9]{2})?))\\\\s*$'";
 
 /** BigQuery's timestamp text → TIMESTAMP: an explicit offset wins, else the text is local to `zone`. */
-export function textToTimestampSql(s: string, zone: Zone, orNull = false): string {
+export function textToTimestampSql(text: string, zone: Zone, orNull = false): string {
+  return bindOnce(text, (s) => timestampOfText(s, zone, orNull));
+}
+
+function timestampOfText(s: string, zone: Zone, orNull: boolean): string {
   const parse = (tz: string) =>
     orNull ? `parseDateTime64BestEffortOrNull(${s}, 6, ${tz})` : raisingTimestamp(s, tz);
   if ("utc" in zone) return parse("'UTC'");

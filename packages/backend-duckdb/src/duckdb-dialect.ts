@@ -38,6 +38,7 @@ import { jsonNumbersAsCore, jsonStringAt, jsonStringList } from "./duckdb-json-t
 import { duckdbColumnType, jsonPointer } from "./duckdb-storage.ts";
 import {
   bindDuckdbZone,
+  bindOnce,
   floorDivSql,
   formatTimestampSql,
   fromLocalSql,
@@ -161,14 +162,16 @@ export class DuckdbDialect extends SqlEmitter {
         return fromLocalSql(`CAST(${args[0]} AS TIMESTAMP)`, zoneName(args[1]));
       return args[0]!;
     },
-    TIMESTAMP_TRUNC: ([ts, , zone], call) => {
-      if (zone === undefined) return truncate(ts!, call, this);
+    TIMESTAMP_TRUNC: ([instant, , zone], call) => {
+      if (zone === undefined) return truncate(instant!, call, this);
       const z = zoneName(zone);
-      const local = truncate(toLocalSql(ts!, z), call, this);
-      // HOUR and MINUTE keep the timestamp's own offset (ZetaSQL TimestampTruncAtLeastMinute):
-      // in a repeated hour each occurrence truncates within itself
-      if (truncatesWithinOffset(call)) return `(${local} - to_seconds(${zoneOffsetSql(ts!, z)}))`;
-      return fromLocalSql(local, z);
+      return bindOnce(instant!, (ts) => {
+        const local = truncate(toLocalSql(ts, z), call, this);
+        // HOUR and MINUTE keep the timestamp's own offset (ZetaSQL TimestampTruncAtLeastMinute):
+        // in a repeated hour each occurrence truncates within itself
+        if (truncatesWithinOffset(call)) return `(${local} - to_seconds(${zoneOffsetSql(ts, z)}))`;
+        return fromLocalSql(local, z);
+      });
     },
     UNIX_MICROS: rename("epoch_us"),
     // BigQuery rounds down (toward the past), also before 1970.

@@ -49,6 +49,14 @@ export const MAX_SELECT_COLUMNS = 1000;
  */
 export const MAX_JOINED_RELATIONS = 16;
 
+/**
+ * Characters of the SQL one query compiles to. Functions whose emitted SQL names an argument
+ * several times multiply it with each level they nest (JSON_VALUE of JSON_VALUE of JSON_VALUE was
+ * 107 MB on DuckDB and past JavaScript's longest string on PostgreSQL, a 500): engines took seconds
+ * to plan a few megabytes. Beyond it: `sql_too_complex`.
+ */
+export const MAX_EMITTED_SQL_CHARS = 4_000_000;
+
 /** State of one compilation: parameters, generated names, limits. */
 export class CompileContext {
   readonly params: SqlParam[] = [];

@@ -4,7 +4,7 @@ import { QesError } from "../errors.ts";
 import { type AstNode, parseSelect } from "../parse/parse-sql.ts";
 import type { LogSchema } from "../schema/schema-model.ts";
 import { analyzeQuery, analyzeWith } from "./analyze-query.ts";
-import { CompileContext } from "./compile-context.ts";
+import { CompileContext, MAX_EMITTED_SQL_CHARS } from "./compile-context.ts";
 import type { CompiledQuery, OutputColumn } from "./compiled-query.ts";
 import { fixedChoices } from "./fixed-choices.ts";
 import type { Expr, Query } from "./ir.ts";
@@ -153,7 +153,7 @@ function compileUncached(
   }
   // Only the parameters the emitted SQL uses are bound: consumer SQL that reads no stored CTE
   // (`select 1 as x`) has none, and an engine refuses values for parameters it does not see.
-  const emitted = opts.dialect.emit(query);
+  const emitted = emitWithinLimit(opts.dialect, query);
   return {
     sql: emitted.sql,
     ...(emitted.readAhead !== undefined ? { readAhead: emitted.readAhead } : {}),
@@ -166,6 +166,27 @@ function compileUncached(
     ...(opts.dialect.bindPattern ? { bindPattern: (p: string) => opts.dialect.bindPattern!(p) } : {}),
     ...(opts.dialect.bindZone ? { bindZone: (z: string) => opts.dialect.bindZone!(z) } : {}),
   };
+}
+
+/** The dialect's SQL of the query, refused past MAX_EMITTED_SQL_CHARS (or past a string's length) */
+function emitWithinLimit(dialect: Dialect, query: Query): ReturnType<Dialect["emit"]> {
+  const tooLarge = (size: string) =>
+    new QesError(
+      "sql_too_complex",
+      `The query compiles to ${size} of SQL for this backend; the limit is ${MAX_EMITTED_SQL_CHARS / 1_000_000} MB. ` +
+        "Functions nested in one another (JSON_VALUE of JSON_VALUE, time functions in a zone) multiply it: " +
+        "compute the inner value once, in a subquery or a WITH clause.",
+    );
+  let emitted: ReturnType<Dialect["emit"]>;
+  try {
+    emitted = dialect.emit(query);
+  } catch (e) {
+    if (e instanceof RangeError && /string length/i.test(e.message)) throw tooLarge("more than 500 MB");
+    throw e;
+  }
+  if (emitted.sql.length > MAX_EMITTED_SQL_CHARS)
+    throw tooLarge(`${(emitted.sql.length / 1_000_000).toFixed(1)} MB`);
+  return emitted;
 }
 
 /** Results beyond maxRows are cut (the response says so): fetch one more row to know. */
