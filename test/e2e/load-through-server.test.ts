@@ -253,4 +253,13 @@ describe("qes load while qes serve holds the chDB directory", () => {
     expect(retention.stdout).toContain(`run by the qes serve holding ${chEnv.QES_CLICKHOUSE_PATH}`);
     expect(retention.stdout).toMatch(/cloudflare\.logs\.prod\s+2 events removed/);
   }, 120_000);
+  it("a command that needs the directory itself says that the server holds it, with ClickHouse's advice only", async () => {
+    const seed = await runCli(["seed", "--events", "10"], { env: chEnv });
+    expect(seed.code).toBe(1);
+    expect(seed.stderr).toContain(
+      `the embedded ClickHouse store ${chEnv.QES_CLICKHOUSE_PATH} is held by another process`,
+    );
+    // before: DuckDB's advice followed, to point QES_DUCKDB_PATH elsewhere, which this store does not read
+    expect(seed.stderr).not.toMatch(/DuckDB|QES_DUCKDB_PATH/);
+  }, 120_000);
 });
