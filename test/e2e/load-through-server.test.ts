@@ -240,6 +240,8 @@ describe("qes load while qes serve holds the chDB directory", () => {
     writeFileSync(file, `${edge("c1")}\n${edge("c2")}\n`);
     const res = await runCli(["load", "--source", "cloudflare.logs.prod", file], { env: chEnv });
     expect(res.stderr).toContain("sending the events to it");
+    // before: chDB's own refusal, printed from native code, came first ("Code: 76. DB::Exception: Cannot lock file")
+    expect(res.stderr).not.toContain("Exception");
     expect(res.code).toBe(0);
     const answer = await fetch(`${ch.url}/api/endpoints/query/logs.all?project=forwarded`, {
       headers: { "X-API-KEY": QUERY_TOKEN },
@@ -250,7 +252,19 @@ describe("qes load while qes serve holds the chDB directory", () => {
     // the events of 2025-01-15 are past the server's 30 days: its run, asked by qes retention, removes them
     const retention = await runCli(["retention"], { env: chEnv });
     expect(retention.code).toBe(0);
+    expect(retention.stderr).toBe("");
     expect(retention.stdout).toContain(`run by the qes serve holding ${chEnv.QES_CLICKHOUSE_PATH}`);
     expect(retention.stdout).toMatch(/cloudflare\.logs\.prod\s+2 events removed/);
+  }, 120_000);
+  it("a command that needs the directory itself says that the server holds it, with ClickHouse's advice only", async () => {
+    const seed = await runCli(["seed", "--events", "10"], { env: chEnv });
+    expect(seed.code).toBe(1);
+    expect(seed.stderr).toContain(
+      `the embedded ClickHouse store ${chEnv.QES_CLICKHOUSE_PATH} is held by another process`,
+    );
+    // before: DuckDB's advice followed, to point QES_DUCKDB_PATH elsewhere, which this store does not read
+    expect(seed.stderr).not.toMatch(/DuckDB|QES_DUCKDB_PATH/);
+    expect(seed.stderr).toContain(`(pid ${ch.pid})`);
+    expect(seed.stderr).not.toContain("Exception");
   }, 120_000);
 });

@@ -86,6 +86,8 @@ const SOURCES: Record<string, string[][]> = {
   "shape.dotted": [
     [J({ id: "d1", timestamp: AT, "q.r": 3, q: { r: 4 }, metadata: { "a.b": 1, a: { b: 2 } } })],
   ],
+  // a key that is the empty string, at the top and inside a record (a shipper's `{"": …}`)
+  "shape.empty.key": [[J({ id: "e1", timestamp: AT, "": 1, a: 2, metadata: { "": "m" } })]],
   // keys that are one another's case (non-ASCII): JavaScript's toLowerCase maps each first to the second
   "shape.fold": [
     [J({ id: "f1", timestamp: AT, "\u01c5": 1, "\u01c6": 2, "\u0130": 3, "i\u0307": 4, Σ: 5, σ: 6 })],
@@ -578,6 +580,23 @@ const VALUE_CASES: ShapeCase[] = [
       "from src cross join unnest(src.metadata) as m cross join unnest(src.q) as q",
     expect: [{ flat: 1, nested: 2, qr: 3, r: 4 }],
     found: "every backend: both read the dotted key's value (one hidden CTE column for both paths)",
+  },
+  {
+    name: "SELECT * through a CTE keeps a column whose key is the empty string",
+    sql: "with src as (select * from `shape.empty.key`) select * from src",
+    expect: [
+      {
+        id: "e1",
+        timestamp: ts(AT),
+        event_message: null,
+        project: null,
+        "": 1,
+        a: 2,
+        metadata: [{ "": "m" }],
+      },
+    ],
+    found:
+      "every backend: the CTE's SELECT * left the column out (names.filter(Boolean)), SELECT * of the source kept it",
   },
   {
     name: "non-ASCII keys that are one another's case, read directly",

@@ -1,5 +1,6 @@
 import { type ClickHouseClient, createClient } from "@clickhouse/client";
 import { QesError } from "@qes/core";
+import { chdbHolder } from "./chdb-holder.ts";
 import { SESSION_SETUP_SQL, withSessionParams } from "./clickhouse-session-params.ts";
 import { quoteIdent } from "./clickhouse-sql.ts";
 
@@ -106,6 +107,16 @@ async function chdbClient(
   return client;
 }
 
+function storeLocked(path: string, holder: string | undefined, cause?: unknown): QesError {
+  return new QesError(
+    "store_locked",
+    `the embedded ClickHouse store ${path} is held by another process${holder ? ` (${holder})` : ""}, ` +
+      "most likely a running qes server. chDB allows one process per directory: stop that server, or load " +
+      "through it (qes load finds it), or use a ClickHouse server (QES_CLICKHOUSE_URL) to run several processes.",
+    cause === undefined ? {} : { cause },
+  );
+}
+
 /**
  * Opens the embedded engine at `path` (an absolute directory) for `database`, creating the
  * database. A second backend of this process may share the path (another database); another
@@ -119,6 +130,8 @@ export async function openChdbEngine(path: string, database: string): Promise<Cl
         `cannot also open ${path}. Use one QES_CLICKHOUSE_PATH per process, or a server (QES_CLICKHOUSE_URL).`,
     );
   }
+  const holder = chdbHolder(path);
+  if (holder !== undefined) throw storeLocked(path, `pid ${holder}`);
   let chdb: ChdbModule;
   try {
     chdb = await loadChdb();
@@ -150,13 +163,7 @@ export async function openChdbEngine(path: string, database: string): Promise<Cl
     // chDB reports a directory another process holds as "Failed to create connection for path"
     // (and "Another server instance in same directory is already running" on stderr)
     if (/Another server instance in same directory|Failed to create connection for path/.test(message)) {
-      throw new QesError(
-        "store_locked",
-        `the embedded ClickHouse store ${path} is held by another process, most likely a running qes server. ` +
-          "chDB allows one process per directory: stop that server, or load through it (qes load finds it), " +
-          "or use a ClickHouse server (QES_CLICKHOUSE_URL) to run several processes.",
-        { cause: e },
-      );
+      throw storeLocked(path, undefined, e);
     }
     throw new QesError("backend_unavailable", `cannot open embedded ClickHouse at ${path}: ${message}`, {
       cause: e,

@@ -45,7 +45,8 @@ function storeLocked(path: string, detail: string, cause?: unknown): QesError {
     "store_locked",
     `the DuckDB store ${path} is held by another process (${detail}), most likely a running qes server. ` +
       "DuckDB allows one process per file: stop that server, or load through it (qes serve seeds and " +
-      "loads itself), or use PostgreSQL (QES_BACKEND=postgres) to run several processes.",
+      "loads itself), or point QES_DUCKDB_PATH at another file, or use PostgreSQL (QES_BACKEND=postgres) " +
+      "to run several processes.",
     cause === undefined ? {} : { cause },
   );
 }

@@ -268,7 +268,9 @@ export function bindDerived(scope: Scope, aliasName: string, alias: string, info
       }
       return i < 0 ? undefined : columnValue(i);
     },
-    columnNames: () => names.filter(Boolean),
+    // every output, the empty name included: an event's key `""` is a column of its source
+    // (`select *` of the source outputs it), and anonymous expressions are named `f<N>_`
+    columnNames: () => names,
     schemaless: false,
   });
 }

@@ -9,13 +9,6 @@ export class CliError extends Error {}
 /** what the person at the terminal reads for an error: the message, located when it can be */
 export function describeError(e: unknown): string {
   if (isQesError(e)) {
-    if (e.code === "store_locked") {
-      return (
-        `${e.message}\n` +
-        "DuckDB lets one process write its file: stop the running `qes serve` first, or point " +
-        "QES_DUCKDB_PATH at another file. For several processes use PostgreSQL (QES_BACKEND=postgres)."
-      );
-    }
     if (e.code === "backend_unavailable")
       return `${e.message}\n(is the database running? see scripts/ensure-services.sh)`;
     return e.message;
