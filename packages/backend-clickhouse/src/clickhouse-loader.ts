@@ -43,6 +43,9 @@ export interface LoadOutcome {
   schema?: LogSchema;
 }
 
+/** the name of every staging table begins so (clickhouse-staging-leftovers.ts finds those left behind) */
+export const STAGING_PREFIX = "qes_staging_";
+
 /**
  * Where one call's rows wait until they are all valid: a plain MergeTree table shaped like the
  * source's, in the same database. ClickHouse has no multi-statement transactions; rows move into
@@ -73,7 +76,7 @@ export class StagedSource {
     /** fsync the staged rows (ingest acknowledges durable events; loads rely on the OS) */
     private readonly durable: boolean,
   ) {
-    this.staging = `qes_staging_${randomUUID().replaceAll("-", "")}`;
+    this.staging = `${STAGING_PREFIX}${randomUUID().replaceAll("-", "")}`;
   }
 
   private get local(): StorageLayout {
