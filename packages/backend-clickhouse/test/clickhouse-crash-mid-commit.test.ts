@@ -15,13 +15,25 @@ const CORE = new URL("../../core/src/index.ts", import.meta.url).pathname;
 const CLIENT = createRequire(join(PACKAGE, "package.json")).resolve("@clickhouse/client");
 
 /**
- * One process's ingest of three events (two with an id, one whose id derives from its content) to
- * `source`; with `killAfter`, the process SIGKILLs itself right after the first command whose SQL
+ * One process's ingest of `bodies` (by default three events, two with an id, one whose id derives
+ * from its content) to `source`; with `killAfter`, the process SIGKILLs itself right after the first command whose SQL
  * matches it has run (the engine's own client, the real statement: what a kill at that moment
  * leaves on disk). Prints the staging tables found once the store is open, the ingest's results
  * and then the rows the source's table holds.
  */
-function childScript(path: string, source: string, killAfter?: string): string {
+const THREE_EVENTS = [0, 1, 2].map((i) => ({
+  ...(i > 0 ? { id: `crash-${i}` } : {}),
+  timestamp: "2026-01-15T09:00:00Z",
+  event_message: `e${i}`,
+  [`f${i}`]: i,
+}));
+
+function childScript(
+  path: string,
+  source: string,
+  killAfter?: string,
+  bodies: readonly Record<string, unknown>[] = THREE_EVENTS,
+): string {
   return `
 const { createClient } = await import(${JSON.stringify(CLIENT)});
 const proto = Object.getPrototypeOf(createClient({}));
@@ -43,14 +55,8 @@ const count = (sql) =>
     { maxRows: 1, timeoutMs: 30_000 },
   ).then((r) => r.rows[0].n);
 console.log(JSON.stringify({ staging: await count("SELECT toString(count()) AS n FROM system.tables WHERE startsWith(name, 'qes_staging_')") }));
-const events = [0, 1, 2].map((i) =>
-  logEventFromJson(
-    { ...(i > 0 ? { id: "crash-" + i } : {}), timestamp: "2026-01-15T09:00:00Z", event_message: "e" + i, ["f" + i]: i },
-    ${JSON.stringify(source)},
-    1_768_467_600_000_000n,
-  ),
-);
-console.log(JSON.stringify(await b.ingest([{ source: ${JSON.stringify(source)}, events }])));
+const events = ${JSON.stringify(bodies)}.map((e) => logEventFromJson(e, ${JSON.stringify(source)}, 1_768_467_600_000_000n));
+console.log(JSON.stringify(await b.ingest([{ source: ${JSON.stringify(source)}, events }]).catch((e) => String(e))));
 const table = (await b.schema()).sources[${JSON.stringify(source)}].table;
 console.log(JSON.stringify({ rows: await count("SELECT toString(count()) AS n FROM " + table) }));
 await b.close();
@@ -104,5 +110,31 @@ describe("embedded ClickHouse killed in the middle of an ingest commit", () => {
     expect(reopened.signal).toBeUndefined();
     const [found] = reopened.stdout.trim().split("\n");
     expect(JSON.parse(found as string)).toEqual({ staging: "0" });
+  }, 120_000);
+
+  /**
+   * A source widened by a call killed after its `ADD COLUMN` and before its schema was stored kept
+   * a column the schema did not know: every later commit to it failed ("Tables have different
+   * structure" at the attach, a 500) until that very request came again, and the next new field
+   * was given the same column name.
+   */
+  it("a column added by the killed call's widening does not refuse later ingest", async () => {
+    const path = join(tmp, `store-${Math.random().toString(36).slice(2)}`);
+    const at = "2026-01-15T09:00:00Z";
+    const made = await run(childScript(path, "crash.wide", undefined, [{ id: "a", timestamp: at, x: 1 }]));
+    expect(made.signal).toBeUndefined();
+    const killed = await run(
+      childScript(path, "crash.wide", "ADD COLUMN", [{ id: "b", timestamp: at, y: "text" }]),
+    );
+    expect(killed.signal).toBe("SIGKILL");
+    for (const [id, body] of [
+      ["c", { x: 2 }],
+      ["d", { z: 5 }],
+    ] as const) {
+      const later = await run(childScript(path, "crash.wide", undefined, [{ id, timestamp: at, ...body }]));
+      expect(later.signal).toBeUndefined();
+      const [, result] = later.stdout.trim().split("\n");
+      expect(JSON.parse(result as string)).toEqual([{ source: "crash.wide", stored: 1, duplicates: 0 }]);
+    }
   }, 120_000);
 });
