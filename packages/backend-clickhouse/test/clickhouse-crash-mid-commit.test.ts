@@ -113,28 +113,35 @@ describe("embedded ClickHouse killed in the middle of an ingest commit", () => {
   }, 120_000);
 
   /**
-   * A source widened by a call killed after its `ADD COLUMN` and before its schema was stored kept
-   * a column the schema did not know: every later commit to it failed ("Tables have different
-   * structure" at the attach, a 500) until that very request came again, and the next new field
-   * was given the same column name.
+   * A source widened by a call killed after its `ADD COLUMN` (or `MODIFY COLUMN`) and before its
+   * schema was stored kept a column the schema did not know (or knew with another type): every
+   * later commit to it failed ("Tables have different structure" at the attach, a 500) until that
+   * very request came again, and a new column's name went to the next new field.
    */
-  it("a column added by the killed call's widening does not refuse later ingest", async () => {
-    const path = join(tmp, `store-${Math.random().toString(36).slice(2)}`);
-    const at = "2026-01-15T09:00:00Z";
-    const made = await run(childScript(path, "crash.wide", undefined, [{ id: "a", timestamp: at, x: 1 }]));
-    expect(made.signal).toBeUndefined();
-    const killed = await run(
-      childScript(path, "crash.wide", "ADD COLUMN", [{ id: "b", timestamp: at, y: "text" }]),
-    );
-    expect(killed.signal).toBe("SIGKILL");
-    for (const [id, body] of [
-      ["c", { x: 2 }],
-      ["d", { z: 5 }],
-    ] as const) {
-      const later = await run(childScript(path, "crash.wide", undefined, [{ id, timestamp: at, ...body }]));
-      expect(later.signal).toBeUndefined();
-      const [, result] = later.stdout.trim().split("\n");
-      expect(JSON.parse(result as string)).toEqual([{ source: "crash.wide", stored: 1, duplicates: 0 }]);
-    }
-  }, 120_000);
+  it.each([
+    ["added", "ADD COLUMN", { y: "text" }, [{ x: 2 }, { z: 5 }]],
+    ["retyped", "MODIFY COLUMN", { x: "text" }, [{ x: 2 }, { x: 3 }]],
+  ] as const)(
+    "a column %s by the killed call's widening does not refuse later ingest",
+    async (_how, killAfter, widening, later) => {
+      const path = join(tmp, `store-${Math.random().toString(36).slice(2)}`);
+      const at = "2026-01-15T09:00:00Z";
+      const made = await run(childScript(path, "crash.wide", undefined, [{ id: "a", timestamp: at, x: 1 }]));
+      expect(made.signal).toBeUndefined();
+      const killed = await run(
+        childScript(path, "crash.wide", killAfter, [{ id: "b", timestamp: at, ...widening }]),
+      );
+      expect(killed.signal).toBe("SIGKILL");
+      for (const [k, body] of later.entries()) {
+        const next = await run(
+          childScript(path, "crash.wide", undefined, [{ id: `c${k}`, timestamp: at, ...body }]),
+        );
+        expect(next.signal).toBeUndefined();
+        const [, result, rows] = next.stdout.trim().split("\n");
+        expect(JSON.parse(result as string)).toEqual([{ source: "crash.wide", stored: 1, duplicates: 0 }]);
+        expect(JSON.parse(rows as string)).toEqual({ rows: String(k + 2) });
+      }
+    },
+    120_000,
+  );
 });
