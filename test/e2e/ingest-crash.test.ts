@@ -1,6 +1,7 @@
 import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { gzipSync } from "node:zlib";
 import { dropPostgresStorage } from "@qes/backend-postgres";
 import pg from "pg";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -10,7 +11,9 @@ import { TEST_POSTGRES_URL, unique } from "../http/support/stores.ts";
 /**
  * Acknowledged means durable (DESIGN.md §10): a real `qes serve` is killed with SIGKILL while 20
  * clients ingest; after a restart on the same store, every event whose request got 200 is there
- * exactly once. Half the events carry an id, half do not (their id derives from their content).
+ * exactly once. Half the events carry an id, half do not (their id derives from their content);
+ * every other request is gzipped, each client brings a field of its own (the source widens while
+ * they ingest), and some requests are refused (400): none of their events is stored.
  */
 const QUERY_TOKEN = "crash-query-token-0123456789";
 const INGEST_TOKEN = "crash-ingest-token-0123456789";
@@ -102,13 +105,24 @@ const STORES: { name: string; env(): Record<string, string> }[] = [
   },
 ];
 
-function post(url: string | undefined, body: string): Promise<Response> {
+/** as Vector's http sink sends: a JSON array, gzipped every other request */
+function post(url: string | undefined, body: string, gzip = false): Promise<Response> {
   return fetch(`${url}/api/logs?source_name=cloudflare.logs.prod`, {
     method: "POST",
-    headers: { "Content-Type": "application/json", "X-API-KEY": INGEST_TOKEN },
-    body,
+    headers: {
+      "Content-Type": "application/json",
+      "X-API-KEY": INGEST_TOKEN,
+      ...(gzip ? { "Content-Encoding": "gzip" } : {}),
+    },
+    body: gzip ? gzipSync(body) : body,
   });
 }
+
+/**
+ * every REFUSED_EVERY-th request of a client, from its second on, holds an event with no valid
+ * time: 400, and none of its events may be stored
+ */
+const REFUSED_EVERY = 7;
 
 describe.each(STORES)("SIGKILL during ingest on $name", (store) => {
   it("keeps every acknowledged event exactly once after a restart, and once again when every request is resent", async () => {
@@ -126,21 +140,31 @@ describe.each(STORES)("SIGKILL during ingest on $name", (store) => {
     let sent = 0;
     /** every body sent, answered or not: a shipper resends those it got no answer to */
     const bodies: string[] = [];
+    /** the events of requests refused with 400: none may be stored */
+    const refusedMessages: string[] = [];
     const client = async (c: number) => {
       for (let r = 0; !killed; r++) {
         const messages = Array.from({ length: PER_REQUEST }, (_, i) => `crash c${c} r${r} e${i}`);
+        const refused = r % REFUSED_EVERY === 1;
         const events = messages.map((m, i) => ({
           ...(i % 2 === 0 ? { id: `id-${m.replaceAll(" ", "-")}` } : {}),
-          timestamp: EVENT_TIME,
+          timestamp: refused && i === PER_REQUEST - 1 ? "not a time" : EVENT_TIME,
           project: "crash",
           event_message: m,
           metadata: { client: c, round: r },
+          // a field of each client's own: the source widens while the clients ingest
+          [`client_${c}`]: r,
         }));
         sent++;
         const body = JSON.stringify(events);
-        bodies.push(body);
+        if (!refused) bodies.push(body);
         try {
-          const res = await post(server?.url, body);
+          const res = await post(server?.url, body, r % 2 === 1);
+          if (refused) {
+            if (res.status !== 400) throw new Error(`expected 400, got ${res.status}: ${await res.text()}`);
+            refusedMessages.push(...messages);
+            continue;
+          }
           if (res.status === 200) {
             acknowledged.push(...messages);
             acks++;
@@ -176,6 +200,8 @@ describe.each(STORES)("SIGKILL during ingest on $name", (store) => {
       const twice = rows.filter((r) => r.n !== 1);
       expect(missing).toEqual([]);
       expect(twice).toEqual([]);
+      expect(refusedMessages.length).toBeGreaterThan(0);
+      expect(refusedMessages.filter((m) => stored.has(m))).toEqual([]);
       expect(acknowledged.length).toBeGreaterThanOrEqual(ACKS_BEFORE_KILL * PER_REQUEST);
 
       // the shippers resend every request, those the kill cut short (committed or not) among them:

@@ -30,10 +30,12 @@ import { isUnavailable } from "./clickhouse-errors.ts";
 import { executeOnClickhouse, killQuerySql, type QueryLimits } from "./clickhouse-executor.ts";
 import { ingestIntoClickhouse } from "./clickhouse-ingest.ts";
 import { initStorage } from "./clickhouse-init.ts";
+import { dropLeftoverColumns } from "./clickhouse-leftover-columns.ts";
 import { type LoadContext, loadIntoClickhouse } from "./clickhouse-loader.ts";
 import { ensureQueryUser, queryUrlFor } from "./clickhouse-query-user.ts";
 import { applyClickhouseRetention, clickhouseSourceStats } from "./clickhouse-retention.ts";
 import { readLogSchema, readSchemaVersion } from "./clickhouse-schema-store.ts";
+import { dropLeftoverStaging } from "./clickhouse-staging-leftovers.ts";
 import type { StorageLayout } from "./clickhouse-storage.ts";
 
 /** How often `schema()` looks for another process's change (DESIGN.md §3: within a second). */
@@ -93,6 +95,15 @@ class ClickhouseBackend implements Backend {
       );
       this.current = storage.schema;
       this.warnings = storage.warnings;
+      // embedded: this process holds the directory alone, so any staging table or column the
+      // schema does not know is a killed one's
+      if (engine.kind === "chdb") {
+        await engine.owner.use((client) => dropLeftoverStaging(client, this.layout));
+        const columns = await engine.owner.use((client) =>
+          dropLeftoverColumns(client, this.layout, storage.schema),
+        );
+        this.warnings = [...this.warnings, ...columns];
+      }
       if (engine.kind === "http" && this.config.queryUrl === undefined) {
         await engine.owner.use((client) => ensureQueryUser(client, this.config.url!, this.layout));
       }

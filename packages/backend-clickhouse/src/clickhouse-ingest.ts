@@ -68,8 +68,9 @@ export interface IngestOutcome {
 /**
  * Stores the batches of one ingest call (DESIGN.md §10) as one unit: each source's new events go
  * to a staging table first (widened as a load widens), duplicates skipped (ids stored already or
- * repeated in the call); only when every batch is staged do the sources take the rows (daily
- * partitions attached) and the schema its new version. Parts are fsynced as they are written
+ * repeated in the call); only when every batch is staged are the sources made or widened and the
+ * schema stored as its new version, and only then do they take the rows (daily partitions
+ * attached): a kill at any step leaves no row the stored schema does not know. Parts are fsynced as they are written
  * (the tables' `fsync_after_insert`), so the events are durable when this resolves.
  */
 export async function ingestIntoClickhouse(
@@ -125,18 +126,19 @@ export async function ingestIntoClickhouse(
     // every row reaches its staging table before any source takes rows: a row the engine
     // refuses fails the call while nothing is committed
     for (const stage of staged.values()) await stage.flush();
-    const changed: StagedSource[] = [];
-    for (const stage of staged.values()) {
-      await stage.commit();
-      if (stage.isNew || stage.changes.length > 0) changed.push(stage);
-    }
-    if (changed.length === 0) return { results };
-    const schema = await persistSchemas(
-      ctx,
-      current,
-      changed.map((s) => s.schema),
-    );
-    return { results, schema };
+    // sources made and widened, and their schema stored, before any row moves in (see StagedSource)
+    for (const stage of staged.values()) await stage.prepareTarget();
+    const changed = [...staged.values()].filter((s) => s.changesSchema);
+    const schema =
+      changed.length === 0
+        ? undefined
+        : await persistSchemas(
+            ctx,
+            current,
+            changed.map((s) => s.schema),
+          );
+    for (const stage of staged.values()) await stage.attach();
+    return schema === undefined ? { results } : { results, schema };
   } finally {
     for (const stage of staged.values()) await stage.drop();
   }

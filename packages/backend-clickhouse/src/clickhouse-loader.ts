@@ -43,10 +43,16 @@ export interface LoadOutcome {
   schema?: LogSchema;
 }
 
+/** the name of every staging table begins so (clickhouse-staging-leftovers.ts finds those left behind) */
+export const STAGING_PREFIX = "qes_staging_";
+
 /**
  * Where one call's rows wait until they are all valid: a plain MergeTree table shaped like the
  * source's, in the same database. ClickHouse has no multi-statement transactions; rows move into
- * the source only once every line has parsed, so a malformed line stores nothing.
+ * the source only once every line has parsed, so a malformed line stores nothing, and only once
+ * the source's schema is persisted: a source made by a call killed after its rows moved in and
+ * before its schema was stored was unknown at the restart, so the retry took it for new, skipped
+ * the check of stored ids and stored every event twice.
  *
  * Events wait in memory until a batch is full and are flattened then, for the schema as widened so
  * far: a widening costs no insert of its own, and the staging table is created (or altered) just
@@ -70,7 +76,7 @@ export class StagedSource {
     /** fsync the staged rows (ingest acknowledges durable events; loads rely on the OS) */
     private readonly durable: boolean,
   ) {
-    this.staging = `qes_staging_${randomUUID().replaceAll("-", "")}`;
+    this.staging = `${STAGING_PREFIX}${randomUUID().replaceAll("-", "")}`;
   }
 
   private get local(): StorageLayout {
@@ -146,11 +152,11 @@ export class StagedSource {
   }
 
   /**
-   * Makes the rows part of the source: creates it when new, widens it, then moves the staged
-   * daily partitions in (hard links, no copy) — or, on a cluster, inserts them through the
-   * Distributed table so they are sharded.
+   * Makes the source ready for the rows: creates it when new, or widens it. Its schema is then
+   * persisted (`persistSchemas`) before `attach` moves any row in: a process killed between the
+   * two leaves a source or columns with no rows yet, never rows the stored schema does not know.
    */
-  async commit(): Promise<void> {
+  async prepareTarget(): Promise<void> {
     const { client, layout } = this.ctx;
     await this.flush();
     if (this.isNew) {
@@ -161,6 +167,15 @@ export class StagedSource {
       for (const statement of mergeAlters(sql))
         await client.command({ query: statement, clickhouse_settings: MUTATION_SETTINGS });
     }
+  }
+
+  /**
+   * Makes the staged rows part of the source (after `prepareTarget` and the schema's persisting):
+   * moves the staged daily partitions in (hard links, no copy) — or, on a cluster, inserts them
+   * through the Distributed table so they are sharded.
+   */
+  async attach(): Promise<void> {
+    const { client, layout } = this.ctx;
     if (!this.created) return;
     const target = qualified(layout.database, this.schema.table);
     const staged = qualified(layout.database, this.staging);
@@ -180,6 +195,11 @@ export class StagedSource {
         query: `ALTER TABLE ${local} ATTACH PARTITION ID ${sqlString(p)} FROM ${staged}`,
       });
     }
+  }
+
+  /** whether committing makes or widens the source, so that its schema is persisted */
+  get changesSchema(): boolean {
+    return this.isNew || this.changes.length > 0;
   }
 
   /** Removes the staging table (after commit or failure). */
@@ -255,11 +275,9 @@ export async function loadIntoClickhouse(
       events++;
       if (events % 2048 === 0) opts.onProgress?.({ events, bytes });
     }
-    await staged.commit();
-    const schema =
-      staged.isNew || staged.changes.length > 0
-        ? await persistSchemas(ctx, current, [staged.schema])
-        : undefined;
+    await staged.prepareTarget();
+    const schema = staged.changesSchema ? await persistSchemas(ctx, current, [staged.schema]) : undefined;
+    await staged.attach();
     opts.onProgress?.({ events, bytes });
     const seconds = (performance.now() - started) / 1000;
     const summary: LoadSummary = {
