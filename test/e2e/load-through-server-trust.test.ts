@@ -151,3 +151,37 @@ describe("qes serve writes the file", () => {
     expect(readFileSync(file, "utf8")).toContain("qes_local_secret_token_0123");
   });
 });
+
+describe("qes load --url", () => {
+  beforeAll(() => writeFileSync(join(dir, "events.ndjson"), `${JSON.stringify({ event_message: "u" })}\n`));
+
+  it("refuses a URL holding a user and password at once, without echoing them", async () => {
+    const res = await runCli(
+      [
+        "load",
+        "--url",
+        "http://loader:hunter2-secret@127.0.0.1:1",
+        "--source",
+        "u.src",
+        join(dir, "events.ndjson"),
+      ],
+      {
+        env: { ...env, QES_INGEST_TOKEN: "some-ingest-token-0123456789" },
+      },
+    );
+    expect(res.code).toBe(2);
+    expect(res.stderr).toMatch(/--url must not hold a user or password/);
+    expect(res.stderr + res.stdout).not.toContain("hunter2-secret");
+  });
+
+  it("refuses a query string, which was sent in front of the ingest path", async () => {
+    const res = await runCli(
+      ["load", "--url", `${server.url}/?api_key=x`, "--source", "u.src", join(dir, "events.ndjson")],
+      {
+        env: { ...env, QES_INGEST_TOKEN: "some-ingest-token-0123456789" },
+      },
+    );
+    expect(res.code).toBe(2);
+    expect(res.stderr).toMatch(/without \?query/);
+  });
+});
