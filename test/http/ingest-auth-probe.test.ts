@@ -40,3 +40,56 @@ describe.each(BACKENDS)("ingest tokens in the api_key parameter on $name", (fixt
     expect(await storedIds(served.backend, "param2.src")).toEqual([]);
   });
 });
+
+describe.each(BACKENDS)("no ingest request's token reaches the log on $name", (fixture) => {
+  let served: ServedFixture;
+  const logs: Record<string, unknown>[] = [];
+  beforeAll(async () => {
+    served = await serveFixture(fixture, {}, ingestEnv({ QES_INGEST_MAX_BYTES: "1KiB" }), logs);
+  });
+  afterAll(() => served.close());
+
+  it("in the api_key parameter, on every refusal: 400, gzip, 401, 403, 413 and an aborted body", async () => {
+    const near = `${INGEST_TOKEN.slice(0, -1)}X`;
+    const as = (token: string) => ({
+      query: `source_name=leak.src&api_key=${encodeURIComponent(token)}`,
+    });
+    const noHeader = { "X-API-KEY": "" };
+    const statuses = [
+      (await postLogs(served.url, as(INGEST_TOKEN), "[{", noHeader)).status,
+      (await postLogs(served.url, as(INGEST_TOKEN), "not gzip", { ...noHeader, "Content-Encoding": "gzip" }))
+        .status,
+      (await postLogs(served.url, as(near), "[]", noHeader)).status,
+      (await postLogs(served.url, as(QUERY_TOKEN), "[]", noHeader)).status,
+      (
+        await postLogs(
+          served.url,
+          as(INGEST_TOKEN),
+          JSON.stringify([event("big", "x".repeat(4096))]),
+          noHeader,
+        )
+      ).status,
+    ];
+    expect(statuses).toEqual([400, 400, 401, 403, 413]);
+    // a body the client stops sending half-way
+    const aborted = new AbortController();
+    const body = new ReadableStream({
+      start(c) {
+        c.enqueue(new TextEncoder().encode('[{"event_message":"'));
+        setTimeout(() => aborted.abort(), 100);
+      },
+    });
+    await fetch(`${served.url}/api/logs?source_name=leak.src&api_key=${INGEST_TOKEN}`, {
+      method: "POST",
+      headers: { "Content-Type": "application/json" },
+      body,
+      duplex: "half",
+      signal: aborted.signal,
+    } as RequestInit).catch(() => undefined);
+    // the request lines of the answered ones are written, the token stripped from each
+    await expect.poll(() => logs.filter((l) => l.msg === "request").length).toBeGreaterThanOrEqual(5);
+    const text = JSON.stringify(logs);
+    for (const secret of [INGEST_TOKEN, near, QUERY_TOKEN]) expect(text).not.toContain(secret);
+    expect(text).not.toContain("api_key");
+  });
+});
