@@ -1,3 +1,4 @@
+import { execFileSync } from "node:child_process";
 import {
   chmodSync,
   chownSync,
@@ -123,6 +124,15 @@ describe("qes load and qes retention trust <database>.serve.json only as qes ser
     expect(received).toEqual([]);
     expect(res.code).toBe(1);
     expect(res.stderr).toMatch(/not trusted.*symbolic link/);
+  });
+
+  it("a FIFO is refused at once (opening it waited for a writer forever)", async () => {
+    rmSync(serveJson());
+    execFileSync("mkfifo", ["-m", "600", serveJson()]);
+    const res = await load();
+    expect(received).toEqual([]);
+    expect(res.code).toBe(1);
+    expect(res.stderr).toMatch(/not trusted.*not a regular file/);
   });
 
   it("another user's file is refused, even with mode 0600", async () => {

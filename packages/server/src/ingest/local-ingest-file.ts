@@ -46,8 +46,9 @@ export async function writeLocalIngestFile(file: string, local: LocalIngest): Pr
 export async function readLocalIngestFile(file: string): Promise<LocalIngest | undefined> {
   let handle: FileHandle;
   try {
-    // O_NOFOLLOW: a symbolic link is refused below, never read through
-    handle = await open(file, constants.O_RDONLY | constants.O_NOFOLLOW);
+    // O_NOFOLLOW: a symbolic link is refused below, never read through; O_NONBLOCK: opening a
+    // FIFO put here waited for a writer forever (a regular file reads as ever)
+    handle = await open(file, constants.O_RDONLY | constants.O_NOFOLLOW | constants.O_NONBLOCK);
   } catch (e) {
     if ((e as NodeJS.ErrnoException).code === "ELOOP") throw untrusted(file, "it is a symbolic link");
     return undefined;
