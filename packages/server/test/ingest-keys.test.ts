@@ -56,6 +56,18 @@ describe("QES_INGEST_KEYS", () => {
     expect(both && principalMayIngest(both, "other")).toBe(false);
   });
 
+  it("takes spaces around @ as around | and , in both lists", () => {
+    const spaced = new ApiKeyVerifier([
+      ...parseApiKeys(" query-spaced-0123456789 @ logs.all | usage.api-counts "),
+      ...parseApiKeys(" ingest-spaced-0123456789 @ edge | storage.logs ,", "QES_INGEST_KEYS"),
+    ]);
+    const query = spaced.verify("query-spaced-0123456789");
+    expect(query?.endpoints && [...query.endpoints]).toEqual(["logs.all", "usage.api-counts"]);
+    const ingest = spaced.verify("ingest-spaced-0123456789");
+    expect(ingest && principalMayIngest(ingest, "storage.logs")).toBe(true);
+    expect(ingest && principalMayIngest(ingest, "other")).toBe(false);
+  });
+
   it("names QES_INGEST_KEYS in its errors and never echoes a token", () => {
     const short = refusal(() => parseApiKeys("short", "QES_INGEST_KEYS"));
     expect(short.param).toBe("QES_INGEST_KEYS");

@@ -50,7 +50,9 @@ export function parseApiKeys(spec: string, list: KeyList = "QES_API_KEYS"): ApiK
     const entry = raw.trim();
     if (entry === "") continue;
     const at = entry.indexOf("@");
-    const secret = at === -1 ? entry : entry.slice(0, at);
+    // spaces around "@" as around "|" and ",": "<token> @ a | b" lists a and b, rather than
+    // refusing a valid token for the space after it
+    const secret = (at === -1 ? entry : entry.slice(0, at)).trimEnd();
     // never echo the entry itself: it may be a token
     const where = `${list} entry ${i + 1}`;
     let hash: Buffer;

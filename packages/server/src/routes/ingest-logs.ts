@@ -233,7 +233,19 @@ function sourceQuery(originalUrl: string): { source: string; params: Record<stri
     );
   }
   const params: Record<string, string> = Object.create(null);
-  const token = search.getAll("api_key");
-  if (token.length === 1) params.api_key = token[0] as string;
+  // as the query route reads it (http/request-params.ts): repeated with the same value it counts
+  // once, with different values it is ambiguous; a repeat was answered 401 "a token is required"
+  const tokens = new Set(search.getAll("api_key"));
+  if (tokens.size > 1) {
+    throw new QesError(
+      "invalid_parameter",
+      'Parameter "api_key" is given more than once with different values.',
+      {
+        param: "api_key",
+      },
+    );
+  }
+  const [token] = tokens;
+  if (token !== undefined) params.api_key = token;
   return { source: names[0] as string, params };
 }

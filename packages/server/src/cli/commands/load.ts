@@ -143,14 +143,30 @@ async function servingProcess(config: QesConfig): Promise<ServerTarget | undefin
 
 /** `--url <server>`: the token comes from QES_INGEST_TOKEN, never from the command line (ps shows it) */
 function urlTarget(url: string): ServerTarget {
-  if (!/^https?:\/\/[^\s/]+/.test(url))
+  let parsed: URL | undefined;
+  try {
+    parsed = new URL(url);
+  } catch {
+    // refused below
+  }
+  if (parsed === undefined || !/^https?:$/.test(parsed.protocol) || !/^https?:\/\/[^\s/]+/.test(url))
     throw new UsageError(`--url must be an http(s) URL such as http://127.0.0.1:4000`);
+  // refused at once, never echoed: fetch cannot send a URL with credentials, and the load retried
+  // that as a server not answering for a minute, then printed the password with the error
+  if (parsed.username !== "" || parsed.password !== "")
+    throw new UsageError("--url must not hold a user or password: the ingest token goes in QES_INGEST_TOKEN");
+  // the ingest path is added to the URL: a query or fragment would end up in front of it
+  if (parsed.search !== "" || parsed.hash !== "")
+    throw new UsageError(
+      "--url is the server's address, without ?query or #fragment (such as http://127.0.0.1:4000)",
+    );
   const token = process.env.QES_INGEST_TOKEN?.trim();
   if (!token)
     throw new CliError(
       "--url needs an ingest token in QES_INGEST_TOKEN (one of QES_INGEST_KEYS of that server)",
     );
-  return { url, token };
+  // the address alone (a path prefix kept, for a proxy): a bare trailing "?" went in front of the path
+  return { url: `${parsed.origin}${parsed.pathname.replace(/\/+$/, "")}`, token };
 }
 
 async function loadThroughServerCommand(
