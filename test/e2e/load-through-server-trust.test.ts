@@ -13,8 +13,11 @@ import { createServer, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
-import { writeLocalIngestFile } from "../../packages/server/src/ingest/local-ingest-file.ts";
+import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from "vitest";
+import {
+  readLocalIngestFile,
+  writeLocalIngestFile,
+} from "../../packages/server/src/ingest/local-ingest-file.ts";
 import { type QesProcess, startQes } from "../http/support/qes-process.ts";
 import { runCli } from "./support/run-cli.ts";
 
@@ -137,11 +140,24 @@ describe("qes load and qes retention trust <database>.serve.json only as qes ser
 
   it("another user's file is refused, even with mode 0600", async () => {
     writeFileSync(serveJson(), redirected(), { mode: 0o600 });
-    chownSync(serveJson(), 65534, 65534);
-    const res = await load();
-    expect(received).toEqual([]);
-    expect(res.code).toBe(1);
-    expect(res.stderr).toMatch(/not trusted.*belongs to user 65534/);
+    if (process.getuid?.() === 0) {
+      chownSync(serveJson(), 65534, 65534);
+      const res = await load();
+      expect(received).toEqual([]);
+      expect(res.code).toBe(1);
+      expect(res.stderr).toMatch(/not trusted.*belongs to user 65534/);
+      return;
+    }
+    // only root gives a file away: a user's own run reads its file as another user's would be read
+    const uid = process.getuid!();
+    const getuid = vi.spyOn(process, "getuid").mockReturnValue(uid + 1);
+    try {
+      await expect(readLocalIngestFile(serveJson())).rejects.toThrow(
+        new RegExp(`not trusted.*belongs to user ${uid},`),
+      );
+    } finally {
+      getuid.mockRestore();
+    }
   });
 });
 
