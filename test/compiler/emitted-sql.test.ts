@@ -316,3 +316,15 @@ describe("nested functions' SQL", () => {
     }
   });
 });
+
+describe("JSON_VALUE on PostgreSQL", () => {
+  it("reads the value at the path once per row, not once per mention in its number's text", () => {
+    const ep = endpoint("select json_value(event_message, '$.a.b') as v from `cloudflare.logs.prod`");
+    const { sql } = compileEndpoint(ep, { schema, dialect: postgresDialect });
+    // qes_json_or_null starts a subtransaction: 240 calls a row took 14.7 s per 100,000 rows, 1 took 2.0 s
+    expect(sql.match(/qes_json_or_null\(/g)).toHaveLength(1);
+    // an argument holding an aggregate is read where it stands: a subquery's FROM cannot evaluate it
+    const agg = endpoint("select json_value(max(event_message), '$.a') as v from `cloudflare.logs.prod`");
+    expect(compileEndpoint(agg, { schema, dialect: postgresDialect }).sql).not.toContain("OFFSET 0");
+  });
+});
