@@ -206,7 +206,7 @@ export function clickhouseFunctions(e: ClickhouseEmitter): FunctionTable {
     TRUNC: decimalRounding("trunc"),
     // abs of an Int64 is UInt64: -2^63 gives 2^63, which INT64 cannot hold (BigQuery raises)
     ABS: ([x], call) => (isInt64(call) ? checkedInt64(`abs(${x})`) : `abs(${x})`),
-    DIV: ([a, b]) => `intDiv(${a}, ${e.divisor(`(${b})`)})`,
+    DIV: ([a, b]) => `intDiv(${a}, ${e.divisor(`(${b})`, `(${a})`)})`,
     SIGN: ([x], call) => {
       const sign = `CAST(sign(${x}) AS ${e.typeName(call.type.t === "scalar" ? call.type.s : "INT64")})`;
       // SIGN(NaN) is NaN (BigQuery); ClickHouse's sign answers 1

@@ -357,9 +357,10 @@ export class DuckdbDialect extends SqlEmitter {
     return `CASE WHEN ${failWhen} THEN error(${this.stringLiteral(message)}) ELSE ${value} END`;
   }
 
-  // DuckDB divides by zero to Infinity or NULL; BigQuery (and PostgreSQL) raise
-  protected override checkedDivisor(sql: string): string {
-    return `CASE WHEN ${sql} = 0 THEN error('division by zero') ELSE ${sql} END`;
+  // DuckDB divides by zero to Infinity or NULL; BigQuery (and PostgreSQL) raise — but not for a
+  // NULL dividend, whose quotient is NULL
+  protected override checkedDivisor(sql: string, dividend: string): string {
+    return `CASE WHEN ${sql} = 0 AND ${dividend} IS NOT NULL THEN error('division by zero') ELSE ${sql} END`;
   }
 
   override cast(expr: string, from: SqlType, to: ScalarType): string {

@@ -358,7 +358,7 @@ export class PostgresDialect extends SqlEmitter {
     ROUND: decimalRounding("round"),
     TRUNC: decimalRounding("trunc"),
     // the divisor as every engine writes it: NULL under SAFE., PostgreSQL's own error otherwise
-    DIV: ([a, b]) => `((${a}) / ${this.divisor(`(${b})`)})`,
+    DIV: ([a, b]) => `((${a}) / ${this.divisor(`(${b})`, `(${a})`)})`,
     LOG10: checkedMath.log((x) => `log(${x})`),
     // PostgreSQL raises on an underflow, where BigQuery's answer is 0: past e^-745.2 (the least
     // FLOAT64 above 0 is about e^-744.4) the result is 0 without asking

@@ -578,7 +578,7 @@ export const DEFAULT_FUNCTIONS = {
   // arguments are emitted bare: `MOD(5 + 1, 4)` must not read as `5 + 1 % 4`
   // BigQuery: MOD(x, 0) raises; MOD(x, -1) is 0, also for -2^63 (whose division overflows)
   MOD: ([a, b], _call, e) =>
-    `CASE WHEN (${b}) = -1 THEN (${a}) * 0 ELSE ((${a}) % ${e.divisor(`(${b})`)}) END`,
+    `CASE WHEN (${b}) = -1 THEN (${a}) * 0 ELSE ((${a}) % ${e.divisor(`(${b})`, `(${a})`)}) END`,
   ABS: rename("abs"),
   // SIGN(NaN) is NaN (BigQuery); DuckDB and PostgreSQL answered 0, ClickHouse 1
   SIGN: ([x], call, e) =>

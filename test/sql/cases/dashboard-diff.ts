@@ -1,0 +1,23 @@
+import { EDGE, type SqlCase } from "./case.ts";
+
+// Differential testing of the three backends with queries written the way dashboard authors write
+// BigQuery log SQL (Supabase / Logflare log explorer style). Each case is a query whose answer
+// differed between DuckDB, PostgreSQL and ClickHouse, or from what BigQuery documents; the
+// expected rows are BigQuery's (its documentation, or ZetaSQL, its reference implementation,
+// where the documentation is silent).
+
+export const dashboardDiffCases: SqlCase[] = [
+  // ---------------------------------------------------------------- NULL propagation
+  {
+    name: "a NULL dividend divided by zero is NULL, not an error",
+    rule: "BigQuery operators: an operator of a NULL operand is NULL; division by zero raises only for a value (ClickHouse raised for NULL / 0, DIV and MOD too)",
+    sql: "select x / 0 as a, div(x, 0) as b, mod(x, 0) as c from unnest([cast(null as int64)]) as x",
+    expect: [{ a: null, b: null, c: null }],
+  },
+  {
+    name: "a ratio over a LEFT JOIN UNNEST row with no record is NULL",
+    rule: "BigQuery operators: NULL / 0 is NULL; an event without metadata reads NULL fields (ClickHouse raised division by zero)",
+    sql: `select id, m.response.origin_time / 0 as r, div(m.response.status_code, 0) as d from ${EDGE} t left join unnest(t.metadata) as m on true where id = 'e09'`,
+    expect: [{ id: "e09", r: null, d: null }],
+  },
+];
