@@ -1,6 +1,7 @@
 import {
   ADDRESS_PATTERN,
   type CallExpr,
+  capturingGroups,
   checkedMakeDate,
   checkedMath,
   checkedTimestampFrom,
@@ -529,18 +530,14 @@ function isNative(call: CallExpr, i: number): boolean {
   return t?.t === "array" && t.native === true;
 }
 
-/** REGEXP_EXTRACT returns the first capturing group when the pattern has one, else the match. */
+/**
+ * REGEXP_EXTRACT returns the first capturing group when the pattern has one, else the match
+ * (a `(` inside a class, `[(]`, is no group: DuckDB read group 1 of such a pattern as '').
+ */
 function captureGroup(call: CallExpr): number {
   const p = call.args[1];
   if (p?.k !== "lit" || typeof p.value !== "string") return 0;
-  for (let i = 0; i < p.value.length; i++) {
-    if (p.value[i] === "\\") {
-      i++;
-      continue;
-    }
-    if (p.value[i] === "(" && p.value[i + 1] !== "?") return 1;
-  }
-  return 0;
+  return capturingGroups(p.value) > 0 ? 1 : 0;
 }
 
 function duckdbExtract(call: CallExpr, ts: string): string {

@@ -20,4 +20,17 @@ export const dashboardDiffCases: SqlCase[] = [
     sql: `select id, m.response.origin_time / 0 as r, div(m.response.status_code, 0) as d from ${EDGE} t left join unnest(t.metadata) as m on true where id = 'e09'`,
     expect: [{ id: "e09", r: null, d: null }],
   },
+  // ---------------------------------------------------------------- regular expressions
+  {
+    name: "REGEXP_EXTRACT: a parenthesis inside a class is no capturing group",
+    rule: "BigQuery REGEXP_EXTRACT returns the whole match when the pattern has no capturing group; RE2 reads [(] as the character (DuckDB extracted group 1 of it: '')",
+    sql: `select regexp_extract(event_message, r'[|] [0-9]+ [|]') as status, regexp_extract('took (12ms)', r'[(][0-9]+ms[)]') as took from ${EDGE} where id = 'e03'`,
+    expect: [{ status: "| 401 |", took: "(12ms)" }],
+  },
+  {
+    name: "REGEXP_EXTRACT refuses a pattern with two capturing groups",
+    rule: "BigQuery REGEXP_EXTRACT: a regular expression passed into an extraction function must not have more than 1 capturing group (every engine returned the first)",
+    sql: `select regexp_extract(m.request.path, r'^/(w+)/(vd)/') as svc from ${EDGE} cross join unnest(metadata) as m`,
+    expect: { error: "sql_invalid" },
+  },
 ];

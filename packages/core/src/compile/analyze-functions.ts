@@ -7,7 +7,7 @@ import {
 } from "../catalogue/functions.ts";
 import type { CallExpr } from "../dialect/function-table.ts";
 import { type AstNode, locationOf } from "../parse/parse-sql.ts";
-import { checkRegexPattern } from "../sandbox/regex-subset.ts";
+import { capturingGroups, checkRegexPattern } from "../sandbox/regex-subset.ts";
 import type { ScalarType } from "../schema/schema-model.ts";
 import {
   analyzeExpr,
@@ -112,7 +112,11 @@ function analyzeCall(name: string, node: AstNode, env: ExprEnv): Expr {
   });
   const recordLength = arrayLengthOfRecord(spec.name, args[0], node);
   if (recordLength) return recordLength;
-  for (const i of spec.patternArgs ?? []) checkPatternArg(args[i]!, rawArgs[i]!, env);
+  for (const i of spec.patternArgs ?? []) {
+    checkPatternArg(args[i]!, rawArgs[i]!, env);
+    if (spec.maxCapturingGroups !== undefined)
+      checkCapturingGroups(spec.name, spec.maxCapturingGroups, args[i]!, rawArgs[i]!);
+  }
   checkCountArg(spec.name, args, rawArgs);
   for (const i of spec.constantArgs ?? []) if (args[i]) checkConstantArg(spec.name, args[i]!, rawArgs[i]!);
   if (spec.zoneArg !== undefined && args[spec.zoneArg])
@@ -263,6 +267,18 @@ function checkCountArg(name: string, args: Expr[], raw: AstNode[]): void {
       "sql_invalid",
       `${name}'s ${name === "NTILE" ? "bucket count must be positive" : "offset must not be negative"}.`,
       raw[at],
+    );
+}
+
+/** BigQuery: "Regular expressions passed into extraction functions must not have more than 1 capturing group" */
+function checkCapturingGroups(name: string, max: number, arg: Expr, node: AstNode): void {
+  if (arg.k !== "lit" || typeof arg.value !== "string") return;
+  const groups = capturingGroups(arg.value);
+  if (groups > max)
+    fail(
+      "sql_invalid",
+      `${name} takes a regular expression with at most ${max} capturing group; '${arg.value}' has ${groups} (write (?:…) for a group that only groups).`,
+      node,
     );
 }
 
