@@ -9,6 +9,7 @@ import {
   type FunctionEmitter,
   type FunctionTable,
   formatCall,
+  inArraySql,
   isPlainPattern,
   JSON_ESCAPE_PATTERN,
   jsonPathKeys,
@@ -264,7 +265,11 @@ export function clickhouseFunctions(e: ClickhouseEmitter): FunctionTable {
         : element === "STRING"
           ? jsonStringList(readableJson(a!))
           : `JSONExtract(ifNull(${readableJson(a!)}, ''), ${e.stringLiteral(`Array(${nullableType(element)})`)})`;
-      return `if(isNull(${x}), NULL, has(${list}, ${x}))`;
+      return inArraySql(list!, x!, {
+        length: (l) => `length(${l})`,
+        contains: (l, v) => `has(${l}, ${v})`,
+        holdsNull: (l) => `arrayExists(__in_e -> isNull(__in_e), ${l})`,
+      });
     },
     __ARRAY_TO_JSON: ([a], call) =>
       elementOf(call, 0) === "TIMESTAMP"

@@ -13,6 +13,7 @@ import {
   type FormatSpec,
   type FunctionTable,
   formatCall,
+  inArraySql,
   JSON_ESCAPE_PATTERN,
   jsonPathKeys,
   literalArg,
@@ -274,7 +275,11 @@ export class DuckdbDialect extends SqlEmitter {
     __ARRAY_CONTAINS: ([a, x], call) => {
       const t = call.args[0]!.type;
       const list = isNative(call, 0) ? a : jsonScalarList(a!, t.t === "array" ? t.element : "STRING");
-      return `list_contains(${list}, ${x})`;
+      return inArraySql(list!, x!, {
+        length: (l) => `len(${l})`,
+        contains: (l, v) => `list_contains(${l}, ${v})`,
+        holdsNull: (l) => `list_count(${l}) < len(${l})`,
+      });
     },
     __ARRAY_TO_JSON: ([a], call) => {
       const t = call.args[0]!.type;

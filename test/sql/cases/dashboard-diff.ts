@@ -33,4 +33,29 @@ export const dashboardDiffCases: SqlCase[] = [
     sql: `select regexp_extract(m.request.path, r'^/(w+)/(vd)/') as svc from ${EDGE} cross join unnest(metadata) as m`,
     expect: { error: "sql_invalid" },
   },
+  // ---------------------------------------------------------------- IN UNNEST and NULL
+  {
+    name: "x IN UNNEST of an array holding NULL is NULL when no element equals x",
+    rule: "BigQuery IN operator: IN with a NULL in the list can only return TRUE or NULL, never FALSE (DuckDB and ClickHouse answered FALSE, and NOT IN TRUE)",
+    sql: "select x, x in unnest([2, null]) as i, x not in unnest([2, null]) as ni from unnest([1, 2]) as x order by x",
+    expect: [
+      { x: 1, i: null, ni: null },
+      { x: 2, i: true, ni: false },
+    ],
+  },
+  {
+    name: "NOT IN UNNEST of a country list holding NULL keeps no row",
+    rule: "BigQuery IN operator: NOT IN a list holding NULL is never TRUE, so WHERE keeps nothing (DuckDB and ClickHouse kept FR and BR)",
+    sql: `select id from ${EDGE} cross join unnest(metadata) as m where m.request.cf.country not in unnest(['US', 'DE', null])`,
+    expect: [],
+  },
+  {
+    name: "a NULL value IN UNNEST of an empty array is FALSE, of a non-empty one NULL",
+    rule: "BigQuery IN operator: IN with an empty right side is always FALSE; with a NULL left side and a non-empty right side always NULL (ClickHouse answered NULL for the empty one)",
+    sql: `select id, cast(null as int64) in unnest(m.request.cf.botManagement.detectionIds) as a from ${EDGE} cross join unnest(metadata) as m where id in ('e02', 'e03') order by id`,
+    expect: [
+      { id: "e02", a: false },
+      { id: "e03", a: null },
+    ],
+  },
 ];
