@@ -44,7 +44,7 @@ import {
   postgresJsonNumberText,
 } from "./postgres-float-text.ts";
 import { jsonArrayText, jsonObjectText } from "./postgres-json-object.ts";
-import { PATTERN_TOKEN, toPostgresRegex } from "./postgres-regex.ts";
+import { PATTERN_TOKEN, perlClassOutside, toPostgresRegex } from "./postgres-regex.ts";
 import { JSON_OR_NULL } from "./postgres-sql.ts";
 import { PG_COLUMN_TYPES } from "./postgres-storage.ts";
 import { formatTimestampSql, translateTimeFormat } from "./postgres-time-format.ts";
@@ -547,11 +547,14 @@ export class PostgresDialect extends SqlEmitter {
       return this.stringLiteral(toPostgresRegex(arg.value));
     if (arg?.k === "param") return p;
     // token by token as toPostgresRegex: a bare dot, and RE2's word boundaries (PostgreSQL's \b
-    // is a backspace)
+    // is a backspace), and RE2's ASCII \d \w \s outside a class (inside one they stay the locale's)
+    const classes = [..."dDwWsS"]
+      .map((l) => `WHEN ${this.stringLiteral(`\\${l}`)} THEN ${this.stringLiteral(perlClassOutside(l)!)} `)
+      .join("");
     const token =
       `CASE qes_re.m[1] WHEN '.' THEN ${this.stringLiteral("[^\\n]")} ` +
       `WHEN ${this.stringLiteral("\\b")} THEN ${this.stringLiteral("\\y")} ` +
-      `WHEN ${this.stringLiteral("\\B")} THEN ${this.stringLiteral("\\Y")} ELSE qes_re.m[1] END`;
+      `WHEN ${this.stringLiteral("\\B")} THEN ${this.stringLiteral("\\Y")} ${classes}ELSE qes_re.m[1] END`;
     const tokens = `regexp_matches(${p}, ${this.stringLiteral(PATTERN_TOKEN)}, 'g') WITH ORDINALITY AS qes_re(m, n)`;
     return `coalesce((SELECT string_agg(${token}, '' ORDER BY qes_re.n) FROM ${tokens}), ${p})`;
   }

@@ -58,4 +58,16 @@ export const dashboardDiffCases: SqlCase[] = [
       { id: "e03", a: null },
     ],
   },
+  {
+    name: "RE2's \\w, \\d, \\s and POSIX classes are ASCII on every backend",
+    rule: "BigQuery regular expressions are RE2: \\w is [0-9A-Za-z_], \\d [0-9], \\s [\\t\\n\\f\\r ], [[:alpha:]] [A-Za-z] (PostgreSQL's followed the database locale: é was a word character, a no-break space a space)",
+    sql: "select regexp_contains('é', r'^\\w$') as w, regexp_contains('٣', r'^\\d$') as d, regexp_contains('\\u00a0', r'^\\s$') as s, regexp_contains('é', '^[[:alpha:]]$') as alpha, regexp_contains('é', r'^[\\w]$') as in_class, regexp_contains('é', r'^\\W$') as not_w, regexp_contains('É', '(?i)^é$') as folded",
+    expect: [{ w: false, d: false, s: false, alpha: false, in_class: false, not_w: true, folded: true }],
+  },
+  {
+    name: "a word extracted from a log line stops at the first non-ASCII letter",
+    rule: "BigQuery REGEXP_EXTRACT / REGEXP_REPLACE with RE2's ASCII \\w (PostgreSQL's \\w took naïve and café whole)",
+    sql: `select regexp_extract('naïve café 42', r'(\\w+) \\d+') as a, regexp_replace('café ü 3', r'\\w', '.') as b, regexp_replace(concat(id, '\\u00a0é'), r'\\s|\\W', '_') as c from ${EDGE} where id = 'e01'`,
+    expect: [{ a: null, b: "...é ü .", c: "e01__" }],
+  },
 ];
