@@ -33,6 +33,20 @@ const PASS_CASES: Record<string, Array<[string, string]>> = {
       "select * REPLACE ( b + 1 as b , __qes_except AS a ) from t",
     ],
   ],
+  "window-after-order": [
+    [
+      "select rank() over w from t window w as (order by x) order by y limit 2",
+      "select rank ( ) over w from t order by y limit 2 window w as ( order by x )",
+    ],
+    [
+      "select * from (select a from t window w as (order by x) order by a) union all select 1 order by 1",
+      "select * from ( select a from t order by a window w as ( order by x ) ) union all select 1 order by 1",
+    ],
+    [
+      "select rank() over w from t window w as (order by x)",
+      "select rank ( ) over w from t window w as ( order by x )",
+    ],
+  ],
 };
 
 /** construct rule → [input, desugared text, string literal values kept aside] */

@@ -70,4 +70,34 @@ export const dashboardDiffCases: SqlCase[] = [
     sql: `select regexp_extract('naïve café 42', r'(\\w+) \\d+') as a, regexp_replace('café ü 3', r'\\w', '.') as b, regexp_replace(concat(id, '\\u00a0é'), r'\\s|\\W', '_') as c from ${EDGE} where id = 'e01'`,
     expect: [{ a: null, b: "...é ü .", c: "e01__" }],
   },
+  // ---------------------------------------------------------------- named windows
+  {
+    name: "ORDER BY and LIMIT after a WINDOW clause order and cut the rows",
+    rule: "BigQuery query syntax: WINDOW comes before ORDER BY and LIMIT (the parser dropped both silently: every row came back, in each engine's order)",
+    sql: `select id, rank() over w as r from ${EDGE} window w as (order by project) order by id desc limit 3 offset 1`,
+    expect: [
+      { id: "e11", r: 10 },
+      { id: "e10", r: 10 },
+      { id: "e09", r: 1 },
+    ],
+  },
+  {
+    name: "OVER (w) and OVER (w ORDER BY …) start from the named window",
+    rule: "BigQuery window function calls: a window specification naming a window takes its PARTITION BY, ORDER BY and frame and may add what it lacks (OVER (w) was read as an empty window: every row counted the whole table)",
+    sql:
+      `select id, count(*) over (w) as running, sum(1) over (p order by id) as n, count(*) over b as desc_n from ${EDGE} where id < 'e05' ` +
+      "window w as (partition by project order by timestamp desc), p as (partition by project), b as (p order by id desc) order by id",
+    expect: [
+      { id: "e01", running: 4, n: 1, desc_n: 4 },
+      { id: "e02", running: 3, n: 2, desc_n: 3 },
+      { id: "e03", running: 2, n: 3, desc_n: 2 },
+      { id: "e04", running: 1, n: 4, desc_n: 1 },
+    ],
+  },
+  {
+    name: "a window starting from a named window cannot order it again",
+    rule: "BigQuery window function calls: a window that refers to a named window with an ORDER BY cannot have its own",
+    sql: `select count(*) over (w order by id) as n from ${EDGE} window w as (order by project)`,
+    expect: { error: "sql_invalid" },
+  },
 ];

@@ -42,6 +42,49 @@ export function qualifyWithoutWhere(tokens: Token[]): Token[] {
   return result;
 }
 
+/**
+ * BigQuery writes a WINDOW clause before ORDER BY and LIMIT; node-sql-parser reads it only after
+ * them, and where it comes first silently dropped the ORDER BY, LIMIT and OFFSET that follow (the
+ * rows came back unordered and uncut). The clause moves after them, to the end of its query: the
+ * first `)`, set operator or `;` at its depth.
+ */
+export function windowAfterOrder(tokens: Token[]): Token[] {
+  const result = [...tokens];
+  for (let w = 0; w < result.length; w++) {
+    if (!isWord(result[w], "WINDOW")) continue;
+    let depth = 0;
+    let clauseEnd = -1;
+    let queryEnd = result.length;
+    for (let k = w + 1; k < result.length; k++) {
+      const t = result[k]!;
+      if (t.type === "punct" && t.value === "(") depth++;
+      else if (t.type === "punct" && t.value === ")") {
+        if (depth === 0) {
+          queryEnd = k;
+          break;
+        }
+        depth--;
+      } else if (depth === 0) {
+        if (
+          (t.type === "punct" && t.value === ";") ||
+          ["UNION", "INTERSECT", "EXCEPT"].some((s) => isWord(t, s))
+        ) {
+          queryEnd = k;
+          break;
+        }
+        if (clauseEnd < 0 && ["ORDER", "LIMIT", "OFFSET"].some((s) => isWord(t, s))) clauseEnd = k;
+      }
+    }
+    if (clauseEnd < 0) continue;
+    const clause = result.slice(w, clauseEnd);
+    const tail = result.slice(clauseEnd, queryEnd);
+    result.splice(w, queryEnd - w, ...tail, ...clause);
+    // the moved clause is not read again
+    w = queryEnd - 1;
+  }
+  return result;
+}
+
 /** `FROM (a JOIN b ON …) JOIN c` reads as `FROM a JOIN b ON … JOIN c` (left-deep, same rows). */
 export function parenthesisedJoins(tokens: Token[]): Token[] {
   const result = [...tokens];
