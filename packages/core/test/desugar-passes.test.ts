@@ -33,6 +33,17 @@ const PASS_CASES: Record<string, Array<[string, string]>> = {
       "select * REPLACE ( b + 1 as b , __qes_except AS a ) from t",
     ],
   ],
+  "parenthesised-last-operand": [
+    [
+      "(select a from t limit 2) union all (select a from u) order by a",
+      "( select a from t limit 2 ) union all SELECT * FROM ( select a from u ) order by a",
+    ],
+    ["(select a from t) union all (select a from u)", "( select a from t ) union all ( select a from u )"],
+    [
+      "select a from t union distinct (select a from u) limit 1",
+      "select a from t union distinct SELECT * FROM ( select a from u ) limit 1",
+    ],
+  ],
   "window-after-order": [
     [
       "select rank() over w from t window w as (order by x) order by y limit 2",

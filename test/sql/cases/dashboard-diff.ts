@@ -1,4 +1,4 @@
-import { EDGE, type SqlCase } from "./case.ts";
+import { EDGE, PG, type SqlCase } from "./case.ts";
 
 // Differential testing of the three backends with queries written the way dashboard authors write
 // BigQuery log SQL (Supabase / Logflare log explorer style). Each case is a query whose answer
@@ -99,5 +99,18 @@ export const dashboardDiffCases: SqlCase[] = [
     rule: "BigQuery window function calls: a window that refers to a named window with an ORDER BY cannot have its own",
     sql: `select count(*) over (w order by id) as n from ${EDGE} window w as (order by project)`,
     expect: { error: "sql_invalid" },
+  },
+  // ---------------------------------------------------------------- set operations
+  {
+    name: "ORDER BY and LIMIT after a parenthesised last operand apply to the whole UNION ALL",
+    rule: "BigQuery set operators: an ORDER BY or LIMIT after the last query applies to the whole result, and a parenthesised query keeps its own (the parser dropped the outer ones and qes took the last operand's own for them: only p10 came back)",
+    sql: `(select id from ${EDGE} order by id limit 2) union all (select id from ${PG} order by id desc limit 1) order by id desc`,
+    expect: [{ id: "p10" }, { id: "e02" }, { id: "e01" }],
+  },
+  {
+    name: "a parenthesised last operand keeps its own ORDER BY and LIMIT",
+    rule: "BigQuery set operators: ORDER BY and LIMIT inside a parenthesised operand are that operand's",
+    sql: `select id from ${EDGE} where id = 'e01' union all (select id from ${PG} order by id desc limit 2)`,
+    expect: [{ id: "e01" }, { id: "p10" }, { id: "p09" }],
   },
 ];

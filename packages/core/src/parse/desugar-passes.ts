@@ -85,6 +85,39 @@ export function windowAfterOrder(tokens: Token[]): Token[] {
   return result;
 }
 
+/**
+ * `A UNION ALL (B) ORDER BY k LIMIT n`: after a parenthesised last operand node-sql-parser drops
+ * the ORDER BY, LIMIT and OFFSET of the whole operation silently (and the analyser, which reads
+ * the operation's ORDER BY from the last operand, took that operand's own for it). The operand
+ * becomes `SELECT * FROM (B)`, after which the parser reads them as the operation's.
+ */
+export function parenthesisedLastOperand(tokens: Token[]): Token[] {
+  // every bracket's closing index, in one pass
+  const closing = new Map<number, number>();
+  const open: number[] = [];
+  tokens.forEach((t, i) => {
+    if (t.type !== "punct") return;
+    if (t.value === "(") open.push(i);
+    else if (t.value === ")" && open.length) closing.set(open.pop()!, i);
+  });
+  const wrapAt: number[] = [];
+  for (const [o, c] of closing) {
+    const quantifier = tokens[o - 1];
+    const op = tokens[o - 2];
+    if (!quantifier || !op || !(isWord(quantifier, "ALL") || isWord(quantifier, "DISTINCT"))) continue;
+    if (!["UNION", "INTERSECT", "EXCEPT"].some((w) => isWord(op, w))) continue;
+    if (!["ORDER", "LIMIT", "OFFSET"].some((w) => isWord(tokens[c + 1], w))) continue;
+    wrapAt.push(o);
+  }
+  if (!wrapAt.length) return tokens;
+  const result = [...tokens];
+  for (const o of wrapAt.sort((a, b) => b - a)) {
+    const at = result[o]!;
+    result.splice(o, 0, synthToken(at, "SELECT"), synthPunct(at, "*"), synthToken(at, "FROM"));
+  }
+  return result;
+}
+
 /** `FROM (a JOIN b ON …) JOIN c` reads as `FROM a JOIN b ON … JOIN c` (left-deep, same rows). */
 export function parenthesisedJoins(tokens: Token[]): Token[] {
   const result = [...tokens];

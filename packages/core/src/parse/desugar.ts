@@ -4,6 +4,7 @@ import { rewrite } from "./desugar-constructs.ts";
 import {
   joinGroups,
   parenthesisedJoins,
+  parenthesisedLastOperand,
   qualifyWithoutWhere,
   starExceptReplace,
   windowAfterOrder,
@@ -28,6 +29,7 @@ import { refuseSafeAggregateForms, refuseUnsupportedSyntax } from "./unsupported
  * - `ARRAY_AGG` / `STRING_AGG` with DISTINCT, IGNORE NULLS, ORDER BY, LIMIT → `__qes_array_agg(…)`;
  * - `QUALIFY` without `WHERE` gets `WHERE TRUE`; `FROM (a JOIN b …)` loses its parentheses;
  * - a `WINDOW` clause before ORDER BY / LIMIT moves after them (where the parser reads it);
+ * - `A UNION ALL (B) ORDER BY …` → `A UNION ALL SELECT * FROM (B) ORDER BY …`;
  * - `.25`, `1.5e3` → `__qes_float('…')`; array literals `[a, b]`, `ARRAY<T>[…]` →
  *   `__qes_array(…)`, `__qes_array_typed('T', …)`; `ARRAY(SELECT …)` → `__qes_array_subquery(…)`;
  * - `INTERVAL n UNIT` → `__qes_interval(n, 'UNIT')`; `EXTRACT(part FROM e)` → `__qes_extract('part', e)`.
@@ -80,6 +82,7 @@ export const STATEMENT_PASSES: ReadonlyArray<{ name: string; run: (tokens: Token
   { name: "join-groups", run: joinGroups },
   { name: "star-except-replace", run: starExceptReplace },
   { name: "window-after-order", run: windowAfterOrder },
+  { name: "parenthesised-last-operand", run: parenthesisedLastOperand },
 ];
 
 export function desugarSql(sql: string): DesugaredSql {
