@@ -35,6 +35,7 @@ import {
   weekStartDay,
   withoutFraction,
 } from "@qes/core";
+import { duckdbLower, duckdbUpper } from "./duckdb-case-mapping.ts";
 import { duckdbFloatText } from "./duckdb-float-text.ts";
 import { jsonNumbersAsCore, jsonStringAt, jsonStringList } from "./duckdb-json-text.ts";
 import { duckdbColumnType, jsonPointer } from "./duckdb-storage.ts";
@@ -251,6 +252,8 @@ export class DuckdbDialect extends SqlEmitter {
       ),
     LOG10: checkedMath.log((x) => `log10(${x})`),
     ARRAY_LENGTH: ([a], call) => (isNative(call, 0) ? `len(${a})` : `json_array_length(${a})`),
+    UPPER: ([x]) => duckdbUpper(x!, (s) => this.stringLiteral(s)),
+    LOWER: ([x]) => duckdbLower(x!, (s) => this.stringLiteral(s)),
     // a NULL delimiter gives NULL (BigQuery); DuckDB joined with ','
     // DuckDB's array_to_string of a list of NULLs only is NULL; BigQuery skips NULLs, so ''
     // elements other than text are joined as CAST(… AS STRING) spells them (`0`, `1e-7`, where

@@ -355,6 +355,11 @@ export class PostgresDialect extends SqlEmitter {
     },
     TRIM: ([s, c]) => (c === undefined ? `btrim(${s})` : `btrim(${s}, ${c})`),
     CHAR_LENGTH: rename("char_length"),
+    // BigQuery's UPPER and LOWER are ICU's full mappings in the root locale (ß → SS, final Σ → ς);
+    // the database's own follow its locale (C.UTF-8 left ß as it was). ICU's root collation does
+    // the same; the result goes back to the default collation, which ordered() reads as bytes.
+    UPPER: ([x]) => `(upper(${x} COLLATE "und-x-icu") COLLATE "default")`,
+    LOWER: ([x]) => `(lower(${x} COLLATE "und-x-icu") COLLATE "default")`,
     ROUND: decimalRounding("round"),
     TRUNC: decimalRounding("trunc"),
     // the divisor as every engine writes it: NULL under SAFE., PostgreSQL's own error otherwise

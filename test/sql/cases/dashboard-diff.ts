@@ -113,4 +113,17 @@ export const dashboardDiffCases: SqlCase[] = [
     sql: `select id from ${EDGE} where id = 'e01' union all (select id from ${PG} order by id desc limit 2)`,
     expect: [{ id: "e01" }, { id: "p10" }, { id: "p09" }],
   },
+  // ---------------------------------------------------------------- unicode case mapping
+  {
+    name: "UPPER and LOWER are Unicode's full case mappings",
+    rule: "BigQuery UPPER / LOWER: ICU's root-locale case mapping (ZetaSQL UpperUtf8/LowerUtf8): ß is SS, ﬁ FI, a final Σ lowers to ς, İ to i̇ (DuckDB gave ẞTRAẞE, PostgreSQL left ß, neither wrote ς)",
+    sql: "select upper('Straße') as u, upper('ﬁx ŉ') as f, lower('ΟΔΟΣ ΣΑΣ') as l, lower('İ') as i, upper('éa') as e",
+    expect: [{ u: "STRASSE", f: "FIX ʼN", l: "οδος σας", i: "i\u0307", e: "ÉA" }],
+  },
+  {
+    name: "GROUP BY UPPER of a city name folds ß and SS together",
+    rule: "BigQuery UPPER (ICU full mapping): 'Straße' and 'STRASSE' are one group",
+    sql: "select upper(x) as city, count(*) as n from unnest(['Straße', 'STRASSE', 'straße']) as x group by 1",
+    expect: [{ city: "STRASSE", n: 3 }],
+  },
 ];
