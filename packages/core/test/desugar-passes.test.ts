@@ -43,6 +43,17 @@ const PASS_CASES: Record<string, Array<[string, string]>> = {
       "select a from t union distinct (select a from u) limit 1",
       "select a from t union distinct SELECT * FROM ( select a from u ) limit 1",
     ],
+    ["(select a from t) order by a limit 1", "SELECT * FROM ( select a from t ) order by a limit 1"],
+    [
+      "with x as ((select a from t) limit 1) select * from x",
+      "with x as ( SELECT * FROM ( select a from t ) limit 1 ) select * from x",
+    ],
+    [
+      "select * from ((select a from t) order by a limit 1)",
+      "select * from ( SELECT * FROM ( select a from t ) order by a limit 1 )",
+    ],
+    ["select * from (select a from t) limit 1", "select * from ( select a from t ) limit 1"],
+    ["select array_agg((select 1) order by a) from t", "select array_agg ( ( select 1 ) order by a ) from t"],
   ],
   "window-after-order": [
     [

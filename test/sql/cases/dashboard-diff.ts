@@ -126,4 +126,16 @@ export const dashboardDiffCases: SqlCase[] = [
     sql: "select upper(x) as city, count(*) as n from unnest(['Straße', 'STRASSE', 'straße']) as x group by 1",
     expect: [{ city: "STRASSE", n: 3 }],
   },
+  {
+    name: "ORDER BY and LIMIT after a parenthesised query order and cut it",
+    rule: "BigQuery query syntax: a parenthesised query expression may be followed by ORDER BY and LIMIT (the parser dropped both: three rows came back unordered)",
+    sql: `(select id from ${EDGE} where id < 'e04') order by id desc limit 2`,
+    expect: [{ id: "e03" }, { id: "e02" }],
+  },
+  {
+    name: "a CTE body that is a parenthesised query with ORDER BY and LIMIT keeps them",
+    rule: "BigQuery WITH clause: the body is any query expression, ORDER BY and LIMIT included (the parser dropped them: every row came back)",
+    sql: `with newest as ((select id, timestamp from ${EDGE} where project = 'alpha') order by timestamp desc limit 1) select id from newest`,
+    expect: [{ id: "e09" }],
+  },
 ];

@@ -88,8 +88,9 @@ export function windowAfterOrder(tokens: Token[]): Token[] {
 /**
  * `A UNION ALL (B) ORDER BY k LIMIT n`: after a parenthesised last operand node-sql-parser drops
  * the ORDER BY, LIMIT and OFFSET of the whole operation silently (and the analyser, which reads
- * the operation's ORDER BY from the last operand, took that operand's own for it). The operand
- * becomes `SELECT * FROM (B)`, after which the parser reads them as the operation's.
+ * the operation's ORDER BY from the last operand, took that operand's own for it); after a
+ * parenthesised query alone (`(SELECT …) ORDER BY k`, as a statement or a CTE's body) too. The
+ * parenthesised query becomes `SELECT * FROM (B)`, after which the parser reads them.
  */
 export function parenthesisedLastOperand(tokens: Token[]): Token[] {
   // every bracket's closing index, in one pass
@@ -102,12 +103,20 @@ export function parenthesisedLastOperand(tokens: Token[]): Token[] {
   });
   const wrapAt: number[] = [];
   for (const [o, c] of closing) {
-    const quantifier = tokens[o - 1];
-    const op = tokens[o - 2];
-    if (!quantifier || !op || !(isWord(quantifier, "ALL") || isWord(quantifier, "DISTINCT"))) continue;
-    if (!["UNION", "INTERSECT", "EXCEPT"].some((w) => isWord(op, w))) continue;
     if (!["ORDER", "LIMIT", "OFFSET"].some((w) => isWord(tokens[c + 1], w))) continue;
-    wrapAt.push(o);
+    if (!["SELECT", "WITH"].some((w) => isWord(tokens[o + 1], w)) && tokens[o + 1]?.value !== "(") continue;
+    const before = tokens[o - 1];
+    // the statement itself, a CTE's body or a subquery in FROM, or a set operation's operand:
+    // `(SELECT …) ORDER BY k` lost its ORDER BY and LIMIT the same way
+    const queryStart =
+      o === 0 ||
+      (before?.type === "punct" &&
+        before.value === "(" &&
+        ["AS", "FROM", "JOIN"].some((w) => isWord(tokens[o - 2], w)));
+    const operand =
+      (isWord(before, "ALL") || isWord(before, "DISTINCT")) &&
+      ["UNION", "INTERSECT", "EXCEPT"].some((w) => isWord(tokens[o - 2], w));
+    if (queryStart || operand) wrapAt.push(o);
   }
   if (!wrapAt.length) return tokens;
   const result = [...tokens];
