@@ -138,4 +138,28 @@ export const dashboardDiffCases: SqlCase[] = [
     sql: `with newest as ((select id, timestamp from ${EDGE} where project = 'alpha') order by timestamp desc limit 1) select id from newest`,
     expect: [{ id: "e09" }],
   },
+  // ---------------------------------------------------------------- FORMAT
+  {
+    name: "FORMAT %'d groups the digits in threes",
+    rule: "BigQuery FORMAT flag ': FORMAT(\"%'d\", 12345678) returns 12,345,678 (ZetaSQL's format tests: %'7d of 54321 is ' 54,321'); every engine's printf ignored the flag",
+    sql: `select format("%'d", 12345678) as a, format("%'d", -987654321) as b, format("%'d", 321) as c, format("%'7d|", 54321) as d, format("%-'9d|", 1234) as e, format("%+'d", 1234567) as f, format("%'d", -9223372036854775808) as h, format("%'d requests", count(*)) as n from ${EDGE}`,
+    expect: [
+      {
+        a: "12,345,678",
+        b: "-987,654,321",
+        c: "321",
+        d: " 54,321|",
+        e: "1,234    |",
+        f: "+1,234,567",
+        h: "-9,223,372,036,854,775,808",
+        n: "12 requests",
+      },
+    ],
+  },
+  {
+    name: "FORMAT's ' flag with zero padding is refused by name",
+    rule: "BigQuery FORMAT %'015d pads with zeros outside the groups; qes refuses it rather than print it without groups",
+    sql: `select format("%'015d", 1234567) as a from ${EDGE}`,
+    expect: { error: "sql_invalid" },
+  },
 ];
