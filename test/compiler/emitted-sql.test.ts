@@ -300,12 +300,13 @@ describe("nested functions' SQL", () => {
   });
 
   it("past the limit of emitted SQL is sql_too_complex naming the limit, never a string past its length (a 500)", () => {
-    let x = "event_message";
-    for (let i = 0; i < 6; i++) x = `json_value(${x}, '$.a')`;
+    // ROUND's arithmetic names its argument many times over (BigQuery's rounding of the binary value)
+    let x = "1.5";
+    for (let i = 0; i < 8; i++) x = `round(${x}, 1)`;
     for (const dialect of [duckdbDialect, postgresDialect, clickhouseDialect]) {
       let error: unknown;
       try {
-        compileEndpoint(endpoint(`select ${x} as v from \`cloudflare.logs.prod\``), { schema, dialect });
+        compileEndpoint(endpoint(`select ${x} as v`), { schema, dialect });
       } catch (e) {
         error = e;
       }

@@ -155,9 +155,15 @@ export class ClickhouseDialect extends SqlEmitter {
     return `if(throwIf(ifNull(${failWhen}, false), ${this.stringLiteral(message)}) = 0, ${value}, ${value})`;
   }
 
-  /** `1 / 0` raises, as in BigQuery: ClickHouse would answer inf (the divisor plus 0, or the error) */
-  protected override checkedDivisor(sql: string): string {
-    return `(${sql} + throwIf(ifNull(${sql} = 0, false), 'division by zero'))`;
+  /**
+   * `1 / 0` raises, as in BigQuery: ClickHouse would answer inf (the divisor plus 0, or the
+   * error). `NULL / 0` is NULL: a row whose dividend is NULL divides by 1 instead, as intDiv and
+   * modulo compute on the 0 a NULL holds in ClickHouse and raised "Division by zero" on it.
+   */
+  protected override checkedDivisor(sql: string, dividend: string): string {
+    // the condition names the dividend too, or ClickHouse folds the throw of a constant 0 first
+    const fails = `ifNull(${sql} = 0, false) AND isNotNull(${dividend})`;
+    return `if(isNull(${dividend}), 1, ${sql} + throwIf(${fails}, 'division by zero'))`;
   }
 
   typeName(type: ScalarType): string {

@@ -9,6 +9,7 @@ import {
   type FunctionEmitter,
   type FunctionTable,
   formatCall,
+  inArraySql,
   isPlainPattern,
   JSON_ESCAPE_PATTERN,
   jsonPathKeys,
@@ -207,7 +208,7 @@ export function clickhouseFunctions(e: ClickhouseEmitter): FunctionTable {
     // abs of an Int64 is UInt64: -2^63 gives 2^63, which INT64 cannot hold (BigQuery raises)
     ABS: (args, call, e) =>
       checkedMath.abs((x) => (isInt64(call) ? checkedInt64(`abs(${x})`) : `abs(${x})`))(args, call, e),
-    DIV: ([a, b]) => `intDiv(${a}, ${e.divisor(`(${b})`)})`,
+    DIV: ([a, b]) => `intDiv(${a}, ${e.divisor(`(${b})`, `(${a})`)})`,
     SIGN: ([x], call) => {
       const sign = `CAST(sign(${x}) AS ${e.typeName(call.type.t === "scalar" ? call.type.s : "INT64")})`;
       // SIGN(NaN) is NaN (BigQuery); ClickHouse's sign answers 1
@@ -265,7 +266,11 @@ export function clickhouseFunctions(e: ClickhouseEmitter): FunctionTable {
         : element === "STRING"
           ? jsonStringList(readableJson(a!))
           : `JSONExtract(ifNull(${readableJson(a!)}, ''), ${e.stringLiteral(`Array(${nullableType(element)})`)})`;
-      return `if(isNull(${x}), NULL, has(${list}, ${x}))`;
+      return inArraySql(list!, x!, {
+        length: (l) => `length(${l})`,
+        contains: (l, v) => `has(${l}, ${v})`,
+        holdsNull: (l) => `arrayExists(__in_e -> isNull(__in_e), ${l})`,
+      });
     },
     __ARRAY_TO_JSON: ([a], call) =>
       elementOf(call, 0) === "TIMESTAMP"

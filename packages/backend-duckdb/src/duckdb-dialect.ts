@@ -1,6 +1,7 @@
 import {
   ADDRESS_PATTERN,
   type CallExpr,
+  capturingGroups,
   checkedMakeDate,
   checkedMath,
   checkedTimestampFrom,
@@ -12,6 +13,7 @@ import {
   type FormatSpec,
   type FunctionTable,
   formatCall,
+  inArraySql,
   JSON_ESCAPE_PATTERN,
   jsonPathKeys,
   literalArg,
@@ -33,6 +35,7 @@ import {
   weekStartDay,
   withoutFraction,
 } from "@qes/core";
+import { duckdbLower, duckdbUpper } from "./duckdb-case-mapping.ts";
 import { duckdbFloatText } from "./duckdb-float-text.ts";
 import { jsonNumbersAsCore, jsonStringAt, jsonStringList } from "./duckdb-json-text.ts";
 import { duckdbColumnType, jsonPointer } from "./duckdb-storage.ts";
@@ -252,6 +255,8 @@ export class DuckdbDialect extends SqlEmitter {
       ),
     LOG10: checkedMath.log((x) => `log10(${x})`),
     ARRAY_LENGTH: ([a], call) => (isNative(call, 0) ? `len(${a})` : `json_array_length(${a})`),
+    UPPER: ([x]) => duckdbUpper(x!, (s) => this.stringLiteral(s)),
+    LOWER: ([x]) => duckdbLower(x!, (s) => this.stringLiteral(s)),
     // a NULL delimiter gives NULL (BigQuery); DuckDB joined with ','
     // DuckDB's array_to_string of a list of NULLs only is NULL; BigQuery skips NULLs, so ''
     // elements other than text are joined as CAST(… AS STRING) spells them (`0`, `1e-7`, where
@@ -276,7 +281,11 @@ export class DuckdbDialect extends SqlEmitter {
     __ARRAY_CONTAINS: ([a, x], call) => {
       const t = call.args[0]!.type;
       const list = isNative(call, 0) ? a : jsonScalarList(a!, t.t === "array" ? t.element : "STRING");
-      return `list_contains(${list}, ${x})`;
+      return inArraySql(list!, x!, {
+        length: (l) => `len(${l})`,
+        contains: (l, v) => `list_contains(${l}, ${v})`,
+        holdsNull: (l) => `list_count(${l}) < len(${l})`,
+      });
     },
     __ARRAY_TO_JSON: ([a], call) => {
       const t = call.args[0]!.type;
@@ -360,9 +369,10 @@ export class DuckdbDialect extends SqlEmitter {
     return `CASE WHEN ${failWhen} THEN error(${this.stringLiteral(message)}) ELSE ${value} END`;
   }
 
-  // DuckDB divides by zero to Infinity or NULL; BigQuery (and PostgreSQL) raise
-  protected override checkedDivisor(sql: string): string {
-    return `CASE WHEN ${sql} = 0 THEN error('division by zero') ELSE ${sql} END`;
+  // DuckDB divides by zero to Infinity or NULL; BigQuery (and PostgreSQL) raise — but not for a
+  // NULL dividend, whose quotient is NULL
+  protected override checkedDivisor(sql: string, dividend: string): string {
+    return `CASE WHEN ${sql} = 0 AND ${dividend} IS NOT NULL THEN error('division by zero') ELSE ${sql} END`;
   }
 
   override cast(expr: string, from: SqlType, to: ScalarType): string {
@@ -531,18 +541,14 @@ function isNative(call: CallExpr, i: number): boolean {
   return t?.t === "array" && t.native === true;
 }
 
-/** REGEXP_EXTRACT returns the first capturing group when the pattern has one, else the match. */
+/**
+ * REGEXP_EXTRACT returns the first capturing group when the pattern has one, else the match
+ * (a `(` inside a class, `[(]`, is no group: DuckDB read group 1 of such a pattern as '').
+ */
 function captureGroup(call: CallExpr): number {
   const p = call.args[1];
   if (p?.k !== "lit" || typeof p.value !== "string") return 0;
-  for (let i = 0; i < p.value.length; i++) {
-    if (p.value[i] === "\\") {
-      i++;
-      continue;
-    }
-    if (p.value[i] === "(" && p.value[i + 1] !== "?") return 1;
-  }
-  return 0;
+  return capturingGroups(p.value) > 0 ? 1 : 0;
 }
 
 function duckdbExtract(call: CallExpr, ts: string): string {

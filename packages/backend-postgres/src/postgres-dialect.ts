@@ -46,7 +46,7 @@ import {
   postgresJsonNumberText,
 } from "./postgres-float-text.ts";
 import { jsonArrayText, jsonObjectText } from "./postgres-json-object.ts";
-import { PATTERN_TOKEN, toPostgresRegex } from "./postgres-regex.ts";
+import { PATTERN_TOKEN, perlClassOutside, toPostgresRegex } from "./postgres-regex.ts";
 import { JSON_OR_NULL } from "./postgres-sql.ts";
 import { PG_COLUMN_TYPES } from "./postgres-storage.ts";
 import { formatTimestampSql, translateTimeFormat } from "./postgres-time-format.ts";
@@ -383,10 +383,15 @@ export class PostgresDialect extends SqlEmitter {
     },
     TRIM: ([s, c]) => (c === undefined ? `btrim(${s})` : `btrim(${s}, ${c})`),
     CHAR_LENGTH: rename("char_length"),
+    // BigQuery's UPPER and LOWER are ICU's full mappings in the root locale (ß → SS, final Σ → ς);
+    // the database's own follow its locale (C.UTF-8 left ß as it was). ICU's root collation does
+    // the same; the result goes back to the default collation, which ordered() reads as bytes.
+    UPPER: ([x]) => `(upper(${x} COLLATE "und-x-icu") COLLATE "default")`,
+    LOWER: ([x]) => `(lower(${x} COLLATE "und-x-icu") COLLATE "default")`,
     ROUND: decimalRounding("round"),
     TRUNC: decimalRounding("trunc"),
     // the divisor as every engine writes it: NULL under SAFE., PostgreSQL's own error otherwise
-    DIV: ([a, b]) => `((${a}) / ${this.divisor(`(${b})`)})`,
+    DIV: ([a, b]) => `((${a}) / ${this.divisor(`(${b})`, `(${a})`)})`,
     LOG10: checkedMath.log((x) => `log(${x})`),
     // PostgreSQL raises on an underflow, where BigQuery's answer is 0: past e^-745.2 (the least
     // FLOAT64 above 0 is about e^-744.4) the result is 0 without asking
@@ -577,11 +582,14 @@ export class PostgresDialect extends SqlEmitter {
       return this.stringLiteral(toPostgresRegex(arg.value));
     if (arg?.k === "param") return p;
     // token by token as toPostgresRegex: a bare dot, and RE2's word boundaries (PostgreSQL's \b
-    // is a backspace)
+    // is a backspace), and RE2's ASCII \d \w \s outside a class (inside one they stay the locale's)
+    const classes = [..."dDwWsS"]
+      .map((l) => `WHEN ${this.stringLiteral(`\\${l}`)} THEN ${this.stringLiteral(perlClassOutside(l)!)} `)
+      .join("");
     const token =
       `CASE qes_re.m[1] WHEN '.' THEN ${this.stringLiteral("[^\\n]")} ` +
       `WHEN ${this.stringLiteral("\\b")} THEN ${this.stringLiteral("\\y")} ` +
-      `WHEN ${this.stringLiteral("\\B")} THEN ${this.stringLiteral("\\Y")} ELSE qes_re.m[1] END`;
+      `WHEN ${this.stringLiteral("\\B")} THEN ${this.stringLiteral("\\Y")} ${classes}ELSE qes_re.m[1] END`;
     const tokens = `regexp_matches(${p}, ${this.stringLiteral(PATTERN_TOKEN)}, 'g') WITH ORDINALITY AS qes_re(m, n)`;
     return `coalesce((SELECT string_agg(${token}, '' ORDER BY qes_re.n) FROM ${tokens}), ${p})`;
   }

@@ -13,6 +13,7 @@ export * from "./dialect/default-functions.ts";
 export * from "./dialect/dialect.ts";
 export * from "./dialect/function-table.ts";
 export * from "./dialect/functions-doc.ts";
+export * from "./dialect/in-array-sql.ts";
 export { CUT_FIRST_MAX_WINDOW } from "./dialect/leading-key-cut.ts";
 export * from "./dialect/number-text-sql.ts";
 export * from "./dialect/sql-emitter.ts";

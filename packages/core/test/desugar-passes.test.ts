@@ -33,6 +33,42 @@ const PASS_CASES: Record<string, Array<[string, string]>> = {
       "select * REPLACE ( b + 1 as b , __qes_except AS a ) from t",
     ],
   ],
+  "parenthesised-last-operand": [
+    [
+      "(select a from t limit 2) union all (select a from u) order by a",
+      "( select a from t limit 2 ) union all SELECT * FROM ( select a from u ) order by a",
+    ],
+    ["(select a from t) union all (select a from u)", "( select a from t ) union all ( select a from u )"],
+    [
+      "select a from t union distinct (select a from u) limit 1",
+      "select a from t union distinct SELECT * FROM ( select a from u ) limit 1",
+    ],
+    ["(select a from t) order by a limit 1", "SELECT * FROM ( select a from t ) order by a limit 1"],
+    [
+      "with x as ((select a from t) limit 1) select * from x",
+      "with x as ( SELECT * FROM ( select a from t ) limit 1 ) select * from x",
+    ],
+    [
+      "select * from ((select a from t) order by a limit 1)",
+      "select * from ( SELECT * FROM ( select a from t ) order by a limit 1 )",
+    ],
+    ["select * from (select a from t) limit 1", "select * from ( select a from t ) limit 1"],
+    ["select array_agg((select 1) order by a) from t", "select array_agg ( ( select 1 ) order by a ) from t"],
+  ],
+  "window-after-order": [
+    [
+      "select rank() over w from t window w as (order by x) order by y limit 2",
+      "select rank ( ) over w from t order by y limit 2 window w as ( order by x )",
+    ],
+    [
+      "select * from (select a from t window w as (order by x) order by a) union all select 1 order by 1",
+      "select * from ( select a from t order by a window w as ( order by x ) ) union all select 1 order by 1",
+    ],
+    [
+      "select rank() over w from t window w as (order by x)",
+      "select rank ( ) over w from t window w as ( order by x )",
+    ],
+  ],
 };
 
 /** construct rule → [input, desugared text, string literal values kept aside] */

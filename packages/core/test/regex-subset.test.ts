@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { checkRegexPattern, isPlainPattern } from "../src/sandbox/regex-subset.ts";
+import { capturingGroups, checkRegexPattern, isPlainPattern } from "../src/sandbox/regex-subset.ts";
 
 describe("the RE2 subset every engine reads alike", () => {
   it.each([
@@ -82,4 +82,24 @@ describe("plain patterns (tested as substrings by the dialects)", () => {
       expect(isPlainPattern(p)).toBe(false);
     },
   );
+});
+
+describe("capturing groups of a pattern (REGEXP_EXTRACT's group)", () => {
+  it.each([
+    ["abc", 0],
+    ["(?i)abc", 0],
+    ["(?:a|b)c", 0],
+    ["[(]b[)]", 0],
+    ["\\(b\\)", 0],
+    ["[]()]x", 0],
+    ["[^](]x", 0],
+    ["[[:alpha:](]x", 0],
+    ["(a)", 1],
+    ["(?i)(a)b", 1],
+    ["[(](\\d+)[)]", 1],
+    ["(a)(b)", 2],
+    ["((a)b)", 2],
+  ] as const)("%s has %i", (pattern, groups) => {
+    expect(capturingGroups(pattern)).toBe(groups);
+  });
 });

@@ -2,6 +2,7 @@ import { aggregateCases } from "./aggregates.ts";
 import { basicCases } from "./basics.ts";
 import type { SqlCase } from "./case.ts";
 import { coercionCases } from "./coercion.ts";
+import { dashboardDiffCases } from "./dashboard-diff.ts";
 import { dateCases } from "./dates.ts";
 import { engineSemanticsCases } from "./engine-semantics.ts";
 import { errorCases } from "./errors.ts";
@@ -37,6 +38,7 @@ export const CASE_GROUPS: Record<string, SqlCase[]> = {
   engineSemantics: engineSemanticsCases,
   safe: safeCases,
   nullArgs: nullArgCases,
+  dashboardDiff: dashboardDiffCases,
 };
 
 export const ALL_CASES: SqlCase[] = Object.values(CASE_GROUPS).flat();

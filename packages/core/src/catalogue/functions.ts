@@ -34,6 +34,11 @@ export interface FunctionSpec<N extends string = string> {
   /** argument positions that are regular-expression patterns */
   patternArgs?: number[];
   /**
+   * BigQuery's extraction functions refuse a pattern with more than one capturing group (they
+   * return that group, or the whole match): the most a literal pattern argument may have
+   */
+  maxCapturingGroups?: number;
+  /**
    * the argument position of a time zone (when given as a STRING): a literal or a parameter, as
    * ClickHouse's time functions need a constant zone (DESIGN.md §3)
    */
@@ -294,7 +299,7 @@ function moreFunctions() {
     fn("FIRST_VALUE", "window", [1, 1], [], sameAsFirst),
     fn("LAST_VALUE", "window", [1, 1], [], sameAsFirst),
     // strings
-    fn("REGEXP_EXTRACT", "scalar", [2, 2], STRINGS2, STRING, { patternArgs: [1] }),
+    fn("REGEXP_EXTRACT", "scalar", [2, 2], STRINGS2, STRING, { patternArgs: [1], maxCapturingGroups: 1 }),
     fn("REGEXP_REPLACE", "scalar", [3, 3], STRINGS3, STRING, { patternArgs: [1] }),
     fn("CONTAINS_SUBSTR", "scalar", [2, 2], STRINGS2, BOOL),
     fn("SUBSTR", "scalar", [2, 3], STRING_AND_POSITIONS, STRING),

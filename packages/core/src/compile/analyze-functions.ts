@@ -8,7 +8,7 @@ import {
 } from "../catalogue/functions.ts";
 import type { CallExpr } from "../dialect/function-table.ts";
 import { type AstNode, locationOf } from "../parse/parse-sql.ts";
-import { checkRegexPattern } from "../sandbox/regex-subset.ts";
+import { capturingGroups, checkRegexPattern } from "../sandbox/regex-subset.ts";
 import type { ScalarType } from "../schema/schema-model.ts";
 import {
   analyzeExpr,
@@ -123,7 +123,11 @@ function analyzeCall(name: string, node: AstNode, env: ExprEnv): Expr {
   );
   const nulled = nullTextArg(spec, args, type);
   if (nulled) return nulled;
-  for (const i of spec.patternArgs ?? []) checkPatternArg(args[i]!, rawArgs[i]!, env);
+  for (const i of spec.patternArgs ?? []) {
+    checkPatternArg(args[i]!, rawArgs[i]!, env);
+    if (spec.maxCapturingGroups !== undefined)
+      checkCapturingGroups(spec.name, spec.maxCapturingGroups, args[i]!, rawArgs[i]!);
+  }
   checkCountArg(spec.name, args, rawArgs);
   for (const i of spec.constantArgs ?? []) if (args[i]) checkConstantArg(spec.name, args[i]!, rawArgs[i]!);
   if (spec.zoneArg !== undefined && args[spec.zoneArg])
@@ -282,6 +286,18 @@ function checkCountArg(name: string, args: Expr[], raw: AstNode[]): void {
     );
 }
 
+/** BigQuery: "Regular expressions passed into extraction functions must not have more than 1 capturing group" */
+function checkCapturingGroups(name: string, max: number, arg: Expr, node: AstNode): void {
+  if (arg.k !== "lit" || typeof arg.value !== "string") return;
+  const groups = capturingGroups(arg.value);
+  if (groups > max)
+    fail(
+      "sql_invalid",
+      `${name} takes a regular expression with at most ${max} capturing group; '${arg.value}' has ${groups} (write (?:…) for a group that only groups).`,
+      node,
+    );
+}
+
 export function checkPatternArg(arg: Expr, node: AstNode, env: ExprEnv): void {
   if (arg.k === "lit" && typeof arg.value === "string") {
     const problem = checkRegexPattern(arg.value);
@@ -368,14 +384,47 @@ export function bigintSafe(k: string, v: unknown): unknown {
 export const FRAME_BOUND =
   /^(UNBOUNDED PRECEDING|UNBOUNDED FOLLOWING|CURRENT ROW|\d+ PRECEDING|\d+ FOLLOWING)$/i;
 
+/**
+ * A window specification with the named window it starts from (`OVER (w ORDER BY …)`, or
+ * `WINDOW b AS (a …)`) folded in, as BigQuery reads it: the named window's PARTITION BY, its
+ * ORDER BY unless this one adds it, its frame unless this one adds it. Neither may say again what
+ * the named window says. (`OVER (w)` read as an empty window lost w's ORDER BY and PARTITION BY.)
+ */
+function resolveWindowSpec(spec: AstNode, over: AstNode, env: ExprEnv, seen: string[] = []): AstNode {
+  const name = spec?.name;
+  if (typeof name !== "string" || name === "") return spec;
+  if (seen.includes(name.toLowerCase())) return fail("sql_invalid", `Window ${name} refers to itself.`, over);
+  const base = env.windows?.get(name.toLowerCase())?.as_window_specification;
+  const baseSpec = typeof base === "string" ? { name: base } : base?.window_specification;
+  if (!baseSpec) return fail("sql_invalid", `Window ${name} is not defined.`, over);
+  const resolved = resolveWindowSpec(baseSpec, over, env, [...seen, name.toLowerCase()]);
+  if (spec.partitionby?.length)
+    fail("sql_invalid", `A window that starts from window ${name} cannot have its own PARTITION BY.`, over);
+  if (spec.orderby?.length && resolved.orderby?.length)
+    fail(
+      "sql_invalid",
+      `Window ${name} has an ORDER BY already; a window that starts from it cannot add one.`,
+      over,
+    );
+  if (spec.window_frame_clause && resolved.window_frame_clause)
+    fail(
+      "sql_invalid",
+      `Window ${name} has a frame already; a window that starts from it cannot add one.`,
+      over,
+    );
+  return {
+    name: null,
+    partitionby: resolved.partitionby,
+    orderby: spec.orderby?.length ? spec.orderby : resolved.orderby,
+    window_frame_clause: spec.window_frame_clause ?? resolved.window_frame_clause,
+  };
+}
+
 export function withWindow(call: CallExpr, over: AstNode, env: ExprEnv): Expr {
   const named = over?.as_window_specification;
-  const spec =
-    typeof named === "string"
-      ? env.windows?.get(named.toLowerCase())?.as_window_specification?.window_specification
-      : named?.window_specification;
-  if (typeof named === "string" && !spec) return fail("sql_invalid", `Window ${named} is not defined.`, over);
-  if (!spec) return fail("sql_invalid", "Invalid OVER clause.", over);
+  const written = typeof named === "string" ? { name: named } : named?.window_specification;
+  if (!written) return fail("sql_invalid", "Invalid OVER clause.", over);
+  const spec = resolveWindowSpec(written, over, env);
   const inner: ExprEnv = { ...env, clause: "select" };
   const partitionBy = ((spec.partitionby ?? []) as AstNode[]).map((p) => {
     const key = analyzeExpr(p.expr, inner);

@@ -132,8 +132,12 @@ export function analyzeBody(ast: AstNode, ctx: CompileContext, opts: QueryOption
     );
   }
   const last = parts[parts.length - 1]!;
-  const orderby = last.orderby;
-  const limit = last.limit;
+  // the parser puts the operation's ORDER BY and LIMIT on its last operand, unless that operand
+  // is parenthesised: then they are the operand's own (desugar's parenthesisedLastOperand keeps
+  // an operation's after such an operand)
+  const ownOrder = (p: AstNode) => p !== last || last.parentheses_symbol === true;
+  const orderby = ownOrder(last) ? null : last.orderby;
+  const limit = ownOrder(last) ? null : last.limit;
   // each branch is a join graph of its own; the whole operation is one relation of the outer one
   ctx.joinRelations(1, ast);
   const branches = parts.map(
@@ -143,8 +147,8 @@ export function analyzeBody(ast: AstNode, ctx: CompileContext, opts: QueryOption
           {
             ...p,
             _next: undefined,
-            orderby: p === last ? null : p.orderby,
-            limit: p === last ? null : p.limit,
+            orderby: ownOrder(p) ? p.orderby : null,
+            limit: ownOrder(p) ? p.limit : null,
             with: null,
           },
           ctx,

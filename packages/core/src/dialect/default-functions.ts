@@ -329,7 +329,7 @@ export interface FormatSpec {
 
 /**
  * A specifier's head (`%`, flags, width, precision) for an engine's printf, with the flags C's
- * printf honours (BigQuery's FORMAT follows it): no grouping `'`; `-` overrides `0` (DuckDB's
+ * printf honours (BigQuery's FORMAT follows it): no grouping `'` (groupedInteger writes it); `-` overrides `0` (DuckDB's
  * printf padded `%-06d` with zeros); `+` and space sign only signed conversions (DuckDB's and
  * ClickHouse's wrote `%+x` of 200 as `+c8`).
  */
@@ -398,7 +398,10 @@ export function formatCall(
       continue;
     }
     checkFormatArgument(format, s.conversion, argExpr.type);
-    pieces.push(`coalesce(${spec(arg, argExpr.type, s)}, 'NULL')`);
+    const printed = s.flags.includes("'")
+      ? groupedInteger(arg, argExpr.type, s, format, spec)
+      : spec(arg, argExpr.type, s);
+    pieces.push(`coalesce(${printed}, 'NULL')`);
   }
   if (literal) pieces.push(e.stringLiteral(literal));
   if (next !== args.length) {
@@ -415,6 +418,47 @@ export function formatCall(
     return e.cast(e.stringLiteral(pieces.length ? literal : ""), text, "STRING");
   }
   return `(${pieces.join(" || ")})`;
+}
+
+/** most digit groups after the first in an INT64's 19 digits */
+const MAX_DIGIT_GROUPS = 6;
+
+/**
+ * `%'d` (and `%'i`): BigQuery's FORMAT groups the digits in threes with ',' (`FORMAT("%'d",
+ * 12345678)` is 12,345,678); every engine's printf ignored the flag. The dialect prints the
+ * integer with its sign flags and no width; the digits are grouped here, with the string
+ * functions every engine shares, and the width pads the grouped text as a %s does. A zero-padded
+ * width (`%'015d`, zeros outside the groups) and the grouping of %x and %o (':' and ',' in fours)
+ * are refused by name rather than printed without groups.
+ */
+function groupedInteger(
+  arg: string,
+  argType: Expr["type"],
+  s: FormatSpec,
+  format: string,
+  spec: (arg: string, argType: Expr["type"], s: FormatSpec) => string,
+): string {
+  if (
+    !"di".includes(s.conversion) ||
+    (s.flags.includes("0") && !s.flags.includes("-") && s.width !== undefined)
+  )
+    throw new QesError(
+      "sql_invalid",
+      `FORMAT '${format}': the ' flag (digit grouping) is supported with %d and %i, without zero padding.`,
+    );
+  const text = spec(arg, argType, { flags: s.flags.replace(/['0-]/g, ""), conversion: s.conversion });
+  const signed = `substr(${text}, 1, 1) IN ('-', '+', ' ')`;
+  const sign = `CASE WHEN ${signed} THEN substr(${text}, 1, 1) ELSE '' END`;
+  const digits = `CASE WHEN ${signed} THEN substr(${text}, 2) ELSE ${text} END`;
+  const n = `length(${digits})`;
+  const first = `((${n} - 1) % 3 + 1)`;
+  let grouped = `substr(${digits}, 1, ${first})`;
+  for (let k = 0; k < MAX_DIGIT_GROUPS; k++)
+    grouped += ` || CASE WHEN ${n} > ${first} + ${3 * k} THEN ',' || substr(${digits}, ${first} + ${3 * k + 1}, 3) ELSE '' END`;
+  const whole = `(${sign} || ${grouped})`;
+  if (s.width === undefined) return whole;
+  const padding: FormatSpec = { flags: s.flags.includes("-") ? "-" : "", width: s.width, conversion: "s" };
+  return spec(whole, { t: "scalar", s: "STRING" }, padding);
 }
 
 /**
@@ -593,7 +637,7 @@ export const DEFAULT_FUNCTIONS = {
   // arguments are emitted bare: `MOD(5 + 1, 4)` must not read as `5 + 1 % 4`
   // BigQuery: MOD(x, 0) raises; MOD(x, -1) is 0, also for -2^63 (whose division overflows)
   MOD: ([a, b], _call, e) =>
-    `CASE WHEN (${b}) = -1 THEN (${a}) * 0 ELSE ((${a}) % ${e.divisor(`(${b})`)}) END`,
+    `CASE WHEN (${b}) = -1 THEN (${a}) * 0 ELSE ((${a}) % ${e.divisor(`(${b})`, `(${a})`)}) END`,
   ABS: checkedMath.abs((x) => `abs(${x})`),
   // SIGN(NaN) is NaN (BigQuery); DuckDB and PostgreSQL answered 0, ClickHouse 1
   SIGN: ([x], call, e) =>

@@ -735,7 +735,7 @@ export abstract class SqlEmitter implements Dialect {
       case ">=":
         return `${this.ordered(this.wrap(a!), a!.type)} ${op} ${this.wrap(b!)}`;
       case "/":
-        return `${this.cast(this.wrap(a!), a!.type, "FLOAT64")} / ${this.divisor(this.wrap(b!))}`;
+        return `${this.cast(this.wrap(a!), a!.type, "FLOAT64")} / ${this.divisor(this.wrap(b!), this.wrap(a!))}`;
       case "LIKE":
       case "NOT LIKE":
         return `${this.wrap(a!)} ${op} ${this.wrap(b!)}${this.likeEscape()}`;
@@ -760,14 +760,15 @@ export abstract class SqlEmitter implements Dialect {
 
   /**
    * The divisor of `/`: BigQuery raises "division by zero". Engines that answer Infinity or NULL
-   * instead override this to raise it, so every backend refuses the same query.
+   * instead override this to raise it, so every backend refuses the same query. A NULL `dividend`
+   * is no error: the quotient is NULL, as any operator of a NULL is in BigQuery.
    */
-  divisor(sql: string): string {
-    return this.safeErrors ? `NULLIF(${sql}, 0)` : this.checkedDivisor(sql);
+  divisor(sql: string, dividend: string): string {
+    return this.safeErrors ? `NULLIF(${sql}, 0)` : this.checkedDivisor(sql, dividend);
   }
 
   /** The divisor outside SAFE.: engines that do not raise "division by zero" override this. */
-  protected checkedDivisor(sql: string): string {
+  protected checkedDivisor(sql: string, _dividend: string): string {
     return sql;
   }
 

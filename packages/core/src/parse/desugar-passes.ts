@@ -42,6 +42,91 @@ export function qualifyWithoutWhere(tokens: Token[]): Token[] {
   return result;
 }
 
+/**
+ * BigQuery writes a WINDOW clause before ORDER BY and LIMIT; node-sql-parser reads it only after
+ * them, and where it comes first silently dropped the ORDER BY, LIMIT and OFFSET that follow (the
+ * rows came back unordered and uncut). The clause moves after them, to the end of its query: the
+ * first `)`, set operator or `;` at its depth.
+ */
+export function windowAfterOrder(tokens: Token[]): Token[] {
+  const result = [...tokens];
+  for (let w = 0; w < result.length; w++) {
+    if (!isWord(result[w], "WINDOW")) continue;
+    let depth = 0;
+    let clauseEnd = -1;
+    let queryEnd = result.length;
+    for (let k = w + 1; k < result.length; k++) {
+      const t = result[k]!;
+      if (t.type === "punct" && t.value === "(") depth++;
+      else if (t.type === "punct" && t.value === ")") {
+        if (depth === 0) {
+          queryEnd = k;
+          break;
+        }
+        depth--;
+      } else if (depth === 0) {
+        if (
+          (t.type === "punct" && t.value === ";") ||
+          ["UNION", "INTERSECT", "EXCEPT"].some((s) => isWord(t, s))
+        ) {
+          queryEnd = k;
+          break;
+        }
+        if (clauseEnd < 0 && ["ORDER", "LIMIT", "OFFSET"].some((s) => isWord(t, s))) clauseEnd = k;
+      }
+    }
+    if (clauseEnd < 0) continue;
+    const clause = result.slice(w, clauseEnd);
+    const tail = result.slice(clauseEnd, queryEnd);
+    result.splice(w, queryEnd - w, ...tail, ...clause);
+    // the moved clause is not read again
+    w = queryEnd - 1;
+  }
+  return result;
+}
+
+/**
+ * `A UNION ALL (B) ORDER BY k LIMIT n`: after a parenthesised last operand node-sql-parser drops
+ * the ORDER BY, LIMIT and OFFSET of the whole operation silently (and the analyser, which reads
+ * the operation's ORDER BY from the last operand, took that operand's own for it); after a
+ * parenthesised query alone (`(SELECT …) ORDER BY k`, as a statement or a CTE's body) too. The
+ * parenthesised query becomes `SELECT * FROM (B)`, after which the parser reads them.
+ */
+export function parenthesisedLastOperand(tokens: Token[]): Token[] {
+  // every bracket's closing index, in one pass
+  const closing = new Map<number, number>();
+  const open: number[] = [];
+  tokens.forEach((t, i) => {
+    if (t.type !== "punct") return;
+    if (t.value === "(") open.push(i);
+    else if (t.value === ")" && open.length) closing.set(open.pop()!, i);
+  });
+  const wrapAt: number[] = [];
+  for (const [o, c] of closing) {
+    if (!["ORDER", "LIMIT", "OFFSET"].some((w) => isWord(tokens[c + 1], w))) continue;
+    if (!["SELECT", "WITH"].some((w) => isWord(tokens[o + 1], w)) && tokens[o + 1]?.value !== "(") continue;
+    const before = tokens[o - 1];
+    // the statement itself, a CTE's body or a subquery in FROM, or a set operation's operand:
+    // `(SELECT …) ORDER BY k` lost its ORDER BY and LIMIT the same way
+    const queryStart =
+      o === 0 ||
+      (before?.type === "punct" &&
+        before.value === "(" &&
+        ["AS", "FROM", "JOIN"].some((w) => isWord(tokens[o - 2], w)));
+    const operand =
+      (isWord(before, "ALL") || isWord(before, "DISTINCT")) &&
+      ["UNION", "INTERSECT", "EXCEPT"].some((w) => isWord(tokens[o - 2], w));
+    if (queryStart || operand) wrapAt.push(o);
+  }
+  if (!wrapAt.length) return tokens;
+  const result = [...tokens];
+  for (const o of wrapAt.sort((a, b) => b - a)) {
+    const at = result[o]!;
+    result.splice(o, 0, synthToken(at, "SELECT"), synthPunct(at, "*"), synthToken(at, "FROM"));
+  }
+  return result;
+}
+
 /** `FROM (a JOIN b ON …) JOIN c` reads as `FROM a JOIN b ON … JOIN c` (left-deep, same rows). */
 export function parenthesisedJoins(tokens: Token[]): Token[] {
   const result = [...tokens];

@@ -1,7 +1,14 @@
 import { QesError } from "../errors.ts";
 import { checkBacktrackingNesting } from "./backtracking-nesting.ts";
 import { rewrite } from "./desugar-constructs.ts";
-import { joinGroups, parenthesisedJoins, qualifyWithoutWhere, starExceptReplace } from "./desugar-passes.ts";
+import {
+  joinGroups,
+  parenthesisedJoins,
+  parenthesisedLastOperand,
+  qualifyWithoutWhere,
+  starExceptReplace,
+  windowAfterOrder,
+} from "./desugar-passes.ts";
 import { lexSql, type Token } from "./lex-sql.ts";
 import type { Out } from "./token-scan.ts";
 import { refuseSafeAggregateForms, refuseUnsupportedSyntax } from "./unsupported-syntax.ts";
@@ -21,6 +28,8 @@ import { refuseSafeAggregateForms, refuseUnsupportedSyntax } from "./unsupported
  * - `e AT TIME ZONE z` → `__qes_at_time_zone(e, z)`;
  * - `ARRAY_AGG` / `STRING_AGG` with DISTINCT, IGNORE NULLS, ORDER BY, LIMIT → `__qes_array_agg(…)`;
  * - `QUALIFY` without `WHERE` gets `WHERE TRUE`; `FROM (a JOIN b …)` loses its parentheses;
+ * - a `WINDOW` clause before ORDER BY / LIMIT moves after them (where the parser reads it);
+ * - `A UNION ALL (B) ORDER BY …` → `A UNION ALL SELECT * FROM (B) ORDER BY …`;
  * - `.25`, `1.5e3` → `__qes_float('…')`; array literals `[a, b]`, `ARRAY<T>[…]` →
  *   `__qes_array(…)`, `__qes_array_typed('T', …)`; `ARRAY(SELECT …)` → `__qes_array_subquery(…)`;
  * - `INTERVAL n UNIT` → `__qes_interval(n, 'UNIT')`; `EXTRACT(part FROM e)` → `__qes_extract('part', e)`.
@@ -72,6 +81,8 @@ export const STATEMENT_PASSES: ReadonlyArray<{ name: string; run: (tokens: Token
   { name: "parenthesised-joins", run: parenthesisedJoins },
   { name: "join-groups", run: joinGroups },
   { name: "star-except-replace", run: starExceptReplace },
+  { name: "window-after-order", run: windowAfterOrder },
+  { name: "parenthesised-last-operand", run: parenthesisedLastOperand },
 ];
 
 export function desugarSql(sql: string): DesugaredSql {

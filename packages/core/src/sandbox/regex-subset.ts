@@ -168,6 +168,29 @@ function subsetProblem(pattern: string): string | undefined {
   return undefined;
 }
 
+/**
+ * The number of capturing groups of a pattern of the subset: each `(` not escaped, not inside a
+ * class (`[(]` is the character) and not `(?:` or the leading `(?i)`.
+ */
+export function capturingGroups(pattern: string): number {
+  let groups = 0;
+  let inClass = false;
+  for (let i = 0; i < pattern.length; i++) {
+    const c = pattern[i]!;
+    if (c === "\\") i++;
+    else if (inClass) {
+      if (c === "[" && pattern[i + 1] === ":") i = Math.max(i, pattern.indexOf(":]", i + 2) + 1);
+      else if (c === "]") inClass = false;
+    } else if (c === "[") {
+      inClass = true;
+      // a `]` first in the class (after an optional `^`) is a member, not its end
+      if (pattern[i + 1] === "^") i++;
+      if (pattern[i + 1] === "]") i++;
+    } else if (c === "(" && pattern[i + 1] !== "?") groups++;
+  }
+  return groups;
+}
+
 /** RE2's metacharacters: a pattern without any matches exactly where it occurs as a substring. */
 const PLAIN_PATTERN = /^[^\\^$.|?*+()[\]{}]+$/;
 
