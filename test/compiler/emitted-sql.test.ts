@@ -299,6 +299,22 @@ describe("nested functions' SQL", () => {
     }
   });
 
+  it("grows by what each level writes for JSON_VALUE and JSON_QUERY of one another", () => {
+    const nested = (fn: string, levels: number) => {
+      let x = "event_message";
+      for (let i = 0; i < levels; i++) x = `${fn}(${x}, '$.a')`;
+      return `select ${x} as v from \`cloudflare.logs.prod\``;
+    };
+    for (const dialect of [duckdbDialect, postgresDialect, clickhouseDialect]) {
+      for (const fn of ["json_value", "json_query"]) {
+        const size = (levels: number) =>
+          compileEndpoint(endpoint(nested(fn, levels)), { schema, dialect }).sql.length;
+        // three levels of JSON_VALUE were 107 MB on DuckDB, 12 MB on ClickHouse, past a string's length on PostgreSQL
+        expect(size(6), `${dialect.name} ${fn}`).toBeLessThan(size(1) * 12);
+      }
+    }
+  });
+
   it("past the limit of emitted SQL is sql_too_complex naming the limit, never a string past its length (a 500)", () => {
     // ROUND's arithmetic names its argument many times over (BigQuery's rounding of the binary value)
     let x = "1.5";

@@ -21,6 +21,7 @@ import {
   type SubstringSpelling,
   substrCall,
 } from "@qes/core";
+import { bindOnce } from "./clickhouse-bind-once.ts";
 import { formatSpec } from "./clickhouse-format.ts";
 import { jsonNumbersAsCore, jsonStringAt, jsonStringList, readableJson } from "./clickhouse-json-text.ts";
 import { nullForNullArray } from "./clickhouse-null-arrays.ts";
@@ -247,10 +248,11 @@ export function clickhouseFunctions(e: ClickhouseEmitter): FunctionTable {
         `arrayStringConcat(arrayFilter(x -> isNotNull(x), ${texts(a!)}), ${d})`,
       );
     },
-    JSON_VALUE: ([x], call) => jsonValue(e, x!, call),
-    JSON_EXTRACT_SCALAR: ([x], call) => jsonValue(e, x!, call),
-    JSON_QUERY: ([x], call) => jsonQuery(e, x!, call),
-    JSON_EXTRACT: ([x], call) => jsonQuery(e, x!, call),
+    // the JSON text once: each names it many times, so JSON_VALUE of JSON_VALUE multiplied
+    JSON_VALUE: ([x], call) => bindOnce(x!, (j) => jsonValue(e, j, call)),
+    JSON_EXTRACT_SCALAR: ([x], call) => bindOnce(x!, (j) => jsonValue(e, j, call)),
+    JSON_QUERY: ([x], call) => bindOnce(x!, (j) => jsonQuery(e, j, call)),
+    JSON_EXTRACT: ([x], call) => bindOnce(x!, (j) => jsonQuery(e, j, call)),
     FORMAT: (args, call) => formatCall(args, call, e, (x, type, s) => formatSpec(e, x, type, s)),
     __ARRAY_AT: ([a, i], call) => {
       const t = call.args[0]!.type;

@@ -38,10 +38,10 @@ import {
 import { duckdbLower, duckdbUpper } from "./duckdb-case-mapping.ts";
 import { duckdbFloatText } from "./duckdb-float-text.ts";
 import { jsonNumbersAsCore, jsonStringAt, jsonStringList } from "./duckdb-json-text.ts";
+import { bindOnce } from "./duckdb-sql.ts";
 import { duckdbColumnType, jsonPointer } from "./duckdb-storage.ts";
 import {
   bindDuckdbZone,
-  bindOnce,
   floorDivSql,
   formatTimestampSql,
   fromLocalSql,
@@ -272,10 +272,11 @@ export class DuckdbDialect extends SqlEmitter {
           : `list_transform(${list}, ${v} -> ${this.cast(v, { t: "scalar", s: element }, "STRING")})`;
       return `CASE WHEN ${d} IS NOT NULL AND ${a} IS NOT NULL THEN coalesce(array_to_string(${texts}, ${d}), '') END`;
     },
-    JSON_VALUE: ([x], call) => this.jsonValue(x!, call),
-    JSON_EXTRACT_SCALAR: ([x], call) => this.jsonValue(x!, call),
-    JSON_QUERY: ([x], call) => this.jsonQuery(x!, call),
-    JSON_EXTRACT: ([x], call) => this.jsonQuery(x!, call),
+    // the JSON text once: each names it many times, so JSON_VALUE of JSON_VALUE multiplied
+    JSON_VALUE: ([x], call) => bindOnce(x!, (j) => this.jsonValue(j, call)),
+    JSON_EXTRACT_SCALAR: ([x], call) => bindOnce(x!, (j) => this.jsonValue(j, call)),
+    JSON_QUERY: ([x], call) => bindOnce(x!, (j) => this.jsonQuery(j, call)),
+    JSON_EXTRACT: ([x], call) => bindOnce(x!, (j) => this.jsonQuery(j, call)),
     FORMAT: (args, call) => formatCall(args, call, this, (x, type, s) => this.formatSpec(x, type, s)),
     __ARRAY_AT: ([a, i], call) => this.arrayAt(a!, i!, call),
     __ARRAY_CONTAINS: ([a, x], call) => {

@@ -1,10 +1,5 @@
-import {
-  bindOnce as bindOnceIn,
-  fixedZoneOffset,
-  type OnceBinding,
-  parseTimeFormat,
-  zoneRules,
-} from "@qes/core";
+import { fixedZoneOffset, parseTimeFormat, zoneRules } from "@qes/core";
+import { bindOnce } from "./duckdb-sql.ts";
 
 /**
  * Time zones and timestamp text on DuckDB: a zone's offsets come from the ICU extension DuckDB
@@ -43,22 +38,6 @@ function boundZone(z: string): { fixed: string; seconds: string; named: string }
     seconds: `(CASE WHEN left(${z}, 1) = '-' THEN -1 ELSE 1 END) * (CAST(substr(${z}, 2, 2) AS BIGINT) * 3600 + CAST(substr(${z}, 5, 2) AS BIGINT) * 60)`,
     named: `CASE WHEN ${fixed} THEN 'UTC' ELSE ${z} END`,
   };
-}
-
-/**
- * A value DuckDB evaluates once inside an expression (core's bindOnce). What one level writes
- * inline DuckDB evaluates once anyway (common subexpressions), a lambda's body it does not: one
- * TIMESTAMP_TRUNC in a zone over a million rows took 3× the time with its wall-clock reading
- * bound, so only what a level below built, past 512 characters, is.
- */
-const DUCKDB_ONCE: OnceBinding = {
-  inlineChars: 512,
-  bind: (name, value, body) => `list_transform([${value}], lambda ${name}: ${body})[1]`,
-};
-
-/** `body` of `value`, `value` evaluated and written once */
-export function bindOnce(value: string, body: (v: string) => string): string {
-  return bindOnceIn(value, body, DUCKDB_ONCE);
 }
 
 /** Seconds east of UTC in `zone` at the UTC instant `ts`. */
