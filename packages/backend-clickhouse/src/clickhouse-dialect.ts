@@ -12,6 +12,7 @@ import {
   type SqlType,
 } from "@qes/core";
 import { arraySubquery } from "./clickhouse-array-subquery.ts";
+import { bindOnce } from "./clickhouse-bind-once.ts";
 import { clickhouseCast, clickhouseSafeCast } from "./clickhouse-casts.ts";
 import { correlatedAggregateSubquery } from "./clickhouse-correlated-aggregate.ts";
 import { paramName } from "./clickhouse-executor.ts";
@@ -43,6 +44,11 @@ const INTERVAL_FN: Record<string, string> = {
  * `alias.value` and `alias.off` read like any relation's columns.
  */
 export class ClickhouseDialect extends SqlEmitter {
+  /** a long value bound by a lambda over a one-element list, written once (bindOnce) */
+  override once(value: string, body: (v: string) => string): string {
+    return bindOnce(value, body);
+  }
+
   readonly name = "clickhouse";
   /** reading in sorting-key order stops at the tie-break keys: cut the rows first (measured 4×) */
   override readonly cutsOrderAtLeadingKey = true;

@@ -91,6 +91,11 @@ function jsonScalarList(array: string, element: ScalarType): string {
 
 /** DuckDB: RE2 regular expressions and BigQuery-like functions; most rows are renames. */
 export class DuckdbDialect extends SqlEmitter {
+  /** a long value bound by a lambda over a one-element list, written once (bindOnce) */
+  override once(value: string, body: (v: string) => string): string {
+    return bindOnce(value, body);
+  }
+
   readonly name: string = "duckdb";
   /**
    * Newest-100 of a project: the cut lets DuckDB's scan skip all but the newest rows instead of

@@ -253,15 +253,18 @@ export const checkedMath = {
  * decimal text (2.68), DuckDB's TRUNC the binary value, ClickHouse's ROUND(NaN, 2) was NULL.
  */
 export function decimalRounding(mode: "round" | "trunc"): FunctionEmitter {
-  return ([x, n], call, e) => {
-    const v = e.cast(x!, call.args[0]!.type, "FLOAT64");
-    const whole = (t: string) => (mode === "trunc" ? `(sign(${t}) * floor(abs(${t})))` : roundHalfAway(t));
-    if (n === undefined) return whole(v);
-    const float = (sql: string) => `CAST(${sql} AS ${e.typeName("FLOAT64")})`;
-    const up = `power(${float("10")}, ${n})`;
-    const down = `power(${float("10")}, -(${n}))`;
-    return `CASE WHEN ${n} > 308 THEN ${v} WHEN ${n} < -308 THEN ${v} * 0 WHEN ${n} >= 0 THEN CASE WHEN abs(${v} * ${up}) >= 4503599627370496 THEN ${v} ELSE ${whole(`(${v} * ${up})`)} / ${up} END ELSE ${whole(`(${v} / ${down})`)} * ${down} END`;
-  };
+  return ([x, n], call, e) =>
+    e.once(e.cast(x!, call.args[0]!.type, "FLOAT64"), (v) => rounded(v, n, e, mode));
+}
+
+/** `decimalRounding` of the FLOAT64 `v`, which it names many times (bound once: `e.once`) */
+function rounded(v: string, n: string | undefined, e: SqlEmitter, mode: "round" | "trunc"): string {
+  const whole = (t: string) => (mode === "trunc" ? `(sign(${t}) * floor(abs(${t})))` : roundHalfAway(t));
+  if (n === undefined) return whole(v);
+  const float = (sql: string) => `CAST(${sql} AS ${e.typeName("FLOAT64")})`;
+  const up = `power(${float("10")}, ${n})`;
+  const down = `power(${float("10")}, -(${n}))`;
+  return `CASE WHEN ${n} > 308 THEN ${v} WHEN ${n} < -308 THEN ${v} * 0 WHEN ${n} >= 0 THEN CASE WHEN abs(${v} * ${up}) >= 4503599627370496 THEN ${v} ELSE ${whole(`(${v} * ${up})`)} / ${up} END ELSE ${whole(`(${v} / ${down})`)} * ${down} END`;
 }
 
 /** The nearest whole number, halfway cases away from zero (exactly: the fraction is exact). */

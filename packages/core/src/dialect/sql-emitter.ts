@@ -773,6 +773,15 @@ export abstract class SqlEmitter implements Dialect {
   }
 
   /**
+   * `body` of `value`, which it names several times: an engine that can bind a value (a lambda)
+   * evaluates and writes a long one once (core's bindOnce), so that a function of itself nested
+   * does not multiply the SQL per level. This default writes it where it is used.
+   */
+  once(value: string, body: (v: string) => string): string {
+    return body(value);
+  }
+
+  /**
    * `value`, or BigQuery's error `message` for a row where `failWhen` holds (a negative SUBSTR
    * length, POW(0, -1)): the engine stops the query and its executor answers 422 `sql_invalid`.
    * This default is standard SQL: the message, marked with RAISED_MESSAGE_MARK, cast to an integer
