@@ -38,7 +38,7 @@ describe.each(BACKENDS)("ingest probes on $name", (fixture) => {
     expect(await storedIds(backend, "pp")).toEqual(["pp", "pp2"]);
   });
 
-  it("bodies of no events are 200 {accepted: 0}; a body that is one non-object is a 400 naming event 0", async () => {
+  it("bodies of no events are 200 {accepted: 0}, an empty body a 400; a body that is one non-object is a 400 naming event 0", async () => {
     const { url, backend } = served;
     for (const body of ["[]", '{"batch":[]}', " [ ] \n"]) {
       expect(await postLogs(url, "no.events", body), body).toMatchObject({
@@ -46,9 +46,10 @@ describe.each(BACKENDS)("ingest probes on $name", (fixture) => {
         body: { accepted: 0 },
       });
     }
+    // an empty body is a client's mistake in either form (an unread file, a drained buffer)
     expect(await postLogs(url, "no.events", "", { "Content-Type": "application/x-ndjson" })).toMatchObject({
-      status: 200,
-      body: { accepted: 0 },
+      status: 400,
+      body: { error: { code: "invalid_event", message: "The body is empty: it holds no events." } },
     });
     for (const [body, what] of [
       ["null", "null"],

@@ -113,6 +113,13 @@ function analyzeCall(name: string, node: AstNode, env: ExprEnv): Expr {
   });
   const recordLength = arrayLengthOfRecord(spec.name, args[0], node);
   if (recordLength) return recordLength;
+  for (const i of spec.patternArgs ?? []) {
+    checkPatternArg(args[i]!, rawArgs[i]!, env);
+    if (spec.maxCapturingGroups !== undefined)
+      checkCapturingGroups(spec.name, spec.maxCapturingGroups, args[i]!, rawArgs[i]!);
+  }
+  checkCountArg(spec.name, args, rawArgs);
+  for (const i of spec.constantArgs ?? []) if (args[i]) checkConstantArg(spec.name, args[i]!, rawArgs[i]!);
   const type = withPosition(
     () =>
       spec.returns(
@@ -121,15 +128,9 @@ function analyzeCall(name: string, node: AstNode, env: ExprEnv): Expr {
       ),
     node,
   );
+  // before the zone's check, which refuses a NULL typed as STRING
   const nulled = nullTextArg(spec, args, type);
   if (nulled) return nulled;
-  for (const i of spec.patternArgs ?? []) {
-    checkPatternArg(args[i]!, rawArgs[i]!, env);
-    if (spec.maxCapturingGroups !== undefined)
-      checkCapturingGroups(spec.name, spec.maxCapturingGroups, args[i]!, rawArgs[i]!);
-  }
-  checkCountArg(spec.name, args, rawArgs);
-  for (const i of spec.constantArgs ?? []) if (args[i]) checkConstantArg(spec.name, args[i]!, rawArgs[i]!);
   if (spec.zoneArg !== undefined && args[spec.zoneArg])
     checkZoneArg(args[spec.zoneArg]!, rawArgs[spec.zoneArg]!, env);
   const at = locationOf(node);
