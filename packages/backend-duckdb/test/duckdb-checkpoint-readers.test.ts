@@ -1,21 +1,11 @@
 import { join } from "node:path";
-import type { Backend, QueryResult } from "@qes/core";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import type { QueryResult } from "@qes/core";
+import { describe, expect, it } from "vitest";
 import { createDuckdbBackend } from "../src/index.ts";
-import { pairsCountQuery, tempDir } from "./helpers.ts";
+import { fileBackend, pairsCountQuery, tempDir } from "./helpers.ts";
 
 const NOW = 1_736_899_200_000_000n; // 2025-01-15T00:00:00Z
-const tmp = tempDir("checkpoint-readers");
-let backend: Backend;
-
-beforeAll(async () => {
-  backend = createDuckdbBackend({ path: join(tmp.dir, "qes.duckdb") });
-  await backend.init();
-});
-afterAll(async () => {
-  await backend.close();
-  tmp.cleanup();
-});
+const { backend } = fileBackend("checkpoint-readers");
 
 /** a cross join of 30,000 ids of `source`: seconds of reading, begun before the caller goes on */
 async function slowQuery(source: string): Promise<{ result: Promise<QueryResult>; done(): boolean }> {

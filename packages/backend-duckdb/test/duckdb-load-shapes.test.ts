@@ -1,6 +1,4 @@
-import { join } from "node:path";
 import {
-  type Backend,
   type ColumnValue,
   createFlattener,
   newSourceSchema,
@@ -10,9 +8,8 @@ import {
   type SourceSchema,
   widenSchema,
 } from "@qes/core";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { createDuckdbBackend } from "../src/index.ts";
-import { handQuery, tempDir } from "./helpers.ts";
+import { describe, expect, it } from "vitest";
+import { fileBackend, handQuery } from "./helpers.ts";
 
 /**
  * Whatever path a line takes into DuckDB (the engine's JSON functions or core's flattener), the
@@ -20,19 +17,9 @@ import { handQuery, tempDir } from "./helpers.ts";
  * printing differs between DuckDB (yyjson) and JavaScript, and every stored column is compared
  * with core's flattening of the line under the final schema.
  */
-const tmp = tempDir("shapes");
-let backend: Backend;
+const { backend } = fileBackend("shapes");
 const run = { maxRows: 10_000, timeoutMs: 20_000 };
 const NOW = 1_736_931_600_000_000n;
-
-beforeAll(async () => {
-  backend = createDuckdbBackend({ path: join(tmp.dir, "qes.duckdb") });
-  await backend.init();
-});
-afterAll(async () => {
-  await backend.close();
-  tmp.cleanup();
-});
 
 const TRICKY = [
   '{"id":"l01","timestamp":"2025-01-15T09:00:00.123456Z","event_message":"plain","project":"p","metadata":{"status":200,"ok":true,"request":{"method":"GET","path":"/a"},"n":9007199254740993}}',

@@ -1,21 +1,11 @@
 import { join } from "node:path";
-import { type Backend, BUILTIN_SOURCES, type FieldNode, QesError } from "@qes/core";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { BUILTIN_SOURCES, type FieldNode, QesError } from "@qes/core";
+import { describe, expect, it } from "vitest";
 import { createDuckdbBackend } from "../src/index.ts";
-import { handQuery, tempDir } from "./helpers.ts";
+import { fileBackend, handQuery } from "./helpers.ts";
 
-const tmp = tempDir("load");
-let backend: Backend;
+const { backend, dir } = fileBackend("load");
 const run = { maxRows: 1000, timeoutMs: 10_000 };
-
-beforeAll(async () => {
-  backend = createDuckdbBackend({ path: join(tmp.dir, "qes.duckdb") });
-  await backend.init();
-});
-afterAll(async () => {
-  await backend.close();
-  tmp.cleanup();
-});
 
 function node(path: string[], fields: Record<string, FieldNode>): FieldNode {
   let n = fields[path[0]!]!;
@@ -253,7 +243,7 @@ describe("DuckDB storage and load", () => {
   });
 
   it("persists the schema across a reopen", async () => {
-    const path = join(tmp.dir, "reopen.duckdb");
+    const path = join(dir, "reopen.duckdb");
     const a = createDuckdbBackend({ path });
     await a.init();
     await a.load("cloudflare.logs.prod", [
@@ -268,7 +258,7 @@ describe("DuckDB storage and load", () => {
   });
 
   it("refuses a write that arrives while it closes, instead of running it on a closed connection", async () => {
-    const b = createDuckdbBackend({ path: join(tmp.dir, "closing.duckdb") });
+    const b = createDuckdbBackend({ path: join(dir, "closing.duckdb") });
     await b.init();
     const closing = b.close();
     // before: close waited (for the time indexes' first read) and a load queued meanwhile ran on
@@ -277,7 +267,7 @@ describe("DuckDB storage and load", () => {
       b.load("closing.src", [JSON.stringify({ timestamp: "2025-01-15T10:00:00Z", event_message: "x" })]),
     ).rejects.toMatchObject({ code: "backend_unavailable" });
     await closing;
-    const again = createDuckdbBackend({ path: join(tmp.dir, "closing.duckdb") });
+    const again = createDuckdbBackend({ path: join(dir, "closing.duckdb") });
     await again.init();
     expect(Object.keys((await again.schema()).sources)).not.toContain("closing.src");
     await again.close();

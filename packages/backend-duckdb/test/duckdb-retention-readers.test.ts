@@ -1,23 +1,10 @@
-import { join } from "node:path";
-import type { Backend } from "@qes/core";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { createDuckdbBackend } from "../src/index.ts";
-import { handQuery, pairsCountQuery, tempDir } from "./helpers.ts";
+import { describe, expect, it } from "vitest";
+import { fileBackend, handQuery, pairsCountQuery } from "./helpers.ts";
 
 const DAY = 86_400_000_000n;
 const NOW = 1_736_899_200_000_000n; // 2025-01-15T00:00:00Z
 const INT = { kind: "scalar", type: "INT64" } as const;
-const tmp = tempDir("retention-readers");
-let backend: Backend;
-
-beforeAll(async () => {
-  backend = createDuckdbBackend({ path: join(tmp.dir, "qes.duckdb") });
-  await backend.init();
-});
-afterAll(async () => {
-  await backend.close();
-  tmp.cleanup();
-});
+const { backend } = fileBackend("retention-readers");
 
 describe("DuckDB retention while a dashboard polls", () => {
   it("frees the row groups it empties: the rows kept still fit in one, and the blocks follow them", async () => {

@@ -8,11 +8,39 @@ import {
   type EndpointDefinition,
   type OutputColumn,
 } from "@qes/core";
+import { afterAll, beforeAll } from "vitest";
+import { createDuckdbBackend } from "../src/index.ts";
 
 /** A private directory for one test file's DuckDB files. */
 export function tempDir(prefix: string): { dir: string; cleanup: () => void } {
   const dir = mkdtempSync(join(tmpdir(), `qes-duckdb-${prefix}-`));
   return { dir, cleanup: () => rmSync(dir, { recursive: true, force: true }) };
+}
+
+/**
+ * The test file's backend, on a DuckDB file in a directory of its own: opened before the file's
+ * tests (`beforeAll`), closed and its directory removed after them. The value is a stand-in that
+ * reads through to the backend the hook opened, so a file declares it once, as a constant.
+ */
+export function fileBackend(prefix: string): { backend: Backend; dir: string } {
+  const tmp = tempDir(prefix);
+  let opened: Backend | undefined;
+  beforeAll(async () => {
+    opened = createDuckdbBackend({ path: join(tmp.dir, "qes.duckdb") });
+    await opened.init();
+  });
+  afterAll(async () => {
+    await opened?.close();
+    tmp.cleanup();
+  });
+  const backend = new Proxy({} as Backend, {
+    get(_, key) {
+      if (!opened) throw new Error(`the backend of ${prefix} is opened in beforeAll: read it in a test`);
+      const value = Reflect.get(opened, key, opened);
+      return typeof value === "function" ? value.bind(opened) : value;
+    },
+  });
+  return { backend, dir: tmp.dir };
 }
 
 /** A hand-written query, as if compiled: engine SQL and the output columns' wire types. */

@@ -10,19 +10,8 @@ import {
   widenSchema,
 } from "@qes/core";
 import { describe, expect, it } from "vitest";
+import { mulberry32 } from "../../../test/support/prng.ts";
 import { createCopyRowEncoder } from "../src/postgres-copy-row.ts";
-
-/** A small deterministic PRNG (mulberry32). */
-function prng(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 const KEYS = ["a", "b", "c", "id", "timestamp", "project"];
 
@@ -59,7 +48,7 @@ function randomObject(rnd: () => number, depth: number): JsonObject {
 
 describe("schemaCoversEvent agrees with core's widenSchema", () => {
   it("on 20,000 random events over evolving schemas", () => {
-    const rnd = prng(7);
+    const rnd = mulberry32(7);
     let disagreements = 0;
     for (let round = 0; round < 200; round++) {
       const schema = newSourceSchema(`s${round}`);
@@ -120,7 +109,7 @@ function copyOf(value: ColumnValue, type: string): string {
 
 describe("the COPY rows are core's flattening, written as COPY text", () => {
   it("on 20,000 random events, widened first", () => {
-    const rnd = prng(11);
+    const rnd = mulberry32(11);
     for (let round = 0; round < 100; round++) {
       const schema = newSourceSchema(`s${round}`);
       const events = Array.from({ length: 200 }, (_, i) => {

@@ -1,3 +1,5 @@
+import { mulberry32 } from "../../support/prng.ts";
+
 /**
  * Events of the nine log sources in the shapes log-event-shapes.md describes — what Supabase's
  * self-hosted Vector configuration produces, mixed with the hosted samples' richer fields — as a
@@ -10,18 +12,6 @@
 export const SHIPPED_NOW = "2025-01-15T12:00:00Z";
 const NOW_MS = Date.parse(SHIPPED_NOW);
 
-/** mulberry32: a small deterministic generator */
-function generator(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
-
 type Json = Record<string, unknown>;
 
 interface Gen {
@@ -31,7 +21,7 @@ interface Gen {
 }
 
 function gen(seed: number): Gen {
-  const next = generator(seed);
+  const next = mulberry32(seed);
   return {
     pick: (items) => items[Math.floor(next() * items.length)]!,
     int: (lo, hi) => lo + Math.floor(next() * (hi - lo + 1)),
