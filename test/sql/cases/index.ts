@@ -9,6 +9,7 @@ import { errorCases } from "./errors.ts";
 import { findingCases, joinGroupCases, orderedLimitCases, structCases } from "./findings.ts";
 import { functionCases } from "./functions.ts";
 import { matrixCases } from "./matrix.ts";
+import { nestedCases } from "./nested.ts";
 import { nullArgCases } from "./null-args.ts";
 import { presenceCases } from "./presence.ts";
 import { queryCases } from "./queries.ts";
@@ -38,6 +39,7 @@ export const CASE_GROUPS: Record<string, SqlCase[]> = {
   engineSemantics: engineSemanticsCases,
   safe: safeCases,
   nullArgs: nullArgCases,
+  nested: nestedCases,
   dashboardDiff: dashboardDiffCases,
 };
 
