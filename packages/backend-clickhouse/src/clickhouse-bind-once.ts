@@ -9,6 +9,8 @@ import { bindOnce as bindOnceIn, type OnceBinding } from "@qes/core";
 const CLICKHOUSE_ONCE: OnceBinding = {
   inlineChars: 200,
   bind: (name, value, body) => `arrayElement(arrayMap(${name} -> ${body}, [${value}]), 1)`,
+  // a subquery naming the lambda's parameter would be correlated, which ClickHouse does not run
+  holds: (body) => !/\bselect\b/i.test(body),
 };
 
 /** `body` of `value`, `value` evaluated and written once */

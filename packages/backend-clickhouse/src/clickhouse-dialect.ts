@@ -45,6 +45,9 @@ const INTERVAL_FN: Record<string, string> = {
  */
 export class ClickhouseDialect extends SqlEmitter {
   /** a long value bound by a lambda over a one-element list, written once (bindOnce) */
+  /** ClickHouse shares common subexpressions, as DuckDB does (duckdb-dialect.ts): bound past 64 KB */
+  override readonly repeatsInlineUpTo: number = 65_536;
+
   override once(value: string, body: (v: string) => string): string {
     return bindOnce(value, body);
   }

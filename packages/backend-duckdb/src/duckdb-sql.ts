@@ -19,6 +19,8 @@ export function sqlString(text: string): string {
 const DUCKDB_ONCE: OnceBinding = {
   inlineChars: 512,
   bind: (name, value, body) => `list_transform([${value}], lambda ${name}: ${body})[1]`,
+  // "subqueries in lambda expressions are not supported"
+  holds: (body) => !/\bselect\b/i.test(body),
 };
 
 /** `body` of `value`, `value` evaluated and written once */

@@ -9,11 +9,9 @@ import {
   dateParseFormat,
   decimalRounding,
   ESCAPE_MARK_CODE_POINT,
-  type Expr,
   edgeCall,
   type FormatSpec,
   type FunctionTable,
-  forEachIrNode,
   formatCall,
   formatTimestampMicros,
   isPlainPattern,
@@ -23,6 +21,7 @@ import {
   MAX_GENERATED_ELEMENTS,
   microsPer,
   nanAwareExtreme,
+  type Once,
   offsetMinutesSql,
   offsetSplit,
   QesError,
@@ -39,6 +38,7 @@ import {
   weekNumberNumerator,
   weekStartDay,
 } from "@qes/core";
+import { bindAlways, bindOnce } from "./postgres-bind-once.ts";
 import {
   JSON_PIECES,
   postgresFloatText,
@@ -94,19 +94,6 @@ const OVERFLOWED = "'Infinity'::float8";
 /** an exponent past ln(FLOAT64 max), finite: PostgreSQL orders NaN above every number */
 function overflows(exponent: string): string {
   return `(${exponent} > 709.782712893384 AND ${exponent} <= 1.7976931348623157e308)`;
-}
-
-/**
- * Whether an argument calls an aggregate or a window function (a subquery's own ones counted too):
- * it cannot move into a subquery's FROM, where the query it belongs to does not evaluate it
- */
-function holdsAggregateOrWindow(arg: Expr): boolean {
-  let found = false;
-  forEachIrNode(arg, (node) => {
-    found = node.k === "call" && (node.agg !== undefined || node.over !== undefined);
-    return found;
-  });
-  return found;
 }
 
 /** A JSON string (kept, group 1) or white space between tokens (dropped). */
@@ -175,6 +162,15 @@ const TIMESTAMP_TEXT =
  */
 export class PostgresDialect extends SqlEmitter {
   readonly name = "postgres";
+
+  /** a long value read once through a scalar subquery (postgres-bind-once.ts) */
+  override once(value: string, body: (v: string) => string): string {
+    return bindOnce(value, body);
+  }
+
+  /** `once` for the SQL builders of other modules */
+  private readonly bound: Once = (value, body) => this.once(value, body);
+
   override get engineName(): string {
     return "PostgreSQL";
   }
@@ -641,16 +637,15 @@ export class PostgresDialect extends SqlEmitter {
    * The value at the path, read once: the number's text names it some 120 times, and PostgreSQL
    * evaluates each (no common subexpressions), so each row called qes_json_or_null — a
    * subtransaction — 240 times (100,000 rows: 14.7 s; read once in a subquery kept apart by
-   * OFFSET 0, 2.0 s). An argument holding an aggregate or a window function is read where it stands.
+   * OFFSET 0, 2.0 s: postgres-bind-once.ts).
    */
   private jsonValue(x: string, call: CallExpr): string {
     const valueAt = (j: string) => {
       const text = `(${j} #>> '{}')`;
-      return `CASE json_typeof(${j}) WHEN 'object' THEN NULL WHEN 'array' THEN NULL WHEN 'number' THEN ${postgresJsonNumberText(text)} ELSE ${text} END`;
+      return `CASE json_typeof(${j}) WHEN 'object' THEN NULL WHEN 'array' THEN NULL WHEN 'number' THEN ${postgresJsonNumberText(text, this.bound)} ELSE ${text} END`;
     };
     const j = `(${this.asJson(x)} #> ${this.jsonKeys(call)})`;
-    if (holdsAggregateOrWindow(call.args[0]!)) return valueAt(j);
-    return `(SELECT ${valueAt("qes_v.j")} FROM (SELECT ${j} AS j OFFSET 0) AS qes_v)`;
+    return bindAlways(j, valueAt);
   }
 
   /** BigQuery writes the JSON it returns compactly; json keeps the text's own spaces: dropped outside strings */
@@ -747,7 +742,7 @@ export class PostgresDialect extends SqlEmitter {
       const us = `(CAST(extract(microseconds FROM ${expr}) AS bigint) % 1000000)`;
       return `(to_char(${expr}, 'YYYY-MM-DD HH24:MI:SS') || CASE WHEN ${us} = 0 THEN '' ELSE '.' || lpad(CAST(${us} AS text), 6, '0') END)`;
     }
-    if (f === "FLOAT64" && to === "STRING") return postgresFloatText(expr);
+    if (f === "FLOAT64" && to === "STRING") return postgresFloatText(expr, this.bound);
     if (f === "STRING" && to === "FLOAT64") return postgresFloatFromText(expr, false);
     if (f === "BOOL" && to === "INT64") return `CAST(CAST(${expr} AS integer) AS bigint)`;
     if (f === "INT64" && to === "BOOL") return `(${expr} <> 0)`;

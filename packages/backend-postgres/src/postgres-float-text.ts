@@ -1,4 +1,4 @@
-import { jsNumberTextSql } from "@qes/core";
+import { inPlace, jsNumberTextSql, type Once } from "@qes/core";
 
 /**
  * The shortest text of `abs(col)` (a float8) that reads back as the same double, as JavaScript
@@ -22,12 +22,15 @@ export function shortestFloatText(col: string): string {
  * CAST(FLOAT64 AS STRING): a finite value spelled as core spells a number (`String(number)`: `1`,
  * `1e+21`, `0.000025`), as DuckDB and ClickHouse spell it too; NaN and the infinities as BigQuery
  * does (`nan`, `inf`, `-inf`). Needs `extra_float_digits` > 0 (PostgreSQL's default) for the
- * shortest digits.
+ * shortest digits. `once` binds what it names many times (a query's `SqlEmitter.once`: one level
+ * was 196 KB of SQL written in place, two 457 MB).
  */
-export function postgresFloatText(x: string): string {
-  return (
-    `CASE WHEN ${x} = 'NaN'::float8 THEN 'nan' WHEN ${x} = 'Infinity'::float8 THEN 'inf' ` +
-    `WHEN ${x} = '-Infinity'::float8 THEN '-inf' ELSE ${jsNumberTextSql(x, shortestFloatText(x), "text")} END`
+export function postgresFloatText(x: string, once: Once = inPlace): string {
+  return once(
+    x,
+    (v) =>
+      `CASE WHEN ${v} = 'NaN'::float8 THEN 'nan' WHEN ${v} = 'Infinity'::float8 THEN 'inf' ` +
+      `WHEN ${v} = '-Infinity'::float8 THEN '-inf' ELSE ${jsNumberTextSql(v, shortestFloatText(v), "text", once)} END`,
   );
 }
 
@@ -39,14 +42,14 @@ export function postgresFloatText(x: string): string {
  * is NULL, as ClickHouse, which finds no JSON in such text, answers (a cast to float8 raised);
  * below its least one it is `0`.
  */
-export function postgresJsonNumberText(token: string): string {
+export function postgresJsonNumberText(token: string, once: Once = inPlace): string {
   const n = `CAST(${token} AS numeric)`;
   return (
     `CASE WHEN ${token} ~ '^-?[0-9]+$' AND ${n} BETWEEN -9223372036854775808 AND 9223372036854775807 ` +
     `THEN CAST(CAST(${token} AS bigint) AS text) ` +
     `WHEN abs(${n}) > 1.7976931348623158e308 THEN NULL ` +
     `WHEN abs(${n}) < 2.4703282292062328e-324 THEN '0' ` +
-    `ELSE ${postgresFloatText(`CAST(${token} AS float8)`)} END`
+    `ELSE ${postgresFloatText(`CAST(${token} AS float8)`, once)} END`
   );
 }
 

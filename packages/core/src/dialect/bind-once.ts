@@ -8,7 +8,18 @@ export interface OnceBinding {
   inlineChars: number;
   /** SQL of `body`, in which `name` is `value` */
   bind(name: string, value: string, body: string): string;
+  /** whether `bind` can hold this body (DuckDB's lambdas refuse a subquery): else `value` is written in place */
+  holds?(body: string): boolean;
 }
+
+/** How SQL builders outside an emitter bind a value (SqlEmitter.once, or `inPlace`). */
+export type Once = (value: string, body: (v: string) => string) => string;
+
+/**
+ * A value written where it is used: for SQL a statement cannot bind in (DDL's `ALTER … USING`,
+ * where PostgreSQL refuses a subquery), and for what is short.
+ */
+export const inPlace: Once = (value, body) => body(value);
 
 /**
  * `body` of `value`, which it names several times, with `value` written once when it is long.
@@ -21,7 +32,9 @@ export interface OnceBinding {
 export function bindOnce(value: string, body: (v: string) => string, binding: OnceBinding): string {
   if (value.length <= binding.inlineChars) return body(value);
   const name = `qes_once_${fnv1a(value)}`;
-  return binding.bind(name, value, body(name));
+  const named = body(name);
+  if (binding.holds !== undefined && !binding.holds(named)) return body(value);
+  return binding.bind(name, value, named);
 }
 
 function fnv1a(text: string): string {

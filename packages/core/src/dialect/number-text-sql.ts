@@ -1,3 +1,5 @@
+import { inPlace, type Once } from "./bind-once.ts";
+
 /**
  * SQL that spells a stored FLOAT64 as core spells a number when it shapes an event into a STRING
  * column (`textOfJsonValue`: JavaScript's `String(number)`), for a widening FLOAT64 → STRING to
@@ -15,8 +17,19 @@
  * exponent (`1e+300`, `5e-05`). DuckDB's and PostgreSQL's (`extra_float_digits` > 0) casts are
  * such texts. The SQL uses only functions both engines have (`split_part`, `replace`, `repeat`,
  * `left`, `substr`, `regexp_replace`, `length`, `abs`, CAST to INTEGER and to the `text` type).
+ * `once` binds `absText`, which the rewrite names some twenty times (a query's `SqlEmitter.once`).
  */
-export function jsNumberTextSql(value: string, absText: string, textType: string): string {
+export function jsNumberTextSql(
+  value: string,
+  absText: string,
+  textType: string,
+  once: Once = inPlace,
+): string {
+  return once(absText, (a) => numberText(value, a, textType));
+}
+
+/** jsNumberTextSql of a bound `absText`, which it names some twenty times */
+function numberText(value: string, absText: string, textType: string): string {
   const mantissa = `split_part(${absText}, 'e', 1)`;
   const exponentText = `split_part(${absText}, 'e', 2)`;
   // NULL for a fixed text: no branch below casts an empty string

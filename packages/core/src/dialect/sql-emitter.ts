@@ -587,7 +587,9 @@ export abstract class SqlEmitter implements Dialect {
         const args = e.args.map((a, i) => this.callArg(e, a, i));
         this.overPlaced = false;
         const sql = this.located(e, () =>
-          e.safe ? this.withSafeErrors(() => emit(args, e, this)) : emit(args, e, this),
+          this.callOnce(e, args, (a) =>
+            e.safe ? this.withSafeErrors(() => emit(a, e, this)) : emit(a, e, this),
+          ),
         );
         // Emitters that wrap an aggregate (CAST(sum(x) AS …)) place OVER themselves via overOf.
         return e.over && !this.overPlaced ? `${sql}${this.overOf(e)}` : sql;
@@ -601,9 +603,9 @@ export abstract class SqlEmitter implements Dialect {
         return `CASE${operand}${whens}${otherwise} END`;
       }
       case "cast":
-        return e.safe
-          ? this.safeCast(this.expr(e.expr), e.expr.type, e.to)
-          : this.cast(this.expr(e.expr), e.expr.type, e.to);
+        return this.bindRepeated([this.expr(e.expr)], ([x]) =>
+          e.safe ? this.safeCast(x!, e.expr.type, e.to) : this.cast(x!, e.expr.type, e.to),
+        );
       case "interval":
         return this.interval(this.expr(e.value), e.unit);
       case "datepart":
@@ -630,6 +632,35 @@ export abstract class SqlEmitter implements Dialect {
    * not choose a best candidate"): it is typed as the position accepts, else as the call's
    * result or element, else INT64 (BigQuery's type of a bare NULL).
    */
+  /**
+   * A call's SQL with each long argument that its emitter names more than once bound by `once`
+   * (`bindRepeated`). Not for an aggregate or a window call, whose arguments must stay inside it.
+   */
+  private callOnce(call: CallExpr, args: string[], emit: (args: string[]) => string): string {
+    if (call.agg !== undefined || call.over !== undefined) return emit(args);
+    return this.bindRepeated(args, emit);
+  }
+
+  /**
+   * SQL built from `args` with each long one that it names more than once bound by `once`: what
+   * an emitter repeats (GREATEST's comparisons, POW's domain checks, FORMAT's text, a cast from
+   * text) multiplied the SQL by each level of nesting — two levels of a cast to STRING and back
+   * were 457 MB on PostgreSQL — and the work per row with it, as no engine here shares common
+   * subexpressions across a CASE. `emit` runs a second time, over the bound names.
+   */
+  private bindRepeated(args: string[], emit: (args: string[]) => string): string {
+    const sql = emit(args);
+    if (sql.length <= this.repeatsInlineUpTo) return sql;
+    const repeated = args.flatMap((a, i) => (a.length > REPEATED_ARG_CHARS && namesTwice(sql, a) ? [i] : []));
+    if (repeated.length === 0) return sql;
+    const bind = (k: number, bound: string[]): string => {
+      if (k === repeated.length) return emit(bound);
+      const i = repeated[k]!;
+      return this.once(args[i]!, (name) => bind(k + 1, bound.with(i, name)));
+    };
+    return bind(0, args);
+  }
+
   private callArg(call: CallExpr, a: Expr, i: number): string {
     if (!(a.k === "lit" && a.value === null && a.type.t === "null")) return this.expr(a);
     const spec = lookupFunction(call.fn);
@@ -735,7 +766,11 @@ export abstract class SqlEmitter implements Dialect {
       case ">=":
         return `${this.ordered(this.wrap(a!), a!.type)} ${op} ${this.wrap(b!)}`;
       case "/":
-        return `${this.cast(this.wrap(a!), a!.type, "FLOAT64")} / ${this.divisor(this.wrap(b!), this.wrap(a!))}`;
+        // the divisor's check names the dividend too: bound, so that x / 2 / 2 … does not double per level
+        return this.bindRepeated(
+          [this.wrap(a!), this.wrap(b!)],
+          ([x, y]) => `${this.cast(x!, a!.type, "FLOAT64")} / ${this.divisor(y!, x!)}`,
+        );
       case "LIKE":
       case "NOT LIKE":
         return `${this.wrap(a!)} ${op} ${this.wrap(b!)}${this.likeEscape()}`;
@@ -780,6 +815,14 @@ export abstract class SqlEmitter implements Dialect {
   once(value: string, body: (v: string) => string): string {
     return body(value);
   }
+
+  /**
+   * The longest SQL of one call or cast that is left as written when it names a long argument
+   * more than once (`bindRepeated`): an engine that shares common subexpressions evaluates the
+   * repeats once anyway, and binding can cost it more than it saves; one that does not
+   * (PostgreSQL) binds them all.
+   */
+  readonly repeatsInlineUpTo: number = 0;
 
   /**
    * `value`, or BigQuery's error `message` for a row where `failWhen` holds (a negative SUBSTR
@@ -912,4 +955,13 @@ function visitExpr(e: Expr, onQuery: (q: Query) => void): void {
     default:
       return;
   }
+}
+
+/** arguments shorter than this are repeated as they are (a column, a parameter, a literal) */
+const REPEATED_ARG_CHARS = 64;
+
+/** does `sql` hold `part` at least twice */
+function namesTwice(sql: string, part: string): boolean {
+  const first = sql.indexOf(part);
+  return first >= 0 && sql.indexOf(part, first + 1) >= 0;
 }
