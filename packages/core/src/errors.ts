@@ -38,6 +38,11 @@ export interface QesErrorDetails {
    * N: …`): the server adds the event's NDJSON line, which the store does not know
    */
   event?: number;
+  /**
+   * what the server log adds to the refusal and the client never reads (the stored query an
+   * ingest request would break: not an ingest token's to learn)
+   */
+  logged?: Readonly<Record<string, string>>;
   cause?: unknown;
 }
 
@@ -50,6 +55,7 @@ export class QesError extends Error {
   readonly file?: string;
   readonly retryAfterSeconds?: number;
   readonly event?: number;
+  readonly logged?: Readonly<Record<string, string>>;
 
   constructor(code: QesErrorCode, message: string, details: QesErrorDetails = {}) {
     super(message, details.cause === undefined ? undefined : { cause: details.cause });
@@ -62,6 +68,7 @@ export class QesError extends Error {
     if (details.file !== undefined) this.file = details.file;
     if (details.retryAfterSeconds !== undefined) this.retryAfterSeconds = details.retryAfterSeconds;
     if (details.event !== undefined) this.event = details.event;
+    if (details.logged !== undefined) this.logged = details.logged;
   }
 }
 

@@ -3,6 +3,7 @@ import {
   type Backend,
   type EndpointRegistry,
   type IngestBatch,
+  isQesError,
   type LogEvent,
   type LogSchema,
   QesError,
@@ -186,6 +187,9 @@ function errorHandler(logger: Logger, format: ErrorFormat, refusals: RefusalPaci
       (res.locals.errorFormat as ErrorFormat | undefined) ?? format,
     );
     if (http.unexpected) logger.error({ err, requestId }, "request failed");
+    else if (isQesError(err) && err.logged !== undefined) {
+      logger.warn({ ...err.logged, requestId, code: err.code }, "request refused");
+    }
     const send = () => {
       // a refusal held by the pacing whose client gave up meanwhile: nobody to answer
       if (res.destroyed) return;
