@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { BACKENDS } from "../support/backends.ts";
 import { type ServedFixture, serveFixture } from "../support/serve-fixture.ts";
-import { event, ingestEnv, ingestJwt, postLogs, QUERY_TOKEN } from "./support/ingest.ts";
+import { event, INGEST_TOKEN, ingestEnv, ingestJwt, postLogs, QUERY_TOKEN } from "./support/ingest.ts";
 
 /**
  * What a holder of one valid token learns from the HTTP layer beyond its rights: an ingest
@@ -58,5 +58,63 @@ describe("an ingest refusal that protects a stored query", () => {
       },
     );
     expect(res.status).toBe(200);
+  });
+});
+
+/**
+ * `/api/openapi.json` is token-scoped by design (routes/service-routes.ts): it needs a token, and it
+ * names only the endpoints that token may run. It is neither a query nor an ingest, so the 403 of
+ * "a query token cannot ingest and an ingest token cannot query" is not its answer: an ingest
+ * token gets the document of what it may use — the ingest route and the service routes — and no
+ * endpoint's name, id or columns. The ingest route is documented to every token: its existence is
+ * no secret (`HEAD /api/logs` answers without a token), while endpoint names are.
+ */
+describe("the OpenAPI document for an ingest token", () => {
+  let served: ServedFixture;
+  beforeAll(async () => {
+    served = await serveFixture(BACKENDS[0]!, {}, ingestEnv());
+  });
+  afterAll(() => served.close());
+
+  const documentFor = (headers: Record<string, string>) =>
+    fetch(`${served.url}/api/openapi.json`, { headers }).then(async (r) => ({
+      status: r.status,
+      text: await r.text(),
+    }));
+  const SERVICE_AND_INGEST = ["/api/logs", "/api/openapi.json", "/health", "/metrics", "/ready"];
+  const BUILTIN_IDS = ["6a3c1f0e-2b7d-4c58-9e41-0d8f5b2a7c19", "0b1e7d52-8f3a-4e6c-a1d9-5c2f7e804b63"];
+
+  it("is 200 with the ingest and service routes only, naming no endpoint, for a static key and a JWT", async () => {
+    for (const headers of [
+      { "X-API-KEY": INGEST_TOKEN },
+      { Authorization: `Bearer ${ingestJwt(`ingest:${EDGE}`)}` },
+    ]) {
+      const doc = await documentFor(headers);
+      expect(doc.status).toBe(200);
+      expect(Object.keys(JSON.parse(doc.text).paths).sort()).toEqual(SERVICE_AND_INGEST);
+      for (const name of [...BUILTIN_NAMES, ...BUILTIN_IDS]) expect(doc.text).not.toContain(name);
+    }
+  });
+
+  it("needs a token; a query token's lists its endpoints beside the same routes", async () => {
+    expect((await documentFor({})).status).toBe(401);
+    const doc = await documentFor({ "X-API-KEY": QUERY_TOKEN });
+    expect(doc.status).toBe(200);
+    const paths = Object.keys(JSON.parse(doc.text).paths);
+    expect(paths).toEqual(expect.arrayContaining([...SERVICE_AND_INGEST, "/api/endpoints/query/logs.all"]));
+  });
+
+  it("does not open the routes it documents for the other kind of token: 403 both ways", async () => {
+    const query = await fetch(`${served.url}/api/endpoints/query/logs.all?project=x`, {
+      headers: { "X-API-KEY": INGEST_TOKEN },
+    });
+    expect(query.status).toBe(403);
+    // /metrics names every endpoint in its labels
+    const metrics = await fetch(`${served.url}/metrics`, { headers: { "X-API-KEY": INGEST_TOKEN } });
+    expect(metrics.status).toBe(403);
+    const ingest = await postLogs(served.url, "doc.src", JSON.stringify([event("d1", "x")]), {
+      "X-API-KEY": QUERY_TOKEN,
+    });
+    expect(ingest.status).toBe(403);
   });
 });
