@@ -85,10 +85,11 @@ describe("the OpenAPI document for an ingest token", () => {
   const BUILTIN_IDS = ["6a3c1f0e-2b7d-4c58-9e41-0d8f5b2a7c19", "0b1e7d52-8f3a-4e6c-a1d9-5c2f7e804b63"];
 
   it("is 200 with the ingest and service routes only, naming no endpoint, for a static key and a JWT", async () => {
-    for (const headers of [
+    const tokens: Record<string, string>[] = [
       { "X-API-KEY": INGEST_TOKEN },
       { Authorization: `Bearer ${ingestJwt(`ingest:${EDGE}`)}` },
-    ]) {
+    ];
+    for (const headers of tokens) {
       const doc = await documentFor(headers);
       expect(doc.status).toBe(200);
       expect(Object.keys(JSON.parse(doc.text).paths).sort()).toEqual(SERVICE_AND_INGEST);
@@ -116,5 +117,45 @@ describe("the OpenAPI document for an ingest token", () => {
       "X-API-KEY": QUERY_TOKEN,
     });
     expect(ingest.status).toBe(403);
+  });
+});
+
+/**
+ * A shipper configured with another method than POST was told 404 "Nothing is served at GET
+ * /api/logs", sending its operator after a wrong URL. 405 `method_not_allowed` (a code DESIGN.md
+ * §7 does not list) with `Allow`, in the standard error shape.
+ */
+describe("/api/logs with a method it does not take", () => {
+  let served: ServedFixture;
+  beforeAll(async () => {
+    // the legacy format answers errors of queries as 200: never those of the ingest route
+    served = await serveFixture(BACKENDS[0]!, {}, ingestEnv({ QES_ERROR_FORMAT: "legacy" }));
+  });
+  afterAll(() => served.close());
+
+  it("is 405 with Allow: POST, HEAD, with or without a token; HEAD and POST still work", async () => {
+    for (const [method, headers] of [
+      ["GET", { "X-API-KEY": INGEST_TOKEN }],
+      ["GET", {}],
+      ["PUT", { "X-API-KEY": INGEST_TOKEN, "Content-Type": "application/json" }],
+      ["DELETE", {}],
+    ] as const) {
+      const res = await fetch(`${served.url}/api/logs?source_name=m.src`, {
+        method,
+        headers,
+        ...(method === "PUT" ? { body: "[]" } : {}),
+      });
+      expect(res.status).toBe(405);
+      expect(res.headers.get("allow")).toBe("POST, HEAD");
+      expect(res.headers.get("x-request-id")).toBeTruthy();
+      const body = (await res.json()) as any;
+      expect(body.error).toMatchObject({ code: "method_not_allowed", allowed: ["POST", "HEAD"] });
+      expect(body.error.message).toContain(`${method} /api/logs is not served: send events with POST`);
+      expect(body.error.requestId).toBe(res.headers.get("x-request-id"));
+    }
+    expect((await fetch(`${served.url}/api/logs`, { method: "HEAD" })).status).toBe(200);
+    expect((await postLogs(served.url, "m.src", JSON.stringify([event("m1", "x")]))).status).toBe(200);
+    // another unknown path is still a 404
+    expect((await fetch(`${served.url}/api/logz`)).status).toBe(404);
   });
 });

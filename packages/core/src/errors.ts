@@ -20,6 +20,8 @@ export type QesErrorCode =
   | "backend_unavailable"
   | "query_timeout"
   | "invalid_event"
+  /** not in DESIGN.md §7's list: a path asked with a method it does not take (`allowed`: the ones it takes) */
+  | "method_not_allowed"
   | "invalid_config"
   | "store_locked"
   | "internal";
@@ -95,6 +97,7 @@ export const HTTP_STATUS_OF: Record<QesErrorCode, number> = {
   backend_unavailable: 503,
   query_timeout: 504,
   invalid_event: 400,
+  method_not_allowed: 405,
   invalid_config: 500,
   store_locked: 503,
   internal: 500,

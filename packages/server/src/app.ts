@@ -27,7 +27,7 @@ import { requestLog } from "./logging/request-log.ts";
 import type { CacheOutcome, Metrics } from "./observability/metrics.ts";
 import type { QueryService } from "./query/query-service.ts";
 import type { RedisConnection } from "./redis/redis-connection.ts";
-import { ingestLogsRoute, ingestProbeRoute } from "./routes/ingest-logs.ts";
+import { ingestLogsRoute, ingestOtherMethodsRoute, ingestProbeRoute } from "./routes/ingest-logs.ts";
 import { queryEndpointRoute } from "./routes/query-endpoint.ts";
 import { type RetentionRunDeps, retentionRunRoute } from "./routes/retention-run.ts";
 import { healthRoute, metricsRoute, openApiRoute, readyRoute } from "./routes/service-routes.ts";
@@ -109,6 +109,7 @@ export function createApp(deps: AppDeps): express.Express {
     ingestLogsRoute({ ...deps, workers: deps.ingestWorkers, onParsed: deps.onIngestParsed }),
   );
   app.head("/api/logs", ingestProbeRoute());
+  app.all("/api/logs", standardErrors, ingestOtherMethodsRoute());
 
   if (deps.retentionRun) app.post("/api/retention", standardErrors, retentionRunRoute(deps.retentionRun));
 
