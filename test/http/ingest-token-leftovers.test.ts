@@ -105,6 +105,28 @@ describe("the OpenAPI document for an ingest token", () => {
     expect(paths).toEqual(expect.arrayContaining([...SERVICE_AND_INGEST, "/api/endpoints/query/logs.all"]));
   });
 
+  it("an ingest token cannot tell a served endpoint from an unknown name: the same 403 for both", async () => {
+    const ask = async (name: string, headers: Record<string, string>) => {
+      const res = await fetch(`${served.url}/api/endpoints/query/${name}?project=x`, { headers });
+      const body = (await res.json()) as any;
+      return { status: res.status, code: body.error.code, message: body.error.message };
+    };
+    const tokens: Record<string, string>[] = [
+      { "X-API-KEY": INGEST_TOKEN },
+      { Authorization: `Bearer ${ingestJwt(`ingest:${EDGE}`)}` },
+      // a JWT of no scope at all may run nothing either
+      { Authorization: `Bearer ${ingestJwt("")}` },
+    ];
+    for (const headers of tokens) {
+      const known = await ask("usage.api-counts", headers);
+      expect(known.status).toBe(403);
+      for (const other of ["no.such.endpoint", "6a3c1f0e-2b7d-4c58-9e41-0d8f5b2a7c19", "logs.all"]) {
+        expect(await ask(other, headers)).toEqual(known);
+      }
+      expect(known.message).not.toContain("usage.api-counts");
+    }
+  });
+
   it("does not open the routes it documents for the other kind of token: 403 both ways", async () => {
     const query = await fetch(`${served.url}/api/endpoints/query/logs.all?project=x`, {
       headers: { "X-API-KEY": INGEST_TOKEN },
