@@ -31,8 +31,8 @@ export interface ForwardSummary {
  * `qes serve` holds the DuckDB file, or with `--url`. A file is checked whole first, so a
  * malformed line refuses the whole file before anything is sent (standard input cannot be read
  * twice: there a malformed line refuses its chunk and the chunks before it stay stored). Chunks
- * are retried on 429 (after `Retry-After`, at most a minute) and on connection errors; a retry stores nothing twice
- * (ids are given or derived from the content).
+ * are retried on 429 (after `Retry-After`, at most a minute: retry-after-wait.ts) and on
+ * connection errors; a retry stores nothing twice (ids are given or derived from the content).
  */
 export async function loadThroughServer(
   target: ServerTarget,
