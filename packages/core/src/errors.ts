@@ -20,6 +20,8 @@ export type QesErrorCode =
   | "backend_unavailable"
   | "query_timeout"
   | "invalid_event"
+  /** not in DESIGN.md §7's list: a path asked with a method it does not take (`allowed`: the ones it takes) */
+  | "method_not_allowed"
   | "invalid_config"
   | "store_locked"
   | "internal";
@@ -38,6 +40,11 @@ export interface QesErrorDetails {
    * N: …`): the server adds the event's NDJSON line, which the store does not know
    */
   event?: number;
+  /**
+   * what the server log adds to the refusal and the client never reads (the stored query an
+   * ingest request would break: not an ingest token's to learn)
+   */
+  logged?: Readonly<Record<string, string>>;
   cause?: unknown;
 }
 
@@ -50,6 +57,7 @@ export class QesError extends Error {
   readonly file?: string;
   readonly retryAfterSeconds?: number;
   readonly event?: number;
+  readonly logged?: Readonly<Record<string, string>>;
 
   constructor(code: QesErrorCode, message: string, details: QesErrorDetails = {}) {
     super(message, details.cause === undefined ? undefined : { cause: details.cause });
@@ -62,6 +70,7 @@ export class QesError extends Error {
     if (details.file !== undefined) this.file = details.file;
     if (details.retryAfterSeconds !== undefined) this.retryAfterSeconds = details.retryAfterSeconds;
     if (details.event !== undefined) this.event = details.event;
+    if (details.logged !== undefined) this.logged = details.logged;
   }
 }
 
@@ -88,6 +97,7 @@ export const HTTP_STATUS_OF: Record<QesErrorCode, number> = {
   backend_unavailable: 503,
   query_timeout: 504,
   invalid_event: 400,
+  method_not_allowed: 405,
   invalid_config: 500,
   store_locked: 503,
   internal: 500,

@@ -22,7 +22,7 @@ export {
   type QesServerErrorCode,
 } from "./errors.ts";
 export { type IterateLogsOptions, iterateLogs, LOGS_ALL_MAX_ROWS, LOGS_ALL_PAGE } from "./paging.ts";
-export { backoffDelay } from "./retry.ts";
+export { backoffDelay, parseRetryAfter } from "./retry.ts";
 export {
   type Micros,
   microsToDate,

@@ -3,6 +3,7 @@ import {
   type Backend,
   type EndpointRegistry,
   type IngestBatch,
+  isQesError,
   type LogEvent,
   type LogSchema,
   QesError,
@@ -26,7 +27,7 @@ import { requestLog } from "./logging/request-log.ts";
 import type { CacheOutcome, Metrics } from "./observability/metrics.ts";
 import type { QueryService } from "./query/query-service.ts";
 import type { RedisConnection } from "./redis/redis-connection.ts";
-import { ingestLogsRoute, ingestProbeRoute } from "./routes/ingest-logs.ts";
+import { ingestLogsRoute, ingestOtherMethodsRoute, ingestProbeRoute } from "./routes/ingest-logs.ts";
 import { queryEndpointRoute } from "./routes/query-endpoint.ts";
 import { type RetentionRunDeps, retentionRunRoute } from "./routes/retention-run.ts";
 import { healthRoute, metricsRoute, openApiRoute, readyRoute } from "./routes/service-routes.ts";
@@ -108,6 +109,7 @@ export function createApp(deps: AppDeps): express.Express {
     ingestLogsRoute({ ...deps, workers: deps.ingestWorkers, onParsed: deps.onIngestParsed }),
   );
   app.head("/api/logs", ingestProbeRoute());
+  app.all("/api/logs", standardErrors, ingestOtherMethodsRoute());
 
   if (deps.retentionRun) app.post("/api/retention", standardErrors, retentionRunRoute(deps.retentionRun));
 
@@ -186,6 +188,9 @@ function errorHandler(logger: Logger, format: ErrorFormat, refusals: RefusalPaci
       (res.locals.errorFormat as ErrorFormat | undefined) ?? format,
     );
     if (http.unexpected) logger.error({ err, requestId }, "request failed");
+    else if (isQesError(err) && err.logged !== undefined) {
+      logger.warn({ ...err.logged, requestId, code: err.code }, "request refused");
+    }
     const send = () => {
       // a refusal held by the pacing whose client gave up meanwhile: nobody to answer
       if (res.destroyed) return;

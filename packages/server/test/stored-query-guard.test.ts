@@ -72,9 +72,10 @@ describe("the stored-query guard", () => {
       expect(e.code).toBe("invalid_event");
       expect(e.message).toMatch(
         new RegExp(
-          `^event ${at}: field "metadata.request" would change from RECORD to STRING, and the stored query usage\\.api-counts`,
+          `^event ${at}: field "metadata.request" would change from RECORD to STRING, and a stored query this server runs`,
         ),
       );
+      expect(e.logged).toMatchObject({ storedQuery: "usage.api-counts", source: EDGE });
       expect(passes()).toBeLessThanOrEqual(2 + Math.ceil(Math.log2(STEPS)) + 1);
     }
   });

@@ -24,16 +24,26 @@ export function authenticate(
   return principal;
 }
 
+/**
+ * 403 `forbidden` for a principal that may run no endpoint at all (an ingest token), before the
+ * endpoint is looked up: a 404 for an unknown name beside a 403 for a served one told an ingest
+ * token which stored queries exist.
+ */
+export function authorizeQuerying(principal: Principal): void {
+  if (principal.endpoints?.size !== 0) return;
+  throw new QesError(
+    "forbidden",
+    principal.ingest !== undefined
+      ? "This is an ingest token: it may send events to POST /api/logs, not run endpoints."
+      : "This access token may not run any endpoint.",
+  );
+}
+
 /** 403 `forbidden` unless the principal may run the endpoint. */
 export function authorize(principal: Principal, endpoint: EndpointDefinition): void {
+  authorizeQuerying(principal);
   if (!principalAllows(principal, endpoint)) {
-    const ingestOnly = principal.ingest !== undefined && principal.endpoints?.size === 0;
-    throw new QesError(
-      "forbidden",
-      ingestOnly
-        ? "This is an ingest token: it may send events to POST /api/logs, not run endpoints."
-        : `This access token may not run the endpoint "${endpoint.name}".`,
-    );
+    throw new QesError("forbidden", `This access token may not run the endpoint "${endpoint.name}".`);
   }
 }
 

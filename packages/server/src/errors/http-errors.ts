@@ -1,4 +1,4 @@
-import { HTTP_STATUS_OF, isQesError, type QesErrorCode } from "@qes/core";
+import { HTTP_STATUS_OF, isQesError, type QesError, type QesErrorCode } from "@qes/core";
 
 /** The error body of DESIGN.md §7. */
 export interface ErrorBody {
@@ -20,7 +20,7 @@ export interface HttpError {
   body: unknown;
   /** true when the error is not one of ours: log it with its stack */
   unexpected: boolean;
-  /** extra response headers (`Retry-After` of a 429) */
+  /** extra response headers (`Retry-After` of a 429, `Allow` of a 405) */
   headers?: Record<string, string>;
   /**
    * a refusal (its code's status is 4xx), whatever status is sent: the legacy format sends errors
@@ -57,10 +57,7 @@ export function toHttpError(e: unknown, requestId: string, format: ErrorFormat =
   const message = internal ? "internal error; the request id identifies it in the server log" : e.message;
   const status = HTTP_STATUS_OF[e.code];
   const refusal = status >= 400 && status < 500;
-  const headers =
-    e.retryAfterSeconds !== undefined
-      ? { headers: { "Retry-After": String(Math.max(1, Math.ceil(e.retryAfterSeconds))) } }
-      : {};
+  const headers = responseHeaders(e);
   if (format === "legacy") {
     return {
       status: LEGACY_KEEPS_STATUS.has(e.code) ? status : 200,
@@ -78,4 +75,14 @@ export function toHttpError(e: unknown, requestId: string, format: ErrorFormat =
     if (e.column !== undefined) body.error.column = e.column;
   }
   return { status, body, unexpected: internal, refusal, ...headers };
+}
+
+/** the headers an error's code asks for: `Retry-After` (RFC 9110 §10.2.3) and `Allow` of a 405 (§15.5.6) */
+function responseHeaders(e: QesError): { headers?: Record<string, string> } {
+  const headers: Record<string, string> = {};
+  if (e.retryAfterSeconds !== undefined) {
+    headers["Retry-After"] = String(Math.max(1, Math.ceil(e.retryAfterSeconds)));
+  }
+  if (e.code === "method_not_allowed" && e.allowed !== undefined) headers.Allow = e.allowed.join(", ");
+  return Object.keys(headers).length === 0 ? {} : { headers };
 }

@@ -129,9 +129,18 @@ export async function readIngestBody(
  * for a plain body only 5 % past the limit. Dropped bytes cost no memory, so what bounds this is
  * time, as for a body that is read: a client that sends nothing for BODY_IDLE_MS, or is still
  * sending BODY_DEADLINE_MS after the refusal (a stream without end), has its connection closed.
+ * Only while this request's body is still coming: a body that arrived whole before its refusal
+ * (the read budget's 429 of a gzip body, one that does not inflate) had ended already, so the
+ * timers were never cleared, and 10 s later closed the connection — kept alive by then for the
+ * client's next request, which got no answer (7 to 13 requests a run of bench/ingest-flood.ts
+ * with gzip bodies).
  */
 function discardRest(req: IncomingMessage): void {
-  const stop = () => req.socket.destroy();
+  req.resume();
+  if (req.complete) return;
+  const stop = () => {
+    if (!req.complete) req.socket.destroy();
+  };
   const idle = setTimeout(stop, BODY_IDLE_MS).unref();
   const deadline = setTimeout(stop, BODY_DEADLINE_MS).unref();
   const done = () => {
@@ -141,7 +150,6 @@ function discardRest(req: IncomingMessage): void {
   req.on("data", () => idle.refresh());
   req.once("end", done);
   req.once("close", done);
-  req.resume();
 }
 
 type Encoding = "identity" | "gzip" | "deflate";

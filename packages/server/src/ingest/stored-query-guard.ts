@@ -11,6 +11,16 @@ import {
 import { eventRefusal } from "./event-refusal.ts";
 import type { Widening } from "./schema-widenings.ts";
 
+/** why a widening is refused: the change, and the stored query it would break */
+export interface StoredQueryBreak {
+  /** `field "metadata.request" would change from RECORD to STRING` */
+  change: string;
+  /** the stored query that would stop compiling */
+  endpoint: string;
+  /** its compiler's message: names the query's columns, so it is the operator's to read */
+  reason: string;
+}
+
 export interface StoredQueryGuardOptions {
   /** the stored queries being served */
   definitions: () => readonly EndpointDefinition[];
@@ -24,9 +34,12 @@ export interface StoredQueryGuardOptions {
  * usage counter unnests into a STRING, the query stops compiling, and the server would refuse to
  * start again. So before a batch is queued, every event that would change the source's schema is
  * tried against the served definitions: one that would make a definition that compiles today
- * stop compiling refuses the request with 400 `invalid_event`, naming the event, the field and
- * the stored query (nothing of the request is stored). Events the schema already covers, the
- * great majority, are not among the widenings and cost no compilation.
+ * stop compiling refuses the request with 400 `invalid_event`, naming the event and the field
+ * (nothing of the request is stored). The answer does not name the stored query nor say why it
+ * would break: an ingest token may not run queries, and their names and columns are not its to
+ * learn (any caller's answer is the same). The server log has them, under the request's id
+ * (`QesError.logged`). Events the schema already covers, the great majority, are not among the
+ * widenings and cost no compilation.
  */
 export class StoredQueryGuard {
   readonly #opts: StoredQueryGuardOptions;
@@ -53,7 +66,10 @@ export class StoredQueryGuard {
       else broken = mid;
     }
     const step = widenings[broken]!;
-    throw eventRefusal(step.index, step.line, this.refusal(schema, source, step) as string);
+    const found = this.refusal(schema, source, step) as StoredQueryBreak;
+    throw eventRefusal(step.index, step.line, unnamedRefusal(found), {
+      logged: { source, storedQuery: found.endpoint, reason: found.reason },
+    });
   }
 
   /**
@@ -65,7 +81,7 @@ export class StoredQueryGuard {
     schema: LogSchema,
     source: string,
     { before, after, changes }: Pick<Widening, "before" | "after" | "changes">,
-  ): string | undefined {
+  ): StoredQueryBreak | undefined {
     // a source no definition could have compiled against: nothing to protect
     if (schema.sources[source] === undefined) return undefined;
     const broken = this.#firstBroken(schema, {
@@ -73,10 +89,7 @@ export class StoredQueryGuard {
       sources: { ...schema.sources, [source]: after },
     });
     if (broken === undefined) return undefined;
-    return (
-      `${describeChanges(changes, before, after)}, and the stored query ${broken.name} ` +
-      `could no longer run (${broken.reason}). Send the field with the type it has, or under another name.`
-    );
+    return { change: describeChanges(changes, before, after), endpoint: broken.name, reason: broken.reason };
   }
 
   /** the first served definition that compiles against `schema` but not against `candidate` */
@@ -110,6 +123,21 @@ export class StoredQueryGuard {
     return names;
   }
 }
+
+/** a refusal as the operator reads it (`qes load` on the store's own files): the stored query and why */
+export function namedRefusal({ change, endpoint, reason }: StoredQueryBreak): string {
+  return `${change}, and the stored query ${endpoint} could no longer run (${reason}). ${SEND_ANOTHER_WAY}`;
+}
+
+/** a refusal as an ingest caller reads it: the field and its change, not the query that needs it */
+export function unnamedRefusal({ change }: StoredQueryBreak): string {
+  return (
+    `${change}, and a stored query this server runs depends on the field's type ` +
+    `(the server log names it under this request's id). ${SEND_ANOTHER_WAY}`
+  );
+}
+
+const SEND_ANOTHER_WAY = "Send the field with the type it has, or under another name.";
 
 /** `field "metadata.request" would change from RECORD to STRING` (the first change that alters a field) */
 function describeChanges(changes: SchemaChange[], before: SourceSchema, after: SourceSchema): string {

@@ -108,6 +108,21 @@ export function ingestProbeRoute() {
 }
 
 /**
+ * Any other method on `/api/logs`: 405 `method_not_allowed` with `Allow: POST, HEAD`. A shipper
+ * configured with GET (or PUT) was told 404 "Nothing is served at GET /api/logs", which sends
+ * its operator looking for a wrong URL instead of the wrong method.
+ */
+export function ingestOtherMethodsRoute() {
+  return (req: Request): never => {
+    throw new QesError(
+      "method_not_allowed",
+      `${req.method} /api/logs is not served: send events with POST (HEAD checks that the route is here).`,
+      { allowed: ["POST", "HEAD"] },
+    );
+  };
+}
+
+/**
  * A store's refusal of an event (`QesError.event`) with the event's line, when the body gave its
  * events one per line, as the route's own refusals name it: the store knows the event's index
  * only. The body is parsed again for its lines: on a refusal only, and the events may have been

@@ -1,5 +1,6 @@
 import { isQesError, parseEvent } from "@qes/core";
 import { ndjsonLines } from "../ndjson-lines.ts";
+import { retryWait } from "../retry-after-wait.ts";
 import { CliError, count } from "../terminal.ts";
 
 /** NDJSON bytes per request: well under the 10 MiB default of QES_INGEST_MAX_BYTES */
@@ -30,8 +31,8 @@ export interface ForwardSummary {
  * `qes serve` holds the DuckDB file, or with `--url`. A file is checked whole first, so a
  * malformed line refuses the whole file before anything is sent (standard input cannot be read
  * twice: there a malformed line refuses its chunk and the chunks before it stay stored). Chunks
- * are retried on 429 (after `Retry-After`) and on connection errors; a retry stores nothing twice
- * (ids are given or derived from the content).
+ * are retried on 429 (after `Retry-After`, at most a minute: retry-after-wait.ts) and on
+ * connection errors; a retry stores nothing twice (ids are given or derived from the content).
  */
 export async function loadThroughServer(
   target: ServerTarget,
@@ -165,7 +166,9 @@ async function postChunk(
     }
     if (res.status === 413 && lines.length > 1) return "too_large";
     if ((res.status === 429 || res.status === 503) && attempt < ATTEMPTS) {
-      await sleep(1000 * Math.max(1, Number(res.headers.get("retry-after")) || 1));
+      const wait = retryWait(res.headers.get("retry-after"), target.url);
+      if (wait.note !== undefined) process.stderr.write(`qes load: ${wait.note}\n`);
+      await sleep(wait.ms);
       continue;
     }
     // the token of a server that has restarted (on the same port) is no longer valid: its new

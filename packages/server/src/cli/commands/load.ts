@@ -13,7 +13,7 @@ import { exclusiveStoreOf, openBackend } from "../../backend/open-backend.ts";
 import { loadConfig, type QesConfig } from "../../config.ts";
 import { loadServedEndpoints } from "../../endpoint-dirs.ts";
 import { localIngestFile, readLocalIngestFile, writerIsRunning } from "../../ingest/local-ingest-file.ts";
-import { StoredQueryGuard } from "../../ingest/stored-query-guard.ts";
+import { namedRefusal, StoredQueryGuard } from "../../ingest/stored-query-guard.ts";
 import { ndjsonLines } from "../ndjson-lines.ts";
 import { CliError, count, progressPrinter, seconds, UsageError } from "../terminal.ts";
 import { loadThroughServer, type ServerTarget } from "./load-through-server.ts";
@@ -111,7 +111,7 @@ function storedQueriesKept(guard: StoredQueryGuard, source: string, stored: LogS
   return (step) => {
     const refusal = guard.refusal(stored, source, step);
     if (refusal !== undefined)
-      throw new QesError("invalid_event", `line ${step.line}: ${refusal}`, { line: step.line });
+      throw new QesError("invalid_event", `line ${step.line}: ${namedRefusal(refusal)}`, { line: step.line });
   };
 }
 
