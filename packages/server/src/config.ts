@@ -53,7 +53,7 @@ export interface QesConfig {
     maxFields: number;
   };
   /** `publicKey` is PEM text (read from a file when the variable names one) */
-  jwt: { secret?: string; publicKey?: string };
+  jwt: { secret?: string; publicKey?: string; audiences?: string[]; issuers?: string[] };
   endpointDirs: string[];
   corsOrigins: string[];
   errorFormat: "standard" | "legacy";
@@ -118,6 +118,17 @@ export function loadConfig(env: Env = process.env): QesConfig {
   }
   const publicKey = text(env, "QES_JWT_PUBLIC_KEY");
   if (publicKey !== undefined) config.jwt.publicKey = publicKeyPem(publicKey);
+  // a key that also signs tokens for other services (one identity provider's key for several APIs)
+  // must not make their tokens valid here: when set, `aud` / `iss` must name one of these
+  const audiences = list(env, "QES_JWT_AUDIENCE");
+  if (audiences.length > 0) config.jwt.audiences = audiences;
+  const issuers = list(env, "QES_JWT_ISSUER");
+  if (issuers.length > 0) config.jwt.issuers = issuers;
+  if ((audiences.length > 0 || issuers.length > 0) && secret === undefined && publicKey === undefined)
+    bad(
+      audiences.length > 0 ? "QES_JWT_AUDIENCE" : "QES_JWT_ISSUER",
+      "needs QES_JWT_SECRET or QES_JWT_PUBLIC_KEY: no JWT is accepted without one",
+    );
   for (const origin of config.corsOrigins) {
     if (origin !== "*" && !/^https?:\/\/[^/\s]+$/.test(origin)) {
       bad("QES_CORS_ORIGINS", `"${origin}" is not an origin such as https://app.example.com`);

@@ -8,6 +8,10 @@ export interface JwtKeys {
   secret?: string;
   /** PEM: RS256 (RSA) or ES256 (EC P-256) */
   publicKey?: string;
+  /** when set, the `aud` claim must name one of these (`QES_JWT_AUDIENCE`) */
+  audiences?: string[];
+  /** when set, the `iss` claim must be one of these (`QES_JWT_ISSUER`) */
+  issuers?: string[];
 }
 
 /** a token shaped like a JWT: three base64url parts (static tokens never contain a dot) */
@@ -23,7 +27,8 @@ export function looksLikeJwt(token: string): boolean {
  * - `scope`: space-separated entries, `query` (every endpoint) or `query:<name or UUID>`, and
  *   `ingest` (any source) or `ingest:<source>` for `POST /api/logs`;
  * - `params`: an object of pinned parameter values (strings; numbers and booleans as their text).
- * `exp` and `nbf` are enforced when present.
+ * `exp` and `nbf` are enforced when present; `aud` and `iss` are required to match when
+ * `QES_JWT_AUDIENCE` / `QES_JWT_ISSUER` are set.
  *
  * Returns the principal, `undefined` for a token that does not verify (401), and throws
  * `unauthorized` with a reason a client can act on for an expired or malformed one.
@@ -31,10 +36,15 @@ export function looksLikeJwt(token: string): boolean {
 export class JwtVerifier {
   readonly #secret?: Buffer;
   readonly #publicKey?: string;
+  readonly #claims: Pick<jwt.VerifyOptions, "audience" | "issuer">;
 
   constructor(keys: JwtKeys) {
     if (keys.secret !== undefined) this.#secret = Buffer.from(keys.secret, "utf8");
     if (keys.publicKey !== undefined) this.#publicKey = keys.publicKey;
+    this.#claims = {
+      ...(keys.audiences !== undefined && { audience: keys.audiences as [string, ...string[]] }),
+      ...(keys.issuers !== undefined && { issuer: keys.issuers as [string, ...string[]] }),
+    };
   }
 
   get enabled(): boolean {
@@ -58,8 +68,14 @@ export class JwtVerifier {
     if (key === undefined) return undefined;
     let claims: jwt.JwtPayload | string;
     try {
-      claims = jwt.verify(token, key, { algorithms, clockTolerance: 5 });
+      claims = jwt.verify(token, key, { algorithms, clockTolerance: 5, ...this.#claims });
     } catch (e) {
+      // signed by a key this server trusts, but issued for another service: say so (the
+      // signature held, so the caller holds a genuine token, only not one for here)
+      if (e instanceof jwt.JsonWebTokenError && /^jwt (audience|issuer) invalid/.test(e.message)) {
+        const claim = e.message.startsWith("jwt audience") ? "audience (aud)" : "issuer (iss)";
+        throw new QesError("unauthorized", `The access token's ${claim} is not one this server accepts.`);
+      }
       if (e instanceof jwt.TokenExpiredError) {
         throw new QesError("unauthorized", "The access token has expired.");
       }
