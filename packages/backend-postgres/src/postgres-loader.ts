@@ -172,9 +172,11 @@ class SourceLoad {
     if (batch.error) throw new QesError("invalid_event", batch.error.message, { line: batch.error.line });
     const keep = await this.ids?.keep(batch.ids);
     if (keep !== undefined) {
-      // rare (ids stored already): the batch is encoded again here without them
+      // rare (ids stored already): the batch is encoded again here without them, unless that is
+      // all of it (a file loaded again)
       const skip = new Set(batch.at.filter((_, k) => !keep[k]));
-      if (skip.size > 0) batch = this.encoder.encode(lines, firstLine, this.now, skip);
+      if (skip.size === batch.at.length) batch = { ...batch, days: [], uncovered: [] };
+      else if (skip.size > 0) batch = this.encoder.encode(lines, firstLine, this.now, skip);
     }
     await this.append(batch.days);
     if (batch.uncovered.length > 0)
