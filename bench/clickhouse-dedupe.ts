@@ -1,6 +1,6 @@
 /**
  * ClickHouse ingest as a source grows (issue 13): every ingest commit asks which of its ids the
- * source stores already (`storedIdsSql`, clickhouse-ingest.ts). This benchmark fills one source
+ * source stores already (`storedIdsSql`, clickhouse-stored-ids.ts). This benchmark fills one source
  * to each of `--stored` sizes (plain SQL inserts before the clock, over 90 days) in embedded chDB
  * and times, as medians of `--rounds`:
  *  - the duplicate check of `--batch` fresh ids as ingest runs it (through the id projection,
@@ -17,7 +17,7 @@ import { parseArgs } from "node:util";
 import { createClickhouseBackend } from "@qes/backend-clickhouse";
 import type { LogEvent } from "@qes/core";
 import { openChdbEngine } from "../packages/backend-clickhouse/src/clickhouse-connection.ts";
-import { storedIdsSql } from "../packages/backend-clickhouse/src/clickhouse-ingest.ts";
+import { storedIdsSql } from "../packages/backend-clickhouse/src/clickhouse-stored-ids.ts";
 
 const args = parseArgs({
   options: {

@@ -121,7 +121,7 @@ async function benchSchema(): Promise<LogSchema> {
     const source = newSourceSchema(name);
     let i = 0;
     for (const line of generateEvents(name, 2000, 7, BENCH_NOW_MICROS)) {
-      const event = parseEvent(line, ++i, BENCH_NOW_MICROS);
+      const event = parseEvent(line, ++i, BENCH_NOW_MICROS, "test");
       if (event) widenSchema(source, event.body);
     }
     sources[name] = source;

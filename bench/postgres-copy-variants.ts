@@ -61,7 +61,7 @@ const rows: Row[] = [];
 const plainRows: string[] = [];
 for (const line of readFileSync(file, "utf8").split("\n")) {
   if (!line) continue;
-  const e = parseEvent(line, 1, 0n)!;
+  const e = parseEvent(line, 1, 0n, "test")!;
   enc.timestamps.format(e.timestamp);
   rows.push({ text: `${enc.encode(e)}\n`, day: enc.timestamps.day, ts: e.timestamp });
   plainRows.push(plainCopyRow(line));

@@ -28,6 +28,7 @@ beforeAll(() => {
     }),
     1,
     0n,
+    "test",
   )!;
   widenSchema(schema.sources["cloudflare.logs.prod"]!, event.body);
 });

@@ -32,7 +32,7 @@ beforeAll(() => {
     ["cloudflare.logs.prod", EDGE_LINES],
   ] as const) {
     lines.forEach((line, i) => {
-      widenSchema(schema.sources[source]!, parseEvent(line, i, 0n)!.body);
+      widenSchema(schema.sources[source]!, parseEvent(line, i, 0n, source)!.body);
     });
   }
 });

@@ -72,6 +72,20 @@ describe("qes seed", () => {
     expect(res.stdout).toMatch(/seeded 900 events over 2 day\(s\)/);
   });
 
+  it("adds new events at each run; a --seed run again stores its events once", async () => {
+    // a load stores an id once: a generator seeded alike at each run made the same ids
+    for (let run = 0; run < 2; run++) {
+      const res = await runCli(["seed", "--events", "90"], { env });
+      expect(res.code).toBe(0);
+      expect(res.stdout).toMatch(/seeded 90 events over 7 day\(s\) in [^\n]*events\/s\)\n/);
+    }
+    const first = await runCli(["seed", "--events", "90", "--seed", "7"], { env });
+    expect(first.stdout).not.toContain("stored already");
+    const again = await runCli(["seed", "--events", "90", "--seed", "7"], { env });
+    expect(again.code).toBe(0);
+    expect(again.stdout).toContain("(90 of them stored already: same --seed)");
+  }, 60_000);
+
   it("refuses a bad --events with the usage", async () => {
     const res = await runCli(["seed", "--events", "lots"], { env });
     expect(res.code).toBe(2);

@@ -28,7 +28,7 @@ function eventSchema() {
   const schema = builtinLogSchema();
   for (const [source, lines] of Object.entries(EVENTS)) {
     lines.forEach((line, i) => {
-      const event = parseEvent(line, i + 1, 1736942400000000n);
+      const event = parseEvent(line, i + 1, 1736942400000000n, "test");
       if (event) widenSchema(schema.sources[source]!, event.body);
     });
   }

@@ -7,31 +7,7 @@ import {
   widenForEvent,
 } from "@qes/core";
 import { type LoadContext, persistSchemas, type StagedSource, stageSource } from "./clickhouse-loader.ts";
-import { qualified } from "./clickhouse-sql.ts";
-
-/** ids per existence query (one Array(String) parameter) */
-const IDS_PER_QUERY = 10_000;
-
-/**
- * The ids among `{ids}` a source stores: read through the id projection (clickhouse-storage.ts)
- * for a batch's thousands of ids, through the bloom filter on `id` for a few.
- */
-export function storedIdsSql(database: string, table: string): string {
-  return `SELECT DISTINCT "id" AS id FROM ${qualified(database, table)} WHERE "id" IN {ids:Array(String)}`;
-}
-
-async function storedIds(ctx: LoadContext, table: string, ids: string[]): Promise<Set<string>> {
-  const found = new Set<string>();
-  for (let i = 0; i < ids.length; i += IDS_PER_QUERY) {
-    const rs = await ctx.client.query({
-      query: storedIdsSql(ctx.layout.database, table),
-      query_params: { ids: ids.slice(i, i + IDS_PER_QUERY) },
-      format: "JSONEachRow",
-    });
-    for (const { id } of await rs.json<{ id: string }>()) found.add(id);
-  }
-  return found;
-}
+import { storedIdsIn } from "./clickhouse-stored-ids.ts";
 
 /**
  * Indexes of `ids` neither seen earlier in the call (`seen`, which takes them) nor stored in the
@@ -51,9 +27,10 @@ async function freshIndexes(
     fresh.push(i);
   }
   if (stage.isNew || fresh.length === 0) return fresh;
-  const stored = await storedIds(
-    ctx,
-    stage.schema.table,
+  const stored = await storedIdsIn(
+    ctx.client,
+    ctx.layout.database,
+    [stage.schema.table],
     fresh.map((i) => ids[i]!),
   );
   return stored.size === 0 ? fresh : fresh.filter((i) => !stored.has(ids[i]!));

@@ -3,6 +3,7 @@ import type { ClickHouseClient } from "@clickhouse/client";
 import {
   cloneSourceSchema,
   iterateLinesNow,
+  LoadIds,
   type LoadOptions,
   type LoadSummary,
   type LogEvent,
@@ -26,6 +27,7 @@ import {
   type StorageLayout,
   schemaChangeSql,
 } from "./clickhouse-storage.ts";
+import { storedIdsIn } from "./clickhouse-stored-ids.ts";
 
 /** Settings of DDL that rewrites values: wait until every replica has done it. */
 export const MUTATION_SETTINGS = { mutations_sync: "2", alter_sync: "2" } as const;
@@ -92,6 +94,11 @@ export class StagedSource {
   async add(event: LogEvent): Promise<void> {
     this.pending.push(event);
     if (this.pending.length + this.encoded.length >= EVENTS_PER_INSERT) await this.flush();
+  }
+
+  /** whether the staging table exists (holds the rows flushed so far) */
+  get holdsRows(): boolean {
+    return this.created;
   }
 
   /** whether rows encoded ahead wait: the schema may not widen before they are flushed */
@@ -245,9 +252,10 @@ export async function persistSchemas(
 }
 
 /**
- * Loads NDJSON lines into a source: parse, widen (the staging table follows), insert in batches
- * into the staging table, then commit (see `StagedSource`). A malformed line drops the staging
- * table and rethrows QesError('invalid_event', …, {line}): nothing is stored.
+ * Loads NDJSON lines into a source: parse, leave out events whose id the source stores or an
+ * earlier line had (`LoadIds`, as ingest leaves them out), widen (the staging table follows),
+ * insert in batches into the staging table, then commit (see `StagedSource`). A malformed line
+ * drops the staging table and rethrows QesError('invalid_event', …, {line}): nothing is stored.
  */
 export async function loadIntoClickhouse(
   ctx: LoadContext,
@@ -264,17 +272,35 @@ export async function loadIntoClickhouse(
   let bytes = 0;
   let lineNumber = 0;
   try {
+    const ids = new LoadIds({
+      storedBefore: staged.isNew ? 0 : await countEvents(ctx, staged.schema.table),
+      // looked up through the id projection (clickhouse-storage.ts), never read whole
+      probesBeforeRead: Number.POSITIVE_INFINITY,
+      flush: () => staged.flush(),
+      stored: (asked) => storedByLoad(ctx, staged, asked),
+    });
+    let checked: { event: LogEvent; line: number }[] = [];
+    const stage = async () => {
+      const keep = await ids.keep(checked.map((c) => c.event.id));
+      for (const [i, { event, line }] of checked.entries()) {
+        if (keep !== undefined && !keep[i]) continue;
+        const changes = widenForEvent(staged.schema, event.body, line, opts.checkWidening);
+        if (changes.length > 0) staged.widened(changes);
+        await staged.add(event);
+      }
+      checked = [];
+    };
     for await (const line of input) {
       lineNumber++;
       bytes += Buffer.byteLength(line) + 1;
-      const event = parseEvent(line, lineNumber, now);
+      const event = parseEvent(line, lineNumber, now, sourceName);
       if (event === null) continue;
-      const changes = widenForEvent(staged.schema, event.body, lineNumber, opts.checkWidening);
-      if (changes.length > 0) staged.widened(changes);
-      await staged.add(event);
+      checked.push({ event, line: lineNumber });
+      if (checked.length >= EVENTS_PER_INSERT) await stage();
       events++;
       if (events % 2048 === 0) opts.onProgress?.({ events, bytes });
     }
+    await stage();
     await staged.prepareTarget();
     const schema = staged.changesSchema ? await persistSchemas(ctx, current, [staged.schema]) : undefined;
     await staged.attach();
@@ -283,6 +309,7 @@ export async function loadIntoClickhouse(
     const summary: LoadSummary = {
       source: sourceName,
       events,
+      duplicates: ids.duplicates,
       seconds,
       eventsPerSecond: seconds > 0 ? events / seconds : events,
     };
@@ -290,4 +317,19 @@ export async function loadIntoClickhouse(
   } finally {
     await staged.drop();
   }
+}
+
+async function countEvents(ctx: LoadContext, table: string): Promise<number> {
+  const rs = await ctx.client.query({
+    query: `SELECT count() AS n FROM ${qualified(ctx.layout.database, table)}`,
+    format: "JSONEachRow",
+  });
+  return Number((await rs.json<{ n: string }>())[0]?.n ?? 0);
+}
+
+/** The ids among `ids` that the source stores or the load has staged (flushed) so far. */
+async function storedByLoad(ctx: LoadContext, staged: StagedSource, ids: string[]): Promise<Set<string>> {
+  const tables = staged.isNew ? [] : [staged.schema.table];
+  if (staged.holdsRows) tables.push(staged.staging);
+  return storedIdsIn(ctx.client, ctx.layout.database, tables, ids);
 }

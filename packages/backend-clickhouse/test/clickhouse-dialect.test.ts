@@ -21,6 +21,7 @@ beforeAll(() => {
     JSON.stringify({ project: "p", event_message: "x", metadata: { ids: [1, 2], request: { path: "/" } } }),
     1,
     0n,
+    "test",
   )!;
   widenSchema(schema.sources["cloudflare.logs.prod"]!, event.body);
 });

@@ -1,8 +1,8 @@
 import { type IngestBatch, nowMicros } from "@qes/core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type ClickhouseEngine, openChdbEngine } from "../src/clickhouse-connection.ts";
-import { storedIdsSql } from "../src/clickhouse-ingest.ts";
 import { addIdProjectionSql } from "../src/clickhouse-storage.ts";
+import { storedIdsSql } from "../src/clickhouse-stored-ids.ts";
 import { createClickhouseBackend } from "../src/index.ts";
 import { chdbTestPath, uniqueDatabase } from "./helpers.ts";
 

@@ -9,6 +9,7 @@ import {
   cloneSourceSchema,
   createRowEncoder,
   iterateLinesNow,
+  LoadIds,
   type LoadOptions,
   type LoadSummary,
   type LogEvent,
@@ -35,11 +36,20 @@ import {
   sqlString,
   writeSourceSchema,
 } from "./duckdb-storage.ts";
+import { eachStoredId, storedInTable } from "./duckdb-stored-ids.ts";
 
 /** Rows per DataChunk: DuckDB's vector size. Row-by-row appending is ~30× slower (NOTES.md). */
 const CHUNK_ROWS = 2048;
 /** Chunks between appender flushes: one row group (122,880 rows), so buffered rows stay bounded. */
 const CHUNKS_PER_FLUSH = 60;
+/**
+ * Events whose ids are checked together (`LoadIds`): a look-up reads the table's whole `id`
+ * column (DuckDB keeps no index on it), so a load re-run over stored events reads it once per
+ * this many, not once per chunk.
+ */
+const CHECKED_EVENTS = 5 * CHUNK_ROWS;
+/** ids of a load into a non-empty source looked up in the engine before it reads them all (LoadIds) */
+const PROBED_EVENTS = 4 * CHECKED_EVENTS;
 
 export interface LoadOutcome {
   summary: LoadSummary;
@@ -118,9 +128,10 @@ export class ChunkWriter {
 }
 
 /**
- * Loads NDJSON lines into a source inside one transaction on `conn`: parse, widen the schema (DDL
- * as fields appear or widen), flatten and append in DataChunks. A malformed line rolls back
- * everything, including a new source's table, and rethrows QesError('invalid_event', …, {line}).
+ * Loads NDJSON lines into a source inside one transaction on `conn`: parse, leave out events
+ * whose id the source stores or an earlier line had (`LoadIds`), widen the schema (DDL as fields
+ * appear or widen), flatten and append in DataChunks. A malformed line rolls back everything,
+ * including a new source's table, and rethrows QesError('invalid_event', …, {line}).
  */
 export async function loadIntoDuckdb(
   conn: DuckDBConnection,
@@ -149,23 +160,47 @@ export async function loadIntoDuckdb(
     if (!existing) await createSource(conn, schema);
     const writer = new ChunkWriter(conn, schema.table);
     await writer.open(schema);
+    const ids = new LoadIds({
+      storedBefore: existing ? await countRows(conn, schema.table) : 0,
+      // a look-up scans the id column in the engine, cheaper than reading it out into a filter
+      // (~1 s per million ids): a small load (the demo's, every few seconds) only looks its ids
+      // up; a long one reads the filter after a few batches, then looks up only what it flags
+      probesBeforeRead: PROBED_EVENTS,
+      readIds: (add) => eachStoredId(conn, schema.table, add),
+      flush: async () => {
+        writer.close();
+        await writer.open(schema);
+      },
+      stored: (asked) => storedInTable(conn, schema.table, asked),
+    });
+    let checked: { event: LogEvent; line: number }[] = [];
+    const write = async () => {
+      const keep = await ids.keep(checked.map((c) => c.event.id));
+      for (const [i, { event, line }] of checked.entries()) {
+        if (keep !== undefined && !keep[i]) continue;
+        const changes = widenForEvent(schema, event.body, line, opts.checkWidening);
+        if (changes.length > 0) {
+          // Events before this one were flattened for the old layout: write them first.
+          writer.close();
+          await applySchemaChanges(conn, schema, changes);
+          await writer.open(schema);
+          changed = true;
+        }
+        writer.add(event);
+      }
+      checked = [];
+    };
     for await (const line of input) {
       lineNumber++;
       bytes += Buffer.byteLength(line) + 1;
-      const event = parseEvent(line, lineNumber, now);
+      const event = parseEvent(line, lineNumber, now, sourceName);
       if (event === null) continue;
-      const changes = widenForEvent(schema, event.body, lineNumber, opts.checkWidening);
-      if (changes.length > 0) {
-        // Events before this one were flattened for the old layout: write them first.
-        writer.close();
-        await applySchemaChanges(conn, schema, changes);
-        await writer.open(schema);
-        changed = true;
-      }
-      writer.add(event);
+      checked.push({ event, line: lineNumber });
+      if (checked.length >= CHECKED_EVENTS) await write();
       events++;
       if (events % CHUNK_ROWS === 0) opts.onProgress?.({ events, bytes });
     }
+    await write();
     writer.close();
     let version: number | undefined;
     if (changed) {
@@ -180,6 +215,7 @@ export async function loadIntoDuckdb(
     const summary: LoadSummary = {
       source: sourceName,
       events,
+      duplicates: ids.duplicates,
       seconds,
       eventsPerSecond: seconds > 0 ? events / seconds : events,
     };

@@ -8,7 +8,11 @@ const IDS_PER_QUERY = 10_000;
 const MIN_CAPACITY = 65_536;
 
 /** The ids among `ids` stored in `table`, read from DuckDB. */
-async function storedInTable(conn: DuckDBConnection, table: string, ids: string[]): Promise<Set<string>> {
+export async function storedInTable(
+  conn: DuckDBConnection,
+  table: string,
+  ids: string[],
+): Promise<Set<string>> {
   const found = new Set<string>();
   for (let i = 0; i < ids.length; i += IDS_PER_QUERY) {
     const reader = await conn.runAndReadAll(
@@ -62,15 +66,24 @@ export class StoredIds {
     const t = quoteIdent(table);
     const count = Number((await conn.runAndReadAll(`SELECT count(*) FROM ${t}`)).getRows()[0]![0]);
     const filter = new IdFilter(Math.max(MIN_CAPACITY, 2 * (count + incoming)));
-    const result = await conn.stream(`SELECT id FROM ${t} WHERE id IS NOT NULL`);
-    for (
-      let chunk = await result.fetchChunk();
-      chunk && chunk.rowCount > 0;
-      chunk = await result.fetchChunk()
-    ) {
-      for (const id of chunk.getColumnValues(0)) filter.add(id as string);
-    }
+    await eachStoredId(conn, table, (id) => filter.add(id));
     this.filters.set(table, filter);
     return filter;
+  }
+}
+
+/** Calls `add` with every id of `table`, read in DuckDB's chunks. */
+export async function eachStoredId(
+  conn: DuckDBConnection,
+  table: string,
+  add: (id: string) => void,
+): Promise<void> {
+  const result = await conn.stream(`SELECT id FROM ${quoteIdent(table)} WHERE id IS NOT NULL`);
+  for (
+    let chunk = await result.fetchChunk();
+    chunk && chunk.rowCount > 0;
+    chunk = await result.fetchChunk()
+  ) {
+    for (const id of chunk.getColumnValues(0)) add(id as string);
   }
 }

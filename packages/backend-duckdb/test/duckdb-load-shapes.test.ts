@@ -1,5 +1,6 @@
 import {
   type ColumnValue,
+  contentEventId,
   createFlattener,
   newSourceSchema,
   type OutputColumn,
@@ -75,7 +76,7 @@ function plainLines(from: number, count: number): string[] {
 function schemaOf(source: string, lines: string[]): SourceSchema {
   const schema = newSourceSchema(source);
   for (const [i, line] of lines.entries()) {
-    const event = parseEvent(line, i + 1, NOW);
+    const event = parseEvent(line, i + 1, NOW, "test");
     if (event) widenSchema(schema, event.body);
   }
   return schema;
@@ -113,7 +114,7 @@ async function storedRows(source: SourceSchema): Promise<Record<string, unknown>
 function expectedRows(source: SourceSchema, lines: string[]): Record<string, unknown>[] {
   const flattener = createFlattener(source);
   const rows = lines
-    .map((line, i) => parseEvent(line, i + 1, NOW))
+    .map((line, i) => parseEvent(line, i + 1, NOW, "test"))
     .filter((e) => e !== null)
     .map((event) => {
       const values = flattener.flatten(event);
@@ -155,17 +156,18 @@ describe("DuckDB load: every line stored as core shapes it", () => {
     for (let i = 0; i < expected.length; i++) expect(stored[i]).toEqual(expected[i]);
   });
 
-  it("gives an event without id a fresh UUID", async () => {
-    await backend.load("test.noid", [...plainLines(0, 3).map((l) => l.replace(/"id":"p\d+",/, ""))]);
+  it("gives an event without id the id ingest derives from its content", async () => {
+    const lines = plainLines(0, 3).map((l) => l.replace(/"id":"p\d+",/, ""));
+    await backend.load("test.noid", lines);
     const r = await backend.execute(
       handQuery("select id from src_test_noid", [{ name: "id", type: { kind: "scalar", type: "STRING" } }]),
       [],
       run,
     );
-    const ids = r.rows.map((row) => row.id as string);
-    expect(new Set(ids).size).toBe(3);
+    const ids = r.rows.map((row) => row.id as string).sort();
+    expect(ids).toEqual(lines.map((l) => contentEventId("test.noid", JSON.parse(l))).sort());
     for (const id of ids)
-      expect(id).toMatch(/^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/);
+      expect(id).toMatch(/^[0-9a-f]{8}-[0-9a-f]{4}-8[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/);
   });
 
   // JSON that DuckDB's parser accepts and JSON.parse refuses: the load fails at that line

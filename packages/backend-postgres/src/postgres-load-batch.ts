@@ -20,8 +20,12 @@ export interface EncodedBatch {
   days: DayRows[];
   /** indexes (into the batch) of events the schema does not cover: the caller widens for them */
   uncovered: number[];
-  /** events in the batch (blank lines are none) */
+  /** events in the batch (blank lines are none), those `skip` left out included */
   events: number;
+  /** each event's id, in input order (up to `error`): the load leaves out those stored (LoadIds) */
+  ids: string[];
+  /** the index into the batch of the event of each of `ids` */
+  at: number[];
   /** the first line that cannot be loaded; the batch stops there */
   error?: { message: string; line: number };
 }
@@ -51,16 +55,23 @@ export class BatchEncoder {
 
   /**
    * Parses and encodes lines (`firstLine` is the number of `lines[0]`); events the schema does
-   * not cover are left to the caller, by index.
+   * not cover are left to the caller, by index; those at the indexes of `skip` are not encoded.
    */
-  encode(lines: string[], firstLine: number, now: bigint): EncodedBatch {
-    const out: EncodedBatch = { version: this.version, days: [], uncovered: [], events: 0 };
+  encode(lines: string[], firstLine: number, now: bigint, skip?: ReadonlySet<number>): EncodedBatch {
+    const out: EncodedBatch = {
+      version: this.version,
+      days: [],
+      uncovered: [],
+      events: 0,
+      ids: [],
+      at: [],
+    };
     const rows = new DayRowsBuilder();
     for (let i = 0; i < lines.length; i++) {
       const line = firstLine + i;
       let event: LogEvent | null;
       try {
-        event = parseEvent(lines[i]!, line, now);
+        event = parseEvent(lines[i]!, line, now, this.source.name);
       } catch (e) {
         if (!isQesError(e)) throw e;
         out.error = { message: e.message, line };
@@ -68,6 +79,9 @@ export class BatchEncoder {
       }
       if (event === null) continue;
       out.events++;
+      out.ids.push(event.id);
+      out.at.push(i);
+      if (skip?.has(i)) continue;
       if (this.timestamps.format(event.timestamp) === null) {
         out.error = outOfRange(line);
         break;

@@ -3,6 +3,7 @@ import {
   cloneSourceSchema,
   FIXED_COLUMNS,
   iterateLinesNow,
+  LoadIds,
   type LoadOptions,
   type LoadSummary,
   type LogEvent,
@@ -24,6 +25,7 @@ import { copyIntoPartition } from "./postgres-partition-copy.ts";
 import {
   type DayPartitions,
   ensureDailyPartitions,
+  indexNames,
   lockForWriting,
   partitionsByDay,
 } from "./postgres-partitions.ts";
@@ -36,6 +38,7 @@ import {
   readSource,
   saveSource,
 } from "./postgres-storage.ts";
+import { eachStoredId } from "./postgres-stored-ids.ts";
 import { replaceWriteToken } from "./postgres-write-token.ts";
 
 /**
@@ -71,6 +74,8 @@ async function analyzedColumns(client: pg.ClientBase): Promise<string> {
   return (await changesCounted(client)) ? ` (${ANALYZED_COLUMNS})` : "";
 }
 
+/** ids a load looks up in the id indexes, at least, before it reads every id of its source instead */
+const PROBES_BEFORE_READ = 20_000;
 /** lines per batch: the unit of encoding (here or in a worker) and of writing */
 const BATCH_LINES = 2000;
 /** a load's first lines are encoded on its own thread (small loads never start workers) */
@@ -113,6 +118,8 @@ class SourceLoad {
   /** input line of each row of the COPY under way, to point a refused value at its line */
   private copyLines: number[] = [];
   private changed = false;
+  /** which events to leave out: their id is stored, or came earlier in the load */
+  private ids: LoadIds | undefined;
 
   constructor(
     private readonly client: pg.ClientBase,
@@ -137,6 +144,22 @@ class SourceLoad {
     return this.encoder.version;
   }
 
+  get duplicates(): number {
+    return this.ids?.duplicates ?? 0;
+  }
+
+  /** Leaves out events whose id the table stores (and `stored` finds) or an earlier line had. */
+  checkIds(storedBefore: number, stored: (ids: string[]) => Promise<Set<string>>): void {
+    this.ids = new LoadIds({
+      storedBefore,
+      // a look-up probes every day's id index; reading every id costs about 1/50 of that per id
+      probesBeforeRead: Math.max(PROBES_BEFORE_READ, storedBefore / 50),
+      readIds: (add) => eachStoredId(this.client, this.schema, this.source.table, add),
+      flush: () => this.copyAll(),
+      stored,
+    });
+  }
+
   /** Encodes a batch on this thread. */
   encodeHere(lines: string[], firstLine: number): EncodedBatch {
     return this.encoder.encode(lines, firstLine, this.now);
@@ -144,9 +167,17 @@ class SourceLoad {
 
   /** Writes a batch's rows; `encoded` may come from a worker, or be null when one failed. */
   async write(lines: string[], firstLine: number, encoded: EncodedBatch | null): Promise<number> {
-    const batch =
+    let batch =
       encoded !== null && encoded.version === this.version ? encoded : this.encodeHere(lines, firstLine);
     if (batch.error) throw new QesError("invalid_event", batch.error.message, { line: batch.error.line });
+    const keep = await this.ids?.keep(batch.ids);
+    if (keep !== undefined) {
+      // rare (ids stored already): the batch is encoded again here without them, unless that is
+      // all of it (a file loaded again)
+      const skip = new Set(batch.at.filter((_, k) => !keep[k]));
+      if (skip.size === batch.at.length) batch = { ...batch, days: [], uncovered: [] };
+      else if (skip.size > 0) batch = this.encoder.encode(lines, firstLine, this.now, skip);
+    }
     await this.append(batch.days);
     if (batch.uncovered.length > 0)
       await this.widen(batch.uncovered.map((i) => [lines[i]!, firstLine + i] as const));
@@ -163,7 +194,7 @@ class SourceLoad {
     const lines: number[] = [];
     const changes: SchemaChange[] = [];
     for (const [text, line] of uncovered) {
-      const event = parseEvent(text, line, this.now)!;
+      const event = parseEvent(text, line, this.now, this.source.name)!;
       for (const change of widenForEvent(this.source, event.body, line, this.checkWidening))
         changes.push(change);
       events.push(event);
@@ -267,20 +298,20 @@ async function estimatedRows(client: pg.ClientBase, schema: string, table: strin
  * Into an empty table (the caller checked), COPY without indexes and build them at the end: one sorted build instead
  * of a million scattered insertions (about 3× faster). Dropping them locks the table until the
  * load commits, which on an empty table keeps nobody from data. Returns the statements that
- * re-create them.
+ * re-create them, by index name.
  */
 async function deferIndexesOfEmptyTable(
   client: pg.ClientBase,
   schema: string,
   table: string,
-): Promise<string[]> {
+): Promise<Map<string, string>> {
   const { rows } = await client.query<{ indexname: string; indexdef: string }>(
     "select indexname, indexdef from pg_indexes where schemaname = $1 and tablename = $2",
     [schema, table],
   );
   for (const row of rows) await client.query(`drop index ${qualified(schema, row.indexname)}`);
   // a partitioned index reads back as `ON ONLY`, which would not build the partitions' indexes
-  return rows.map((r) => r.indexdef.replace(" ON ONLY ", " ON "));
+  return new Map(rows.map((r) => [r.indexname, r.indexdef.replace(" ON ONLY ", " ON ")]));
 }
 
 /**
@@ -324,7 +355,9 @@ export async function loadEvents(
     await tuneLoadTransaction(client);
     const rowsBefore = await estimatedRows(client, config.schema, source.table);
     const deferred =
-      rowsBefore === 0 ? await deferIndexesOfEmptyTable(client, config.schema, source.table) : [];
+      rowsBefore === 0
+        ? await deferIndexesOfEmptyTable(client, config.schema, source.table)
+        : new Map<string, string>();
     const working = cloneSourceSchema(source);
     await lockForWriting(client, config.schema, source.table);
     const loader = new SourceLoad(
@@ -336,6 +369,20 @@ export async function loadEvents(
       await partitionsByDay(client, config.schema, source.table),
       opts.checkWidening,
     );
+    const idIndex = indexNames(source.table)[2];
+    loader.checkIds(rowsBefore, async (ids) => {
+      // an id the load repeats is looked up among the rows it wrote: through the index, built now
+      const definition = deferred.get(idIndex);
+      if (definition !== undefined) {
+        await client.query(definition);
+        deferred.delete(idIndex);
+      }
+      const { rows } = await client.query<{ id: string }>(
+        `select id from ${qualified(config.schema, source.table)} where id = any($1::text[])`,
+        [ids],
+      );
+      return new Set(rows.map((r) => r.id));
+    });
 
     let events = 0;
     let bytesRead = 0;
@@ -389,7 +436,7 @@ export async function loadEvents(
     while (inflight.length > 0) await writeOldest();
     const bytes = bytesWritten;
     await loader.finish();
-    for (const definition of deferred) await client.query(definition);
+    for (const definition of deferred.values()) await client.query(definition);
     // fresh statistics right away, so the first queries after a large load plan with them
     if (events >= ANALYZE_MIN_EVENTS && events >= rowsBefore * ANALYZE_GROWTH) {
       await client.query(`analyze ${qualified(config.schema, source.table)}${await analyzedColumns(client)}`);
@@ -404,6 +451,7 @@ export async function loadEvents(
       summary: {
         source: sourceName,
         events,
+        duplicates: loader.duplicates,
         seconds,
         eventsPerSecond: seconds > 0 ? events / seconds : events,
       },

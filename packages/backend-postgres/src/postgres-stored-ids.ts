@@ -259,21 +259,10 @@ export class PostgresStoredIds {
       const capacity = Math.max(MIN_CAPACITY, 2 * count);
       if (count > this.#maxIds || this.#heldCapacity(source) + capacity > this.#maxIdsInAll) return undefined;
       const ids = new IdFilter(capacity);
-      let after: string | null = null;
-      for (;;) {
-        if (this.#stopped) throw new Error("closing");
-        const page: pg.QueryArrayResult<[string]> = await client.query<[string]>({
-          text:
-            after === null
-              ? `select id from ${t} order by id limit $1`
-              : `select id from ${t} where id > $2 order by id limit $1`,
-          values: after === null ? [this.#buildPage] : [this.#buildPage, after],
-          rowMode: "array",
-        });
-        for (const [id] of page.rows) ids.add(id);
-        if (page.rows.length < this.#buildPage) break;
-        after = page.rows[page.rows.length - 1]![0];
-      }
+      await eachStoredId(client, this.schema, table, (id) => ids.add(id), {
+        page: this.#buildPage,
+        stopped: () => this.#stopped,
+      });
       return { ids, token, links: new Map(), used: false, stale: false };
     } finally {
       // read only: ending it by rollback, whatever happened, leaves nothing behind
@@ -282,6 +271,36 @@ export class PostgresStoredIds {
       });
       client.release(broken);
     }
+  }
+}
+
+/**
+ * Calls `add` with every id of a source's table, read in pages in id order (through the id
+ * index), in the client's transaction: a filter built by ingest, or by a load (LoadIds).
+ */
+export async function eachStoredId(
+  client: pg.ClientBase,
+  schema: string,
+  table: string,
+  add: (id: string) => void,
+  options: { page?: number; stopped?: () => boolean } = {},
+): Promise<void> {
+  const t = qualified(schema, table);
+  const size = options.page ?? BUILD_PAGE;
+  let after: string | null = null;
+  for (;;) {
+    if (options.stopped?.()) throw new Error("closing");
+    const page: pg.QueryArrayResult<[string]> = await client.query<[string]>({
+      text:
+        after === null
+          ? `select id from ${t} order by id limit $1`
+          : `select id from ${t} where id > $2 order by id limit $1`,
+      values: after === null ? [size] : [size, after],
+      rowMode: "array",
+    });
+    for (const [id] of page.rows) add(id);
+    if (page.rows.length < size) return;
+    after = page.rows[page.rows.length - 1]![0];
   }
 }
 

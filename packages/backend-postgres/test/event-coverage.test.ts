@@ -128,6 +128,7 @@ describe("the COPY rows are core's flattening, written as COPY text", () => {
           JSON.stringify(body, (_, v) => (typeof v === "bigint" ? Number(v) : v)),
           i + 1,
           1_736_931_600_123_456n + BigInt(i) * 86_400_000_001n,
+          "test",
         )!;
       });
       for (const event of events) widenSchema(schema, event.body);
@@ -146,7 +147,7 @@ describe("the COPY rows are core's flattening, written as COPY text", () => {
 
   it("escapes the JSON text of records and arrays as COPY text", () => {
     const schema = newSourceSchema("escapes");
-    const event = parseEvent('{"id":"x","m":{"s":"a\\\\b \\"q\\" \\t\\u0000"},"l":["\\\\"]}', 1, 1n)!;
+    const event = parseEvent('{"id":"x","m":{"s":"a\\\\b \\"q\\" \\t\\u0000"},"l":["\\\\"]}', 1, 1n, "test")!;
     widenSchema(schema, event.body);
     const flattener = createFlattener(schema);
     expect(flattener.columns.map((c) => c.type).slice(4)).toEqual(["JSON", "STRING", "JSON"]);
@@ -164,6 +165,7 @@ describe("the COPY rows are core's flattening, written as COPY text", () => {
       '{"id":"x","n":9223372036854775807,"m":{"k":-9007199254740993,"f":1e300}}',
       1,
       1n,
+      "test",
     )!;
     widenSchema(schema, event.body);
     expect(createCopyRowEncoder(schema).encode(event).split("\t").slice(4)).toEqual([

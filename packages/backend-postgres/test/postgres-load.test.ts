@@ -258,7 +258,8 @@ describe("PostgreSQL storage: start-up, load, schema", () => {
           b.load(
             source,
             Array.from({ length: 300 }, (_, i) =>
-              edgeEvent(i, { metadata: { [`field${k}`]: i, shared: k } }),
+              // ids of each load's own: a load stores no id the source has
+              edgeEvent(i, { id: `c${k}-${i}`, metadata: { [`field${k}`]: i, shared: k } }),
             ),
           ),
         ),
@@ -364,7 +365,7 @@ describe("PostgreSQL storage: start-up, load, schema", () => {
     vi.useFakeTimers({ toFake: ["Date"], now: Date.now() });
     try {
       const before = await other.schema();
-      await backend.load(EDGE, [edgeEvent(99, { noticed_field: 1 })]);
+      await backend.load(EDGE, [edgeEvent(99, { id: "noticed", noticed_field: 1 })]);
       // a second after `other` last read the schema, reading it brings the change (the read that
       // notices the second has passed looks again; a read after that one is done has the change)
       vi.setSystemTime(Date.now() + 1000);

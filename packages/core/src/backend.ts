@@ -43,7 +43,13 @@ export interface LoadProgress {
 
 export interface LoadSummary {
   source: string;
+  /** events read (stored or left out as duplicates) */
   events: number;
+  /**
+   * events not stored because their id the source stored already, or an earlier line of the load
+   * had (DESIGN.md §10: a file loaded twice stores each event once)
+   */
+  duplicates: number;
   seconds: number;
   eventsPerSecond: number;
 }

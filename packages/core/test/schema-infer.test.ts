@@ -12,7 +12,7 @@ import { parseEvent } from "../src/schema/parse-event.ts";
 import { BUILTIN_SOURCES } from "../src/schema/schema-model.ts";
 
 const NOW = 1_736_931_600_000_000n;
-const ev = (o: unknown) => parseEvent(JSON.stringify(o), 1, NOW)!;
+const ev = (o: unknown) => parseEvent(JSON.stringify(o), 1, NOW, "test")!;
 
 describe("schema inference", () => {
   it("names tables safely and uniquely", () => {
@@ -155,6 +155,7 @@ describe("schema inference", () => {
         '"metadata":{"big":9007199254740993,"req":{"m":"GET"},"arr":[1,2],"recs":[{"a":1}]}}',
       1,
       NOW,
+      "test",
     )!;
     widenSchema(s, e.body);
     const f = createFlattener(s);

@@ -14,6 +14,7 @@ describe("parseEvent", () => {
       '{"event_message":"x","metadata":{"big":9007199254740993,"small":5,"f":1.5}}',
       1,
       NOW,
+      "test",
     )!;
     const m = e.body.metadata as Record<string, unknown>;
     expect(m.big).toBe(9007199254740993n);
@@ -23,26 +24,26 @@ describe("parseEvent", () => {
   });
 
   it("defaults id to a UUID and timestamp to the load time", () => {
-    const e = parseEvent('{"event_message":"x"}', 1, NOW)!;
+    const e = parseEvent('{"event_message":"x"}', 1, NOW, "test")!;
     expect(e.id).toMatch(/^[0-9a-f-]{36}$/);
     expect(e.timestamp).toBe(NOW);
   });
 
   it("keeps microseconds of ISO timestamps; no zone is UTC; accepts integer micros", () => {
-    expect(parseEvent('{"timestamp":"2025-01-15T09:00:00.123456Z"}', 1, NOW)!.timestamp).toBe(
+    expect(parseEvent('{"timestamp":"2025-01-15T09:00:00.123456Z"}', 1, NOW, "test")!.timestamp).toBe(
       1736931600123456n,
     );
-    expect(parseEvent('{"timestamp":"2025-01-15 09:00:00.123456"}', 1, NOW)!.timestamp).toBe(
+    expect(parseEvent('{"timestamp":"2025-01-15 09:00:00.123456"}', 1, NOW, "test")!.timestamp).toBe(
       1736931600123456n,
     );
-    expect(parseEvent('{"timestamp":"2025-01-15T11:00:00.123456+02:00"}', 1, NOW)!.timestamp).toBe(
+    expect(parseEvent('{"timestamp":"2025-01-15T11:00:00.123456+02:00"}', 1, NOW, "test")!.timestamp).toBe(
       1736931600123456n,
     );
-    expect(parseEvent('{"timestamp":1736931600123456}', 1, NOW)!.timestamp).toBe(1736931600123456n);
+    expect(parseEvent('{"timestamp":1736931600123456}', 1, NOW, "test")!.timestamp).toBe(1736931600123456n);
   });
 
   it("reads a unix time in seconds, milliseconds, microseconds or nanoseconds by its size", () => {
-    const at = (ts: string) => parseEvent(`{"timestamp":${ts}}`, 1, NOW)!.timestamp;
+    const at = (ts: string) => parseEvent(`{"timestamp":${ts}}`, 1, NOW, "test")!.timestamp;
     const micros = 1736931600123456n;
     // Fluent Bit's `epoch` and `double`, Date.now(), this API's own form, Go's UnixNano()
     expect(at("1736931600")).toBe(1736931600000000n);
@@ -75,33 +76,33 @@ describe("parseEvent", () => {
     expect(a.id).toMatch(/^[0-9a-f]{8}-[0-9a-f]{4}-8/);
     expect(a.id).not.toBe(b.id);
     expect(ingest({ id: " ", event_message: "first" }).id).not.toBe(" ");
-    expect(parseEvent('{"id":""}', 1, NOW)!.id).toMatch(/^[0-9a-f-]{36}$/);
+    expect(parseEvent('{"id":""}', 1, NOW, "test")!.id).toMatch(/^[0-9a-f-]{36}$/);
     for (const id of [{ a: 1 }, [1], true]) {
       expect(() => ingest({ id })).toThrow(/^event 4: "id" is .*; expected a string or a number/);
     }
-    expect(() => parseEvent('{"id":{"a":1}}', 3, NOW)).toThrow(/^line 3: "id"/);
+    expect(() => parseEvent('{"id":{"a":1}}', 3, NOW, "test")).toThrow(/^line 3: "id"/);
     expect(ingest({ id: "é".repeat(MAX_KEY_BYTES / 2) }).id).toHaveLength(MAX_KEY_BYTES / 2);
     expect(() => ingest({ id: "é".repeat(MAX_KEY_BYTES / 2 + 1) })).toThrow(
       /^event 4: "id" is longer than 1024 bytes/,
     );
     expect(() => ingest({ project: "p".repeat(MAX_KEY_BYTES + 1) })).toThrow(/^event 4: "project" is longer/);
     expect(() => ingest({ project: { ref: "p".repeat(MAX_KEY_BYTES) } })).toThrow(/"project" is longer/);
-    expect(() => parseEvent(`{"project":"${"p".repeat(MAX_KEY_BYTES + 1)}"}`, 2, NOW)).toThrow(
+    expect(() => parseEvent(`{"project":"${"p".repeat(MAX_KEY_BYTES + 1)}"}`, 2, NOW, "test")).toThrow(
       /^line 2: "project"/,
     );
   });
 
   it("refuses a number beyond FLOAT64's range, which JSON.parse makes Infinity", () => {
-    expect(() => parseEvent('{"m":{"x":[1e400]}}', 5, NOW)).toThrow(
+    expect(() => parseEvent('{"m":{"x":[1e400]}}', 5, NOW, "test")).toThrow(
       /^line 5: a number is beyond the range of FLOAT64/,
     );
-    expect(parseEvent('{"m":1.7976931348623157e308}', 5, NOW)!.body.m).toBe(1.7976931348623157e308);
+    expect(parseEvent('{"m":1.7976931348623157e308}', 5, NOW, "test")!.body.m).toBe(1.7976931348623157e308);
   });
 
   it("names the line and the problem for malformed input", () => {
     const err = (line: string) => {
       try {
-        parseEvent(line, 7, NOW);
+        parseEvent(line, 7, NOW, "test");
       } catch (e) {
         return e as QesError;
       }
@@ -116,7 +117,7 @@ describe("parseEvent", () => {
   });
 
   it("gives null for a blank line", () => {
-    expect(parseEvent("   ", 1, NOW)).toBeNull();
+    expect(parseEvent("   ", 1, NOW, "test")).toBeNull();
   });
 });
 
@@ -171,6 +172,7 @@ describe("NUL characters and lone surrogates", () => {
       '{"id":"a\\u0000b","event_message":"x\\u0000y","k\\u0000ey":1,"m":[{"s":"\\u0000","n\\u0000":["p\\u0000q",2]}],"z":9007199254740993}',
       1,
       NOW,
+      "test",
     )!;
     expect(e.id).toBe("ab");
     expect(e.body).toEqual({
@@ -203,7 +205,7 @@ describe("NUL characters and lone surrogates", () => {
     ] as const) {
       let err: unknown;
       try {
-        parseEvent(line, 7, NOW);
+        parseEvent(line, 7, NOW, "test");
       } catch (e) {
         err = e;
       }
@@ -213,7 +215,7 @@ describe("NUL characters and lone surrogates", () => {
       expect((err as QesError).message, line).toMatch(keys);
     }
     // distinct once cleaned: kept
-    expect(parseEvent('{"a\\u0000b":1,"ab\\u0000c":2}', 1, NOW)!.body).toEqual({ ab: 1, abc: 2 });
+    expect(parseEvent('{"a\\u0000b":1,"ab\\u0000c":2}', 1, NOW, "test")!.body).toEqual({ ab: 1, abc: 2 });
   });
 });
 
@@ -233,6 +235,7 @@ describe("a shipper's `message` (Vector, syslog, Docker, journald)", () => {
       '{"message":"GET /x 200","host":"edge-1","source_type":"docker_logs"}',
       1,
       NOW,
+      "test",
     )!;
     expect(loaded.body).toEqual({ event_message: "GET /x 200", host: "edge-1", source_type: "docker_logs" });
     for (const absent of [{}, { event_message: null }] as JsonObject[]) {
@@ -247,7 +250,7 @@ describe("a shipper's `message` (Vector, syslog, Docker, journald)", () => {
       message: "m",
       event_message: "e",
     });
-    const structured = parseEvent('{"message":{"text":"t","level":"info"}}', 1, NOW)!;
+    const structured = parseEvent('{"message":{"text":"t","level":"info"}}', 1, NOW, "test")!;
     expect(structured.body).toEqual({ message: { text: "t", level: "info" } });
     expect(logEventFromJson({ message: 42 }, "s", NOW).body).toEqual({ message: 42 });
   });
@@ -267,7 +270,7 @@ describe("a shipper's `message` (Vector, syslog, Docker, journald)", () => {
 describe("Logstash's and Filebeat's `@timestamp`", () => {
   it("is the event's time when it has no `timestamp`, in a load and in ingest alike", () => {
     const at = "2025-01-15T09:00:00.123Z";
-    expect(parseEvent(JSON.stringify({ "@timestamp": at, message: "m" }), 1, NOW)!.timestamp).toBe(
+    expect(parseEvent(JSON.stringify({ "@timestamp": at, message: "m" }), 1, NOW, "test")!.timestamp).toBe(
       1736931600123000n,
     );
     const ingested = logEventFromJson({ "@timestamp": at, event_message: "m" }, "logstash", NOW);

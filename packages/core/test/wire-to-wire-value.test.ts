@@ -32,10 +32,11 @@ describe("toWireValue", () => {
       }).replace("200", "9007199254740993"),
       1,
       0n,
+      "test",
     )!;
     widenSchema(s, e.body);
-    widenSchema(s, parseEvent('{"metadata":{"w":1}}', 2, 0n)!.body);
-    widenSchema(s, parseEvent('{"metadata":{"w":"s"}}', 3, 0n)!.body);
+    widenSchema(s, parseEvent('{"metadata":{"w":1}}', 2, 0n, "test")!.body);
+    widenSchema(s, parseEvent('{"metadata":{"w":"s"}}', 3, 0n, "test")!.body);
     const node = s.fields.metadata!;
     const text =
       '{"request":{"path":"/a","headers":{"x_real_ip":"1.2.3.4"}},"status":9007199254740993,' +

@@ -1,4 +1,3 @@
-import { randomUUID } from "node:crypto";
 import { QesError } from "../errors.ts";
 import { MAX_EVENT_DEPTH, nestsAtLeast, TOO_DEEP } from "./event-depth.ts";
 import { contentEventId } from "./event-id.ts";
@@ -16,7 +15,8 @@ import {
 import { END_TIMESTAMP_MICROS, MIN_TIMESTAMP_MICROS, parseIsoTimestampMicros } from "./timestamp-micros.ts";
 
 /**
- * One log event after normalisation (DESIGN.md §3): a UUID `id` (given or generated), a
+ * One log event after normalisation (DESIGN.md §3): an `id` (given, or derived from the event's
+ * content by `contentEventId`), a
  * `timestamp` in exact unix microseconds (given or the load time), and the event object itself
  * (`body`, which still holds every key as sent, including `id` and `timestamp`).
  */
@@ -216,11 +216,21 @@ function moveMessage(value: JsonObject): void {
  * {line}) for malformed JSON, a line that is not a JSON object, one nested deeper than
  * MAX_EVENT_DEPTH, or an unusable `timestamp` (or one outside the years 0001–9999).
  *
+ * An event without `id` gets `contentEventId(source, …)`, as the ingest route gives it
+ * (`logEventFromJson`): a file loaded twice, or loaded and then posted, carries the same ids, so
+ * the store keeps each event once.
+ *
  * @param line the text of the line, without its newline
  * @param lineNumber 1-based, for the error message
  * @param nowMicros the load time, used for events without a timestamp
+ * @param source the source loaded into (part of a derived id)
  */
-export function parseEvent(line: string, lineNumber: number, nowMicros: bigint): LogEvent | null {
+export function parseEvent(
+  line: string,
+  lineNumber: number,
+  nowMicros: bigint,
+  source: string,
+): LogEvent | null {
   if (line.trim() === "") return null;
   let value: JsonValue;
   try {
@@ -256,12 +266,11 @@ export function parseEvent(line: string, lineNumber: number, nowMicros: bigint):
   if (mayHoldHugeNumber(line) && holdsHugeNumber(value)) throw hugeNumber(where, lineNumber);
   const id = sentId(value.id, where, lineNumber);
   checkProject(value.project, where, lineNumber);
+  const timestamp = storableTime(value, where, nowMicros, lineNumber);
+  // the id first: derived from the event as sent, as it was before `message` moved
+  const eventId = id ?? contentEventId(source, value);
   moveMessage(value);
-  return {
-    id: id ?? randomUUID(),
-    timestamp: storableTime(value, where, nowMicros, lineNumber),
-    body: value,
-  };
+  return { id: eventId, timestamp, body: value };
 }
 
 /**

@@ -11,6 +11,11 @@ export interface SeedOptions {
   onSource?: (summary: LoadSummary) => void;
 }
 
+/** a generator seed from a clock in µs: its milliseconds, within 31 bits (a new one every millisecond for ~25 days) */
+export function seedOfClock(nowMicros: bigint): number {
+  return Number((nowMicros / 1000n) % 0x7fffffffn) + 1;
+}
+
 /** Generates sample events for every built-in source and loads them, source by source. */
 export async function seedStore(backend: Backend, opts: SeedOptions): Promise<LoadSummary[]> {
   const summaries: LoadSummary[] = [];

@@ -41,7 +41,7 @@ export async function loadThroughServer(
   onProgress: (events: number) => void,
 ): Promise<ForwardSummary> {
   const started = performance.now();
-  if (file !== "-") await checkFile(file);
+  if (file !== "-") await checkFile(file, source);
   let events = 0;
   let chunk: string[] = [];
   /** the file's line number of each event of the chunk, to name a refused one */
@@ -95,12 +95,12 @@ function storedBefore(events: number): string {
   );
 }
 
-async function checkFile(file: string): Promise<void> {
+async function checkFile(file: string, source: string): Promise<void> {
   let n = 0;
   for await (const line of ndjsonLines(file)) {
     n++;
     // throws QesError('invalid_event', …, {line}) as a local load would
-    parseEvent(line, n, 0n);
+    parseEvent(line, n, 0n, source);
   }
 }
 

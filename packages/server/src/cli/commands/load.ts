@@ -20,7 +20,9 @@ import { loadThroughServer, type ServerTarget } from "./load-through-server.ts";
 
 /**
  * `qes load --source <name> <file.ndjson|->…`: loads NDJSON files (`-` = standard input) into a
- * source, one file per all-or-nothing load. A malformed line refuses its whole file, named with
+ * source, one file per all-or-nothing load. An event whose id the source stores already, or an
+ * earlier line had (an event without `id` has one derived from its content), is not stored again:
+ * a load re-run after it failed half-way stores each event once. A malformed line refuses its whole file, named with
  * its line number; files loaded before it stay loaded. So does a line whose widening of the
  * source's schema would stop a stored query from compiling — the endpoints `qes serve` would load
  * (built-ins and QES_ENDPOINTS_DIR) — as the ingest API refuses it.
@@ -87,7 +89,7 @@ export async function loadCommand(
       summaries.push(summary);
       process.stdout.write(
         `${label} → ${summary.source}: ${count(summary.events)} events in ${seconds(summary.seconds)} s ` +
-          `(${count(Math.round(summary.eventsPerSecond))} events/s)\n`,
+          `(${count(Math.round(summary.eventsPerSecond))} events/s)${skipped(summary.duplicates)}\n`,
       );
     }
     if (summaries.length > 1) {
@@ -101,6 +103,11 @@ export async function loadCommand(
   } finally {
     await backend.close();
   }
+}
+
+/** what the line of a load says of events it left out (stored already, or repeated in the file) */
+function skipped(duplicates: number): string {
+  return duplicates === 0 ? "" : `; ${count(duplicates)} already stored, not stored again`;
 }
 
 /**

@@ -1,7 +1,7 @@
 import { openBackend } from "../../backend/open-backend.ts";
 import { requestClock } from "../../clock.ts";
 import { loadConfig } from "../../config.ts";
-import { seedStore } from "../../seed/seed-store.ts";
+import { seedOfClock, seedStore } from "../../seed/seed-store.ts";
 import { count, seconds, UsageError } from "../terminal.ts";
 
 export const DEFAULT_SEED_EVENTS = 20_000;
@@ -11,23 +11,27 @@ export const DEFAULT_SEED_DAYS = 7;
 export async function seedCommand(opts: { events?: string; days?: string; seed?: string }): Promise<number> {
   const events = positive(opts.events, "--events", DEFAULT_SEED_EVENTS, true);
   const days = positive(opts.days, "--days", DEFAULT_SEED_DAYS, false);
-  const seed = positive(opts.seed, "--seed", 1, true);
   const config = loadConfig();
+  const nowMicros = requestClock(config.testNowMicros)();
+  // the same seed makes the same ids, which a load stores once: without --seed, each run adds events
+  const seed = positive(opts.seed, "--seed", seedOfClock(nowMicros), true);
   const backend = await openBackend(config);
   try {
     const started = performance.now();
-    await seedStore(backend, {
+    const summaries = await seedStore(backend, {
       events,
       spread: { days },
       seed,
-      nowMicros: requestClock(config.testNowMicros)(),
+      nowMicros,
       onSource: (s) =>
         process.stdout.write(`${s.source.padEnd(24)} ${count(s.events).padStart(10)} events\n`),
     });
     const secs = (performance.now() - started) / 1000;
+    const stored = summaries.reduce((n, s) => n + s.events - s.duplicates, 0);
+    const again = stored < events ? ` (${count(events - stored)} of them stored already: same --seed)` : "";
     process.stdout.write(
       `seeded ${count(events)} events over ${days} day(s) in ${seconds(secs)} s ` +
-        `(${count(Math.round(events / Math.max(secs, 1e-9)))} events/s)\n`,
+        `(${count(Math.round(events / Math.max(secs, 1e-9)))} events/s)${again}\n`,
     );
     return 0;
   } finally {

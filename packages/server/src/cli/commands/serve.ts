@@ -11,7 +11,7 @@ import {
   writeLocalIngestFile,
 } from "../../ingest/local-ingest-file.ts";
 import { generateEvents, type SeedSource } from "../../seed/generate-events.ts";
-import { seedStore } from "../../seed/seed-store.ts";
+import { seedOfClock, seedStore } from "../../seed/seed-store.ts";
 import { storeIsEmpty } from "../../seed/store-is-empty.ts";
 import { type RunningService, startService } from "../../service.ts";
 import { count, seconds } from "../terminal.ts";
@@ -113,7 +113,9 @@ function startDemo(backend: Backend, clock: Clock, service: RunningService): { s
     const now = clock();
     busy = (async () => {
       for (const [source, n] of Object.entries(DEMO_BATCH) as [SeedSource, number][]) {
-        const lines = generateEvents(source, n, 1_000_000 + tick, now, {
+        // seeded by the clock, not by the tick alone: a restarted server's first ticks made the ids
+        // of the last run's, and a load stores an id once
+        const lines = generateEvents(source, n, seedOfClock(now) ^ tick, now, {
           spread: { lastSeconds: DEMO_EVERY_MS / 1000 },
         });
         await backend.load(source, lines, { nowMicros: now });
