@@ -159,6 +159,11 @@ export class ClickhouseDialect extends SqlEmitter {
     return `isNaN(${x})`;
   }
 
+  /** ClickHouse's Float64 arithmetic and sum answer ±inf past the range, where BigQuery raises */
+  protected override floatOverflowWhen(result: string, operands: string[]): string {
+    return [`NOT isFinite(${result})`, ...operands.map((o) => `isFinite(${o})`)].join(" AND ");
+  }
+
   /** throwIf over the block: `value` is read only once the block has no failing row */
   protected override raise(value: string, failWhen: string, message: string): string {
     return `if(throwIf(ifNull(${failWhen}, false), ${this.stringLiteral(message)}) = 0, ${value}, ${value})`;

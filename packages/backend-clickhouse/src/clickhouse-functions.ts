@@ -8,6 +8,7 @@ import {
   edgeCall,
   type FunctionEmitter,
   type FunctionTable,
+  floatAggregate,
   formatCall,
   inArraySql,
   isPlainPattern,
@@ -134,9 +135,20 @@ export function clickhouseFunctions(e: ClickhouseEmitter): FunctionTable {
     SUM: ([x], call) => {
       const distinct = call.agg?.distinct ? "DISTINCT " : "";
       if (isInt64(call)) return checkedInt64(`sum(${distinct}toInt128(${x}))${e.overOf(call)}`);
-      return `CAST(sum(${distinct}${x})${e.overOf(call)} AS ${e.typeName("FLOAT64")})`;
+      return floatAggregate(
+        `CAST(sum(${distinct}${x})${e.overOf(call)} AS ${e.typeName("FLOAT64")})`,
+        x!,
+        call,
+        e,
+      );
     },
-    AVG: ([x], call) => `avg(${call.agg?.distinct ? "DISTINCT " : ""}${float(e, x!, call)})`,
+    AVG: ([x], call) =>
+      floatAggregate(
+        `avg(${call.agg?.distinct ? "DISTINCT " : ""}${float(e, x!, call)})${e.overOf(call)}`,
+        x!,
+        call,
+        e,
+      ),
     LOGICAL_OR: rename("max"),
     LOGICAL_AND: rename("min"),
     APPROX_COUNT_DISTINCT: ([x], call) => `toInt64(count(DISTINCT ${x})${e.overOf(call)})`,

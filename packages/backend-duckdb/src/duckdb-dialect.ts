@@ -382,6 +382,11 @@ export class DuckdbDialect extends SqlEmitter {
     return `CASE WHEN ${failWhen} THEN error(${this.stringLiteral(message)}) ELSE ${value} END`;
   }
 
+  /** DuckDB's DOUBLE arithmetic and sum answer ±inf past the range, where BigQuery raises */
+  protected override floatOverflowWhen(result: string, operands: string[]): string {
+    return [`NOT isfinite(${result})`, ...operands.map((o) => `isfinite(${o})`)].join(" AND ");
+  }
+
   // DuckDB divides by zero to Infinity or NULL; BigQuery (and PostgreSQL) raise — but not for a
   // NULL dividend, whose quotient is NULL
   protected override checkedDivisor(sql: string, dividend: string): string {

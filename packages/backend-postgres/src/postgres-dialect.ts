@@ -219,6 +219,13 @@ export class PostgresDialect extends SqlEmitter {
   readonly functions: FunctionTable = {
     ...DEFAULT_FUNCTIONS,
     COUNTIF: ([c]) => `count(*) FILTER (WHERE ${c})`,
+    // PostgreSQL raises on a quotient past FLOAT64's range itself: SAFE_DIVIDE's NULL for it is
+    // decided before dividing (a divisor below 1 that the finite dividend's magnitude outgrows)
+    SAFE_DIVIDE: ([a, b], call) => {
+      const x = this.cast(a!, call.args[0]!.type, "FLOAT64");
+      const max = "CAST(1.7976931348623157e308 AS double precision)";
+      return `CASE WHEN ${b} = 0 THEN NULL WHEN abs(${b}) < 1 AND abs(${x}) <= ${max} AND abs(${x}) > ${max} * abs(${b}) THEN NULL ELSE ${x} / ${b} END`;
+    },
     LENGTH: rename("char_length"),
     ENDS_WITH: ([a, b]) => `(right(${a}, char_length(${b})) = ${b})`,
     REGEXP_CONTAINS: ([s, p], call) => {

@@ -577,12 +577,42 @@ function balancedConcat(args: string[], from: number, to: number): string {
   return `(${balancedConcat(args, from, mid)} || ${balancedConcat(args, mid, to)})`;
 }
 
+function isFloat64Type(e: Expr): boolean {
+  return e.type.t === "scalar" && e.type.s === "FLOAT64";
+}
+
+/**
+ * SUM or AVG (`aggregate`, its OVER placed) of FLOAT64 `x`: an error where it is not finite and
+ * every value is (BigQuery: "If there is numeric overflow, produces an error"). A sum of the values
+ * scaled by 2^-64 beside it tells that: it cannot overflow (2^63 values of at most 2^960 each), so
+ * it is finite exactly when they all are — and costs a fifth of what max(abs(x)) did (DuckDB, 1M
+ * rows: 8 ms against 21, the plain sum 3). INT64 values cannot overflow AVG, and an INT64 SUM is
+ * checked as INT64.
+ */
+export function floatAggregate(aggregate: string, x: string, call: CallExpr, e: SqlEmitter): string {
+  if (!isFloat64Type(call.args[0]!)) return aggregate;
+  return e.floatOverflow(aggregate, [
+    `sum((${x}) * ${e.literal(2 ** -64, { t: "scalar", s: "FLOAT64" })})${e.overOf(call)}`,
+  ]);
+}
+
 /** Emitters shared by the standard-SQL engines; dialects spread this table and override rows. */
 export const DEFAULT_FUNCTIONS = {
   COUNT: (args, call) => (args.length === 0 ? "count(*)" : `count(${distinct(call)}${args[0]})`),
   SUM: (args, call, e) =>
-    `CAST(sum(${distinct(call)}${args[0]})${e.overOf(call)} AS ${e.typeName(call.type.t === "scalar" ? call.type.s : "FLOAT64")})`,
-  AVG: (args, call, e) => `avg(${distinct(call)}${e.cast(args[0]!, call.args[0]!.type, "FLOAT64")})`,
+    floatAggregate(
+      `CAST(sum(${distinct(call)}${args[0]})${e.overOf(call)} AS ${e.typeName(call.type.t === "scalar" ? call.type.s : "FLOAT64")})`,
+      args[0]!,
+      call,
+      e,
+    ),
+  AVG: (args, call, e) =>
+    floatAggregate(
+      `avg(${distinct(call)}${e.cast(args[0]!, call.args[0]!.type, "FLOAT64")})${e.overOf(call)}`,
+      args[0]!,
+      call,
+      e,
+    ),
   MIN: ([x], call, e) => nanAwareExtreme("min", x!, call, e),
   MAX: ([x], call, e) => nanAwareExtreme("max", x!, call, e),
   // BigQuery leaves ANY_VALUE's choice open; every backend takes the minimum (DESIGN.md §3).
@@ -635,8 +665,13 @@ export const DEFAULT_FUNCTIONS = {
       0,
       args.length,
     ),
+  // a quotient past FLOAT64's range is NULL too
   SAFE_DIVIDE: ([a, b], call, e) =>
-    `CASE WHEN ${b} = 0 THEN NULL ELSE ${e.cast(a!, call.args[0]!.type, "FLOAT64")} / ${b} END`,
+    `CASE WHEN ${b} = 0 THEN NULL ELSE ${e.floatOverflow(
+      `${e.cast(a!, call.args[0]!.type, "FLOAT64")} / ${b}`,
+      [a!, b!].filter((_, i) => isFloat64Type(call.args[i]!)),
+      true,
+    )} END`,
   // arguments are emitted bare: `MOD(5 + 1, 4)` must not read as `5 + 1 % 4`
   // BigQuery: MOD(x, 0) raises; MOD(x, -1) is 0, also for -2^63 (whose division overflows)
   MOD: ([a, b], _call, e) =>
