@@ -15,7 +15,9 @@ import {
   JSON_ESCAPE_PATTERN,
   jsonPathKeys,
   literalArg,
+  mayMatchEmpty,
   REDACTED,
+  REPLACE_MARKS,
   rename,
   type ScalarType,
   type SqlEmitter,
@@ -93,6 +95,29 @@ function re2(e: SqlEmitter, p: string, call: CallExpr): string {
   // a parameter is bound with the prefix (ClickhouseDialect.bindPattern); a computed pattern gets it here
   if (arg?.k === "param") return p;
   return `concat('(?-s)', ${p})`;
+}
+
+/**
+ * REGEXP_REPLACE as RE2's GlobalReplace (BigQuery's): an empty match right where the previous
+ * match ended is not replaced — `('aaa', 'a*', 'x')` is `x`, where replaceRegexpAll gave `xx`. For
+ * a pattern that can match the empty string (mayMatchEmpty) each replacement is marked with the
+ * match it replaced (REPLACE_MARKS); the replacements of empty matches glued to the mark ending
+ * the previous one are taken out, then the marks and matches.
+ */
+function globalReplace(e: SqlEmitter, s: string, pattern: string, r: string, call: CallExpr): string {
+  const plain = `replaceRegexpAll(${s}, ${pattern}, ${r})`;
+  if (!mayMatchEmpty(call)) return plain;
+  const { START, MATCH_END, END } = REPLACE_MARKS;
+  const lit = (text: string) => e.stringLiteral(text);
+  const marked = `replaceRegexpAll(${s}, ${pattern}, concat(${lit(`${START}\\0${MATCH_END}`)}, ${r}, ${lit(END)}))`;
+  const skipped = `replaceRegexpAll(${marked}, ${lit(`${END}${START}${MATCH_END}[^${END}]*${END}`)}, ${lit(END)})`;
+  const unmarked = `replaceAll(replaceRegexpAll(${skipped}, ${lit(`${START}[^${MATCH_END}]*${MATCH_END}`)}, ''), ${lit(END)}, '')`;
+  const marks = `[${[START, MATCH_END, END].map(lit).join(", ")}]`;
+  const holdsMarks =
+    call.args[2]?.k === "lit"
+      ? `multiSearchAny(${s}, ${marks})`
+      : `(multiSearchAny(${s}, ${marks}) OR multiSearchAny(${r}, ${marks}))`;
+  return `if(${holdsMarks}, ${plain}, ${unmarked})`;
 }
 
 /**
@@ -201,7 +226,7 @@ export function clickhouseFunctions(e: ClickhouseEmitter): FunctionTable {
       return `if(match(${s}, ${re}), extract(${s}, ${re}), NULL)`;
     },
     REGEXP_REPLACE: ([s, p, r], call) => {
-      const replaced = `replaceRegexpAll(${s}, ${re2(e, p!, call)}, ${r})`;
+      const replaced = globalReplace(e, s!, re2(e, p!, call), r!, call);
       const arg = call.args[1];
       if (arg?.k === "lit" && typeof arg.value === "string")
         return arg.value === "" ? replaceEveryGap(s!, r!) : replaced;

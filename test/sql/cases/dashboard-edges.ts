@@ -72,4 +72,34 @@ export const dashboardEdgeCases: SqlCase[] = [
     sql: "select safe_divide(x, 1e-10) as a, safe_divide(x, 2) as b, safe_divide(cast('inf' as float64), 1e-10) as c, safe_divide(-x, 0.5) as d from unnest([1e308]) as x",
     expect: [{ a: null, b: 5e307, c: "Infinity", d: null }],
   },
+  // ---------------------------------------------------------------- REGEXP_REPLACE and empty matches
+  {
+    name: "REGEXP_REPLACE skips an empty match where the previous match ended",
+    rule: "BigQuery REGEXP_REPLACE replaces as RE2's GlobalReplace (ZetaSQL RegExp::Replace): an empty match right after a match is not replaced (PostgreSQL and ClickHouse gave xx, -b--c-, [ab][])",
+    sql: "select regexp_replace('aaa', 'a*', 'x') as a, regexp_replace('baaac', 'a*', '-') as b, regexp_replace('abab', '(ab)*', '[\\\\1]') as c, regexp_replace('a.b', r'\\.?', '-') as d, regexp_replace('xaay', 'a|', '-') as e, regexp_replace('a\\nb', 'a*', '<\\\\0>') as f",
+    expect: [{ a: "x", b: "-b-c-", c: "[ab]", d: "-a-b-", e: "-x--y-", f: "<a>\n<>b<>" }],
+  },
+  {
+    name: "REGEXP_REPLACE of a pattern matching only the empty string replaces at every gap",
+    rule: "BigQuery REGEXP_REPLACE (RE2 GlobalReplace): an empty match at each character boundary and at the end; ^ and $ once",
+    sql: "select regexp_replace('abc', '', '-') as a, regexp_replace('abc', 'x*', '-') as b, regexp_replace('', 'a*', '-') as c, regexp_replace('a b', r'\\b', '|') as d, regexp_replace('abc', '$', '!') as e, regexp_replace('abc', '^', '!') as f, regexp_replace('aaa', 'a*?', 'x') as g",
+    expect: [{ a: "-a-b-c-", b: "-a-b-c-", c: "-", d: "|a| |b|", e: "abc!", f: "!abc", g: "xaxaxax" }],
+  },
+  {
+    name: "REGEXP_REPLACE with a pattern from each row skips the same empty matches",
+    rule: "BigQuery REGEXP_REPLACE (RE2 GlobalReplace) with a computed pattern",
+    sql: "select x, y, regexp_replace(x, y, 'x') as r from unnest(['aaa', 'bab']) as x cross join unnest(['a*', 'b']) as y order by x, y",
+    expect: [
+      { x: "aaa", y: "a*", r: "x" },
+      { x: "aaa", y: "b", r: "aaa" },
+      { x: "bab", y: "a*", r: "xbxbx" },
+      { x: "bab", y: "b", r: "xax" },
+    ],
+  },
+  {
+    name: "REGEXP_REPLACE of a path pattern that cannot match empty is unchanged",
+    rule: "BigQuery REGEXP_REPLACE: every non-overlapping match replaced",
+    sql: `select regexp_replace(m.request.path, r'/[0-9a-z]+$', '/:x') as p from ${EDGE} cross join unnest(metadata) as m where id = 'e01'`,
+    expect: [{ p: "/rest/v1/:x" }],
+  },
 ];

@@ -1,6 +1,7 @@
 import type { Expr } from "../compile/ir.ts";
 import { typeName } from "../compile/sql-type.ts";
 import { QesError } from "../errors.ts";
+import { canMatchEmpty } from "../sandbox/regex-empty-match.ts";
 import { printableText } from "./format-printable.ts";
 import { type CallExpr, type FunctionEmitter, type FunctionTable, rename } from "./function-table.ts";
 import type { SqlEmitter } from "./sql-emitter.ts";
@@ -594,6 +595,15 @@ export function floatAggregate(aggregate: string, x: string, call: CallExpr, e: 
   return e.floatOverflow(aggregate, [
     `sum((${x}) * ${e.literal(2 ** -64, { t: "scalar", s: "FLOAT64" })})${e.overOf(call)}`,
   ]);
+}
+
+/**
+ * Whether REGEXP_REPLACE's pattern may match the empty string (canMatchEmpty): a literal that
+ * cannot is replaced the engine's own way; a parameter or a computed pattern may.
+ */
+export function mayMatchEmpty(call: CallExpr): boolean {
+  const arg = call.args[1];
+  return !(arg?.k === "lit" && typeof arg.value === "string") || canMatchEmpty(arg.value);
 }
 
 /** Emitters shared by the standard-SQL engines; dialects spread this table and override rows. */
