@@ -23,6 +23,7 @@ import {
   type SqlEmitter,
   type SubstringSpelling,
   substrCall,
+  unsetGroupAsNull,
 } from "@qes/core";
 import { bindOnce } from "./clickhouse-bind-once.ts";
 import { formatSpec } from "./clickhouse-format.ts";
@@ -223,7 +224,7 @@ export function clickhouseFunctions(e: ClickhouseEmitter): FunctionTable {
     // the first group (or the whole match); NULL when the pattern does not match
     REGEXP_EXTRACT: ([s, p], call) => {
       const re = re2(e, p!, call);
-      return `if(match(${s}, ${re}), extract(${s}, ${re}), NULL)`;
+      return `if(match(${s}, ${re}), ${unsetGroupAsNull(`extract(${s}, ${re})`, call)}, NULL)`;
     },
     REGEXP_REPLACE: ([s, p, r], call) => {
       const replaced = globalReplace(e, s!, re2(e, p!, call), r!, call);

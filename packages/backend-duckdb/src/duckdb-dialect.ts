@@ -31,6 +31,7 @@ import {
   type SqlType,
   truncate,
   truncatesWithinOffset,
+  unsetGroupAsNull,
   weekNumberNumerator,
   weekStartDay,
   withoutFraction,
@@ -249,7 +250,7 @@ export class DuckdbDialect extends SqlEmitter {
       return `array_to_string(list_slice(list(${call.agg?.distinct ? "DISTINCT " : ""}${x}${this.aggregateOrder(call)}), 1, ${call.agg.limit}), ${delim})`;
     },
     REGEXP_EXTRACT: ([s, p], call) =>
-      `CASE WHEN regexp_matches(${s}, ${p}) THEN regexp_extract(${s}, ${p}, ${captureGroup(call)}) END`,
+      `CASE WHEN regexp_matches(${s}, ${p}) THEN ${unsetGroupAsNull(`regexp_extract(${s}, ${p}, ${captureGroup(call)})`, call)} END`,
     REGEXP_REPLACE: ([s, p, r]) => `regexp_replace(${s}, ${p}, ${r}, 'g')`,
     // a NULL delimiter gives NULL (BigQuery), where string_split keeps the text whole
     SPLIT: ([s, d]) =>

@@ -102,4 +102,17 @@ export const dashboardEdgeCases: SqlCase[] = [
     sql: `select regexp_replace(m.request.path, r'/[0-9a-z]+$', '/:x') as p from ${EDGE} cross join unnest(metadata) as m where id = 'e01'`,
     expect: [{ p: "/rest/v1/:x" }],
   },
+  // ---------------------------------------------------------------- REGEXP_EXTRACT and groups that took no part
+  {
+    name: "REGEXP_EXTRACT of a capturing group that took no part in the match is NULL",
+    rule: "BigQuery REGEXP_EXTRACT (ZetaSQL RegExp::Extract): a group RE2 leaves unset gives NULL, one that captured nothing '' (DuckDB and ClickHouse gave '' for both)",
+    sql: "select regexp_extract('ab', 'a(x)?b') as a, regexp_extract('ab', 'a(x*)b') as b, regexp_extract('ab', 'a(x)|b') as c, regexp_extract('zz', 'a(x)?b') as d, regexp_extract('ab', '(a)|b') as e, regexp_extract('ab', '(?i)A(X)?B') as f, regexp_extract('a(b', r'\\((b)') as g",
+    expect: [{ a: null, b: "", c: null, d: null, e: "a", f: null, g: "b" }],
+  },
+  {
+    name: "REGEXP_EXTRACT of an optional port in a host header is NULL without one",
+    rule: "BigQuery REGEXP_EXTRACT: an optional group that did not match is NULL, so COALESCE can default it (DuckDB and ClickHouse gave '')",
+    sql: `select coalesce(regexp_extract(m.request.host, r'^[a-z.]+(?::([0-9]+))?$'), 'default') as port from ${EDGE} cross join unnest(metadata) as m where id = 'e01'`,
+    expect: [{ port: "default" }],
+  },
 ];

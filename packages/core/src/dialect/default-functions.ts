@@ -1,7 +1,7 @@
 import type { Expr } from "../compile/ir.ts";
 import { typeName } from "../compile/sql-type.ts";
 import { QesError } from "../errors.ts";
-import { canMatchEmpty } from "../sandbox/regex-empty-match.ts";
+import { canMatchEmpty, groupCannotBeEmpty } from "../sandbox/regex-empty-match.ts";
 import { printableText } from "./format-printable.ts";
 import { type CallExpr, type FunctionEmitter, type FunctionTable, rename } from "./function-table.ts";
 import type { SqlEmitter } from "./sql-emitter.ts";
@@ -604,6 +604,17 @@ export function floatAggregate(aggregate: string, x: string, call: CallExpr, e: 
 export function mayMatchEmpty(call: CallExpr): boolean {
   const arg = call.args[1];
   return !(arg?.k === "lit" && typeof arg.value === "string") || canMatchEmpty(arg.value);
+}
+
+/**
+ * REGEXP_EXTRACT's `extracted` text of an engine that writes '' for a capturing group that took
+ * no part in the match, as BigQuery's NULL — where the group cannot capture '' (groupCannotBeEmpty),
+ * so that '' says so. A group that can (`a(x*)?b`) stays '' there.
+ */
+export function unsetGroupAsNull(extracted: string, call: CallExpr): string {
+  const arg = call.args[1];
+  const literal = arg?.k === "lit" && typeof arg.value === "string" ? arg.value : undefined;
+  return literal !== undefined && groupCannotBeEmpty(literal) ? `NULLIF(${extracted}, '')` : extracted;
 }
 
 /** Emitters shared by the standard-SQL engines; dialects spread this table and override rows. */

@@ -34,3 +34,42 @@ export const REPLACE_MARKS = {
   END: "\uFDD2",
   KEPT: "\uFDD3",
 } as const;
+
+/**
+ * Whether the first capturing group of a pattern of the subset cannot capture the empty string
+ * (`(\d+)`, not `(\d*)`): its text is then '' only when the group took no part in the match. BigQuery's
+ * REGEXP_EXTRACT is NULL there (`('ab', 'a(x)?b')`), where DuckDB and ClickHouse write '' for such a group; with
+ * this, '' from them means NULL. False without a group, or when the group may capture ''.
+ */
+export function groupCannotBeEmpty(pattern: string): boolean {
+  const body = firstGroupBody(pattern);
+  if (body === undefined) return false;
+  const flags = pattern.startsWith("(?i)") ? "(?i)" : "";
+  return !canMatchEmpty(`${flags}${body}`);
+}
+
+/** the text inside the first capturing group's parentheses (as capturingGroups counts them) */
+function firstGroupBody(pattern: string): string | undefined {
+  let inClass = false;
+  let start = -1;
+  let depth = 0;
+  for (let i = 0; i < pattern.length; i++) {
+    const c = pattern[i]!;
+    if (c === "\\") i++;
+    else if (inClass) {
+      if (c === "[" && pattern[i + 1] === ":") i = Math.max(i, pattern.indexOf(":]", i + 2) + 1);
+      else if (c === "]") inClass = false;
+    } else if (c === "[") {
+      inClass = true;
+      if (pattern[i + 1] === "^") i++;
+      if (pattern[i + 1] === "]") i++;
+    } else if (c === "(") {
+      if (start >= 0) depth++;
+      else if (pattern[i + 1] !== "?") start = i + 1;
+    } else if (c === ")" && start >= 0) {
+      if (depth === 0) return pattern.slice(start, i);
+      depth--;
+    }
+  }
+  return undefined;
+}
