@@ -159,6 +159,10 @@ export class ClickhouseDialect extends SqlEmitter {
     return `isNaN(${x})`;
   }
 
+  protected override textMatches(text: string, pattern: string): string {
+    return `match(${text}, ${this.stringLiteral(pattern)})`;
+  }
+
   /** ClickHouse's Float64 arithmetic and sum answer ±inf past the range, where BigQuery raises */
   protected override floatOverflowWhen(result: string, operands: string[]): string {
     return [`NOT isFinite(${result})`, ...operands.map((o) => `isFinite(${o})`)].join(" AND ");

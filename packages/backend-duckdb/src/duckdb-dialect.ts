@@ -383,6 +383,10 @@ export class DuckdbDialect extends SqlEmitter {
     return `CASE WHEN ${failWhen} THEN error(${this.stringLiteral(message)}) ELSE ${value} END`;
   }
 
+  protected override textMatches(text: string, pattern: string): string {
+    return `regexp_matches(${text}, ${this.stringLiteral(pattern)})`;
+  }
+
   /** DuckDB's DOUBLE arithmetic and sum answer ±inf past the range, where BigQuery raises */
   protected override floatOverflowWhen(result: string, operands: string[]): string {
     return [`NOT isfinite(${result})`, ...operands.map((o) => `isfinite(${o})`)].join(" AND ");

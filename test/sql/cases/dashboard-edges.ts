@@ -1,4 +1,4 @@
-import { EDGE, type SqlCase } from "./case.ts";
+import { EDGE, type SqlCase, us } from "./case.ts";
 
 // Edges of BigQuery's semantics where a probe of dashboard-style SQL found the three backends
 // answering differently (the probe of ./dashboard-diff.ts, second round). Expected rows and errors
@@ -114,5 +114,33 @@ export const dashboardEdgeCases: SqlCase[] = [
     rule: "BigQuery REGEXP_EXTRACT: an optional group that did not match is NULL, so COALESCE can default it (DuckDB and ClickHouse gave '')",
     sql: `select coalesce(regexp_extract(m.request.host, r'^[a-z.]+(?::([0-9]+))?$'), 'default') as port from ${EDGE} cross join unnest(metadata) as m where id = 'e01'`,
     expect: [{ port: "default" }],
+  },
+  // ---------------------------------------------------------------- time text with more than six fraction digits
+  {
+    name: "CAST of text with seven fraction digits to TIMESTAMP is an error",
+    rule: "BigQuery CAST to TIMESTAMP: the subsecond part is at most microseconds; extra digits are an error (ZetaSQL ParseStringToDatetimeParts; PostgreSQL rounded, DuckDB and ClickHouse cut)",
+    sql: "select cast(x as timestamp) as t from unnest(['2020-01-01 00:00:00.9999995']) as x",
+    expect: { error: "sql_invalid", message: /six fraction digits/ },
+  },
+  {
+    name: "CAST of text with seven fraction digits to DATETIME, and TIMESTAMP() of it, are errors",
+    rule: "BigQuery CAST to DATETIME and TIMESTAMP(string): extra subsecond digits are an error",
+    sql: "select cast('2020-01-01 00:00:00.1234567' as datetime) as a, timestamp('2020-01-01 00:00:00.1234567') as b",
+    expect: { error: "sql_invalid", message: /six fraction digits/ },
+  },
+  {
+    name: "SAFE_CAST and SAFE.TIMESTAMP of text with seven fraction digits are NULL; six are kept",
+    rule: "BigQuery SAFE_CAST / SAFE. prefix: NULL where the conversion would raise",
+    sql: "select safe_cast('2020-01-01 00:00:00.1234567' as timestamp) as a, safe_cast('2020-01-01T00:00:00.9999999' as datetime) as b, safe.timestamp('2020-01-01 00:00:00.1234567') as c, safe_cast('2020-01-01 00:00:00.123456' as timestamp) as d, safe_cast('2020-01-01 00:00:00.123456+01:00' as timestamp) as e, cast('2020-01-01T00:00:00.5' as datetime) as f",
+    expect: [
+      {
+        a: null,
+        b: null,
+        c: null,
+        d: us("2020-01-01T00:00:00.123456Z"),
+        e: us("2019-12-31T23:00:00.123456Z"),
+        f: "2020-01-01T00:00:00.500000",
+      },
+    ],
   },
 ];

@@ -586,10 +586,13 @@ export abstract class SqlEmitter implements Dialect {
         this.overPlaced = false;
         const args = e.args.map((a, i) => this.callArg(e, a, i));
         this.overPlaced = false;
-        const sql = this.located(e, () =>
-          this.callOnce(e, args, (a) =>
-            e.safe ? this.withSafeErrors(() => emit(a, e, this)) : emit(a, e, this),
-          ),
+        const write = (written: string[]) =>
+          this.located(e, () =>
+            e.safe ? this.withSafeErrors(() => emit(written, e, this)) : emit(written, e, this),
+          );
+        // TIMESTAMP(text) and DATETIME(text) check the text as a cast does (timeTextChecked)
+        const sql = this.callOnce(e, args, (a) =>
+          readsTimeText(e) ? this.timeTextChecked(a[0]!, write(a), e.safe === true) : write(a),
         );
         // Emitters that wrap an aggregate (CAST(sum(x) AS …)) place OVER themselves via overOf.
         return e.over && !this.overPlaced ? `${sql}${this.overOf(e)}` : sql;
@@ -602,10 +605,13 @@ export abstract class SqlEmitter implements Dialect {
         const otherwise = e.else ? ` ELSE ${this.expr(e.else)}` : "";
         return `CASE${operand}${whens}${otherwise} END`;
       }
-      case "cast":
-        return this.bindRepeated([this.expr(e.expr)], ([x]) =>
-          e.safe ? this.safeCast(x!, e.expr.type, e.to) : this.cast(x!, e.expr.type, e.to),
-        );
+      case "cast": {
+        const checked = isString(e.expr) && (e.to === "TIMESTAMP" || e.to === "DATETIME");
+        return this.bindRepeated([this.expr(e.expr)], ([x]) => {
+          const converted = e.safe ? this.safeCast(x!, e.expr.type, e.to) : this.cast(x!, e.expr.type, e.to);
+          return checked ? this.timeTextChecked(x!, converted, e.safe) : converted;
+        });
+      }
       case "interval":
         return this.interval(this.expr(e.value), e.unit);
       case "datepart":
@@ -843,6 +849,28 @@ export abstract class SqlEmitter implements Dialect {
   }
 
   /**
+   * `value`, a TIMESTAMP or DATETIME read from text `t`: BigQuery refuses text with more than six
+   * fraction digits ("if there are extra digits then an error is produced", ZetaSQL's
+   * ParseStringToDatetimeParts), where DuckDB and ClickHouse cut them and PostgreSQL rounded —
+   * `nullInstead` (SAFE_CAST, SAFE.): NULL there.
+   */
+  private timeTextChecked(t: string, value: string, nullInstead: boolean): string {
+    const when = this.textMatches(t, String.raw`:[0-9]{1,2}\.[0-9]{7}`);
+    return nullInstead
+      ? `CASE WHEN ${when} THEN NULL ELSE ${value} END`
+      : this.raiseWhen(
+          value,
+          when,
+          "Invalid timestamp: more than six fraction digits (BigQuery keeps microseconds)",
+        );
+  }
+
+  /** Whether `text` holds a match of `pattern` (RE2, of the portable subset); this default is PostgreSQL's `~`. */
+  protected textMatches(text: string, pattern: string): string {
+    return `(${text} ~ ${this.stringLiteral(pattern)})`;
+  }
+
+  /**
    * What makes LIKE escape with a backslash, as BigQuery's does: DuckDB has no default escape
    * character. An engine whose LIKE escapes with a backslash already (and whose string literals
    * read backslash escapes) answers "".
@@ -952,6 +980,15 @@ export const FLOAT64_OVERFLOW = "floating point overflow: a FLOAT64 result is pa
 
 function isFloat64(e: Expr): boolean {
   return e.type.t === "scalar" && e.type.s === "FLOAT64";
+}
+
+function isString(e: Expr): boolean {
+  return e.type.t === "scalar" && e.type.s === "STRING";
+}
+
+/** TIMESTAMP(text) and DATETIME(text): read time text as a cast does (timeTextChecked) */
+function readsTimeText(e: CallExpr): boolean {
+  return (e.fn === "TIMESTAMP" || e.fn === "DATETIME") && e.args.length > 0 && isString(e.args[0]!);
 }
 
 /** A node of FLOAT64 arithmetic (floatArithmetic's tree) */
