@@ -10,6 +10,7 @@ import {
   type SelectItem,
   SqlEmitter,
   type SqlType,
+  type WindowSpec,
 } from "@qes/core";
 import { arraySubquery } from "./clickhouse-array-subquery.ts";
 import { bindOnce } from "./clickhouse-bind-once.ts";
@@ -19,6 +20,7 @@ import { paramName } from "./clickhouse-executor.ts";
 import { clickhouseFunctions } from "./clickhouse-functions.ts";
 import { jsonStringAt, jsonStringList, readableJson } from "./clickhouse-json-text.ts";
 import { nullArrayWhen } from "./clickhouse-null-arrays.ts";
+import { scaledRangeFrame } from "./clickhouse-range-frame.ts";
 import { quoteIdent, sqlString } from "./clickhouse-sql.ts";
 import { filteredBelowSubqueries, holdsSubquery } from "./clickhouse-subquery-select.ts";
 import { bindClickhouseZone } from "./clickhouse-time.ts";
@@ -161,6 +163,28 @@ export class ClickhouseDialect extends SqlEmitter {
 
   protected override textMatches(text: string, pattern: string): string {
     return `match(${text}, ${this.stringLiteral(pattern)})`;
+  }
+
+  /**
+   * A RANGE frame whose offset ClickHouse refuses (past 2^31 - 2: `RANGE BETWEEN 3600000000
+   * PRECEDING` over unix microseconds, a common dashboard window) runs over its INT64 key halved
+   * as many times as brings the offsets within (scaledRangeFrame), as Float64: the same rows.
+   */
+  protected override windowSpec(w: WindowSpec): string {
+    const scaled = w.frame === undefined ? undefined : scaledRangeFrame(w.frame);
+    const o = w.orderBy[0];
+    if (scaled === undefined || o === undefined) return super.windowSpec(w);
+    if (!isInt64(o.expr))
+      throw new QesError(
+        "sql_invalid",
+        "ClickHouse takes a RANGE frame's offset up to 2147483646 over a FLOAT64 key.",
+      );
+    const key = `toFloat64(${this.ordered(this.key(o.expr), o.expr.type)}) * ${2 ** -scaled.shift}`;
+    const nulls = (o.nulls ?? (o.desc ? "last" : "first")).toUpperCase();
+    const partition = super.windowSpec({ partitionBy: w.partitionBy, orderBy: [] });
+    return [partition, `ORDER BY ${key} ${o.desc ? "DESC" : "ASC"} NULLS ${nulls}`, scaled.frame]
+      .filter((part) => part !== "")
+      .join(" ");
   }
 
   /** ClickHouse's Float64 arithmetic and sum answer ±inf past the range, where BigQuery raises */

@@ -143,4 +143,18 @@ export const dashboardEdgeCases: SqlCase[] = [
       },
     ],
   },
+  // ---------------------------------------------------------------- RANGE frames of unix microseconds
+  {
+    name: "a RANGE frame of an hour of microseconds counts the same rows on every backend",
+    rule: "BigQuery window frame: RANGE n PRECEDING covers keys within n of the current one; over unix microseconds an hour is 3600000000, past ClickHouse's 32-bit offsets (it refused the query)",
+    sql: `select id, count(*) over (order by unix_micros(timestamp) range between 3600000000 preceding and current row) as last_hour, count(*) over (partition by project order by unix_micros(timestamp) desc range between 86400000000 preceding and 1800000000 following) as around from ${EDGE} where id <= 'e06' order by id`,
+    expect: [
+      { id: "e01", last_hour: 1, around: 5 },
+      { id: "e02", last_hour: 2, around: 5 },
+      { id: "e03", last_hour: 3, around: 3 },
+      { id: "e04", last_hour: 4, around: 3 },
+      { id: "e05", last_hour: 5, around: 3 },
+      { id: "e06", last_hour: 4, around: 1 },
+    ],
+  },
 ];
