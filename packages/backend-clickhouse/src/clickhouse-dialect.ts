@@ -10,6 +10,7 @@ import {
   type SelectItem,
   SqlEmitter,
   type SqlType,
+  scaledFloatSum,
   type WindowSpec,
 } from "@qes/core";
 import { arraySubquery } from "./clickhouse-array-subquery.ts";
@@ -185,6 +186,11 @@ export class ClickhouseDialect extends SqlEmitter {
     return [partition, `ORDER BY ${key} ${o.desc ? "DESC" : "ASC"} NULLS ${nulls}`, scaled.frame]
       .filter((part) => part !== "")
       .join(" ");
+  }
+
+  /** the sum scaled by 2^-64 and back, which tells its own overflow (scaledFloatSum) */
+  override floatSum(x: string, distinct: string, over: string): string {
+    return scaledFloatSum(x, distinct, over, this);
   }
 
   /** ClickHouse's Float64 arithmetic and sum answer ±inf past the range, where BigQuery raises */

@@ -161,12 +161,7 @@ export function clickhouseFunctions(e: ClickhouseEmitter): FunctionTable {
     SUM: ([x], call) => {
       const distinct = call.agg?.distinct ? "DISTINCT " : "";
       if (isInt64(call)) return checkedInt64(`sum(${distinct}toInt128(${x}))${e.overOf(call)}`);
-      return floatAggregate(
-        `CAST(sum(${distinct}${x})${e.overOf(call)} AS ${e.typeName("FLOAT64")})`,
-        x!,
-        call,
-        e,
-      );
+      return e.floatSum(x!, distinct, e.overOf(call));
     },
     AVG: ([x], call) =>
       floatAggregate(

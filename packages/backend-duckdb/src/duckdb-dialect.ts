@@ -29,6 +29,7 @@ import {
   type ScalarType,
   SqlEmitter,
   type SqlType,
+  scaledFloatSum,
   truncate,
   truncatesWithinOffset,
   unsetGroupAsNull,
@@ -385,6 +386,11 @@ export class DuckdbDialect extends SqlEmitter {
 
   protected override textMatches(text: string, pattern: string): string {
     return `regexp_matches(${text}, ${this.stringLiteral(pattern)})`;
+  }
+
+  /** the sum scaled by 2^-64 and back, which tells its own overflow (scaledFloatSum) */
+  override floatSum(x: string, distinct: string, over: string): string {
+    return scaledFloatSum(x, distinct, over, this);
   }
 
   /** DuckDB's DOUBLE arithmetic and sum answer ±inf past the range, where BigQuery raises */

@@ -841,6 +841,15 @@ export abstract class SqlEmitter implements Dialect {
   }
 
   /**
+   * SUM of FLOAT64 `x` (`distinct`: "DISTINCT " or "", `over`: its OVER clause). This default is
+   * the engine's sum: PostgreSQL's raises on overflow by itself. Engines that answer ±inf use
+   * scaledFloatSum.
+   */
+  floatSum(x: string, distinct: string, over: string): string {
+    return `CAST(sum(${distinct}${x})${over} AS ${this.typeName("FLOAT64")})`;
+  }
+
+  /**
    * When floatOverflow's result overflowed, for engines that answer ±inf there. This default is
    * undefined: PostgreSQL's arithmetic raises by itself.
    */
