@@ -801,9 +801,11 @@ export abstract class SqlEmitter implements Dialect {
     floatLeaves(a, leaves, false);
     floatLeaves(b, leaves, op === "/");
     const sqls = leaves.map((l) => this.wrap(l));
-    const floats = leaves.flatMap((l, i) => (isFloat64(l) ? [i] : []));
     // INT64 quotients alone (ratios of counts) are within ±2^63: nothing to check
-    if (floats.length === 0) return this.floatTree(op, a, b, new Map(leaves.map((l, i) => [l, sqls[i]!])));
+    if (!leaves.some(isFloat64))
+      return this.floatTree(op, a, b, new Map(leaves.map((l, i) => [l, sqls[i]!])));
+    // a FLOAT64 literal is a finite number: only the other FLOAT64 leaves can be ±inf
+    const floats = leaves.flatMap((l, i) => (isFloat64(l) && l.k !== "lit" ? [i] : []));
     const bound = (i: number, names: string[]): string => {
       if (i < sqls.length) return this.once(sqls[i]!, (name) => bound(i + 1, [...names, name]));
       const tree = this.floatTree(op, a, b, new Map(leaves.map((l, j) => [l, names[j]!])));
