@@ -806,13 +806,11 @@ export abstract class SqlEmitter implements Dialect {
       return this.floatTree(op, a, b, new Map(leaves.map((l, i) => [l, sqls[i]!])));
     // a FLOAT64 literal is a finite number: only the other FLOAT64 leaves can be ±inf
     const floats = leaves.flatMap((l, i) => (isFloat64(l) && l.k !== "lit" ? [i] : []));
-    const bound = (i: number, names: string[]): string => {
-      if (i < sqls.length) return this.once(sqls[i]!, (name) => bound(i + 1, [...names, name]));
+    return this.bindRepeated(sqls, (names) => {
       const tree = this.floatTree(op, a, b, new Map(leaves.map((l, j) => [l, names[j]!])));
       // a leaf written twice (`x * x`) is checked once
       return this.floatOverflow(tree, [...new Set(floats.map((j) => names[j]!))]);
-    };
-    return bound(0, []);
+    });
   }
 
   /** The SQL of floatArithmetic's tree, each leaf written as `leafSql` names it. */
@@ -824,7 +822,12 @@ export abstract class SqlEmitter implements Dialect {
     };
     const x = side(a);
     const y = side(b);
-    return op === "/" ? `${this.cast(x, a.type, "FLOAT64")} / ${this.divisor(y, x)}` : `${x} ${op} ${y}`;
+    if (op !== "/") return `${x} ${op} ${y}`;
+    // the divisor's check names the dividend too: bound, so that x / 2 / 2 … does not double per level
+    return this.bindRepeated(
+      [x, y],
+      ([x, y]) => `${this.cast(x!, a.type, "FLOAT64")} / ${this.divisor(y!, x!)}`,
+    );
   }
 
   /**
@@ -833,12 +836,12 @@ export abstract class SqlEmitter implements Dialect {
    * or NaN only from an operand that is one (a division by zero raises before). `nullInstead`: NULL there (SAFE_DIVIDE), as under SAFE.
    */
   floatOverflow(result: string, operands: string[], nullInstead = false): string {
-    return this.once(result, (r) => {
-      const when = this.floatOverflowWhen(r, operands);
-      if (when === undefined) return r;
+    return this.bindRepeated([result], ([r]) => {
+      const when = this.floatOverflowWhen(r!, operands);
+      if (when === undefined) return r!;
       return nullInstead
         ? `CASE WHEN ${when} THEN NULL ELSE ${r} END`
-        : this.raiseWhen(r, when, FLOAT64_OVERFLOW);
+        : this.raiseWhen(r!, when, FLOAT64_OVERFLOW);
     });
   }
 
