@@ -63,7 +63,10 @@ describe.each(BACKENDS)("SQL cases on $name", (fixture) => {
         ...(c.now ? { now: c.now } : {}),
       });
     if (!Array.isArray(c.expect)) {
-      await expect(run(), `${c.rule}\n${c.sql}`).rejects.toMatchObject({ code: c.expect.error });
+      await expect(run(), `${c.rule}\n${c.sql}`).rejects.toMatchObject({
+        code: c.expect.error,
+        ...(c.expect.message ? { message: expect.stringMatching(c.expect.message) } : {}),
+      });
       return;
     }
     const rows = await run();

@@ -10,6 +10,8 @@ import {
   type SelectItem,
   SqlEmitter,
   type SqlType,
+  scaledFloatSum,
+  type WindowSpec,
 } from "@qes/core";
 import { arraySubquery } from "./clickhouse-array-subquery.ts";
 import { bindOnce } from "./clickhouse-bind-once.ts";
@@ -19,6 +21,7 @@ import { paramName } from "./clickhouse-executor.ts";
 import { clickhouseFunctions } from "./clickhouse-functions.ts";
 import { jsonStringAt, jsonStringList, readableJson } from "./clickhouse-json-text.ts";
 import { nullArrayWhen } from "./clickhouse-null-arrays.ts";
+import { scaledRangeFrame } from "./clickhouse-range-frame.ts";
 import { quoteIdent, sqlString } from "./clickhouse-sql.ts";
 import { filteredBelowSubqueries, holdsSubquery } from "./clickhouse-subquery-select.ts";
 import { bindClickhouseZone } from "./clickhouse-time.ts";
@@ -157,6 +160,42 @@ export class ClickhouseDialect extends SqlEmitter {
 
   override isNaN(x: string): string {
     return `isNaN(${x})`;
+  }
+
+  protected override textMatches(text: string, pattern: string): string {
+    return `match(${text}, ${this.stringLiteral(pattern)})`;
+  }
+
+  /**
+   * A RANGE frame whose offset ClickHouse refuses (past 2^31 - 2: `RANGE BETWEEN 3600000000
+   * PRECEDING` over unix microseconds, a common dashboard window) runs over its INT64 key halved
+   * as many times as brings the offsets within (scaledRangeFrame), as Float64: the same rows.
+   */
+  protected override windowSpec(w: WindowSpec): string {
+    const scaled = w.frame === undefined ? undefined : scaledRangeFrame(w.frame);
+    const o = w.orderBy[0];
+    if (scaled === undefined || o === undefined) return super.windowSpec(w);
+    if (!isInt64(o.expr))
+      throw new QesError(
+        "sql_invalid",
+        "ClickHouse takes a RANGE frame's offset up to 2147483646 over a FLOAT64 key.",
+      );
+    const key = `toFloat64(${this.ordered(this.key(o.expr), o.expr.type)}) * ${2 ** -scaled.shift}`;
+    const nulls = (o.nulls ?? (o.desc ? "last" : "first")).toUpperCase();
+    const partition = super.windowSpec({ partitionBy: w.partitionBy, orderBy: [] });
+    return [partition, `ORDER BY ${key} ${o.desc ? "DESC" : "ASC"} NULLS ${nulls}`, scaled.frame]
+      .filter((part) => part !== "")
+      .join(" ");
+  }
+
+  /** the sum scaled by 2^-64 and back, which tells its own overflow (scaledFloatSum) */
+  override floatSum(x: string, distinct: string, over: string): string {
+    return scaledFloatSum(x, distinct, over, this);
+  }
+
+  /** ClickHouse's Float64 arithmetic and sum answer ±inf past the range, where BigQuery raises */
+  protected override floatOverflowWhen(result: string, operands: string[]): string {
+    return [`NOT isFinite(${result})`, ...operands.map((o) => `isFinite(${o})`)].join(" AND ");
   }
 
   /** throwIf over the block: `value` is read only once the block has no failing row */

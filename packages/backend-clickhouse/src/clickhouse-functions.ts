@@ -8,18 +8,22 @@ import {
   edgeCall,
   type FunctionEmitter,
   type FunctionTable,
+  floatAggregate,
   formatCall,
   inArraySql,
   isPlainPattern,
   JSON_ESCAPE_PATTERN,
   jsonPathKeys,
   literalArg,
+  mayMatchEmpty,
   REDACTED,
+  REPLACE_MARKS,
   rename,
   type ScalarType,
   type SqlEmitter,
   type SubstringSpelling,
   substrCall,
+  unsetGroupAsNull,
 } from "@qes/core";
 import { bindOnce } from "./clickhouse-bind-once.ts";
 import { formatSpec } from "./clickhouse-format.ts";
@@ -95,6 +99,29 @@ function re2(e: SqlEmitter, p: string, call: CallExpr): string {
 }
 
 /**
+ * REGEXP_REPLACE as RE2's GlobalReplace (BigQuery's): an empty match right where the previous
+ * match ended is not replaced — `('aaa', 'a*', 'x')` is `x`, where replaceRegexpAll gave `xx`. For
+ * a pattern that can match the empty string (mayMatchEmpty) each replacement is marked with the
+ * match it replaced (REPLACE_MARKS); the replacements of empty matches glued to the mark ending
+ * the previous one are taken out, then the marks and matches.
+ */
+function globalReplace(e: SqlEmitter, s: string, pattern: string, r: string, call: CallExpr): string {
+  const plain = `replaceRegexpAll(${s}, ${pattern}, ${r})`;
+  if (!mayMatchEmpty(call)) return plain;
+  const { START, MATCH_END, END } = REPLACE_MARKS;
+  const lit = (text: string) => e.stringLiteral(text);
+  const marked = `replaceRegexpAll(${s}, ${pattern}, concat(${lit(`${START}\\0${MATCH_END}`)}, ${r}, ${lit(END)}))`;
+  const skipped = `replaceRegexpAll(${marked}, ${lit(`${END}${START}${MATCH_END}[^${END}]*${END}`)}, ${lit(END)})`;
+  const unmarked = `replaceAll(replaceRegexpAll(${skipped}, ${lit(`${START}[^${MATCH_END}]*${MATCH_END}`)}, ''), ${lit(END)}, '')`;
+  const marks = `[${[START, MATCH_END, END].map(lit).join(", ")}]`;
+  const holdsMarks =
+    call.args[2]?.k === "lit"
+      ? `multiSearchAny(${s}, ${marks})`
+      : `(multiSearchAny(${s}, ${marks}) OR multiSearchAny(${r}, ${marks}))`;
+  return `if(${holdsMarks}, ${plain}, ${unmarked})`;
+}
+
+/**
  * REGEXP_REPLACE with an empty pattern: the replacement before every character and at the end
  * (BigQuery, DuckDB and PostgreSQL: `('abc', '', 'y')` is `yaybycy`, `('', '', 'y')` is `y`).
  * ClickHouse's replaceRegexpAll returns the text unchanged for an empty pattern, and `(?:)` would
@@ -134,9 +161,15 @@ export function clickhouseFunctions(e: ClickhouseEmitter): FunctionTable {
     SUM: ([x], call) => {
       const distinct = call.agg?.distinct ? "DISTINCT " : "";
       if (isInt64(call)) return checkedInt64(`sum(${distinct}toInt128(${x}))${e.overOf(call)}`);
-      return `CAST(sum(${distinct}${x})${e.overOf(call)} AS ${e.typeName("FLOAT64")})`;
+      return e.floatSum(x!, distinct, e.overOf(call));
     },
-    AVG: ([x], call) => `avg(${call.agg?.distinct ? "DISTINCT " : ""}${float(e, x!, call)})`,
+    AVG: ([x], call) =>
+      floatAggregate(
+        `avg(${call.agg?.distinct ? "DISTINCT " : ""}${float(e, x!, call)})${e.overOf(call)}`,
+        x!,
+        call,
+        e,
+      ),
     LOGICAL_OR: rename("max"),
     LOGICAL_AND: rename("min"),
     APPROX_COUNT_DISTINCT: ([x], call) => `toInt64(count(DISTINCT ${x})${e.overOf(call)})`,
@@ -186,10 +219,10 @@ export function clickhouseFunctions(e: ClickhouseEmitter): FunctionTable {
     // the first group (or the whole match); NULL when the pattern does not match
     REGEXP_EXTRACT: ([s, p], call) => {
       const re = re2(e, p!, call);
-      return `if(match(${s}, ${re}), extract(${s}, ${re}), NULL)`;
+      return `if(match(${s}, ${re}), ${unsetGroupAsNull(`extract(${s}, ${re})`, call)}, NULL)`;
     },
     REGEXP_REPLACE: ([s, p, r], call) => {
-      const replaced = `replaceRegexpAll(${s}, ${re2(e, p!, call)}, ${r})`;
+      const replaced = globalReplace(e, s!, re2(e, p!, call), r!, call);
       const arg = call.args[1];
       if (arg?.k === "lit" && typeof arg.value === "string")
         return arg.value === "" ? replaceEveryGap(s!, r!) : replaced;

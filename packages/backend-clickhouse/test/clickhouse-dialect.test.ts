@@ -54,6 +54,19 @@ function refusal(sql: string) {
 const EDGE = "`cloudflare.logs.prod`";
 
 describe("the ClickHouse dialect", () => {
+  it("runs a RANGE frame past ClickHouse's 32-bit offsets over its key halved, and names the bound where no halving fits", () => {
+    const sql = compile(
+      `select count(*) over (order by unix_micros(timestamp) range between 3600000000 preceding and current row) as n from ${EDGE}`,
+    ).sql;
+    // 3600000000 halved once is 1800000000, within 2147483646
+    expect(sql).toContain("* 0.5 ASC NULLS FIRST RANGE BETWEEN 1800000000 PRECEDING AND CURRENT ROW");
+    const r = refusal(
+      `select count(*) over (order by unix_micros(timestamp) range between 2147483649 preceding and current row) as n from ${EDGE}`,
+    );
+    expect(r.code).toBe("sql_invalid");
+    expect(r.message).toMatch(/RANGE frame's offset up to 2147483646/);
+  });
+
   it("escapes backslashes as well as quotes in string literals, which ClickHouse reads escapes in", () => {
     // the BigQuery literal 'a\\' is the two characters a\ : unescaped, its backslash would
     // swallow the closing quote and let the rest of the query into the string

@@ -30,8 +30,10 @@ import {
   type ScalarType,
   SqlEmitter,
   type SqlType,
+  scaledFloatSum,
   truncate,
   truncatesWithinOffset,
+  unsetGroupAsNull,
   weekNumberNumerator,
   weekStartDay,
   withoutFraction,
@@ -250,7 +252,7 @@ export class DuckdbDialect extends SqlEmitter {
       return `array_to_string(list_slice(list(${call.agg?.distinct ? "DISTINCT " : ""}${x}${this.aggregateOrder(call)}), 1, ${call.agg.limit}), ${delim})`;
     },
     REGEXP_EXTRACT: ([s, p], call) =>
-      `CASE WHEN regexp_matches(${s}, ${p}) THEN regexp_extract(${s}, ${p}, ${captureGroup(call)}) END`,
+      `CASE WHEN regexp_matches(${s}, ${p}) THEN ${unsetGroupAsNull(`regexp_extract(${s}, ${p}, ${captureGroup(call)})`, call)} END`,
     REGEXP_REPLACE: ([s, p, r]) => `regexp_replace(${s}, ${p}, ${r}, 'g')`,
     // a NULL delimiter gives NULL (BigQuery), where string_split keeps the text whole
     SPLIT: ([s, d]) =>
@@ -381,6 +383,20 @@ export class DuckdbDialect extends SqlEmitter {
 
   protected override raise(value: string, failWhen: string, message: string): string {
     return `CASE WHEN ${failWhen} THEN error(${this.stringLiteral(message)}) ELSE ${value} END`;
+  }
+
+  protected override textMatches(text: string, pattern: string): string {
+    return `regexp_matches(${text}, ${this.stringLiteral(pattern)})`;
+  }
+
+  /** the sum scaled by 2^-64 and back, which tells its own overflow (scaledFloatSum) */
+  override floatSum(x: string, distinct: string, over: string): string {
+    return scaledFloatSum(x, distinct, over, this);
+  }
+
+  /** DuckDB's DOUBLE arithmetic and sum answer ±inf past the range, where BigQuery raises */
+  protected override floatOverflowWhen(result: string, operands: string[]): string {
+    return [`NOT isfinite(${result})`, ...operands.map((o) => `isfinite(${o})`)].join(" AND ");
   }
 
   // DuckDB divides by zero to Infinity or NULL; BigQuery (and PostgreSQL) raise — but not for a

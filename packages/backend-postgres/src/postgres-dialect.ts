@@ -19,6 +19,7 @@ import {
   jsonPathKeys,
   literalArg,
   MAX_GENERATED_ELEMENTS,
+  mayMatchEmpty,
   microsPer,
   nanAwareExtreme,
   type Once,
@@ -26,6 +27,7 @@ import {
   offsetSplit,
   QesError,
   REDACTED,
+  REPLACE_MARKS,
   readsInstant,
   rename,
   type ScalarType,
@@ -219,6 +221,13 @@ export class PostgresDialect extends SqlEmitter {
   readonly functions: FunctionTable = {
     ...DEFAULT_FUNCTIONS,
     COUNTIF: ([c]) => `count(*) FILTER (WHERE ${c})`,
+    // PostgreSQL raises on a quotient past FLOAT64's range itself: SAFE_DIVIDE's NULL for it is
+    // decided before dividing (a divisor below 1 that the finite dividend's magnitude outgrows)
+    SAFE_DIVIDE: ([a, b], call) => {
+      const x = this.cast(a!, call.args[0]!.type, "FLOAT64");
+      const max = "CAST(1.7976931348623157e308 AS double precision)";
+      return `CASE WHEN ${b} = 0 THEN NULL WHEN abs(${b}) < 1 AND abs(${x}) <= ${max} AND abs(${x}) > ${max} * abs(${b}) THEN NULL ELSE ${x} / ${b} END`;
+    },
     LENGTH: rename("char_length"),
     ENDS_WITH: ([a, b]) => `(right(${a}, char_length(${b})) = ${b})`,
     REGEXP_CONTAINS: ([s, p], call) => {
@@ -369,7 +378,7 @@ export class PostgresDialect extends SqlEmitter {
     // substring(… FROM pattern) is BigQuery's REGEXP_EXTRACT: first group or whole match, NULL when none.
     REGEXP_EXTRACT: ([s, p], call) => `substring(${s} FROM ${this.regex(p!, call)})`,
     REGEXP_REPLACE: ([s, p, r], call) =>
-      `regexp_replace(${s}, ${this.regex(p!, call)}, ${this.rewrite(r!, call)}, 'g')`,
+      this.globalReplace(s!, this.regex(p!, call), this.rewrite(r!, call), call),
     // BigQuery splits '' into [''] where string_to_array gives [].
     // An empty delimiter splits into characters (BigQuery; regexp_split_to_array's empty pattern),
     // where string_to_array keeps the text whole, and splits into characters on a NULL one.
@@ -599,6 +608,27 @@ export class PostgresDialect extends SqlEmitter {
     const arg = call.args[2];
     if (arg?.k !== "lit" || typeof arg.value !== "string") return r;
     return this.stringLiteral(arg.value.replace(/\\(.)/gs, (m, c: string) => (c === "0" ? "\\&" : m)));
+  }
+
+  /**
+   * REGEXP_REPLACE as RE2's GlobalReplace (BigQuery's): an empty match right where the previous
+   * match ended is not replaced — `('aaa', 'a*', 'x')` is `x`, where regexp_replace gave `xx`. For
+   * a pattern that can match the empty string (canMatchEmpty) each replacement is marked with the
+   * match it replaced (REPLACE_MARKS); the replacements of empty matches glued to the mark ending
+   * the previous one are taken out, then the marks and matches.
+   */
+  private globalReplace(s: string, pattern: string, rewrite: string, call: CallExpr): string {
+    const plain = `regexp_replace(${s}, ${pattern}, ${rewrite}, 'g')`;
+    if (!mayMatchEmpty(call)) return plain;
+    const { START, MATCH_END, END } = REPLACE_MARKS;
+    const lit = (text: string) => this.stringLiteral(text);
+    const marked = `regexp_replace(${s}, ${pattern}, ${lit(`${START}\\&${MATCH_END}`)} || ${rewrite} || ${lit(END)}, 'g')`;
+    const skipped = `regexp_replace(${marked}, ${lit(`${END}${START}${MATCH_END}[^${END}]*${END}`)}, ${lit(END)}, 'g')`;
+    const unmarked = `replace(regexp_replace(${skipped}, ${lit(`${START}[^${MATCH_END}]*${MATCH_END}`)}, '', 'g'), ${lit(END)}, '')`;
+    const marks = lit(`[${START}${MATCH_END}${END}]`);
+    const holdsMarks =
+      call.args[2]?.k === "lit" ? `${s} ~ ${marks}` : `(${s} ~ ${marks} OR ${rewrite} ~ ${marks})`;
+    return `CASE WHEN ${holdsMarks} THEN ${plain} ELSE ${unmarked} END`;
   }
 
   /** LAG/LEAD: the offset is an integer and the default has the value's type. */

@@ -1,4 +1,4 @@
-import { isQesError, QesError, RAISED_MESSAGE_MARK, userSqlError } from "@qes/core";
+import { FLOAT64_OVERFLOW, isQesError, QesError, RAISED_MESSAGE_MARK, userSqlError } from "@qes/core";
 
 /** Node socket errors that mean "the server cannot be reached right now". */
 const NETWORK_CODES = new Set([
@@ -135,6 +135,9 @@ export function toQesError(e: unknown, doing: string): QesError {
   // BigQuery's error raised by the compiled SQL itself (SqlEmitter.raiseWhen): its message alone
   const raised = code === "22P02" ? raisedMessage(messageOf(e)) : undefined;
   if (raised !== undefined) return userSqlError(raised, e);
+  // its FLOAT64 arithmetic's own overflow, in the words the other engines' check raises
+  if (code === "22003" && messageOf(e) === "value out of range: overflow")
+    return userSqlError(FLOAT64_OVERFLOW, e);
   if (code?.startsWith("21") || code?.startsWith("22") || code?.startsWith("42") || code === "0A000")
     return userSqlError(messageOf(e), e);
   if (code?.startsWith("54")) {

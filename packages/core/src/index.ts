@@ -33,6 +33,7 @@ export * from "./redaction/redact-text.ts";
 export * from "./retention/query-window.ts";
 export * from "./retention/retention-policy.ts";
 export * from "./retention/source-day-horizon.ts";
+export * from "./sandbox/regex-empty-match.ts";
 export * from "./sandbox/regex-subset.ts";
 export * from "./schema/event-coverage.ts";
 export * from "./schema/event-depth.ts";

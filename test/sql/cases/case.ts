@@ -15,7 +15,8 @@ export interface SqlCase {
   params?: Record<string, SqlParam>;
   /** pinned CURRENT_TIMESTAMP(); default 2025-01-15T12:00:00Z */
   now?: string;
-  expect: Record<string, WireValue>[] | { error: QesErrorCode };
+  /** rows, or an error: its code, and what its message must say (where the code alone tells too little) */
+  expect: Record<string, WireValue>[] | { error: QesErrorCode; message?: RegExp };
   /** compare in order; default: true when the SQL contains ORDER BY, else as multisets */
   ordered?: boolean;
 }

@@ -3,6 +3,7 @@ import { basicCases } from "./basics.ts";
 import type { SqlCase } from "./case.ts";
 import { coercionCases } from "./coercion.ts";
 import { dashboardDiffCases } from "./dashboard-diff.ts";
+import { dashboardEdgeCases } from "./dashboard-edges.ts";
 import { dateCases } from "./dates.ts";
 import { engineSemanticsCases } from "./engine-semantics.ts";
 import { errorCases } from "./errors.ts";
@@ -41,6 +42,7 @@ export const CASE_GROUPS: Record<string, SqlCase[]> = {
   nullArgs: nullArgCases,
   nested: nestedCases,
   dashboardDiff: dashboardDiffCases,
+  dashboardEdges: dashboardEdgeCases,
 };
 
 export const ALL_CASES: SqlCase[] = Object.values(CASE_GROUPS).flat();

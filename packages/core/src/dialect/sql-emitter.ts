@@ -586,10 +586,13 @@ export abstract class SqlEmitter implements Dialect {
         this.overPlaced = false;
         const args = e.args.map((a, i) => this.callArg(e, a, i));
         this.overPlaced = false;
-        const sql = this.located(e, () =>
-          this.callOnce(e, args, (a) =>
-            e.safe ? this.withSafeErrors(() => emit(a, e, this)) : emit(a, e, this),
-          ),
+        const write = (written: string[]) =>
+          this.located(e, () =>
+            e.safe ? this.withSafeErrors(() => emit(written, e, this)) : emit(written, e, this),
+          );
+        // TIMESTAMP(text) and DATETIME(text) check the text as a cast does (timeTextChecked)
+        const sql = this.callOnce(e, args, (a) =>
+          readsTimeText(e) ? this.timeTextChecked(a[0]!, write(a), e.safe === true) : write(a),
         );
         // Emitters that wrap an aggregate (CAST(sum(x) AS …)) place OVER themselves via overOf.
         return e.over && !this.overPlaced ? `${sql}${this.overOf(e)}` : sql;
@@ -602,10 +605,13 @@ export abstract class SqlEmitter implements Dialect {
         const otherwise = e.else ? ` ELSE ${this.expr(e.else)}` : "";
         return `CASE${operand}${whens}${otherwise} END`;
       }
-      case "cast":
-        return this.bindRepeated([this.expr(e.expr)], ([x]) =>
-          e.safe ? this.safeCast(x!, e.expr.type, e.to) : this.cast(x!, e.expr.type, e.to),
-        );
+      case "cast": {
+        const checked = isString(e.expr) && (e.to === "TIMESTAMP" || e.to === "DATETIME");
+        return this.bindRepeated([this.expr(e.expr)], ([x]) => {
+          const converted = e.safe ? this.safeCast(x!, e.expr.type, e.to) : this.cast(x!, e.expr.type, e.to);
+          return checked ? this.timeTextChecked(x!, converted, e.safe) : converted;
+        });
+      }
       case "interval":
         return this.interval(this.expr(e.value), e.unit);
       case "datepart":
@@ -765,18 +771,117 @@ export abstract class SqlEmitter implements Dialect {
       case "<=":
       case ">=":
         return `${this.ordered(this.wrap(a!), a!.type)} ${op} ${this.wrap(b!)}`;
+      case "+":
+      case "-":
+      case "*":
+        if (!isFloat64(a!) && !isFloat64(b!)) return `${this.wrap(a!)} ${op} ${this.wrap(b!)}`;
+        return this.floatArithmetic(op, a!, b!);
       case "/":
-        // the divisor's check names the dividend too: bound, so that x / 2 / 2 … does not double per level
-        return this.bindRepeated(
-          [this.wrap(a!), this.wrap(b!)],
-          ([x, y]) => `${this.cast(x!, a!.type, "FLOAT64")} / ${this.divisor(y!, x!)}`,
-        );
+        return this.floatArithmetic(op, a!, b!);
       case "LIKE":
       case "NOT LIKE":
         return `${this.wrap(a!)} ${op} ${this.wrap(b!)}${this.likeEscape()}`;
       default:
         return `${this.wrap(a!)} ${op} ${this.wrap(b!)}`;
     }
+  }
+
+  /**
+   * A FLOAT64 `+ - * /` (one side may be INT64; `/` of two INT64s too), checked for overflow once
+   * at the root of the arithmetic it belongs to: a result that is not finite from finite leaves
+   * (`(a * 1.5 + b) - c`: a, b, c) overflowed on the way (an inf, or an inf minus an inf), and one
+   * check of a tree instead of one per operator halves what it costs (DuckDB, 1M rows of
+   * `y * 1.5 + y - 0.5`: 2× the plain arithmetic, against 5×). A divisor is a tree of its own:
+   * `x / inf` is 0, so an overflow inside it would not reach the root. The check names the result
+   * and the leaves again, so each leaf is bound once (`once`): arithmetic over arithmetic inside
+   * functions (`ABS(ABS(x * 1.5) * 1.5)`) would otherwise triple the SQL per level.
+   */
+  private floatArithmetic(op: string, a: Expr, b: Expr): string {
+    const leaves: Expr[] = [];
+    floatLeaves(a, leaves, false);
+    floatLeaves(b, leaves, op === "/");
+    const sqls = leaves.map((l) => this.wrap(l));
+    // INT64 quotients alone (ratios of counts) are within ±2^63: nothing to check
+    if (!leaves.some(isFloat64))
+      return this.floatTree(op, a, b, new Map(leaves.map((l, i) => [l, sqls[i]!])));
+    // a FLOAT64 literal is a finite number: only the other FLOAT64 leaves can be ±inf
+    const floats = leaves.flatMap((l, i) => (isFloat64(l) && l.k !== "lit" ? [i] : []));
+    return this.bindRepeated(sqls, (names) => {
+      const tree = this.floatTree(op, a, b, new Map(leaves.map((l, j) => [l, names[j]!])));
+      // a leaf written twice (`x * x`) is checked once
+      return this.floatOverflow(tree, [...new Set(floats.map((j) => names[j]!))]);
+    });
+  }
+
+  /** The SQL of floatArithmetic's tree, each leaf written as `leafSql` names it. */
+  private floatTree(op: string, a: Expr, b: Expr, leafSql: Map<Expr, string>): string {
+    const side = (e: Expr) => {
+      const leaf = leafSql.get(e);
+      if (leaf !== undefined || e.k !== "op") return leaf!;
+      return `(${this.floatTree(e.op, e.args[0]!, e.args[1]!, leafSql)})`;
+    };
+    const x = side(a);
+    const y = side(b);
+    if (op !== "/") return `${x} ${op} ${y}`;
+    // the divisor's check names the dividend too: bound, so that x / 2 / 2 … does not double per level
+    return this.bindRepeated(
+      [x, y],
+      ([x, y]) => `${this.cast(x!, a.type, "FLOAT64")} / ${this.divisor(y!, x!)}`,
+    );
+  }
+
+  /**
+   * A FLOAT64 `result` computed from `operands` (FLOAT64 SQL; `+ - * /`, SUM and AVG): BigQuery
+   * raises "floating point overflow" where it is not finite and every operand is — it answers ±inf
+   * or NaN only from an operand that is one (a division by zero raises before). `nullInstead`: NULL there (SAFE_DIVIDE), as under SAFE.
+   */
+  floatOverflow(result: string, operands: string[], nullInstead = false): string {
+    return this.bindRepeated([result], ([r]) => {
+      const when = this.floatOverflowWhen(r!, operands);
+      if (when === undefined) return r!;
+      return nullInstead
+        ? `CASE WHEN ${when} THEN NULL ELSE ${r} END`
+        : this.raiseWhen(r!, when, FLOAT64_OVERFLOW);
+    });
+  }
+
+  /**
+   * SUM of FLOAT64 `x` (`distinct`: "DISTINCT " or "", `over`: its OVER clause). This default is
+   * the engine's sum: PostgreSQL's raises on overflow by itself. Engines that answer ±inf use
+   * scaledFloatSum.
+   */
+  floatSum(x: string, distinct: string, over: string): string {
+    return `CAST(sum(${distinct}${x})${over} AS ${this.typeName("FLOAT64")})`;
+  }
+
+  /**
+   * When floatOverflow's result overflowed, for engines that answer ±inf there. This default is
+   * undefined: PostgreSQL's arithmetic raises by itself.
+   */
+  protected floatOverflowWhen(_result: string, _operands: string[]): string | undefined {
+    return undefined;
+  }
+
+  /**
+   * `value`, a TIMESTAMP or DATETIME read from text `t`: BigQuery refuses text with more than six
+   * fraction digits ("if there are extra digits then an error is produced", ZetaSQL's
+   * ParseStringToDatetimeParts), where DuckDB and ClickHouse cut them and PostgreSQL rounded —
+   * `nullInstead` (SAFE_CAST, SAFE.): NULL there.
+   */
+  private timeTextChecked(t: string, value: string, nullInstead: boolean): string {
+    const when = this.textMatches(t, String.raw`:[0-9]{1,2}\.[0-9]{7}`);
+    return nullInstead
+      ? `CASE WHEN ${when} THEN NULL ELSE ${value} END`
+      : this.raiseWhen(
+          value,
+          when,
+          "Invalid timestamp: more than six fraction digits (BigQuery keeps microseconds)",
+        );
+  }
+
+  /** Whether `text` holds a match of `pattern` (RE2, of the portable subset); this default is PostgreSQL's `~`. */
+  protected textMatches(text: string, pattern: string): string {
+    return `(${text} ~ ${this.stringLiteral(pattern)})`;
   }
 
   /**
@@ -882,6 +987,37 @@ export abstract class SqlEmitter implements Dialect {
     visit(query);
     return used;
   }
+}
+
+/** the message of BigQuery's error for a FLOAT64 result past its range (floatOverflow) */
+export const FLOAT64_OVERFLOW = "floating point overflow: a FLOAT64 result is past ±1.8e308";
+
+function isFloat64(e: Expr): boolean {
+  return e.type.t === "scalar" && e.type.s === "FLOAT64";
+}
+
+function isString(e: Expr): boolean {
+  return e.type.t === "scalar" && e.type.s === "STRING";
+}
+
+/** TIMESTAMP(text) and DATETIME(text): read time text as a cast does (timeTextChecked) */
+function readsTimeText(e: CallExpr): boolean {
+  return (e.fn === "TIMESTAMP" || e.fn === "DATETIME") && e.args.length > 0 && isString(e.args[0]!);
+}
+
+/** A node of FLOAT64 arithmetic (floatArithmetic's tree) */
+function isFloatArithmetic(e: Expr): boolean {
+  return e.k === "op" && (e.op === "+" || e.op === "-" || e.op === "*" || e.op === "/") && isFloat64(e);
+}
+
+/** The leaves of floatArithmetic's tree under `e`, in order; `ownTree`: `e` is a leaf (a divisor) */
+function floatLeaves(e: Expr, out: Expr[], ownTree: boolean): void {
+  if (ownTree || !isFloatArithmetic(e) || e.k !== "op") {
+    out.push(e);
+    return;
+  }
+  floatLeaves(e.args[0]!, out, false);
+  floatLeaves(e.args[1]!, out, e.op === "/");
 }
 
 /** Whether a selected value can complete an order: scalars and JSON text, not engine lists or constants. */
