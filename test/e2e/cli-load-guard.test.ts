@@ -185,7 +185,8 @@ describe.each(STORES)("qes load on $name keeps the served stored queries compili
 
     // without the directory nothing served reads the field: the widening is an ordinary one
     const taken = await runCli(["load", "--source", "myapp.logs", hostile], { env });
-    expect(taken.stderr).toBe("");
+    // nothing but a progress line, which a load past 5 s writes (on a busy host, even of 2 events)
+    expect(taken.stderr.split("\n").filter((l) => l !== "" && !/ events, [\d.]+ MB…$/.test(l))).toEqual([]);
     expect(taken.code).toBe(0);
     expect(await inspect(store, env, "myapp.logs", definitions)).toMatchObject({
       fieldKind: "scalar",
