@@ -1,4 +1,5 @@
 import { RE2JS } from "re2js";
+import { patternParens } from "./regex-subset.ts";
 
 /**
  * Whether a pattern of the subset can match the empty string somewhere (`a*`, `x?`, `a|`, `\b`,
@@ -50,26 +51,14 @@ export function groupCannotBeEmpty(pattern: string): boolean {
 
 /** the text inside the first capturing group's parentheses (as capturingGroups counts them) */
 function firstGroupBody(pattern: string): string | undefined {
-  let inClass = false;
-  let start = -1;
+  const parens = patternParens(pattern);
+  const first = parens.findIndex((p) => p.capturing);
+  if (first < 0) return undefined;
   let depth = 0;
-  for (let i = 0; i < pattern.length; i++) {
-    const c = pattern[i]!;
-    if (c === "\\") i++;
-    else if (inClass) {
-      if (c === "[" && pattern[i + 1] === ":") i = Math.max(i, pattern.indexOf(":]", i + 2) + 1);
-      else if (c === "]") inClass = false;
-    } else if (c === "[") {
-      inClass = true;
-      if (pattern[i + 1] === "^") i++;
-      if (pattern[i + 1] === "]") i++;
-    } else if (c === "(") {
-      if (start >= 0) depth++;
-      else if (pattern[i + 1] !== "?") start = i + 1;
-    } else if (c === ")" && start >= 0) {
-      if (depth === 0) return pattern.slice(start, i);
-      depth--;
-    }
+  for (const p of parens.slice(first + 1)) {
+    if (p.open) depth++;
+    else if (depth === 0) return pattern.slice(parens[first]!.at + 1, p.at);
+    else depth--;
   }
   return undefined;
 }

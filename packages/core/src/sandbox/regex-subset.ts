@@ -168,12 +168,20 @@ function subsetProblem(pattern: string): string | undefined {
   return undefined;
 }
 
+/** A parenthesis of a pattern that is structure (patternParens). */
+export interface PatternParen {
+  at: number;
+  open: boolean;
+  /** an opening one that captures: not `(?:`, `(?i)` and the like */
+  capturing: boolean;
+}
+
 /**
- * The number of capturing groups of a pattern of the subset: each `(` not escaped, not inside a
- * class (`[(]` is the character) and not `(?:` or the leading `(?i)`.
+ * The parentheses of a pattern of the subset that are structure, in order: not escaped and not
+ * inside a class (`[(]` is the character; `[:alpha:]` and a `]` first in a class are members).
  */
-export function capturingGroups(pattern: string): number {
-  let groups = 0;
+export function patternParens(pattern: string): PatternParen[] {
+  const parens: PatternParen[] = [];
   let inClass = false;
   for (let i = 0; i < pattern.length; i++) {
     const c = pattern[i]!;
@@ -186,9 +194,15 @@ export function capturingGroups(pattern: string): number {
       // a `]` first in the class (after an optional `^`) is a member, not its end
       if (pattern[i + 1] === "^") i++;
       if (pattern[i + 1] === "]") i++;
-    } else if (c === "(" && pattern[i + 1] !== "?") groups++;
+    } else if (c === "(") parens.push({ at: i, open: true, capturing: pattern[i + 1] !== "?" });
+    else if (c === ")") parens.push({ at: i, open: false, capturing: false });
   }
-  return groups;
+  return parens;
+}
+
+/** The number of capturing groups of a pattern of the subset (patternParens). */
+export function capturingGroups(pattern: string): number {
+  return patternParens(pattern).filter((p) => p.capturing).length;
 }
 
 /** RE2's metacharacters: a pattern without any matches exactly where it occurs as a substring. */
