@@ -23,6 +23,7 @@ const ec = ecKeys();
 let store: Store;
 let server: HttpServer;
 let ecServer: HttpServer;
+let audienceServer: HttpServer;
 const presented: string[] = [];
 
 beforeAll(async () => {
@@ -33,10 +34,16 @@ beforeAll(async () => {
     ...env,
     QES_JWT_PUBLIC_KEY: ec.publicPem.replaceAll("\n", "\\n"),
   });
+  audienceServer = await startHttpServer(store.backend, {
+    ...env,
+    QES_JWT_AUDIENCE: "qes,logs-api",
+    QES_JWT_ISSUER: "https://idp.example.com",
+  });
 });
 afterAll(async () => {
   await server?.close();
   await ecServer?.close();
+  await audienceServer?.close();
   await store?.dispose();
 });
 
@@ -242,5 +249,29 @@ describe("logs", () => {
     }
     expect(logs).not.toContain(JWT_SECRET);
     expect(logs).not.toContain("api_key=");
+  });
+});
+
+describe("JWT audience and issuer (QES_JWT_AUDIENCE, QES_JWT_ISSUER)", () => {
+  const idp = "https://idp.example.com";
+  it("runs a token issued for this server, and refuses one its key signed for another service", async () => {
+    const ours = hs({ scope: "query", aud: "logs-api", iss: idp });
+    expect((await get(USAGE, withKey(ours), audienceServer)).status).toBe(200);
+    const billing = await get(
+      USAGE,
+      withKey(hs({ scope: "query", aud: "billing", iss: idp })),
+      audienceServer,
+    );
+    expectError(billing, 401, "unauthorized");
+    expect(billing.body.error.message).toMatch(/audience \(aud\)/);
+    const otherIdp = await get(
+      USAGE,
+      withKey(hs({ scope: "query", aud: "qes", iss: "https://evil.example.com" })),
+      audienceServer,
+    );
+    expectError(otherIdp, 401, "unauthorized");
+    expect(otherIdp.body.error.message).toMatch(/issuer \(iss\)/);
+    // unset, the same tokens run (the server of the other tests)
+    expect((await get(USAGE, withKey(hs({ scope: "query", aud: "billing" })), server)).status).toBe(200);
   });
 });
