@@ -18,6 +18,7 @@ import { postgresStore, type Store, unique } from "./support/stores.ts";
  * pinned parameters; 401 for missing/malformed/expired/unknown, 403 for not allowed.
  */
 const USAGE_ID = "0b1e7d52-8f3a-4e6c-a1d9-5c2f7e804b63";
+const LOGS_ID = "6a3c1f0e-2b7d-4c58-9e41-0d8f5b2a7c19";
 const rsa = rsaKeys();
 const ec = ecKeys();
 let store: Store;
@@ -104,6 +105,19 @@ describe("static API tokens", () => {
       withKey(SCOPED_TOKEN),
     );
     expect(byId.status).toBe(200);
+  });
+
+  it("tells a scoped token nothing about which other endpoints exist: the same 403 for a served name, an unknown one and a UUID", async () => {
+    const served = await get(LOGS, withKey(SCOPED_TOKEN));
+    const unknown = await get("/api/endpoints/query/no.such?project=alpha", withKey(SCOPED_TOKEN));
+    const byId = await get(`/api/endpoints/query/${LOGS_ID}?project=alpha`, withKey(SCOPED_TOKEN));
+    const unknownId = await get(`/api/endpoints/query/${LOGS_ID.replace(/.$/, "0")}`, withKey(SCOPED_TOKEN));
+    for (const res of [served, unknown, byId, unknownId]) expectError(res, 403, "forbidden");
+    const message = (res: { body: any }, asked: string) => res.body.error.message.replace(asked, "<asked>");
+    expect(message(unknown, "no.such")).toBe(message(served, "logs.all"));
+    expect(message(byId, LOGS_ID)).toBe(message(served, "logs.all"));
+    // the UUID's endpoint is not named back to a token that may not run it
+    expect(byId.body.error.message).not.toContain("logs.all");
   });
 });
 

@@ -38,7 +38,7 @@ describe("QES_INGEST_KEYS", () => {
     expect(e.message).toMatch(/QES_INGEST_KEYS/);
     const ingest = verifier.verify("ingest-any-0123456789");
     if (!ingest) throw new Error("ingest token not accepted");
-    const q = refusal(() => authorize(ingest, endpoint));
+    const q = refusal(() => authorize(ingest, endpoint.name, endpoint));
     expect(q.code).toBe("forbidden");
     expect(q.message).toMatch(/ingest token/);
     const some = verifier.verify("ingest-some-0123456789");

@@ -39,12 +39,27 @@ export function authorizeQuerying(principal: Principal): void {
   );
 }
 
-/** 403 `forbidden` unless the principal may run the endpoint. */
-export function authorize(principal: Principal, endpoint: EndpointDefinition): void {
+/**
+ * 403 `forbidden` unless the principal may run the endpoint the request names as `asked` (its
+ * name or UUID), found as `endpoint` or not found at all. A token scoped to some endpoints gets
+ * the same 403, naming what it asked for, whether the name exists or not: a 404 beside a 403 told
+ * it which other stored queries exist, and naming the endpoint found by UUID told it their names.
+ * A token that may run every endpoint gets 404 `endpoint_not_found` for a name that does not
+ * exist.
+ */
+export function authorize(
+  principal: Principal,
+  asked: string,
+  endpoint: EndpointDefinition | undefined,
+): EndpointDefinition {
   authorizeQuerying(principal);
-  if (!principalAllows(principal, endpoint)) {
-    throw new QesError("forbidden", `This access token may not run the endpoint "${endpoint.name}".`);
+  if (endpoint === undefined ? principal.endpoints !== undefined : !principalAllows(principal, endpoint)) {
+    throw new QesError("forbidden", `This access token may not run the endpoint "${asked}".`);
   }
+  if (endpoint === undefined) {
+    throw new QesError("endpoint_not_found", `No endpoint has the id or name "${asked}".`);
+  }
+  return endpoint;
 }
 
 /** 403 `forbidden` unless the principal may send events to `source` (DESIGN.md §10). */

@@ -1,7 +1,7 @@
 import { type EndpointRegistry, QesError } from "@qes/core";
 import type { Request, Response } from "express";
 import type { ApiKeyVerifier } from "../auth/api-keys.ts";
-import { applyPinned, authenticate, authorize, authorizeQuerying } from "../auth/authenticate.ts";
+import { applyPinned, authenticate, authorize } from "../auth/authenticate.ts";
 import type { JwtVerifier } from "../auth/jwt.ts";
 import { requestToken } from "../auth/request-token.ts";
 import type { Clock } from "../clock.ts";
@@ -23,8 +23,9 @@ export interface QueryEndpointDeps {
 
 /**
  * `GET|POST /api/endpoints/query/:idOrName` (SPEC.md §4.1, DESIGN.md §7): authenticate (401),
- * refuse a token that may run no endpoint (403, whether the name exists or not), find the
- * endpoint by UUID or name (404), authorise (403, pinned JWT parameters included), then
+ * find the endpoint by UUID or name and authorise (403 for a token that may not run what it
+ * asked for, whether the name exists or not; 404 for a token allowed every endpoint), apply
+ * pinned JWT parameters (403), then
  * answer from the cache or the backend: `200 {"result": [...]}`.
  */
 export function queryEndpointRoute(deps: QueryEndpointDeps) {
@@ -37,13 +38,8 @@ export function queryEndpointRoute(deps: QueryEndpointDeps) {
     const principal = authenticate(requestToken(req.headers, query), deps.verifier, deps.jwt);
     // refusals are paced per caller from here on (admission/refusal-pacing.ts)
     res.locals.caller = principal.caller;
-    authorizeQuerying(principal);
-    const endpoint = deps.registry.get(req.params.idOrName);
-    if (!endpoint) {
-      throw new QesError("endpoint_not_found", `No endpoint has the id or name "${req.params.idOrName}".`);
-    }
+    const endpoint = authorize(principal, req.params.idOrName, deps.registry.get(req.params.idOrName));
     res.locals.endpointName = endpoint.name;
-    authorize(principal, endpoint);
     const params = applyPinned(principal, given);
 
     const sql = params.sql;
