@@ -48,7 +48,7 @@ import {
   postgresJsonNumberText,
 } from "./postgres-float-text.ts";
 import { jsonArrayText, jsonObjectText } from "./postgres-json-object.ts";
-import { PATTERN_TOKEN, perlClassOutside, toPostgresRegex } from "./postgres-regex.ts";
+import { PATTERN_TOKEN, perlClassOutside, toPostgresRegex, WORD_BOUNDARIES } from "./postgres-regex.ts";
 import { JSON_OR_NULL } from "./postgres-sql.ts";
 import { PG_COLUMN_TYPES } from "./postgres-storage.ts";
 import { formatTimestampSql, translateTimeFormat } from "./postgres-time-format.ts";
@@ -593,8 +593,8 @@ export class PostgresDialect extends SqlEmitter {
       .join("");
     const token =
       `CASE qes_re.m[1] WHEN '.' THEN ${this.stringLiteral("[^\\n]")} ` +
-      `WHEN ${this.stringLiteral("\\b")} THEN ${this.stringLiteral("\\y")} ` +
-      `WHEN ${this.stringLiteral("\\B")} THEN ${this.stringLiteral("\\Y")} ${classes}ELSE qes_re.m[1] END`;
+      `WHEN ${this.stringLiteral("\\b")} THEN ${this.stringLiteral(WORD_BOUNDARIES.b!)} ` +
+      `WHEN ${this.stringLiteral("\\B")} THEN ${this.stringLiteral(WORD_BOUNDARIES.B!)} ${classes}ELSE qes_re.m[1] END`;
     const tokens = `regexp_matches(${p}, ${this.stringLiteral(PATTERN_TOKEN)}, 'g') WITH ORDINALITY AS qes_re(m, n)`;
     return `coalesce((SELECT string_agg(${token}, '' ORDER BY qes_re.n) FROM ${tokens}), ${p})`;
   }

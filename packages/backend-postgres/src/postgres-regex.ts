@@ -4,7 +4,16 @@
  * run time, token by token (PATTERN_TOKEN).
  */
 
-const WORD_BOUNDARIES: Record<string, string> = { b: "y", B: "Y" };
+const WORD = "[0-9A-Za-z_]";
+
+/**
+ * RE2's `\b` and `\B`, whose word characters are ASCII's, as lookarounds: PostgreSQL's own `\y`
+ * and `\Y` take its locale's (a boundary on each side of é), and its `\b` is a backspace.
+ */
+export const WORD_BOUNDARIES: Record<string, string> = {
+  b: `(?:(?<=${WORD})(?!${WORD})|(?<!${WORD})(?=${WORD}))`,
+  B: `(?:(?<=${WORD})(?=${WORD})|(?<!${WORD})(?!${WORD}))`,
+};
 
 /**
  * RE2's Perl classes and POSIX class names are ASCII (`\w` is [0-9A-Za-z_], `\s` [\t\n\f\r ]);
@@ -45,7 +54,7 @@ export function perlClassOutside(letter: string): string | undefined {
  * The same pattern for PostgreSQL's AREs. Their default mode already reads the subset as RE2
  * does (`^`/`$` at the ends of the text, negated classes and `\s` matching newlines) except
  * for `.`, which also matches a newline there: each `.` outside a class becomes `[^\n]`; and
- * for word boundaries, `\b` and `\B` in RE2, `\y` and `\Y` there; and for the classes above.
+ * for word boundaries (WORD_BOUNDARIES) and the classes above.
  */
 export function toPostgresRegex(pattern: string): string {
   let out = "";
@@ -53,13 +62,12 @@ export function toPostgresRegex(pattern: string): string {
   for (let i = 0; i < pattern.length; i++) {
     const c = pattern[i]!;
     if (c === "\\") {
-      // PostgreSQL writes word boundaries \y and \Y: its \b is a backspace, its \B a backslash
-      // (the subset refuses both inside a class)
+      // the subset refuses \b and \B inside a class
       const next = pattern[i + 1] ?? "";
       i++;
       // \d, \w, \s inside a class are their members; \D, \W, \S there stay PostgreSQL's
-      const set = inClass ? PERL_CLASS_MEMBERS[next] : perlClassOutside(next);
-      out += set ?? c + (WORD_BOUNDARIES[next] ?? next);
+      const set = inClass ? PERL_CLASS_MEMBERS[next] : (perlClassOutside(next) ?? WORD_BOUNDARIES[next]);
+      out += set ?? c + next;
       continue;
     }
     if (inClass) {

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { postgresDialect } from "../src/postgres-dialect.ts";
-import { toPostgresRegex } from "../src/postgres-regex.ts";
+import { toPostgresRegex, WORD_BOUNDARIES } from "../src/postgres-regex.ts";
 
 describe("RE2 patterns for PostgreSQL", () => {
   it("gives PostgreSQL RE2's newline behaviour for dots, leaving escaped characters alone", () => {
@@ -16,8 +16,8 @@ describe("RE2 patterns for PostgreSQL", () => {
     expect(toPostgresRegex("[\\w-][^\\d\\s][[:punct:][:xdigit:]]")).toBe(
       "[0-9A-Za-z_-][^0-9\\t\\n\\f\\r ][!-/:-@\\u005b-\\u0060{-~0-9A-Fa-f]",
     );
-    // an escaped backslash before a letter is the backslash, the letter stays itself
-    expect(toPostgresRegex("\\\\w\\b")).toBe("\\\\w\\y");
+    // an escaped backslash before a letter is the backslash, the letter stays itself; \b is ASCII's boundary
+    expect(toPostgresRegex("\\\\w\\b")).toBe(`\\\\w${WORD_BOUNDARIES.b}`);
   });
 
   it("is the dialect's pattern binding hook", () => {

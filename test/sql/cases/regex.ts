@@ -81,6 +81,12 @@ export const regexCases: SqlCase[] = [
     ],
   },
   {
+    name: "word boundaries are ASCII's: a letter like é is not a word character, literal or computed",
+    rule: "RE2 syntax: \\b is a boundary between \\w ([0-9A-Za-z_]) and \\W; é and 😀 are \\W",
+    sql: `select regexp_replace(x, r'\\b', '|') as b, regexp_contains(x, concat(r'\\b', 'caf')) as computed, regexp_contains('é', concat(r'\\b', 'é')) as accented, regexp_contains('é', r'\\Bé') as inside, regexp_contains(' é', concat(r' \\B', 'é')) as inside_computed from unnest(['é😀 ab café']) x`,
+    expect: [{ b: "é😀 |ab| |caf|é", computed: true, accented: false, inside: true, inside_computed: true }],
+  },
+  {
     name: "anchors match only at the ends of the text",
     rule: "RE2 syntax: ^ and $ are text anchors without (?m)",
     sql: `select regexp_contains('x\\nab', '^ab') as start, regexp_contains('ab\\nx', 'ab$') as finish, regexp_contains('ab', '^ab$') as whole`,
