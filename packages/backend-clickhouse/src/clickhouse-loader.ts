@@ -8,9 +8,10 @@ import {
   type LoadSummary,
   type LogEvent,
   type LogSchema,
+  loadLines,
+  loadSummary,
   newSourceSchema,
   nowMicros,
-  parseEvent,
   type SchemaChange,
   type SourceSchema,
   widenForEvent,
@@ -266,11 +267,7 @@ export async function loadIntoClickhouse(
 ): Promise<LoadOutcome> {
   const started = performance.now();
   const input = iterateLinesNow(lines);
-  const now = opts.nowMicros ?? nowMicros();
   const staged = stageSource(ctx, current, sourceName, false);
-  let events = 0;
-  let bytes = 0;
-  let lineNumber = 0;
   try {
     const ids = new LoadIds({
       storedBefore: staged.isNew ? 0 : await countEvents(ctx, staged.schema.table),
@@ -279,40 +276,29 @@ export async function loadIntoClickhouse(
       flush: () => staged.flush(),
       stored: (asked) => storedByLoad(ctx, staged, asked),
     });
-    let checked: { event: LogEvent; line: number }[] = [];
-    const stage = async () => {
-      const keep = await ids.keep(checked.map((c) => c.event.id));
-      for (const [i, { event, line }] of checked.entries()) {
-        if (keep !== undefined && !keep[i]) continue;
-        const changes = widenForEvent(staged.schema, event.body, line, opts.checkWidening);
-        if (changes.length > 0) staged.widened(changes);
-        await staged.add(event);
-      }
-      checked = [];
-    };
-    for await (const line of input) {
-      lineNumber++;
-      bytes += Buffer.byteLength(line) + 1;
-      const event = parseEvent(line, lineNumber, now, sourceName);
-      if (event === null) continue;
-      checked.push({ event, line: lineNumber });
-      if (checked.length >= EVENTS_PER_INSERT) await stage();
-      events++;
-      if (events % 2048 === 0) opts.onProgress?.({ events, bytes });
-    }
-    await stage();
+    const read = await loadLines(
+      input,
+      {
+        source: sourceName,
+        nowMicros: opts.nowMicros ?? nowMicros(),
+        batch: EVENTS_PER_INSERT,
+        progressEvery: 2048,
+        ids,
+        onProgress: opts.onProgress,
+      },
+      async (events) => {
+        for (const { event, line } of events) {
+          const changes = widenForEvent(staged.schema, event.body, line, opts.checkWidening);
+          if (changes.length > 0) staged.widened(changes);
+          await staged.add(event);
+        }
+      },
+    );
     await staged.prepareTarget();
     const schema = staged.changesSchema ? await persistSchemas(ctx, current, [staged.schema]) : undefined;
     await staged.attach();
-    opts.onProgress?.({ events, bytes });
-    const seconds = (performance.now() - started) / 1000;
-    const summary: LoadSummary = {
-      source: sourceName,
-      events,
-      duplicates: ids.duplicates,
-      seconds,
-      eventsPerSecond: seconds > 0 ? events / seconds : events,
-    };
+    opts.onProgress?.(read);
+    const summary = loadSummary(sourceName, read.events, ids.duplicates, started);
     return schema === undefined ? { summary } : { summary, schema };
   } finally {
     await staged.drop();

@@ -14,9 +14,10 @@ import {
   type LoadSummary,
   type LogEvent,
   type LogSchema,
+  loadLines,
+  loadSummary,
   newSourceSchema,
   nowMicros,
-  parseEvent,
   type RowEncoder,
   type SourceSchema,
   widenForEvent,
@@ -142,7 +143,6 @@ export async function loadIntoDuckdb(
 ): Promise<LoadOutcome> {
   const started = performance.now();
   const input = iterateLinesNow(lines);
-  const now = opts.nowMicros ?? nowMicros();
   const existing = current.sources[sourceName];
   const schema = existing
     ? cloneSourceSchema(existing)
@@ -151,9 +151,6 @@ export async function loadIntoDuckdb(
         Object.values(current.sources).map((s) => s.table),
       );
   let changed = existing === undefined;
-  let events = 0;
-  let bytes = 0;
-  let lineNumber = 0;
 
   await conn.run("BEGIN TRANSACTION");
   try {
@@ -173,34 +170,30 @@ export async function loadIntoDuckdb(
       },
       stored: (asked) => storedInTable(conn, schema.table, asked),
     });
-    let checked: { event: LogEvent; line: number }[] = [];
-    const write = async () => {
-      const keep = await ids.keep(checked.map((c) => c.event.id));
-      for (const [i, { event, line }] of checked.entries()) {
-        if (keep !== undefined && !keep[i]) continue;
-        const changes = widenForEvent(schema, event.body, line, opts.checkWidening);
-        if (changes.length > 0) {
-          // Events before this one were flattened for the old layout: write them first.
-          writer.close();
-          await applySchemaChanges(conn, schema, changes);
-          await writer.open(schema);
-          changed = true;
+    const read = await loadLines(
+      input,
+      {
+        source: sourceName,
+        nowMicros: opts.nowMicros ?? nowMicros(),
+        batch: CHECKED_EVENTS,
+        progressEvery: CHUNK_ROWS,
+        ids,
+        onProgress: opts.onProgress,
+      },
+      async (events) => {
+        for (const { event, line } of events) {
+          const changes = widenForEvent(schema, event.body, line, opts.checkWidening);
+          if (changes.length > 0) {
+            // Events before this one were flattened for the old layout: write them first.
+            writer.close();
+            await applySchemaChanges(conn, schema, changes);
+            await writer.open(schema);
+            changed = true;
+          }
+          writer.add(event);
         }
-        writer.add(event);
-      }
-      checked = [];
-    };
-    for await (const line of input) {
-      lineNumber++;
-      bytes += Buffer.byteLength(line) + 1;
-      const event = parseEvent(line, lineNumber, now, sourceName);
-      if (event === null) continue;
-      checked.push({ event, line: lineNumber });
-      if (checked.length >= CHECKED_EVENTS) await write();
-      events++;
-      if (events % CHUNK_ROWS === 0) opts.onProgress?.({ events, bytes });
-    }
-    await write();
+      },
+    );
     writer.close();
     let version: number | undefined;
     if (changed) {
@@ -210,15 +203,8 @@ export async function loadIntoDuckdb(
     // committed: the caller takes the new schema, then checkpoints it (`checkpointSchemaChange`),
     // so that a checkpoint that fails leaves the process knowing what the store holds
     await conn.run("COMMIT");
-    opts.onProgress?.({ events, bytes });
-    const seconds = (performance.now() - started) / 1000;
-    const summary: LoadSummary = {
-      source: sourceName,
-      events,
-      duplicates: ids.duplicates,
-      seconds,
-      eventsPerSecond: seconds > 0 ? events / seconds : events,
-    };
+    opts.onProgress?.(read);
+    const summary = loadSummary(sourceName, read.events, ids.duplicates, started);
     return version === undefined ? { summary } : { summary, schema: { source: schema, version } };
   } catch (e) {
     await conn.run("ROLLBACK").catch(() => {});

@@ -44,6 +44,7 @@ export * from "./schema/id-filter.ts";
 export * from "./schema/infer-schema.ts";
 export * from "./schema/json-value.ts";
 export * from "./schema/load-ids.ts";
+export * from "./schema/load-lines.ts";
 export * from "./schema/parse-event.ts";
 export * from "./schema/schema-model.ts";
 export * from "./schema/source-name.ts";
