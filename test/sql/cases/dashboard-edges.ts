@@ -129,6 +129,24 @@ export const dashboardEdgeCases: SqlCase[] = [
     expect: { error: "sql_invalid", message: /six fraction digits/ },
   },
   {
+    name: "a TIMESTAMP or DATETIME literal with seven fraction digits is an error, in a comparison too",
+    rule: "BigQuery timestamp and datetime literals: [.F] is up to six fractional digits; more is an invalid literal (it was cut to microseconds, a time other than the one written)",
+    sql: "select timestamp '2020-01-01 00:00:00.1234567' as a",
+    expect: { error: "sql_invalid", message: /six fraction digits/ },
+  },
+  {
+    name: "a DATETIME literal with seven fraction digits is an error",
+    rule: "BigQuery datetime literals: [.F] is up to six fractional digits",
+    sql: "select datetime '2020-01-01T00:00:00.0000001' as a",
+    expect: { error: "sql_invalid", message: /six fraction digits/ },
+  },
+  {
+    name: "a string literal with seven fraction digits compared with a TIMESTAMP is an error; six compare",
+    rule: "BigQuery literal coercion: a string literal compared with a TIMESTAMP is a TIMESTAMP literal, up to six fractional digits",
+    sql: `select count(*) as n from ${EDGE} where timestamp > '2020-01-01 00:00:00.0000001'`,
+    expect: { error: "sql_invalid", message: /six fraction digits/ },
+  },
+  {
     name: "SAFE_CAST and SAFE.TIMESTAMP of text with seven fraction digits are NULL; six are kept",
     rule: "BigQuery SAFE_CAST / SAFE. prefix: NULL where the conversion would raise",
     sql: "select safe_cast('2020-01-01 00:00:00.1234567' as timestamp) as a, safe_cast('2020-01-01T00:00:00.9999999' as datetime) as b, safe.timestamp('2020-01-01 00:00:00.1234567') as c, safe_cast('2020-01-01 00:00:00.123456' as timestamp) as d, safe_cast('2020-01-01 00:00:00.123456+01:00' as timestamp) as e, cast('2020-01-01T00:00:00.5' as datetime) as f",

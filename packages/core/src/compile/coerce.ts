@@ -46,6 +46,9 @@ export function typedAggregateLiteral(e: Expr, s: ScalarType): Expr {
   return typedNull(e, s);
 }
 
+/** seconds with a fraction of seven or more digits */
+const PAST_MICROSECONDS = /:\d{2}[.,]\d{7}/;
+
 /**
  * BigQuery's literal coercion: a string literal where a TIMESTAMP, DATETIME or DATE is expected
  * is parsed at compile time (and refused there when it is not one).
@@ -53,6 +56,15 @@ export function typedAggregateLiteral(e: Expr, s: ScalarType): Expr {
 export function coerceLiteralTo(e: Expr, target: ScalarType, node?: AstNode): Expr {
   if (e.k !== "lit" || typeof e.value !== "string") return e;
   if (target === "TIMESTAMP" || target === "DATETIME" || target === "DATE") {
+    // event timestamps lose digits past microseconds (shippers send nanoseconds); a literal is
+    // BigQuery's error, not a time other than the one written
+    if (PAST_MICROSECONDS.test(e.value)) {
+      throw new QesError(
+        "sql_invalid",
+        `Invalid ${target} literal '${e.value}': more than six fraction digits (BigQuery keeps microseconds).`,
+        locationOf(node),
+      );
+    }
     const micros = parseTimestampMicros(e.value);
     if (micros === undefined) {
       throw new QesError(
