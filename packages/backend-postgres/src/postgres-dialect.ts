@@ -80,10 +80,17 @@ function postgresShortestFormat(x: string, precision: number | undefined): strin
   return `CASE WHEN ${exponent} >= -4 AND ${exponent} < ${p} THEN ${trimmedFixed} ELSE ${trimmedExp} END`;
 }
 
-/** power(), with an underflow 0 (PostgreSQL raises on one): |x|^y below e^-745.2 */
+/**
+ * ln of the largest magnitude a double rounds to 0 (2^-1075, halfway to the smallest subnormal,
+ * rounds to even: 0). PostgreSQL raises "underflow" where a product, quotient or power of
+ * non-zero values is 0; BigQuery, as IEEE, answers 0.
+ */
+const LN_ROUNDS_TO_ZERO = "-745.1332191019411";
+
+/** power(), with an underflow 0 (PostgreSQL raises on one): |x|^y at most 2^-1075 */
 function postgresPower(x: string, y: string): string {
   const log = `${y} * ln(abs(${x}))`;
-  return `CASE WHEN ${x} <> 0 AND ${log} < -745.2 THEN 0 WHEN ${x} <> 0 AND ${overflows(log)} THEN ${OVERFLOWED} ELSE power(${x}, ${y}) END`;
+  return `CASE WHEN ${x} <> 0 AND ${log} <= ${LN_ROUNDS_TO_ZERO} THEN 0 WHEN ${x} <> 0 AND ${overflows(log)} THEN ${OVERFLOWED} ELSE power(${x}, ${y}) END`;
 }
 
 /**
@@ -163,6 +170,13 @@ const TIMESTAMP_TEXT =
  * explicitly, so results never depend on the server's TimeZone.
  */
 export class PostgresDialect extends SqlEmitter {
+  /** `x * y`, `x / y` with an underflow 0 (LN_ROUNDS_TO_ZERO): PostgreSQL raises on one */
+  protected override floatProduct(x: string, op: "*" | "/", y: string, mayUnderflow: boolean): string {
+    if (!mayUnderflow) return `${x} ${op} ${y}`;
+    const log = `ln(abs(${x})) ${op === "*" ? "+" : "-"} ln(abs(${y}))`;
+    return `CASE WHEN ${x} <> 0 AND ${y} <> 0 AND ${log} <= ${LN_ROUNDS_TO_ZERO} THEN 0 ELSE ${x} ${op} ${y} END`;
+  }
+
   readonly name = "postgres";
 
   /** a long value read once through a scalar subquery (postgres-bind-once.ts) */
@@ -226,7 +240,8 @@ export class PostgresDialect extends SqlEmitter {
     SAFE_DIVIDE: ([a, b], call) => {
       const x = this.cast(a!, call.args[0]!.type, "FLOAT64");
       const max = "CAST(1.7976931348623157e308 AS double precision)";
-      return `CASE WHEN ${b} = 0 THEN NULL WHEN abs(${b}) < 1 AND abs(${x}) <= ${max} AND abs(${x}) > ${max} * abs(${b}) THEN NULL ELSE ${x} / ${b} END`;
+      const fractional = call.args[0]!.type.t === "scalar" && call.args[0]!.type.s === "FLOAT64";
+      return `CASE WHEN ${b} = 0 THEN NULL WHEN abs(${b}) < 1 AND abs(${x}) <= ${max} AND abs(${x}) > ${max} * abs(${b}) THEN NULL ELSE ${this.floatProduct(x, "/", b!, fractional)} END`;
     },
     LENGTH: rename("char_length"),
     ENDS_WITH: ([a, b]) => `(right(${a}, char_length(${b})) = ${b})`,

@@ -325,6 +325,23 @@ export const coercionCases: SqlCase[] = [
     expect: [{ a: 0, b: 0, c: 0, d: 0.25, e: 0 }],
   },
   {
+    name: "a FLOAT64 product or quotient too small for a double is 0, at the rounding edge too",
+    rule: "BigQuery FLOAT64 arithmetic is IEEE-754: a result below the smallest subnormal rounds to 0 (half of it, a tie, to even: 0), no error",
+    sql: "select y, x * y as p, x / (1 / y) as q, pow(x, 1 + y) as w from unnest([5e-324]) x, unnest([1e-300, 0.5, 0.75, 1.0]) y order by y",
+    expect: [
+      { y: 1e-300, p: 0, q: 0, w: 5e-324 },
+      { y: 0.5, p: 0, q: 0, w: 0 },
+      { y: 0.75, p: 5e-324, q: 5e-324, w: 0 },
+      { y: 1, p: 5e-324, q: 5e-324, w: 0 },
+    ],
+  },
+  {
+    name: "a product of two small FLOAT64 columns underflows to 0 inside arithmetic, and integers scale as before",
+    rule: "BigQuery FLOAT64 arithmetic is IEEE-754: 1e-200 * 1e-200 is 0; an integer factor cannot underflow",
+    sql: "select x * x + 1 as a, x * x * 3 as b, 3 * x as c, x / 1e300 as d, safe_divide(x, 1e300) as e from unnest([1e-200]) x",
+    expect: [{ a: 1, b: 0, c: 3e-200, d: 0, e: 0 }],
+  },
+  {
     name: "SQRT of a negative number is an error",
     rule: "BigQuery SQRT: an error if X is less than 0",
     sql: `select sqrt(r.status_code - 300) as x from ${RESP} where id = 'e01'`,

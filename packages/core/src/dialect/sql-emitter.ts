@@ -822,12 +822,27 @@ export abstract class SqlEmitter implements Dialect {
     };
     const x = side(a);
     const y = side(b);
-    if (op !== "/") return `${x} ${op} ${y}`;
+    if (op === "+" || op === "-") return `${x} ${op} ${y}`;
+    // a product or quotient that IEEE rounds to 0: both factors fractional, or a fractional dividend
+    const mayUnderflow =
+      isFloat64(a) &&
+      (op === "/" || isFloat64(b)) &&
+      !underflowsOnlyFromSubnormals(op === "/" ? "/" : "*", a, b);
+    if (op === "*")
+      return this.bindRepeated([x, y], ([x, y]) => this.floatProduct(x!, "*", y!, mayUnderflow));
     // the divisor's check names the dividend too: bound, so that x / 2 / 2 … does not double per level
-    return this.bindRepeated(
-      [x, y],
-      ([x, y]) => `${this.cast(x!, a.type, "FLOAT64")} / ${this.divisor(y!, x!)}`,
+    return this.bindRepeated([x, y], ([x, y]) =>
+      this.floatProduct(this.cast(x!, a.type, "FLOAT64"), "/", this.divisor(y!, x!), mayUnderflow),
     );
+  }
+
+  /**
+   * `x * y` or `x / y` of FLOAT64s (the divisor checked already). `mayUnderflow`: the result may
+   * be too small for a double, where BigQuery, like IEEE, answers 0. This default is the engine's
+   * operator; PostgreSQL raises "underflow" there and overrides it.
+   */
+  protected floatProduct(x: string, op: "*" | "/", y: string, _mayUnderflow: boolean): string {
+    return `${x} ${op} ${y}`;
   }
 
   /**
@@ -1006,6 +1021,24 @@ function readsTimeText(e: CallExpr): boolean {
 }
 
 /** A node of FLOAT64 arithmetic (floatArithmetic's tree) */
+/** 2^-50: a factor at least this large gives a product past 2^-1075 from any normal double */
+const SCALE_WITHOUT_UNDERFLOW = 2 ** -50;
+
+/**
+ * Whether `a op b` can round to 0 only from an operand below FLOAT64's normal range (2^-1022): a
+ * literal factor or dividend of magnitude at least 2^-50, or a literal divisor of at most 2^50
+ * (`avg(x) * 1000`, `x / 4`). Those are left unguarded by `floatProduct`: a guard names each
+ * operand again, which a window's value (never bound) multiplies per level.
+ */
+function underflowsOnlyFromSubnormals(op: "*" | "/", a: Expr, b: Expr): boolean {
+  const size = (e: Expr) => (e.k === "lit" && typeof e.value === "number" ? Math.abs(e.value) : undefined);
+  const x = size(a);
+  const y = size(b);
+  if (x !== undefined && x >= SCALE_WITHOUT_UNDERFLOW) return true;
+  if (y === undefined) return false;
+  return op === "*" ? y >= SCALE_WITHOUT_UNDERFLOW : y > 0 && y <= 1 / SCALE_WITHOUT_UNDERFLOW;
+}
+
 function isFloatArithmetic(e: Expr): boolean {
   return e.k === "op" && (e.op === "+" || e.op === "-" || e.op === "*" || e.op === "/") && isFloat64(e);
 }
