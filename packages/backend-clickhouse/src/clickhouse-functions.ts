@@ -111,14 +111,25 @@ function globalReplace(e: SqlEmitter, s: string, pattern: string, r: string, cal
   const { START, MATCH_END, END } = REPLACE_MARKS;
   const lit = (text: string) => e.stringLiteral(text);
   const marked = `replaceRegexpAll(${s}, ${pattern}, concat(${lit(`${START}\\0${MATCH_END}`)}, ${r}, ${lit(END)}))`;
-  const skipped = `replaceRegexpAll(${marked}, ${lit(`${END}${START}${MATCH_END}[^${END}]*${END}`)}, ${lit(END)})`;
+  // replaceRegexpAll steps one byte past an empty match, where RE2 steps one character: `x*`
+  // matched again between the bytes of `é`, and its replacement split it. What follows such a
+  // replacement's END is the rest of its character, a UTF-8 continuation byte (10xxxxxx), which
+  // follows no other: those replacements are taken out, the character whole again
+  const untorn = e.once(`splitByString(${lit(START)}, ${marked})`, (pieces) => {
+    const after = `position(__rp_p, ${lit(END)}) + ${Buffer.byteLength(END)}`;
+    const torn = `bitAnd(reinterpretAsUInt8(substring(__rp_p, ${after}, 1)), 192) = 128`;
+    const piece = `if(${torn}, substring(__rp_p, ${after}), concat(${lit(START)}, __rp_p))`;
+    return `concat(${pieces}[1], arrayStringConcat(arrayMap(__rp_p -> ${piece}, arrayPopFront(${pieces}))))`;
+  });
+  const skipped = `replaceRegexpAll(${untorn}, ${lit(`${END}${START}${MATCH_END}[^${END}]*${END}`)}, ${lit(END)})`;
   const unmarked = `replaceAll(replaceRegexpAll(${skipped}, ${lit(`${START}[^${MATCH_END}]*${MATCH_END}`)}, ''), ${lit(END)}, '')`;
   const marks = `[${[START, MATCH_END, END].map(lit).join(", ")}]`;
   const holdsMarks =
     call.args[2]?.k === "lit"
       ? `multiSearchAny(${s}, ${marks})`
       : `(multiSearchAny(${s}, ${marks}) OR multiSearchAny(${r}, ${marks}))`;
-  return `if(${holdsMarks}, ${plain}, ${unmarked})`;
+  // a NULL text stays NULL (splitByString made it '')
+  return `if(isNull(${s}), NULL, if(${holdsMarks}, ${plain}, ${unmarked}))`;
 }
 
 /**

@@ -87,6 +87,17 @@ export const regexCases: SqlCase[] = [
     expect: [{ b: "é😀 |ab| |caf|é", computed: true, accented: false, inside: true, inside_computed: true }],
   },
   {
+    name: "REGEXP_REPLACE of a pattern that matches empty steps over whole characters, not bytes",
+    rule: "RE2 GlobalReplace: after an empty match the search resumes one character on; é and 😀 are one character each (ClickHouse stepped one byte and split them)",
+    sql: `select regexp_replace(x, 'x*', '-') as r, regexp_replace(x, 'l*', r'<\\0>') as g, regexp_replace(x, '[a-z]*', '.') as w from unnest(['héllo😀', 'aé😀x', '', cast(null as string)]) x`,
+    expect: [
+      { r: "-h-é-l-l-o-😀-", g: "<>h<>é<ll>o<>😀<>", w: ".é.😀." },
+      { r: "-a-é-😀-", g: "<>a<>é<>😀<>x<>", w: ".é.😀." },
+      { r: "-", g: "<>", w: "." },
+      { r: null, g: null, w: null },
+    ],
+  },
+  {
     name: "anchors match only at the ends of the text",
     rule: "RE2 syntax: ^ and $ are text anchors without (?m)",
     sql: `select regexp_contains('x\\nab', '^ab') as start, regexp_contains('ab\\nx', 'ab$') as finish, regexp_contains('ab', '^ab$') as whole`,
