@@ -46,8 +46,13 @@ export function partitionName(table: string, day: number): string {
   return `${table.slice(0, 43)}_${hash}__${ymd(day)}`;
 }
 
-/** The bound PostgreSQL writes for a partition: `FOR VALUES FROM ('2025-01-15 00:00:00+00') TO (…)`. */
-const BOUND = /FROM \('(\d{4})-(\d{2})-(\d{2}) 00:00:00\+00'\) TO \('(\d{4})-(\d{2})-(\d{2}) 00:00:00\+00'\)/;
+/**
+ * The bound PostgreSQL writes for a partition: `FOR VALUES FROM ('2025-01-15 00:00:00+00') TO (…)`.
+ * The last day's partition ends at `10000-01-01`: read with four year digits only, it was not
+ * listed, and every later write of 9999-12-31 tried to make it again and failed.
+ */
+const BOUND =
+  /FROM \('(\d{4,5})-(\d{2})-(\d{2}) 00:00:00\+00'\) TO \('(\d{4,5})-(\d{2})-(\d{2}) 00:00:00\+00'\)/;
 
 export interface Partition {
   name: string;
