@@ -4,6 +4,7 @@ import type { AddressInfo } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { postBounded } from "../../packages/server/src/cli/bounded-post.ts";
 import { loadThroughServer } from "../../packages/server/src/cli/commands/load-through-server.ts";
 import { runCli } from "./support/run-cli.ts";
 
@@ -143,4 +144,50 @@ describe("qes load --url bounds what it waits for and reads", () => {
       await stop(server);
     }
   }, 60_000);
+
+  it("sends to a qes on a port browsers block (fetch refused it: 'fetch failed' after 50 s of retries)", async () => {
+    // ports of the fetch standard's bad-port list: the first this machine has free
+    let started: { server: Server; url: string } | undefined;
+    const got: string[] = [];
+    for (const port of [6666, 6665, 6667, 6668, 6669, 6000, 10080, 5060]) {
+      const server = createServer((req, res) => {
+        let body = "";
+        req.on("data", (c) => {
+          body += c;
+        });
+        req.on("end", () => {
+          got.push(body);
+          res.writeHead(200, { "Content-Type": "application/json" }).end(JSON.stringify({ accepted: 1 }));
+        });
+      });
+      const listening = await new Promise<boolean>((r) => {
+        server.once("error", () => r(false));
+        server.listen(port, "127.0.0.1", () => r(true));
+      });
+      if (listening) {
+        started = { server, url: `http://127.0.0.1:${port}` };
+        break;
+      }
+    }
+    expect(started, "no port of the list is free").toBeDefined();
+    try {
+      const res = await runCli(["load", "--url", started!.url, "--source", "bounds.src", file], {
+        env: env(),
+      });
+      expect(res.stderr).toBe("");
+      expect(res.code).toBe(0);
+      expect(got).toHaveLength(1);
+      expect(JSON.parse(got[0]!)).toMatchObject({ id: "b1" });
+    } finally {
+      await stop(started!.server);
+    }
+  }, 120_000);
+
+  it("names why a server cannot be reached (fetch said 'fetch failed' for every cause)", async () => {
+    const { server, url } = await start("127.0.0.1", () => {});
+    await stop(server);
+    await expect(
+      postBounded(`${url}/api/logs`, { headers: {}, body: "{}\n" }, { withinMs: 10_000, maxBytes: 1024 }),
+    ).rejects.toThrow(`connect ECONNREFUSED ${url.slice("http://".length)}`);
+  });
 });

@@ -5,7 +5,7 @@ import type { AddressInfo } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { postAndWait, UnboundedAnswer } from "../../packages/server/src/cli/post-and-wait.ts";
+import { postBounded } from "../../packages/server/src/cli/bounded-post.ts";
 import { REPO_ROOT, runCli } from "./support/run-cli.ts";
 
 /**
@@ -99,14 +99,13 @@ describe("qes retention through the server holding the store", () => {
     }
   }, 120_000);
 
-  it("gives up on a server that never answers once its bound has passed", async () => {
+  it("gives up on a server that never answers once its bound has passed (an hour for the command)", async () => {
     const { server, url } = await start(() => {
       // never answers
     });
     try {
-      const asked = postAndWait(`${url}/api/retention`, {}, { withinMs: 500, maxBytes: 1024 });
-      await expect(asked).rejects.toBeInstanceOf(UnboundedAnswer);
-      await expect(asked).rejects.toMatchObject({ kind: "no_answer" });
+      const asked = postBounded(`${url}/api/retention`, { headers: {} }, { withinMs: 500, maxBytes: 1024 });
+      expect(await asked).toEqual({ kind: "no_answer" });
     } finally {
       await stop(server);
     }

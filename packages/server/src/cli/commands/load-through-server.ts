@@ -165,7 +165,9 @@ async function postChunk(
       );
     } catch (e) {
       if (attempt >= ATTEMPTS)
-        throw new CliError(`cannot reach the qes server at ${target.url}: ${String(e)}`);
+        throw new CliError(
+          `cannot reach the qes server at ${target.url}: ${e instanceof Error ? e.message : String(e)}`,
+        );
       await sleep(Math.min(200 * attempt, 2000));
       await follow(target);
       continue;

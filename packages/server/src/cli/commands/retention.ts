@@ -4,7 +4,7 @@ import { requestClock } from "../../clock.ts";
 import { loadConfig, type QesConfig } from "../../config.ts";
 import { localIngestFile, readLocalIngestFile, writerIsRunning } from "../../ingest/local-ingest-file.ts";
 import { RETENTION_EVERY_MS } from "../../retention/retention-runner.ts";
-import { postAndWait, UnboundedAnswer } from "../post-and-wait.ts";
+import { type BoundedAnswer, postBounded } from "../bounded-post.ts";
 import { CliError, count } from "../terminal.ts";
 
 /**
@@ -65,25 +65,27 @@ async function retentionThroughServer(config: QesConfig): Promise<number> {
     );
     return 0;
   }
-  let res: { status: number; text: string };
   const server = `the qes serve holding ${store} (pid ${local.pid}) at ${local.url}`;
+  let answer: BoundedAnswer;
   try {
-    res = await postAndWait(
+    answer = await postBounded(
       `${local.url.replace(/\/+$/, "")}/api/retention`,
-      { "X-API-KEY": local.token },
+      { headers: { "X-API-KEY": local.token } },
       { withinMs: RETENTION_EVERY_MS, maxBytes: ANSWER_MAX_BYTES },
     );
   } catch (e) {
-    if (e instanceof UnboundedAnswer && e.kind === "no_answer")
-      throw new CliError(
-        `${server} did not answer within ${RETENTION_EVERY_MS / 60_000} min (its run may go on; it runs retention hourly itself)`,
-      );
-    if (e instanceof UnboundedAnswer)
-      throw new CliError(
-        `${server} answered with more than ${ANSWER_MAX_BYTES} bytes, which no qes run report takes`,
-      );
-    throw new CliError(`${server} did not answer: ${String(e)}`);
+    throw new CliError(`${server} did not answer: ${e instanceof Error ? e.message : String(e)}`);
   }
+  if (answer.kind === "no_answer")
+    throw new CliError(
+      `${server} did not answer within ${RETENTION_EVERY_MS / 60_000} min (its run may go on; it runs retention hourly itself)`,
+    );
+  if (answer.kind === "too_large")
+    throw new CliError(
+      `${server} answered with more than ${ANSWER_MAX_BYTES} bytes, which no qes run report takes`,
+    );
+  // a redirect is followed nowhere: the token goes to the server in the file only
+  const res = answer.kind === "redirect" ? { status: answer.status, text: "" } : answer;
   if (res.status === 404) {
     process.stdout.write(
       `retention: the qes serve holding ${store} (pid ${local.pid}) cannot run it on request (an older version); ` +
