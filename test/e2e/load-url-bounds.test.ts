@@ -190,4 +190,23 @@ describe("qes load --url bounds what it waits for and reads", () => {
       postBounded(`${url}/api/logs`, { headers: {}, body: "{}\n" }, { withinMs: 10_000, maxBytes: 1024 }),
     ).rejects.toThrow(`connect ECONNREFUSED ${url.slice("http://".length)}`);
   });
+
+  it("shows a refusal that is no qes error quoted, cut short and with its control characters escaped", async () => {
+    const page = `<html>\x1b]0;owned\x07\x1b[31mBad gateway\x1b[0m${"x".repeat(5000)}</html>`;
+    const { server, url } = await start("127.0.0.1", (_req, res) => {
+      res.writeHead(502, { "Content-Type": "text/html" }).end(page);
+    });
+    try {
+      const res = await runCli(["load", "--url", url, "--source", "bounds.src", file], { env: env() });
+      expect(res.code).toBe(1);
+      expect(res.stderr).toContain(
+        `refused the events (502): "<html>\\u001b]0;owned\\u0007\\u001b[31mBad gateway\\u001b[0mxxx`,
+      );
+      expect(res.stderr).toContain("… (5,043 characters)");
+      expect(res.stderr).not.toContain("\x1b");
+      expect(res.stderr.length).toBeLessThan(1000);
+    } finally {
+      await stop(server);
+    }
+  });
 });

@@ -2,7 +2,7 @@ import { isQesError, parseEvent } from "@qes/core";
 import { type BoundedAnswer, postBounded } from "../bounded-post.ts";
 import { ndjsonLines } from "../ndjson-lines.ts";
 import { retryWait } from "../retry-after-wait.ts";
-import { CliError, count } from "../terminal.ts";
+import { CliError, count, serverText } from "../terminal.ts";
 
 /** NDJSON bytes per request: well under the 10 MiB default of QES_INGEST_MAX_BYTES */
 const CHUNK_BYTES = 1024 * 1024;
@@ -209,9 +209,8 @@ function unusableAnswer(target: ServerTarget, answer: Exclude<BoundedAnswer, { k
     case "too_large":
       return `the server at ${target.url} answered with more than ${ANSWER_MAX_BYTES} bytes, which no qes ingest API sends: not a qes server? ${unknown}`;
     case "redirect":
-      // the server's bytes reach the terminal: JSON quoting shows control characters as escapes
       return (
-        `the server at ${target.url} redirects (${answer.status}) to ${JSON.stringify((answer.location ?? "").slice(0, 200))}: ` +
+        `the server at ${target.url} redirects (${answer.status}) to "${serverText(answer.location ?? "", 200)}": ` +
         "qes load follows no redirect, which would send the ingest token and the events to another address; " +
         "give --url the address of the qes server itself"
       );
@@ -247,16 +246,18 @@ function checkCommitted(url: string, text: string, events: number): void {
 
 /** the server's message, with an event index turned back into the file's line number */
 function serverRefusal(url: string, status: number, text: string, lineNumbers: readonly number[]): string {
-  let message = text;
+  let message: unknown;
   try {
-    message = (JSON.parse(text) as { error: { message: string } }).error.message;
+    message = (JSON.parse(text) as { error: { message: unknown } }).error.message;
   } catch {
-    // not our error shape: show the text
+    // not our error shape (a proxy's HTML page): shown quoted, escaped and cut below
   }
+  if (typeof message !== "string")
+    return `the qes server at ${url} refused the events (${status}): "${serverText(text)}"`;
   const m = /^event (\d+)(?: \(line \d+\))?: /.exec(message);
   const line = m ? lineNumbers[Number(m[1])] : undefined;
-  if (m && line !== undefined) message = `line ${line}: ${message.slice(m[0].length)}`;
-  return `the qes server at ${url} refused the events (${status}): ${message}`;
+  const located = m && line !== undefined ? `line ${line}: ${message.slice(m[0].length)}` : message;
+  return `the qes server at ${url} refused the events (${status}): ${serverText(located, 2000)}`;
 }
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));

@@ -5,7 +5,7 @@ import { loadConfig, type QesConfig } from "../../config.ts";
 import { localIngestFile, readLocalIngestFile, writerIsRunning } from "../../ingest/local-ingest-file.ts";
 import { RETENTION_EVERY_MS } from "../../retention/retention-runner.ts";
 import { type BoundedAnswer, postBounded } from "../bounded-post.ts";
-import { CliError, count } from "../terminal.ts";
+import { CliError, count, serverText } from "../terminal.ts";
 
 /**
  * The most of a run's answer read: an entry per source of at most ~260 bytes (names of up to 200
@@ -98,7 +98,8 @@ async function retentionThroughServer(config: QesConfig): Promise<number> {
     | undefined;
   if (res.status !== 200 || !Array.isArray(body?.sources)) {
     const error = body?.error as string | { message?: string } | undefined;
-    const why = typeof error === "string" ? error : (error?.message ?? "no error message");
+    const message = typeof error === "string" ? error : error?.message;
+    const why = typeof message === "string" ? serverText(message) : "no error message";
     throw new CliError(
       `the qes serve holding ${store} (pid ${local.pid}) refused the retention run: ${res.status} ${why}`,
     );
