@@ -1,4 +1,4 @@
-import { type ChildProcessWithoutNullStreams, spawn } from "node:child_process";
+import type { ChildProcessWithoutNullStreams } from "node:child_process";
 import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { createServer, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
@@ -6,7 +6,8 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { postBounded } from "../../packages/server/src/cli/bounded-post.ts";
-import { REPO_ROOT, runCli } from "./support/run-cli.ts";
+import { runCli } from "./support/run-cli.ts";
+import { holdDuckdbStore } from "./support/store-holder.ts";
 
 /**
  * `qes retention` on a DuckDB file another process holds asks the server named in
@@ -34,27 +35,7 @@ beforeAll(async () => {
   dir = mkdtempSync(join(tmpdir(), "qes-retention-bounds-"));
   database = join(dir, "qes.duckdb");
   // another process holds the store (DuckDB: one writer), as a qes serve does
-  const index = join(REPO_ROOT, "packages/backend-duckdb/src/index.ts");
-  holder = spawn(
-    process.execPath,
-    [
-      "--import",
-      "tsx",
-      "-e",
-      `const { createDuckdbBackend } = await import(${JSON.stringify(index)});\n` +
-        `const b = createDuckdbBackend({ path: ${JSON.stringify(database)} });\n` +
-        `await b.init();\nprocess.stdout.write("held\\n");\nsetInterval(() => {}, 1000);`,
-    ],
-    { cwd: REPO_ROOT },
-  );
-  await new Promise<void>((resolve, reject) => {
-    let out = "";
-    holder.stdout.setEncoding("utf8").on("data", (c: string) => {
-      out += c;
-      if (out.includes("held")) resolve();
-    });
-    holder.on("exit", () => reject(new Error(`the holder exited: ${out}`)));
-  });
+  holder = await holdDuckdbStore(database);
 }, 120_000);
 afterAll(() => {
   holder?.kill("SIGKILL");
