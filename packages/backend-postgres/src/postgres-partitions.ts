@@ -84,6 +84,23 @@ export async function listPartitions(db: Queryable, schema: string, table: strin
   return partitions.sort((a, b) => a.day - b.day);
 }
 
+/**
+ * The DEFAULT partition of a table, if an operator attached one (qes makes none): it holds the rows
+ * of every day no daily partition covers, so retention cannot drop it whole.
+ */
+export async function defaultPartitionOf(
+  db: Queryable,
+  schema: string,
+  table: string,
+): Promise<string | undefined> {
+  const { rows } = await db.query<{ name: string }>(
+    `select c.relname as name from pg_inherits i join pg_class c on c.oid = i.inhrelid
+     where i.inhparent = $1::regclass and pg_get_expr(c.relpartbound, c.oid) = 'DEFAULT'`,
+    [qualified(schema, table)],
+  );
+  return rows[0]?.name;
+}
+
 /** Is the table partitioned (relkind `p`) rather than a plain table from before partitioning? */
 export async function isPartitioned(db: Queryable, schema: string, table: string): Promise<boolean> {
   const { rows } = await db.query<{ kind: string }>(
