@@ -8,7 +8,8 @@ import { createDuckdbBackend } from "@qes/backend-duckdb";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type QesProcess, startQes } from "../http/support/qes-process.ts";
 import { runSql } from "../support/run-sql.ts";
-import { collectOutput, REPO_ROOT, runCli, spawnCli } from "./support/run-cli.ts";
+import { collectOutput, runCli, spawnCli } from "./support/run-cli.ts";
+import { holdDuckdbStore } from "./support/store-holder.ts";
 
 /**
  * Attempts to break `qes load` forwarding to the `qes serve` that holds a DuckDB file: a file
@@ -92,28 +93,8 @@ describe("qes load and a stale <database>.serve.json", () => {
   it("does not send events to whatever listens at the URL of a server that died, and says who holds the store", async () => {
     const env = tempEnv();
     // another process holds the store (DuckDB: one writer), and says so once it does
-    const index = new URL("../../packages/backend-duckdb/src/index.ts", import.meta.url).pathname;
-    const holder = spawn(
-      process.execPath,
-      [
-        "--import",
-        "tsx",
-        "-e",
-        `const { createDuckdbBackend } = await import(${JSON.stringify(index)});\n` +
-          `const b = createDuckdbBackend({ path: ${JSON.stringify(env.QES_DUCKDB_PATH)} });\n` +
-          `await b.init();\nprocess.stdout.write("held\\n");\nsetInterval(() => {}, 1000);`,
-      ],
-      { cwd: REPO_ROOT },
-    );
+    const holder = await holdDuckdbStore(env.QES_DUCKDB_PATH!);
     children.push(holder);
-    await new Promise<void>((resolve, reject) => {
-      let out = "";
-      holder.stdout.setEncoding("utf8").on("data", (c: string) => {
-        out += c;
-        if (out.includes("held")) resolve();
-      });
-      holder.on("exit", () => reject(new Error(`the holder exited: ${out}`)));
-    });
     // left by a server SIGKILLed earlier; its port now belongs to a stranger
     const url = `http://127.0.0.1:${(stranger.address() as AddressInfo).port}`;
     writeFileSync(

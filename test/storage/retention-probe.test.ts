@@ -106,9 +106,15 @@ describe("QES_RETENTION_DAYS edge cases", () => {
       "a=",
       "a=7,a=7",
       "٣",
+      // entries one per line (a multi-line value): one override of a source no store can hold
+      "30\npostgres.logs=7",
+      "30\r\npostgres.logs=7\r\ncloudflare.logs.prod=90",
     ]) {
       expect(() => parse(bad), bad).toThrow(/QES_RETENTION_DAYS/);
     }
+    expect(() => parse("30\npostgres.logs=7")).toThrow(
+      'QES_RETENTION_DAYS: "30\\npostgres.logs" is no source name (it has a control character); separate entries with commas',
+    );
   });
 
   it("a cutoff 100 years back is an exact whole day (no date overflow)", () => {

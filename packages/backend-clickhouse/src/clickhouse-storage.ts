@@ -66,16 +66,19 @@ function alteredTables(layout: StorageLayout, table: string): string[] {
 /**
  * Rows of UTC day D expire when day D + days + 1 begins: the days core's retention keeps (today and
  * the `days` before it, retention-policy.ts), so TTL and `applyRetention` remove the same events.
+ * The TTL is a DateTime in UTC, an instant: a Date TTL is compared with the engine's local today,
+ * so an engine east of UTC (chDB takes the process's TZ, a server its `timezone`) expired the
+ * oldest day kept up to 14 hours early.
  */
 function ttlExpression(days: number): string {
-  // ClickHouse's Date spans 1970-01-01 to 2149-06-06 and wraps around outside it: an event of 2150
-  // (which `qes load` may store) had a TTL in 1970 and was dropped by the next merge. Days past the
-  // end expire on its last day (never, in practice); days before 1970 as if of 1970-01-01 (long
-  // expired: they go, as on every backend).
+  // DateTime spans 1970-01-01 to 2106-02-07 (ClickHouse clamps or wraps outside it): an event of
+  // 2150 (which `qes load` may store) would have a TTL in the past and go at the next merge. Days
+  // past the end expire on its last day (never, in practice); days before 1970 as if of
+  // 1970-01-01 (long expired: they go, as on every backend).
   const n = days + 1;
   return (
-    `toDate(greatest(least(toDate32("timestamp"), toDate32('2149-06-06') - ${n}), toDate32('1970-01-01'))) ` +
-    `+ toIntervalDay(${n})`
+    `toDateTime(greatest(least(toDate32("timestamp"), toDate32('2106-02-06') - ${n}), toDate32('1970-01-01')) ` +
+    `+ ${n}, 'UTC')`
   );
 }
 

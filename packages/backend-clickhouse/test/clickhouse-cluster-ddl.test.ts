@@ -76,7 +76,7 @@ describe("cluster DDL (QES_CLICKHOUSE_CLUSTER)", () => {
   it("a source is a ReplicatedMergeTree per node under one Distributed table, sharded by id", async () => {
     const [local, distributed] = createSourceSql(cluster, newSourceSchema("postgres.logs"), 30).map((s) => s);
     expect(await parsed(local!)).toMatch(
-      /CREATE TABLE IF NOT EXISTS qes\.src_postgres_logs_local ON CLUSTER logs[\s\S]*ENGINE = ReplicatedMergeTree\('\/clickhouse\/tables\/\{shard\}\/qes\/src_postgres_logs_local', '\{replica\}'\)[\s\S]*PARTITION BY toDate32\(timestamp\)[\s\S]*ORDER BY \(project, timestamp\)[\s\S]*TTL toDate\(greatest\(least\(toDate32\(timestamp\)[\s\S]*\+ toIntervalDay\(31\)/,
+      /CREATE TABLE IF NOT EXISTS qes\.src_postgres_logs_local ON CLUSTER logs[\s\S]*ENGINE = ReplicatedMergeTree\('\/clickhouse\/tables\/\{shard\}\/qes\/src_postgres_logs_local', '\{replica\}'\)[\s\S]*PARTITION BY toDate32\(timestamp\)[\s\S]*ORDER BY \(project, timestamp\)[\s\S]*TTL toDateTime\(greatest\(least\(toDate32\(timestamp\)[\s\S]*\+ 31, 'UTC'\)/,
     );
     expect(await parsed(distributed!)).toMatch(
       /CREATE TABLE IF NOT EXISTS qes\.src_postgres_logs ON CLUSTER logs AS qes\.src_postgres_logs_local\s+ENGINE = Distributed\('logs', 'qes', 'src_postgres_logs_local', cityHash64\(id\)\)/,

@@ -160,8 +160,8 @@ describe("ClickHouse start-up rebuilds tables partitioned by toDate", () => {
       const fresh = (await backend.schema({ fresh: true })).sources[FRESH]!.table;
       const rebuilt = await ddlOf(store.database, store.table);
       expect(rebuilt).toBe(await ddlOf(store.database, fresh));
-      expect(rebuilt).toContain(`TTL toDate(greatest(least(toDate32(timestamp)`);
-      expect(rebuilt).toContain(`toIntervalDay(${DAYS + 1})`);
+      expect(rebuilt).toContain(`TTL toDateTime(greatest(least(toDate32(timestamp)`);
+      expect(rebuilt).toContain(`+ ${DAYS + 1}, 'UTC')`);
       expect(rebuilt).toContain("PROJECTION qes_by_id");
       expect(await otherTables(store)).toBe("");
     } finally {

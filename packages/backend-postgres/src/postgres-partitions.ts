@@ -46,8 +46,13 @@ export function partitionName(table: string, day: number): string {
   return `${table.slice(0, 43)}_${hash}__${ymd(day)}`;
 }
 
-/** The bound PostgreSQL writes for a partition: `FOR VALUES FROM ('2025-01-15 00:00:00+00') TO (…)`. */
-const BOUND = /FROM \('(\d{4})-(\d{2})-(\d{2}) 00:00:00\+00'\) TO \('(\d{4})-(\d{2})-(\d{2}) 00:00:00\+00'\)/;
+/**
+ * The bound PostgreSQL writes for a partition: `FOR VALUES FROM ('2025-01-15 00:00:00+00') TO (…)`.
+ * The last day's partition ends at `10000-01-01`: read with four year digits only, it was not
+ * listed, and every later write of 9999-12-31 tried to make it again and failed.
+ */
+const BOUND =
+  /FROM \('(\d{4,5})-(\d{2})-(\d{2}) 00:00:00\+00'\) TO \('(\d{4,5})-(\d{2})-(\d{2}) 00:00:00\+00'\)/;
 
 export interface Partition {
   name: string;
@@ -77,6 +82,23 @@ export async function listPartitions(db: Queryable, schema: string, table: strin
     partitions.push({ name: row.name, day: from, days: to - from });
   }
   return partitions.sort((a, b) => a.day - b.day);
+}
+
+/**
+ * The DEFAULT partition of a table, if an operator attached one (qes makes none): it holds the rows
+ * of every day no daily partition covers, so retention cannot drop it whole.
+ */
+export async function defaultPartitionOf(
+  db: Queryable,
+  schema: string,
+  table: string,
+): Promise<string | undefined> {
+  const { rows } = await db.query<{ name: string }>(
+    `select c.relname as name from pg_inherits i join pg_class c on c.oid = i.inhrelid
+     where i.inhparent = $1::regclass and pg_get_expr(c.relpartbound, c.oid) = 'DEFAULT'`,
+    [qualified(schema, table)],
+  );
+  return rows[0]?.name;
 }
 
 /** Is the table partitioned (relkind `p`) rather than a plain table from before partitioning? */

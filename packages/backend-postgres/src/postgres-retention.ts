@@ -7,7 +7,7 @@ import {
   type SourceStats,
 } from "@qes/core";
 import type pg from "pg";
-import { dayOfMicros, listPartitions } from "./postgres-partitions.ts";
+import { dayOfMicros, defaultPartitionOf, listPartitions } from "./postgres-partitions.ts";
 import { advisoryKey, qualified } from "./postgres-sql.ts";
 
 /**
@@ -61,9 +61,40 @@ export async function applyPostgresRetention(
         if (!BUSY.has((e as { code?: string }).code ?? "")) throw e;
       }
     }
+    report.deletedEvents += await deleteFromDefaultPartition(client, schemaName, source.table, cutoff);
     reports.push(report);
   }
   return reports;
+}
+
+/**
+ * Deletes the rows older than `cutoff` from the table's DEFAULT partition, when an operator attached
+ * one: its old rows stayed for ever, counted in the source's events but beyond any retention.
+ * Row by row, as it cannot be dropped whole (autovacuum reclaims the space); a busy table is left
+ * to the next run. Returns how many went.
+ */
+async function deleteFromDefaultPartition(
+  client: pg.ClientBase,
+  schemaName: string,
+  table: string,
+  cutoff: bigint,
+): Promise<number> {
+  const fallback = await defaultPartitionOf(client, schemaName, table);
+  if (fallback === undefined) return 0;
+  await client.query("begin");
+  try {
+    await client.query(`set local lock_timeout = '${DROP_LOCK_TIMEOUT}'`);
+    const deleted = await client.query(
+      `delete from ${qualified(schemaName, fallback)} where "timestamp" < 'epoch'::timestamptz + $1::bigint * interval '1 microsecond'`,
+      [cutoff.toString()],
+    );
+    await client.query("commit");
+    return deleted.rowCount ?? 0;
+  } catch (e) {
+    await client.query("rollback").catch(() => undefined);
+    if (!BUSY.has((e as { code?: string }).code ?? "")) throw e;
+    return 0;
+  }
 }
 
 /** The session advisory lock that makes retention run once across instances. */

@@ -113,6 +113,27 @@ describe("PostgreSQL daily partitions", () => {
     });
   });
 
+  it("retention removes the old rows of a DEFAULT partition an operator attached, and counts them", async () => {
+    const source = "partitions.default";
+    await backend.ingest([{ source, events: [event("kept-day", NOW)] }]);
+    const t = (await backend.schema()).sources[source]!.table;
+    await ownerQuery(`create table "${schema}"."${t}_rest" partition of "${schema}"."${t}" default`);
+    // rows of days no daily partition covers, written through the parent (as an operator's tool would)
+    await ownerQuery(
+      `insert into "${schema}"."${t}" (id, "timestamp", event_message) values ` +
+        `('old-rest', '2024-06-01 00:00:00+00', 'o'), ('edge-rest', '2024-12-16 00:00:00+00', 'e'), ` +
+        `('new-rest', '2025-01-13 10:00:00+00', 'n')`,
+    );
+    const reports = await backend.applyRetention({ defaultDays: 30, perSource: {} }, NOW);
+    expect(reports.find((r) => r.source === source)).toEqual({
+      source,
+      deletedEvents: 1,
+      droppedPartitions: 0,
+    });
+    const { rows } = await ownerQuery<{ id: string }>(`select id from "${schema}"."${t}" order by id`);
+    expect(rows.map((r) => r.id)).toEqual(["edge-rest", "kept-day", "new-rest"]);
+  });
+
   it("a day's partition made by another instance takes this instance's rows", async () => {
     const source = "partitions.shared";
     const at = (id: string, iso: string) =>

@@ -1,5 +1,6 @@
 import type { RetentionPolicy } from "../backend.ts";
 import { QesError } from "../errors.ts";
+import { hasControlCharacter } from "../schema/source-name.ts";
 
 const MICROS_PER_DAY = 86_400_000_000n;
 /** 100 years: beyond that a number of days is a typo, not a retention */
@@ -68,6 +69,15 @@ export function parseRetentionDays(text: string | undefined): RetentionPolicy {
       throw new QesError("invalid_config", `QES_RETENTION_DAYS: "${entry}" names no source`, {
         param: "QES_RETENTION_DAYS",
       });
+    }
+    // a newline- or tab-separated list (a multi-line value in a compose file) read as one
+    // override for a source no store can hold, and left the sources it meant at the default
+    if (hasControlCharacter(source)) {
+      throw new QesError(
+        "invalid_config",
+        `QES_RETENTION_DAYS: ${JSON.stringify(source)} is no source name (it has a control character); separate entries with commas`,
+        { param: "QES_RETENTION_DAYS" },
+      );
     }
     if (Object.hasOwn(perSource, source)) {
       throw new QesError("invalid_config", `QES_RETENTION_DAYS: source ${source} is given twice`, {

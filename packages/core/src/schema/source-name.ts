@@ -1,7 +1,7 @@
 import { QesError } from "../errors.ts";
 
 /** control characters (NUL included): no engine stores them all, and no log source is named with them */
-function hasControlCharacter(name: string): boolean {
+export function hasControlCharacter(name: string): boolean {
   for (let i = 0; i < name.length; i++) {
     const c = name.charCodeAt(i);
     if (c < 0x20 || c === 0x7f) return true;

@@ -18,6 +18,20 @@ export function describeError(e: unknown): string {
   return String(e);
 }
 
+/**
+ * Text a server sent, for the terminal: control characters (C0, DEL, C1) as `\uXXXX`, so that no
+ * byte of it moves the cursor, recolours or retitles the terminal, and at most `max` characters.
+ */
+export function serverText(text: string, max = 300): string {
+  const cut = text.length > max ? `${text.slice(0, max)}… (${count(text.length)} characters)` : text;
+  let shown = "";
+  for (const c of cut) {
+    const code = c.charCodeAt(0);
+    shown += code < 0x20 || (code >= 0x7f && code <= 0x9f) ? `\\u${code.toString(16).padStart(4, "0")}` : c;
+  }
+  return shown;
+}
+
 /** 1234567 → "1,234,567" */
 export function count(n: number): string {
   return n.toLocaleString("en-US");

@@ -1,12 +1,21 @@
 import { isQesError, parseEvent } from "@qes/core";
+import { type BoundedAnswer, postBounded } from "../bounded-post.ts";
 import { ndjsonLines } from "../ndjson-lines.ts";
 import { retryWait } from "../retry-after-wait.ts";
-import { CliError, count } from "../terminal.ts";
+import { CliError, count, serverText } from "../terminal.ts";
 
 /** NDJSON bytes per request: well under the 10 MiB default of QES_INGEST_MAX_BYTES */
 const CHUNK_BYTES = 1024 * 1024;
 /** attempts per chunk when the server is busy (429) or briefly unreachable */
 const ATTEMPTS = 30;
+/**
+ * How long a request waits for its whole answer: twice Vector's default request timeout (a qes
+ * server commits a chunk in well under a second, and answers 429 at once when its queue is full).
+ * Not retried: a server that holds a request this long is not briefly unreachable.
+ */
+const ANSWER_WITHIN_MS = 120_000;
+/** the most of an answer read: a qes ingest answer or error is well under a kilobyte */
+const ANSWER_MAX_BYTES = 1024 * 1024;
 
 export interface ServerTarget {
   /** `http://host:port` of a running qes */
@@ -19,6 +28,8 @@ export interface ServerTarget {
    * new port, a new token). Absent for `--url`.
    */
   reread?: () => Promise<{ url: string; token: string } | undefined>;
+  /** how long one request waits for its answer (default ANSWER_WITHIN_MS; tests shorten it) */
+  answerWithinMs?: number;
 }
 
 export interface ForwardSummary {
@@ -145,40 +156,64 @@ async function postChunk(
   const body = `${lines.join("\n")}\n`;
   for (let attempt = 1; ; attempt++) {
     const url = `${target.url.replace(/\/+$/, "")}/api/logs?source_name=${encodeURIComponent(source)}`;
-    let res: Response;
+    let answer: BoundedAnswer;
     try {
-      res = await fetch(url, {
-        method: "POST",
-        headers: { "Content-Type": "application/x-ndjson", "X-API-KEY": target.token },
-        body,
-      });
+      answer = await postBounded(
+        url,
+        { headers: { "Content-Type": "application/x-ndjson", "X-API-KEY": target.token }, body },
+        { withinMs: target.answerWithinMs ?? ANSWER_WITHIN_MS, maxBytes: ANSWER_MAX_BYTES },
+      );
     } catch (e) {
       if (attempt >= ATTEMPTS)
-        throw new CliError(`cannot reach the qes server at ${target.url}: ${String(e)}`);
+        throw new CliError(
+          `cannot reach the qes server at ${target.url}: ${e instanceof Error ? e.message : String(e)}`,
+        );
       await sleep(Math.min(200 * attempt, 2000));
       await follow(target);
       continue;
     }
-    const text = await res.text();
-    if (res.ok) {
+    if (answer.kind !== "answer") throw new CliError(unusableAnswer(target, answer));
+    const { status, text } = answer;
+    if (status >= 200 && status < 300) {
       checkCommitted(target.url, text, lines.length);
       return undefined;
     }
-    if (res.status === 413 && lines.length > 1) return "too_large";
-    if ((res.status === 429 || res.status === 503) && attempt < ATTEMPTS) {
-      const wait = retryWait(res.headers.get("retry-after"), target.url);
+    if (status === 413 && lines.length > 1) return "too_large";
+    if ((status === 429 || status === 503) && attempt < ATTEMPTS) {
+      const wait = retryWait(answer.retryAfter, target.url);
       if (wait.note !== undefined) process.stderr.write(`qes load: ${wait.note}\n`);
       await sleep(wait.ms);
       continue;
     }
     // the token of a server that has restarted (on the same port) is no longer valid: its new
     // one is in the file beside the database once it has started
-    if ((res.status === 401 || res.status === 403) && target.reread !== undefined && attempt < ATTEMPTS) {
+    if ((status === 401 || status === 403) && target.reread !== undefined && attempt < ATTEMPTS) {
       await sleep(Math.min(200 * attempt, 2000));
       await follow(target);
       continue;
     }
-    throw new CliError(serverRefusal(target.url, res.status, text, lineNumbers));
+    throw new CliError(serverRefusal(target.url, status, text, lineNumbers));
+  }
+}
+
+/**
+ * Why an answer that is no answer of a qes server's ends the load. The events of the request may
+ * have been committed, or not: loading again stores nothing twice.
+ */
+function unusableAnswer(target: ServerTarget, answer: Exclude<BoundedAnswer, { kind: "answer" }>): string {
+  const unknown =
+    "the events of that request may or may not be stored; loading the file again stores nothing twice";
+  switch (answer.kind) {
+    case "no_answer":
+      return `the server at ${target.url} did not answer within ${Math.round((target.answerWithinMs ?? ANSWER_WITHIN_MS) / 1000)} s: ${unknown}`;
+    case "too_large":
+      return `the server at ${target.url} answered with more than ${ANSWER_MAX_BYTES} bytes, which no qes ingest API sends: not a qes server? ${unknown}`;
+    case "redirect":
+      return (
+        `the server at ${target.url} redirects (${answer.status}) to "${serverText(answer.location ?? "", 200)}": ` +
+        "qes load follows no redirect, which would send the ingest token and the events to another address; " +
+        "give --url the address of the qes server itself"
+      );
   }
 }
 
@@ -211,16 +246,18 @@ function checkCommitted(url: string, text: string, events: number): void {
 
 /** the server's message, with an event index turned back into the file's line number */
 function serverRefusal(url: string, status: number, text: string, lineNumbers: readonly number[]): string {
-  let message = text;
+  let message: unknown;
   try {
-    message = (JSON.parse(text) as { error: { message: string } }).error.message;
+    message = (JSON.parse(text) as { error: { message: unknown } }).error.message;
   } catch {
-    // not our error shape: show the text
+    // not our error shape (a proxy's HTML page): shown quoted, escaped and cut below
   }
+  if (typeof message !== "string")
+    return `the qes server at ${url} refused the events (${status}): "${serverText(text)}"`;
   const m = /^event (\d+)(?: \(line \d+\))?: /.exec(message);
   const line = m ? lineNumbers[Number(m[1])] : undefined;
-  if (m && line !== undefined) message = `line ${line}: ${message.slice(m[0].length)}`;
-  return `the qes server at ${url} refused the events (${status}): ${message}`;
+  const located = m && line !== undefined ? `line ${line}: ${message.slice(m[0].length)}` : message;
+  return `the qes server at ${url} refused the events (${status}): ${serverText(located, 2000)}`;
 }
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));

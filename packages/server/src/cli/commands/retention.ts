@@ -3,8 +3,15 @@ import { exclusiveStoreOf, openBackend } from "../../backend/open-backend.ts";
 import { requestClock } from "../../clock.ts";
 import { loadConfig, type QesConfig } from "../../config.ts";
 import { localIngestFile, readLocalIngestFile, writerIsRunning } from "../../ingest/local-ingest-file.ts";
-import { postAndWait } from "../post-and-wait.ts";
-import { CliError, count } from "../terminal.ts";
+import { RETENTION_EVERY_MS } from "../../retention/retention-runner.ts";
+import { type BoundedAnswer, postBounded } from "../bounded-post.ts";
+import { CliError, count, serverText } from "../terminal.ts";
+
+/**
+ * The most of a run's answer read: an entry per source of at most ~260 bytes (names of up to 200
+ * characters), so room for 60 times the 1,000 sources QES_INGEST_MAX_SOURCES allows by default.
+ */
+const ANSWER_MAX_BYTES = 16 * 1024 * 1024;
 
 /**
  * `qes retention`: one retention run (QES_RETENTION_DAYS) and a line per source that lost events,
@@ -58,14 +65,27 @@ async function retentionThroughServer(config: QesConfig): Promise<number> {
     );
     return 0;
   }
-  let res: { status: number; text: string };
+  const server = `the qes serve holding ${store} (pid ${local.pid}) at ${local.url}`;
+  let answer: BoundedAnswer;
   try {
-    res = await postAndWait(`${local.url.replace(/\/+$/, "")}/api/retention`, { "X-API-KEY": local.token });
-  } catch (e) {
-    throw new CliError(
-      `the qes serve holding ${store} (pid ${local.pid}) did not answer at ${local.url}: ${String(e)}`,
+    answer = await postBounded(
+      `${local.url.replace(/\/+$/, "")}/api/retention`,
+      { headers: { "X-API-KEY": local.token } },
+      { withinMs: RETENTION_EVERY_MS, maxBytes: ANSWER_MAX_BYTES },
     );
+  } catch (e) {
+    throw new CliError(`${server} did not answer: ${e instanceof Error ? e.message : String(e)}`);
   }
+  if (answer.kind === "no_answer")
+    throw new CliError(
+      `${server} did not answer within ${RETENTION_EVERY_MS / 60_000} min (its run may go on; it runs retention hourly itself)`,
+    );
+  if (answer.kind === "too_large")
+    throw new CliError(
+      `${server} answered with more than ${ANSWER_MAX_BYTES} bytes, which no qes run report takes`,
+    );
+  // a redirect is followed nowhere: the token goes to the server in the file only
+  const res = answer.kind === "redirect" ? { status: answer.status, text: "" } : answer;
   if (res.status === 404) {
     process.stdout.write(
       `retention: the qes serve holding ${store} (pid ${local.pid}) cannot run it on request (an older version); ` +
@@ -78,7 +98,8 @@ async function retentionThroughServer(config: QesConfig): Promise<number> {
     | undefined;
   if (res.status !== 200 || !Array.isArray(body?.sources)) {
     const error = body?.error as string | { message?: string } | undefined;
-    const why = typeof error === "string" ? error : (error?.message ?? "no error message");
+    const message = typeof error === "string" ? error : error?.message;
+    const why = typeof message === "string" ? serverText(message) : "no error message";
     throw new CliError(
       `the qes serve holding ${store} (pid ${local.pid}) refused the retention run: ${res.status} ${why}`,
     );
