@@ -144,4 +144,22 @@ describe("per-source metrics", () => {
     expect(text).toContain('qes_source_events{source="emptied.src",service="qes"} 0');
     expect(text).not.toContain('qes_source_oldest_event_age_seconds{source="emptied.src"');
   });
+
+  it("keep the last statistics read when a read fails, instead of dropping every source's gauges", async () => {
+    const metrics = new Metrics({ backend: "duckdb", executedQueries: () => 0, redis: false });
+    let fail = false;
+    metrics.trackSources(
+      async () => {
+        if (fail) throw new Error("table dropped while read");
+        return [{ source: "edge", events: 7, bytes: 10, oldestMicros: NOW - 1_000_000n }];
+      },
+      () => NOW,
+    );
+    expect(await metrics.registry.metrics()).toContain('qes_source_events{source="edge",service="qes"} 7');
+    fail = true;
+    metrics.sourcesChanged(); // the next scrape reads again, and that read fails
+    const text = await metrics.registry.metrics();
+    expect(text).toContain('qes_source_events{source="edge",service="qes"} 7');
+    expect(text).toContain('qes_source_oldest_event_age_seconds{source="edge",service="qes"} 1');
+  });
 });

@@ -168,6 +168,9 @@ export class Metrics {
    */
   trackSources(stats: () => Promise<SourceStats[]>, nowMicros: () => bigint): void {
     let cached: { at: number; version: number; value: Promise<SourceStats[]> } | undefined;
+    // a read that fails (the engine busy or down, a table going while it is read) answers the
+    // last one that did not: every source's gauges vanished from the scrape with it
+    let lastRead: SourceStats[] = [];
     const read = (): Promise<SourceStats[]> => {
       const version = this.#sourcesVersion;
       if (
@@ -175,7 +178,13 @@ export class Metrics {
         cached.version !== version ||
         Date.now() - cached.at > SOURCE_STATS_TTL_MS
       ) {
-        const value = stats().catch(() => [] as SourceStats[]);
+        const value = stats().then(
+          (read) => {
+            lastRead = read;
+            return read;
+          },
+          () => lastRead,
+        );
         cached = { at: Date.now(), version, value };
       }
       return cached.value;
