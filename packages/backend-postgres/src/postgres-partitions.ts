@@ -124,17 +124,47 @@ export async function ensureDailyPartitions(
   days: Iterable<number>,
   known: DayPartitions,
 ): Promise<void> {
+  let fallback: string | null | undefined;
   for (const day of days) {
     if (known.has(day)) continue;
     const name = partitionName(table, day);
     const partition = qualified(schema, name);
+    const from = literal(`${isoDay(day)} 00:00:00+00`);
+    const to = literal(`${isoDay(day + 1)} 00:00:00+00`);
     await client.query(`create table ${partition} (like ${qualified(schema, table)} including defaults)`);
+    fallback ??= (await defaultPartitionOf(client, schema, table)) ?? null;
+    if (fallback !== null) await moveDayOutOfDefault(client, schema, table, fallback, partition, from, to);
     await client.query(
-      `alter table ${qualified(schema, table)} attach partition ${partition} for values from ` +
-        `(${literal(`${isoDay(day)} 00:00:00+00`)}) to (${literal(`${isoDay(day + 1)} 00:00:00+00`)})`,
+      `alter table ${qualified(schema, table)} attach partition ${partition} for values from (${from}) to (${to})`,
     );
     known.set(day, name);
   }
+}
+
+/**
+ * The rows of a day that an operator's DEFAULT partition holds, moved into the day's new partition
+ * before it is attached: PostgreSQL refuses to attach a range the DEFAULT partition has rows of
+ * ("updated partition constraint for default partition would be violated"), and every ingest of
+ * that day failed with a 500. Columns by name: the DEFAULT partition's order may be its own.
+ */
+async function moveDayOutOfDefault(
+  client: Queryable,
+  schema: string,
+  table: string,
+  fallback: string,
+  partition: string,
+  from: string,
+  to: string,
+): Promise<void> {
+  const { rows } = await client.query<{ name: string }>(
+    `select attname as name from pg_attribute where attrelid = $1::regclass and attnum > 0 and not attisdropped order by attnum`,
+    [qualified(schema, table)],
+  );
+  const columns = rows.map((r) => ident(r.name)).join(", ");
+  await client.query(
+    `with moved as (delete from ${qualified(schema, fallback)} where "timestamp" >= ${from} and "timestamp" < ${to} returning ${columns}) ` +
+      `insert into ${partition} (${columns}) select ${columns} from moved`,
+  );
 }
 
 /**

@@ -134,6 +134,36 @@ describe("PostgreSQL daily partitions", () => {
     expect(rows.map((r) => r.id)).toEqual(["edge-rest", "kept-day", "new-rest"]);
   });
 
+  it("a day whose rows an operator's DEFAULT partition holds takes ingest and load: its rows move into the day's partition", async () => {
+    const source = "partitions.default.move";
+    await backend.ingest([{ source, events: [event("first", NOW)] }]);
+    const t = (await backend.schema()).sources[source]!.table;
+    await ownerQuery(`create table "${schema}"."${t}_rest" (like "${schema}"."${t}")`);
+    // the DEFAULT partition's columns in another order: the move names them
+    await ownerQuery(`alter table "${schema}"."${t}_rest" drop column project, add column project text`);
+    await ownerQuery(`alter table "${schema}"."${t}" attach partition "${schema}"."${t}_rest" default`);
+    await ownerQuery(
+      `insert into "${schema}"."${t}" (id, "timestamp", event_message, project) values ` +
+        `('in-default', '2025-01-13 10:00:00+00', 'd', 'p1'), ('other-day', '2025-01-12 10:00:00+00', 'o', 'p2')`,
+    );
+    await backend.ingest([{ source, events: [event("same-day", NOW - 2n * DAY)] }]);
+    await backend.load(source, [JSON.stringify({ id: "loaded", timestamp: "2025-01-12T08:00:00Z" })]);
+    const { rows } = await ownerQuery<{ id: string; project: string | null; part: string }>(
+      `select id, project, tableoid::regclass::text as part from "${schema}"."${t}" order by id`,
+    );
+    expect(rows.map((r) => [r.id, r.project])).toEqual([
+      ["first", null],
+      ["in-default", "p1"],
+      ["loaded", null],
+      ["other-day", "p2"],
+      ["same-day", null],
+    ]);
+    // nothing of a day with its own partition is left in the DEFAULT one
+    expect(
+      rows.filter((r) => r.part.endsWith('_rest"') || r.part.endsWith("_rest")).map((r) => r.id),
+    ).toEqual([]);
+  });
+
   it("a day's partition made by another instance takes this instance's rows", async () => {
     const source = "partitions.shared";
     const at = (id: string, iso: string) =>
