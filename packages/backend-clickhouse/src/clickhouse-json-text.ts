@@ -50,12 +50,16 @@ export function jsonStringAt(at: string): string {
  */
 export function jsonStringList(array: string): string {
   const text = `ifNull(${array}, '')`;
+  // each number read from its own text: JSONExtract of the whole array as Array(Nullable(Float64))
+  // is empty when no element is a number (["req 1736938800123456"]), and arrayMap then refused
+  // lists of different sizes
   const each =
-    `arrayMap((__r, __f, __i) -> multiIf(__r = 'null', NULL, startsWith(__r, '"'), JSONExtractString(__r), ` +
+    `arrayMap(__r -> multiIf(__r = 'null', NULL, startsWith(__r, '"'), JSONExtractString(__r), ` +
     // an integer's digits are exact in ClickHouse's text; a FLOAT64 is spelled from the parsed value
-    `toString(__i) = __r, __r, match(__r, '^-?[0-9]'), ${clickhouseFloatText("__f")}, ` +
+    `toString(JSONExtract(__r, 'Nullable(Int64)')) = __r, __r, ` +
+    `match(__r, '^-?[0-9]'), ${clickhouseFloatText("JSONExtract(__r, 'Nullable(Float64)')")}, ` +
     `match(__r, '^[\\\\[{]'), ${jsonNumbersAsCore("__r")}, __r), ` +
-    `JSONExtractArrayRaw(${text}), JSONExtract(${text}, 'Array(Nullable(Float64))'), JSONExtract(${text}, 'Array(Nullable(Int64))'))`;
+    `JSONExtractArrayRaw(${text}))`;
   return `if(match(${text}, '[0-9][eE]|[0-9]{16}'), ${each}, JSONExtract(${text}, 'Array(Nullable(String))'))`;
 }
 
