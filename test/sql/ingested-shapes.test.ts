@@ -55,6 +55,9 @@ const INSTANTS = {
 } as const;
 type InstantId = keyof typeof INSTANTS;
 
+/** a string whose JSON text escapes: lowercase `\u001b`, `\u000b`, `\u001f`; U+2028/2029 as they are */
+const ESCAPED = '\u001b[31mred\u001b[0m \u000b\u001f \u2028\u2029 \\u001F "q"';
+
 /** Each source's requests (one `ingest` call each), in order; every event a JSON text. */
 const SOURCES: Record<string, string[][]> = {
   "shape.keys": [
@@ -132,6 +135,20 @@ const SOURCES: Record<string, string[][]> = {
   "shape.record-to-text": [
     [J({ id: "a", timestamp: AT, m: { z: 1, a: "x y", n: { k: [1, 2] } }, arr: [1, 2] })],
     [J({ id: "b", timestamp: AT, m: "plain", arr: ["s", 1.5] })],
+  ],
+  // objects read as STRING whose strings hold characters JSON escapes: ESC and other control
+  // characters, U+2028/U+2029, and a backslash before "u001F" (text, not an escape)
+  "shape.escaped-text": [
+    [
+      J({
+        id: "e1",
+        timestamp: AT,
+        m: { n: { s: ESCAPED } },
+        recs: [{ x: { s: ESCAPED } }],
+        mix: [{ s: ESCAPED }, ESCAPED],
+      }),
+    ],
+    [J({ id: "e2", timestamp: AT, m: { n: "plain" }, recs: [{ x: "plain" }], mix: ["plain"] })],
   ],
   // arrays of strings only, whose text looks like numbers to a quick scan (16 digits, `1e5`)
   "shape.digit-strings": [
@@ -729,6 +746,17 @@ const VALUE_CASES: ShapeCase[] = [
     ],
     found:
       "ClickHouse: 422 'Arrays passed to arrayMap must have equal size' (the numbers of an array with no number in it were an empty list)",
+  },
+  {
+    name: "an object read as STRING is its JSON text as ingest wrote it: escapes spelled as JSON.stringify spells them",
+    sql: "select t.id, mm.n, r.x, el, o from `shape.escaped-text` t cross join unnest(t.m) mm cross join unnest(t.recs) r cross join unnest(t.mix) el with offset o order by t.id, o",
+    expect: [
+      { id: "e1", n: J({ s: ESCAPED }), x: J({ s: ESCAPED }), el: J({ s: ESCAPED }), o: 0 },
+      { id: "e1", n: J({ s: ESCAPED }), x: J({ s: ESCAPED }), el: ESCAPED, o: 1 },
+      { id: "e2", n: "plain", x: "plain", el: "plain", o: 0 },
+    ],
+    found:
+      "DuckDB: \\u001B and \\u001F (its JSON writer's capitals); ClickHouse: those and U+2028/U+2029 escaped, for a record widened to STRING below a record, a record's field below an array and an element of a mixed array",
   },
   {
     name: "nested and mixed arrays are arrays of text; UNNEST WITH OFFSET of FLOAT64",
