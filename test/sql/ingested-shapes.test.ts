@@ -157,6 +157,12 @@ const SOURCES: Record<string, string[][]> = {
       J({ id: "d2", timestamp: AT, ids: ["1736938800123456"], words: [] }),
     ],
   ],
+  // arrays of numbers inside records, widened to STRING by a later request, read through UNNEST
+  // of the record (where the array's text is the engine's, not the stored)
+  "shape.widened-array-in-record": [
+    [J({ id: "w1", timestamp: AT, m: { xs: [1e21, 0.5, 1e-7] }, rs: [{ xs: [1e21, 2] }] })],
+    [J({ id: "w2", timestamp: AT, m: { xs: ["s"] }, rs: [{ xs: ["s"] }] })],
+  ],
   "shape.arrays": [
     [
       J({ id: "a", timestamp: AT, nest: [[1, 2], [3]], mix: [1, "a", true, null, 1.5], fl: [1, 2.5] }),
@@ -746,6 +752,20 @@ const VALUE_CASES: ShapeCase[] = [
     ],
     found:
       "ClickHouse: 422 'Arrays passed to arrayMap must have equal size' (the numbers of an array with no number in it were an empty list)",
+  },
+  {
+    name: "numbers of a STRING array inside a record read through UNNEST of the record as on the wire",
+    sql: "select t.id, x, o from `shape.widened-array-in-record` t cross join unnest(t.m) mm cross join unnest(mm.xs) x with offset o union all select t.id, x, o + 10 from `shape.widened-array-in-record` t cross join unnest(t.rs) r cross join unnest(r.xs) x with offset o order by id, o",
+    expect: [
+      { id: "w1", x: "1e+21", o: 0 },
+      { id: "w1", x: "0.5", o: 1 },
+      { id: "w1", x: "1e-7", o: 2 },
+      { id: "w1", x: "1e+21", o: 10 },
+      { id: "w1", x: "2", o: 11 },
+      { id: "w2", x: "s", o: 0 },
+      { id: "w2", x: "s", o: 10 },
+    ],
+    found: "DuckDB: 1e21 (its text of the record's array, which the check for a number to respell missed)",
   },
   {
     name: "an object read as STRING is its JSON text as ingest wrote it: escapes spelled as JSON.stringify spells them",

@@ -40,13 +40,13 @@ export function jsonStringAt(json: string, path: string): string {
 }
 
 /**
- * The elements of a JSON array as a list of STRING, each as jsonStringAt reads one. Text that
- * holds no `e+` has no number DuckDB would respell, and text without `\u` no escape: it takes
- * the one-call path.
+ * The elements of a JSON array as a list of STRING, each as jsonStringAt reads one. Text with no
+ * exponent (`1e+21` as stored, `1e21` as DuckDB writes an array it read from a record's text)
+ * has no number DuckDB would respell, and text without `\u` no escape: it takes the one-call path.
  */
 export function jsonStringList(array: string): string {
   const each = `list_transform(json_extract(${array}, '$[*]'), __v -> ${jsonStringAt("__v", "'$'")})`;
-  return `CASE WHEN contains(${array}, 'e+') OR contains(${array}, '\\u') THEN ${each} ELSE json_extract_string(${array}, '$[*]') END`;
+  return `CASE WHEN regexp_matches(${array}, '[0-9]e|\\\\u') THEN ${each} ELSE json_extract_string(${array}, '$[*]') END`;
 }
 
 /**
