@@ -155,6 +155,8 @@ const SOURCES: Record<string, string[][]> = {
     [
       J({ id: "d1", timestamp: AT, ids: ["req 1736938800123456", "x"], words: ["up 1e5 times"] }),
       J({ id: "d2", timestamp: AT, ids: ["1736938800123456"], words: [] }),
+      // doubles JavaScript writes as integers of 20 and 21 digits, beside a string
+      J({ id: "d3", timestamp: AT, ids: ["s", 2 ** 64, 1.2345678901234568e20], words: [2 ** 64] }),
     ],
   ],
   // arrays of numbers inside records, widened to STRING by a later request, read through UNNEST
@@ -749,6 +751,9 @@ const VALUE_CASES: ShapeCase[] = [
       { id: "d1", x: "req 1736938800123456", o: 0, w: "up 1e5 times" },
       { id: "d1", x: "x", o: 1, w: "up 1e5 times" },
       { id: "d2", x: "1736938800123456", o: 0, w: "" },
+      { id: "d3", x: "s", o: 0, w: "18446744073709552000" },
+      { id: "d3", x: "18446744073709552000", o: 1, w: "18446744073709552000" },
+      { id: "d3", x: "123456789012345680000", o: 2, w: "18446744073709552000" },
     ],
     found:
       "ClickHouse: 422 'Arrays passed to arrayMap must have equal size' (the numbers of an array with no number in it were an empty list)",

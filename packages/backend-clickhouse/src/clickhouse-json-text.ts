@@ -71,7 +71,9 @@ export function jsonStringList(array: string): string {
     `arrayMap(__r -> multiIf(__r = 'null', NULL, startsWith(__r, '"'), JSONExtractString(__r), ` +
     // an integer's digits are exact in ClickHouse's text; a FLOAT64 is spelled from the parsed value
     `toString(JSONExtract(__r, 'Nullable(Int64)')) = __r, __r, ` +
-    `match(__r, '^-?[0-9]'), ${clickhouseFloatText("JSONExtract(__r, 'Nullable(Float64)')")}, ` +
+    // an integer literal past 64 bits (JavaScript's 18446744073709552000) read as the double it is
+    // (`readableJson`: simdjson gives up on the literal)
+    `match(__r, '^-?[0-9]'), ${clickhouseFloatText("JSONExtract(if(match(__r, '^-?[0-9]+$'), concat(__r, '.0'), __r), 'Nullable(Float64)')")}, ` +
     `match(__r, '^[\\\\[{]'), ${jsonEscapesAsCore(jsonNumbersAsCore("__r"))}, __r), ` +
     `JSONExtractArrayRaw(${text}))`;
   return `if(match(${text}, ${sqlString("[0-9][eE]|[0-9]{16}|\\\\u|\u2028|\u2029")}), ${each}, JSONExtract(${text}, 'Array(Nullable(String))'))`;
