@@ -165,6 +165,20 @@ const SOURCES: Record<string, string[][]> = {
     [J({ id: "w1", timestamp: AT, m: { xs: [1e21, 0.5, 1e-7] }, rs: [{ xs: [1e21, 2] }] })],
     [J({ id: "w2", timestamp: AT, m: { xs: ["s"] }, rs: [{ xs: ["s"] }] })],
   ],
+  // arrays sent as null or left out, at the top, in a record and in records
+  "shape.null-arrays": [
+    [
+      J({ id: "n1", timestamp: AT, m: { xs: null }, ys: null, rs: [{ zs: null, os: { a: 1 } }] }),
+      J({
+        id: "n2",
+        timestamp: AT,
+        m: { xs: ["a"] },
+        ys: ["b"],
+        rs: [{ zs: ["c"], os: [{ a: 2 }, { a: 3 }] }],
+      }),
+      J({ id: "n3", timestamp: AT, m: { k: 1 }, rs: [{ k: 1 }] }),
+    ],
+  ],
   "shape.arrays": [
     [
       J({ id: "a", timestamp: AT, nest: [[1, 2], [3]], mix: [1, "a", true, null, 1.5], fl: [1, 2.5] }),
@@ -771,6 +785,17 @@ const VALUE_CASES: ShapeCase[] = [
       { id: "w2", x: "s", o: 10 },
     ],
     found: "DuckDB: 1e21 (its text of the record's array, which the check for a number to respell missed)",
+  },
+  {
+    name: "ARRAY_LENGTH and ARRAY_TO_STRING of arrays sent as null or left out, in records too",
+    sql: "select t.id, array_length(mm.xs) as a, array_length(t.ys) as b, array_length(r.zs) as c, array_to_string(mm.xs, ',') as s, array_to_string(r.zs, ',') as z, array_length(r.os) as o, 'c' in unnest(r.zs) as has, r.zs[safe_offset(0)] as z0, (select count(*) from unnest(r.zs)) as n from `shape.null-arrays` t cross join unnest(t.m) mm cross join unnest(t.rs) r order by id",
+    expect: [
+      { id: "n1", a: null, b: null, c: 0, s: null, z: "", o: 1, has: false, z0: null, n: 0 },
+      { id: "n2", a: 1, b: 1, c: 1, s: "a", z: "c", o: 2, has: true, z0: "c", n: 1 },
+      { id: "n3", a: null, b: null, c: null, s: null, z: null, o: null, has: false, z0: null, n: 0 },
+    ],
+    found:
+      "PostgreSQL: 422 'cannot get array length of a scalar' (and 'cannot extract elements from a scalar') for an array sent as null inside records",
   },
   {
     name: "an object read as STRING is its JSON text as ingest wrote it: escapes spelled as JSON.stringify spells them",
