@@ -55,6 +55,9 @@ const INSTANTS = {
 } as const;
 type InstantId = keyof typeof INSTANTS;
 
+/** a string whose JSON text escapes: lowercase `\u001b`, `\u000b`, `\u001f`; U+2028/2029 as they are */
+const ESCAPED = '\u001b[31mred\u001b[0m \u000b\u001f \u2028\u2029 \\u001F "q"';
+
 /** Each source's requests (one `ingest` call each), in order; every event a JSON text. */
 const SOURCES: Record<string, string[][]> = {
   "shape.keys": [
@@ -132,6 +135,49 @@ const SOURCES: Record<string, string[][]> = {
   "shape.record-to-text": [
     [J({ id: "a", timestamp: AT, m: { z: 1, a: "x y", n: { k: [1, 2] } }, arr: [1, 2] })],
     [J({ id: "b", timestamp: AT, m: "plain", arr: ["s", 1.5] })],
+  ],
+  // objects read as STRING whose strings hold characters JSON escapes: ESC and other control
+  // characters, U+2028/U+2029, and a backslash before "u001F" (text, not an escape)
+  "shape.escaped-text": [
+    [
+      J({
+        id: "e1",
+        timestamp: AT,
+        m: { n: { s: ESCAPED } },
+        recs: [{ x: { s: ESCAPED } }],
+        mix: [{ s: ESCAPED }, ESCAPED],
+      }),
+    ],
+    [J({ id: "e2", timestamp: AT, m: { n: "plain" }, recs: [{ x: "plain" }], mix: ["plain"] })],
+  ],
+  // arrays of strings only, whose text looks like numbers to a quick scan (16 digits, `1e5`)
+  "shape.digit-strings": [
+    [
+      J({ id: "d1", timestamp: AT, ids: ["req 1736938800123456", "x"], words: ["up 1e5 times"] }),
+      J({ id: "d2", timestamp: AT, ids: ["1736938800123456"], words: [] }),
+      // doubles JavaScript writes as integers of 20 and 21 digits, beside a string
+      J({ id: "d3", timestamp: AT, ids: ["s", 2 ** 64, 1.2345678901234568e20], words: [2 ** 64] }),
+    ],
+  ],
+  // arrays of numbers inside records, widened to STRING by a later request, read through UNNEST
+  // of the record (where the array's text is the engine's, not the stored)
+  "shape.widened-array-in-record": [
+    [J({ id: "w1", timestamp: AT, m: { xs: [1e21, 0.5, 1e-7] }, rs: [{ xs: [1e21, 2] }] })],
+    [J({ id: "w2", timestamp: AT, m: { xs: ["s"] }, rs: [{ xs: ["s"] }] })],
+  ],
+  // arrays sent as null or left out, at the top, in a record and in records
+  "shape.null-arrays": [
+    [
+      J({ id: "n1", timestamp: AT, m: { xs: null }, ys: null, rs: [{ zs: null, os: { a: 1 } }] }),
+      J({
+        id: "n2",
+        timestamp: AT,
+        m: { xs: ["a"] },
+        ys: ["b"],
+        rs: [{ zs: ["c"], os: [{ a: 2 }, { a: 3 }] }],
+      }),
+      J({ id: "n3", timestamp: AT, m: { k: 1 }, rs: [{ k: 1 }] }),
+    ],
   ],
   "shape.arrays": [
     [
@@ -711,6 +757,56 @@ const VALUE_CASES: ShapeCase[] = [
       { id: "a", m: '{"z":1,"a":"x y","n":{"k":[1,2]}}', k: "2", arr: ["1", "2"] },
       { id: "b", m: "plain", k: null, arr: ["s", "1.5"] },
     ],
+  },
+  {
+    name: "arrays of strings with 16 digits or an exponent in them: UNNEST, ARRAY_TO_STRING",
+    sql: "select id, x, o, array_to_string(words, ',') as w from `shape.digit-strings` cross join unnest(ids) x with offset o order by id, o",
+    expect: [
+      { id: "d1", x: "req 1736938800123456", o: 0, w: "up 1e5 times" },
+      { id: "d1", x: "x", o: 1, w: "up 1e5 times" },
+      { id: "d2", x: "1736938800123456", o: 0, w: "" },
+      { id: "d3", x: "s", o: 0, w: "18446744073709552000" },
+      { id: "d3", x: "18446744073709552000", o: 1, w: "18446744073709552000" },
+      { id: "d3", x: "123456789012345680000", o: 2, w: "18446744073709552000" },
+    ],
+    found:
+      "ClickHouse: 422 'Arrays passed to arrayMap must have equal size' (the numbers of an array with no number in it were an empty list)",
+  },
+  {
+    name: "numbers of a STRING array inside a record read through UNNEST of the record as on the wire",
+    sql: "select t.id, x, o from `shape.widened-array-in-record` t cross join unnest(t.m) mm cross join unnest(mm.xs) x with offset o union all select t.id, x, o + 10 from `shape.widened-array-in-record` t cross join unnest(t.rs) r cross join unnest(r.xs) x with offset o order by id, o",
+    expect: [
+      { id: "w1", x: "1e+21", o: 0 },
+      { id: "w1", x: "0.5", o: 1 },
+      { id: "w1", x: "1e-7", o: 2 },
+      { id: "w1", x: "1e+21", o: 10 },
+      { id: "w1", x: "2", o: 11 },
+      { id: "w2", x: "s", o: 0 },
+      { id: "w2", x: "s", o: 10 },
+    ],
+    found: "DuckDB: 1e21 (its text of the record's array, which the check for a number to respell missed)",
+  },
+  {
+    name: "ARRAY_LENGTH and ARRAY_TO_STRING of arrays sent as null or left out, in records too",
+    sql: "select t.id, array_length(mm.xs) as a, array_length(t.ys) as b, array_length(r.zs) as c, array_to_string(mm.xs, ',') as s, array_to_string(r.zs, ',') as z, array_length(r.os) as o, 'c' in unnest(r.zs) as has, r.zs[safe_offset(0)] as z0, (select count(*) from unnest(r.zs)) as n from `shape.null-arrays` t cross join unnest(t.m) mm cross join unnest(t.rs) r order by id",
+    expect: [
+      { id: "n1", a: null, b: null, c: 0, s: null, z: "", o: 1, has: false, z0: null, n: 0 },
+      { id: "n2", a: 1, b: 1, c: 1, s: "a", z: "c", o: 2, has: true, z0: "c", n: 1 },
+      { id: "n3", a: null, b: null, c: null, s: null, z: null, o: null, has: false, z0: null, n: 0 },
+    ],
+    found:
+      "PostgreSQL: 422 'cannot get array length of a scalar' (and 'cannot extract elements from a scalar') for an array sent as null inside records",
+  },
+  {
+    name: "an object read as STRING is its JSON text as ingest wrote it: escapes spelled as JSON.stringify spells them",
+    sql: "select t.id, mm.n, r.x, el, o from `shape.escaped-text` t cross join unnest(t.m) mm cross join unnest(t.recs) r cross join unnest(t.mix) el with offset o order by t.id, o",
+    expect: [
+      { id: "e1", n: J({ s: ESCAPED }), x: J({ s: ESCAPED }), el: J({ s: ESCAPED }), o: 0 },
+      { id: "e1", n: J({ s: ESCAPED }), x: J({ s: ESCAPED }), el: ESCAPED, o: 1 },
+      { id: "e2", n: "plain", x: "plain", el: "plain", o: 0 },
+    ],
+    found:
+      "DuckDB: \\u001B and \\u001F (its JSON writer's capitals); ClickHouse: those and U+2028/U+2029 escaped, for a record widened to STRING below a record, a record's field below an array and an element of a mixed array",
   },
   {
     name: "nested and mixed arrays are arrays of text; UNNEST WITH OFFSET of FLOAT64",

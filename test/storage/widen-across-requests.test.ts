@@ -141,6 +141,28 @@ describe.each(BACKENDS)("widening to STRING across requests on $name", (fixture)
     expect(rows.map((r) => r.n)).toEqual(["1000000000000000", "-7", "2.5", "text"]);
   });
 
+  it("FLOAT64 → STRING after a record was widened away and a day's partition was made since", async () => {
+    // PostgreSQL numbers a partition made after a column was dropped without it, and mapped the
+    // conversion's IS NULL onto the wrong column: 500 "attribute number 10 exceeds number of
+    // columns 9" for the request, and for its every retry
+    const source = "widen.float.after.drop";
+    await backend.ingest([
+      batch(source, ['{"id":"a","timestamp":"2025-01-14T10:00:00Z","r":{"x":1},"n":0.5}']),
+    ]);
+    await backend.ingest([
+      batch(source, ['{"id":"b","timestamp":"2025-01-14T11:00:00Z","r":"flat","n":1e21}']),
+    ]);
+    await backend.ingest([batch(source, ['{"id":"c","timestamp":"2025-01-15T10:00:00Z","n":5e-324}'])]);
+    await backend.ingest([batch(source, ['{"id":"z","timestamp":"2025-01-15T11:00:00Z","n":"text"}'])]);
+    const rows = await runSql(backend, `select id, n, r from \`${source}\` order by id`);
+    expect(rows).toEqual([
+      { id: "a", n: "0.5", r: '{"x":1}' },
+      { id: "b", n: "1e+21", r: "flat" },
+      { id: "c", n: "5e-324", r: null },
+      { id: "z", n: "text", r: null },
+    ]);
+  });
+
   it("BOOL → STRING: stored booleans read true and false", async () => {
     const got = await widenAndRead("widen.bool", ["true", "false"]);
     expect(got.top).toEqual(["true", "false"]);

@@ -29,6 +29,19 @@ export function jsonNumbersAsCore(json: string): string {
 }
 
 /**
+ * JSON text with its string escapes spelled as JSON.stringify (ingest) writes them: ClickHouse's
+ * JSON writer spells a control character `\u001B` where the stored text has `\u001b`, and
+ * escapes U+2028 and U+2029, which the stored text holds as they are. Cut into escapes and the
+ * runs between them, so that an escaped backslash before `u2028` (text, not an escape) stays as
+ * it is. Text with no escape is read as it is.
+ */
+function jsonEscapesAsCore(json: string): string {
+  const pieces = `extractAll(${json}, ${sqlString("\\\\u[0-9A-Fa-f]{4}|\\\\.|[^\\\\]+")})`;
+  const each = `multiIf(__e = '\\\\u2028', ${sqlString("\u2028")}, __e = '\\\\u2029', ${sqlString("\u2029")}, startsWith(__e, '\\\\u'), lower(__e), __e)`;
+  return `if(position(${json}, '\\\\u') = 0, ${json}, arrayStringConcat(arrayMap(__e -> ${each}, ${pieces})))`;
+}
+
+/**
  * The STRING at `at` (`json, key, …` as JSONExtract takes them): a string unquoted, a number as
  * core spells it, an object or array as its JSON text, NULL when missing or null.
  */
@@ -39,24 +52,31 @@ export function jsonStringAt(at: string): string {
     `${type} = 'Int64' OR (${type} = 'UInt64' AND JSONExtractUInt(${at}) <= 9223372036854775807), toString(JSONExtractInt(${at})), ` +
     `${type} IN ('UInt64', 'Double'), ${clickhouseFloatText(`JSONExtractFloat(${at})`)}, ` +
     `${type} = 'Bool', if(JSONExtractBool(${at}), 'true', 'false'), ` +
-    `nullIf(${jsonNumbersAsCore(`JSONExtractRaw(${at})`)}, ''))`
+    `nullIf(${jsonEscapesAsCore(jsonNumbersAsCore(`JSONExtractRaw(${at})`))}, ''))`
   );
 }
 
 /**
  * The elements of a JSON array (text, NULL for none) as an Array(Nullable(String)), each as
  * jsonStringAt reads one. Text with neither an exponent nor 16 digits in a row holds no number
- * ClickHouse would respell: it takes the one-call path.
+ * ClickHouse would respell, and text without `\u`, U+2028 or U+2029 no string it would escape
+ * otherwise: it takes the one-call path.
  */
 export function jsonStringList(array: string): string {
   const text = `ifNull(${array}, '')`;
+  // each number read from its own text: JSONExtract of the whole array as Array(Nullable(Float64))
+  // is empty when no element is a number (["req 1736938800123456"]), and arrayMap then refused
+  // lists of different sizes
   const each =
-    `arrayMap((__r, __f, __i) -> multiIf(__r = 'null', NULL, startsWith(__r, '"'), JSONExtractString(__r), ` +
+    `arrayMap(__r -> multiIf(__r = 'null', NULL, startsWith(__r, '"'), JSONExtractString(__r), ` +
     // an integer's digits are exact in ClickHouse's text; a FLOAT64 is spelled from the parsed value
-    `toString(__i) = __r, __r, match(__r, '^-?[0-9]'), ${clickhouseFloatText("__f")}, ` +
-    `match(__r, '^[\\\\[{]'), ${jsonNumbersAsCore("__r")}, __r), ` +
-    `JSONExtractArrayRaw(${text}), JSONExtract(${text}, 'Array(Nullable(Float64))'), JSONExtract(${text}, 'Array(Nullable(Int64))'))`;
-  return `if(match(${text}, '[0-9][eE]|[0-9]{16}'), ${each}, JSONExtract(${text}, 'Array(Nullable(String))'))`;
+    `toString(JSONExtract(__r, 'Nullable(Int64)')) = __r, __r, ` +
+    // an integer literal past 64 bits (JavaScript's 18446744073709552000) read as the double it is
+    // (`readableJson`: simdjson gives up on the literal)
+    `match(__r, '^-?[0-9]'), ${clickhouseFloatText("JSONExtract(if(match(__r, '^-?[0-9]+$'), concat(__r, '.0'), __r), 'Nullable(Float64)')")}, ` +
+    `match(__r, '^[\\\\[{]'), ${jsonEscapesAsCore(jsonNumbersAsCore("__r"))}, __r), ` +
+    `JSONExtractArrayRaw(${text}))`;
+  return `if(match(${text}, ${sqlString("[0-9][eE]|[0-9]{16}|\\\\u|\u2028|\u2029")}), ${each}, JSONExtract(${text}, 'Array(Nullable(String))'))`;
 }
 
 /**

@@ -19,21 +19,34 @@ export function jsonExponentsAsCore(json: string): string {
 }
 
 /**
+ * JSON text with its `\uXXXX` escapes in lowercase hex, as JSON.stringify (ingest) writes them:
+ * DuckDB's JSON writer spells a control character in a string `\u001B` where the stored text
+ * has `\u001b`. Cut into escapes and the runs between them, so that an escaped backslash before
+ * `u001F` (text, not an escape) stays as it is. Text with no escape is read as it is.
+ */
+function jsonEscapesAsCore(json: string): string {
+  const pieces = `regexp_extract_all(${json}, ${sql("\\\\u[0-9A-Fa-f]{4}|\\\\.|[^\\\\]+")})`;
+  return `CASE WHEN contains(${json}, '\\u') THEN array_to_string(list_transform(${pieces}, __e -> CASE WHEN starts_with(__e, '\\u') THEN lower(__e) ELSE __e END), '') ELSE ${json} END`;
+}
+
+/**
  * The STRING at `path` (a JSONPath or JSON Pointer literal) of JSON text `json`: a string
  * unquoted, a number, object or array as its JSON text in core's spelling, NULL when missing or null.
  */
 export function jsonStringAt(json: string, path: string): string {
   const text = `json_extract_string(${json}, ${path})`;
-  return `CASE json_type(${json}, ${path}) WHEN 'VARCHAR' THEN ${text} WHEN 'DOUBLE' THEN ${jsonExponentsAsCore(text)} WHEN 'ARRAY' THEN ${jsonExponentsAsCore(text)} WHEN 'OBJECT' THEN ${jsonExponentsAsCore(text)} ELSE ${text} END`;
+  const nested = jsonEscapesAsCore(jsonExponentsAsCore(text));
+  return `CASE json_type(${json}, ${path}) WHEN 'VARCHAR' THEN ${text} WHEN 'DOUBLE' THEN ${jsonExponentsAsCore(text)} WHEN 'ARRAY' THEN ${nested} WHEN 'OBJECT' THEN ${nested} ELSE ${text} END`;
 }
 
 /**
- * The elements of a JSON array as a list of STRING, each as jsonStringAt reads one. Text that
- * holds no `e+` has no number DuckDB would respell: it takes the one-call path.
+ * The elements of a JSON array as a list of STRING, each as jsonStringAt reads one. Text with no
+ * exponent (`1e+21` as stored, `1e21` as DuckDB writes an array it read from a record's text)
+ * has no number DuckDB would respell, and text without `\u` no escape: it takes the one-call path.
  */
 export function jsonStringList(array: string): string {
   const each = `list_transform(json_extract(${array}, '$[*]'), __v -> ${jsonStringAt("__v", "'$'")})`;
-  return `CASE WHEN contains(${array}, 'e+') THEN ${each} ELSE json_extract_string(${array}, '$[*]') END`;
+  return `CASE WHEN regexp_matches(${array}, '[0-9]e|\\\\u') THEN ${each} ELSE json_extract_string(${array}, '$[*]') END`;
 }
 
 /**

@@ -424,14 +424,22 @@ export class PostgresDialect extends SqlEmitter {
     RIGHT: (args, call) => edgeCall("right", args, call, this, PG_SUBSTRING),
     SUBSTR: (args, call) => substrCall(args, call, this, PG_SUBSTRING),
     SUBSTRING: (args, call) => substrCall(args, call, this, PG_SUBSTRING),
-    ARRAY_LENGTH: ([a], call) => (isNative(call, 0) ? `cardinality(${a})` : `json_array_length(${a}::json)`),
+    // an array sent as null inside records is JSON null in their text, which json_array_length
+    // and json_array_elements refuse ("… of a scalar": 422): none, as DuckDB and ClickHouse read it
+    ARRAY_LENGTH: ([a], call) =>
+      isNative(call, 0)
+        ? `cardinality(${a})`
+        : this.once(
+            `${a}::json`,
+            (j) => `CASE json_typeof(${j}) WHEN 'array' THEN json_array_length(${j}) WHEN 'null' THEN 0 END`,
+          ),
     ARRAY_TO_STRING: ([a, d], call) => {
       const type = call.args[0]!.type;
       const element = type.t === "array" ? type.element : "STRING";
       if (!isNative(call, 0))
         // string_agg of no elements is NULL: an empty array joins to '', as BigQuery's does. The
         // elements' JSON text is core's spelling of each value, CAST(… AS STRING)'s
-        return `CASE WHEN ${a} IS NOT NULL AND ${d} IS NOT NULL THEN (SELECT coalesce(string_agg(e, ${d}), '') FROM json_array_elements_text(${a}::json) AS e) END`;
+        return `CASE WHEN ${a} IS NOT NULL AND ${d} IS NOT NULL THEN (SELECT coalesce(string_agg(e, ${d}), '') FROM json_array_elements_text(${jsonArrayOrNone(a!)}) AS e) END`;
       if (element === "STRING") return `array_to_string(${a}, ${d})`;
       // other elements as CAST(… AS STRING) spells them: array_to_string wrote a boolean `t`, a
       // double `1e-07`
@@ -447,7 +455,7 @@ export class PostgresDialect extends SqlEmitter {
     __ARRAY_CONTAINS: ([a, x], call) =>
       isNative(call, 0)
         ? `(${x} = ANY(${a}))`
-        : `(${x} IN (SELECT ${this.safeCast("e", { t: "scalar", s: "STRING" }, scalarOfArgElement(call))} FROM json_array_elements_text(${a}::json) AS e))`,
+        : `(${x} IN (SELECT ${this.safeCast("e", { t: "scalar", s: "STRING" }, scalarOfArgElement(call))} FROM json_array_elements_text(${jsonArrayOrNone(a!)}) AS e))`,
     __ARRAY_TO_JSON: ([a], call) => {
       const t = call.args[0]!.type;
       // TIMESTAMP elements leave as unix microseconds, like every TIMESTAMP on the wire.
@@ -906,3 +914,8 @@ function epochPlus(n: string, perSecond: number, unit: string): string {
 }
 
 export const postgresDialect = new PostgresDialect();
+
+/** JSON text of an array as json, NULL (no elements) for JSON null (an array sent as null inside records), as UNNEST reads it */
+function jsonArrayOrNone(a: string): string {
+  return `(CASE WHEN json_typeof(${a}::json) = 'array' THEN ${a}::json END)`;
+}

@@ -225,15 +225,26 @@ export async function applySchemaChanges(
         // `textOfJsonValue` gives at load) rather than PostgreSQL's rendering of the old type.
         const within = change.to === "STRING" ? enclosingJson(source, change.path) : undefined;
         const col = ident(change.column);
-        let using = `${col}::${to}`;
-        if (within !== undefined) using = `${ident(within.column)} #>> ${jsonPath(within.rest)}`;
-        else if (change.from === "FLOAT64" && change.to === "STRING") {
+        if (within !== undefined) {
+          await client.query(
+            `alter table ${table} alter column ${col} type ${to} using ${ident(within.column)} #>> ${jsonPath(within.rest)}`,
+          );
+        } else if (change.from === "FLOAT64" && change.to === "STRING") {
           // core's spelling (`String(number)`), not PostgreSQL's (`9.007199254740992e+15`,
-          // `5e-05`), from the shortest digits, which float8out writes only with this setting
+          // `5e-05`), from the shortest digits, which float8out writes only with this setting.
+          // Written by an UPDATE of the text, not in the ALTER's USING: PostgreSQL (15) maps an
+          // IS NULL in a USING expression onto the wrong column of a partition made after a
+          // column was dropped (a record widened to STRING), which numbers its columns otherwise
+          // ("attribute number 10 exceeds number of columns 9", every retry of the request)
           await client.query("set local extra_float_digits = 1");
-          using = jsNumberTextSql(col, shortestFloatText(col), "text");
+          await client.query(`alter table ${table} alter column ${col} type text using ${col}::text`);
+          const value = `${col}::float8`;
+          await client.query(
+            `update ${table} set ${col} = ${jsNumberTextSql(value, shortestFloatText(value), "text")} where ${col} is not null`,
+          );
+        } else {
+          await client.query(`alter table ${table} alter column ${col} type ${to} using ${col}::${to}`);
         }
-        await client.query(`alter table ${table} alter column ${col} type ${to} using ${using}`);
         break;
       }
       case "wrap_in_array": {

@@ -222,6 +222,12 @@ describe("several JSON texts in a body labelled application/json", () => {
     expect(broken.line).toBe(3);
     expect(refusal(() => json('{"a":1}\n[{"a":2}]')).message).toMatch(/^event 1 \(line 2\): .* got an array/);
     expect(refusal(() => json('{"a":1} 5')).message).toMatch(/^event 1 \(line 1\): .* got a number/);
+    // a body's array of events followed by more text: said so, not only "got an array" for event 0
+    for (const body of ['[{"a":1}] garbage', '[{"a":1}]\n[{"a":2}]', '[{"a":1}]]']) {
+      expect(refusal(() => json(body)).message, body).toMatch(
+        /^event 0 \(line 1\): .* got an array: the body holds more than one JSON text/,
+      );
+    }
     expect(refusal(() => json('{"a":1}\ngarbage')).message).toMatch(/^event 1 \(line 2\): not valid JSON/);
     const deep = `${'{"a":'.repeat(MAX_EVENT_DEPTH + 1)}1${"}".repeat(MAX_EVENT_DEPTH + 1)}`;
     expect(refusal(() => json(`{"a":1}\n${deep}`)).message).toMatch(/^event 1 \(line 2\): .*nested deeper/);

@@ -253,7 +253,7 @@ function parseJsonTexts(
     const where = `event ${events.length} (line ${line})`;
     let value: JsonValue;
     try {
-      value = parseExact(text, (parsed) => checkEvent(parsed, events.length, line), where);
+      value = parseExact(text, (parsed) => checkTextEvent(parsed, events.length, line), where);
     } catch (e) {
       if (e instanceof QesError) throw e;
       throw new QesError("invalid_event", `${where}: not valid JSON (${reason(e)})`, { line });
@@ -323,6 +323,23 @@ function checkEvent(event: JsonValue, index: number, line: number | undefined): 
   if (nestsAtLeast(event, MAX_EVENT_DEPTH)) {
     throw eventRefusal(index, line, TOO_DEEP);
   }
+}
+
+/**
+ * `checkEvent` of one JSON text among several: an array there is most often a body's array of
+ * events followed by more text (`[…] garbage`, `[…]\n[…]`), which "event 0: an event must be a
+ * JSON object, got an array" blamed on an event the sender knew to be an object.
+ */
+function checkTextEvent(event: JsonValue, index: number, line: number): void {
+  if (Array.isArray(event)) {
+    throw eventRefusal(
+      index,
+      line,
+      "an event must be a JSON object, got an array: the body holds more than one JSON text (is there " +
+        "text after its array of events?); send one JSON array of events, or NDJSON with one event per line",
+    );
+  }
+  checkEvent(event, index, line);
 }
 
 function checkHugeNumbers(event: JsonValue, where: string, line?: number): void {
