@@ -637,6 +637,15 @@ export const aggregateCases: SqlCase[] = [
     ],
   },
   {
+    name: "LAG and LEAD with a FLOAT64 default over INT64 values are FLOAT64",
+    rule: "BigQuery LAG / LEAD: the value and the default meet in their supertype (INT64 with FLOAT64 is FLOAT64; DuckDB and PostgreSQL cast 0.5 to INT64, ClickHouse refused)",
+    sql: "select x, lead(x, 1, 0.5) over (order by x) as ld, lag(x, 1, 2.5) over (order by x) as lg from unnest([1, 2]) as x order by x",
+    expect: [
+      { x: 1, ld: 2, lg: 2.5 },
+      { x: 2, ld: 0.5, lg: 1 },
+    ],
+  },
+  {
     name: "FIRST_VALUE and LAST_VALUE with a full frame",
     rule: "BigQuery navigation functions: FIRST_VALUE, LAST_VALUE; window frames",
     sql: `select id, first_value(id) over (partition by project order by timestamp) as first, last_value(id) over (partition by project order by timestamp rows between unbounded preceding and unbounded following) as last from ${EDGE} where project = 'beta'`,
