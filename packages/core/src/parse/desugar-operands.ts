@@ -166,12 +166,16 @@ export function operandEnd(tokens: Token[], start: number): number {
       k > start &&
       endsValue(tokens[k - 1]!) &&
       startsValue(t) &&
-      !isWord(tokens[k - 2], "INTERVAL")
+      !isWord(tokens[k - 2], "INTERVAL") &&
+      !(t.type === "string" && TYPED_LITERAL.some((w) => isWord(tokens[k - 1], w)))
     )
       return k;
   }
   return tokens.length;
 }
+
+/** `DATE '2024-01-01'`: a type's name before a string is one value, the literal, not a value and its alias */
+const TYPED_LITERAL = ["DATE", "DATETIME", "TIMESTAMP", "TIME", "NUMERIC", "BIGNUMERIC", "JSON"];
 
 export function endsValue(t: Token): boolean {
   return (
