@@ -31,12 +31,14 @@ import {
   SqlEmitter,
   type SqlType,
   scaledFloatSum,
+  timestampArrayStep,
   truncate,
   truncatesWithinOffset,
   unsetGroupAsNull,
   weekNumberNumerator,
   weekStartDay,
   withoutFraction,
+  ZERO_TIMESTAMP_STEP,
 } from "@qes/core";
 import { duckdbLower, duckdbUpper } from "./duckdb-case-mapping.ts";
 import { duckdbFloatText } from "./duckdb-float-text.ts";
@@ -230,10 +232,16 @@ export class DuckdbDialect extends SqlEmitter {
       ),
     // generate_series neither sees interrupts nor counts against the memory limit while it fills
     // one list: a century in microseconds would run on past any timeout. Refuse it first.
-    GENERATE_TIMESTAMP_ARRAY: ([a, b, step]) =>
-      `CASE WHEN abs(epoch_us(${b}) - epoch_us(${a})) // greatest(abs(epoch_us(${step})), 1) > ${MAX_GENERATED_ELEMENTS} ` +
-      `THEN error(${this.stringLiteral(`GENERATE_TIMESTAMP_ARRAY would produce more than ${MAX_GENERATED_ELEMENTS} elements`)}) ` +
-      `ELSE generate_series(${a}, ${b}, ${step}) END`,
+    // A step of 0 is BigQuery's own error, checked first (the count took it for 1 µs); a NULL
+    // step is no error (greatest() skipped it: the count was the span in µs), its array is NULL.
+    GENERATE_TIMESTAMP_ARRAY: ([a, b, step], call) => {
+      timestampArrayStep(call);
+      const series =
+        `CASE WHEN epoch_us(${step}) IS NOT NULL AND abs(epoch_us(${b}) - epoch_us(${a})) // greatest(abs(epoch_us(${step})), 1) > ${MAX_GENERATED_ELEMENTS} ` +
+        `THEN error(${this.stringLiteral(`GENERATE_TIMESTAMP_ARRAY would produce more than ${MAX_GENERATED_ELEMENTS} elements`)}) ` +
+        `ELSE generate_series(${a}, ${b}, ${step}) END`;
+      return this.raiseWhen(series, `epoch_us(${step}) = 0`, ZERO_TIMESTAMP_STEP);
+    },
     __EXTRACT: ([, ts], call) => duckdbExtract(call, ts!),
     __QUANTILE: ([x, k, n]) =>
       `list_sort(list(${x}) FILTER (WHERE ${x} IS NOT NULL))[greatest(1, (${k} * count(${x}) + ${n} - 1) // ${n})]`,

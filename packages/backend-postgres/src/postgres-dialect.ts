@@ -36,9 +36,11 @@ import {
   type SubstringSpelling,
   substrCall,
   timeFormatRegex,
+  timestampArrayStep,
   truncate,
   weekNumberNumerator,
   weekStartDay,
+  ZERO_TIMESTAMP_STEP,
 } from "@qes/core";
 import { bindAlways, bindOnce } from "./postgres-bind-once.ts";
 import {
@@ -367,10 +369,13 @@ export class PostgresDialect extends SqlEmitter {
     // More elements than the limit are an error, as on DuckDB. PostgreSQL has no error function:
     // the message is cast to integer, and names the arguments so that it is never a constant the
     // planner would fold (and raise) while the condition is still undecided.
-    GENERATE_TIMESTAMP_ARRAY: ([a, b, step]) => {
+    GENERATE_TIMESTAMP_ARRAY: ([a, b, step], call) => {
+      timestampArrayStep(call);
       const tooMany = `abs(extract(epoch FROM ${b}) - extract(epoch FROM ${a})) / greatest(abs(extract(epoch FROM ${step})), 0.000001) > ${MAX_GENERATED_ELEMENTS}`;
       const message = `${this.stringLiteral(`GENERATE_TIMESTAMP_ARRAY would produce more than ${MAX_GENERATED_ELEMENTS} elements: from `)} || CAST((${a}) AS text) || ' to ' || CAST((${b}) AS text) || ' by ' || CAST((${step}) AS text)`;
-      return `CASE WHEN ${tooMany} THEN ARRAY[CAST(CAST(CAST(${message} AS integer) AS text) AS timestamptz)] ELSE ARRAY(SELECT generate_series(${a}, ${b}, ${step})) END`;
+      const series = `CASE WHEN ${tooMany} THEN ARRAY[CAST(CAST(CAST(${message} AS integer) AS text) AS timestamptz)] ELSE ARRAY(SELECT generate_series(${a}, ${b}, ${step})) END`;
+      // a step of 0 is BigQuery's own error, checked first (the count above took it for 1 µs)
+      return this.raiseWhen(series, `(${step}) = INTERVAL '0'`, ZERO_TIMESTAMP_STEP);
     },
     __EXTRACT: ([, ts], call) => postgresExtract(call, ts!),
     __QUANTILE: ([x, k, n]) =>

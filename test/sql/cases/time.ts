@@ -188,7 +188,25 @@ export const timeCases: SqlCase[] = [
     name: "GENERATE_TIMESTAMP_ARRAY with a step of 0 is an error",
     rule: "BigQuery GENERATE_TIMESTAMP_ARRAY: an error if step_expression is 0",
     sql: "select generate_timestamp_array(timestamp '2025-01-15', timestamp '2025-01-16', interval 0 hour) as a",
-    expect: { error: "sql_invalid" },
+    expect: { error: "sql_invalid", message: /step must not be 0/ },
+  },
+  {
+    name: "GENERATE_TIMESTAMP_ARRAY with a step of 0 between equal ends is the step's error",
+    rule: "BigQuery GENERATE_TIMESTAMP_ARRAY: an error if step_expression is 0 (DuckDB and PostgreSQL said the array would have more than 1000000 elements, PostgreSQL inside 'invalid input syntax for type integer')",
+    sql: "select generate_timestamp_array(timestamp '2025-01-15', timestamp '2025-01-15', interval 0 microsecond) as a",
+    expect: { error: "sql_invalid", message: /step must not be 0/ },
+  },
+  {
+    name: "GENERATE_TIMESTAMP_ARRAY by MONTH is refused",
+    rule: "BigQuery GENERATE_TIMESTAMP_ARRAY: the step's part is MICROSECOND, MILLISECOND, SECOND, MINUTE, HOUR or DAY (DuckDB and PostgreSQL stepped by months, ClickHouse refused)",
+    sql: "select generate_timestamp_array(timestamp '2025-01-15', timestamp '2025-03-15', interval 1 month) as a",
+    expect: { error: "sql_invalid", message: /MICROSECOND to DAY, not MONTH/ },
+  },
+  {
+    name: "GENERATE_TIMESTAMP_ARRAY with a NULL step, and SAFE. with a step of 0, is a NULL array",
+    rule: "BigQuery GENERATE_TIMESTAMP_ARRAY: NULL if any argument is NULL; SAFE. answers NULL for the error (a result shows a NULL array as []; DuckDB raised 'more than 1000000 elements' for the NULL step, ClickHouse raised under SAFE.)",
+    sql: "select generate_timestamp_array(timestamp '2025-01-15', timestamp '2025-01-16', interval null hour) as a, safe.generate_timestamp_array(timestamp '2025-01-15', timestamp '2025-01-16', interval 0 hour) as b",
+    expect: [{ a: [], b: [] }],
   },
   // ---------------------------------------------------------------- CAST and SAFE_CAST
   {
