@@ -686,6 +686,12 @@ export const timeCases: SqlCase[] = [
     sql: `select extract(hour from timestamp at time zone 'America/Los_Angeles') as h from ${EDGE} where id = 'e01'`,
     expect: [{ h: 2 }],
   },
+  {
+    name: "EXTRACT from a TIMESTAMP literal AT TIME ZONE",
+    rule: "BigQuery EXTRACT(part FROM timestamp_expression AT TIME ZONE tz): a TIMESTAMP '…' literal is a timestamp expression (it was a syntax error: the zone was applied to the string alone)",
+    sql: "select extract(hour from timestamp '2024-03-10 07:30:00' at time zone 'America/New_York') as h, extract(date from timestamp '2024-03-10 20:00:00+00' at time zone 'Asia/Kolkata') as d",
+    expect: [{ h: 3, d: "2024-03-11" }],
+  },
 
   // ---------------------------------------------------------------- FORMAT_TIMESTAMP, PARSE_TIMESTAMP
   {

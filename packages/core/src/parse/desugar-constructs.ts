@@ -6,6 +6,7 @@
 import { MAX_SQL_NESTING, SUBSCRIPT_MODES, tooDeep } from "./desugar.ts";
 import {
   aggregateCall,
+  endsTypedLiteral,
   isPrimaryEnd,
   OPERAND_BOUNDARY,
   operandEnd,
@@ -325,7 +326,7 @@ const atTimeZone: ConstructRule = (tokens, at, out, strings) => {
     isWord(t, "AT") &&
     isWord(next, "TIME") &&
     isWord(tokens[i + 2], "ZONE") &&
-    isPrimaryEnd(out[out.length - 1])
+    (isPrimaryEnd(out[out.length - 1]) || endsTypedLiteral(out))
   ) {
     const start = primaryStart(out);
     const left = out.splice(start);
