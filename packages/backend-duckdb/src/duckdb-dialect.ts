@@ -257,7 +257,11 @@ export class DuckdbDialect extends SqlEmitter {
       if (call.agg?.limit === undefined) {
         return `string_agg(${call.agg?.distinct ? "DISTINCT " : ""}${x}, ${delim}${this.aggregateOrder(call)})`;
       }
-      return `array_to_string(list_slice(list(${call.agg?.distinct ? "DISTINCT " : ""}${x}${this.aggregateOrder(call)}), 1, ${call.agg.limit}), ${delim})`;
+      // LIMIT counts the values joined: list() keeps the NULLs string_agg skips, so they are
+      // filtered first (a NULL ordered first was the one value of LIMIT 1: NULL). A window's OVER
+      // goes on list(): DuckDB refused it after array_to_string ("Window function macros must be
+      // functions").
+      return `array_to_string(list_slice(list(${call.agg?.distinct ? "DISTINCT " : ""}${x}${this.aggregateOrder(call)}) FILTER (WHERE ${x} IS NOT NULL)${this.overOf(call)}, 1, ${call.agg.limit}), ${delim})`;
     },
     REGEXP_EXTRACT: ([s, p], call) =>
       `CASE WHEN regexp_matches(${s}, ${p}) THEN ${unsetGroupAsNull(`regexp_extract(${s}, ${p}, ${captureGroup(call)})`, call)} END`,

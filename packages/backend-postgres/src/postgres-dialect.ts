@@ -384,16 +384,26 @@ export class PostgresDialect extends SqlEmitter {
       const filter = call.agg?.ignoreNulls ? ` FILTER (WHERE ${x} IS NOT NULL)` : "";
       // DISTINCT needs the ORDER BY key as written in the argument, collation included.
       const arg = call.agg?.distinct ? `DISTINCT ${this.ordered(x!, call.args[0]!.type)}` : x;
-      const agg = `array_agg(${arg}${this.aggregateOrder(call)})${filter}${this.overOf(call)}`;
+      if (call.over) {
+        const agg = `array_agg(${x})${filter}${this.orderedWindow(call)}`;
+        return call.agg?.limit === undefined ? agg : `(${agg})[1:${call.agg.limit}]`;
+      }
+      const agg = `array_agg(${arg}${this.aggregateOrder(call)})${filter}`;
       return call.agg?.limit === undefined ? agg : `(${agg})[1:${call.agg.limit}]`;
     },
     STRING_AGG: ([x, d], call) => {
       const delim = d ?? "','";
       // LIMIT 0 aggregates no value: NULL, as over no rows (BigQuery), not the empty string
       if (call.agg?.limit === 0) return `CAST(NULL AS ${this.typeName("STRING")})`;
+      if (call.over) {
+        if (call.agg?.limit === undefined) return `string_agg(${x}, ${delim})${this.orderedWindow(call)}`;
+        return `array_to_string((array_agg(${x}) FILTER (WHERE ${x} IS NOT NULL)${this.orderedWindow(call)})[1:${call.agg.limit}], ${delim})`;
+      }
       const arg = call.agg?.distinct ? `DISTINCT ${this.ordered(x!, call.args[0]!.type)}` : x;
       if (call.agg?.limit === undefined) return `string_agg(${arg}, ${delim}${this.aggregateOrder(call)})`;
-      return `array_to_string((array_agg(${arg}${this.aggregateOrder(call)}))[1:${call.agg.limit}], ${delim})`;
+      // LIMIT counts the values joined: array_agg keeps the NULLs string_agg skips (a NULL ordered
+      // first was the one value of LIMIT 1: '')
+      return `array_to_string((array_agg(${arg}${this.aggregateOrder(call)}) FILTER (WHERE ${x} IS NOT NULL))[1:${call.agg.limit}], ${delim})`;
     },
     // substring(… FROM pattern) is BigQuery's REGEXP_EXTRACT: first group or whole match, NULL when none.
     REGEXP_EXTRACT: ([s, p], call) => `substring(${s} FROM ${this.regex(p!, call)})`,
@@ -652,6 +662,30 @@ export class PostgresDialect extends SqlEmitter {
   }
 
   /** LAG/LEAD: the offset is an integer and the default has the value's type. */
+  /**
+   * The OVER of a window ARRAY_AGG or STRING_AGG, which PostgreSQL cannot order inside ("aggregate
+   * ORDER BY is not implemented for window functions"; DuckDB and ClickHouse answered): over a
+   * whole partition (no ORDER BY, no frame in the window) the aggregate's order, by value unless
+   * given, becomes the window's, with a frame of the whole partition. A window with its own order
+   * has running frames no one order can serve, nor can DISTINCT be windowed: refused.
+   */
+  private orderedWindow(call: CallExpr): string {
+    const over = call.over!;
+    if (over.orderBy.length || over.frame || call.agg?.distinct)
+      throw new QesError(
+        "sql_invalid",
+        `${call.fn} over a window is supported on PostgreSQL only over whole partitions (OVER (PARTITION BY …)), without DISTINCT.`,
+      );
+    return this.overOf({
+      ...call,
+      over: {
+        partitionBy: over.partitionBy,
+        orderBy: call.agg?.orderBy ?? [],
+        frame: "ROWS BETWEEN UNBOUNDED PRECEDING AND UNBOUNDED FOLLOWING",
+      },
+    });
+  }
+
   private shiftCall(fn: string, [x, offset, dflt]: string[], call: CallExpr): string {
     const t = call.args[0]!.type;
     const parts = [x!];

@@ -22,6 +22,22 @@ export const aggregateCases: SqlCase[] = [
     expect: [{ a: null, b: "a" }],
   },
   {
+    name: "STRING_AGG with LIMIT counts the non-NULL values it joins",
+    rule: "BigQuery STRING_AGG: concatenates non-NULL values; LIMIT keeps n of them (a NULL ordered first was LIMIT 1's value: DuckDB answered NULL, PostgreSQL '')",
+    sql: "select string_agg(x limit 1) as a, string_agg(x, '+' order by x desc limit 2) as b, string_agg(distinct x limit 2) as c from unnest(['b', null, 'a', 'c']) as x",
+    expect: [{ a: "a", b: "c+b", c: "a,b" }],
+  },
+  {
+    name: "ARRAY_AGG and STRING_AGG over a window of whole partitions",
+    rule: "BigQuery ARRAY_AGG / STRING_AGG with OVER (PARTITION BY …); DESIGN.md §3 ordered by value (PostgreSQL refused any window ARRAY_AGG or STRING_AGG, DuckDB a windowed STRING_AGG with LIMIT)",
+    sql: "select s.x, array_agg(s.x) over (partition by s.p) as a, string_agg(s.x, '-' order by s.x desc) over (partition by s.p) as c, string_agg(s.x limit 1) over () as e from unnest([struct('b' as x, 1 as p), struct('a' as x, 1 as p), struct('c' as x, 2 as p)]) as s order by s.x",
+    expect: [
+      { x: "a", a: ["a", "b"], c: "b-a", e: "a" },
+      { x: "b", a: ["a", "b"], c: "b-a", e: "a" },
+      { x: "c", a: ["c"], c: "c", e: "a" },
+    ],
+  },
+  {
     name: "LAG with a negative offset is refused",
     rule: "BigQuery LAG / LEAD: the offset must be a non-negative integer (DuckDB and PostgreSQL read -1 as a LEAD)",
     sql: "select lag(x, -1) over (order by x) as a from unnest([1, 2]) x",
