@@ -236,6 +236,11 @@ export class PostgresDialect extends SqlEmitter {
 
   readonly functions: FunctionTable = {
     ...DEFAULT_FUNCTIONS,
+    COUNT: ([x], call) => {
+      if (x === undefined) return "count(*)";
+      if (call.over && call.agg?.distinct) return this.windowDistinctCount(x, call);
+      return `count(${call.agg?.distinct ? "DISTINCT " : ""}${x})`;
+    },
     COUNTIF: ([c]) => `count(*) FILTER (WHERE ${c})`,
     // PostgreSQL raises on a quotient past FLOAT64's range itself: SAFE_DIVIDE's NULL for it is
     // decided before dividing (a divisor below 1 that the finite dividend's magnitude outgrows)
@@ -684,6 +689,26 @@ export class PostgresDialect extends SqlEmitter {
         frame: "ROWS BETWEEN UNBOUNDED PRECEDING AND UNBOUNDED FOLLOWING",
       },
     });
+  }
+
+  /**
+   * COUNT(DISTINCT x) OVER a whole partition, which PostgreSQL does not window ("DISTINCT is not
+   * implemented for window functions"; BigQuery, DuckDB and ClickHouse count): a row's dense rank
+   * up plus its dense rank down, less one, is the partition's number of distinct values, less
+   * one more where NULL is among them (COUNT skips it).
+   */
+  private windowDistinctCount(x: string, call: CallExpr): string {
+    const over = call.over!;
+    if (over.orderBy.length || over.frame)
+      throw new QesError(
+        "sql_invalid",
+        "COUNT(DISTINCT …) over a window is supported on PostgreSQL only over whole partitions (OVER (PARTITION BY …)).",
+      );
+    const value = call.args[0]!;
+    const ranked = (desc: boolean) =>
+      `dense_rank()${this.overOf({ ...call, over: { partitionBy: over.partitionBy, orderBy: [{ expr: value, desc }] } })}`;
+    const hasNull = `max(CASE WHEN ${x} IS NULL THEN 1 ELSE 0 END)${this.overOf({ ...call, over: { partitionBy: over.partitionBy, orderBy: [] } })}`;
+    return `(${ranked(false)} + ${ranked(true)} - 1 - ${hasNull})`;
   }
 
   private shiftCall(fn: string, [x, offset, dflt]: string[], call: CallExpr): string {

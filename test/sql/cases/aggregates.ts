@@ -38,6 +38,17 @@ export const aggregateCases: SqlCase[] = [
     ],
   },
   {
+    name: "COUNT(DISTINCT) over a window of whole partitions",
+    rule: "BigQuery COUNT (documented example: COUNT(DISTINCT x) OVER (PARTITION BY MOD(x, 3))); NULL is not counted (PostgreSQL refused DISTINCT in a window)",
+    sql: "select x, count(distinct x) over (partition by mod(x, 3)) as d, count(distinct y) over () as n from unnest([1, 4, 4, 5]) as x, unnest([if(x = 4, null, x)]) as y order by x",
+    expect: [
+      { x: 1, d: 2, n: 2 },
+      { x: 4, d: 2, n: 2 },
+      { x: 4, d: 2, n: 2 },
+      { x: 5, d: 1, n: 2 },
+    ],
+  },
+  {
     name: "LAG with a negative offset is refused",
     rule: "BigQuery LAG / LEAD: the offset must be a non-negative integer (DuckDB and PostgreSQL read -1 as a LEAD)",
     sql: "select lag(x, -1) over (order by x) as a from unnest([1, 2]) x",
