@@ -49,6 +49,12 @@ export const aggregateCases: SqlCase[] = [
     ],
   },
   {
+    name: "SUM, AVG, MIN and MAX with DISTINCT",
+    rule: "BigQuery SUM([DISTINCT] expression), AVG([DISTINCT] expression): each distinct non-NULL value once (a syntax error: the parser takes DISTINCT in COUNT only)",
+    sql: "select sum(distinct x) as s, avg(distinct x) as a, min(distinct x) as mn, max(distinct x) as mx, sum(distinct f) as sf from unnest([1, 1, 2, null]) as x, unnest([1.5]) as f",
+    expect: [{ s: 3, a: 1.5, mn: 1, mx: 2, sf: 1.5 }],
+  },
+  {
     name: "LAG with a negative offset is refused",
     rule: "BigQuery LAG / LEAD: the offset must be a non-negative integer (DuckDB and PostgreSQL read -1 as a LEAD)",
     sql: "select lag(x, -1) over (order by x) as a from unnest([1, 2]) x",
