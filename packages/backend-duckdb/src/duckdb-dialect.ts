@@ -419,8 +419,9 @@ export class DuckdbDialect extends SqlEmitter {
 
   override cast(expr: string, from: SqlType, to: ScalarType): string {
     const fromString = from.t === "scalar" && from.s === "STRING";
+    // other text is BigQuery's "Bad bool value" (it was NULL, where every other CAST raised)
     if (fromString && to === "BOOL")
-      return `CASE lower(${expr}) WHEN 'true' THEN TRUE WHEN 'false' THEN FALSE END`;
+      return `CASE lower(${expr}) WHEN 'true' THEN TRUE WHEN 'false' THEN FALSE WHEN ${expr} IS NOT NULL THEN error('Bad bool value: ' || ${expr}) END`;
     if (fromString && to === "INT64") {
       // Decimal and hexadecimal text, as BigQuery reads it; DuckDB alone would round '1.5'.
       // DuckDB alone would also read '1.0' and '1e3', which BigQuery refuses
@@ -515,7 +516,8 @@ export class DuckdbDialect extends SqlEmitter {
       // TRY_CAST of the text itself: the raising cast's CAST would fail on an out-of-range value first
       return `CASE WHEN regexp_matches(${expr}, '^\\s*[+-]?0[xX][0-9a-fA-F]+\\s*$') THEN (CASE WHEN ltrim(${expr}) LIKE '-%' THEN -1 ELSE 1 END) * TRY_CAST(regexp_replace(trim(${expr}), '^[+-]', '') AS BIGINT) WHEN regexp_matches(${expr}, '^\\s*[+-]?[0-9]+\\s*$') THEN TRY_CAST(trim(${expr}) AS BIGINT) END`;
     }
-    if (fromString && to === "BOOL") return this.cast(expr, from, "BOOL");
+    if (fromString && to === "BOOL")
+      return `CASE lower(${expr}) WHEN 'true' THEN TRUE WHEN 'false' THEN FALSE END`;
     if (from.t === "scalar" && from.s === "TIMESTAMP" && to === "STRING") return timestampText(expr);
     if (from.t === "scalar" && from.s === "DATETIME" && to === "STRING") return datetimeText(expr);
     if (fromString && to === "TIMESTAMP") return stringToTimestampSql(expr, "UTC", true);

@@ -857,8 +857,13 @@ export class PostgresDialect extends SqlEmitter {
     if (f === "INT64" && to === "BOOL") return `(${expr} <> 0)`;
     if (f === "FLOAT64" && to === "INT64")
       return `CAST(${roundedDouble(`CAST(${expr} AS double precision)`)} AS bigint)`;
+    // other text is BigQuery's "Bad bool value" (it was NULL, where every other CAST raised)
     if (f === "STRING" && to === "BOOL")
-      return `CASE lower(${expr}) WHEN 'true' THEN TRUE WHEN 'false' THEN FALSE END`;
+      return this.raiseWhen(
+        `CASE lower(${expr}) WHEN 'true' THEN TRUE WHEN 'false' THEN FALSE END`,
+        `lower(${expr}) NOT IN ('true', 'false')`,
+        "Bad bool value",
+      );
     if (f === "STRING" && to === "INT64") {
       return `CASE WHEN ${expr} ~ '^\\s*[+-]?0[xX][0-9a-fA-F]+\\s*$' THEN (CASE WHEN ltrim(${expr}) LIKE '-%' THEN -1 ELSE 1 END) * CAST(('x' || lpad(substring(trim(${expr}) FROM '0[xX]([0-9a-fA-F]+)'), 16, '0'))::bit(64) AS bigint) ELSE CAST(${expr} AS bigint) END`;
     }

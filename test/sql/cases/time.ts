@@ -270,6 +270,12 @@ export const timeCases: SqlCase[] = [
     expect: [{ a: true, b: false, c: null, d: null, e: null }],
   },
   {
+    name: "CAST of other text AS BOOL is an error",
+    rule: 'BigQuery CAST AS BOOL: a STRING other than "true"/"false" raises ("Bad bool value"), as CAST AS INT64 of bad text does; SAFE_CAST gives NULL (CAST answered NULL on every backend)',
+    sql: "select cast(x as bool) as b from unnest(['true', 't']) as x",
+    expect: { error: "sql_invalid", message: /Bad bool value/ },
+  },
+  {
     name: "CAST between INT64 and BOOL",
     rule: "BigQuery CAST AS BOOL (0 is FALSE) and CAST AS INT64 (TRUE is 1)",
     sql: `select cast(0 as bool) as a, cast(5 as bool) as b, cast(true as int64) as c, cast(false as int64) as d`,
