@@ -66,6 +66,12 @@ export const aggregateCases: SqlCase[] = [
     sql: "select ntile(0) over (order by x) as a from unnest([1, 2]) x",
     expect: { error: "sql_invalid" },
   },
+  {
+    name: "a NULL LAG offset or NTILE bucket count is refused",
+    rule: "BigQuery NTILE: an error if the bucket count is NULL, 0 or negative; LAG / LEAD: the offset is a non-NULL, non-negative integer (DuckDB and PostgreSQL answered NULL, ClickHouse refused in its own words)",
+    sql: "select lag(x, null) over (order by x) as a, ntile(null) over (order by x) as n from unnest([1, 2]) as x",
+    expect: { error: "sql_invalid", message: /must not be NULL/ },
+  },
   // ---------------------------------------------------------------- COUNT, COUNTIF
   {
     name: "COUNT(*) counts every event",

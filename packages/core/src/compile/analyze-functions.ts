@@ -269,13 +269,20 @@ export function datePart(node: AstNode): Expr {
 }
 
 /**
- * LAG's and LEAD's offset must not be negative, NTILE's bucket count must be positive (BigQuery):
+ * LAG's and LEAD's offset must not be negative, NTILE's bucket count must be positive, neither NULL (BigQuery):
  * a literal that is not is refused here, where the engines read a negative offset the other way
  * (DuckDB, PostgreSQL) or refused it in their own words (ClickHouse).
  */
 function checkCountArg(name: string, args: Expr[], raw: AstNode[]): void {
   const at = name === "NTILE" ? 0 : name === "LAG" || name === "LEAD" ? 1 : -1;
   const a = at >= 0 ? args[at] : undefined;
+  // a NULL one is BigQuery's error too; DuckDB and PostgreSQL answered NULL, ClickHouse refused
+  if (isNullLiteral(a))
+    fail(
+      "sql_invalid",
+      `${name}'s ${name === "NTILE" ? "bucket count" : "offset"} must not be NULL.`,
+      raw[at],
+    );
   if (a?.k !== "lit" || (typeof a.value !== "number" && typeof a.value !== "bigint")) return;
   const least = name === "NTILE" ? 1 : 0;
   // compared as numbers: BigInt() throws on a fraction (`NTILE(-0.5)` was a 500)
