@@ -724,6 +724,17 @@ export const aggregateCases: SqlCase[] = [
     ],
   },
   {
+    name: "ROWS n PRECEDING alone frames up to the current row",
+    rule: "BigQuery window frame: frame_start alone (n PRECEDING, UNBOUNDED PRECEDING) ends at CURRENT ROW (it was refused as not BETWEEN … AND …)",
+    sql: "select x, sum(x) over (order by x rows 1 preceding) as a, sum(x) over (order by x rows unbounded preceding) as b from unnest([1, 2, 3, 4]) as x order by x",
+    expect: [
+      { x: 1, a: 1, b: 1 },
+      { x: 2, a: 3, b: 3 },
+      { x: 3, a: 5, b: 6 },
+      { x: 4, a: 7, b: 10 },
+    ],
+  },
+  {
     name: "a moving AVG over a ROWS frame",
     rule: "BigQuery window frame: ROWS BETWEEN 1 PRECEDING AND 1 FOLLOWING",
     sql: `select x, avg(x) over (order by x rows between 1 preceding and 1 following) as a from unnest([1, 2, 3, 4]) as x`,

@@ -455,12 +455,20 @@ export function withWindow(call: CallExpr, over: AstNode, env: ExprEnv): Expr {
     const kind = String(f.left?.value ?? f.type ?? "").toUpperCase();
     const bounds = f.operator === "BETWEEN" ? (f.right?.value ?? []) : [];
     const texts = (bounds as AstNode[]).map((b) => String(b.value).toUpperCase());
+    // `ROWS n PRECEDING` / `ROWS UNBOUNDED PRECEDING` alone: BigQuery's frame from there to the
+    // current row (it was refused as not BETWEEN … AND …)
+    const start = f.operator === undefined ? String(f.expr?.value ?? "").toUpperCase() : "";
+    if (/ PRECEDING$/.test(start)) texts.push(start, "CURRENT ROW");
     if (
       (kind !== "ROWS" && kind !== "RANGE") ||
       texts.length !== 2 ||
       !texts.every((t) => FRAME_BOUND.test(t))
     ) {
-      fail("sql_invalid", "Window frames must be ROWS|RANGE BETWEEN <bound> AND <bound>.", over);
+      fail(
+        "sql_invalid",
+        "Window frames must be ROWS|RANGE BETWEEN <bound> AND <bound>, or ROWS <n or UNBOUNDED> PRECEDING.",
+        over,
+      );
     }
     // BigQuery's rule, which every engine needs too: an offset is added to the one ORDER BY key
     // (PostgreSQL refused a TIMESTAMP key as an unsupported feature, a 500)
