@@ -310,7 +310,8 @@ export class PostgresDialect extends SqlEmitter {
       call.type.t === "scalar" && call.type.s === "BOOL"
         ? `bool_or(${args[0]})`
         : nanAwareExtreme("max", args[0]!, call, this),
-    APPROX_COUNT_DISTINCT: ([x]) => `count(DISTINCT ${x})`,
+    APPROX_COUNT_DISTINCT: ([x], call) =>
+      call.over ? this.windowDistinctCount(x!, call) : `count(DISTINCT ${x})`,
     // ntile takes an integer on PostgreSQL; BigQuery's argument is INT64
     NTILE: ([n]) => `ntile(CAST(${n} AS integer))`,
     LAG: (args, call) => this.shiftCall("lag", args, call),
@@ -692,7 +693,7 @@ export class PostgresDialect extends SqlEmitter {
   }
 
   /**
-   * COUNT(DISTINCT x) OVER a whole partition, which PostgreSQL does not window ("DISTINCT is not
+   * COUNT(DISTINCT x) (and the exact APPROX_COUNT_DISTINCT) OVER a whole partition, which PostgreSQL does not window ("DISTINCT is not
    * implemented for window functions"; BigQuery, DuckDB and ClickHouse count): a row's dense rank
    * up plus its dense rank down, less one, is the partition's number of distinct values, less
    * one more where NULL is among them (COUNT skips it).
@@ -702,7 +703,7 @@ export class PostgresDialect extends SqlEmitter {
     if (over.orderBy.length || over.frame)
       throw new QesError(
         "sql_invalid",
-        "COUNT(DISTINCT …) over a window is supported on PostgreSQL only over whole partitions (OVER (PARTITION BY …)).",
+        `${call.fn === "COUNT" ? "COUNT(DISTINCT …)" : call.fn} over a window is supported on PostgreSQL only over whole partitions (OVER (PARTITION BY …)).`,
       );
     const value = call.args[0]!;
     const ranked = (desc: boolean) =>

@@ -55,6 +55,17 @@ export const aggregateCases: SqlCase[] = [
     expect: [{ s: 3, a: 1.5, mn: 1, mx: 2, sf: 1.5 }],
   },
   {
+    name: "APPROX_COUNT_DISTINCT over a window of whole partitions is exact",
+    rule: "DESIGN.md §3: APPROX_COUNT_DISTINCT is exact; over a window it counts as COUNT(DISTINCT) does, on every backend (PostgreSQL refused DISTINCT in a window)",
+    sql: "select x, approx_count_distinct(x) over (partition by mod(x, 3)) as d from unnest([1, 4, 4, 5]) as x order by x",
+    expect: [
+      { x: 1, d: 2 },
+      { x: 4, d: 2 },
+      { x: 4, d: 2 },
+      { x: 5, d: 1 },
+    ],
+  },
+  {
     name: "LAG with a negative offset is refused",
     rule: "BigQuery LAG / LEAD: the offset must be a non-negative integer (DuckDB and PostgreSQL read -1 as a LEAD)",
     sql: "select lag(x, -1) over (order by x) as a from unnest([1, 2]) x",
