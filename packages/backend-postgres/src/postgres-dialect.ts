@@ -768,9 +768,11 @@ export class PostgresDialect extends SqlEmitter {
   private arrayAt(a: string, i: string, call: CallExpr): string {
     const t = call.args[0]!.type;
     if (t.t === "array" && t.native) return `(${a})[${i} + 1]`;
-    if (t.t === "records") return `CAST(${a}::json -> CAST(${i} AS integer) AS text)`;
+    // an INT64 offset past integer's range is past any array's end (CAST AS integer raised)
+    const at = `CAST(least(${i}, 2147483647) AS integer)`;
+    if (t.t === "records") return `CASE WHEN ${i} >= 0 THEN CAST(${a}::json -> ${at} AS text) END`;
     const element = t.t === "array" ? t.element : "STRING";
-    const text = `(${a}::json ->> CAST(${i} AS integer))`;
+    const text = `(${a}::json ->> ${at})`;
     return `CASE WHEN ${i} >= 0 THEN ${element === "STRING" ? text : this.safeCast(text, { t: "scalar", s: "STRING" }, element)} END`;
   }
 
