@@ -470,7 +470,8 @@ export class DuckdbDialect extends SqlEmitter {
 
   private arrayAt(a: string, i: string, call: CallExpr): string {
     const t = call.args[0]!.type;
-    if (t.t === "array" && t.native) return `CASE WHEN ${i} >= 0 THEN ${a}[${i} + 1] END`;
+    // an offset past any list's length reads past its end (INT64's largest + 1 raised)
+    if (t.t === "array" && t.native) return `CASE WHEN ${i} >= 0 THEN ${a}[least(${i}, 2147483646) + 1] END`;
     const path = `'$[' || CAST(${i} AS VARCHAR) || ']'`;
     if (t.t === "records") return `CASE WHEN ${i} >= 0 THEN CAST(json_extract(${a}, ${path}) AS VARCHAR) END`;
     const element = t.t === "array" ? t.element : "STRING";

@@ -767,8 +767,8 @@ export class PostgresDialect extends SqlEmitter {
 
   private arrayAt(a: string, i: string, call: CallExpr): string {
     const t = call.args[0]!.type;
-    if (t.t === "array" && t.native) return `(${a})[${i} + 1]`;
-    // an INT64 offset past integer's range is past any array's end (CAST AS integer raised)
+    // an INT64 offset past integer's range is past any array's end (`+ 1` and CAST AS integer raised)
+    if (t.t === "array" && t.native) return `(${a})[least(${i}, 2147483646) + 1]`;
     const at = `CAST(least(${i}, 2147483647) AS integer)`;
     if (t.t === "records") return `CASE WHEN ${i} >= 0 THEN CAST(${a}::json -> ${at} AS text) END`;
     const element = t.t === "array" ? t.element : "STRING";
