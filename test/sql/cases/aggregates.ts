@@ -49,6 +49,12 @@ export const aggregateCases: SqlCase[] = [
     ],
   },
   {
+    name: "SUM(DISTINCT) of two arguments is refused",
+    rule: "BigQuery SUM([DISTINCT] expression): one argument (a second was dropped without a word)",
+    sql: "select sum(distinct x, 2) as s from unnest([1, 1]) as x",
+    expect: { error: "sql_invalid", message: /takes one argument/ },
+  },
+  {
     name: "SUM, AVG, MIN and MAX with DISTINCT",
     rule: "BigQuery SUM([DISTINCT] expression), AVG([DISTINCT] expression): each distinct non-NULL value once (a syntax error: the parser takes DISTINCT in COUNT only)",
     sql: "select sum(distinct x) as s, avg(distinct x) as a, min(distinct x) as mn, max(distinct x) as mx, sum(distinct f) as sf from unnest([1, 1, 2, null]) as x, unnest([1.5]) as f",
