@@ -137,13 +137,19 @@ export function raisingTimestamp(x: string, tz: string): string {
   return `if(isNull(${x}), NULL, parseDateTime64BestEffort(${text}, 6, ${tz}) + ${checked})`;
 }
 
+/** 'true' or 'false' in any case; other text NULL (SAFE_CAST's answer) */
+function textToBool(x: string): string {
+  return `multiIf(lower(${x}) = 'true', true, lower(${x}) = 'false', false, NULL)`;
+}
+
 /** CAST: BigQuery's conversion rules where ClickHouse's differ; the rest is CAST to the Nullable type. */
 export function clickhouseCast(x: string, from: SqlType, to: ScalarType): string {
   const f = scalarOf(from);
   if (f === to) return x;
   switch (`${f ?? "NULL"}>${to}`) {
+    // other text is BigQuery's "Bad bool value" (it was NULL, where every other CAST raised)
     case "STRING>BOOL":
-      return `multiIf(lower(${x}) = 'true', true, lower(${x}) = 'false', false, NULL)`;
+      return `if(throwIf(ifNull(lower(${x}) NOT IN ('true', 'false'), false), 'Bad bool value') = 0, ${textToBool(x)}, NULL)`;
     case "STRING>INT64":
       return textToInt(x, false);
     case "STRING>FLOAT64":
@@ -194,6 +200,8 @@ export function clickhouseSafeCast(x: string, from: SqlType, to: ScalarType): st
       return `if(match(${x}, ${INT_TEXT}), ${textToInt(x, true)}, NULL)`;
     case "STRING>FLOAT64":
       return `toFloat64OrNull(trimBoth(${x}))`;
+    case "STRING>BOOL":
+      return textToBool(x);
     case "STRING>TIMESTAMP":
     case "STRING>DATETIME":
       return textToTimestamp(x, true);
@@ -208,7 +216,6 @@ export function clickhouseSafeCast(x: string, from: SqlType, to: ScalarType): st
     case "INT64>STRING":
     case "FLOAT64>STRING":
     case "BOOL>INT64":
-    case "STRING>BOOL":
     case "INT64>BOOL":
     case "TIMESTAMP>STRING":
     case "DATETIME>STRING":

@@ -422,7 +422,18 @@ function isFloat64(e: Expr | undefined): boolean {
   return e?.type.t === "scalar" && e.type.s === "FLOAT64";
 }
 
-const COMPARISONS = new Set(["=", "!=", "<>", "<", ">", "<=", ">="]);
+// IS [NOT] DISTINCT FROM too: ClickHouse's isDistinctFrom refused an Int64 beside a Float64
+const COMPARISONS = new Set([
+  "=",
+  "!=",
+  "<>",
+  "<",
+  ">",
+  "<=",
+  ">=",
+  "IS DISTINCT FROM",
+  "IS NOT DISTINCT FROM",
+]);
 
 function mixesIntAndFloat(xs: readonly (Expr | undefined)[]): boolean {
   return xs.some(isInt64) && xs.some(isFloat64);

@@ -16,9 +16,11 @@ import {
   QesError,
   readsInstant,
   type SqlEmitter,
+  timestampArrayStep,
   truncatesWithinOffset,
   weekNumberNumerator,
   withoutFraction,
+  ZERO_TIMESTAMP_STEP,
 } from "@qes/core";
 import { bindOnce } from "./clickhouse-bind-once.ts";
 import { fromLocalSql, offsetSql, textToTimestampSql, toLocalSql, zoneOf } from "./clickhouse-time.ts";
@@ -276,16 +278,14 @@ export function clickhouseTimeFunctions(e: SqlEmitter) {
       ),
     // One row's array is built whole in memory: more elements than the limit are refused first.
     GENERATE_TIMESTAMP_ARRAY: ([a, b], call) => {
-      const step = call.args[2];
-      if (step?.k !== "interval")
-        throw new QesError("sql_invalid", "GENERATE_TIMESTAMP_ARRAY needs an INTERVAL step.");
-      const unit = microsPer({ ...call, args: [{ k: "datepart", part: step.unit, type: step.type }] }, 0);
-      const by = `(toInt64(${e.expr(step.value)}) * ${unit})`;
+      const step = timestampArrayStep(call);
+      const by = `(toInt64(${e.expr(step.amount)}) * ${step.micros})`;
       const span = `(${micros(b!)} - ${micros(a!)})`;
       const n = `if(${by} = 0 OR sign(${span}) * sign(${by}) < 0, 0, intDiv(${span}, ${by}) + 1)`;
       const count = `ifNull(${n}, 0)`;
-      // a step of 0 is BigQuery's error (the count above would be 0: an empty array)
-      const guarded = `${count} + throwIf(${count} > ${MAX_GENERATED_ELEMENTS}, ${e.stringLiteral(`GENERATE_TIMESTAMP_ARRAY would produce more than ${MAX_GENERATED_ELEMENTS} elements`)}) + throwIf(ifNull(${by} = 0, false), 'GENERATE_TIMESTAMP_ARRAY: the step must not be 0')`;
+      // a step of 0 is BigQuery's error (the count above would be 0: an empty array, SAFE.'s answer)
+      const zeroStep = `ifNull(${e.raiseWhen("0", `ifNull(${by} = 0, false)`, ZERO_TIMESTAMP_STEP)}, 0)`;
+      const guarded = `${count} + throwIf(${count} > ${MAX_GENERATED_ELEMENTS}, ${e.stringLiteral(`GENERATE_TIMESTAMP_ARRAY would produce more than ${MAX_GENERATED_ELEMENTS} elements`)}) + ${zeroStep}`;
       return `arrayMap(i -> ${fromMicros(`${micros(a!)} + i * ${by}`)}, range(0, toUInt64(${guarded})))`;
     },
     __EXTRACT: ([, ts], call) => {

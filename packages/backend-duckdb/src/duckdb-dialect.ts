@@ -31,12 +31,14 @@ import {
   SqlEmitter,
   type SqlType,
   scaledFloatSum,
+  timestampArrayStep,
   truncate,
   truncatesWithinOffset,
   unsetGroupAsNull,
   weekNumberNumerator,
   weekStartDay,
   withoutFraction,
+  ZERO_TIMESTAMP_STEP,
 } from "@qes/core";
 import { duckdbLower, duckdbUpper } from "./duckdb-case-mapping.ts";
 import { duckdbFloatText } from "./duckdb-float-text.ts";
@@ -230,10 +232,16 @@ export class DuckdbDialect extends SqlEmitter {
       ),
     // generate_series neither sees interrupts nor counts against the memory limit while it fills
     // one list: a century in microseconds would run on past any timeout. Refuse it first.
-    GENERATE_TIMESTAMP_ARRAY: ([a, b, step]) =>
-      `CASE WHEN abs(epoch_us(${b}) - epoch_us(${a})) // greatest(abs(epoch_us(${step})), 1) > ${MAX_GENERATED_ELEMENTS} ` +
-      `THEN error(${this.stringLiteral(`GENERATE_TIMESTAMP_ARRAY would produce more than ${MAX_GENERATED_ELEMENTS} elements`)}) ` +
-      `ELSE generate_series(${a}, ${b}, ${step}) END`,
+    // A step of 0 is BigQuery's own error, checked first (the count took it for 1 µs); a NULL
+    // step is no error (greatest() skipped it: the count was the span in µs), its array is NULL.
+    GENERATE_TIMESTAMP_ARRAY: ([a, b, step], call) => {
+      timestampArrayStep(call);
+      const series =
+        `CASE WHEN epoch_us(${step}) IS NOT NULL AND abs(epoch_us(${b}) - epoch_us(${a})) // greatest(abs(epoch_us(${step})), 1) > ${MAX_GENERATED_ELEMENTS} ` +
+        `THEN error(${this.stringLiteral(`GENERATE_TIMESTAMP_ARRAY would produce more than ${MAX_GENERATED_ELEMENTS} elements`)}) ` +
+        `ELSE generate_series(${a}, ${b}, ${step}) END`;
+      return this.raiseWhen(series, `epoch_us(${step}) = 0`, ZERO_TIMESTAMP_STEP);
+    },
     __EXTRACT: ([, ts], call) => duckdbExtract(call, ts!),
     __QUANTILE: ([x, k, n]) =>
       `list_sort(list(${x}) FILTER (WHERE ${x} IS NOT NULL))[greatest(1, (${k} * count(${x}) + ${n} - 1) // ${n})]`,
@@ -249,7 +257,11 @@ export class DuckdbDialect extends SqlEmitter {
       if (call.agg?.limit === undefined) {
         return `string_agg(${call.agg?.distinct ? "DISTINCT " : ""}${x}, ${delim}${this.aggregateOrder(call)})`;
       }
-      return `array_to_string(list_slice(list(${call.agg?.distinct ? "DISTINCT " : ""}${x}${this.aggregateOrder(call)}), 1, ${call.agg.limit}), ${delim})`;
+      // LIMIT counts the values joined: list() keeps the NULLs string_agg skips, so they are
+      // filtered first (a NULL ordered first was the one value of LIMIT 1: NULL). A window's OVER
+      // goes on list(): DuckDB refused it after array_to_string ("Window function macros must be
+      // functions").
+      return `array_to_string(list_slice(list(${call.agg?.distinct ? "DISTINCT " : ""}${x}${this.aggregateOrder(call)}) FILTER (WHERE ${x} IS NOT NULL)${this.overOf(call)}, 1, ${call.agg.limit}), ${delim})`;
     },
     REGEXP_EXTRACT: ([s, p], call) =>
       `CASE WHEN regexp_matches(${s}, ${p}) THEN ${unsetGroupAsNull(`regexp_extract(${s}, ${p}, ${captureGroup(call)})`, call)} END`,
@@ -407,8 +419,9 @@ export class DuckdbDialect extends SqlEmitter {
 
   override cast(expr: string, from: SqlType, to: ScalarType): string {
     const fromString = from.t === "scalar" && from.s === "STRING";
+    // other text is BigQuery's "Bad bool value" (it was NULL, where every other CAST raised)
     if (fromString && to === "BOOL")
-      return `CASE lower(${expr}) WHEN 'true' THEN TRUE WHEN 'false' THEN FALSE END`;
+      return `CASE lower(${expr}) WHEN 'true' THEN TRUE WHEN 'false' THEN FALSE WHEN ${expr} IS NOT NULL THEN error('Bad bool value: ' || ${expr}) END`;
     if (fromString && to === "INT64") {
       // Decimal and hexadecimal text, as BigQuery reads it; DuckDB alone would round '1.5'.
       // DuckDB alone would also read '1.0' and '1e3', which BigQuery refuses
@@ -457,7 +470,8 @@ export class DuckdbDialect extends SqlEmitter {
 
   private arrayAt(a: string, i: string, call: CallExpr): string {
     const t = call.args[0]!.type;
-    if (t.t === "array" && t.native) return `CASE WHEN ${i} >= 0 THEN ${a}[${i} + 1] END`;
+    // an offset past any list's length reads past its end (INT64's largest + 1 raised)
+    if (t.t === "array" && t.native) return `CASE WHEN ${i} >= 0 THEN ${a}[least(${i}, 2147483646) + 1] END`;
     const path = `'$[' || CAST(${i} AS VARCHAR) || ']'`;
     if (t.t === "records") return `CASE WHEN ${i} >= 0 THEN CAST(json_extract(${a}, ${path}) AS VARCHAR) END`;
     const element = t.t === "array" ? t.element : "STRING";
@@ -503,7 +517,8 @@ export class DuckdbDialect extends SqlEmitter {
       // TRY_CAST of the text itself: the raising cast's CAST would fail on an out-of-range value first
       return `CASE WHEN regexp_matches(${expr}, '^\\s*[+-]?0[xX][0-9a-fA-F]+\\s*$') THEN (CASE WHEN ltrim(${expr}) LIKE '-%' THEN -1 ELSE 1 END) * TRY_CAST(regexp_replace(trim(${expr}), '^[+-]', '') AS BIGINT) WHEN regexp_matches(${expr}, '^\\s*[+-]?[0-9]+\\s*$') THEN TRY_CAST(trim(${expr}) AS BIGINT) END`;
     }
-    if (fromString && to === "BOOL") return this.cast(expr, from, "BOOL");
+    if (fromString && to === "BOOL")
+      return `CASE lower(${expr}) WHEN 'true' THEN TRUE WHEN 'false' THEN FALSE END`;
     if (from.t === "scalar" && from.s === "TIMESTAMP" && to === "STRING") return timestampText(expr);
     if (from.t === "scalar" && from.s === "DATETIME" && to === "STRING") return datetimeText(expr);
     if (fromString && to === "TIMESTAMP") return stringToTimestampSql(expr, "UTC", true);

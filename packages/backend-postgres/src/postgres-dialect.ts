@@ -36,9 +36,11 @@ import {
   type SubstringSpelling,
   substrCall,
   timeFormatRegex,
+  timestampArrayStep,
   truncate,
   weekNumberNumerator,
   weekStartDay,
+  ZERO_TIMESTAMP_STEP,
 } from "@qes/core";
 import { bindAlways, bindOnce } from "./postgres-bind-once.ts";
 import {
@@ -234,6 +236,11 @@ export class PostgresDialect extends SqlEmitter {
 
   readonly functions: FunctionTable = {
     ...DEFAULT_FUNCTIONS,
+    COUNT: ([x], call) => {
+      if (x === undefined) return "count(*)";
+      if (call.over && call.agg?.distinct) return this.windowDistinctCount(x, call);
+      return `count(${call.agg?.distinct ? "DISTINCT " : ""}${x})`;
+    },
     COUNTIF: ([c]) => `count(*) FILTER (WHERE ${c})`,
     // PostgreSQL raises on a quotient past FLOAT64's range itself: SAFE_DIVIDE's NULL for it is
     // decided before dividing (a divisor below 1 that the finite dividend's magnitude outgrows)
@@ -303,7 +310,8 @@ export class PostgresDialect extends SqlEmitter {
       call.type.t === "scalar" && call.type.s === "BOOL"
         ? `bool_or(${args[0]})`
         : nanAwareExtreme("max", args[0]!, call, this),
-    APPROX_COUNT_DISTINCT: ([x]) => `count(DISTINCT ${x})`,
+    APPROX_COUNT_DISTINCT: ([x], call) =>
+      call.over ? this.windowDistinctCount(x!, call) : `count(DISTINCT ${x})`,
     // ntile takes an integer on PostgreSQL; BigQuery's argument is INT64
     NTILE: ([n]) => `ntile(CAST(${n} AS integer))`,
     LAG: (args, call) => this.shiftCall("lag", args, call),
@@ -367,10 +375,13 @@ export class PostgresDialect extends SqlEmitter {
     // More elements than the limit are an error, as on DuckDB. PostgreSQL has no error function:
     // the message is cast to integer, and names the arguments so that it is never a constant the
     // planner would fold (and raise) while the condition is still undecided.
-    GENERATE_TIMESTAMP_ARRAY: ([a, b, step]) => {
+    GENERATE_TIMESTAMP_ARRAY: ([a, b, step], call) => {
+      timestampArrayStep(call);
       const tooMany = `abs(extract(epoch FROM ${b}) - extract(epoch FROM ${a})) / greatest(abs(extract(epoch FROM ${step})), 0.000001) > ${MAX_GENERATED_ELEMENTS}`;
       const message = `${this.stringLiteral(`GENERATE_TIMESTAMP_ARRAY would produce more than ${MAX_GENERATED_ELEMENTS} elements: from `)} || CAST((${a}) AS text) || ' to ' || CAST((${b}) AS text) || ' by ' || CAST((${step}) AS text)`;
-      return `CASE WHEN ${tooMany} THEN ARRAY[CAST(CAST(CAST(${message} AS integer) AS text) AS timestamptz)] ELSE ARRAY(SELECT generate_series(${a}, ${b}, ${step})) END`;
+      const series = `CASE WHEN ${tooMany} THEN ARRAY[CAST(CAST(CAST(${message} AS integer) AS text) AS timestamptz)] ELSE ARRAY(SELECT generate_series(${a}, ${b}, ${step})) END`;
+      // a step of 0 is BigQuery's own error, checked first (the count above took it for 1 µs)
+      return this.raiseWhen(series, `(${step}) = INTERVAL '0'`, ZERO_TIMESTAMP_STEP);
     },
     __EXTRACT: ([, ts], call) => postgresExtract(call, ts!),
     __QUANTILE: ([x, k, n]) =>
@@ -379,16 +390,26 @@ export class PostgresDialect extends SqlEmitter {
       const filter = call.agg?.ignoreNulls ? ` FILTER (WHERE ${x} IS NOT NULL)` : "";
       // DISTINCT needs the ORDER BY key as written in the argument, collation included.
       const arg = call.agg?.distinct ? `DISTINCT ${this.ordered(x!, call.args[0]!.type)}` : x;
-      const agg = `array_agg(${arg}${this.aggregateOrder(call)})${filter}${this.overOf(call)}`;
+      if (call.over) {
+        const agg = `array_agg(${x})${filter}${this.orderedWindow(call)}`;
+        return call.agg?.limit === undefined ? agg : `(${agg})[1:${call.agg.limit}]`;
+      }
+      const agg = `array_agg(${arg}${this.aggregateOrder(call)})${filter}`;
       return call.agg?.limit === undefined ? agg : `(${agg})[1:${call.agg.limit}]`;
     },
     STRING_AGG: ([x, d], call) => {
       const delim = d ?? "','";
       // LIMIT 0 aggregates no value: NULL, as over no rows (BigQuery), not the empty string
       if (call.agg?.limit === 0) return `CAST(NULL AS ${this.typeName("STRING")})`;
+      if (call.over) {
+        if (call.agg?.limit === undefined) return `string_agg(${x}, ${delim})${this.orderedWindow(call)}`;
+        return `array_to_string((array_agg(${x}) FILTER (WHERE ${x} IS NOT NULL)${this.orderedWindow(call)})[1:${call.agg.limit}], ${delim})`;
+      }
       const arg = call.agg?.distinct ? `DISTINCT ${this.ordered(x!, call.args[0]!.type)}` : x;
       if (call.agg?.limit === undefined) return `string_agg(${arg}, ${delim}${this.aggregateOrder(call)})`;
-      return `array_to_string((array_agg(${arg}${this.aggregateOrder(call)}))[1:${call.agg.limit}], ${delim})`;
+      // LIMIT counts the values joined: array_agg keeps the NULLs string_agg skips (a NULL ordered
+      // first was the one value of LIMIT 1: '')
+      return `array_to_string((array_agg(${arg}${this.aggregateOrder(call)}) FILTER (WHERE ${x} IS NOT NULL))[1:${call.agg.limit}], ${delim})`;
     },
     // substring(… FROM pattern) is BigQuery's REGEXP_EXTRACT: first group or whole match, NULL when none.
     REGEXP_EXTRACT: ([s, p], call) => `substring(${s} FROM ${this.regex(p!, call)})`,
@@ -655,6 +676,50 @@ export class PostgresDialect extends SqlEmitter {
   }
 
   /** LAG/LEAD: the offset is an integer and the default has the value's type. */
+  /**
+   * The OVER of a window ARRAY_AGG or STRING_AGG, which PostgreSQL cannot order inside ("aggregate
+   * ORDER BY is not implemented for window functions"; DuckDB and ClickHouse answered): over a
+   * whole partition (no ORDER BY, no frame in the window) the aggregate's order, by value unless
+   * given, becomes the window's, with a frame of the whole partition. A window with its own order
+   * has running frames no one order can serve, nor can DISTINCT be windowed: refused.
+   */
+  private orderedWindow(call: CallExpr): string {
+    const over = call.over!;
+    if (over.orderBy.length || over.frame || call.agg?.distinct)
+      throw new QesError(
+        "sql_invalid",
+        `${call.fn} over a window is supported on PostgreSQL only over whole partitions (OVER (PARTITION BY …)), without DISTINCT.`,
+      );
+    return this.overOf({
+      ...call,
+      over: {
+        partitionBy: over.partitionBy,
+        orderBy: call.agg?.orderBy ?? [],
+        frame: "ROWS BETWEEN UNBOUNDED PRECEDING AND UNBOUNDED FOLLOWING",
+      },
+    });
+  }
+
+  /**
+   * COUNT(DISTINCT x) (and the exact APPROX_COUNT_DISTINCT) OVER a whole partition, which PostgreSQL does not window ("DISTINCT is not
+   * implemented for window functions"; BigQuery, DuckDB and ClickHouse count): a row's dense rank
+   * up plus its dense rank down, less one, is the partition's number of distinct values, less
+   * one more where NULL is among them (COUNT skips it).
+   */
+  private windowDistinctCount(x: string, call: CallExpr): string {
+    const over = call.over!;
+    if (over.orderBy.length || over.frame)
+      throw new QesError(
+        "sql_invalid",
+        `${call.fn === "COUNT" ? "COUNT(DISTINCT …)" : call.fn} over a window is supported on PostgreSQL only over whole partitions (OVER (PARTITION BY …)).`,
+      );
+    const value = call.args[0]!;
+    const ranked = (desc: boolean) =>
+      `dense_rank()${this.overOf({ ...call, over: { partitionBy: over.partitionBy, orderBy: [{ expr: value, desc }] } })}`;
+    const hasNull = `max(CASE WHEN ${x} IS NULL THEN 1 ELSE 0 END)${this.overOf({ ...call, over: { partitionBy: over.partitionBy, orderBy: [] } })}`;
+    return `(${ranked(false)} + ${ranked(true)} - 1 - ${hasNull})`;
+  }
+
   private shiftCall(fn: string, [x, offset, dflt]: string[], call: CallExpr): string {
     const t = call.args[0]!.type;
     const parts = [x!];
@@ -710,10 +775,12 @@ export class PostgresDialect extends SqlEmitter {
 
   private arrayAt(a: string, i: string, call: CallExpr): string {
     const t = call.args[0]!.type;
-    if (t.t === "array" && t.native) return `(${a})[${i} + 1]`;
-    if (t.t === "records") return `CAST(${a}::json -> CAST(${i} AS integer) AS text)`;
+    // an INT64 offset past integer's range is past any array's end (`+ 1` and CAST AS integer raised)
+    if (t.t === "array" && t.native) return `(${a})[least(${i}, 2147483646) + 1]`;
+    const at = `CAST(least(${i}, 2147483647) AS integer)`;
+    if (t.t === "records") return `CASE WHEN ${i} >= 0 THEN CAST(${a}::json -> ${at} AS text) END`;
     const element = t.t === "array" ? t.element : "STRING";
-    const text = `(${a}::json ->> CAST(${i} AS integer))`;
+    const text = `(${a}::json ->> ${at})`;
     return `CASE WHEN ${i} >= 0 THEN ${element === "STRING" ? text : this.safeCast(text, { t: "scalar", s: "STRING" }, element)} END`;
   }
 
@@ -801,8 +868,13 @@ export class PostgresDialect extends SqlEmitter {
     if (f === "INT64" && to === "BOOL") return `(${expr} <> 0)`;
     if (f === "FLOAT64" && to === "INT64")
       return `CAST(${roundedDouble(`CAST(${expr} AS double precision)`)} AS bigint)`;
+    // other text is BigQuery's "Bad bool value" (it was NULL, where every other CAST raised)
     if (f === "STRING" && to === "BOOL")
-      return `CASE lower(${expr}) WHEN 'true' THEN TRUE WHEN 'false' THEN FALSE END`;
+      return this.raiseWhen(
+        `CASE lower(${expr}) WHEN 'true' THEN TRUE WHEN 'false' THEN FALSE END`,
+        `lower(${expr}) NOT IN ('true', 'false')`,
+        "Bad bool value",
+      );
     if (f === "STRING" && to === "INT64") {
       return `CASE WHEN ${expr} ~ '^\\s*[+-]?0[xX][0-9a-fA-F]+\\s*$' THEN (CASE WHEN ltrim(${expr}) LIKE '-%' THEN -1 ELSE 1 END) * CAST(('x' || lpad(substring(trim(${expr}) FROM '0[xX]([0-9a-fA-F]+)'), 16, '0'))::bit(64) AS bigint) ELSE CAST(${expr} AS bigint) END`;
     }

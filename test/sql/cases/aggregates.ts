@@ -22,6 +22,56 @@ export const aggregateCases: SqlCase[] = [
     expect: [{ a: null, b: "a" }],
   },
   {
+    name: "STRING_AGG with LIMIT counts the non-NULL values it joins",
+    rule: "BigQuery STRING_AGG: concatenates non-NULL values; LIMIT keeps n of them (a NULL ordered first was LIMIT 1's value: DuckDB answered NULL, PostgreSQL '')",
+    sql: "select string_agg(x limit 1) as a, string_agg(x, '+' order by x desc limit 2) as b, string_agg(distinct x limit 2) as c from unnest(['b', null, 'a', 'c']) as x",
+    expect: [{ a: "a", b: "c+b", c: "a,b" }],
+  },
+  {
+    name: "ARRAY_AGG and STRING_AGG over a window of whole partitions",
+    rule: "BigQuery ARRAY_AGG / STRING_AGG with OVER (PARTITION BY …); DESIGN.md §3 ordered by value (PostgreSQL refused any window ARRAY_AGG or STRING_AGG, DuckDB a windowed STRING_AGG with LIMIT)",
+    sql: "select s.x, array_agg(s.x) over (partition by s.p) as a, string_agg(s.x, '-' order by s.x desc) over (partition by s.p) as c, string_agg(s.x limit 1) over () as e from unnest([struct('b' as x, 1 as p), struct('a' as x, 1 as p), struct('c' as x, 2 as p)]) as s order by s.x",
+    expect: [
+      { x: "a", a: ["a", "b"], c: "b-a", e: "a" },
+      { x: "b", a: ["a", "b"], c: "b-a", e: "a" },
+      { x: "c", a: ["c"], c: "c", e: "a" },
+    ],
+  },
+  {
+    name: "COUNT(DISTINCT) over a window of whole partitions",
+    rule: "BigQuery COUNT (documented example: COUNT(DISTINCT x) OVER (PARTITION BY MOD(x, 3))); NULL is not counted (PostgreSQL refused DISTINCT in a window)",
+    sql: "select x, count(distinct x) over (partition by mod(x, 3)) as d, count(distinct y) over () as n from unnest([1, 4, 4, 5]) as x, unnest([if(x = 4, null, x)]) as y order by x",
+    expect: [
+      { x: 1, d: 2, n: 2 },
+      { x: 4, d: 2, n: 2 },
+      { x: 4, d: 2, n: 2 },
+      { x: 5, d: 1, n: 2 },
+    ],
+  },
+  {
+    name: "SUM(DISTINCT) of two arguments is refused",
+    rule: "BigQuery SUM([DISTINCT] expression): one argument (a second was dropped without a word)",
+    sql: "select sum(distinct x, 2) as s from unnest([1, 1]) as x",
+    expect: { error: "sql_invalid", message: /takes one argument/ },
+  },
+  {
+    name: "SUM, AVG, MIN and MAX with DISTINCT",
+    rule: "BigQuery SUM([DISTINCT] expression), AVG([DISTINCT] expression): each distinct non-NULL value once (a syntax error: the parser takes DISTINCT in COUNT only)",
+    sql: "select sum(distinct x) as s, avg(distinct x) as a, min(distinct x) as mn, max(distinct x) as mx, sum(distinct f) as sf from unnest([1, 1, 2, null]) as x, unnest([1.5]) as f",
+    expect: [{ s: 3, a: 1.5, mn: 1, mx: 2, sf: 1.5 }],
+  },
+  {
+    name: "APPROX_COUNT_DISTINCT over a window of whole partitions is exact",
+    rule: "DESIGN.md §3: APPROX_COUNT_DISTINCT is exact; over a window it counts as COUNT(DISTINCT) does, on every backend (PostgreSQL refused DISTINCT in a window)",
+    sql: "select x, approx_count_distinct(x) over (partition by mod(x, 3)) as d from unnest([1, 4, 4, 5]) as x order by x",
+    expect: [
+      { x: 1, d: 2 },
+      { x: 4, d: 2 },
+      { x: 4, d: 2 },
+      { x: 5, d: 1 },
+    ],
+  },
+  {
     name: "LAG with a negative offset is refused",
     rule: "BigQuery LAG / LEAD: the offset must be a non-negative integer (DuckDB and PostgreSQL read -1 as a LEAD)",
     sql: "select lag(x, -1) over (order by x) as a from unnest([1, 2]) x",
@@ -32,6 +82,12 @@ export const aggregateCases: SqlCase[] = [
     rule: "BigQuery NTILE: the bucket count must be positive",
     sql: "select ntile(0) over (order by x) as a from unnest([1, 2]) x",
     expect: { error: "sql_invalid" },
+  },
+  {
+    name: "a NULL LAG offset or NTILE bucket count is refused",
+    rule: "BigQuery NTILE: an error if the bucket count is NULL, 0 or negative; LAG / LEAD: the offset is a non-NULL, non-negative integer (DuckDB and PostgreSQL answered NULL, ClickHouse refused in its own words)",
+    sql: "select lag(x, null) over (order by x) as a, ntile(null) over (order by x) as n from unnest([1, 2]) as x",
+    expect: { error: "sql_invalid", message: /must not be NULL/ },
   },
   // ---------------------------------------------------------------- COUNT, COUNTIF
   {
@@ -637,6 +693,15 @@ export const aggregateCases: SqlCase[] = [
     ],
   },
   {
+    name: "LAG and LEAD with a FLOAT64 default over INT64 values are FLOAT64",
+    rule: "BigQuery LAG / LEAD: the value and the default meet in their supertype (INT64 with FLOAT64 is FLOAT64; DuckDB and PostgreSQL cast 0.5 to INT64, ClickHouse refused)",
+    sql: "select x, lead(x, 1, 0.5) over (order by x) as ld, lag(x, 1, 2.5) over (order by x) as lg from unnest([1, 2]) as x order by x",
+    expect: [
+      { x: 1, ld: 2, lg: 2.5 },
+      { x: 2, ld: 0.5, lg: 1 },
+    ],
+  },
+  {
     name: "FIRST_VALUE and LAST_VALUE with a full frame",
     rule: "BigQuery navigation functions: FIRST_VALUE, LAST_VALUE; window frames",
     sql: `select id, first_value(id) over (partition by project order by timestamp) as first, last_value(id) over (partition by project order by timestamp rows between unbounded preceding and unbounded following) as last from ${EDGE} where project = 'beta'`,
@@ -673,6 +738,17 @@ export const aggregateCases: SqlCase[] = [
       { id: "t03", rn: 1 },
       { id: "t02", rn: 2 },
       { id: "t01", rn: 3 },
+    ],
+  },
+  {
+    name: "ROWS n PRECEDING alone frames up to the current row",
+    rule: "BigQuery window frame: frame_start alone (n PRECEDING, UNBOUNDED PRECEDING) ends at CURRENT ROW (it was refused as not BETWEEN … AND …)",
+    sql: "select x, sum(x) over (order by x rows 1 preceding) as a, sum(x) over (order by x rows unbounded preceding) as b from unnest([1, 2, 3, 4]) as x order by x",
+    expect: [
+      { x: 1, a: 1, b: 1 },
+      { x: 2, a: 3, b: 3 },
+      { x: 3, a: 5, b: 6 },
+      { x: 4, a: 7, b: 10 },
     ],
   },
   {

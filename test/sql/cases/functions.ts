@@ -141,6 +141,22 @@ export const functionCases: SqlCase[] = [
     expect: col("id", "e07"),
   },
   {
+    name: "IS [NOT] DISTINCT FROM between INT64 and FLOAT64",
+    rule: "BigQuery comparison operators: an INT64 beside a FLOAT64 is compared as FLOAT64, NULL as a value (ClickHouse refused the mix)",
+    sql: "select x, x is distinct from 1.0 as d, x is not distinct from 9007199254740992.0 as n from unnest([1, 9007199254740993, null]) as x order by x",
+    expect: [
+      { x: null, d: true, n: false },
+      { x: 1, d: false, n: false },
+      { x: "9007199254740993", d: true, n: true },
+    ],
+  },
+  {
+    name: "IS [NOT] DISTINCT FROM a DATE or TIMESTAMP literal",
+    rule: "BigQuery comparison operators: IS [NOT] DISTINCT FROM takes any expression, a DATE '…' literal too (it was read as a value DATE aliased by its string: a syntax error)",
+    sql: "select x is distinct from date '2025-01-15' as d, x is not distinct from date '2025-01-16' as n, timestamp '2025-01-15 10:00:00' is distinct from timestamp '2025-01-15 10:00:01' as t from unnest([date '2025-01-15']) as x",
+    expect: [{ d: false, n: false, t: true }],
+  },
+  {
     name: "IS [NOT] DISTINCT FROM on literals",
     rule: "BigQuery comparison operators: IS [NOT] DISTINCT FROM",
     sql: `select null is distinct from null as a, 1 is distinct from null as b, 1 is not distinct from 1 as c, 'x' is distinct from 'y' as d`,

@@ -188,7 +188,25 @@ export const timeCases: SqlCase[] = [
     name: "GENERATE_TIMESTAMP_ARRAY with a step of 0 is an error",
     rule: "BigQuery GENERATE_TIMESTAMP_ARRAY: an error if step_expression is 0",
     sql: "select generate_timestamp_array(timestamp '2025-01-15', timestamp '2025-01-16', interval 0 hour) as a",
-    expect: { error: "sql_invalid" },
+    expect: { error: "sql_invalid", message: /step must not be 0/ },
+  },
+  {
+    name: "GENERATE_TIMESTAMP_ARRAY with a step of 0 between equal ends is the step's error",
+    rule: "BigQuery GENERATE_TIMESTAMP_ARRAY: an error if step_expression is 0 (DuckDB and PostgreSQL said the array would have more than 1000000 elements, PostgreSQL inside 'invalid input syntax for type integer')",
+    sql: "select generate_timestamp_array(timestamp '2025-01-15', timestamp '2025-01-15', interval 0 microsecond) as a",
+    expect: { error: "sql_invalid", message: /step must not be 0/ },
+  },
+  {
+    name: "GENERATE_TIMESTAMP_ARRAY by MONTH is refused",
+    rule: "BigQuery GENERATE_TIMESTAMP_ARRAY: the step's part is MICROSECOND, MILLISECOND, SECOND, MINUTE, HOUR or DAY (DuckDB and PostgreSQL stepped by months, ClickHouse refused)",
+    sql: "select generate_timestamp_array(timestamp '2025-01-15', timestamp '2025-03-15', interval 1 month) as a",
+    expect: { error: "sql_invalid", message: /MICROSECOND to DAY, not MONTH/ },
+  },
+  {
+    name: "GENERATE_TIMESTAMP_ARRAY with a NULL step, and SAFE. with a step of 0, is a NULL array",
+    rule: "BigQuery GENERATE_TIMESTAMP_ARRAY: NULL if any argument is NULL; SAFE. answers NULL for the error (a result shows a NULL array as []; DuckDB raised 'more than 1000000 elements' for the NULL step, ClickHouse raised under SAFE.)",
+    sql: "select generate_timestamp_array(timestamp '2025-01-15', timestamp '2025-01-16', interval null hour) as a, safe.generate_timestamp_array(timestamp '2025-01-15', timestamp '2025-01-16', interval 0 hour) as b",
+    expect: [{ a: [], b: [] }],
   },
   // ---------------------------------------------------------------- CAST and SAFE_CAST
   {
@@ -250,6 +268,12 @@ export const timeCases: SqlCase[] = [
     rule: 'BigQuery CAST AS BOOL: "true"/"false", case-insensitive; other strings are invalid',
     sql: `select cast('true' as bool) as a, cast('FALSE' as bool) as b, safe_cast('yes' as bool) as c, safe_cast('1' as bool) as d, safe_cast('t' as bool) as e`,
     expect: [{ a: true, b: false, c: null, d: null, e: null }],
+  },
+  {
+    name: "CAST of other text AS BOOL is an error",
+    rule: 'BigQuery CAST AS BOOL: a STRING other than "true"/"false" raises ("Bad bool value"), as CAST AS INT64 of bad text does; SAFE_CAST gives NULL (CAST answered NULL on every backend)',
+    sql: "select cast(x as bool) as b from unnest(['true', 't']) as x",
+    expect: { error: "sql_invalid", message: /Bad bool value/ },
   },
   {
     name: "CAST between INT64 and BOOL",
@@ -667,6 +691,12 @@ export const timeCases: SqlCase[] = [
     rule: "BigQuery EXTRACT(part FROM timestamp AT TIME ZONE tz)",
     sql: `select extract(hour from timestamp at time zone 'America/Los_Angeles') as h from ${EDGE} where id = 'e01'`,
     expect: [{ h: 2 }],
+  },
+  {
+    name: "EXTRACT from a TIMESTAMP literal AT TIME ZONE",
+    rule: "BigQuery EXTRACT(part FROM timestamp_expression AT TIME ZONE tz): a TIMESTAMP '…' literal is a timestamp expression (it was a syntax error: the zone was applied to the string alone)",
+    sql: "select extract(hour from timestamp '2024-03-10 07:30:00' at time zone 'America/New_York') as h, extract(date from timestamp '2024-03-10 20:00:00+00' at time zone 'Asia/Kolkata') as d",
+    expect: [{ h: 3, d: "2024-03-11" }],
   },
 
   // ---------------------------------------------------------------- FORMAT_TIMESTAMP, PARSE_TIMESTAMP

@@ -416,6 +416,12 @@ select l.id, c.pid from logs as l, unnest(l.metadata) as m, unnest(m.context) as
     ],
   },
   {
+    name: "SAFE_OFFSET past integer's range is NULL",
+    rule: "BigQuery arrays: SAFE_OFFSET returns NULL when out of range, for any INT64 (PostgreSQL raised 'integer out of range' on JSON-held arrays, DuckDB and PostgreSQL overflowed on INT64's largest)",
+    sql: `select b.detectionIds[safe_offset(3000000000)] as x, metadata[safe_offset(3000000000)].request[safe_offset(0)].method as y, ['a', 'b'][safe_offset(9223372036854775807)] as z from ${BOT} where id = 'e01'`,
+    expect: [{ x: null, y: null, z: null }],
+  },
+  {
     name: "an OFFSET subscript into an array of records",
     rule: "BigQuery arrays: array[OFFSET(n)].field",
     sql: `select m.context[offset(1)].pid as pid from ${STORAGE}, unnest(metadata) m where id = 's03'`,

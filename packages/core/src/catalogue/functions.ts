@@ -294,8 +294,12 @@ function moreFunctions() {
     fn("PERCENT_RANK", "window", [0, 0], [], FLOAT64),
     fn("CUME_DIST", "window", [0, 0], [], FLOAT64),
     fn("NTILE", "window", [1, 1], [[0, "INT64"]], INT64),
-    fn("LAG", "window", [1, 3], [[1, "INT64"]], (a, n) => common(n, [a[0]!, a[2] ?? { t: "null" }])),
-    fn("LEAD", "window", [1, 3], [[1, "INT64"]], (a, n) => common(n, [a[0]!, a[2] ?? { t: "null" }])),
+    fn("LAG", "window", [1, 3], [[1, "INT64"]], (a, n) => common(n, [a[0]!, a[2] ?? { t: "null" }]), {
+      resultArgs: [0, 2],
+    }),
+    fn("LEAD", "window", [1, 3], [[1, "INT64"]], (a, n) => common(n, [a[0]!, a[2] ?? { t: "null" }]), {
+      resultArgs: [0, 2],
+    }),
     fn("FIRST_VALUE", "window", [1, 1], [], sameAsFirst),
     fn("LAST_VALUE", "window", [1, 1], [], sameAsFirst),
     // strings

@@ -269,13 +269,20 @@ export function datePart(node: AstNode): Expr {
 }
 
 /**
- * LAG's and LEAD's offset must not be negative, NTILE's bucket count must be positive (BigQuery):
+ * LAG's and LEAD's offset must not be negative, NTILE's bucket count must be positive, neither NULL (BigQuery):
  * a literal that is not is refused here, where the engines read a negative offset the other way
  * (DuckDB, PostgreSQL) or refused it in their own words (ClickHouse).
  */
 function checkCountArg(name: string, args: Expr[], raw: AstNode[]): void {
   const at = name === "NTILE" ? 0 : name === "LAG" || name === "LEAD" ? 1 : -1;
   const a = at >= 0 ? args[at] : undefined;
+  // a NULL one is BigQuery's error too; DuckDB and PostgreSQL answered NULL, ClickHouse refused
+  if (isNullLiteral(a))
+    fail(
+      "sql_invalid",
+      `${name}'s ${name === "NTILE" ? "bucket count" : "offset"} must not be NULL.`,
+      raw[at],
+    );
   if (a?.k !== "lit" || (typeof a.value !== "number" && typeof a.value !== "bigint")) return;
   const least = name === "NTILE" ? 1 : 0;
   // compared as numbers: BigInt() throws on a fraction (`NTILE(-0.5)` was a 500)
@@ -448,12 +455,20 @@ export function withWindow(call: CallExpr, over: AstNode, env: ExprEnv): Expr {
     const kind = String(f.left?.value ?? f.type ?? "").toUpperCase();
     const bounds = f.operator === "BETWEEN" ? (f.right?.value ?? []) : [];
     const texts = (bounds as AstNode[]).map((b) => String(b.value).toUpperCase());
+    // `ROWS n PRECEDING` / `ROWS UNBOUNDED PRECEDING` alone: BigQuery's frame from there to the
+    // current row (it was refused as not BETWEEN … AND …)
+    const start = f.operator === undefined ? String(f.expr?.value ?? "").toUpperCase() : "";
+    if (/ PRECEDING$/.test(start)) texts.push(start, "CURRENT ROW");
     if (
       (kind !== "ROWS" && kind !== "RANGE") ||
       texts.length !== 2 ||
       !texts.every((t) => FRAME_BOUND.test(t))
     ) {
-      fail("sql_invalid", "Window frames must be ROWS|RANGE BETWEEN <bound> AND <bound>.", over);
+      fail(
+        "sql_invalid",
+        "Window frames must be ROWS|RANGE BETWEEN <bound> AND <bound>, or ROWS <n or UNBOUNDED> PRECEDING.",
+        over,
+      );
     }
     // BigQuery's rule, which every engine needs too: an offset is added to the one ORDER BY key
     // (PostgreSQL refused a TIMESTAMP key as an unsupported feature, a 500)

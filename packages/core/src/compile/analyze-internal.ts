@@ -11,7 +11,12 @@ import {
   fail,
   recordAsExpr,
 } from "./analyze-expr.ts";
-import { analyzeExtractPart, analyzeOrderedAggregate, functionName } from "./analyze-functions.ts";
+import {
+  analyzeAggregate,
+  analyzeExtractPart,
+  analyzeOrderedAggregate,
+  functionName,
+} from "./analyze-functions.ts";
 import { analyzeSubquery, arrayLiteral, parseElementType } from "./analyze-literals.ts";
 import { coerceForComparison, coerceLiteralTo } from "./coerce.ts";
 import type { Expr } from "./ir.ts";
@@ -68,6 +73,15 @@ const FORM_READERS: { readonly [N in DesugaredFormName]: FormReader } = {
   },
   __qes_array_agg: (node, env) => analyzeOrderedAggregate("ARRAY_AGG", node, env),
   __qes_string_agg: (node, env) => analyzeOrderedAggregate("STRING_AGG", node, env),
+  // the aggregate node node-sql-parser writes for COUNT(DISTINCT x), OVER and position kept
+  __qes_distinct: (node, env, args) => {
+    const name = stringArg(args[0], "an aggregate");
+    if (args.length !== 2) fail("sql_invalid", `${name}(DISTINCT …) takes one argument.`, node);
+    return analyzeAggregate(
+      { ...node, type: "aggr_func", name, args: { distinct: "DISTINCT", expr: args[1] } },
+      env,
+    );
+  },
   __qes_order: outsideAggregate("ORDER BY inside a call"),
   __qes_limit: outsideAggregate("LIMIT inside a call"),
   __qes_float: (_node, _env, args) => ({

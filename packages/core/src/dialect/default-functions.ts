@@ -572,6 +572,22 @@ export function microsPer(call: CallExpr, i: number): number {
   return unit;
 }
 
+/**
+ * GENERATE_TIMESTAMP_ARRAY's step, an INTERVAL of MICROSECOND to DAY as BigQuery takes (not MONTH
+ * or longer, whose length varies): its microseconds per unit. Every dialect checks it, so all
+ * refuse the same steps (DuckDB and PostgreSQL stepped by months where ClickHouse refused): its
+ * amount and the microseconds of its unit.
+ */
+export function timestampArrayStep(call: CallExpr): { amount: Expr; micros: number } {
+  const step = call.args[2];
+  if (step?.k !== "interval") throw new QesError("sql_invalid", `${call.fn} needs an INTERVAL step.`);
+  const micros = microsPer({ ...call, args: [{ k: "datepart", part: step.unit, type: step.type }] }, 0);
+  return { amount: step.value, micros };
+}
+
+/** BigQuery's error for GENERATE_TIMESTAMP_ARRAY's step of 0, raised by every dialect */
+export const ZERO_TIMESTAMP_STEP = "GENERATE_TIMESTAMP_ARRAY: the step must not be 0";
+
 function balancedConcat(args: string[], from: number, to: number): string {
   if (to - from === 1) return `(${args[from]})`;
   const mid = (from + to) >> 1;

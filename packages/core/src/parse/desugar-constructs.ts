@@ -6,6 +6,7 @@
 import { MAX_SQL_NESTING, SUBSCRIPT_MODES, tooDeep } from "./desugar.ts";
 import {
   aggregateCall,
+  endsTypedLiteral,
   isPrimaryEnd,
   OPERAND_BOUNDARY,
   operandEnd,
@@ -201,6 +202,33 @@ const orderedAggregates: ConstructRule = (tokens, at, out, strings) => {
   return undefined;
 };
 
+/** aggregates node-sql-parser reads without DISTINCT (its grammar takes DISTINCT in COUNT only) */
+const DISTINCT_AGGREGATES = new Set(["SUM", "AVG", "MIN", "MAX"]);
+
+/** `SUM(DISTINCT x)` (AVG, MIN, MAX) → `__qes_distinct('SUM', x)`, read back as the aggregate */
+const distinctAggregates: ConstructRule = (tokens, at, out, strings) => {
+  const t = tokens[at]!;
+  if (
+    t.type === "ident" &&
+    DISTINCT_AGGREGATES.has(t.value.toUpperCase()) &&
+    tokens[at + 1]?.value === "(" &&
+    isWord(tokens[at + 2], "DISTINCT") &&
+    !(out[out.length - 1]?.value === ".")
+  ) {
+    const close = matching(tokens, at + 1);
+    out.push(
+      synth("__qes_distinct", t),
+      punct("(", t),
+      stringOut(t.value.toUpperCase(), strings, t),
+      punct(",", t),
+      ...rewrite(tokens.slice(at + 3, close), strings),
+      punct(")", tokens[close]!),
+    );
+    return close + 1;
+  }
+  return undefined;
+};
+
 /** `x[OFFSET(n)]`, `x[n]` and fields after them → `__qes_subscript(x, mode, n)`, `__qes_path(…)` */
 const subscripts: ConstructRule = (tokens, at, out, strings) => {
   let i = at;
@@ -325,7 +353,7 @@ const atTimeZone: ConstructRule = (tokens, at, out, strings) => {
     isWord(t, "AT") &&
     isWord(next, "TIME") &&
     isWord(tokens[i + 2], "ZONE") &&
-    isPrimaryEnd(out[out.length - 1])
+    (isPrimaryEnd(out[out.length - 1]) || endsTypedLiteral(out))
   ) {
     const start = primaryStart(out);
     const left = out.splice(start);
@@ -397,6 +425,7 @@ export const CONSTRUCT_RULES: ReadonlyArray<{ name: string; rule: ConstructRule 
   { name: "typed-array-literals", rule: typedArrayLiterals },
   { name: "array-literals", rule: arrayLiterals },
   { name: "ordered-aggregates", rule: orderedAggregates },
+  { name: "distinct-aggregates", rule: distinctAggregates },
   { name: "subscripts", rule: subscripts },
   { name: "nulls-order", rule: nullsOrder },
   { name: "is-distinct", rule: isDistinct },

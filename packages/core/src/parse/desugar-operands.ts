@@ -93,9 +93,20 @@ export function isPrimaryEnd(o: Out | undefined): boolean {
   return o.value === ")";
 }
 
+/** `DATE '2024-01-01'`: a type's name before a string is one value, the literal, not a value and its alias */
+const TYPED_LITERAL = ["DATE", "DATETIME", "TIMESTAMP", "TIME", "NUMERIC", "BIGNUMERIC", "JSON"];
+
+/** Whether `out` ends in a typed literal (`TIMESTAMP '…'`), a primary isPrimaryEnd cannot tell from its string alone. */
+export function endsTypedLiteral(out: Out[]): boolean {
+  const k = out.length - 1;
+  return out[k]?.kind === "string" && TYPED_LITERAL.some((w) => isWord(out[k - 1], w));
+}
+
 /** Start (in `out`) of the primary expression that ends at the end of `out`. */
 export function primaryStart(out: Out[]): number {
   let k = out.length - 1;
+  // TIMESTAMP '…' AT TIME ZONE z: the literal starts at its type's name
+  if (endsTypedLiteral(out)) return k - 1;
   // CASE … END: the primary starts at its CASE (nested CASEs balance like brackets)
   if (out[k]?.kind === "ident" && out[k]!.value === "END") {
     let depth = 0;
@@ -166,7 +177,8 @@ export function operandEnd(tokens: Token[], start: number): number {
       k > start &&
       endsValue(tokens[k - 1]!) &&
       startsValue(t) &&
-      !isWord(tokens[k - 2], "INTERVAL")
+      !isWord(tokens[k - 2], "INTERVAL") &&
+      !(t.type === "string" && TYPED_LITERAL.some((w) => isWord(tokens[k - 1], w)))
     )
       return k;
   }
