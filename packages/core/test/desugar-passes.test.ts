@@ -104,6 +104,16 @@ const RULE_CASES: Record<string, Array<[string, string, string[]]>> = {
     ["select array<int64>[1, 2]", "select __qes_array_typed('__qes_s0', 1, 2)", ["int64"]],
   ],
   "array-literals": [["select [1, 2], []", "select __qes_array(1, 2), __qes_array()", []]],
+  "distinct-aggregates": [
+    ["select sum(distinct x) from t", "select __qes_distinct('__qes_s0', x) from t", ["SUM"]],
+    [
+      "select avg( DISTINCT a + 1 ) over () from t",
+      "select __qes_distinct('__qes_s0', a + 1) over () from t",
+      ["AVG"],
+    ],
+    // a qualified name is no aggregate: left to the parser (and the sandbox)
+    ["select t.max(distinct x) from t", "select t.max (distinct x) from t", []],
+  ],
   "ordered-aggregates": [
     [
       "select array_agg(distinct x ignore nulls order by x desc limit 2)",
