@@ -1,12 +1,12 @@
 import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
-import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
-import type { AddressInfo } from "node:net";
+import { createServer, type Server } from "node:http";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { postBounded } from "../../packages/server/src/cli/bounded-post.ts";
 import { loadThroughServer } from "../../packages/server/src/cli/commands/load-through-server.ts";
 import { runCli } from "./support/run-cli.ts";
+import { answerEndlessly, startStub, stopStub } from "./support/stub-server.ts";
 
 /**
  * `qes load --url` against servers that are not qes, or not well: one that never answers, one
@@ -17,28 +17,6 @@ import { runCli } from "./support/run-cli.ts";
 const TOKEN = "bounds-ingest-token-0123456789";
 let dir: string;
 let file: string;
-
-/** a server on `host` whose answers `handle` writes; the requests it got, with their bodies */
-async function start(host: string, handle: (req: IncomingMessage, res: ServerResponse) => void) {
-  const got: { url: string; key: string | undefined; body: string }[] = [];
-  const server = createServer((req, res) => {
-    let body = "";
-    req.on("data", (c) => {
-      body += c;
-    });
-    req.on("end", () => {
-      got.push({ url: req.url ?? "", key: req.headers["x-api-key"] as string | undefined, body });
-      handle(req, res);
-    });
-  });
-  await new Promise<void>((r) => server.listen(0, host, r));
-  return { server, got, url: `http://${host}:${(server.address() as AddressInfo).port}` };
-}
-
-function stop(server: Server): Promise<void> {
-  server.closeAllConnections();
-  return new Promise((r) => server.close(() => r()));
-}
 
 const env = () => ({ QES_INGEST_TOKEN: TOKEN, QES_DUCKDB_PATH: join(dir, "unrelated.duckdb") });
 
@@ -51,42 +29,26 @@ afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
 describe("qes load --url bounds what it waits for and reads", () => {
   it("stops reading an answer past 1 MiB and says the server is no qes, not a commit", async () => {
-    /** the most the server sends (a bound for this test only: the load must stop well before) */
-    const most = 64 * 1024 * 1024;
-    let sent = 0;
-    let closedEarly = false;
-    const { server, url } = await start("127.0.0.1", (_req, res) => {
-      res.writeHead(200, { "Content-Type": "application/json" });
-      const chunk = Buffer.alloc(64 * 1024, 0x20);
-      res.on("close", () => {
-        closedEarly = sent < most;
-      });
-      const pump = () => {
-        while (sent < most) {
-          sent += chunk.length;
-          if (!res.write(chunk)) return;
-        }
-        res.end();
-      };
-      res.on("drain", pump);
-      pump();
+    let answer: { closedEarly(): boolean } | undefined;
+    const { server, url } = await startStub("127.0.0.1", (_req, res) => {
+      answer = answerEndlessly(res, { chunk: Buffer.alloc(64 * 1024, 0x20) });
     });
     try {
       const res = await runCli(["load", "--url", url, "--source", "bounds.src", file], { env: env() });
       expect(res.code).toBe(1);
       expect(res.stderr).toContain(`the server at ${url} answered with more than 1048576 bytes`);
       expect(res.stderr).toContain("may or may not be stored; loading the file again stores nothing twice");
-      expect(closedEarly).toBe(true);
+      expect(answer?.closedEarly()).toBe(true);
     } finally {
-      await stop(server);
+      await stopStub(server);
     }
   }, 60_000);
 
   it("follows no redirect to another host: neither the token nor the events go there", async () => {
-    const elsewhere = await start("127.0.0.2", (_req, res) => {
+    const elsewhere = await startStub("127.0.0.2", (_req, res) => {
       res.writeHead(200, { "Content-Type": "application/json" }).end(JSON.stringify({ accepted: 1 }));
     });
-    const redirecting = await start("127.0.0.1", (req, res) => {
+    const redirecting = await startStub("127.0.0.1", (req, res) => {
       res.writeHead(307, { Location: `${elsewhere.url}${req.url}` }).end();
     });
     try {
@@ -102,13 +64,13 @@ describe("qes load --url bounds what it waits for and reads", () => {
       expect(res.stderr).toContain("give --url the address of the qes server itself");
       expect(res.stderr).not.toContain(TOKEN);
     } finally {
-      await stop(redirecting.server);
-      await stop(elsewhere.server);
+      await stopStub(redirecting.server);
+      await stopStub(elsewhere.server);
     }
   }, 60_000);
 
   it("gives up on a server that takes the events and never answers, once, saying what is unknown", async () => {
-    const { server, url, got } = await start("127.0.0.1", () => {
+    const { server, url, got } = await startStub("127.0.0.1", () => {
       // never answers
     });
     try {
@@ -123,12 +85,12 @@ describe("qes load --url bounds what it waits for and reads", () => {
       );
       expect(got).toHaveLength(1);
     } finally {
-      await stop(server);
+      await stopStub(server);
     }
   }, 60_000);
 
   it("gives up on an answer that begins and never ends", async () => {
-    const { server, url } = await start("127.0.0.1", (_req, res) => {
+    const { server, url } = await startStub("127.0.0.1", (_req, res) => {
       res.writeHead(200, { "Content-Type": "application/json" });
       res.write('{"accepted":');
     });
@@ -141,7 +103,7 @@ describe("qes load --url bounds what it waits for and reads", () => {
       );
       await expect(load).rejects.toThrow(`the server at ${url} did not answer within 1 s`);
     } finally {
-      await stop(server);
+      await stopStub(server);
     }
   }, 60_000);
 
@@ -179,13 +141,13 @@ describe("qes load --url bounds what it waits for and reads", () => {
       expect(got).toHaveLength(1);
       expect(JSON.parse(got[0]!)).toMatchObject({ id: "b1" });
     } finally {
-      await stop(started!.server);
+      await stopStub(started!.server);
     }
   }, 120_000);
 
   it("names why a server cannot be reached (fetch said 'fetch failed' for every cause)", async () => {
-    const { server, url } = await start("127.0.0.1", () => {});
-    await stop(server);
+    const { server, url } = await startStub("127.0.0.1", () => {});
+    await stopStub(server);
     await expect(
       postBounded(`${url}/api/logs`, { headers: {}, body: "{}\n" }, { withinMs: 10_000, maxBytes: 1024 }),
     ).rejects.toThrow(`connect ECONNREFUSED ${url.slice("http://".length)}`);
@@ -193,7 +155,7 @@ describe("qes load --url bounds what it waits for and reads", () => {
 
   it("shows a refusal that is no qes error quoted, cut short and with its control characters escaped", async () => {
     const page = `<html>\x1b]0;owned\x07\x1b[31mBad gateway\x1b[0m${"x".repeat(5000)}</html>`;
-    const { server, url } = await start("127.0.0.1", (_req, res) => {
+    const { server, url } = await startStub("127.0.0.1", (_req, res) => {
       res.writeHead(502, { "Content-Type": "text/html" }).end(page);
     });
     try {
@@ -206,7 +168,7 @@ describe("qes load --url bounds what it waits for and reads", () => {
       expect(res.stderr).not.toContain("\x1b");
       expect(res.stderr.length).toBeLessThan(1000);
     } finally {
-      await stop(server);
+      await stopStub(server);
     }
   });
 });

@@ -1,13 +1,12 @@
 import type { ChildProcessWithoutNullStreams } from "node:child_process";
 import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
-import { createServer, type Server } from "node:http";
-import type { AddressInfo } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { postBounded } from "../../packages/server/src/cli/bounded-post.ts";
 import { runCli } from "./support/run-cli.ts";
 import { holdDuckdbStore } from "./support/store-holder.ts";
+import { answerEndlessly, startStub, stopStub } from "./support/stub-server.ts";
 
 /**
  * `qes retention` on a DuckDB file another process holds asks the server named in
@@ -18,18 +17,6 @@ import { holdDuckdbStore } from "./support/store-holder.ts";
 let dir: string;
 let database: string;
 let holder: ChildProcessWithoutNullStreams;
-
-/** a server whose every answer `handle` writes */
-async function start(handle: Parameters<typeof createServer>[1]): Promise<{ server: Server; url: string }> {
-  const server = createServer(handle);
-  await new Promise<void>((r) => server.listen(0, "127.0.0.1", r));
-  return { server, url: `http://127.0.0.1:${(server.address() as AddressInfo).port}` };
-}
-
-function stop(server: Server): Promise<void> {
-  server.closeAllConnections();
-  return new Promise((r) => server.close(() => r()));
-}
 
 beforeAll(async () => {
   dir = mkdtempSync(join(tmpdir(), "qes-retention-bounds-"));
@@ -44,26 +31,13 @@ afterAll(() => {
 
 describe("qes retention through the server holding the store", () => {
   it("stops reading an answer past 16 MiB and says so", async () => {
-    /** the most the server sends (a bound for this test only: the command must stop well before) */
-    const most = 64 * 1024 * 1024;
-    let sent = 0;
-    let closedEarly = false;
-    const { server, url } = await start((_req, res) => {
-      res.writeHead(200, { "Content-Type": "application/json" });
-      res.write('{"sources":[');
-      const chunk = Buffer.from(`${'{"source":"s","removed":0},'.repeat(2000)}`);
-      res.on("close", () => {
-        closedEarly = sent < most;
+    let answer: { closedEarly(): boolean } | undefined;
+    const { server, url } = await startStub("127.0.0.1", (_req, res) => {
+      answer = answerEndlessly(res, {
+        head: '{"sources":[',
+        chunk: Buffer.from('{"source":"s","removed":0},'.repeat(2000)),
+        tail: '{"source":"s","removed":0}]}',
       });
-      const pump = () => {
-        while (sent < most) {
-          sent += chunk.length;
-          if (!res.write(chunk)) return;
-        }
-        res.end('{"source":"s","removed":0}]}');
-      };
-      res.on("drain", pump);
-      pump();
     });
     try {
       writeFileSync(
@@ -74,21 +48,21 @@ describe("qes retention through the server holding the store", () => {
       const res = await runCli(["retention"], { env: { QES_DUCKDB_PATH: database } });
       expect(res.code).toBe(1);
       expect(res.stderr).toContain(`(pid ${holder.pid}) at ${url} answered with more than 16777216 bytes`);
-      expect(closedEarly).toBe(true);
+      expect(answer?.closedEarly()).toBe(true);
     } finally {
-      await stop(server);
+      await stopStub(server);
     }
   }, 120_000);
 
   it("gives up on a server that never answers once its bound has passed (an hour for the command)", async () => {
-    const { server, url } = await start(() => {
+    const { server, url } = await startStub("127.0.0.1", () => {
       // never answers
     });
     try {
       const asked = postBounded(`${url}/api/retention`, { headers: {} }, { withinMs: 500, maxBytes: 1024 });
       expect(await asked).toEqual({ kind: "no_answer" });
     } finally {
-      await stop(server);
+      await stopStub(server);
     }
   });
 });
