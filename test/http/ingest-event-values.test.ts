@@ -302,6 +302,68 @@ describe.each(BACKENDS)("ingested event values on $name", (fixture) => {
     ]);
   });
 
+  it("an empty array sent as a field's first value keeps its value when a later request types the field", async () => {
+    const { url, backend } = served;
+    const empties = { s: [], n: [null], r: [], o: [], meta: { g: [], h: [null], t: [] } };
+    expect((await postLogs(url, "empty.first", json([{ id: "a", timestamp: at, ...empties }]))).status).toBe(
+      200,
+    );
+    // the field exists, as an array of no known element type
+    expect(
+      await runSql(backend, "select array_length(s) as s, array_length(meta.g) as g from `empty.first`"),
+    ).toEqual([{ s: 0, g: 0 }]);
+    const typed = {
+      s: "text",
+      n: [1, 2],
+      r: [{ x: 1 }],
+      o: { x: 2 },
+      meta: { g: [{ y: 1 }, { y: 2 }], h: [3.5], t: "word" },
+    };
+    expect((await postLogs(url, "empty.first", json([{ id: "b", timestamp: at, ...typed }]))).status).toBe(
+      200,
+    );
+    const rows = await runSql(
+      backend,
+      "select id, s, array_length(n) as n, (select sum(v) from unnest(n) v) as n_sum, " +
+        "(select sum(e.x) from unnest(r) e) as r_sum, array_length(r) as r_len, " +
+        "(select sum(e.x) from unnest(o) e) as o_sum, array_length(o) as o_len, " +
+        "(select sum(e.y) from unnest(meta.g) e) as g_sum, array_length(meta.g) as g_len, " +
+        "(select sum(v) from unnest(meta.h) v) as h_sum, meta.t as t " +
+        "from `empty.first` order by id",
+    );
+    expect(rows).toEqual([
+      // before: a's fields read NULL once b's request typed them (its value was never stored)
+      {
+        id: "a",
+        s: "[]",
+        n: 1,
+        n_sum: null,
+        r_sum: null,
+        r_len: 0,
+        o_sum: null,
+        o_len: 0,
+        g_sum: null,
+        g_len: 0,
+        h_sum: null,
+        t: "[]",
+      },
+      {
+        id: "b",
+        s: "text",
+        n: 2,
+        n_sum: 3,
+        r_sum: 1,
+        r_len: 1,
+        o_sum: 2,
+        o_len: 1,
+        g_sum: 3,
+        g_len: 2,
+        h_sum: 3.5,
+        t: "word",
+      },
+    ]);
+  });
+
   it("keys that differ only by case are each read by their own spelling, qualified or not", async () => {
     const { url, backend } = served;
     const body = JSON.stringify([

@@ -70,7 +70,7 @@ export async function ingestIntoDuckdb(
       const events = stored.size === 0 ? fresh : fresh.filter((e) => !stored.has(e.id));
       // the batch's widening first, then its rows, as PostgreSQL and ClickHouse store them: an
       // event written before a later one of its batch widened its field would hold a different
-      // value (an empty array dropped, or the engine's cast of a number to text)
+      // value (the engine's cast of a number to text)
       const changes: SchemaChange[] = [];
       if (!batchCoveredBy(schema, batch.coveredBy)) {
         for (const [index, event] of events.entries()) {

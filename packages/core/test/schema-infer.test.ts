@@ -148,6 +148,48 @@ describe("schema inference", () => {
     expect(widenSchema(w, ev({ metadata: [{ r: { a: 3 } }] }).body)).toEqual([]);
   });
 
+  it("an empty or all-null array of a new field is an array of no type, typed by the next value that says more", () => {
+    const s = newSourceSchema("e");
+    expect(widenSchema(s, ev({ a: [], b: [null], c: [], d: [], m: { g: [], h: [] } }).body)).toEqual([
+      { op: "add_column", path: ["a"], column: "f1", type: "JSON" },
+      { op: "add_column", path: ["b"], column: "f2", type: "JSON" },
+      { op: "add_column", path: ["c"], column: "f3", type: "JSON" },
+      { op: "add_column", path: ["d"], column: "f4", type: "JSON" },
+      { op: "add_column", path: ["m"], column: "f5", type: "JSON" },
+      { op: "add_column", path: ["m", "g"], column: "f6", type: "JSON" },
+      { op: "add_column", path: ["m", "h"], column: "f7", type: "JSON" },
+    ]);
+    expect(s.fields.a).toEqual({ name: "a", kind: "array", column: "f1" });
+    // its stored texts are kept: another empty array changes nothing
+    expect(widenSchema(s, ev({ a: [null, null], m: { g: [] } }).body)).toEqual([]);
+    const changes = widenSchema(
+      s,
+      ev({ a: [1], b: "x", c: [{ k: 1 }], d: { k: 2 }, m: { g: { k: 3 }, h: [true] } }).body,
+    );
+    expect(changes).toEqual([
+      { op: "retype_field", path: ["a"] },
+      { op: "alter_column", path: ["b"], column: "f2", from: "JSON", to: "STRING" },
+      { op: "retype_field", path: ["c"] },
+      { op: "retype_field", path: ["c", "k"] },
+      { op: "retype_field", path: ["d"] },
+      { op: "retype_field", path: ["d", "k"] },
+      { op: "retype_field", path: ["m", "g"] },
+      { op: "retype_field", path: ["m", "g", "k"] },
+      { op: "retype_field", path: ["m", "h"] },
+    ]);
+    expect(s.fields.a).toMatchObject({ kind: "array", type: "INT64" });
+    expect(s.fields.b).toMatchObject({ kind: "scalar", type: "STRING", column: "f2" });
+    expect(s.fields.c).toMatchObject({ kind: "records", column: "f3" });
+    expect(s.fields.d).toMatchObject({ kind: "records", column: "f4" });
+    // a nested field's reads from the top-level record's text are told that objects stand there
+    expect(s.fields.m!.fields!.g).toMatchObject({ kind: "records", objects: true, column: "f6" });
+    expect(s.fields.m!.fields!.h).toMatchObject({ kind: "array", type: "BOOL" });
+    // a top-level object is written as the records field's one element
+    const flat = flattenEvent(s, ev({ d: { k: 2 }, a: [] }));
+    expect(flat.f4).toBe('[{"k":2}]');
+    expect(flat.f1).toBe("[]");
+  });
+
   it("flattens typed values", () => {
     const s = newSourceSchema("x");
     const e = parseEvent(

@@ -6,8 +6,8 @@ import { FIXED_COLUMNS, type FieldNode, type ScalarType } from "./schema-model.t
  * Every loader asks this first and widens only the events it answers false for. Answers without allocating, which matters at a million events per load: widening
  * allocates paths and observations for every field of every event, while almost every event
  * of a load has a shape the schema already covers. Mirrors the rules of infer-schema.ts
- * (a test holds the two together): a new non-null field, a scalar of a wider type, or any kind
- * conflict is not covered.
+ * (a test holds the two together): a new non-null field (an empty array too), a scalar of a wider
+ * type, an array of no type yet meeting elements, or any kind conflict is not covered.
  */
 export function schemaCoversEvent(fields: Record<string, FieldNode>, body: JsonObject): boolean {
   for (const key in body) {
@@ -67,8 +67,9 @@ function coversField(fields: Record<string, FieldNode>, key: string, value: Json
   if (value === null) return true;
   const node = Object.hasOwn(fields, key) ? fields[key] : undefined;
   if (Array.isArray(value)) {
-    const seen = arrayKind(value, node?.kind === "array" ? (node.type ?? "STRING") : undefined);
-    if (node === undefined) return seen.kind === EMPTY;
+    // an array of no type yet (only empty ones seen) covers only empty arrays
+    const seen = arrayKind(value, node?.kind === "array" ? node.type : undefined);
+    if (node === undefined) return false;
     if (node.kind === "records") {
       if (seen.kind === EMPTY) return true;
       if (seen.kind !== RECORDS) return false;

@@ -298,7 +298,6 @@ class Widener {
     const path = [...place.path, name];
     const existing = Object.hasOwn(fields, name) ? fields[name] : undefined;
     if (existing === undefined) {
-      if (seen.kind === "empty_array") return;
       setOwn(fields, name, this.create(name, seen, path, place));
     } else {
       this.widen(existing, seen, path, place);
@@ -322,15 +321,13 @@ class Widener {
     }
   }
 
-  private create(
-    name: string,
-    seen: Exclude<Observed, { kind: "empty_array" }>,
-    path: string[],
-    place: Place,
-  ) {
+  private create(name: string, seen: Observed, path: string[], place: Place) {
     // past twice the limit, no conflict still to come is assumed to bring it back under
     if (--this.room < -(this.maxFields as number)) throw new FieldLimitError(this.maxFields as number);
-    const node: FieldNode = { name, kind: seen.kind };
+    // An empty (or all-null) array is an array of nothing known yet: an `array` with no type, whose
+    // JSON text keeps the value until a later value says what its elements are (`widen`). Not
+    // creating the field lost the value whenever the field was typed by a later request.
+    const node: FieldNode = { name, kind: seen.kind === "empty_array" ? "array" : seen.kind };
     if (seen.kind === "scalar" || seen.kind === "array") node.type = seen.type;
     if (seen.kind === "record" || seen.kind === "records") node.fields = {};
     if (place.underArray) {
@@ -369,6 +366,10 @@ class Widener {
       this.toRecords(node, path, place);
       return;
     }
+    if (node.kind === "array" && node.type === undefined && seen.kind !== "empty_array") {
+      this.typeArray(node, seen, path, place);
+      return;
+    }
     if (node.kind === "array" && seen.kind === "array") {
       const type = widenScalar(node.type ?? "STRING", seen.type);
       if (type !== node.type) {
@@ -379,6 +380,28 @@ class Widener {
     }
     if (seen.kind === "empty_array" && (node.kind === "array" || node.kind === "records")) return;
     this.toString(node, path, place);
+  }
+
+  /**
+   * An array of no known element type (only empty or all-null arrays so far) takes the kind of
+   * its first value that says more: its stored texts (`[]`, `[null]`) read as any array, so only
+   * the reading changes. Objects make it records: an object is an array of one (DESIGN.md §3),
+   * which a top-level field's writer wraps and a nested field's reader is told of (`objects`). A
+   * scalar makes it a STRING of its text, as any array meeting a scalar.
+   */
+  private typeArray(node: FieldNode, seen: Observed, path: string[], place: Place): void {
+    if (seen.kind === "scalar") {
+      this.toString(node, path, place);
+      return;
+    }
+    this.changes.push({ op: "retype_field", path });
+    if (seen.kind === "array") {
+      node.type = seen.type;
+      return;
+    }
+    node.kind = "records";
+    node.fields = {};
+    if (seen.kind === "record" && path.length > 1) node.objects = true;
   }
 
   private retypeScalar(node: FieldNode, type: ScalarType, path: string[]): void {
@@ -468,7 +491,8 @@ class Widener {
 /**
  * Widens a source schema in place with one event's fields (`LogEvent.body`) (DESIGN.md §3): new fields get a node
  * and, per the layout, a column; INT64 meeting FLOAT64 becomes FLOAT64; a record meeting an
- * array of objects, or the reverse, is records; any other conflict becomes STRING. Null values and empty arrays of unknown fields add nothing. Returns the changes
+ * array of objects, or the reverse, is records; any other conflict becomes STRING. Null values add
+ * nothing; an empty or all-null array of an unknown field is an array of no type yet. Returns the changes
  * in the order a backend applies them (empty when the schema already covers the event).
  * The fixed fields (`id`, `timestamp`, `event_message`, `project`) never change.
  */
