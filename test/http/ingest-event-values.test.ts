@@ -302,6 +302,29 @@ describe.each(BACKENDS)("ingested event values on $name", (fixture) => {
     ]);
   });
 
+  it("a record meeting an empty array becomes records of none, its fields still read, not a STRING", async () => {
+    const { url, backend } = served;
+    const send = async (events: object[]) =>
+      expect(
+        (await postLogs(url, "empty.record", json(events.map((e) => ({ timestamp: at, ...e }))))).status,
+      ).toBe(200);
+    await send([{ id: "a", m: { a: 1 }, meta: { r: { a: 10 } } }]);
+    // PHP's json_encode writes an empty object as []
+    await send([{ id: "b", m: [], meta: { r: [] } }]);
+    await send([{ id: "c", m: { a: 3 }, meta: { r: [{ a: 30 }] } }]);
+    const rows = await runSql(
+      backend,
+      "select id, array_length(m) as m_len, (select sum(e.a) from unnest(m) e) as m_sum, " +
+        "array_length(meta.r) as r_len, (select sum(e.a) from unnest(meta.r) e) as r_sum " +
+        "from `empty.record` order by id",
+    );
+    expect(rows).toEqual([
+      { id: "a", m_len: 1, m_sum: 1, r_len: 1, r_sum: 10 },
+      { id: "b", m_len: 0, m_sum: null, r_len: 0, r_sum: null },
+      { id: "c", m_len: 1, m_sum: 3, r_len: 1, r_sum: 30 },
+    ]);
+  });
+
   it("an empty array sent as a field's first value keeps its value when a later request types the field", async () => {
     const { url, backend } = served;
     const empties = { s: [], n: [null], r: [], o: [], meta: { g: [], h: [null], t: [] } };

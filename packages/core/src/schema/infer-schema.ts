@@ -362,7 +362,9 @@ class Widener {
       }
       return;
     }
-    if (node.kind === "record" && seen.kind === "records") {
+    // an empty array is records of none (PHP writes an empty object as `[]`); as STRING, the
+    // record's fields would no longer be read at all
+    if (node.kind === "record" && (seen.kind === "records" || seen.kind === "empty_array")) {
       this.toRecords(node, path, place);
       return;
     }
