@@ -94,6 +94,26 @@ describe("QES_RETENTION_DAYS edge cases", () => {
     expect(Object.hasOwn(proto.perSource, "__proto__")).toBe(true);
   });
 
+  it("takes a source name holding , = or quotes written as a JSON string", () => {
+    expect(parse(' "eu,west"=7, "a=b" = 3,"  spaced  "=1,"q\\"x\\\\"=2,"\\u00e9t\\u00e9"=4,30')).toEqual({
+      defaultDays: 30,
+      perSource: { "eu,west": 7, "a=b": 3, "  spaced  ": 1, 'q"x\\': 2, été: 4 },
+    });
+    // a quoted name is the same source as its plain spelling
+    expect(() => parse('postgres.logs=7,"postgres.logs"=8')).toThrow("source postgres.logs is given twice");
+    for (const [bad, message] of [
+      ['"eu,west=7', /has no closing quote/],
+      ['"eu,west" 7', /is not followed by =days/],
+      ['"bad\\q"=7', /is not a JSON string/],
+      ['""=7', /names no source/],
+      ['"x\\ny"=7', /control character/],
+      ['"a"=', /not a whole number/],
+      ['"a"=7x', /not a whole number/],
+    ] as const) {
+      expect(() => parse(bad), bad).toThrow(message);
+    }
+  });
+
   it("refuses, naming the variable, what is not a whole number of days up to 100 years", () => {
     for (const bad of [
       "36501",

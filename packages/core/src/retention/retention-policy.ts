@@ -35,57 +35,103 @@ function days(text: string, what: string): number {
   return Number(t);
 }
 
+function invalid(message: string): QesError {
+  return new QesError("invalid_config", `QES_RETENTION_DAYS: ${message}`, { param: "QES_RETENTION_DAYS" });
+}
+
+/** One comma-separated entry: a default, or a source (plain or quoted) and its days. */
+interface Entry {
+  /** absent for the default */
+  source?: string;
+  days: string;
+  text: string;
+}
+
+/**
+ * Splits the variable into entries. A source name that holds `,`, `=`, `"` or white space at
+ * its ends is written as a JSON string (`"a,b"=7`): the name rule allows every such character, and
+ * a source named so could otherwise have no override.
+ */
+function entries(text: string): Entry[] {
+  const out: Entry[] = [];
+  let i = 0;
+  for (;;) {
+    while (i < text.length && /[ \t]/.test(text[i]!)) i++;
+    let source: string | undefined;
+    let start = i;
+    if (text[i] === '"') {
+      const end = quotedEnd(text, i);
+      if (end < 0)
+        throw invalid(
+          `the quoted source name at ${JSON.stringify(text.slice(i, i + 40))} has no closing quote`,
+        );
+      try {
+        source = JSON.parse(text.slice(i, end)) as string;
+      } catch {
+        throw invalid(`${text.slice(i, end)} is not a JSON string (a quoted source name is one)`);
+      }
+      i = end;
+      while (i < text.length && /[ \t]/.test(text[i]!)) i++;
+      if (text[i] !== "=")
+        throw invalid(`the quoted source name ${text.slice(start, end)} is not followed by =days`);
+      i++;
+      start = i;
+    }
+    const comma = text.indexOf(",", i);
+    const stop = comma < 0 ? text.length : comma;
+    const raw = text.slice(start, stop);
+    const entryText = text.slice(start, stop).trim();
+    if (source !== undefined) out.push({ source, days: raw, text: `${JSON.stringify(source)}=${entryText}` });
+    else {
+      if (entryText === "") throw invalid(`an empty entry in "${text}"`);
+      const eq = entryText.indexOf("=");
+      if (eq < 0) out.push({ days: entryText, text: entryText });
+      else
+        out.push({ source: entryText.slice(0, eq).trim(), days: entryText.slice(eq + 1), text: entryText });
+    }
+    if (comma < 0) return out;
+    i = comma + 1;
+  }
+}
+
+/** The index just past the closing quote of the JSON string starting at `open`, or -1. */
+function quotedEnd(text: string, open: number): number {
+  for (let i = open + 1; i < text.length; i++) {
+    if (text[i] === "\\") i++;
+    else if (text[i] === '"') return i + 1;
+  }
+  return -1;
+}
+
 /**
  * Parses `QES_RETENTION_DAYS` (DESIGN.md §8, §10): a default and per-source overrides,
  * `30,postgres.logs=7,cloudflare.logs.prod=90`; `0` keeps forever; unset or empty means 30. The
  * default may be omitted when overrides are given (`postgres.logs=7` keeps the rest 30 days).
- * A source name may contain `.` and `-`, never `,` or `=` (the source name rule forbids neither,
- * but no built-in or sensible name uses them). Throws QesError('invalid_config') naming the
- * variable and the bad entry.
+ * A source name holding `,`, `=`, `"` or white space at its ends is written as a JSON string:
+ * `"eu,west"=7`. Throws QesError('invalid_config') naming the variable and the bad entry.
  */
 export function parseRetentionDays(text: string | undefined): RetentionPolicy {
   const perSource: Record<string, number> = {};
   let defaultDays: number | undefined;
   if (text === undefined || text.trim() === "") return { defaultDays: 30, perSource };
-  for (const raw of text.split(",")) {
-    const entry = raw.trim();
-    if (entry === "") {
-      throw new QesError("invalid_config", `QES_RETENTION_DAYS: an empty entry in "${text}"`, {
-        param: "QES_RETENTION_DAYS",
-      });
-    }
-    const eq = entry.indexOf("=");
-    if (eq < 0) {
-      if (defaultDays !== undefined) {
-        throw new QesError("invalid_config", "QES_RETENTION_DAYS: the default is given twice", {
-          param: "QES_RETENTION_DAYS",
-        });
-      }
-      defaultDays = days(entry, "the default");
+  for (const entry of entries(text)) {
+    if (entry.source === undefined) {
+      if (defaultDays !== undefined) throw invalid("the default is given twice");
+      defaultDays = days(entry.days, "the default");
       continue;
     }
-    const source = entry.slice(0, eq).trim();
-    if (source === "") {
-      throw new QesError("invalid_config", `QES_RETENTION_DAYS: "${entry}" names no source`, {
-        param: "QES_RETENTION_DAYS",
-      });
-    }
+    const source = entry.source;
+    if (source === "") throw invalid(`"${entry.text}" names no source`);
     // a newline- or tab-separated list (a multi-line value in a compose file) read as one
     // override for a source no store can hold, and left the sources it meant at the default
     if (hasControlCharacter(source)) {
-      throw new QesError(
-        "invalid_config",
-        `QES_RETENTION_DAYS: ${JSON.stringify(source)} is no source name (it has a control character); separate entries with commas`,
-        { param: "QES_RETENTION_DAYS" },
+      throw invalid(
+        `${JSON.stringify(source)} is no source name (it has a control character); separate entries with commas`,
       );
     }
-    if (Object.hasOwn(perSource, source)) {
-      throw new QesError("invalid_config", `QES_RETENTION_DAYS: source ${source} is given twice`, {
-        param: "QES_RETENTION_DAYS",
-      });
-    }
+    if (Object.hasOwn(perSource, source)) throw invalid(`source ${source} is given twice`);
     Object.defineProperty(perSource, source, {
-      value: days(entry.slice(eq + 1), `the days of ${source}`),
+      value: days(entry.days, `the days of ${source}`),
       enumerable: true,
     });
   }
