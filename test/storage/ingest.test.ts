@@ -7,23 +7,19 @@ import {
   QesError,
   widenForEvent,
 } from "@qes/core";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { BACKENDS, type BackendHandle } from "../support/backends.ts";
+import { describe, expect, it } from "vitest";
+import { BACKENDS } from "../support/backends.ts";
 import { ingestBatch as batch, INGEST_NOW as NOW } from "../support/ingest-batch.ts";
 import { runSql } from "../support/run-sql.ts";
+import { useBackend } from "../support/use-backend.ts";
 
 async function rows(backend: Backend, source: string) {
   return runSql(backend, `select id, event_message, timestamp from \`${source}\` order by event_message, id`);
 }
 
 describe.each(BACKENDS)("Backend.ingest on $name", (fixture) => {
-  let handle: BackendHandle;
   let backend: Backend;
-  beforeAll(async () => {
-    handle = await fixture.create();
-    backend = handle.backend;
-  });
-  afterAll(async () => handle?.dispose());
+  useBackend(fixture, (b) => (backend = b));
 
   it("creates a new source, widens its schema and answers queries", async () => {
     const results = await backend.ingest([

@@ -1,8 +1,9 @@
 import type { Backend } from "@qes/core";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { BACKENDS, type BackendHandle } from "../support/backends.ts";
+import { describe, expect, it } from "vitest";
+import { BACKENDS } from "../support/backends.ts";
 import { ingestBatch as batch } from "../support/ingest-batch.ts";
 import { runSql } from "../support/run-sql.ts";
+import { useBackend } from "../support/use-backend.ts";
 
 /**
  * A record's JSON text may hold a number literal beyond 64 bits — core writes `1e20` as
@@ -12,13 +13,8 @@ import { runSql } from "../support/run-sql.ts";
  */
 
 describe.each(BACKENDS)("a record holding a number beyond 64 bits on $name", (fixture) => {
-  let handle: BackendHandle;
   let backend: Backend;
-  beforeAll(async () => {
-    handle = await fixture.create();
-    backend = handle.backend;
-  });
-  afterAll(async () => handle?.dispose());
+  useBackend(fixture, (b) => (backend = b));
 
   it("its other fields, read from its JSON text, keep their values", async () => {
     const source = "json.big.numbers";

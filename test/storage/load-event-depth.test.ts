@@ -1,7 +1,8 @@
 import { type Backend, MAX_EVENT_DEPTH, QesError } from "@qes/core";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { BACKENDS, type BackendHandle } from "../support/backends.ts";
+import { describe, expect, it } from "vitest";
+import { BACKENDS } from "../support/backends.ts";
 import { runSql } from "../support/run-sql.ts";
+import { useBackend } from "../support/use-backend.ts";
 
 /** an event whose `metadata` nests `levels` objects below the event (the event itself one more) */
 function nested(id: string, levels: number): string {
@@ -15,13 +16,8 @@ function nested(id: string, levels: number): string {
  * POST /api/logs refuses, was stored.
  */
 describe.each(BACKENDS)("a load of deeply nested events on $name", (fixture) => {
-  let handle: BackendHandle;
   let backend: Backend;
-  beforeAll(async () => {
-    handle = await fixture.create();
-    backend = handle.backend;
-  });
-  afterAll(async () => handle?.dispose());
+  useBackend(fixture, (b) => (backend = b));
 
   for (const levels of [MAX_EVENT_DEPTH, 100, 10_000]) {
     it(`refuses an event of ${levels} levels naming its line, storing nothing of the file`, async () => {

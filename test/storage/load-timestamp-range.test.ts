@@ -1,8 +1,9 @@
 import { type Backend, QesError } from "@qes/core";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { BACKENDS, type BackendHandle } from "../support/backends.ts";
+import { describe, expect, it } from "vitest";
+import { BACKENDS } from "../support/backends.ts";
 import { ingestBatch } from "../support/ingest-batch.ts";
 import { runSql } from "../support/run-sql.ts";
+import { useBackend } from "../support/use-backend.ts";
 
 /**
  * `qes load` refuses a timestamp outside the years 0001–9999 as the ingest route does: before,
@@ -10,13 +11,8 @@ import { runSql } from "../support/run-sql.ts";
  * a silently different value) and PostgreSQL refused it.
  */
 describe.each(BACKENDS)("a load's timestamps outside BigQuery's range on $name", (fixture) => {
-  let handle: BackendHandle;
   let backend: Backend;
-  beforeAll(async () => {
-    handle = await fixture.create();
-    backend = handle.backend;
-  });
-  afterAll(async () => handle?.dispose());
+  useBackend(fixture, (b) => (backend = b));
 
   for (const timestamp of ['"0000-12-31T00:00:00Z"', "-62135596800000001", "-99999999999999999"]) {
     it(`refuses ${timestamp}, naming the line; nothing of the file is stored`, async () => {

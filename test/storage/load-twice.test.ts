@@ -1,7 +1,8 @@
 import { type Backend, type LoadSummary, logEventFromJson, parseJsonText } from "@qes/core";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { BACKENDS, type BackendHandle } from "../support/backends.ts";
+import { describe, expect, it } from "vitest";
+import { BACKENDS } from "../support/backends.ts";
 import { runSql } from "../support/run-sql.ts";
+import { useBackend } from "../support/use-backend.ts";
 
 const NOW = 1_736_942_400_000_000n; // 2025-01-15T12:00:00Z
 
@@ -36,13 +37,8 @@ async function counts(backend: Backend, source: string): Promise<{ rows: number;
  * random id at every load.
  */
 describe.each(BACKENDS)("qes load twice on $name", (fixture) => {
-  let handle: BackendHandle;
   let backend: Backend;
-  beforeAll(async () => {
-    handle = await fixture.create();
-    backend = handle.backend;
-  });
-  afterAll(async () => handle?.dispose());
+  useBackend(fixture, (b) => (backend = b));
 
   it("stores a file loaded twice once: events with and without id", async () => {
     const file = events(30);

@@ -4,8 +4,9 @@ import { join } from "node:path";
 import { type Backend, QesError } from "@qes/core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { ndjsonLines } from "../../packages/server/src/cli/ndjson-lines.ts";
-import { BACKENDS, type BackendHandle } from "../support/backends.ts";
+import { BACKENDS } from "../support/backends.ts";
 import { runSql } from "../support/run-sql.ts";
+import { useBackend } from "../support/use-backend.ts";
 
 let dir: string;
 beforeAll(() => {
@@ -28,13 +29,8 @@ const line = (id: string, message: string) => JSON.stringify({ id, event_message
  * bytes).
  */
 describe.each(BACKENDS)("qes load's lines on $name", (fixture) => {
-  let handle: BackendHandle;
   let backend: Backend;
-  beforeAll(async () => {
-    handle = await fixture.create();
-    backend = handle.backend;
-  });
-  afterAll(async () => handle?.dispose());
+  useBackend(fixture, (b) => (backend = b));
 
   it("refuses a line that is not valid UTF-8, naming it; nothing of the file is stored", async () => {
     const latin1 = Buffer.from(

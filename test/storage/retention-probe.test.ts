@@ -1,10 +1,11 @@
 import { type Backend, type IngestBatch, retentionCutoffMicros } from "@qes/core";
 import { loadConfig } from "@qes/server";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { Metrics } from "../../packages/server/src/observability/metrics.ts";
-import { BACKENDS, type BackendHandle } from "../support/backends.ts";
+import { BACKENDS } from "../support/backends.ts";
 import { INGEST_NOW, ingestBatch } from "../support/ingest-batch.ts";
 import { runSql } from "../support/run-sql.ts";
+import { useBackend } from "../support/use-backend.ts";
 
 /**
  * Attempts to break retention (DESIGN.md §10) on every backend: timestamps far from today, a
@@ -29,13 +30,8 @@ async function rows(backend: Backend, source: string): Promise<string[]> {
 }
 
 describe.each(BACKENDS)("retention probes on $name", (fixture) => {
-  let handle: BackendHandle;
   let backend: Backend;
-  beforeAll(async () => {
-    handle = await fixture.create();
-    backend = handle.backend;
-  });
-  afterAll(async () => handle?.dispose());
+  useBackend(fixture, (b) => (backend = b));
 
   it("keeps events of far future days and removes those of far past days, as every backend does", async () => {
     await backend.ingest([

@@ -1,7 +1,8 @@
 import { type Backend, type IngestBatch, logEventFromJson, parseJsonText } from "@qes/core";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { BACKENDS, type BackendHandle } from "../support/backends.ts";
+import { describe, expect, it } from "vitest";
+import { BACKENDS } from "../support/backends.ts";
 import { runSql } from "../support/run-sql.ts";
+import { useBackend } from "../support/use-backend.ts";
 
 const DAY = 86_400_000_000n;
 const NOW = 1_736_942_400_000_000n; // 2025-01-15T12:00:00Z
@@ -26,13 +27,8 @@ async function ids(backend: Backend, source: string): Promise<string[]> {
 }
 
 describe.each(BACKENDS)("retention on $name", (fixture) => {
-  let handle: BackendHandle;
   let backend: Backend;
-  beforeAll(async () => {
-    handle = await fixture.create();
-    backend = handle.backend;
-  });
-  afterAll(async () => handle?.dispose());
+  useBackend(fixture, (b) => (backend = b));
 
   it("removes whole UTC days older than each source's days, keeps the rest and 0-day sources", async () => {
     // with 2 days: today and the 2 days before are kept; the start of that day is the cutoff

@@ -1,8 +1,9 @@
 import type { Backend } from "@qes/core";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { BACKENDS, type BackendHandle } from "../support/backends.ts";
+import { describe, expect, it } from "vitest";
+import { BACKENDS } from "../support/backends.ts";
 import { ingestBatch as batch } from "../support/ingest-batch.ts";
 import { runSql } from "../support/run-sql.ts";
+import { useBackend } from "../support/use-backend.ts";
 
 /**
  * A field widened to STRING by a later request holds, for the values stored before, the text core
@@ -71,13 +72,8 @@ const INT64S = [
 ];
 
 describe.each(BACKENDS)("widening to STRING across requests on $name", (fixture) => {
-  let handle: BackendHandle;
   let backend: Backend;
-  beforeAll(async () => {
-    handle = await fixture.create();
-    backend = handle.backend;
-  });
-  afterAll(async () => handle?.dispose());
+  useBackend(fixture, (b) => (backend = b));
 
   /** Stores `literals` as field `n` (top level) and `metadata.n`, then a string, in two requests. */
   async function widenAndRead(
@@ -176,13 +172,8 @@ describe.each(BACKENDS)("widening to STRING across requests on $name", (fixture)
  * and old rows read as new ones: an object is a one-element array, in SQL and on the wire.
  */
 describe.each(BACKENDS)("a top-level record meeting records (and the reverse) on $name", (fixture) => {
-  let handle: BackendHandle;
   let backend: Backend;
-  beforeAll(async () => {
-    handle = await fixture.create();
-    backend = handle.backend;
-  });
-  afterAll(async () => handle?.dispose());
+  useBackend(fixture, (b) => (backend = b));
 
   async function readsAsRecords(source: string) {
     const schema = await backend.schema();
@@ -293,13 +284,8 @@ describe.each(BACKENDS)("a top-level record meeting records (and the reverse) on
  * a field reached through objects (a column of its own) or below an array (read from JSON text).
  */
 describe.each(BACKENDS)("a nested record meeting records (and the reverse) on $name", (fixture) => {
-  let handle: BackendHandle;
   let backend: Backend;
-  beforeAll(async () => {
-    handle = await fixture.create();
-    backend = handle.backend;
-  });
-  afterAll(async () => handle?.dispose());
+  useBackend(fixture, (b) => (backend = b));
 
   const wrap = (array: boolean, inner: string) => (array ? `[${inner}]` : inner);
   /** events a, b, c with `req` an object, two objects, an object; `metadata` an array when `array` */
