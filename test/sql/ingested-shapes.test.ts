@@ -1,8 +1,9 @@
-import type { WireValue } from "@qes/core";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { BACKENDS, type BackendHandle } from "../support/backends.ts";
+import type { Backend, WireValue } from "@qes/core";
+import { describe, expect, it } from "vitest";
+import { BACKENDS } from "../support/backends.ts";
 import { ingestBatch } from "../support/ingest-batch.ts";
 import { runSql } from "../support/run-sql.ts";
+import { useBackend } from "../support/use-backend.ts";
 
 // Differential probe: hostile event shapes ingested the way the ingest API stores them
 // (`Backend.ingest`, one call per request), then queried with the BigQuery SQL dashboards send, on
@@ -1065,21 +1066,20 @@ const REFUSALS: Array<{ sql: string; message: RegExp; found: string }> = [
 ];
 
 describe.each(BACKENDS)("queries over hostile ingested shapes on $name", (fixture) => {
-  let handle: BackendHandle;
-  beforeAll(async () => {
-    handle = await fixture.create();
+  let backend: Backend;
+  useBackend(fixture, async (b) => {
+    backend = b;
     for (const [source, requests] of Object.entries(SOURCES)) {
-      for (const events of requests) await handle.backend.ingest([ingestBatch(source, events)]);
+      for (const events of requests) await b.ingest([ingestBatch(source, events)]);
     }
   });
-  afterAll(async () => handle?.dispose());
 
   it.each(CASES.map((c) => [c.name, c] as const))("%s", async (_name, c) => {
-    expect(await runSql(handle.backend, c.sql), c.found ?? c.sql).toEqual(c.expect);
+    expect(await runSql(backend, c.sql), c.found ?? c.sql).toEqual(c.expect);
   });
 
   it.each(REFUSALS.map((r) => [r.sql, r] as const))("refuses %s", async (_sql, r) => {
-    await expect(runSql(handle.backend, r.sql), r.found).rejects.toMatchObject({
+    await expect(runSql(backend, r.sql), r.found).rejects.toMatchObject({
       code: "sql_invalid",
       message: expect.stringMatching(r.message),
     });

@@ -1,7 +1,8 @@
-import type { WireValue } from "@qes/core";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { BACKENDS, type BackendHandle } from "../support/backends.ts";
+import type { Backend, WireValue } from "@qes/core";
+import { describe, expect, it } from "vitest";
+import { BACKENDS } from "../support/backends.ts";
 import { runSql } from "../support/run-sql.ts";
+import { useBackend } from "../support/use-backend.ts";
 import type { SqlCase } from "./cases/case.ts";
 import { ALL_CASES } from "./cases/index.ts";
 import { EVENTS } from "./events.ts";
@@ -43,22 +44,17 @@ describe("the SQL case table", () => {
 });
 
 describe.each(BACKENDS)("SQL cases on $name", (fixture) => {
-  let handle: BackendHandle;
-
-  beforeAll(async () => {
-    handle = await fixture.create();
+  let backend: Backend;
+  useBackend(fixture, async (b) => {
+    backend = b;
     for (const [source, lines] of Object.entries(EVENTS)) {
-      await handle.backend.load(source, lines, { nowMicros: 1736942400000000n });
+      await b.load(source, lines, { nowMicros: 1736942400000000n });
     }
-  });
-
-  afterAll(async () => {
-    await handle?.dispose();
   });
 
   it.each(ALL_CASES.map((c) => [c.name, c] as const))("%s", async (_name, c) => {
     const run = () =>
-      runSql(handle.backend, c.sql, {
+      runSql(backend, c.sql, {
         ...(c.params ? { params: c.params } : {}),
         ...(c.now ? { now: c.now } : {}),
       });

@@ -1,7 +1,8 @@
 import type { Backend } from "@qes/core";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { BACKENDS, type BackendHandle } from "../support/backends.ts";
+import { describe, expect, it } from "vitest";
+import { BACKENDS } from "../support/backends.ts";
 import { runSql } from "../support/run-sql.ts";
+import { useBackend } from "../support/use-backend.ts";
 
 const ITEMS = 20_000;
 
@@ -12,11 +13,9 @@ const ITEMS = 20_000;
  * failed under the default QES_DUCKDB_MEMORY_LIMIT of 1 GiB; 200,000 take ~80 MB now).
  */
 describe.each(BACKENDS)("UNNEST of one event's array of $name", (fixture) => {
-  let handle: BackendHandle;
   let backend: Backend;
-  beforeAll(async () => {
-    handle = await fixture.create();
-    backend = handle.backend;
+  useBackend(fixture, async (b) => {
+    backend = b;
     const items = Array.from({ length: ITEMS }, (_, i) => ({ v: i, name: `item-${i}` }));
     await backend.load("huge.array", [
       JSON.stringify({
@@ -28,7 +27,6 @@ describe.each(BACKENDS)("UNNEST of one event's array of $name", (fixture) => {
       JSON.stringify({ id: "none", timestamp: "2025-01-15T10:00:01Z", event_message: "y", metadata: {} }),
     ]);
   });
-  afterAll(async () => handle?.dispose());
 
   it(`CROSS JOIN UNNEST of ${ITEMS} records`, async () => {
     const rows = await runSql(
