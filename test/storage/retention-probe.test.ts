@@ -98,9 +98,11 @@ describe("QES_RETENTION_DAYS edge cases", () => {
     // a quoted name is the same source as its plain spelling
     expect(() => parse('postgres.logs=7,"postgres.logs"=8')).toThrow("source postgres.logs is given twice");
     for (const [bad, message] of [
-      ['"eu,west=7', /has no closing quote/],
-      ['"eu,west" 7', /is not followed by =days/],
-      ['"bad\\q"=7', /is not a JSON string/],
+      ['"eu,west=7', /"eu,west=7 is not one JSON string/],
+      ['"eu,west" 7', /is not one JSON string/],
+      ['"eu,west"', /"eu,west" is a source name without =days/],
+      ['"a"b=7', /is not one JSON string/],
+      ['"bad\\q"=7', /is not one JSON string/],
       ['""=7', /names no source/],
       ['"x\\ny"=7', /control character/],
       ['"a"=', /not a whole number/],

@@ -8,6 +8,7 @@ export * from "./compile/ir.ts";
 export * from "./compile/sql-type.ts";
 export { forEachIrNode } from "./compile/walk-ir.ts";
 export * from "./config/env-values.ts";
+export * from "./config/quoted-list.ts";
 export * from "./dialect/bind-once.ts";
 export * from "./dialect/default-functions.ts";
 export * from "./dialect/dialect.ts";

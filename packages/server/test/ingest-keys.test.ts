@@ -85,6 +85,40 @@ describe("QES_INGEST_KEYS", () => {
     );
   });
 
+  it("takes a source whose name holds a separator or spaces written as a JSON string after @", () => {
+    const verifier = new ApiKeyVerifier(
+      parseApiKeys(
+        'quoted-token-0123456789@"eu, west|1"|edge|" padded "|"a@b",other-token-0123456789@"x\\"y"',
+        "QES_INGEST_KEYS",
+      ),
+    );
+    const quoted = verifier.verify("quoted-token-0123456789");
+    for (const source of ["eu, west|1", "edge", " padded ", "a@b"]) {
+      expect(quoted && principalMayIngest(quoted, source), source).toBe(true);
+    }
+    for (const source of ["eu", " west", "padded", "a"]) {
+      expect(quoted && principalMayIngest(quoted, source), source).toBe(false);
+    }
+    const other = verifier.verify("other-token-0123456789");
+    expect(other && principalMayIngest(other, 'x"y')).toBe(true);
+    // a plain name that cannot be listed says how to write it
+    expect(refusal(() => parseApiKeys("ingest-any-0123456789@a b", "QES_INGEST_KEYS")).message).toContain(
+      'or are written as a JSON string (@"a b")',
+    );
+    for (const [spec, message] of [
+      ['ingest-any-0123456789@"unclosed|edge', /"unclosed\|edge is not one JSON string/],
+      ['ingest-any-0123456789@"a"b', /"a"b is not one JSON string/],
+      ['ingest-any-0123456789@"   "', /"   " after @ is no source name/],
+      ['ingest-any-0123456789@"a\\u0000b"', /after @ is no source name/],
+      ['ingest-any-0123456789@"__proto__"', /after @ is no source name/],
+    ] as const) {
+      const e = refusal(() => parseApiKeys(spec, "QES_INGEST_KEYS"));
+      expect(e.message, spec).toMatch(message);
+      expect(e.param).toBe("QES_INGEST_KEYS");
+      expect(e.message).not.toContain("ingest-any-0123456789");
+    }
+  });
+
   it("the local credential of qes serve ingests anywhere and queries nothing", () => {
     const local = new ApiKeyVerifier([ingestKey("qes_local_abcdefghijklmnop")]).verify(
       "qes_local_abcdefghijklmnop",

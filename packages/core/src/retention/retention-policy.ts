@@ -1,4 +1,5 @@
 import type { RetentionPolicy } from "../backend.ts";
+import { splitOutsideQuotes, unquoteName } from "../config/quoted-list.ts";
 import { QesError } from "../errors.ts";
 import { hasControlCharacter } from "../schema/source-name.ts";
 
@@ -39,70 +40,6 @@ function invalid(message: string): QesError {
   return new QesError("invalid_config", `QES_RETENTION_DAYS: ${message}`, { param: "QES_RETENTION_DAYS" });
 }
 
-/** One comma-separated entry: a default, or a source (plain or quoted) and its days. */
-interface Entry {
-  /** absent for the default */
-  source?: string;
-  days: string;
-  text: string;
-}
-
-/**
- * Splits the variable into entries. A source name that holds `,`, `=`, `"` or white space at
- * its ends is written as a JSON string (`"a,b"=7`): the name rule allows every such character, and
- * a source named so could otherwise have no override.
- */
-function entries(text: string): Entry[] {
-  const out: Entry[] = [];
-  let i = 0;
-  for (;;) {
-    while (i < text.length && /[ \t]/.test(text[i]!)) i++;
-    let source: string | undefined;
-    let start = i;
-    if (text[i] === '"') {
-      const end = quotedEnd(text, i);
-      if (end < 0)
-        throw invalid(
-          `the quoted source name at ${JSON.stringify(text.slice(i, i + 40))} has no closing quote`,
-        );
-      try {
-        source = JSON.parse(text.slice(i, end)) as string;
-      } catch {
-        throw invalid(`${text.slice(i, end)} is not a JSON string (a quoted source name is one)`);
-      }
-      i = end;
-      while (i < text.length && /[ \t]/.test(text[i]!)) i++;
-      if (text[i] !== "=")
-        throw invalid(`the quoted source name ${text.slice(start, end)} is not followed by =days`);
-      i++;
-      start = i;
-    }
-    const comma = text.indexOf(",", i);
-    const stop = comma < 0 ? text.length : comma;
-    const raw = text.slice(start, stop);
-    const entryText = text.slice(start, stop).trim();
-    if (source !== undefined) out.push({ source, days: raw, text: `${JSON.stringify(source)}=${entryText}` });
-    else {
-      if (entryText === "") throw invalid(`an empty entry in "${text}"`);
-      const eq = entryText.indexOf("=");
-      if (eq < 0) out.push({ days: entryText, text: entryText });
-      else
-        out.push({ source: entryText.slice(0, eq).trim(), days: entryText.slice(eq + 1), text: entryText });
-    }
-    if (comma < 0) return out;
-    i = comma + 1;
-  }
-}
-
-/** The index just past the closing quote of the JSON string starting at `open`, or -1. */
-function quotedEnd(text: string, open: number): number {
-  for (let i = open + 1; i < text.length; i++) {
-    if (text[i] === "\\") i++;
-    else if (text[i] === '"') return i + 1;
-  }
-  return -1;
-}
-
 /**
  * Parses `QES_RETENTION_DAYS` (DESIGN.md §8, §10): a default and per-source overrides,
  * `30,postgres.logs=7,cloudflare.logs.prod=90`; `0` keeps forever; unset or empty means 30. The
@@ -114,14 +51,22 @@ export function parseRetentionDays(text: string | undefined): RetentionPolicy {
   const perSource: Record<string, number> = {};
   let defaultDays: number | undefined;
   if (text === undefined || text.trim() === "") return { defaultDays: 30, perSource };
-  for (const entry of entries(text)) {
-    if (entry.source === undefined) {
+  for (const entry of splitOutsideQuotes(text, ",")) {
+    if (entry.trim() === "") throw invalid(`an empty entry in "${text}"`);
+    const parts = splitOutsideQuotes(entry, "=");
+    if (parts.length === 1 && entry.trim().startsWith('"')) {
+      const listed = unquoteName(entry);
+      throw invalid("error" in listed ? listed.error : `${entry.trim()} is a source name without =days`);
+    }
+    if (parts.length === 1) {
       if (defaultDays !== undefined) throw invalid("the default is given twice");
-      defaultDays = days(entry.days, "the default");
+      defaultDays = days(entry, "the default");
       continue;
     }
-    const source = entry.source;
-    if (source === "") throw invalid(`"${entry.text}" names no source`);
+    const listed = unquoteName(parts[0]!);
+    if ("error" in listed) throw invalid(listed.error);
+    const source = listed.name;
+    if (source === "") throw invalid(`"${entry.trim()}" names no source`);
     // a newline- or tab-separated list (a multi-line value in a compose file) read as one
     // override for a source no store can hold, and left the sources it meant at the default
     if (hasControlCharacter(source)) {
@@ -131,7 +76,7 @@ export function parseRetentionDays(text: string | undefined): RetentionPolicy {
     }
     if (Object.hasOwn(perSource, source)) throw invalid(`source ${source} is given twice`);
     Object.defineProperty(perSource, source, {
-      value: days(entry.days, `the days of ${source}`),
+      value: days(parts.slice(1).join("="), `the days of ${source}`),
       enumerable: true,
     });
   }

@@ -1,7 +1,7 @@
 import { createHash, randomBytes, timingSafeEqual } from "node:crypto";
 import { chmod, mkdir, readFile, writeFile } from "node:fs/promises";
 import { dirname } from "node:path";
-import { QesError } from "@qes/core";
+import { isCreatableSourceName, QesError, splitOutsideQuotes, unquoteName } from "@qes/core";
 import { type IngestRight, type Principal, staticKeyCaller } from "./principal.ts";
 
 /**
@@ -38,7 +38,8 @@ export function hashToken(token: string): Buffer {
 /**
  * Parses `QES_API_KEYS` (or `QES_INGEST_KEYS`, same grammar): comma-separated `<token>` or
  * `sha256=<hex>`, each optionally `@name1|name2` — endpoints for query tokens, sources for ingest
- * tokens.
+ * tokens; a source whose name holds a separator or a space is written as a JSON string
+ * (`@"eu west"|edge`).
  */
 export function parseApiKeys(spec: string, list: KeyList = "QES_API_KEYS"): ApiKey[] {
   const bad = (message: string): never => {
@@ -46,7 +47,7 @@ export function parseApiKeys(spec: string, list: KeyList = "QES_API_KEYS"): ApiK
   };
   const ingest = list === "QES_INGEST_KEYS";
   const keys: ApiKey[] = [];
-  for (const [i, raw] of spec.split(",").entries()) {
+  for (const [i, raw] of splitOutsideQuotes(spec, ",").entries()) {
     const entry = raw.trim();
     if (entry === "") continue;
     const at = entry.indexOf("@");
@@ -67,17 +68,16 @@ export function parseApiKeys(spec: string, list: KeyList = "QES_API_KEYS"): ApiK
     const names =
       at === -1
         ? undefined
-        : entry
-            .slice(at + 1)
-            .split("|")
-            .map((s) => s.trim());
-    for (const name of names ?? []) {
-      if (ingest && !SOURCE_NAME_IN_LIST.test(name)) {
-        // a source may be named so (ingest takes "a b"): say why it cannot be named here
+        : splitOutsideQuotes(entry.slice(at + 1), "|").map((text) => listedName(text, where, list));
+    for (const { name, quoted } of names ?? []) {
+      if (ingest && !(quoted ? isCreatableSourceName(name) : SOURCE_NAME_IN_LIST.test(name))) {
+        // a source may be named so (ingest takes "a b"): say how it can be named here
         bad(
-          `${where}: "${name}" after @ cannot name a source here: names in ${list} are 1 to 200 characters ` +
-            `without spaces, control characters, ",", "|" or "@" (a source named so takes events from an ` +
-            "ingest token without @ only)",
+          quoted
+            ? `${where}: ${JSON.stringify(name)} after @ is no source name (1 to 200 characters, not only spaces, without control characters)`
+            : `${where}: "${name}" after @ cannot name a source here: names in ${list} are 1 to 200 characters ` +
+                `without spaces, control characters, ",", "|" or "@", or are written as a JSON string ` +
+                `(@${JSON.stringify(name)})`,
         );
       }
       if (!ingest && !ENDPOINT_NAME.test(name)) bad(`${where}: "${name}" after @ is not an endpoint name`);
@@ -85,14 +85,21 @@ export function parseApiKeys(spec: string, list: KeyList = "QES_API_KEYS"): ApiK
     const key: ApiKey = { hash };
     if (ingest) {
       key.endpoints = NO_ENDPOINTS;
-      key.ingest = names ? { sources: new Set(names) } : {};
+      key.ingest = names ? { sources: new Set(names.map((n) => n.name)) } : {};
     } else if (names) {
-      key.endpoints = new Set(names);
+      key.endpoints = new Set(names.map((n) => n.name));
     }
     keys.push(key);
   }
   if (keys.length === 0) bad(`${list}: no token given`);
   return keys;
+}
+
+/** a name after `@`, plain or as a JSON string */
+function listedName(text: string, where: string, list: KeyList): { name: string; quoted: boolean } {
+  const listed = unquoteName(text);
+  if ("error" in listed) throw new QesError("invalid_config", `${where}: ${listed.error}`, { param: list });
+  return listed;
 }
 
 /** an ingest token for any source (the local credential `qes serve` gives `qes load`) */
