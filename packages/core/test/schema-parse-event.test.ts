@@ -97,6 +97,24 @@ describe("parseEvent", () => {
       /^line 5: a number is beyond the range of FLOAT64/,
     );
     expect(parseEvent('{"m":1.7976931348623157e308}', 5, NOW, "test")!.body.m).toBe(1.7976931348623157e308);
+    // every spelling, wherever it stands: 309 digits, 1e+400, below an exact INT64 read again exactly
+    for (const line of [
+      `{"n":${"9".repeat(309)}}`,
+      '{"a":[{"b":-1E+400}]}',
+      '{"big":9223372036854775807,"r":[0.5,17976931348623159e292]}',
+    ]) {
+      expect(() => parseEvent(line, 6, NOW, "test"), line).toThrow(
+        /^line 6: a number is beyond the range of FLOAT64/,
+      );
+    }
+    // what only looks like one in text is no number: a hex digest, a string, an exponent below range
+    const fine = parseEvent(
+      '{"h":"c733e6dc3e123","s":"1e400","u":1e-400,"i":9007199254740993}',
+      7,
+      NOW,
+      "test",
+    )!;
+    expect(fine.body).toEqual({ h: "c733e6dc3e123", s: "1e400", u: 0, i: 9007199254740993n });
   });
 
   it("names the line and the problem for malformed input", () => {

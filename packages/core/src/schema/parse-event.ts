@@ -2,13 +2,13 @@ import { QesError } from "../errors.ts";
 import { MAX_EVENT_DEPTH, nestsAtLeast, TOO_DEEP } from "./event-depth.ts";
 import { contentEventId } from "./event-id.ts";
 import {
-  eventJsonValue,
+  type EventJson,
+  eventJson,
   holdsHugeNumber,
   isJsonObject,
   type JsonObject,
   type JsonValue,
   MergedKeysError,
-  mayHoldHugeNumber,
   parseEventJsonText,
   textOfJsonValue,
 } from "./json-value.ts";
@@ -232,9 +232,9 @@ export function parseEvent(
   source: string,
 ): LogEvent | null {
   if (line.trim() === "") return null;
-  let value: JsonValue;
+  let parsed: EventJson;
   try {
-    value = parseLine(line, lineNumber);
+    parsed = parseLine(line, lineNumber);
   } catch (e) {
     if (e instanceof QesError) throw e;
     if (e instanceof RangeError) {
@@ -253,6 +253,7 @@ export function parseEvent(
       cause: e,
     });
   }
+  const value = parsed.value;
   if (!isJsonObject(value)) {
     throw new QesError(
       "invalid_event",
@@ -263,7 +264,7 @@ export function parseEvent(
     );
   }
   const where = `line ${lineNumber}`;
-  if (mayHoldHugeNumber(line) && holdsHugeNumber(value)) throw hugeNumber(where, lineNumber);
+  if (parsed.huge) throw hugeNumber(where, lineNumber);
   const id = sentId(value.id, where, lineNumber);
   checkProject(value.project, where, lineNumber);
   const timestamp = storableTime(value, where, nowMicros, lineNumber);
@@ -279,17 +280,18 @@ export function parseEvent(
  * then the depth, before anything recursive (the exact-integer parser, the schema's widening)
  * sees the value. Text JSON.parse refuses goes to `parseEventJsonText`, for its error.
  */
-function parseLine(line: string, lineNumber: number): JsonValue {
+function parseLine(line: string, lineNumber: number): EventJson {
   let parsed: JsonValue;
   try {
     parsed = JSON.parse(line) as JsonValue;
   } catch {
-    return parseEventJsonText(line);
+    const value = parseEventJsonText(line);
+    return { value, huge: holdsHugeNumber(value) };
   }
   if (isJsonObject(parsed) && nestsAtLeast(parsed, MAX_EVENT_DEPTH)) {
     throw new QesError("invalid_event", `line ${lineNumber}: ${TOO_DEEP}`, { line: lineNumber });
   }
-  return eventJsonValue(parsed, line);
+  return eventJson(parsed, line);
 }
 
 /**

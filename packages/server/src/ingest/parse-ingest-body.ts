@@ -1,4 +1,6 @@
 import {
+  type EventJson,
+  eventJson,
   eventJsonValue,
   holdsHugeNumber,
   hugeNumber,
@@ -6,7 +8,6 @@ import {
   type JsonValue,
   MAX_EVENT_DEPTH,
   MergedKeysError,
-  mayHoldHugeNumber,
   nestsAtLeast,
   QesError,
   TOO_DEEP,
@@ -104,9 +105,9 @@ function emptyBody(): QesError {
 
 function parseJsonBody(text: string, maxEvents: number): IngestEvents {
   if (text.trim() === "") throw emptyBody();
-  let value: JsonValue;
+  let parsed: EventJson;
   try {
-    value = parseExact(text, (parsed) => {
+    parsed = parseExact(text, (parsed) => {
       const events = eventsOfBody(parsed);
       if (events.length > maxEvents) throw tooManyEvents(maxEvents, events.length);
       for (const [index, event] of events.entries()) checkEvent(event, index, undefined);
@@ -131,8 +132,8 @@ function parseJsonBody(text: string, maxEvents: number): IngestEvents {
         `{"batch": [...]}, or NDJSON with Content-Type: application/x-ndjson.`,
     );
   }
-  const events = eventsOfBody(value);
-  if (mayHoldHugeNumber(text)) {
+  const events = eventsOfBody(parsed.value);
+  if (parsed.huge) {
     for (const [index, event] of events.entries()) checkHugeNumbers(event, `event ${index}`);
   }
   return { events };
@@ -149,9 +150,9 @@ function parseNdjson(text: string, maxEvents: number): IngestEvents {
     const raw = split.charCodeAt(0) === BYTE_ORDER_MARK ? split.slice(1) : split;
     if (raw.trim() === "") continue;
     if (events.length === maxEvents) throw tooManyEvents(maxEvents);
-    let value: JsonValue;
+    let parsed: EventJson;
     try {
-      value = parseExact(
+      parsed = parseExact(
         raw,
         (parsed) => checkEvent(parsed, events.length, line),
         `event ${events.length} (line ${line})`,
@@ -171,8 +172,8 @@ function parseNdjson(text: string, maxEvents: number): IngestEvents {
         },
       );
     }
-    if (mayHoldHugeNumber(raw)) checkHugeNumbers(value, `event ${events.length} (line ${line})`, line);
-    events.push(value);
+    if (parsed.huge) throw hugeNumber(`event ${events.length} (line ${line})`, line);
+    events.push(parsed.value);
     lines.push(line);
   }
   if (events.length === 0) throw emptyBody();
@@ -251,15 +252,15 @@ function parseJsonTexts(
   for (const { text, line } of each()) {
     if (events.length === maxEvents) throw tooManyEvents(maxEvents);
     const where = `event ${events.length} (line ${line})`;
-    let value: JsonValue;
+    let parsed: EventJson;
     try {
-      value = parseExact(text, (parsed) => checkTextEvent(parsed, events.length, line), where);
+      parsed = parseExact(text, (value) => checkTextEvent(value, events.length, line), where);
     } catch (e) {
       if (e instanceof QesError) throw e;
       throw new QesError("invalid_event", `${where}: not valid JSON (${reason(e)})`, { line });
     }
-    if (mayHoldHugeNumber(text)) checkHugeNumbers(value, where, line);
-    events.push(value);
+    if (parsed.huge) throw hugeNumber(where, line);
+    events.push(parsed.value);
     lines.push(line);
   }
   if (events.length === 0) throw emptyBody();
@@ -273,11 +274,11 @@ function parseJsonTexts(
  * again, exactly (a body of edge events nearly always holds a 16-digit run, a microsecond
  * timestamp, and almost never such an integer).
  */
-function parseExact(text: string, checkEvents: (value: JsonValue) => void, where?: string): JsonValue {
+function parseExact(text: string, checkEvents: (value: JsonValue) => void, where?: string): EventJson {
   const value = JSON.parse(text) as JsonValue;
   checkEvents(value);
   try {
-    return eventJsonValue(value, text);
+    return eventJson(value, text);
   } catch (e) {
     // the exact-integer parser reads the text, which may hide depth from the check above in a
     // duplicate key's earlier value (`{"a":[[[…]]],"a":9007199254740993}`: JSON.parse keeps the
