@@ -2,7 +2,11 @@ import { isIP } from "node:net";
 import { RE2JS } from "re2js";
 import { describe, expect, it } from "vitest";
 import { checkRegexPattern } from "../src/index.ts";
-import { ADDRESS_PATTERN } from "../src/redaction/address-pattern.ts";
+import {
+  ADDRESS_PATTERN,
+  IPV4_ADDRESS_PATTERN,
+  IPV6_HINT_PATTERN,
+} from "../src/redaction/address-pattern.ts";
 import { redactRows, redactText, redactValue } from "../src/redaction/redact-text.ts";
 
 const REDACTED_FORMS: Array<[string, string]> = [
@@ -182,6 +186,24 @@ describe("the address pattern", () => {
         }
       }
     }
+  });
+
+  it("matches, where IPV6_HINT_PATTERN does not, only as its IPv4 form alone does (PostgreSQL's shortcut)", () => {
+    const whole = new RegExp(ADDRESS_PATTERN, "g");
+    const ipv4 = new RegExp(IPV4_ADDRESS_PATTERN, "g");
+    const ipv4Only = new RegExp(`^(?:${IPV4_ADDRESS_PATTERN})$`);
+    const hint = new RegExp(IPV6_HINT_PATTERN);
+    const texts = [...REDACTED_FORMS.map(([t]) => t), ...KEPT, "1:2:3:4:5:6:7:8", "1:2:3:4:5:6:1.2.3.4"];
+    let withoutHint = 0;
+    for (const text of [...texts, ...gluedTexts(3000)]) {
+      // every match that is not an IPv4 address holds the hint (so a text without one has none)
+      for (const m of text.matchAll(whole))
+        if (!ipv4Only.test(m[0])) expect(hint.test(m[0]), `${m[0]} in ${JSON.stringify(text)}`).toBe(true);
+      if (hint.test(text)) continue;
+      withoutHint++;
+      expect(text.replace(ipv4, "REDACTED"), JSON.stringify(text)).toBe(text.replace(whole, "REDACTED"));
+    }
+    expect(withoutHint).toBeGreaterThan(500);
   });
 
   it("agrees with the direct replacement on text that needs no span splitting", () => {
