@@ -2,11 +2,14 @@ import { clickhouseDialect } from "@qes/backend-clickhouse";
 import { duckdbDialect } from "@qes/backend-duckdb";
 import { postgresDialect } from "@qes/backend-postgres";
 import {
+  ADDRESS_PATTERN,
   bindRequestParams,
   builtinLogSchema,
   compileEndpoint,
   type Dialect,
   type EndpointDefinition,
+  IPV4_ADDRESS_PATTERN,
+  IPV6_HINT_PATTERN,
   type LogSchema,
   parseEvent,
   parseSelect,
@@ -267,12 +270,34 @@ describe("redaction consumer SQL cannot undo", () => {
       postgresDialect,
     );
     // the path (a hidden column of a) and the record's JSON text: two columns, both redacted,
-    // with the pattern PostgreSQL reads (word boundaries as ASCII lookarounds)
-    expect(redacted.match(/regexp_replace\(CAST\(/g)).toHaveLength(3);
+    // with the pattern PostgreSQL reads (word boundaries as ASCII lookarounds); the strings have
+    // a regexp_replace in each branch of the IPv6 test, the JSON text one to mark its escapes
+    expect(redacted.match(/regexp_replace\(CAST\(/g)).toHaveLength(5);
     expect(redacted).toContain("(?<![0-9A-Za-z_])(?=[0-9A-Za-z_])");
     expect(redacted).not.toContain("\\b");
     // under the collation "C", whose word characters are ASCII ones as in RE2 and JavaScript
-    expect(redacted.match(/ COLLATE "C", '/g)).toHaveLength(3);
+    expect(redacted.match(/ COLLATE "C", '/g)).toHaveLength(6);
+  });
+
+  it("runs the whole address pattern on PostgreSQL only on text that may hold an IPv6 address", () => {
+    require("node:fs").writeFileSync("bench/.scratch/emitted.sql", compile("select metadata[0].request[0].path as p, metadata from a", true, postgresDialect));
+    const redacted = compile(
+      "select metadata[0].request[0].path as p, metadata from a",
+      true,
+      postgresDialect,
+    );
+    const literal = (pattern: string) => postgresDialect.stringLiteral(postgresDialect.bindPattern(pattern));
+    const esc = (s: string) => s.replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
+    // each column as it is, the record's JSON text once marked (named in a subquery)
+    const text = String.raw`(?:CAST\("__r"\."\w+" AS text\)|\w+) COLLATE "C"`;
+    const hinted = new RegExp(
+      `\\(CASE WHEN ${text} ~ ${esc(literal(IPV6_HINT_PATTERN))} THEN regexp_replace\\(${text}, ${esc(literal(ADDRESS_PATTERN))}, 'REDACTED', 'g'\\) ELSE regexp_replace\\(${text}, ${esc(literal(IPV4_ADDRESS_PATTERN))}, 'REDACTED', 'g'\\) END COLLATE "default"\\)`,
+      "g",
+    );
+    // the message and the path the wrapper passes on, and the record's JSON text
+    expect(redacted.match(hinted)).toHaveLength(3);
+    // and the whole pattern nowhere else
+    expect(redacted.split(literal(ADDRESS_PATTERN))).toHaveLength(4);
   });
 
   it("changes nothing without consumer SQL, and is part of the compiled query's cache key", () => {
