@@ -5,10 +5,11 @@ import { runSql } from "../support/run-sql.ts";
 
 // Redaction inside each engine (DESIGN.md §11) against the pass over the result (redactText, the
 // address pattern read by JavaScript), on texts chosen to trip an engine that takes a shortcut:
-// PostgreSQL runs the whole pattern only on text holding `::` or five `group:` (IPV6_HINT_PATTERN)
-// and the IPv4 form alone elsewhere, so the texts sit on both sides of that test — IPv4 next to
-// what is almost an IPv6 hint, hints without an address, IPv4 tails of IPv6, encoded colons, word
-// characters glued on and non-ASCII neighbours.
+// PostgreSQL runs the whole pattern only from the first run of address characters holding `::` or
+// five `group:` (IPV6_HINT_PATTERN) to the end of the last one, and the IPv4 form alone on the
+// rest, so the texts sit on both sides of those cuts — IPv4 next to what is almost an IPv6 hint,
+// hints without an address, IPv4 tails of IPv6, encoded colons, word characters glued on and
+// non-ASCII neighbours, several runs with hints.
 
 const TRICKY = [
   "1.2.3.4",
@@ -57,6 +58,14 @@ const TRICKY = [
   "line one 10.1.2.3\nline two 2001:db8::2\tend",
   "GET | 200 | 2a02:c7c:9e98:563::c846 | d16ce21d35ef46e8-SJC | https://x.supabase.co/a?b=1",
   "GET | 200 | 185.13.16.177 | 0009790478fe3621-FRA | https://x.supabase.co/a?b=1",
+  // IPv6 hints in several runs of address characters, IPv4 before, between and after them
+  "1.2.3.4 then 2001:db8::1, 5.6.7.8 and [fe80::2]:80 then 9.9.9.9",
+  "10.0.0.1 ab12:34:56:78:9a:bc 10.0.0.2",
+  'x10.0.0.1y "2a02:c7c:9e98:563::c846" é10.0.0.3é',
+  "ab1.2.3.4:fe80::1 1.1.1.1",
+  "fe80::1 at the start, 1.2.3.4 at the end: ::1",
+  "1.2.3.4 in the middle: x::1y",
+  "crate::module 1.2.3.4 std::vector 5.6.7.8",
   "",
   "plain text",
 ];

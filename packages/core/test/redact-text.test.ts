@@ -3,6 +3,7 @@ import { RE2JS } from "re2js";
 import { describe, expect, it } from "vitest";
 import { checkRegexPattern } from "../src/index.ts";
 import {
+  ADDRESS_CHARS,
   ADDRESS_PATTERN,
   IPV4_ADDRESS_PATTERN,
   IPV6_HINT_PATTERN,
@@ -193,12 +194,16 @@ describe("the address pattern", () => {
     const ipv4 = new RegExp(IPV4_ADDRESS_PATTERN, "g");
     const ipv4Only = new RegExp(`^(?:${IPV4_ADDRESS_PATTERN})$`);
     const hint = new RegExp(IPV6_HINT_PATTERN);
+    const chars = new RegExp(`^${ADDRESS_CHARS}+$`);
     const texts = [...REDACTED_FORMS.map(([t]) => t), ...KEPT, "1:2:3:4:5:6:7:8", "1:2:3:4:5:6:1.2.3.4"];
     let withoutHint = 0;
     for (const text of [...texts, ...gluedTexts(3000)]) {
       // every match that is not an IPv4 address holds the hint (so a text without one has none)
-      for (const m of text.matchAll(whole))
+      for (const m of text.matchAll(whole)) {
         if (!ipv4Only.test(m[0])) expect(hint.test(m[0]), `${m[0]} in ${JSON.stringify(text)}`).toBe(true);
+        // and every match is a run of ADDRESS_CHARS: texts can be cut between such runs
+        expect(m[0]).toMatch(chars);
+      }
       if (hint.test(text)) continue;
       withoutHint++;
       expect(text.replace(ipv4, "REDACTED"), JSON.stringify(text)).toBe(text.replace(whole, "REDACTED"));

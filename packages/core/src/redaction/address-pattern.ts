@@ -97,5 +97,13 @@ export const ADDRESS_PATTERN = [...ipv6Forms(), IPV4_ADDRESS_PATTERN].join("|");
  */
 export const IPV6_HINT_PATTERN = `${COLON}${COLON}|(?:${GROUP}${COLON}){5}`;
 
+/**
+ * The characters an address is written with (its zone's included): every match of
+ * ADDRESS_PATTERN lies inside one run of them, and the characters around such a run are no word
+ * characters, so `\b` and `\B` read the same in the run alone as in the whole text. A text can
+ * be redacted run by run, or in pieces cut between runs.
+ */
+export const ADDRESS_CHARS = "[0-9A-Za-z_.:%~-]";
+
 /** what an address is replaced with */
 export const REDACTED = "REDACTED";

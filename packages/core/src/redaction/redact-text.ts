@@ -1,5 +1,5 @@
 import type { WireValue } from "../wire/wire-type.ts";
-import { ADDRESS_PATTERN, IPV6_HINT_PATTERN, REDACTED } from "./address-pattern.ts";
+import { ADDRESS_CHARS, ADDRESS_PATTERN, IPV6_HINT_PATTERN, REDACTED } from "./address-pattern.ts";
 
 const ADDRESS = new RegExp(ADDRESS_PATTERN, "g");
 
@@ -9,7 +9,7 @@ const ADDRESS = new RegExp(ADDRESS_PATTERN, "g");
 // and every address holds three IPv4 separators between digits, a `::`, or five `group:`.
 const SEP4 = "(?:\\.|%2[Ee])";
 const MAY_HOLD = new RegExp(`\\d${SEP4}\\d{1,3}${SEP4}\\d{1,3}${SEP4}\\d|${IPV6_HINT_PATTERN}`);
-const SPAN = /[0-9A-Za-z_.:%~-]+/g;
+const SPAN = new RegExp(`${ADDRESS_CHARS}+`, "g");
 
 /**
  * `text` with every IPv4 and IPv6 address replaced by `REDACTED` (DESIGN.md §7): the same
