@@ -24,6 +24,10 @@ import { median, ms, ratio, timeRotating } from "./lib/stats.ts";
 
 const TABLE = "pg_temp.redaction_texts";
 
+interface Metadata {
+  request?: { headers?: { x_real_ip?: string } };
+}
+
 /** the dialect's redaction of a STRING column `column` */
 function emitted(column: string): string {
   const arg: Expr = { k: "col", rel: "t", col: column, type: { t: "scalar", s: "STRING" } };
@@ -36,15 +40,16 @@ export async function benchRedactionPostgres(opts: { edgeEvents: number; runs: n
   const client = new pg.Client({ connectionString: BENCH_POSTGRES_URL });
   await client.connect();
   try {
-    const texts: Array<[string, string]> = [];
+    const texts: Array<[string, string, string]> = [];
     for await (const line of readLines(file)) {
-      const e = JSON.parse(line) as { metadata?: unknown; event_message?: string };
-      texts.push([JSON.stringify(e.metadata ?? null), e.event_message ?? ""]);
+      const e = JSON.parse(line) as { metadata?: Metadata; event_message?: string };
+      const ip = e.metadata?.request?.headers?.x_real_ip ?? "";
+      texts.push([JSON.stringify(e.metadata ?? null), e.event_message ?? "", ip]);
     }
-    await client.query(`CREATE TEMP TABLE redaction_texts (n int, m text, e text)`);
+    await client.query(`CREATE TEMP TABLE redaction_texts (n int, m text, e text, a text)`);
     await client.query(
-      `INSERT INTO ${TABLE} SELECT n, m, e FROM unnest($1::text[], $2::text[]) WITH ORDINALITY AS x(m, e, n)`,
-      [texts.map((t) => t[0]), texts.map((t) => t[1])],
+      `INSERT INTO ${TABLE} SELECT n, m, e, a FROM unnest($1::text[], $2::text[], $3::text[]) WITH ORDINALITY AS x(m, e, a, n)`,
+      [texts.map((t) => t[0]), texts.map((t) => t[1]), texts.map((t) => t[2])],
     );
     await client.query(`ANALYZE ${TABLE}`);
     const pattern = postgresDialect.stringLiteral(postgresDialect.bindPattern(ADDRESS_PATTERN));
@@ -63,6 +68,7 @@ export async function benchRedactionPostgres(opts: { edgeEvents: number; runs: n
     for (const [column, label] of [
       ["m", `record JSON (${s.m} characters on average)`],
       ["e", `event_message (${s.e} characters on average)`],
+      ["a", "the client address alone (`x_real_ip`)"],
     ] as const) {
       const sums = await Promise.all(
         variants.slice(1).map(async ([, f]) => {

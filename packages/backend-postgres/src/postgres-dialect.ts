@@ -1,6 +1,7 @@
 import {
   ADDRESS_CHARS,
   ADDRESS_PATTERN,
+  ADDRESS_PATTERN_WITHOUT_PERCENT,
   type CallExpr,
   checkedMakeDate,
   checkedMath,
@@ -516,8 +517,9 @@ export class PostgresDialect extends SqlEmitter {
       const redacted = this.stringLiteral(REDACTED);
       const ipv4 = (text: string) =>
         `regexp_replace(${c(text)}, ${regex(toPostgresRegex(IPV4_ADDRESS_PATTERN))}, ${redacted}, 'g')`;
+      // (a smaller automaton where no `%` can make an encoded separator or a zone)
       const whole = (text: string) =>
-        `regexp_replace(${c(text)}, ${regex(toPostgresRegex(ADDRESS_PATTERN))}, ${redacted}, 'g')`;
+        `CASE WHEN strpos(${text}, '%') > 0 THEN regexp_replace(${c(text)}, ${regex(toPostgresRegex(ADDRESS_PATTERN))}, ${redacted}, 'g') ELSE regexp_replace(${c(text)}, ${regex(toPostgresRegex(ADDRESS_PATTERN_WITHOUT_PERCENT))}, ${redacted}, 'g') END`;
       // PostgreSQL's own syntax: `.` is any character there, newlines included
       const hint = `(?:${toPostgresRegex(IPV6_HINT_PATTERN)})`;
       const fromFirstHint = regex(`${ADDRESS_CHARS}*${hint}.*`);
