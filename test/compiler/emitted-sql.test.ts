@@ -2,11 +2,16 @@ import { clickhouseDialect } from "@qes/backend-clickhouse";
 import { duckdbDialect } from "@qes/backend-duckdb";
 import { postgresDialect } from "@qes/backend-postgres";
 import {
+  ADDRESS_CHARS,
+  ADDRESS_PATTERN,
+  ADDRESS_PATTERN_WITHOUT_PERCENT,
   bindRequestParams,
   builtinLogSchema,
   compileEndpoint,
   type Dialect,
   type EndpointDefinition,
+  IPV4_ADDRESS_PATTERN,
+  IPV6_HINT_PATTERN,
   type LogSchema,
   parseEvent,
   parseSelect,
@@ -267,12 +272,43 @@ describe("redaction consumer SQL cannot undo", () => {
       postgresDialect,
     );
     // the path (a hidden column of a) and the record's JSON text: two columns, both redacted,
-    // with the pattern PostgreSQL reads (word boundaries as ASCII lookarounds)
+    // with the pattern PostgreSQL reads (word boundaries as ASCII lookarounds); the strings have
+    // the IPv4 form alone on the whole text and before the cut, the JSON text one to mark its escapes
     expect(redacted.match(/regexp_replace\(CAST\(/g)).toHaveLength(3);
+    expect(redacted.match(/regexp_replace\(left\(CAST\(/g)).toHaveLength(2);
     expect(redacted).toContain("(?<![0-9A-Za-z_])(?=[0-9A-Za-z_])");
     expect(redacted).not.toContain("\\b");
     // under the collation "C", whose word characters are ASCII ones as in RE2 and JavaScript
-    expect(redacted.match(/ COLLATE "C", '/g)).toHaveLength(3);
+    expect(redacted.match(/ COLLATE "C", '/g)).toHaveLength(15);
+  });
+
+  it("runs the whole address pattern on PostgreSQL only from the first IPv6 hint to the last", () => {
+    const redacted = compile(
+      "select metadata[0].request[0].path as p, metadata from a",
+      true,
+      postgresDialect,
+    );
+    const literal = (pattern: string) => postgresDialect.stringLiteral(postgresDialect.bindPattern(pattern));
+    const whole = literal(ADDRESS_PATTERN);
+    const hint = `(?:${postgresDialect.bindPattern(IPV6_HINT_PATTERN)})`;
+    // the message and the path the wrapper passes on, and the record's JSON text: each text is
+    // cut where the runs of address characters holding a hint begin and end (the regexes in
+    // PostgreSQL's syntax, where `.` takes newlines too) …
+    const fromFirstHint = ` FROM '${ADDRESS_CHARS}*${hint}.*') AS `;
+    const toLastHint = ` FROM '^.*${hint}${ADDRESS_CHARS}*') AS `;
+    expect(redacted.split(fromFirstHint)).toHaveLength(4);
+    expect(redacted.split(toLastHint)).toHaveLength(4);
+    // … and the whole pattern reads only the middle piece, the IPv4 form alone the rest
+    const middles = [...redacted.matchAll(/ FROM '\^[^']*'\) AS (\w+) OFFSET 0/g)].map((m) => m[1]);
+    expect(middles).toHaveLength(3);
+    // (without a `%` in it, the pattern less its `%` paths)
+    const lean = literal(ADDRESS_PATTERN_WITHOUT_PERCENT);
+    for (const name of middles)
+      expect(redacted).toContain(
+        `CASE WHEN strpos(${name}, '%') > 0 THEN regexp_replace(${name} COLLATE "C", ${whole}, 'REDACTED', 'g') ELSE regexp_replace(${name} COLLATE "C", ${lean}, 'REDACTED', 'g') END`,
+      );
+    expect(redacted.split(whole)).toHaveLength(4);
+    expect(redacted.split(literal(IPV4_ADDRESS_PATTERN))).toHaveLength(10);
   });
 
   it("changes nothing without consumer SQL, and is part of the compiled query's cache key", () => {

@@ -19,6 +19,10 @@ export interface RunSqlOptions {
   params?: Record<string, SqlParam>;
   /** the instant CURRENT_TIMESTAMP() is pinned to (ISO 8601); default 2025-01-15T12:00:00Z */
   now?: string;
+  /** consumer SQL over the query's CTEs (the query must define the CTEs it reads) */
+  consumerSql?: string;
+  /** a redacting request: consumer SQL reads the CTEs with every address replaced in the engine */
+  redact?: boolean;
 }
 
 export const DEFAULT_NOW = "2025-01-15T12:00:00Z";
@@ -63,6 +67,8 @@ export async function runSql(
   const compiled = compileEndpoint(endpoint, {
     schema: await backend.schema(),
     dialect: backend.dialect,
+    ...(opts.consumerSql === undefined ? {} : { consumerSql: opts.consumerSql }),
+    redact: opts.redact === true,
   });
   const raw: Record<string, string | undefined> = {};
   for (const [name, p] of Object.entries(params)) if (p.value !== undefined) raw[name] = p.value;

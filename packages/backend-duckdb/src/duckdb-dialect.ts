@@ -19,12 +19,14 @@ import {
   jsonPathKeys,
   literalArg,
   MAX_GENERATED_ELEMENTS,
+  mayMatchEmpty,
   microsPer,
   offsetMinutesSql,
   offsetSplit,
   printfHead,
   QesError,
   REDACTED,
+  REPLACE_MARKS,
   readsInstant,
   rename,
   type ScalarType,
@@ -265,7 +267,10 @@ export class DuckdbDialect extends SqlEmitter {
     },
     REGEXP_EXTRACT: ([s, p], call) =>
       `CASE WHEN regexp_matches(${s}, ${p}) THEN ${unsetGroupAsNull(`regexp_extract(${s}, ${p}, ${captureGroup(call)})`, call)} END`,
-    REGEXP_REPLACE: ([s, p, r]) => `regexp_replace(${s}, ${p}, ${r}, 'g')`,
+    REGEXP_REPLACE: ([s, p, r], call) =>
+      mayMatchEmpty(call)
+        ? replaceBetweenCharacters(this, s!, p!, r!, call)
+        : `regexp_replace(${s}, ${p}, ${r}, 'g')`,
     // a NULL delimiter gives NULL (BigQuery), where string_split keeps the text whole
     SPLIT: ([s, d]) =>
       d === undefined
@@ -583,6 +588,32 @@ function unnestOfList(list: string, alias: string, withOffset: boolean, emitter:
 }
 
 /** Arguments that hold JSON text (records), embedded as JSON rather than as strings. */
+/**
+ * REGEXP_REPLACE of a pattern that may match the empty string (mayMatchEmpty), its replacements
+ * between characters only, as PostgreSQL's and ClickHouse's are. DuckDB's RE2 search tries every
+ * byte, so an empty match it finds ahead (`\B` between the two bytes of `é`: `('aé', r'\B', '-')`
+ * gave `a\xC3-\xA9-` where the others give `aé-`) tore a character. Each replacement is marked
+ * (REPLACE_MARKS' START before it, END after it); one whose END is followed by a UTF-8
+ * continuation byte (10xxxxxx, first hex digit 8 to B, which follows no whole character) was
+ * inside a character and is taken out, the character whole again, and the marks go. A text or
+ * replacement that holds a mark is replaced as it is.
+ */
+function replaceBetweenCharacters(e: SqlEmitter, s: string, p: string, r: string, call: CallExpr): string {
+  const { START, END } = REPLACE_MARKS;
+  const lit = (text: string) => e.stringLiteral(text);
+  const plain = `regexp_replace(${s}, ${p}, ${r}, 'g')`;
+  const marked = `regexp_replace(${s}, ${p}, ${lit(START)} || ${r} || ${lit(END)}, 'g')`;
+  const untorn = e.once(`string_split(${marked}, ${lit(START)})`, (pieces) => {
+    // each piece after the first: the replacement, END, and the text up to the next replacement
+    const rest = `string_split(__rb_p, ${lit(END)})[2]`;
+    const piece = `CASE WHEN left(hex(${rest}), 1) IN ('8', '9', 'A', 'B') THEN ${rest} ELSE replace(__rb_p, ${lit(END)}, '') END`;
+    return `${pieces}[1] || array_to_string(list_transform(${pieces}[2:], __rb_p -> ${piece}), '')`;
+  });
+  const holds = (x: string) => `contains(${x}, ${lit(START)}) OR contains(${x}, ${lit(END)})`;
+  const holdsMarks = call.args[2]?.k === "lit" ? holds(s) : `${holds(s)} OR ${holds(r)}`;
+  return `CASE WHEN ${holdsMarks} THEN ${plain} ELSE ${untorn} END`;
+}
+
 function isJsonText(call: CallExpr, i: number): boolean {
   const t = call.args[i]?.type;
   return t?.t === "record" || t?.t === "records" || (t?.t === "array" && !t.native);

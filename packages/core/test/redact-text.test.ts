@@ -2,7 +2,13 @@ import { isIP } from "node:net";
 import { RE2JS } from "re2js";
 import { describe, expect, it } from "vitest";
 import { checkRegexPattern } from "../src/index.ts";
-import { ADDRESS_PATTERN } from "../src/redaction/address-pattern.ts";
+import {
+  ADDRESS_CHARS,
+  ADDRESS_PATTERN,
+  ADDRESS_PATTERN_WITHOUT_PERCENT,
+  IPV4_ADDRESS_PATTERN,
+  IPV6_HINT_PATTERN,
+} from "../src/redaction/address-pattern.ts";
 import { redactRows, redactText, redactValue } from "../src/redaction/redact-text.ts";
 
 const REDACTED_FORMS: Array<[string, string]> = [
@@ -182,6 +188,50 @@ describe("the address pattern", () => {
         }
       }
     }
+  });
+
+  it("matches, where IPV6_HINT_PATTERN does not, only as its IPv4 form alone does (PostgreSQL's shortcut)", () => {
+    const whole = new RegExp(ADDRESS_PATTERN, "g");
+    const ipv4 = new RegExp(IPV4_ADDRESS_PATTERN, "g");
+    const ipv4Only = new RegExp(`^(?:${IPV4_ADDRESS_PATTERN})$`);
+    const hint = new RegExp(IPV6_HINT_PATTERN);
+    const chars = new RegExp(`^${ADDRESS_CHARS}+$`);
+    const texts = [...REDACTED_FORMS.map(([t]) => t), ...KEPT, "1:2:3:4:5:6:7:8", "1:2:3:4:5:6:1.2.3.4"];
+    let withoutHint = 0;
+    for (const text of [...texts, ...gluedTexts(3000)]) {
+      // every match that is not an IPv4 address holds the hint (so a text without one has none)
+      for (const m of text.matchAll(whole)) {
+        if (!ipv4Only.test(m[0])) expect(hint.test(m[0]), `${m[0]} in ${JSON.stringify(text)}`).toBe(true);
+        // and every match is a run of ADDRESS_CHARS: texts can be cut between such runs
+        expect(m[0]).toMatch(chars);
+      }
+      if (hint.test(text)) continue;
+      withoutHint++;
+      expect(text.replace(ipv4, "REDACTED"), JSON.stringify(text)).toBe(text.replace(whole, "REDACTED"));
+    }
+    expect(withoutHint).toBeGreaterThan(500);
+  });
+
+  it("reads a text without `%` as ADDRESS_PATTERN_WITHOUT_PERCENT does (PostgreSQL's smaller automaton)", () => {
+    const whole = new RegExp(ADDRESS_PATTERN, "g");
+    const lean = new RegExp(ADDRESS_PATTERN_WITHOUT_PERCENT, "g");
+    const longest = RE2JS.compile(ADDRESS_PATTERN, RE2JS.LONGEST_MATCH);
+    const leanLongest = RE2JS.compile(ADDRESS_PATTERN_WITHOUT_PERCENT, RE2JS.LONGEST_MATCH);
+    expect(checkRegexPattern(ADDRESS_PATTERN_WITHOUT_PERCENT)).toBeUndefined();
+    // the glued texts with every `%` made a `:` or a `.`, so that the separators stay
+    const texts = [...REDACTED_FORMS.map(([t]) => t), ...KEPT, ...gluedTexts(3000)].map((t) =>
+      t.replace(/%(?:3[Aa])?/g, ":").replace(/%2[Ee]/g, "."),
+    );
+    let redacted = 0;
+    for (const text of texts) {
+      const expected = text.replace(whole, "REDACTED");
+      if (expected !== text) redacted++;
+      expect(text.replace(lean, "REDACTED"), JSON.stringify(text)).toBe(expected);
+      expect(leanLongest.matcher(text).replaceAll("REDACTED"), JSON.stringify(text)).toBe(
+        longest.matcher(text).replaceAll("REDACTED"),
+      );
+    }
+    expect(redacted).toBeGreaterThan(1000);
   });
 
   it("agrees with the direct replacement on text that needs no span splitting", () => {

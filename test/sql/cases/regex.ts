@@ -86,6 +86,21 @@ export const regexCases: SqlCase[] = [
     sql: `select regexp_replace(x, r'\\b', '|') as b, regexp_contains(x, concat(r'\\b', 'caf')) as computed, regexp_contains('é', concat(r'\\b', 'é')) as accented, regexp_contains('é', r'\\Bé') as inside, regexp_contains(' é', concat(r' \\B', 'é')) as inside_computed from unnest(['é😀 ab café']) x`,
     expect: [{ b: "é😀 |ab| |caf|é", computed: true, accented: false, inside: true, inside_computed: true }],
   },
+  // DuckDB's search tried the bytes inside é for `\B` and put the replacement between them
+  // (`('aé', r'\B', '-')` gave `a\xC3-\xA9-`, invalid UTF-8)
+  {
+    name: "REGEXP_REPLACE of \\B puts its replacement between characters, never inside one",
+    rule: "RE2 syntax: \\B holds between two \\W characters; é, € and 😀 are one character each, and no replacement splits one",
+    sql: String.raw`select regexp_replace(x, r'\B', '-') as b, regexp_replace(x, concat(r'\B', ''), '|') as computed, regexp_replace(x, r'\B', r'<\0>') as g from unnest(['éa', 'aé', 'a€b😀', 'é😀 ab café', '', cast(null as string)]) x with offset o order by o`,
+    expect: [
+      { b: "-éa", computed: "|éa", g: "<>éa" },
+      { b: "aé-", computed: "aé|", g: "aé<>" },
+      { b: "a€b😀-", computed: "a€b😀|", g: "a€b😀<>" },
+      { b: "-é-😀- a-b c-a-fé-", computed: "|é|😀| a|b c|a|fé|", g: "<>é<>😀<> a<>b c<>a<>fé<>" },
+      { b: "-", computed: "|", g: "<>" },
+      { b: null, computed: null, g: null },
+    ],
+  },
   {
     name: "REGEXP_REPLACE of a pattern that matches empty steps over whole characters, not bytes",
     rule: "RE2 GlobalReplace: after an empty match the search resumes one character on; é and 😀 are one character each (ClickHouse stepped one byte and split them)",

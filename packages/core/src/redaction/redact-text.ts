@@ -1,5 +1,5 @@
 import type { WireValue } from "../wire/wire-type.ts";
-import { ADDRESS_PATTERN, REDACTED } from "./address-pattern.ts";
+import { ADDRESS_CHARS, ADDRESS_PATTERN, IPV6_HINT_PATTERN, REDACTED } from "./address-pattern.ts";
 
 const ADDRESS = new RegExp(ADDRESS_PATTERN, "g");
 
@@ -8,11 +8,8 @@ const ADDRESS = new RegExp(ADDRESS_PATTERN, "g");
 // neighbours are non-word characters, so `\b` reads the same inside the run as in the whole text;
 // and every address holds three IPv4 separators between digits, a `::`, or five `group:`.
 const SEP4 = "(?:\\.|%2[Ee])";
-const COLON = "(?::|%3[Aa])";
-const MAY_HOLD = new RegExp(
-  `\\d${SEP4}\\d{1,3}${SEP4}\\d{1,3}${SEP4}\\d|${COLON}${COLON}|(?:[0-9A-Fa-f]{1,4}${COLON}){5}`,
-);
-const SPAN = /[0-9A-Za-z_.:%~-]+/g;
+const MAY_HOLD = new RegExp(`\\d${SEP4}\\d{1,3}${SEP4}\\d{1,3}${SEP4}\\d|${IPV6_HINT_PATTERN}`);
+const SPAN = new RegExp(`${ADDRESS_CHARS}+`, "g");
 
 /**
  * `text` with every IPv4 and IPv6 address replaced by `REDACTED` (DESIGN.md §7): the same
