@@ -587,7 +587,6 @@ function unnestOfList(list: string, alias: string, withOffset: boolean, emitter:
   return `(SELECT unnest(${list}) AS value${offset}) AS ${emitter.quoteIdent(alias)}`;
 }
 
-/** Arguments that hold JSON text (records), embedded as JSON rather than as strings. */
 /**
  * REGEXP_REPLACE of a pattern that may match the empty string (mayMatchEmpty), its replacements
  * between characters only, as PostgreSQL's and ClickHouse's are. DuckDB's RE2 search tries every
@@ -614,6 +613,7 @@ function replaceBetweenCharacters(e: SqlEmitter, s: string, p: string, r: string
   return `CASE WHEN ${holdsMarks} THEN ${plain} ELSE ${untorn} END`;
 }
 
+/** Arguments that hold JSON text (records), embedded as JSON rather than as strings. */
 function isJsonText(call: CallExpr, i: number): boolean {
   const t = call.args[i]?.type;
   return t?.t === "record" || t?.t === "records" || (t?.t === "array" && !t.native);
