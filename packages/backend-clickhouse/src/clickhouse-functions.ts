@@ -204,8 +204,14 @@ export function clickhouseFunctions(e: ClickhouseEmitter): FunctionTable {
     // lagInFrame/leadInFrame read within the frame: the whole partition, ordered.
     LAG: (args, call) => shift(e, "lagInFrame", args, call),
     LEAD: (args, call) => shift(e, "leadInFrame", args, call),
-    FIRST_VALUE: ([x]) => `first_value(${x}) RESPECT NULLS`,
-    LAST_VALUE: ([x]) => `last_value(${x}) RESPECT NULLS`,
+    // first_value/last_value skip NULLs unless told otherwise
+    FIRST_VALUE: ([x], call) => `first_value(${x})${call.ignoreNulls ? "" : " RESPECT NULLS"}`,
+    LAST_VALUE: ([x], call) => `last_value(${x})${call.ignoreNulls ? "" : " RESPECT NULLS"}`,
+    // nth_value has no IGNORE NULLS: the n-th of the frame's values, which groupArray keeps non-NULL
+    NTH_VALUE: ([x, n], call) =>
+      call.ignoreNulls
+        ? `arrayElementOrNull(groupArray(${x})${e.overOf(call)}, ${n})`
+        : `nth_value(${x}, toUInt64(${n}))`,
     NULLIF: rename("nullIf"),
     IF: ([c, a, b]) => `if(${c}, ${a}, ${b})`,
     LOWER: rename("lowerUTF8"),

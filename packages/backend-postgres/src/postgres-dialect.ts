@@ -386,6 +386,18 @@ export class PostgresDialect extends SqlEmitter {
     __EXTRACT: ([, ts], call) => postgresExtract(call, ts!),
     __QUANTILE: ([x, k, n]) =>
       `(array_agg(${x} ORDER BY ${x}) FILTER (WHERE ${x} IS NOT NULL))[greatest(1, (${k} * count(${x}) + ${n} - 1) / ${n})]`,
+    FIRST_VALUE: ([x], call) =>
+      call.ignoreNulls ? `(${this.nonNullValues(x!, call)})[1]` : `first_value(${x})`,
+    LAST_VALUE: ([x], call) => {
+      if (!call.ignoreNulls) return `last_value(${x})`;
+      const values = this.nonNullValues(x!, call);
+      return `(${values})[cardinality(${this.nonNullValues(x!, call)})]`;
+    },
+    // nth_value takes an integer; a row number past its range is past every frame
+    NTH_VALUE: ([x, n], call) => {
+      const at = `CAST(LEAST(${n}, 2147483647) AS integer)`;
+      return call.ignoreNulls ? `(${this.nonNullValues(x!, call)})[${at}]` : `nth_value(${x}, ${at})`;
+    },
     ARRAY_AGG: ([x], call) => {
       const filter = call.agg?.ignoreNulls ? ` FILTER (WHERE ${x} IS NOT NULL)` : "";
       // DISTINCT needs the ORDER BY key as written in the argument, collation included.
@@ -676,6 +688,14 @@ export class PostgresDialect extends SqlEmitter {
   }
 
   /** LAG/LEAD: the offset is an integer and the default has the value's type. */
+  /**
+   * The non-NULL values of a navigation window's frame, in its order: PostgreSQL's first_value,
+   * last_value and nth_value have no IGNORE NULLS, its window aggregates take FILTER.
+   */
+  private nonNullValues(x: string, call: CallExpr): string {
+    return `array_agg(${x}) FILTER (WHERE ${x} IS NOT NULL)${this.overOf(call)}`;
+  }
+
   /**
    * The OVER of a window ARRAY_AGG or STRING_AGG, which PostgreSQL cannot order inside ("aggregate
    * ORDER BY is not implemented for window functions"; DuckDB and ClickHouse answered): over a

@@ -33,6 +33,8 @@ export const DESUGARED_FORMS = {
   __qes_array_agg: "ARRAY_AGG with DISTINCT, IGNORE NULLS, ORDER BY or LIMIT",
   __qes_string_agg: "STRING_AGG with DISTINCT, ORDER BY or LIMIT",
   __qes_distinct: "`SUM(DISTINCT x)`, AVG, MIN, MAX: DISTINCT in an aggregate other than COUNT",
+  __qes_ignore_nulls:
+    "`FIRST_VALUE(x IGNORE NULLS)`, LAST_VALUE, NTH_VALUE: a navigation window skipping NULLs",
   __qes_order: "one `ORDER BY` key inside ARRAY_AGG / STRING_AGG",
   __qes_limit: "`LIMIT n` inside ARRAY_AGG / STRING_AGG",
   __qes_float: "number literals the parser cannot read: `.25`, `1.5e3`",

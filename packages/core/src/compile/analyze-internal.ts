@@ -14,6 +14,7 @@ import {
 import {
   analyzeAggregate,
   analyzeExtractPart,
+  analyzeIgnoringNulls,
   analyzeOrderedAggregate,
   functionName,
 } from "./analyze-functions.ts";
@@ -82,6 +83,8 @@ const FORM_READERS: { readonly [N in DesugaredFormName]: FormReader } = {
       env,
     );
   },
+  __qes_ignore_nulls: (node, env, args) =>
+    analyzeIgnoringNulls(stringArg(args[0], "a window function"), node, args.slice(1), env),
   __qes_order: outsideAggregate("ORDER BY inside a call"),
   __qes_limit: outsideAggregate("LIMIT inside a call"),
   __qes_float: (_node, _env, args) => ({

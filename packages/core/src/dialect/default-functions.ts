@@ -41,6 +41,11 @@ export function nanAwareExtreme(fn: "min" | "max", x: string, call: CallExpr, e:
 }
 
 /** A string-literal argument, known at compile time (formats, JSON paths). */
+/** FIRST_VALUE, LAST_VALUE, NTH_VALUE, with `IGNORE NULLS` inside the call where the query asks */
+function navigation(name: string): FunctionEmitter {
+  return (args, call) => `${name}(${args.join(", ")}${call.ignoreNulls ? " IGNORE NULLS" : ""})`;
+}
+
 export function literalArg(call: CallExpr, i: number, what: string): string {
   const a: Expr | undefined = call.args[i];
   if (a?.k === "lit" && typeof a.value === "string") return a.value;
@@ -678,8 +683,9 @@ export const DEFAULT_FUNCTIONS = {
   NTILE: rename("ntile"),
   LAG: rename("lag"),
   LEAD: rename("lead"),
-  FIRST_VALUE: rename("first_value"),
-  LAST_VALUE: rename("last_value"),
+  FIRST_VALUE: navigation("first_value"),
+  LAST_VALUE: navigation("last_value"),
+  NTH_VALUE: navigation("nth_value"),
   COALESCE: rename("coalesce"),
   IFNULL: rename("coalesce"),
   NULLIF: rename("nullif"),
