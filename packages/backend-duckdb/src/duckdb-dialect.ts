@@ -8,6 +8,7 @@ import {
   DEFAULT_FUNCTIONS,
   dateFormatForTimestamp,
   dateParseFormat,
+  datetimeFormat,
   decimalRounding,
   ESCAPE_MARK_CODE_POINT,
   type FormatSpec,
@@ -25,6 +26,7 @@ import {
   printfHead,
   QesError,
   REDACTED,
+  readingFormat,
   readsInstant,
   rename,
   type ScalarType,
@@ -131,7 +133,7 @@ export class DuckdbDialect extends SqlEmitter {
   // by default) unless the text's own offset (%z) says otherwise: strptime then returns the
   // instant already
   private readonly parseTimestamp = ([, s, zone]: string[], call: CallExpr): string => {
-    const format = literalArg(call, 0, "its format");
+    const format = readingFormat(literalArg(call, 0, "its format"));
     // an offset is taken out of the text and applied here: strptime's %z reads neither Z nor +HH
     const split = offsetSplit(format);
     const re = split && this.stringLiteral(split.re);
@@ -144,12 +146,12 @@ export class DuckdbDialect extends SqlEmitter {
     // offset at the start), where BigQuery lets padding match any whitespace or none: both the
     // text and the format lose their padding
     const padded = split !== undefined || formats.some((f) => f !== f.trim());
-    const civilText = split ? `regexp_replace(${s}, ${re}, '\\1\\3')` : s;
+    const civilText = split ? `regexp_replace(${s}, ${re}, ${this.stringLiteral(split.keep)})` : s;
     const text = padded ? `trim(${civilText})` : civilText;
     const literals = formats.map((f) => this.stringLiteral(padded ? f.trim() : f));
     const list = literals.length === 1 ? literals[0] : `[${literals.join(", ")}]`;
     const attempt = `try_strptime(${text}, ${list})`;
-    const offset = `regexp_extract(${s}, ${re}, 2)`;
+    const offset = `regexp_extract(${s}, ${re}, ${split?.offsetGroup})`;
     const value = split ? `(${attempt} - to_minutes(${offsetMinutesSql(offset, "INTEGER")}))` : attempt;
     // text that does not parse is BigQuery's error, not NULL
     const parsed = this.raiseWhen(
@@ -224,6 +226,9 @@ export class DuckdbDialect extends SqlEmitter {
       dateParseFormat(literalArg(call, 0, "its format"));
       return `CAST(${this.parseTimestamp([f!, s!], call)} AS DATE)`;
     },
+    // DATETIME is a naive TIMESTAMP here: its fields are written as they are
+    FORMAT_DATETIME: ([, d], call) =>
+      formatTimestampSql(datetimeFormat(literalArg(call, 0, "its format")), d!),
     // BigQuery: FORMAT_TIMESTAMP at midnight UTC, time elements written as their own text
     FORMAT_DATE: ([, d], call) =>
       formatTimestampSql(

@@ -7,6 +7,7 @@ import {
   DEFAULT_FUNCTIONS,
   dateFormatForTimestamp,
   dateParseFormat,
+  datetimeFormat,
   decimalRounding,
   ESCAPE_MARK_CODE_POINT,
   edgeCall,
@@ -28,6 +29,7 @@ import {
   QesError,
   REDACTED,
   REPLACE_MARKS,
+  readingFormat,
   readsInstant,
   rename,
   type ScalarType,
@@ -209,11 +211,11 @@ export class PostgresDialect extends SqlEmitter {
   // neither Z nor +HH:MM, and after SS.US it took '+0530' for the fraction .053 and dropped the
   // offset.
   private readonly parseTimestamp = ([, s, zone]: string[], call: CallExpr): string => {
-    const format = literalArg(call, 0, "its format");
+    const format = readingFormat(literalArg(call, 0, "its format"));
     const z = zone === undefined || readsInstant(format) ? "'UTC'" : postgresZone(zone);
     const split = offsetSplit(format);
     const re = split && this.stringLiteral(split.re);
-    const text = split ? `regexp_replace(${s}, ${re}, '\\1\\3')` : s;
+    const text = split ? `regexp_replace(${s}, ${re}, ${this.stringLiteral(split.keep)})` : s;
     const pattern = this.stringLiteral(translateTimeFormat(split?.civil ?? format));
     const read = `to_timestamp(${text}, ${pattern})::timestamp`;
     // SAFE.: to_timestamp raises on a field out of range in text that matches the format (day 30
@@ -223,7 +225,7 @@ export class PostgresDialect extends SqlEmitter {
     );
     const readable = `jsonb_path_query_first(to_jsonb(CAST(${text} AS text)), ${jsonPath}, '{}', true)`;
     const civil = this.inSafeCall ? `(CASE WHEN ${readable} IS NULL THEN NULL ELSE ${read} END)` : read;
-    const offset = `coalesce((regexp_match(${s}, ${re}))[2], '')`;
+    const offset = `coalesce((regexp_match(${s}, ${re}))[${split?.offsetGroup}], '')`;
     // to_timestamp reads what it can and skips the rest: text the format does not describe
     // whole is BigQuery's error here, not an answer (the offset, if any, included)
     const value = this.raiseWhen(
@@ -364,6 +366,14 @@ export class PostgresDialect extends SqlEmitter {
       dateParseFormat(literalArg(call, 0, "its format"));
       return `CAST(${this.parseTimestamp([f!, s!], call)} AT TIME ZONE 'UTC' AS date)`;
     },
+    // the civil time read as UTC's: its fields are written as they are
+    FORMAT_DATETIME: ([, d], call) =>
+      formatTimestampSql(
+        datetimeFormat(literalArg(call, 0, "its format")),
+        postgresFromLocal(d!, "'UTC'"),
+        undefined,
+        (x) => this.stringLiteral(x),
+      ),
     // BigQuery: FORMAT_TIMESTAMP at midnight UTC, time elements written as their own text
     FORMAT_DATE: ([, d], call) =>
       formatTimestampSql(

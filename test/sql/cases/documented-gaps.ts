@@ -52,3 +52,51 @@ export const documentedGapCases: SqlCase[] = [
     expect: { error: "sql_invalid", message: /row number must be positive/ },
   },
 ];
+
+/** 2025-01-05 (a Sunday) 07:08:09.1203 UTC */
+const SUNDAY = "timestamp '2025-01-05 07:08:09.120300'";
+
+export const formatElementCases: SqlCase[] = [
+  {
+    name: "FORMAT_TIMESTAMP %E<n>S writes n fraction digits, %E*S as many as the value has",
+    rule: "BigQuery format elements: %E#S seconds with # digits of fractional precision, %E*S with full fractional precision (absl FormatTime: truncated, zero-padded; %E*S without trailing zeros, no point for whole seconds) — every backend refused %E1S and wrote %E*S as six digits",
+    sql: `select format_timestamp('%E*S|%E6S|%E3S|%E1S|%E0S|%E8S', ${SUNDAY}) as a, format_timestamp('%E*S|%E2S', timestamp '2025-01-05 07:08:09') as b, format_timestamp('%E*S', timestamp '2025-01-05 07:08:09.000001') as c`,
+    expect: [{ a: "09.1203|09.120300|09.120|09.1|09|09.12030000", b: "09|09.00", c: "09.000001" }],
+  },
+  {
+    name: "FORMAT_TIMESTAMP %u, %k, %l and %c",
+    rule: "BigQuery format elements: %u weekday 1-7 from Monday, %k / %l the 24- / 12-hour hour space-padded, %c the date and time representation (Wed Jan 20 21:47:00 2021) — every backend refused them",
+    sql: `select format_timestamp('%u|%k|%l|%c', ${SUNDAY}) as a, format_timestamp('%u|%k|%l|%c', timestamp '2025-01-11 23:59:01', 'America/New_York') as b, format_timestamp('%l %k', timestamp '2025-01-11 12:00:00') as c`,
+    expect: [{ a: "7| 7| 7|Sun Jan  5 07:08:09 2025", b: "6|18| 6|Sat Jan 11 18:59:01 2025", c: "12 12" }],
+  },
+  {
+    name: "FORMAT_DATETIME writes the civil time's fields",
+    rule: "BigQuery FORMAT_DATETIME(format_string, datetime_expr): the format elements for date and time parts (it was not in the catalogue)",
+    sql: "select format_datetime('%Y-%m-%d %H:%M:%E*S|%c|%l %p|%u|%E3S', datetime '2025-01-05 19:08:09.5') as a, format_datetime('%F', cast(null as datetime)) as n",
+    expect: [{ a: "2025-01-05 19:08:09.5|Sun Jan  5 19:08:09 2025| 7 PM|7|09.500", n: null }],
+  },
+  {
+    name: "FORMAT_DATETIME refuses a time-zone element",
+    rule: "BigQuery DATETIME: a civil time in no time zone — qes refuses %Z / %z for it rather than write UTC's",
+    sql: "select format_datetime('%H %Z', datetime '2025-01-05 19:08:09') as a",
+    expect: { error: "sql_invalid", message: /%Z is not allowed for the DATETIME type/ },
+  },
+  {
+    name: "PARSE_TIMESTAMP %E<n>S and %E*S read seconds with any fraction or none",
+    rule: "BigQuery format elements / absl ParseTime: %E#S and %E*S read seconds and an optional fraction of any length (PostgreSQL refused '09.123456' under %E3S, ClickHouse refused %E3S)",
+    sql: "select parse_timestamp('%Y-%m-%d %H:%M:%E*S', '2025-01-05 07:08:09.12') as a, parse_timestamp('%Y-%m-%d %H:%M:%E3S', '2025-01-05 07:08:09.123456') as b, parse_timestamp('%Y-%m-%d %H:%M:%E1S', '2025-01-05 07:08:09') as c",
+    expect: [{ a: 1736060889120000, b: 1736060889123456, c: 1736060889000000 }],
+  },
+  {
+    name: "PARSE_TIMESTAMP with two offsets applies the last",
+    rule: "BigQuery PARSE_TIMESTAMP (absl ParseTime): each %z / %Ez reads into the one offset, the last read wins (DuckDB answered so; PostgreSQL and ClickHouse refused the format)",
+    sql: "select parse_timestamp('%Y-%m-%d %H:%M:%S%z%z', '2025-01-05 07:08:09+01+02') as a, parse_timestamp('%z %Y-%m-%d %H:%M:%S %Ez', '-03 2025-01-05 07:08:09 Z') as b",
+    expect: [{ a: 1736053689000000, b: 1736060889000000 }],
+  },
+  {
+    name: "PARSE_TIMESTAMP %c reads the date and time representation",
+    rule: "BigQuery format elements: %c is %a %b %e %H:%M:%S %Y (PostgreSQL refused %e in a PARSE_TIMESTAMP format)",
+    sql: "select parse_timestamp('%c', 'Sun Jan  5 07:08:09 2025') as a, parse_timestamp('%e/%m/%Y', '15/01/2025') as b",
+    expect: [{ a: 1736060889000000, b: 1736899200000000 }],
+  },
+];

@@ -440,6 +440,18 @@ function moreFunctions() {
       STRING,
       { literalAs: [undefined, "DATE"], literalArgs: [0] },
     ),
+    // BigQuery: the civil time's fields, as FORMAT_TIMESTAMP writes them in UTC
+    fn(
+      "FORMAT_DATETIME",
+      "scalar",
+      [2, 2],
+      [
+        [0, "STRING"],
+        [1, "DATETIME"],
+      ],
+      STRING,
+      { literalAs: [undefined, "DATETIME"], literalArgs: [0] },
+    ),
     fn(
       "GENERATE_TIMESTAMP_ARRAY",
       "scalar",
