@@ -266,7 +266,10 @@ export class DuckdbDialect extends SqlEmitter {
       // filtered first (a NULL ordered first was the one value of LIMIT 1: NULL). A window's OVER
       // goes on list(): DuckDB refused it after array_to_string ("Window function macros must be
       // functions").
-      return `array_to_string(list_slice(list(${call.agg?.distinct ? "DISTINCT " : ""}${x}${this.aggregateOrder(call)}) FILTER (WHERE ${x} IS NOT NULL)${this.overOf(call)}, 1, ${call.agg.limit}), ${delim})`;
+      const joined = `array_to_string(list_slice(list(${call.agg?.distinct ? "DISTINCT " : ""}${x}${this.aggregateOrder(call)}) FILTER (WHERE ${x} IS NOT NULL)${this.overOf(call)}, 1, ${call.agg.limit}), ${delim})`;
+      // a NULL delimiter makes the result NULL (BigQuery), where array_to_string of one value
+      // answered that value
+      return d === undefined ? joined : `(CASE WHEN ${delim} IS NULL THEN NULL ELSE ${joined} END)`;
     },
     REGEXP_EXTRACT: ([s, p], call) =>
       `CASE WHEN regexp_matches(${s}, ${p}) THEN ${unsetGroupAsNull(`regexp_extract(${s}, ${p}, ${captureGroup(call)})`, call)} END`,

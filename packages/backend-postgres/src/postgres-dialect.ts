@@ -423,15 +423,10 @@ export class PostgresDialect extends SqlEmitter {
       const delim = d ?? "','";
       // LIMIT 0 aggregates no value: NULL, as over no rows (BigQuery), not the empty string
       if (call.agg?.limit === 0) return `CAST(NULL AS ${this.typeName("STRING")})`;
-      if (call.over) {
-        if (call.agg?.limit === undefined) return `string_agg(${x}, ${delim})${this.orderedWindow(call)}`;
-        return `array_to_string((array_agg(${x}) FILTER (WHERE ${x} IS NOT NULL)${this.orderedWindow(call)})[1:${call.agg.limit}], ${delim})`;
-      }
-      const arg = call.agg?.distinct ? `DISTINCT ${this.ordered(x!, call.args[0]!.type)}` : x;
-      if (call.agg?.limit === undefined) return `string_agg(${arg}, ${delim}${this.aggregateOrder(call)})`;
-      // LIMIT counts the values joined: array_agg keeps the NULLs string_agg skips (a NULL ordered
-      // first was the one value of LIMIT 1: '')
-      return `array_to_string((array_agg(${arg}${this.aggregateOrder(call)}) FILTER (WHERE ${x} IS NOT NULL))[1:${call.agg.limit}], ${delim})`;
+      const agg = this.stringAgg(x!, delim, call);
+      // a NULL delimiter makes the result NULL (BigQuery), where string_agg joins without one;
+      // the delimiter is a literal or a parameter (constantArgs), so the CASE is one per query
+      return d === undefined ? agg : `(CASE WHEN ${delim} IS NULL THEN NULL ELSE ${agg} END)`;
     },
     // substring(… FROM pattern) is BigQuery's REGEXP_EXTRACT: first group or whole match, NULL when none.
     REGEXP_EXTRACT: ([s, p], call) => `substring(${s} FROM ${this.regex(p!, call)})`,
@@ -698,6 +693,19 @@ export class PostgresDialect extends SqlEmitter {
   }
 
   /** LAG/LEAD: the offset is an integer and the default has the value's type. */
+  /** STRING_AGG's join (its OVER placed inside), before a NULL delimiter is looked at */
+  private stringAgg(x: string, delim: string, call: CallExpr): string {
+    if (call.over) {
+      if (call.agg?.limit === undefined) return `string_agg(${x}, ${delim})${this.orderedWindow(call)}`;
+      return `array_to_string((array_agg(${x}) FILTER (WHERE ${x} IS NOT NULL)${this.orderedWindow(call)})[1:${call.agg.limit}], ${delim})`;
+    }
+    const arg = call.agg?.distinct ? `DISTINCT ${this.ordered(x, call.args[0]!.type)}` : x;
+    if (call.agg?.limit === undefined) return `string_agg(${arg}, ${delim}${this.aggregateOrder(call)})`;
+    // LIMIT counts the values joined: array_agg keeps the NULLs string_agg skips (a NULL ordered
+    // first was the one value of LIMIT 1: '')
+    return `array_to_string((array_agg(${arg}${this.aggregateOrder(call)}) FILTER (WHERE ${x} IS NOT NULL))[1:${call.agg.limit}], ${delim})`;
+  }
+
   /**
    * The non-NULL values of a navigation window's frame, in its order: PostgreSQL's first_value,
    * last_value and nth_value have no IGNORE NULLS, its window aggregates take FILTER.

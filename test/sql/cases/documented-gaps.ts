@@ -45,6 +45,14 @@ export const documentedGapCases: SqlCase[] = [
       { o: 5, n2: 10, n3: null, far: null },
     ],
   },
+  // ---------------------------------------------------------------- STRING_AGG
+  {
+    name: "STRING_AGG with a NULL delimiter is NULL",
+    rule: "BigQuery STRING_AGG: a NULL delimiter makes the result NULL (PostgreSQL joined the values without one: 'ab'; DuckDB answered the one value under LIMIT 1)",
+    sql: "select string_agg(x, null) as s, string_agg(x, cast(null as string) order by x limit 1) as l, string_agg(x, @d) as p from unnest(['a', 'b']) as x",
+    params: { d: { kind: "string" } },
+    expect: [{ s: null, l: null, p: null }],
+  },
   {
     name: "NTH_VALUE refuses a row number below 1",
     rule: "BigQuery NTH_VALUE: constant_integer_expression must be at least 1",
