@@ -53,6 +53,19 @@ export const documentedGapCases: SqlCase[] = [
     params: { d: { kind: "string" } },
     expect: [{ s: null, l: null, p: null }],
   },
+  // ---------------------------------------------------------------- TIMESTAMP_ADD
+  {
+    name: "TIMESTAMP_ADD refuses a MONTH step",
+    rule: "BigQuery TIMESTAMP_ADD: date_part is MICROSECOND, MILLISECOND, SECOND, MINUTE, HOUR or DAY (every backend stepped by a month)",
+    sql: "select timestamp_add(timestamp '2025-01-31', interval 1 month) as t",
+    expect: { error: "sql_invalid", message: /does not support the MONTH date part/ },
+  },
+  {
+    name: "TIMESTAMP_SUB refuses a YEAR step, and steps by DAY",
+    rule: "BigQuery TIMESTAMP_SUB: the date parts of TIMESTAMP_ADD (every backend stepped by a year)",
+    sql: "select timestamp_sub(timestamp '2025-01-31', interval 1 year) as t",
+    expect: { error: "sql_invalid", message: /does not support the YEAR date part/ },
+  },
   {
     name: "NTH_VALUE refuses a row number below 1",
     rule: "BigQuery NTH_VALUE: constant_integer_expression must be at least 1",

@@ -129,6 +129,7 @@ function analyzeCall(name: string, node: AstNode, env: ExprEnv): Expr {
       checkCapturingGroups(spec.name, spec.maxCapturingGroups, args[i]!, rawArgs[i]!);
   }
   checkCountArg(spec.name, args, rawArgs);
+  checkTimestampStep(spec.name, args, rawArgs);
   for (const i of spec.constantArgs ?? []) if (args[i]) checkConstantArg(spec.name, args[i]!, rawArgs[i]!);
   const type = withPosition(
     () =>
@@ -307,6 +308,26 @@ function checkCountArg(name: string, args: Expr[], raw: AstNode[]): void {
       "sql_invalid",
       `${name}'s ${count.what} must ${count.least === 1 ? "be positive" : "not be negative"}.`,
       raw[count.at],
+    );
+}
+
+/** the parts BigQuery's TIMESTAMP_ADD / TIMESTAMP_SUB step a TIMESTAMP by: units of fixed length */
+const TIMESTAMP_STEP_PARTS = new Set(["MICROSECOND", "MILLISECOND", "SECOND", "MINUTE", "HOUR", "DAY"]);
+
+/**
+ * TIMESTAMP_ADD / TIMESTAMP_SUB of a TIMESTAMP by WEEK, MONTH, QUARTER or YEAR is BigQuery's
+ * error (an instant has no calendar: DATETIME_ADD / DATE_ADD step by those); every engine
+ * answered it.
+ */
+function checkTimestampStep(name: string, args: Expr[], raw: AstNode[]): void {
+  if (name !== "TIMESTAMP_ADD" && name !== "TIMESTAMP_SUB") return;
+  const [ts, step] = args;
+  if (!(ts?.type.t === "scalar" && ts.type.s === "TIMESTAMP") || step?.k !== "interval") return;
+  if (!TIMESTAMP_STEP_PARTS.has(step.unit))
+    fail(
+      "sql_invalid",
+      `${name} does not support the ${step.unit} date part when the argument is TIMESTAMP type.`,
+      raw[1],
     );
 }
 
