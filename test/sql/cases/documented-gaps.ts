@@ -66,6 +66,28 @@ export const documentedGapCases: SqlCase[] = [
     sql: "select timestamp_sub(timestamp '2025-01-31', interval 1 year) as t",
     expect: { error: "sql_invalid", message: /does not support the YEAR date part/ },
   },
+  // ---------------------------------------------------------------- FLOAT64 overflow
+  {
+    name: "an overflow inside FLOAT64 arithmetic raises beside an infinite operand",
+    rule: "BigQuery arithmetic operators: floating point overflow raises — y * 10 overflows whatever is added to it (DuckDB and ClickHouse answered inf: the check at the root saw an operand that was inf already)",
+    sql: "select y * 10 + cast('inf' as float64) as a from unnest([1e308]) as y",
+    expect: { error: "sql_invalid", message: /floating point overflow/ },
+  },
+  {
+    name: "an overflow inside FLOAT64 arithmetic raises beside an infinite column",
+    rule: "BigQuery arithmetic operators: floating point overflow raises (DuckDB and ClickHouse answered -inf)",
+    sql: "select y * 10 + z as a from unnest([1e308]) as y, unnest([cast('-inf' as float64)]) as z",
+    expect: { error: "sql_invalid", message: /floating point overflow/ },
+  },
+  {
+    name: "FLOAT64 arithmetic of an infinite operand without overflow is infinite",
+    rule: "BigQuery arithmetic operators: ±inf operands give ±inf, only an overflow raises",
+    sql: "select z, y * 2 + z as a, (y + 1.5) * z - 2 as b from unnest([1.5]) as y, unnest([cast('inf' as float64), 2.0]) as z order by z",
+    expect: [
+      { z: 2, a: 5, b: 4 },
+      { z: "Infinity", a: "Infinity", b: "Infinity" },
+    ],
+  },
   {
     name: "NTH_VALUE refuses a row number below 1",
     rule: "BigQuery NTH_VALUE: constant_integer_expression must be at least 1",
