@@ -1,6 +1,8 @@
 import {
   ADDRESS_PATTERN,
   type CallExpr,
+  type CaseFoldOps,
+  caseFoldedSql,
   checkedMath,
   DEFAULT_FUNCTIONS,
   decimalRounding,
@@ -220,7 +222,15 @@ export function clickhouseFunctions(e: ClickhouseEmitter): FunctionTable {
     CHAR_LENGTH: int64("lengthUTF8"),
     STARTS_WITH: rename("startsWith"),
     ENDS_WITH: rename("endsWith"),
-    CONTAINS_SUBSTR: ([a, b]) => `(positionCaseInsensitiveUTF8(${a}, ${b}) > 0)`,
+    // BigQuery compares the case-folded texts (case-folding.ts)
+    CONTAINS_SUBSTR: ([a, b]) => {
+      const ops: CaseFoldOps = {
+        lower: "lowerUTF8",
+        ascii: (x) => `length(${x}) = lengthUTF8(${x})`,
+        literal: (s) => e.stringLiteral(s),
+      };
+      return `(positionUTF8(${caseFoldedSql(a!, ops)}, ${caseFoldedSql(b!, ops)}) > 0)`;
+    },
     SUBSTR: (args, call) => substrCall(args, call, e, CH_SUBSTRING),
     SUBSTRING: (args, call) => substrCall(args, call, e, CH_SUBSTRING),
     TRIM: ([s, c]) => (c === undefined ? `trimBoth(${s})` : `trimBoth(${s}, ${c})`),

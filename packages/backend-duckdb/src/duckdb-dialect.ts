@@ -1,7 +1,9 @@
 import {
   ADDRESS_PATTERN,
   type CallExpr,
+  type CaseFoldOps,
   capturingGroups,
+  caseFoldedSql,
   checkedMakeDate,
   checkedMath,
   checkedTimestampFrom,
@@ -167,6 +169,15 @@ export class DuckdbDialect extends SqlEmitter {
     // count_if over no rows is NULL in DuckDB; BigQuery's COUNTIF is 0.
     COUNTIF: ([c], call) => `coalesce(CAST(count_if(${c})${this.overOf(call)} AS BIGINT), 0)`,
     ENDS_WITH: rename("ends_with"),
+    // BigQuery compares the case-folded texts (case-folding.ts); strlen counts bytes
+    CONTAINS_SUBSTR: ([a, b]) => {
+      const ops: CaseFoldOps = {
+        lower: "lower",
+        ascii: (x) => `strlen(${x}) = length(${x})`,
+        literal: (s) => this.stringLiteral(s),
+      };
+      return `(strpos(${caseFoldedSql(a!, ops)}, ${caseFoldedSql(b!, ops)}) > 0)`;
+    },
     REGEXP_CONTAINS: rename("regexp_matches"),
     DATETIME: (args, call) =>
       isTimestamp(call, 0) ? toLocalSql(args[0]!, zoneName(args[1])) : `CAST(${args[0]} AS TIMESTAMP)`,

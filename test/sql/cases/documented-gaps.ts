@@ -53,6 +53,13 @@ export const documentedGapCases: SqlCase[] = [
     params: { d: { kind: "string" } },
     expect: [{ s: null, l: null, p: null }],
   },
+  // ---------------------------------------------------------------- CONTAINS_SUBSTR
+  {
+    name: "CONTAINS_SUBSTR compares case-folded text: ß is ss, a final ς is σ, ﬁ is fi",
+    rule: "BigQuery CONTAINS_SUBSTR: a normalized, case-insensitive search, values case folded before they are compared (every backend compared lower(): 'Straße' held no 'SS'; ClickHouse also read İ apart from i)",
+    sql: "select contains_substr('Straße', 'SS') as ss, contains_substr('STRAẞE', 'strasse') as ss2, contains_substr('ΟΔΟΣ Α', 'οδος α') as sigma, contains_substr('ﬁle', 'FI') as lig, contains_substr('İstanbul', 'i') as dotted, contains_substr('ı', 'i') as dotless, contains_substr('ΟΔΟΣ', 'οδός') as accent",
+    expect: [{ ss: true, ss2: true, sigma: true, lig: true, dotted: true, dotless: false, accent: false }],
+  },
   // ---------------------------------------------------------------- TIMESTAMP_ADD
   {
     name: "TIMESTAMP_ADD refuses a MONTH step",

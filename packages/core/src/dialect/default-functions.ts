@@ -2,6 +2,7 @@ import type { Expr } from "../compile/ir.ts";
 import { typeName } from "../compile/sql-type.ts";
 import { QesError } from "../errors.ts";
 import { canMatchEmpty, groupCannotBeEmpty } from "../sandbox/regex-empty-match.ts";
+import { type CaseFoldOps, caseFoldedSql } from "./case-folding.ts";
 import { printableText } from "./format-printable.ts";
 import { type CallExpr, type FunctionEmitter, type FunctionTable, rename } from "./function-table.ts";
 import type { SqlEmitter } from "./sql-emitter.ts";
@@ -695,7 +696,15 @@ export const DEFAULT_FUNCTIONS = {
   LENGTH: rename("length"),
   CHAR_LENGTH: rename("length"),
   STARTS_WITH: rename("starts_with"),
-  CONTAINS_SUBSTR: ([a, b]) => `(strpos(lower(${a}), lower(${b})) > 0)`,
+  // BigQuery compares the case-folded texts (case-folding.ts)
+  CONTAINS_SUBSTR: ([a, b], _call, e) => {
+    const ops: CaseFoldOps = {
+      lower: "lower",
+      ascii: (x) => `octet_length(${x}) = char_length(${x})`,
+      literal: (s) => e.stringLiteral(s),
+    };
+    return `(strpos(${caseFoldedSql(a!, ops)}, ${caseFoldedSql(b!, ops)}) > 0)`;
+  },
   SUBSTR: (args, call, e) => substrCall(args, call, e, STANDARD_SUBSTRING),
   SUBSTRING: (args, call, e) => substrCall(args, call, e, STANDARD_SUBSTRING),
   LTRIM: rename("ltrim"),
