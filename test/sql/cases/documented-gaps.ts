@@ -1,4 +1,4 @@
-import type { SqlCase } from "./case.ts";
+import { EDGE, type SqlCase } from "./case.ts";
 
 // Gaps between qes and BigQuery's documented behaviour found by cross-engine comparison: each
 // case is a query some or all backends answered otherwise than BigQuery documents (or refused
@@ -59,6 +59,31 @@ export const documentedGapCases: SqlCase[] = [
     rule: "BigQuery CONTAINS_SUBSTR: a normalized, case-insensitive search, values case folded before they are compared (every backend compared lower(): 'Straße' held no 'SS'; ClickHouse also read İ apart from i)",
     sql: "select contains_substr('Straße', 'SS') as ss, contains_substr('STRAẞE', 'strasse') as ss2, contains_substr('ΟΔΟΣ Α', 'οδος α') as sigma, contains_substr('ﬁle', 'FI') as lig, contains_substr('İstanbul', 'i') as dotted, contains_substr('ı', 'i') as dotless, contains_substr('ΟΔΟΣ', 'οδός') as accent",
     expect: [{ ss: true, ss2: true, sigma: true, lig: true, dotted: true, dotless: false, accent: false }],
+  },
+  // ---------------------------------------------------------------- array subscripts
+  {
+    name: "OFFSET past an array's end is an error",
+    rule: "BigQuery array subscript operator: OFFSET / ORDINAL outside the array raise 'Array index … is out of bounds'; only SAFE_OFFSET / SAFE_ORDINAL give NULL (every backend answered NULL)",
+    sql: "select [1, 2][offset(5)] as a",
+    expect: { error: "sql_invalid", message: /Array index is out of bounds/ },
+  },
+  {
+    name: "ORDINAL 0 and a negative OFFSET are errors",
+    rule: "BigQuery array subscript operator: ORDINAL(0), OFFSET(-1) are outside every array",
+    sql: "select [1, 2][ordinal(0)] as a, [1, 2][offset(-1)] as b",
+    expect: { error: "sql_invalid", message: /Array index is out of bounds/ },
+  },
+  {
+    name: "OFFSET into an event's empty array is an error",
+    rule: "BigQuery array subscript operator: an empty array has no element 0 (e02's detectionIds is [])",
+    sql: `select b.detectionIds[offset(0)] as x from ${EDGE} t cross join unnest(t.metadata) as m cross join unnest(m.request.cf.botManagement) as b where id = 'e02'`,
+    expect: { error: "sql_invalid", message: /Array index is out of bounds/ },
+  },
+  {
+    name: "OFFSET inside an array, of a NULL array or by a NULL index",
+    rule: "BigQuery array subscript operator: the element; NULL for a NULL array or index; SAFE_OFFSET outside is NULL; a record read from the event (metadata[OFFSET(3)]) keeps qes's NULL (docs/compiler.md)",
+    sql: `select [1, 2][offset(1)] as a, [1, 2][ordinal(1)] as b, [1, 2][safe_offset(5)] as c, split(cast(null as string), ',')[offset(3)] as d, [1, 2][offset(cast(null as int64))] as e, metadata[offset(3)].request[offset(0)].path as p from ${EDGE} where id = 'e01'`,
+    expect: [{ a: 2, b: 1, c: null, d: null, e: null, p: null }],
   },
   // ---------------------------------------------------------------- TIMESTAMP_ADD
   {

@@ -47,6 +47,10 @@ function navigation(name: string): FunctionEmitter {
   return (args, call) => `${name}(${args.join(", ")}${call.ignoreNulls ? " IGNORE NULLS" : ""})`;
 }
 
+/** BigQuery's error for OFFSET / ORDINAL outside an array (SAFE_OFFSET answers NULL) */
+export const ARRAY_INDEX_OUT_OF_BOUNDS =
+  "Array index is out of bounds (use SAFE_OFFSET or SAFE_ORDINAL for NULL)";
+
 export function literalArg(call: CallExpr, i: number, what: string): string {
   const a: Expr | undefined = call.args[i];
   if (a?.k === "lit" && typeof a.value === "string") return a.value;
@@ -684,6 +688,8 @@ export const DEFAULT_FUNCTIONS = {
   NTILE: rename("ntile"),
   LAG: rename("lag"),
   LEAD: rename("lead"),
+  __CHECK_INDEX: ([value, i, length], _call, e) =>
+    e.raiseWhen(value!, `${i} < 0 OR ${i} >= ${length}`, ARRAY_INDEX_OUT_OF_BOUNDS),
   FIRST_VALUE: navigation("first_value"),
   LAST_VALUE: navigation("last_value"),
   NTH_VALUE: navigation("nth_value"),
