@@ -121,6 +121,16 @@ export const documentedGapCases: SqlCase[] = [
     ],
   },
   {
+    name: "NTH_VALUE counts a NULL row unless IGNORE NULLS",
+    rule: "BigQuery NTH_VALUE: RESPECT NULLS (the default) counts every row of the frame, IGNORE NULLS only the non-NULL ones",
+    sql: "select o, nth_value(x, 2) over (order by o) as r2, nth_value(x, 2 ignore nulls) over (order by o) as i2 from unnest([struct(1 as o, 1 as x), struct(2 as o, cast(null as int64) as x), struct(3 as o, 3 as x)]) order by o",
+    expect: [
+      { o: 1, r2: null, i2: null },
+      { o: 2, r2: null, i2: null },
+      { o: 3, r2: null, i2: 3 },
+    ],
+  },
+  {
     name: "NTH_VALUE refuses a row number below 1",
     rule: "BigQuery NTH_VALUE: constant_integer_expression must be at least 1",
     sql: `select nth_value(x, 0) over (order by o) as n from ${GAPPY}`,
