@@ -145,8 +145,17 @@ export const formatElementCases: SqlCase[] = [
   {
     name: "FORMAT_TIMESTAMP %E<n>S writes n fraction digits, %E*S as many as the value has",
     rule: "BigQuery format elements: %E#S seconds with # digits of fractional precision, %E*S with full fractional precision (absl FormatTime: truncated, zero-padded; %E*S without trailing zeros, no point for whole seconds) — every backend refused %E1S and wrote %E*S as six digits",
-    sql: `select format_timestamp('%E*S|%E6S|%E3S|%E1S|%E0S|%E8S', ${SUNDAY}) as a, format_timestamp('%E*S|%E2S', timestamp '2025-01-05 07:08:09') as b, format_timestamp('%E*S', timestamp '2025-01-05 07:08:09.000001') as c`,
-    expect: [{ a: "09.1203|09.120300|09.120|09.1|09|09.12030000", b: "09|09.00", c: "09.000001" }],
+    sql: `select format_timestamp('%E*S|%E6S|%E3S|%E1S|%E0S|%E8S', ${SUNDAY}) as a, format_timestamp('%E*S|%E2S', timestamp '2025-01-05 07:08:09') as b, format_timestamp('%E*S', timestamp '2025-01-05 07:08:09.000001') as c, format_timestamp('%E*S|%E2S', timestamp '1969-12-31 23:59:58.25') as d, format_timestamp('%E3S', cast(null as timestamp)) as n, format_timestamp('%k %u %c', cast(null as timestamp)) as n2`,
+    expect: [
+      {
+        a: "09.1203|09.120300|09.120|09.1|09|09.12030000",
+        b: "09|09.00",
+        c: "09.000001",
+        d: "58.25|58.25",
+        n: null,
+        n2: null,
+      },
+    ],
   },
   {
     name: "FORMAT_TIMESTAMP %u, %k, %l and %c",

@@ -306,7 +306,8 @@ export interface FractionSqlOps {
  * `%E<n>S` / `%E*S` when formatting: `seconds` (two-digit text) with n digits of the fraction
  * `micros` (0…999999) holds, truncated, padded with zeros past six (absl's FormatTime), the point
  * left out for n = 0; for `%E*S` the fraction's digits without trailing zeros, and no point for
- * whole seconds. lpad, rpad, substr and concat are the same in every engine here.
+ * whole seconds. lpad, rpad, substr and `||` (NULL of a NULL operand) are the same in every
+ * engine here.
  */
 export function secondsWithFractionSql(
   digits: number | "*",
@@ -317,6 +318,6 @@ export function secondsWithFractionSql(
   const six = `lpad(${ops.text(micros)}, 6, '0')`;
   if (digits === 0) return seconds;
   if (digits === "*")
-    return `concat(${seconds}, CASE WHEN ${micros} = 0 THEN '' ELSE concat('.', ${ops.trimZeros(six)}) END)`;
-  return `concat(${seconds}, '.', ${digits <= 6 ? `substr(${six}, 1, ${digits})` : `rpad(${six}, ${digits}, '0')`})`;
+    return `(${seconds} || CASE WHEN ${micros} = 0 THEN '' ELSE '.' || ${ops.trimZeros(six)} END)`;
+  return `(${seconds} || '.' || ${digits <= 6 ? `substr(${six}, 1, ${digits})` : `rpad(${six}, ${digits}, '0')`})`;
 }
