@@ -4,6 +4,7 @@ import {
   type CaseFoldOps,
   caseFoldedSql,
   checkedMath,
+  checkedRowNumber,
   DEFAULT_FUNCTIONS,
   decimalRounding,
   ESCAPE_MARK_CODE_POINT,
@@ -211,9 +212,11 @@ export function clickhouseFunctions(e: ClickhouseEmitter): FunctionTable {
     LAST_VALUE: ([x], call) => `last_value(${x})${call.ignoreNulls ? "" : " RESPECT NULLS"}`,
     // nth_value has no IGNORE NULLS: the n-th of the frame's values, which groupArray keeps non-NULL
     NTH_VALUE: ([x, n], call) =>
-      call.ignoreNulls
-        ? `arrayElementOrNull(groupArray(${x})${e.overOf(call)}, ${n})`
-        : `nth_value(${x}, toUInt64(${n}))`,
+      checkedRowNumber(n!, call, e, (at) =>
+        call.ignoreNulls
+          ? `arrayElementOrNull(groupArray(${x})${e.overOf(call)}, ${at})`
+          : `nth_value(${x}, toUInt64(assumeNotNull(${at})))${e.overOf(call)}`,
+      ),
     NULLIF: rename("nullIf"),
     IF: ([c, a, b]) => `if(${c}, ${a}, ${b})`,
     LOWER: rename("lowerUTF8"),

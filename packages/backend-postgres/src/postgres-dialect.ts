@@ -3,6 +3,7 @@ import {
   type CallExpr,
   checkedMakeDate,
   checkedMath,
+  checkedRowNumber,
   checkedTimestampFrom,
   DEFAULT_FUNCTIONS,
   dateFormatForTimestamp,
@@ -404,10 +405,13 @@ export class PostgresDialect extends SqlEmitter {
       return `(${values})[cardinality(${this.nonNullValues(x!, call)})]`;
     },
     // nth_value takes an integer; a row number past its range is past every frame
-    NTH_VALUE: ([x, n], call) => {
-      const at = `CAST(LEAST(${n}, 2147483647) AS integer)`;
-      return call.ignoreNulls ? `(${this.nonNullValues(x!, call)})[${at}]` : `nth_value(${x}, ${at})`;
-    },
+    NTH_VALUE: ([x, n], call) =>
+      checkedRowNumber(n!, call, this, (at) => {
+        const index = `CAST(LEAST(${at}, 2147483647) AS integer)`;
+        return call.ignoreNulls
+          ? `(${this.nonNullValues(x!, call)})[${index}]`
+          : `nth_value(${x}, ${index})${this.overOf(call)}`;
+      }),
     ARRAY_AGG: ([x], call) => {
       const filter = call.agg?.ignoreNulls ? ` FILTER (WHERE ${x} IS NOT NULL)` : "";
       // DISTINCT needs the ORDER BY key as written in the argument, collation included.

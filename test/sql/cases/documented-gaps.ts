@@ -45,6 +45,24 @@ export const documentedGapCases: SqlCase[] = [
       { o: 5, n2: 10, n3: null, far: null },
     ],
   },
+  {
+    name: "NTH_VALUE by a parameter row number",
+    rule: "BigQuery NTH_VALUE: constant_integer_expression, a query parameter included",
+    sql: "select x, nth_value(x, @n) over (order by x) as v, nth_value(x, @n ignore nulls) over (order by x) as i from unnest([1, 2, 3]) as x order by x",
+    params: { n: { kind: "integer", value: "2" } },
+    expect: [
+      { x: 1, v: null, i: null },
+      { x: 2, v: 2, i: 2 },
+      { x: 3, v: 2, i: 2 },
+    ],
+  },
+  {
+    name: "NTH_VALUE refuses a parameter row number of 0",
+    rule: "BigQuery NTH_VALUE: the row number must be at least 1 (DuckDB answered NULL, PostgreSQL and ClickHouse raised in their own words)",
+    sql: "select nth_value(x, @n) over (order by x) as v from unnest([1, 2, 3]) as x",
+    params: { n: { kind: "integer", value: "0" } },
+    expect: { error: "sql_invalid", message: /row number must be positive/ },
+  },
   // ---------------------------------------------------------------- STRING_AGG
   {
     name: "STRING_AGG with a NULL delimiter is NULL",

@@ -47,6 +47,28 @@ function navigation(name: string): FunctionEmitter {
   return (args, call) => `${name}(${args.join(", ")}${call.ignoreNulls ? " IGNORE NULLS" : ""})`;
 }
 
+/**
+ * NTH_VALUE's row number `n` bound as a parameter (a literal is checked when it compiles): a
+ * NULL or one below 1 is BigQuery's error, where the engines answered NULL (DuckDB) or raised in
+ * their own words. `write(n)` is the window's SQL, its OVER placed inside, given a row number the
+ * engine takes (1 where the check raises).
+ */
+export function checkedRowNumber(
+  n: string,
+  call: CallExpr,
+  e: SqlEmitter,
+  write: (n: string) => string,
+): string {
+  if (call.args[1]?.k === "lit") return write(n);
+  return e.raiseWhen(
+    write(`greatest(coalesce(${n}, 1), 1)`),
+    `${n} IS NULL OR ${n} < 1`,
+    NTH_VALUE_ROW_NUMBER,
+  );
+}
+
+export const NTH_VALUE_ROW_NUMBER = "NTH_VALUE's row number must be positive and not NULL";
+
 /** BigQuery's error for OFFSET / ORDINAL outside an array (SAFE_OFFSET answers NULL) */
 export const ARRAY_INDEX_OUT_OF_BOUNDS =
   "Array index is out of bounds (use SAFE_OFFSET or SAFE_ORDINAL for NULL)";
@@ -692,7 +714,8 @@ export const DEFAULT_FUNCTIONS = {
     e.raiseWhen(value!, `${i} < 0 OR ${i} >= ${length}`, ARRAY_INDEX_OUT_OF_BOUNDS),
   FIRST_VALUE: navigation("first_value"),
   LAST_VALUE: navigation("last_value"),
-  NTH_VALUE: navigation("nth_value"),
+  NTH_VALUE: ([x, n], call, e) =>
+    checkedRowNumber(n!, call, e, (at) => `${navigation("nth_value")([x!, at], call, e)}${e.overOf(call)}`),
   COALESCE: rename("coalesce"),
   IFNULL: rename("coalesce"),
   NULLIF: rename("nullif"),
