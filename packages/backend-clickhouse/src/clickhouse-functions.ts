@@ -1,7 +1,10 @@
 import {
   ADDRESS_PATTERN,
   type CallExpr,
+  type CaseFoldOps,
+  caseFoldedSql,
   checkedMath,
+  checkedRowNumber,
   DEFAULT_FUNCTIONS,
   decimalRounding,
   ESCAPE_MARK_CODE_POINT,
@@ -204,8 +207,16 @@ export function clickhouseFunctions(e: ClickhouseEmitter): FunctionTable {
     // lagInFrame/leadInFrame read within the frame: the whole partition, ordered.
     LAG: (args, call) => shift(e, "lagInFrame", args, call),
     LEAD: (args, call) => shift(e, "leadInFrame", args, call),
-    FIRST_VALUE: ([x]) => `first_value(${x}) RESPECT NULLS`,
-    LAST_VALUE: ([x]) => `last_value(${x}) RESPECT NULLS`,
+    // first_value/last_value skip NULLs unless told otherwise
+    FIRST_VALUE: ([x], call) => `first_value(${x})${call.ignoreNulls ? "" : " RESPECT NULLS"}`,
+    LAST_VALUE: ([x], call) => `last_value(${x})${call.ignoreNulls ? "" : " RESPECT NULLS"}`,
+    // nth_value has no IGNORE NULLS: the n-th of the frame's values, which groupArray keeps non-NULL
+    NTH_VALUE: ([x, n], call) =>
+      checkedRowNumber(n!, call, e, (at) =>
+        call.ignoreNulls
+          ? `arrayElementOrNull(groupArray(${x})${e.overOf(call)}, ${at})`
+          : `nth_value(${x}, toUInt64(assumeNotNull(${at})))${e.overOf(call)}`,
+      ),
     NULLIF: rename("nullIf"),
     IF: ([c, a, b]) => `if(${c}, ${a}, ${b})`,
     LOWER: rename("lowerUTF8"),
@@ -214,7 +225,15 @@ export function clickhouseFunctions(e: ClickhouseEmitter): FunctionTable {
     CHAR_LENGTH: int64("lengthUTF8"),
     STARTS_WITH: rename("startsWith"),
     ENDS_WITH: rename("endsWith"),
-    CONTAINS_SUBSTR: ([a, b]) => `(positionCaseInsensitiveUTF8(${a}, ${b}) > 0)`,
+    // BigQuery compares the case-folded texts (case-folding.ts)
+    CONTAINS_SUBSTR: ([a, b]) => {
+      const ops: CaseFoldOps = {
+        lower: "lowerUTF8",
+        ascii: (x) => `length(${x}) = lengthUTF8(${x})`,
+        literal: (s) => e.stringLiteral(s),
+      };
+      return `(positionUTF8(${caseFoldedSql(a!, ops)}, ${caseFoldedSql(b!, ops)}) > 0)`;
+    },
     SUBSTR: (args, call) => substrCall(args, call, e, CH_SUBSTRING),
     SUBSTRING: (args, call) => substrCall(args, call, e, CH_SUBSTRING),
     TRIM: ([s, c]) => (c === undefined ? `trimBoth(${s})` : `trimBoth(${s}, ${c})`),

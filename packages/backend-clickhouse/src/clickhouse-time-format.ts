@@ -1,4 +1,10 @@
-import { parseTimeFormat, QesError } from "@qes/core";
+import {
+  type FractionSqlOps,
+  fractionDigits,
+  parseTimeFormat,
+  QesError,
+  secondsWithFractionSql,
+} from "@qes/core";
 import { bindOnce } from "./clickhouse-bind-once.ts";
 import { sqlString } from "./clickhouse-sql.ts";
 import { offsetSql, toLocalSql, type Zone } from "./clickhouse-time.ts";
@@ -23,8 +29,13 @@ const FORMAT_DATETIME: Record<string, string> = {
   T: "%T",
   D: "%D",
   R: "%R",
+  // PARSE_TIMESTAMP reads every %E<n>S as %E*S (readingFormat)
   "E*S": "%S.%f",
-  E6S: "%S.%f",
+};
+
+const CLICKHOUSE_TEXT: FractionSqlOps = {
+  text: (n) => `toString(${n})`,
+  trimZeros: (t) => `trimRight(${t}, '0')`,
 };
 
 /**
@@ -57,12 +68,20 @@ function formatted(format: string, ts: string, zone: Zone, zoneText: string): st
     const special: Record<string, string> = {
       e: `leftPad(toString(toDayOfMonth(${local})), 2, ' ')`,
       s: `toString(toInt64(floor(toUnixTimestamp64Micro(${ts}) / 1000000)))`,
-      E3S: `concat(formatDateTime(${local}, '%S', 'UTC'), '.', leftPad(toString(intDiv(${micros}, 1000)), 3, '0'))`,
+      k: `leftPad(toString(toHour(${local})), 2, ' ')`,
+      l: `leftPad(toString((toHour(${local}) + 11) % 12 + 1), 2, ' ')`,
+      u: `toString(toDayOfWeek(${local}))`,
       z: offsetText(""),
       Ez: offsetText(":"),
       Z: zoneText,
     };
-    if (p.element in special) {
+    const digits = fractionDigits(p.element);
+    if (digits !== undefined) {
+      flush();
+      pieces.push(
+        secondsWithFractionSql(digits, `formatDateTime(${local}, '%S', 'UTC')`, micros, CLICKHOUSE_TEXT),
+      );
+    } else if (p.element in special) {
       flush();
       pieces.push(special[p.element]!);
     } else pattern += FORMAT_DATETIME[p.element];
@@ -85,7 +104,7 @@ export function translateParseFormat(format: string): string {
       const composite = PARSE_COMPOSITES[p.element];
       if (composite) return translateParseFormat(composite);
       if (p.element === "S") return "%s";
-      if (p.element === "E6S" || p.element === "E*S") return "%s.%f";
+      if (p.element === "E*S") return "%s.%f";
       if (p.element === "z") return "%z";
       if (p.element === "e") return "%e";
       const f = FORMAT_DATETIME[p.element];

@@ -4,6 +4,7 @@ import {
   DEFAULT_FUNCTIONS,
   dateFormatForTimestamp,
   dateParseFormat,
+  datetimeFormat,
   END_TIMESTAMP_MICROS,
   type FunctionTable,
   literalArg,
@@ -14,6 +15,7 @@ import {
   offsetMinutesSql,
   offsetSplit,
   QesError,
+  readingFormat,
   readsInstant,
   type SqlEmitter,
   timestampArrayStep,
@@ -154,12 +156,12 @@ function shiftedDate(e: SqlEmitter, call: CallExpr, d: string, iv: string, sign:
 export function clickhouseTimeFunctions(e: SqlEmitter) {
   // PARSE_TIMESTAMP, and PARSE_DATE's reading of its text
   const parseTimestamp = ([, s, zone]: string[], call: CallExpr): string => {
-    const bigQueryFormat = literalArg(call, 0, "its format");
+    const bigQueryFormat = readingFormat(literalArg(call, 0, "its format"));
     // an offset is taken out of the text and applied here: parseDateTime64's %z reads neither
     // Z nor +HH
     const split = offsetSplit(bigQueryFormat);
     const re = split && e.stringLiteral(split.re);
-    const civilText = split ? `replaceRegexpOne(${s}, ${re}, ${e.stringLiteral("\\1\\3")})` : s;
+    const civilText = split ? `replaceRegexpOne(${s}, ${re}, ${e.stringLiteral(split.keep)})` : s;
     // BigQuery: a run of whitespace in the format matches any run in the text, and the text
     // may be padded; parseDateTime64 wants the format's characters exactly, so both are reduced
     // to single spaces (a format's space then still needs one in the text)
@@ -173,7 +175,7 @@ export function clickhouseTimeFunctions(e: SqlEmitter) {
       .map((f) => translateParseFormat(f).replace(/\s+/g, " ").trim())
       .map((f) => `parseDateTime64OrNull(${text}, ${e.stringLiteral(f)}, 'UTC')`);
     const attempt = attempts.length === 1 ? attempts[0]! : `coalesce(${attempts.join(", ")})`;
-    const offset = `extractGroups(${s}, ${re})[2]`;
+    const offset = `extractGroups(${s}, ${re})[${split?.offsetGroup}]`;
     const value = split ? `(${attempt} - toIntervalMinute(${offsetMinutesSql(offset, "Int32")}))` : attempt;
     // text that does not parse is BigQuery's error, not NULL
     const parsed = e.raiseWhen(
@@ -268,6 +270,14 @@ export function clickhouseTimeFunctions(e: SqlEmitter) {
       dateParseFormat(literalArg(call, 0, "its format"));
       return `toDate32(${parseTimestamp([f!, s!], call)})`;
     },
+    // the civil time read as UTC's: its fields are written as they are
+    FORMAT_DATETIME: ([, d], call) =>
+      formatTimestampSql(
+        datetimeFormat(literalArg(call, 0, "its format")),
+        `toDateTime64(${d}, 6, 'UTC')`,
+        zoneOf(undefined),
+        e.stringLiteral("UTC"),
+      ),
     // BigQuery: FORMAT_TIMESTAMP at midnight UTC, time elements written as their own text
     FORMAT_DATE: ([, d], call) =>
       formatTimestampSql(

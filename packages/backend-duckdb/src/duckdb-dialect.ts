@@ -1,13 +1,16 @@
 import {
   ADDRESS_PATTERN,
   type CallExpr,
+  type CaseFoldOps,
   capturingGroups,
+  caseFoldedSql,
   checkedMakeDate,
   checkedMath,
   checkedTimestampFrom,
   DEFAULT_FUNCTIONS,
   dateFormatForTimestamp,
   dateParseFormat,
+  datetimeFormat,
   decimalRounding,
   ESCAPE_MARK_CODE_POINT,
   type FormatSpec,
@@ -27,6 +30,7 @@ import {
   QesError,
   REDACTED,
   REPLACE_MARKS,
+  readingFormat,
   readsInstant,
   rename,
   type ScalarType,
@@ -133,7 +137,7 @@ export class DuckdbDialect extends SqlEmitter {
   // by default) unless the text's own offset (%z) says otherwise: strptime then returns the
   // instant already
   private readonly parseTimestamp = ([, s, zone]: string[], call: CallExpr): string => {
-    const format = literalArg(call, 0, "its format");
+    const format = readingFormat(literalArg(call, 0, "its format"));
     // an offset is taken out of the text and applied here: strptime's %z reads neither Z nor +HH
     const split = offsetSplit(format);
     const re = split && this.stringLiteral(split.re);
@@ -146,12 +150,12 @@ export class DuckdbDialect extends SqlEmitter {
     // offset at the start), where BigQuery lets padding match any whitespace or none: both the
     // text and the format lose their padding
     const padded = split !== undefined || formats.some((f) => f !== f.trim());
-    const civilText = split ? `regexp_replace(${s}, ${re}, '\\1\\3')` : s;
+    const civilText = split ? `regexp_replace(${s}, ${re}, ${this.stringLiteral(split.keep)})` : s;
     const text = padded ? `trim(${civilText})` : civilText;
     const literals = formats.map((f) => this.stringLiteral(padded ? f.trim() : f));
     const list = literals.length === 1 ? literals[0] : `[${literals.join(", ")}]`;
     const attempt = `try_strptime(${text}, ${list})`;
-    const offset = `regexp_extract(${s}, ${re}, 2)`;
+    const offset = `regexp_extract(${s}, ${re}, ${split?.offsetGroup})`;
     const value = split ? `(${attempt} - to_minutes(${offsetMinutesSql(offset, "INTEGER")}))` : attempt;
     // text that does not parse is BigQuery's error, not NULL
     const parsed = this.raiseWhen(
@@ -167,6 +171,15 @@ export class DuckdbDialect extends SqlEmitter {
     // count_if over no rows is NULL in DuckDB; BigQuery's COUNTIF is 0.
     COUNTIF: ([c], call) => `coalesce(CAST(count_if(${c})${this.overOf(call)} AS BIGINT), 0)`,
     ENDS_WITH: rename("ends_with"),
+    // BigQuery compares the case-folded texts (case-folding.ts); strlen counts bytes
+    CONTAINS_SUBSTR: ([a, b]) => {
+      const ops: CaseFoldOps = {
+        lower: "lower",
+        ascii: (x) => `strlen(${x}) = length(${x})`,
+        literal: (s) => this.stringLiteral(s),
+      };
+      return `(strpos(${caseFoldedSql(a!, ops)}, ${caseFoldedSql(b!, ops)}) > 0)`;
+    },
     REGEXP_CONTAINS: rename("regexp_matches"),
     DATETIME: (args, call) =>
       isTimestamp(call, 0) ? toLocalSql(args[0]!, zoneName(args[1])) : `CAST(${args[0]} AS TIMESTAMP)`,
@@ -226,6 +239,9 @@ export class DuckdbDialect extends SqlEmitter {
       dateParseFormat(literalArg(call, 0, "its format"));
       return `CAST(${this.parseTimestamp([f!, s!], call)} AS DATE)`;
     },
+    // DATETIME is a naive TIMESTAMP here: its fields are written as they are
+    FORMAT_DATETIME: ([, d], call) =>
+      formatTimestampSql(datetimeFormat(literalArg(call, 0, "its format")), d!),
     // BigQuery: FORMAT_TIMESTAMP at midnight UTC, time elements written as their own text
     FORMAT_DATE: ([, d], call) =>
       formatTimestampSql(
@@ -263,7 +279,10 @@ export class DuckdbDialect extends SqlEmitter {
       // filtered first (a NULL ordered first was the one value of LIMIT 1: NULL). A window's OVER
       // goes on list(): DuckDB refused it after array_to_string ("Window function macros must be
       // functions").
-      return `array_to_string(list_slice(list(${call.agg?.distinct ? "DISTINCT " : ""}${x}${this.aggregateOrder(call)}) FILTER (WHERE ${x} IS NOT NULL)${this.overOf(call)}, 1, ${call.agg.limit}), ${delim})`;
+      const joined = `array_to_string(list_slice(list(${call.agg?.distinct ? "DISTINCT " : ""}${x}${this.aggregateOrder(call)}) FILTER (WHERE ${x} IS NOT NULL)${this.overOf(call)}, 1, ${call.agg.limit}), ${delim})`;
+      // a NULL delimiter makes the result NULL (BigQuery), where array_to_string of one value
+      // answered that value
+      return d === undefined ? joined : `(CASE WHEN ${delim} IS NULL THEN NULL ELSE ${joined} END)`;
     },
     REGEXP_EXTRACT: ([s, p], call) =>
       `CASE WHEN regexp_matches(${s}, ${p}) THEN ${unsetGroupAsNull(`regexp_extract(${s}, ${p}, ${captureGroup(call)})`, call)} END`,

@@ -1,4 +1,11 @@
-import { fixedZoneOffset, parseTimeFormat, zoneRules } from "@qes/core";
+import {
+  type FractionSqlOps,
+  fixedZoneOffset,
+  fractionDigits,
+  parseTimeFormat,
+  secondsWithFractionSql,
+  zoneRules,
+} from "@qes/core";
 import { bindOnce } from "./duckdb-sql.ts";
 
 /**
@@ -135,6 +142,11 @@ function textToTimestampSql(s: string, zone: DuckdbZone, safe: boolean): string 
 }
 
 /** BigQuery format elements that strftime writes as they are, or as a short sequence. */
+const DUCKDB_TEXT: FractionSqlOps = {
+  text: (n) => `CAST(${n} AS VARCHAR)`,
+  trimZeros: (t) => `rtrim(${t}, '0')`,
+};
+
 export const STRFTIME: Record<string, string> = {
   Y: "%Y",
   m: "%m",
@@ -154,9 +166,8 @@ export const STRFTIME: Record<string, string> = {
   T: "%H:%M:%S",
   D: "%m/%d/%y",
   R: "%H:%M",
+  // PARSE_TIMESTAMP reads every %E<n>S as %E*S (readingFormat)
   "E*S": "%S.%f",
-  E6S: "%S.%f",
-  E3S: "%S.%g",
 };
 
 /**
@@ -186,12 +197,26 @@ function formatted(format: string, ts: string, zone?: DuckdbZone): string {
       `(CASE WHEN ${offset} < 0 THEN '-' ELSE '+' END || lpad(CAST(abs(${offset}) // 3600 AS VARCHAR), 2, '0') || '${colon}' || lpad(CAST(abs(${offset}) % 3600 // 60 AS VARCHAR), 2, '0'))`;
     const special: Record<string, string> = {
       e: `lpad(CAST(day(${local}) AS VARCHAR), 2, ' ')`,
+      k: `lpad(CAST(hour(${local}) AS VARCHAR), 2, ' ')`,
+      l: `lpad(CAST((hour(${local}) + 11) % 12 + 1 AS VARCHAR), 2, ' ')`,
+      u: `CAST(isodow(${local}) AS VARCHAR)`,
       s: `CAST(CAST(floor(epoch_us(${ts}) / 1000000) AS BIGINT) AS VARCHAR)`,
       z: offsetText(""),
       Ez: offsetText(":"),
       Z: typeof zone === "object" ? zone.sql : `'${(zone ?? "UTC").replace(/'/g, "''")}'`,
     };
-    if (p.element in special) {
+    const digits = fractionDigits(p.element);
+    if (digits !== undefined) {
+      flush();
+      pieces.push(
+        secondsWithFractionSql(
+          digits,
+          `strftime(${local}, '%S')`,
+          `(microsecond(${local}) % 1000000)`,
+          DUCKDB_TEXT,
+        ),
+      );
+    } else if (p.element in special) {
       flush();
       pieces.push(special[p.element]!);
     } else strf += STRFTIME[p.element];

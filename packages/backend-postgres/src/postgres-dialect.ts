@@ -5,10 +5,12 @@ import {
   type CallExpr,
   checkedMakeDate,
   checkedMath,
+  checkedRowNumber,
   checkedTimestampFrom,
   DEFAULT_FUNCTIONS,
   dateFormatForTimestamp,
   dateParseFormat,
+  datetimeFormat,
   decimalRounding,
   ESCAPE_MARK_CODE_POINT,
   edgeCall,
@@ -32,6 +34,7 @@ import {
   QesError,
   REDACTED,
   REPLACE_MARKS,
+  readingFormat,
   readsInstant,
   rename,
   type ScalarType,
@@ -213,11 +216,11 @@ export class PostgresDialect extends SqlEmitter {
   // neither Z nor +HH:MM, and after SS.US it took '+0530' for the fraction .053 and dropped the
   // offset.
   private readonly parseTimestamp = ([, s, zone]: string[], call: CallExpr): string => {
-    const format = literalArg(call, 0, "its format");
+    const format = readingFormat(literalArg(call, 0, "its format"));
     const z = zone === undefined || readsInstant(format) ? "'UTC'" : postgresZone(zone);
     const split = offsetSplit(format);
     const re = split && this.stringLiteral(split.re);
-    const text = split ? `regexp_replace(${s}, ${re}, '\\1\\3')` : s;
+    const text = split ? `regexp_replace(${s}, ${re}, ${this.stringLiteral(split.keep)})` : s;
     const pattern = this.stringLiteral(translateTimeFormat(split?.civil ?? format));
     const read = `to_timestamp(${text}, ${pattern})::timestamp`;
     // SAFE.: to_timestamp raises on a field out of range in text that matches the format (day 30
@@ -227,7 +230,7 @@ export class PostgresDialect extends SqlEmitter {
     );
     const readable = `jsonb_path_query_first(to_jsonb(CAST(${text} AS text)), ${jsonPath}, '{}', true)`;
     const civil = this.inSafeCall ? `(CASE WHEN ${readable} IS NULL THEN NULL ELSE ${read} END)` : read;
-    const offset = `coalesce((regexp_match(${s}, ${re}))[2], '')`;
+    const offset = `coalesce((regexp_match(${s}, ${re}))[${split?.offsetGroup}], '')`;
     // to_timestamp reads what it can and skips the rest: text the format does not describe
     // whole is BigQuery's error here, not an answer (the offset, if any, included)
     const value = this.raiseWhen(
@@ -368,6 +371,14 @@ export class PostgresDialect extends SqlEmitter {
       dateParseFormat(literalArg(call, 0, "its format"));
       return `CAST(${this.parseTimestamp([f!, s!], call)} AT TIME ZONE 'UTC' AS date)`;
     },
+    // the civil time read as UTC's: its fields are written as they are
+    FORMAT_DATETIME: ([, d], call) =>
+      formatTimestampSql(
+        datetimeFormat(literalArg(call, 0, "its format")),
+        postgresFromLocal(d!, "'UTC'"),
+        undefined,
+        (x) => this.stringLiteral(x),
+      ),
     // BigQuery: FORMAT_TIMESTAMP at midnight UTC, time elements written as their own text
     FORMAT_DATE: ([, d], call) =>
       formatTimestampSql(
@@ -390,6 +401,21 @@ export class PostgresDialect extends SqlEmitter {
     __EXTRACT: ([, ts], call) => postgresExtract(call, ts!),
     __QUANTILE: ([x, k, n]) =>
       `(array_agg(${x} ORDER BY ${x}) FILTER (WHERE ${x} IS NOT NULL))[greatest(1, (${k} * count(${x}) + ${n} - 1) / ${n})]`,
+    FIRST_VALUE: ([x], call) =>
+      call.ignoreNulls ? `(${this.nonNullValues(x!, call)})[1]` : `first_value(${x})`,
+    LAST_VALUE: ([x], call) => {
+      if (!call.ignoreNulls) return `last_value(${x})`;
+      const values = this.nonNullValues(x!, call);
+      return `(${values})[cardinality(${this.nonNullValues(x!, call)})]`;
+    },
+    // nth_value takes an integer; a row number past its range is past every frame
+    NTH_VALUE: ([x, n], call) =>
+      checkedRowNumber(n!, call, this, (at) => {
+        const index = `CAST(LEAST(${at}, 2147483647) AS integer)`;
+        return call.ignoreNulls
+          ? `(${this.nonNullValues(x!, call)})[${index}]`
+          : `nth_value(${x}, ${index})${this.overOf(call)}`;
+      }),
     ARRAY_AGG: ([x], call) => {
       const filter = call.agg?.ignoreNulls ? ` FILTER (WHERE ${x} IS NOT NULL)` : "";
       // DISTINCT needs the ORDER BY key as written in the argument, collation included.
@@ -405,15 +431,10 @@ export class PostgresDialect extends SqlEmitter {
       const delim = d ?? "','";
       // LIMIT 0 aggregates no value: NULL, as over no rows (BigQuery), not the empty string
       if (call.agg?.limit === 0) return `CAST(NULL AS ${this.typeName("STRING")})`;
-      if (call.over) {
-        if (call.agg?.limit === undefined) return `string_agg(${x}, ${delim})${this.orderedWindow(call)}`;
-        return `array_to_string((array_agg(${x}) FILTER (WHERE ${x} IS NOT NULL)${this.orderedWindow(call)})[1:${call.agg.limit}], ${delim})`;
-      }
-      const arg = call.agg?.distinct ? `DISTINCT ${this.ordered(x!, call.args[0]!.type)}` : x;
-      if (call.agg?.limit === undefined) return `string_agg(${arg}, ${delim}${this.aggregateOrder(call)})`;
-      // LIMIT counts the values joined: array_agg keeps the NULLs string_agg skips (a NULL ordered
-      // first was the one value of LIMIT 1: '')
-      return `array_to_string((array_agg(${arg}${this.aggregateOrder(call)}) FILTER (WHERE ${x} IS NOT NULL))[1:${call.agg.limit}], ${delim})`;
+      const agg = this.stringAgg(x!, delim, call);
+      // a NULL delimiter makes the result NULL (BigQuery), where string_agg joins without one;
+      // the delimiter is a literal or a parameter (constantArgs), so the CASE is one per query
+      return d === undefined ? agg : `(CASE WHEN ${delim} IS NULL THEN NULL ELSE ${agg} END)`;
     },
     // substring(… FROM pattern) is BigQuery's REGEXP_EXTRACT: first group or whole match, NULL when none.
     REGEXP_EXTRACT: ([s, p], call) => `substring(${s} FROM ${this.regex(p!, call)})`,
@@ -711,6 +732,27 @@ export class PostgresDialect extends SqlEmitter {
   }
 
   /** LAG/LEAD: the offset is an integer and the default has the value's type. */
+  /** STRING_AGG's join (its OVER placed inside), before a NULL delimiter is looked at */
+  private stringAgg(x: string, delim: string, call: CallExpr): string {
+    if (call.over) {
+      if (call.agg?.limit === undefined) return `string_agg(${x}, ${delim})${this.orderedWindow(call)}`;
+      return `array_to_string((array_agg(${x}) FILTER (WHERE ${x} IS NOT NULL)${this.orderedWindow(call)})[1:${call.agg.limit}], ${delim})`;
+    }
+    const arg = call.agg?.distinct ? `DISTINCT ${this.ordered(x, call.args[0]!.type)}` : x;
+    if (call.agg?.limit === undefined) return `string_agg(${arg}, ${delim}${this.aggregateOrder(call)})`;
+    // LIMIT counts the values joined: array_agg keeps the NULLs string_agg skips (a NULL ordered
+    // first was the one value of LIMIT 1: '')
+    return `array_to_string((array_agg(${arg}${this.aggregateOrder(call)}) FILTER (WHERE ${x} IS NOT NULL))[1:${call.agg.limit}], ${delim})`;
+  }
+
+  /**
+   * The non-NULL values of a navigation window's frame, in its order: PostgreSQL's first_value,
+   * last_value and nth_value have no IGNORE NULLS, its window aggregates take FILTER.
+   */
+  private nonNullValues(x: string, call: CallExpr): string {
+    return `array_agg(${x}) FILTER (WHERE ${x} IS NOT NULL)${this.overOf(call)}`;
+  }
+
   /**
    * The OVER of a window ARRAY_AGG or STRING_AGG, which PostgreSQL cannot order inside ("aggregate
    * ORDER BY is not implemented for window functions"; DuckDB and ClickHouse answered): over a

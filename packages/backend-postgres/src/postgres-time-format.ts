@@ -1,4 +1,10 @@
-import { parseTimeFormat, QesError } from "@qes/core";
+import {
+  type FractionSqlOps,
+  fractionDigits,
+  parseTimeFormat,
+  QesError,
+  secondsWithFractionSql,
+} from "@qes/core";
 import { postgresZone } from "./postgres-time-zone.ts";
 
 /** BigQuery format elements that map to one to_char / to_timestamp pattern. */
@@ -21,9 +27,13 @@ const PATTERNS: Record<string, string> = {
   T: "HH24:MI:SS",
   D: "MM/DD/YY",
   R: "HH24:MI",
+  // PARSE_TIMESTAMP reads every %E<n>S as %E*S (readingFormat)
   "E*S": "SS.US",
-  E6S: "SS.US",
-  E3S: "SS.MS",
+};
+
+const POSTGRES_TEXT: FractionSqlOps = {
+  text: (n) => `CAST(${n} AS text)`,
+  trimZeros: (t) => `rtrim(${t}, '0')`,
 };
 
 /** Literal text in a to_char pattern: letters are quoted so they are not read as fields. */
@@ -37,6 +47,8 @@ export function translateTimeFormat(format: string): string {
     .map((p) => {
       if ("literal" in p) return patternLiteral(p.literal);
       if (p.element === "z") return "TZHTZM";
+      // a space-padded day: to_timestamp skips the space before a number
+      if (p.element === "e") return "DD";
       const pattern = PATTERNS[p.element];
       if (!pattern)
         throw new QesError("sql_invalid", `PARSE_TIMESTAMP does not support %${p.element} on PostgreSQL.`);
@@ -75,11 +87,19 @@ export function formatTimestampSql(
     const special: Record<string, string> = {
       s: `CAST(CAST(floor(extract(epoch FROM ${ts})) AS bigint) AS text)`,
       e: `lpad(CAST(CAST(extract(day FROM ${local}) AS integer) AS text), 2, ' ')`,
+      k: `lpad(CAST(CAST(extract(hour FROM ${local}) AS integer) AS text), 2, ' ')`,
+      l: `lpad(to_char(${local}, 'FMHH12'), 2, ' ')`,
+      u: `to_char(${local}, 'ID')`,
       z: offsetText(""),
       Ez: offsetText(":"),
       Z: z,
     };
-    if (p.element in special) {
+    const digits = fractionDigits(p.element);
+    if (digits !== undefined) {
+      flush();
+      const micros = `(CAST(extract(microseconds FROM ${local}) AS integer) % 1000000)`;
+      pieces.push(secondsWithFractionSql(digits, `to_char(${local}, 'SS')`, micros, POSTGRES_TEXT));
+    } else if (p.element in special) {
       flush();
       pieces.push(special[p.element]!);
     } else pattern += PATTERNS[p.element];

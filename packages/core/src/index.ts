@@ -10,6 +10,7 @@ export { forEachIrNode } from "./compile/walk-ir.ts";
 export * from "./config/env-values.ts";
 export * from "./config/quoted-list.ts";
 export * from "./dialect/bind-once.ts";
+export * from "./dialect/case-folding.ts";
 export * from "./dialect/default-functions.ts";
 export * from "./dialect/dialect.ts";
 export * from "./dialect/function-table.ts";

@@ -114,6 +114,21 @@ const RULE_CASES: Record<string, Array<[string, string, string[]]>> = {
     // a qualified name is no aggregate: left to the parser (and the sandbox)
     ["select t.max(distinct x) from t", "select t.max (distinct x) from t", []],
   ],
+  "null-treatment-windows": [
+    [
+      "select first_value(x ignore nulls) over (order by t), nth_value(a.b, 2 IGNORE NULLS) over w from t",
+      "select __qes_ignore_nulls('__qes_s0', x) over (order by t), __qes_ignore_nulls('__qes_s1', a.b, 2) over w from t",
+      ["FIRST_VALUE", "NTH_VALUE"],
+    ],
+    // RESPECT NULLS is the default: dropped
+    ["select last_value(x respect nulls) over () from t", "select last_value (x) over () from t", []],
+    // without a null treatment, or a qualified name: left alone
+    [
+      "select first_value(x) over (), t.first_value(x ignore nulls) from t",
+      "select first_value (x) over (), t.first_value (x ignore nulls) from t",
+      [],
+    ],
+  ],
   "ordered-aggregates": [
     [
       "select array_agg(distinct x ignore nulls order by x desc limit 2)",

@@ -1,8 +1,10 @@
 import { describe, expect, it } from "vitest";
 import {
+  fractionDigits,
   OFFSET_RE,
   offsetSplit,
   parseTimeFormat,
+  readingFormat,
   readsInstant,
   timeFormatRegex,
   withoutFraction,
@@ -40,8 +42,30 @@ describe("BigQuery time formats", () => {
       " 2025",
     ]);
     expect(offsetSplit("100%% %H%z")?.civil).toBe("100%% %H");
-    expect(offsetSplit("%z %z")).toBeUndefined();
     expect(offsetSplit("%H:%M")).toBeUndefined();
+  });
+
+  it("splits the text around several offset elements, the last one applied", () => {
+    const split = offsetSplit("%H:%M%z %Ez");
+    expect(split?.civil).toBe("%H:%M ");
+    expect(split?.keep).toBe("\\1\\3\\5");
+    expect(split?.offsetGroup).toBe(4);
+    expect("10:30+01 -02:30".match(new RegExp(split!.re))?.slice(1)).toEqual([
+      "10:30",
+      "+01",
+      " ",
+      "-02:30",
+      "",
+    ]);
+    expect(() => offsetSplit("%z%z%z%z%z")).toThrow(/at most 4 offsets/);
+  });
+
+  it("reads every %E<n>S as %E*S when parsing, and expands %c", () => {
+    expect(readingFormat("%H:%E3S|%E0S|%E*S|%S")).toBe("%H:%E*S|%E*S|%E*S|%S");
+    expect(parseTimeFormat("%c")).toEqual(parseTimeFormat("%a %b %e %H:%M:%S %Y"));
+    expect(fractionDigits("E3S")).toBe(3);
+    expect(fractionDigits("E*S")).toBe("*");
+    expect(fractionDigits("S")).toBeUndefined();
   });
 
   it("reads %E*S as %S for text without a fraction", () => {

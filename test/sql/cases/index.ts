@@ -5,6 +5,7 @@ import { coercionCases } from "./coercion.ts";
 import { dashboardDiffCases } from "./dashboard-diff.ts";
 import { dashboardEdgeCases } from "./dashboard-edges.ts";
 import { dateCases } from "./dates.ts";
+import { documentedGapCases, formatElementCases } from "./documented-gaps.ts";
 import { engineSemanticsCases } from "./engine-semantics.ts";
 import { errorCases } from "./errors.ts";
 import { findingCases, joinGroupCases, orderedLimitCases, structCases } from "./findings.ts";
@@ -43,6 +44,8 @@ export const CASE_GROUPS: Record<string, SqlCase[]> = {
   nested: nestedCases,
   dashboardDiff: dashboardDiffCases,
   dashboardEdges: dashboardEdgeCases,
+  documentedGaps: documentedGapCases,
+  formatElements: formatElementCases,
 };
 
 export const ALL_CASES: SqlCase[] = Object.values(CASE_GROUPS).flat();

@@ -302,6 +302,8 @@ function moreFunctions() {
     }),
     fn("FIRST_VALUE", "window", [1, 1], [], sameAsFirst),
     fn("LAST_VALUE", "window", [1, 1], [], sameAsFirst),
+    // BigQuery's row number is a constant_integer_expression too
+    fn("NTH_VALUE", "window", [2, 2], [[1, "INT64"]], sameAsFirst, { constantArgs: [1] }),
     // strings
     fn("REGEXP_EXTRACT", "scalar", [2, 2], STRINGS2, STRING, { patternArgs: [1], maxCapturingGroups: 1 }),
     fn("REGEXP_REPLACE", "scalar", [3, 3], STRINGS3, STRING, { patternArgs: [1] }),
@@ -437,6 +439,18 @@ function moreFunctions() {
       ],
       STRING,
       { literalAs: [undefined, "DATE"], literalArgs: [0] },
+    ),
+    // BigQuery: the civil time's fields, as FORMAT_TIMESTAMP writes them in UTC
+    fn(
+      "FORMAT_DATETIME",
+      "scalar",
+      [2, 2],
+      [
+        [0, "STRING"],
+        [1, "DATETIME"],
+      ],
+      STRING,
+      { literalAs: [undefined, "DATETIME"], literalArgs: [0] },
     ),
     fn(
       "GENERATE_TIMESTAMP_ARRAY",

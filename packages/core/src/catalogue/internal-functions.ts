@@ -6,6 +6,8 @@
 export const INTERNAL_FUNCTIONS = {
   __ARRAY: "an engine list of its arguments: array literals `[a, b]`, APPROX_QUANTILES(x, n)",
   __ARRAY_AT: "the element at a 0-based index, NULL outside: subscripts `a[OFFSET(i)]`, `a[ORDINAL(i)]`",
+  __CHECK_INDEX:
+    "its first argument, an element at index (2nd) of an array of length (3rd), or BigQuery's error when the index is outside: `a[OFFSET(i)]`, `a[ORDINAL(i)]`",
   __ARRAY_CONTAINS: "whether an array holds a value: `x IN UNNEST(a)`",
   __ARRAY_TO_JSON: "an engine list as JSON text: arrays in the result, read by the wire conversion",
   __EXTRACT: "a date part of a TIMESTAMP, DATETIME or DATE: `EXTRACT(part FROM e)`",
@@ -33,6 +35,8 @@ export const DESUGARED_FORMS = {
   __qes_array_agg: "ARRAY_AGG with DISTINCT, IGNORE NULLS, ORDER BY or LIMIT",
   __qes_string_agg: "STRING_AGG with DISTINCT, ORDER BY or LIMIT",
   __qes_distinct: "`SUM(DISTINCT x)`, AVG, MIN, MAX: DISTINCT in an aggregate other than COUNT",
+  __qes_ignore_nulls:
+    "`FIRST_VALUE(x IGNORE NULLS)`, LAST_VALUE, NTH_VALUE: a navigation window skipping NULLs",
   __qes_order: "one `ORDER BY` key inside ARRAY_AGG / STRING_AGG",
   __qes_limit: "`LIMIT n` inside ARRAY_AGG / STRING_AGG",
   __qes_float: "number literals the parser cannot read: `.25`, `1.5e3`",

@@ -57,6 +57,7 @@ const LISTED: Partial<Record<FunctionName, ReadonlyArray<ReadonlyArray<ArgKind |
   ],
   PARSE_DATE: [["FORMAT", "STRING"]],
   FORMAT_DATE: [["FORMAT", "DATE"]],
+  FORMAT_DATETIME: [["FORMAT", "DATETIME"]],
   GENERATE_TIMESTAMP_ARRAY: [["TIMESTAMP", "TIMESTAMP", "INTERVAL"]],
   JSON_VALUE: [["STRING"], ["STRING", "JSONPATH"]],
   JSON_EXTRACT_SCALAR: [["STRING"], ["STRING", "JSONPATH"]],

@@ -76,6 +76,16 @@ function analyzeSafeCall(name: string, node: AstNode, env: ExprEnv): Expr {
   return call.k === "call" ? { ...call, safe: true } : call;
 }
 
+/**
+ * `FIRST_VALUE(x IGNORE NULLS) OVER (…)` (LAST_VALUE, NTH_VALUE), desugared to
+ * `__qes_ignore_nulls('FIRST_VALUE', x) OVER (…)`: the window call, marked to skip NULL values.
+ */
+export function analyzeIgnoringNulls(name: string, node: AstNode, args: AstNode[], env: ExprEnv): Expr {
+  if (!node.over) fail("sql_invalid", `${name} needs an OVER clause.`, node);
+  const call = analyzeCall(name, { ...node, args: { ...node.args, value: args } }, env);
+  return call.k === "call" ? { ...call, ignoreNulls: true } : call;
+}
+
 function analyzeCall(name: string, node: AstNode, env: ExprEnv): Expr {
   const internal = analyzeInternal(name.toLowerCase(), node, env);
   if (internal) return internal;
@@ -119,6 +129,7 @@ function analyzeCall(name: string, node: AstNode, env: ExprEnv): Expr {
       checkCapturingGroups(spec.name, spec.maxCapturingGroups, args[i]!, rawArgs[i]!);
   }
   checkCountArg(spec.name, args, rawArgs);
+  checkTimestampStep(spec.name, args, rawArgs);
   for (const i of spec.constantArgs ?? []) if (args[i]) checkConstantArg(spec.name, args[i]!, rawArgs[i]!);
   const type = withPosition(
     () =>
@@ -201,6 +212,8 @@ export const checkAggregateAllowed = checkAggregateClause;
 function checkConstantArg(name: string, arg: Expr, node: AstNode): void {
   const inner = arg.k === "cast" ? arg.expr : arg;
   if (inner.k === "lit" || inner.k === "param") return;
+  if (name === "NTH_VALUE")
+    fail("sql_invalid", "The row number of NTH_VALUE must be an integer literal or a parameter.", node);
   fail(
     "sql_invalid",
     `The ${name === "LTRIM" || name === "RTRIM" || name === "TRIM" ? "characters to trim" : "delimiter"} of ${name} must be a string literal or a parameter.`,
@@ -268,29 +281,53 @@ export function datePart(node: AstNode): Expr {
   return { k: "datepart", part, type: { t: "datepart", part } };
 }
 
+/** the argument that counts rows, and the least value it may take (BigQuery) */
+const COUNT_ARGS: Record<string, { at: number; least: number; what: string }> = {
+  NTILE: { at: 0, least: 1, what: "bucket count" },
+  LAG: { at: 1, least: 0, what: "offset" },
+  LEAD: { at: 1, least: 0, what: "offset" },
+  NTH_VALUE: { at: 1, least: 1, what: "row number" },
+};
+
 /**
- * LAG's and LEAD's offset must not be negative, NTILE's bucket count must be positive, neither NULL (BigQuery):
- * a literal that is not is refused here, where the engines read a negative offset the other way
- * (DuckDB, PostgreSQL) or refused it in their own words (ClickHouse).
+ * LAG's and LEAD's offset must not be negative, NTILE's bucket count and NTH_VALUE's row number
+ * must be positive, none NULL (BigQuery): a literal that is not is refused here, where the engines
+ * read a negative offset the other way (DuckDB, PostgreSQL) or refused it in their own words
+ * (ClickHouse).
  */
 function checkCountArg(name: string, args: Expr[], raw: AstNode[]): void {
-  const at = name === "NTILE" ? 0 : name === "LAG" || name === "LEAD" ? 1 : -1;
-  const a = at >= 0 ? args[at] : undefined;
+  const count = COUNT_ARGS[name];
+  if (!count) return;
+  const a = args[count.at];
   // a NULL one is BigQuery's error too; DuckDB and PostgreSQL answered NULL, ClickHouse refused
-  if (isNullLiteral(a))
-    fail(
-      "sql_invalid",
-      `${name}'s ${name === "NTILE" ? "bucket count" : "offset"} must not be NULL.`,
-      raw[at],
-    );
+  if (isNullLiteral(a)) fail("sql_invalid", `${name}'s ${count.what} must not be NULL.`, raw[count.at]);
   if (a?.k !== "lit" || (typeof a.value !== "number" && typeof a.value !== "bigint")) return;
-  const least = name === "NTILE" ? 1 : 0;
   // compared as numbers: BigInt() throws on a fraction (`NTILE(-0.5)` was a 500)
-  if (typeof a.value === "bigint" ? a.value < BigInt(least) : a.value < least)
+  if (typeof a.value === "bigint" ? a.value < BigInt(count.least) : a.value < count.least)
     fail(
       "sql_invalid",
-      `${name}'s ${name === "NTILE" ? "bucket count must be positive" : "offset must not be negative"}.`,
-      raw[at],
+      `${name}'s ${count.what} must ${count.least === 1 ? "be positive" : "not be negative"}.`,
+      raw[count.at],
+    );
+}
+
+/** the parts BigQuery's TIMESTAMP_ADD / TIMESTAMP_SUB step a TIMESTAMP by: units of fixed length */
+const TIMESTAMP_STEP_PARTS = new Set(["MICROSECOND", "MILLISECOND", "SECOND", "MINUTE", "HOUR", "DAY"]);
+
+/**
+ * TIMESTAMP_ADD / TIMESTAMP_SUB of a TIMESTAMP by WEEK, MONTH, QUARTER or YEAR is BigQuery's
+ * error (an instant has no calendar: DATETIME_ADD / DATE_ADD step by those); every engine
+ * answered it.
+ */
+function checkTimestampStep(name: string, args: Expr[], raw: AstNode[]): void {
+  if (name !== "TIMESTAMP_ADD" && name !== "TIMESTAMP_SUB") return;
+  const [ts, step] = args;
+  if (!(ts?.type.t === "scalar" && ts.type.s === "TIMESTAMP") || step?.k !== "interval") return;
+  if (!TIMESTAMP_STEP_PARTS.has(step.unit))
+    fail(
+      "sql_invalid",
+      `${name} does not support the ${step.unit} date part when the argument is TIMESTAMP type.`,
+      raw[1],
     );
 }
 

@@ -14,6 +14,7 @@ import {
 import {
   analyzeAggregate,
   analyzeExtractPart,
+  analyzeIgnoringNulls,
   analyzeOrderedAggregate,
   functionName,
 } from "./analyze-functions.ts";
@@ -82,6 +83,8 @@ const FORM_READERS: { readonly [N in DesugaredFormName]: FormReader } = {
       env,
     );
   },
+  __qes_ignore_nulls: (node, env, args) =>
+    analyzeIgnoringNulls(stringArg(args[0], "a window function"), node, args.slice(1), env),
   __qes_order: outsideAggregate("ORDER BY inside a call"),
   __qes_limit: outsideAggregate("LIMIT inside a call"),
   __qes_float: (_node, _env, args) => ({
@@ -157,23 +160,34 @@ export function internalValue(node: AstNode, env: ExprEnv): Value | undefined {
   if (mode.endsWith("ordinal"))
     index = { k: "op", op: "-", args: [index, { k: "lit", value: 1, type: INT64 }], type: INT64 };
   if (t.t === "array") {
-    return expr({
-      k: "call",
-      fn: "__ARRAY_AT",
-      args: [base.expr, index],
-      type: { t: "scalar", s: t.element },
-    });
+    return expr(
+      inBounds(
+        { k: "call", fn: "__ARRAY_AT", args: [base.expr, index], type: { t: "scalar", s: t.element } },
+        mode,
+      ),
+    );
   }
   if (t.t === "records") {
-    const element: Expr = {
-      k: "call",
-      fn: "__ARRAY_AT",
-      args: [base.expr, index],
-      type: { t: "scalar", s: "STRING" },
-    };
+    const element = inBounds(
+      { k: "call", fn: "__ARRAY_AT", args: [base.expr, index], type: { t: "scalar", s: "STRING" } },
+      mode,
+    );
     return { kind: "record", rec: { root: elementRoot(element), path: [], node: t.node, repeated: false } };
   }
   return fail("sql_invalid", `Cannot subscript a value of type ${typeName(t)}.`, node);
+}
+
+/**
+ * An element read by OFFSET or ORDINAL (not SAFE_): an index outside a non-NULL array is
+ * BigQuery's error "Array index … is out of bounds", raised by `__CHECK_INDEX`; __ARRAY_AT alone
+ * answers NULL there (SAFE_OFFSET's answer). A REPEATED RECORD read from an event (`metadata`) is
+ * a record reference, not an array (record-value.ts), and keeps NULL (docs/compiler.md).
+ */
+function inBounds(at: Extract<Expr, { k: "call" }>, mode: (typeof SUBSCRIPT_MODE_NAMES)[number]): Expr {
+  if (mode.startsWith("safe")) return at;
+  const [array, index] = at.args as [Expr, Expr];
+  const length: Expr = { k: "call", fn: "ARRAY_LENGTH", args: [array], type: INT64 };
+  return { k: "call", fn: "__CHECK_INDEX", args: [at, index, length], type: at.type };
 }
 
 export function indexLiteral(node: AstNode): number {

@@ -24,6 +24,8 @@ export type Expr =
       over?: WindowSpec;
       /** where the call is in the SQL, for errors only a dialect finds (a FORMAT it cannot write) */
       at?: { line: number; column: number };
+      /** `FIRST_VALUE(x IGNORE NULLS)`, LAST_VALUE, NTH_VALUE: the window skips NULL values */
+      ignoreNulls?: true;
       /** `SAFE.fn(…)`: the errors the function itself raises are NULL (its arguments' are not) */
       safe?: true;
     }

@@ -2,6 +2,7 @@ import type { Expr } from "../compile/ir.ts";
 import { typeName } from "../compile/sql-type.ts";
 import { QesError } from "../errors.ts";
 import { canMatchEmpty, groupCannotBeEmpty } from "../sandbox/regex-empty-match.ts";
+import { type CaseFoldOps, caseFoldedSql } from "./case-folding.ts";
 import { printableText } from "./format-printable.ts";
 import { type CallExpr, type FunctionEmitter, type FunctionTable, rename } from "./function-table.ts";
 import type { SqlEmitter } from "./sql-emitter.ts";
@@ -39,6 +40,37 @@ export function nanAwareExtreme(fn: "min" | "max", x: string, call: CallExpr, e:
   const nan = e.cast(e.stringLiteral("NaN"), { t: "scalar", s: "STRING" }, "FLOAT64");
   return `CASE WHEN count(CASE WHEN ${e.isNaN(x)} THEN 1 END)${over} > 0 THEN ${nan} ELSE ${plain}${over} END`;
 }
+
+/** FIRST_VALUE, LAST_VALUE, NTH_VALUE, with `IGNORE NULLS` inside the call where the query asks */
+function navigation(name: string): FunctionEmitter {
+  return (args, call) => `${name}(${args.join(", ")}${call.ignoreNulls ? " IGNORE NULLS" : ""})`;
+}
+
+/**
+ * NTH_VALUE's row number `n` bound as a parameter (a literal is checked when it compiles): a
+ * NULL or one below 1 is BigQuery's error, where the engines answered NULL (DuckDB) or raised in
+ * their own words. `write(n)` is the window's SQL, its OVER placed inside, given a row number the
+ * engine takes (1 where the check raises).
+ */
+export function checkedRowNumber(
+  n: string,
+  call: CallExpr,
+  e: SqlEmitter,
+  write: (n: string) => string,
+): string {
+  if (call.args[1]?.k === "lit") return write(n);
+  return e.raiseWhen(
+    write(`greatest(coalesce(${n}, 1), 1)`),
+    `${n} IS NULL OR ${n} < 1`,
+    NTH_VALUE_ROW_NUMBER,
+  );
+}
+
+export const NTH_VALUE_ROW_NUMBER = "NTH_VALUE's row number must be positive and not NULL";
+
+/** BigQuery's error for OFFSET / ORDINAL outside an array (SAFE_OFFSET answers NULL) */
+export const ARRAY_INDEX_OUT_OF_BOUNDS =
+  "Array index is out of bounds (use SAFE_OFFSET or SAFE_ORDINAL for NULL)";
 
 /** A string-literal argument, known at compile time (formats, JSON paths). */
 export function literalArg(call: CallExpr, i: number, what: string): string {
@@ -678,8 +710,12 @@ export const DEFAULT_FUNCTIONS = {
   NTILE: rename("ntile"),
   LAG: rename("lag"),
   LEAD: rename("lead"),
-  FIRST_VALUE: rename("first_value"),
-  LAST_VALUE: rename("last_value"),
+  __CHECK_INDEX: ([value, i, length], _call, e) =>
+    e.raiseWhen(value!, `${i} < 0 OR ${i} >= ${length}`, ARRAY_INDEX_OUT_OF_BOUNDS),
+  FIRST_VALUE: navigation("first_value"),
+  LAST_VALUE: navigation("last_value"),
+  NTH_VALUE: ([x, n], call, e) =>
+    checkedRowNumber(n!, call, e, (at) => `${navigation("nth_value")([x!, at], call, e)}${e.overOf(call)}`),
   COALESCE: rename("coalesce"),
   IFNULL: rename("coalesce"),
   NULLIF: rename("nullif"),
@@ -689,7 +725,15 @@ export const DEFAULT_FUNCTIONS = {
   LENGTH: rename("length"),
   CHAR_LENGTH: rename("length"),
   STARTS_WITH: rename("starts_with"),
-  CONTAINS_SUBSTR: ([a, b]) => `(strpos(lower(${a}), lower(${b})) > 0)`,
+  // BigQuery compares the case-folded texts (case-folding.ts)
+  CONTAINS_SUBSTR: ([a, b], _call, e) => {
+    const ops: CaseFoldOps = {
+      lower: "lower",
+      ascii: (x) => `octet_length(${x}) = char_length(${x})`,
+      literal: (s) => e.stringLiteral(s),
+    };
+    return `(strpos(${caseFoldedSql(a!, ops)}, ${caseFoldedSql(b!, ops)}) > 0)`;
+  },
   SUBSTR: (args, call, e) => substrCall(args, call, e, STANDARD_SUBSTRING),
   SUBSTRING: (args, call, e) => substrCall(args, call, e, STANDARD_SUBSTRING),
   LTRIM: rename("ltrim"),

@@ -18,7 +18,8 @@ const ARG_NAMES = "abcdefghij";
 /** The format literal of an example call: FORMAT's has one specifier per value that follows. */
 function formatExample(fn: FunctionName, count: number): string {
   if (fn === "FORMAT_TIMESTAMP") return "%Y-%m-%d %H:%M:%S";
-  if (fn === "PARSE_TIMESTAMP" || fn === "PARSE_DATE" || fn === "FORMAT_DATE") return "%Y-%m-%d";
+  if (fn === "PARSE_TIMESTAMP" || fn === "PARSE_DATE" || fn === "FORMAT_DATE" || fn === "FORMAT_DATETIME")
+    return "%Y-%m-%d";
   const specifiers = ["%d", "%s", "%.2f"].slice(0, count - 1);
   return specifiers.length ? `${specifiers.join(" of ")}` : "100%%";
 }

@@ -807,9 +807,21 @@ export abstract class SqlEmitter implements Dialect {
     // a FLOAT64 literal is a finite number: only the other FLOAT64 leaves can be ±inf
     const floats = leaves.flatMap((l, i) => (isFloat64(l) && l.k !== "lit" ? [i] : []));
     return this.bindRepeated(sqls, (names) => {
-      const tree = this.floatTree(op, a, b, new Map(leaves.map((l, j) => [l, names[j]!])));
+      const leafSql = new Map(leaves.map((l, j) => [l, names[j]!]));
+      const tree = this.floatTree(op, a, b, leafSql);
       // a leaf written twice (`x * x`) is checked once
-      return this.floatOverflow(tree, [...new Set(floats.map((j) => names[j]!))]);
+      const checked = [...new Set(floats.map((j) => names[j]!))];
+      // an inner operation that overflowed beside a leaf that is ±inf (`x * 10 + inf`) leaves
+      // the root no finite operands to tell it by: it is checked over its own leaves. One whose
+      // leaves are all the root's is told by the root's check (an inf inside stays non-finite).
+      const inner = [a, b]
+        .flatMap((side, i) => floatSubtrees(side, op === "/" && i === 1))
+        .map((t) => ({
+          result: this.floatTree(t.op, t.args[0]!, t.args[1]!, leafSql),
+          operands: [...new Set(floatLeafSqls(t, leafSql))],
+        }))
+        .filter((t) => t.operands.length < checked.length);
+      return this.floatOverflow(tree, checked, false, inner);
     });
   }
 
@@ -850,10 +862,17 @@ export abstract class SqlEmitter implements Dialect {
    * raises "floating point overflow" where it is not finite and every operand is — it answers ±inf
    * or NaN only from an operand that is one (a division by zero raises before). `nullInstead`: NULL there (SAFE_DIVIDE), as under SAFE.
    */
-  floatOverflow(result: string, operands: string[], nullInstead = false): string {
+  floatOverflow(
+    result: string,
+    operands: string[],
+    nullInstead = false,
+    inner: ReadonlyArray<{ result: string; operands: string[] }> = [],
+  ): string {
     return this.bindRepeated([result], ([r]) => {
-      const when = this.floatOverflowWhen(r!, operands);
-      if (when === undefined) return r!;
+      const root = this.floatOverflowWhen(r!, operands);
+      if (root === undefined) return r!;
+      const whens = [root, ...inner.map((t) => this.floatOverflowWhen(t.result, t.operands)!)];
+      const when = whens.length === 1 ? root : whens.map((w) => `(${w})`).join(" OR ");
       return nullInstead
         ? `CASE WHEN ${when} THEN NULL ELSE ${r} END`
         : this.raiseWhen(r!, when, FLOAT64_OVERFLOW);
@@ -1044,6 +1063,22 @@ function isFloatArithmetic(e: Expr): boolean {
 }
 
 /** The leaves of floatArithmetic's tree under `e`, in order; `ownTree`: `e` is a leaf (a divisor) */
+/**
+ * The operations inside one side of floatArithmetic's tree (`ownTree`: a divisor, checked as a
+ * tree of its own), innermost last: what floatLeaves descends through.
+ */
+function floatSubtrees(e: Expr, ownTree: boolean): Array<Extract<Expr, { k: "op" }>> {
+  if (ownTree || !isFloatArithmetic(e) || e.k !== "op") return [];
+  return [e, ...floatSubtrees(e.args[0]!, false), ...floatSubtrees(e.args[1]!, e.op === "/")];
+}
+
+/** The SQL of the FLOAT64 leaves (not literals) under an operation of floatArithmetic's tree. */
+function floatLeafSqls(e: Expr, leafSql: Map<Expr, string>): string[] {
+  const leaves: Expr[] = [];
+  floatLeaves(e, leaves, false);
+  return leaves.flatMap((l) => (isFloat64(l) && l.k !== "lit" ? [leafSql.get(l)!] : []));
+}
+
 function floatLeaves(e: Expr, out: Expr[], ownTree: boolean): void {
   if (ownTree || !isFloatArithmetic(e) || e.k !== "op") {
     out.push(e);

@@ -3,10 +3,22 @@ import { QesError } from "../errors.ts";
 /** A BigQuery format string (FORMAT_TIMESTAMP, PARSE_TIMESTAMP) as literal text and elements. */
 export type TimeFormatPiece = { literal: string } | { element: string };
 
-/** Elements every dialect writes: `%Y` → `Y`, `%E6S` → `E6S`, `%E*S` → `E*S`, `%Ez` → `Ez`. */
-export const TIME_ELEMENTS = new Set([..."YmdHMSyjbBaAIpeFTDRzZs", "E*S", "E6S", "E3S", "Ez"]);
+/**
+ * Elements every dialect writes: `%Y` → `Y`, `%E6S` → `E6S`, `%E*S` → `E*S`, `%Ez` → `Ez`.
+ * `%E0S`…`%E9S` are seconds with that many fractional digits.
+ */
+export const TIME_ELEMENTS = new Set([
+  ..."YmdHMSyjbBaAIpeFTDRzZskluc",
+  "E*S",
+  ...Array.from({ length: 10 }, (_, n) => `E${n}S`),
+  "Ez",
+]);
 
-export function parseTimeFormat(format: string): TimeFormatPiece[] {
+/** `%c`, BigQuery's date and time representation (English): `Wed Jan 20 21:47:00 2021` */
+const DATE_AND_TIME = "%a %b %e %H:%M:%S %Y";
+
+/** `expand`: %c as the elements it stands for (false: as the element `c`) */
+export function parseTimeFormat(format: string, expand = true): TimeFormatPiece[] {
   const pieces: TimeFormatPiece[] = [];
   let literal = "";
   for (let i = 0; i < format.length; i++) {
@@ -28,11 +40,35 @@ export function parseTimeFormat(format: string): TimeFormatPiece[] {
     }
     if (literal) pieces.push({ literal });
     literal = "";
-    pieces.push({ element });
+    // %c stands for elements every dialect writes and reads
+    if (element === "c" && expand) pieces.push(...parseTimeFormat(DATE_AND_TIME));
+    else pieces.push({ element });
     i += element.length;
   }
   if (literal) pieces.push({ literal });
   return pieces;
+}
+
+/**
+ * The digits of fraction `%E<n>S` writes (n), or "*" for `%E*S` (as many as the value has, none
+ * and no point for whole seconds — absl's FormatTime); undefined for any other element.
+ */
+export function fractionDigits(element: string): number | "*" | undefined {
+  if (element === "E*S") return "*";
+  const m = /^E([0-9])S$/.exec(element);
+  return m ? Number(m[1]) : undefined;
+}
+
+/**
+ * A PARSE_TIMESTAMP format as the dialects read it: `%E<n>S` reads seconds with any fraction, or
+ * none, as `%E*S` does (absl's ParseTime), so each is written `%E*S`.
+ */
+export function readingFormat(format: string): string {
+  return writeTimeFormat(
+    parseTimeFormat(format).map((p) =>
+      "element" in p && fractionDigits(p.element) !== undefined ? { element: "E*S" } : p,
+    ),
+  );
 }
 
 /**
@@ -47,25 +83,41 @@ export function readsInstant(format: string): boolean {
 }
 
 /**
- * A PARSE_TIMESTAMP format with one offset element (`%z`, `%Ez`), split into the format of the
- * civil time around it and `re`, an anchored regular expression of the whole text whose groups
- * are 1 the text before the offset, 2 the offset, 3 the text after it. Engines' own parsers each
- * read a different subset of offsets (PostgreSQL's TZHTZM took '+0530' after `SS.US` as the
- * fraction .053 and dropped the offset; none read `Z` or all of +HH, +HHMM, +HH:MM), so each
- * dialect takes the offset out of the text with `re` (replace by `\1\3`, extract group 2),
- * parses the rest with its own function and applies the offset itself. Text `re` does not match
- * is BigQuery's error. Undefined for a format without an offset element, or with two.
+ * A PARSE_TIMESTAMP format with offset elements (`%z`, `%Ez`), split into the format of the
+ * civil time around them and `re`, an anchored regular expression of the whole text whose groups
+ * alternate: the civil text before the first offset, the offset, the civil text after it, … .
+ * Engines' own parsers each read a different subset of offsets (PostgreSQL's TZHTZM took '+0530'
+ * after `SS.US` as the fraction .053 and dropped the offset; none read `Z` or all of +HH, +HHMM,
+ * +HH:MM), so each dialect takes the offsets out of the text with `re` (replaced by `keep`, the
+ * civil groups), extracts group `offsetGroup` — the last offset, which BigQuery applies (absl's
+ * ParseTime reads each in turn into one offset) — parses the rest with its own function and
+ * applies the offset itself. Text `re` does not match is BigQuery's error. Undefined for a format
+ * without an offset element.
  */
-export function offsetSplit(format: string): { civil: string; re: string } | undefined {
+export function offsetSplit(
+  format: string,
+): { civil: string; re: string; keep: string; offsetGroup: number } | undefined {
   const pieces = parseTimeFormat(format);
-  const at = pieces.findIndex((p) => "element" in p && (p.element === "z" || p.element === "Ez"));
-  if (at < 0 || pieces.slice(at + 1).some((p) => "element" in p && (p.element === "z" || p.element === "Ez")))
-    return undefined;
-  const before = piecesRegex(pieces.slice(0, at));
-  const after = piecesRegex(pieces.slice(at + 1));
+  const isOffset = (p: TimeFormatPiece) => "element" in p && (p.element === "z" || p.element === "Ez");
+  const segments: TimeFormatPiece[][] = [[]];
+  for (const p of pieces) {
+    if (isOffset(p)) segments.push([]);
+    else segments[segments.length - 1]!.push(p);
+  }
+  const offsets = segments.length - 1;
+  if (offsets === 0) return undefined;
+  // groups \1 … \9 only: two offsets per group of civil text at most four times
+  if (offsets > 4)
+    throw new QesError("sql_invalid", `PARSE_TIMESTAMP reads at most 4 offsets (in '${format}').`);
+  const groups = segments.map((segment) => `(${piecesRegex(segment)})`);
+  const last = groups.length - 1;
+  groups[0] = `(\\s*${piecesRegex(segments[0]!)})`;
+  groups[last] = `(${piecesRegex(segments[last]!)}\\s*)`;
   return {
-    civil: writeTimeFormat([...pieces.slice(0, at), ...pieces.slice(at + 1)]),
-    re: `^(\\s*${before})(${OFFSET_RE})(${after}\\s*)$`,
+    civil: writeTimeFormat(pieces.filter((p) => !isOffset(p))),
+    re: `^${groups.join(`(${OFFSET_RE})`)}$`,
+    keep: groups.map((_, i) => `\\${2 * i + 1}`).join(""),
+    offsetGroup: 2 * offsets,
   };
 }
 
@@ -97,8 +149,6 @@ const ELEMENT_RE: Record<string, string> = {
   D: "[0-9]{1,2}/[0-9]{1,2}/[0-9]{1,2}",
   R: "[0-9]{1,2}:[0-9]{1,2}",
   "E*S": "[0-9]{1,2}(?:[.][0-9]+)?",
-  E6S: "[0-9]{1,2}(?:[.][0-9]+)?",
-  E3S: "[0-9]{1,2}(?:[.][0-9]+)?",
   s: "-?[0-9]+",
   z: OFFSET_RE,
   Ez: OFFSET_RE,
@@ -125,7 +175,7 @@ function piecesRegex(pieces: TimeFormatPiece[]): string {
             .split(/(\s+)/)
             .map((part) => (/^\s+$/.test(part) ? "\\s*" : part.replace(/[\\^$.|?*+()[\]{}]/g, "\\$&")))
             .join("")
-        : (ELEMENT_RE[p.element] ?? ".*?"),
+        : (ELEMENT_RE[fractionDigits(p.element) === undefined ? p.element : "E*S"] ?? ".*?"),
     )
     .join("");
 }
@@ -172,9 +222,11 @@ const TIME_OF_DAY_ELEMENTS = new Set([
   "z",
   "Z",
   "E*S",
-  "E6S",
-  "E3S",
+  ...Array.from({ length: 10 }, (_, n) => `E${n}S`),
   "Ez",
+  "k",
+  "l",
+  "c",
 ]);
 
 /**
@@ -190,12 +242,27 @@ export function dateParseFormat(format: string): string {
 }
 
 /**
+ * A FORMAT_DATETIME format, checked: a DATETIME is in no time zone, so an element that writes one
+ * (`%z`, `%Ez`, `%Z`) is refused rather than written as UTC's. Returns the format unchanged.
+ */
+export function datetimeFormat(format: string): string {
+  for (const p of parseTimeFormat(format)) {
+    if ("element" in p && (p.element === "z" || p.element === "Ez" || p.element === "Z"))
+      throw new QesError(
+        "sql_invalid",
+        `Invalid format: %${p.element} is not allowed for the DATETIME type.`,
+      );
+  }
+  return format;
+}
+
+/**
  * A FORMAT_DATE format as FORMAT_TIMESTAMP reads it at midnight UTC of the date: BigQuery writes
  * an element a DATE has not (`%H`, `%Z`) as its own text, not as midnight.
  */
 export function dateFormatForTimestamp(format: string): string {
   return writeTimeFormat(
-    parseTimeFormat(format).map((p) =>
+    parseTimeFormat(format, false).map((p) =>
       "element" in p && TIME_OF_DAY_ELEMENTS.has(p.element) ? { literal: `%${p.element}` } : p,
     ),
   );
@@ -225,4 +292,32 @@ export function withEpochDefaults(format: string): { format: string; prefix: str
     format: `${missing.map(([e]) => e).join("-")} ${format}`,
     prefix: `${missing.map(([, v]) => v).join("-")} `,
   };
+}
+
+/** How a dialect writes the few string operations `secondsWithFractionSql` needs. */
+export interface FractionSqlOps {
+  /** an integer as its decimal text */
+  text(integer: string): string;
+  /** text without its trailing zeros */
+  trimZeros(text: string): string;
+}
+
+/**
+ * `%E<n>S` / `%E*S` when formatting: `seconds` (two-digit text) with n digits of the fraction
+ * `micros` (0…999999) holds, truncated, padded with zeros past six (absl's FormatTime), the point
+ * left out for n = 0; for `%E*S` the fraction's digits without trailing zeros, and no point for
+ * whole seconds. lpad, rpad, substr and `||` (NULL of a NULL operand) are the same in every
+ * engine here.
+ */
+export function secondsWithFractionSql(
+  digits: number | "*",
+  seconds: string,
+  micros: string,
+  ops: FractionSqlOps,
+): string {
+  const six = `lpad(${ops.text(micros)}, 6, '0')`;
+  if (digits === 0) return seconds;
+  if (digits === "*")
+    return `(${seconds} || CASE WHEN ${micros} = 0 THEN '' ELSE '.' || ${ops.trimZeros(six)} END)`;
+  return `(${seconds} || '.' || ${digits <= 6 ? `substr(${six}, 1, ${digits})` : `rpad(${six}, ${digits}, '0')`})`;
 }

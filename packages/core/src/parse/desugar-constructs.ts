@@ -229,6 +229,42 @@ const distinctAggregates: ConstructRule = (tokens, at, out, strings) => {
   return undefined;
 };
 
+/** the window functions BigQuery lets take `IGNORE NULLS` / `RESPECT NULLS` after their arguments */
+const NULL_TREATMENT_WINDOWS = new Set(["FIRST_VALUE", "LAST_VALUE", "NTH_VALUE"]);
+
+/**
+ * `FIRST_VALUE(x IGNORE NULLS)` (LAST_VALUE, NTH_VALUE(x, n …)) → `__qes_ignore_nulls('FIRST_VALUE', x)`,
+ * read back as the window call skipping NULLs; `RESPECT NULLS`, the default, is dropped. The OVER
+ * clause after the call stays the rewritten call's.
+ */
+const nullTreatmentWindows: ConstructRule = (tokens, at, out, strings) => {
+  const t = tokens[at]!;
+  if (
+    t.type !== "ident" ||
+    !NULL_TREATMENT_WINDOWS.has(t.value.toUpperCase()) ||
+    tokens[at + 1]?.value !== "(" ||
+    out[out.length - 1]?.value === "."
+  )
+    return undefined;
+  const close = matching(tokens, at + 1);
+  const last = tokens[close - 1];
+  const treatment = tokens[close - 2];
+  if (!isWord(last, "NULLS") || !(isWord(treatment, "IGNORE") || isWord(treatment, "RESPECT")))
+    return undefined;
+  const args = rewrite(tokens.slice(at + 2, close - 2), strings);
+  if (isWord(treatment, "RESPECT")) out.push(tok(t), punct("(", t), ...args);
+  else
+    out.push(
+      synth("__qes_ignore_nulls", t),
+      punct("(", t),
+      stringOut(t.value.toUpperCase(), strings, t),
+      punct(",", t),
+      ...args,
+    );
+  out.push(punct(")", tokens[close]!));
+  return close + 1;
+};
+
 /** `x[OFFSET(n)]`, `x[n]` and fields after them → `__qes_subscript(x, mode, n)`, `__qes_path(…)` */
 const subscripts: ConstructRule = (tokens, at, out, strings) => {
   let i = at;
@@ -426,6 +462,7 @@ export const CONSTRUCT_RULES: ReadonlyArray<{ name: string; rule: ConstructRule 
   { name: "array-literals", rule: arrayLiterals },
   { name: "ordered-aggregates", rule: orderedAggregates },
   { name: "distinct-aggregates", rule: distinctAggregates },
+  { name: "null-treatment-windows", rule: nullTreatmentWindows },
   { name: "subscripts", rule: subscripts },
   { name: "nulls-order", rule: nullsOrder },
   { name: "is-distinct", rule: isDistinct },
