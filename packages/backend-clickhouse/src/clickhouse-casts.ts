@@ -92,12 +92,20 @@ const DATE_TEXT =
 
 /**
  * The Date32 of date text, from its numbers: toDate32 of text clamps a year before 1900 or after
- * 2299 to those ('1850-06-01' was 1900-01-01), though a Date32 holds years 1 to 9999. Days since
- * 1970-01-01 by H. Hinnant's days_from_civil (core's daysFromCivil); years from 1 on, so no
- * division here meets a negative number.
+ * 2299 to those ('1850-06-01' was 1900-01-01), though a Date32 holds years 1 to 9999.
  */
 function dateFromText(x: string): string {
   const { y, m, d } = dateParts(x);
+  return civilDate32(y, m, d);
+}
+
+/**
+ * The Date32 of a year, month and day (SQL integers, a real day of years 1 to 9999): makeDate32
+ * and toDate32 clamp a year before 1900 or after 2299, or answer 1970-01-01. Days since
+ * 1970-01-01 by H. Hinnant's days_from_civil (core's daysFromCivil); years from 1 on, so no
+ * division here meets a negative number.
+ */
+export function civilDate32(y: string, m: string, d: string): string {
   const y2 = `(${y} - if(${m} <= 2, 1, 0))`;
   const era = `intDiv(${y2}, 400)`;
   const yoe = `(${y2} - ${era} * 400)`;

@@ -1,0 +1,35 @@
+import type { SqlCase } from "./case.ts";
+
+// Divergences between the backends that generated expressions found (a seeded generator of typed
+// scalar expressions over the catalogue, edge literals, nesting 1–3, each run on every backend).
+// Expected rows follow BigQuery's documentation, named in each case's rule.
+
+export const generatedCases: SqlCase[] = [
+  {
+    name: "DATE(year, month, day) outside 1900–2299",
+    rule: "BigQuery Date functions, DATE: DATE(year, month, day) for any day of 0001-01-01 … 9999-12-31",
+    sql: "select date(1, 1, 31) as a, date(1899, 12, 31) as b, date(2300, 1, 1) as c, date(9999, 12, 31) as d, date(1600, 2, 29) as e, date(2000 + 4, 1 + 1, 28 + 1) as f",
+    expect: [
+      {
+        a: "0001-01-31",
+        b: "1899-12-31",
+        c: "2300-01-01",
+        d: "9999-12-31",
+        e: "1600-02-29",
+        f: "2004-02-29",
+      },
+    ],
+  },
+  {
+    name: "DATE(year, month, day) of a day that does not exist outside 1900–2299",
+    rule: "BigQuery Date functions, DATE: a day that does not exist is an error",
+    sql: "select date(9999, 2, 29) as d",
+    expect: { error: "sql_invalid", message: /no such date/ },
+  },
+  {
+    name: "DATE(year, month, day) of February 29th in a year 1 century",
+    rule: "BigQuery Date functions, DATE: a day that does not exist is an error (NULL under SAFE.)",
+    sql: "select safe.date(1, 2, 29) as a, safe.date(1700, 2, 29) as b, safe.date(2400, 2, 29) as c",
+    expect: [{ a: null, b: null, c: "2400-02-29" }],
+  },
+];
