@@ -218,6 +218,14 @@ export class ClickhouseDialect extends SqlEmitter {
     return nullableType(type);
   }
 
+  /**
+   * an array cannot be NULL here (clickhouse-null-arrays.ts): a NULL of the element's type, which
+   * if() and coalesce() take beside an array (`[]` would be a value to coalesce())
+   */
+  override nullArray(element: ScalarType): string {
+    return `CAST(NULL AS ${nullableType(element)})`;
+  }
+
   param(index: number, type: SqlType): string {
     const text = `{${paramName(index)}:Nullable(String)}`;
     if (type.t !== "scalar" || type.s === "STRING") return text;

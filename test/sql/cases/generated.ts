@@ -32,4 +32,16 @@ export const generatedCases: SqlCase[] = [
     sql: "select safe.date(1, 2, 29) as a, safe.date(1700, 2, 29) as b, safe.date(2400, 2, 29) as c",
     expect: [{ a: null, b: null, c: "2400-02-29" }],
   },
+  {
+    name: "IF with an array and a NULL branch",
+    rule: "BigQuery Conditional expressions, IF: NULL takes the array's type; a NULL array is shown as [] in a result (BigQuery Data types, Array type)",
+    sql: "select if(false, [1], null) as a, if(true, ['x'], null) as b, array_length(if(false, [1], null)) as n, if(false, [1], null) is null as z, ifnull(null, split('a,b')) as c",
+    expect: [{ a: [], b: ["x"], n: null, z: true, c: ["a", "b"] }],
+  },
+  {
+    name: "CASE NULL WHEN … matches no WHEN",
+    rule: "BigQuery Conditional expressions, CASE expr: expr = NULL is never true, so the ELSE (or NULL) is the answer",
+    sql: "select case null when 1 then 5 when 2 then 6 else 7 end as a, case null when 'a' then 1 end as b, case null when date '2024-01-01' then 1 end as c",
+    expect: [{ a: 7, b: null, c: null }],
+  },
 ];

@@ -600,7 +600,7 @@ export abstract class SqlEmitter implements Dialect {
       case "op":
         return this.operator(e.op, e.args);
       case "case": {
-        const operand = e.operand ? ` ${this.wrap(e.operand)}` : "";
+        const operand = e.operand ? ` ${this.caseOperand(e.operand, e.whens)}` : "";
         const whens = e.whens.map(([w, t]) => ` WHEN ${this.expr(w)} THEN ${this.expr(t)}`).join("");
         const otherwise = e.else ? ` ELSE ${this.expr(e.else)}` : "";
         return `CASE${operand}${whens}${otherwise} END`;
@@ -673,6 +673,10 @@ export abstract class SqlEmitter implements Dialect {
     // an ARRAY argument (ARRAY_LENGTH(NULL)) stays bare: the engines read NULL as any array
     if (!spec || signaturesOf(spec).some((s) => s.args[i] === "ARRAY")) return this.expr(a);
     const accepted = spec.accepts?.find(([at]) => at === i)?.[1];
+    // a NULL where an engine list goes (IF(c, [1], NULL)): a NULL of the element's type met the
+    // list in a CASE, which DuckDB and PostgreSQL refuse ("cannot mix BIGINT and BIGINT[]")
+    if (accepted === undefined && call.type.t === "array" && call.type.native)
+      return this.nullArray(call.type.element);
     const own =
       call.type.t === "scalar" ? call.type.s : call.type.t === "array" ? call.type.element : undefined;
     return `CAST(NULL AS ${this.typeName(accepted ?? own ?? "INT64")})`;
@@ -715,6 +719,22 @@ export abstract class SqlEmitter implements Dialect {
 
   cast(expr: string, _from: SqlType, to: ScalarType): string {
     return `CAST(${expr} AS ${this.typeName(to)})`;
+  }
+
+  /**
+   * `CASE x WHEN …`'s x; a bare NULL (`CASE NULL WHEN 1 …`) typed as the WHEN values are:
+   * PostgreSQL read it as text and found no `text = bigint`.
+   */
+  private caseOperand(operand: Expr, whens: Array<[Expr, Expr]>): string {
+    const typed = whens.find(([w]) => w.type.t === "scalar")?.[0].type;
+    if (operand.k === "lit" && operand.value === null && operand.type.t === "null" && typed?.t === "scalar")
+      return this.cast("NULL", operand.type, typed.s);
+    return this.wrap(operand);
+  }
+
+  /** BigQuery's NULL ARRAY<element> as an engine list (`[a, b]`, SPLIT, ARRAY_AGG make those). */
+  nullArray(element: ScalarType): string {
+    return `CAST(NULL AS ${this.typeName(element)}[])`;
   }
 
   literal(value: string | number | bigint | boolean | null, type: SqlType): string {
