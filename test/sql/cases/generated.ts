@@ -44,4 +44,13 @@ export const generatedCases: SqlCase[] = [
     sql: "select case null when 1 then 5 when 2 then 6 else 7 end as a, case null when 'a' then 1 end as b, case null when date '2024-01-01' then 1 end as c",
     expect: [{ a: 7, b: null, c: null }],
   },
+  {
+    name: "SUBSTR, LEFT and RIGHT of a NULL text with INT64's extremes",
+    rule: "BigQuery String functions, SUBSTR/LEFT/RIGHT: a NULL argument gives NULL; positions and lengths past the text are clamped",
+    sql: "select substr(s, 2, 9223372036854775807) as a, substr(s, 9223372036854775807) as b, substr(s, -9223372036854775808, 9223372036854775807) as c, left(s, 9223372036854775807) as d, right(s, 9223372036854775807) as e from unnest([cast(null as string), 'abc']) as s order by s",
+    expect: [
+      { a: null, b: null, c: null, d: null, e: null },
+      { a: "bc", b: "", c: "abc", d: "abc", e: "abc" },
+    ],
+  },
 ];
