@@ -1,4 +1,4 @@
-import { parseTimeFormat, QesError } from "@qes/core";
+import { nullForNullInstant, parseTimeFormat, QesError } from "@qes/core";
 import { bindOnce } from "./clickhouse-bind-once.ts";
 import { sqlString } from "./clickhouse-sql.ts";
 import { offsetSql, toLocalSql, type Zone } from "./clickhouse-time.ts";
@@ -68,7 +68,8 @@ function formatted(format: string, ts: string, zone: Zone, zoneText: string): st
     } else pattern += FORMAT_DATETIME[p.element];
   }
   flush();
-  return pieces.length === 0 ? "''" : pieces.length === 1 ? pieces[0]! : `concat(${pieces.join(", ")})`;
+  const sql = pieces.length === 0 ? "''" : pieces.length === 1 ? pieces[0]! : `concat(${pieces.join(", ")})`;
+  return nullForNullInstant(format, ts, sql);
 }
 
 /**

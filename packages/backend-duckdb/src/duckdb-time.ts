@@ -1,4 +1,4 @@
-import { fixedZoneOffset, parseTimeFormat, zoneRules } from "@qes/core";
+import { fixedZoneOffset, nullForNullInstant, parseTimeFormat, zoneRules } from "@qes/core";
 import { bindOnce } from "./duckdb-sql.ts";
 
 /**
@@ -197,7 +197,8 @@ function formatted(format: string, ts: string, zone?: DuckdbZone): string {
     } else strf += STRFTIME[p.element];
   }
   flush();
-  return pieces.length === 0 ? "''" : pieces.length === 1 ? pieces[0]! : `(${pieces.join(" || ")})`;
+  const sql = pieces.length === 0 ? "''" : pieces.length === 1 ? pieces[0]! : `(${pieces.join(" || ")})`;
+  return nullForNullInstant(format, ts, sql);
 }
 
 // Whole units of an integer count of microseconds. `/` divides as DOUBLE, which holds no more than

@@ -1,4 +1,4 @@
-import { parseTimeFormat, QesError } from "@qes/core";
+import { nullForNullInstant, parseTimeFormat, QesError } from "@qes/core";
 import { postgresZone } from "./postgres-time-zone.ts";
 
 /** BigQuery format elements that map to one to_char / to_timestamp pattern. */
@@ -85,5 +85,6 @@ export function formatTimestampSql(
     } else pattern += PATTERNS[p.element];
   }
   flush();
-  return pieces.length === 0 ? "''" : pieces.length === 1 ? pieces[0]! : `(${pieces.join(" || ")})`;
+  const sql = pieces.length === 0 ? "''" : pieces.length === 1 ? pieces[0]! : `(${pieces.join(" || ")})`;
+  return nullForNullInstant(format, ts, sql);
 }

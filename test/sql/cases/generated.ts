@@ -53,4 +53,13 @@ export const generatedCases: SqlCase[] = [
       { a: "bc", b: "", c: "abc", d: "abc", e: "abc" },
     ],
   },
+  {
+    name: "FORMAT_TIMESTAMP of a NULL instant with a format of only its zone",
+    rule: "BigQuery Timestamp functions, FORMAT_TIMESTAMP: NULL for a NULL timestamp, whatever the format",
+    sql: "select format_timestamp('%z', t) as a, format_timestamp('%Z', t) as b, format_timestamp('abc', t) as c, format_timestamp('%Ez|%Z', t, 'Asia/Kolkata') as d from unnest([cast(null as timestamp), timestamp '2024-01-01 00:00:00 UTC']) as t order by t",
+    expect: [
+      { a: null, b: null, c: null, d: null },
+      { a: "+0000", b: "UTC", c: "abc", d: "+05:30|Asia/Kolkata" },
+    ],
+  },
 ];

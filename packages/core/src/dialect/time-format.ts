@@ -47,6 +47,18 @@ export function readsInstant(format: string): boolean {
 }
 
 /**
+ * FORMAT_TIMESTAMP's text of `format` (`sql`, written from the bound instant `ts`), NULL for a
+ * NULL instant. A format of no element but a zone's offset or name (`%Z`, `%z`, `abc`) writes
+ * text that does not read the instant: 'UTC' and '+0000' were answers for a NULL TIMESTAMP.
+ */
+export function nullForNullInstant(format: string, ts: string, sql: string): string {
+  const readsTs = parseTimeFormat(format).some(
+    (p) => "element" in p && p.element !== "Z" && p.element !== "z" && p.element !== "Ez",
+  );
+  return readsTs ? sql : `CASE WHEN ${ts} IS NOT NULL THEN ${sql} END`;
+}
+
+/**
  * A PARSE_TIMESTAMP format with one offset element (`%z`, `%Ez`), split into the format of the
  * civil time around it and `re`, an anchored regular expression of the whole text whose groups
  * are 1 the text before the offset, 2 the offset, 3 the text after it. Engines' own parsers each
