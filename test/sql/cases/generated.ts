@@ -62,4 +62,13 @@ export const generatedCases: SqlCase[] = [
       { a: "+0000", b: "UTC", c: "abc", d: "+05:30|Asia/Kolkata" },
     ],
   },
+  {
+    name: "a constant call among ordered columns",
+    rule: "BigQuery Query syntax, ORDER BY: any expression of the select list may be ordered by; a constant orders nothing",
+    sql: "select one, concat('a') as z from unnest([2, 1]) as one order by one, z",
+    expect: [
+      { one: 1, z: "a" },
+      { one: 2, z: "a" },
+    ],
+  },
 ];

@@ -706,7 +706,15 @@ export abstract class SqlEmitter implements Dialect {
    * an expression like any other, with the same (constant) value.
    */
   protected key(e: Expr): string {
-    if (e.k !== "lit") return this.expr(e);
+    if (e.k !== "lit") {
+      // a call some dialect writes as a bare literal (CONCAT('a') is ('a')): DuckDB
+      // refused `ORDER BY …, 'UTC'` ("non-integer literal has no effect"), and a bare integer
+      // would be read as a column's position
+      const sql = this.expr(e);
+      return e.type.t === "scalar" && /^\(*(?:'(?:[^']|'')*'|[0-9]+)\)*$/.test(sql)
+        ? this.cast(sql, e.type, e.type.s)
+        : sql;
+    }
     const type = e.type.t === "scalar" ? e.type.s : "STRING";
     return this.cast(this.literal(e.value, e.type), e.type, type);
   }
