@@ -246,9 +246,11 @@ export class PostgresDialect extends SqlEmitter {
     // decided before dividing (a divisor below 1 that the finite dividend's magnitude outgrows)
     SAFE_DIVIDE: ([a, b], call) => {
       const x = this.cast(a!, call.args[0]!.type, "FLOAT64");
+      // abs() of an INT64 divisor of -2^63 raised "bigint out of range"
+      const y = this.cast(b!, call.args[1]!.type, "FLOAT64");
       const max = "CAST(1.7976931348623157e308 AS double precision)";
       const fractional = call.args[0]!.type.t === "scalar" && call.args[0]!.type.s === "FLOAT64";
-      return `CASE WHEN ${b} = 0 THEN NULL WHEN abs(${b}) < 1 AND abs(${x}) <= ${max} AND abs(${x}) > ${max} * abs(${b}) THEN NULL ELSE ${this.floatProduct(x, "/", b!, fractional)} END`;
+      return `CASE WHEN ${b} = 0 THEN NULL WHEN abs(${y}) < 1 AND abs(${x}) <= ${max} AND abs(${x}) > ${max} * abs(${y}) THEN NULL ELSE ${this.floatProduct(x, "/", y, fractional)} END`;
     },
     LENGTH: rename("char_length"),
     ENDS_WITH: ([a, b]) => `(right(${a}, char_length(${b})) = ${b})`,
@@ -776,7 +778,8 @@ export class PostgresDialect extends SqlEmitter {
   private arrayAt(a: string, i: string, call: CallExpr): string {
     const t = call.args[0]!.type;
     // an INT64 offset past integer's range is past any array's end (`+ 1` and CAST AS integer raised)
-    if (t.t === "array" && t.native) return `(${a})[least(${i}, 2147483646) + 1]`;
+    // (or before it: a subscript is an integer, -2^63 raised "integer out of range")
+    if (t.t === "array" && t.native) return `(${a})[greatest(least(${i}, 2147483646), -1) + 1]`;
     const at = `CAST(least(${i}, 2147483647) AS integer)`;
     if (t.t === "records") return `CASE WHEN ${i} >= 0 THEN CAST(${a}::json -> ${at} AS text) END`;
     const element = t.t === "array" ? t.element : "STRING";

@@ -71,4 +71,16 @@ export const generatedCases: SqlCase[] = [
       { one: 2, z: "a" },
     ],
   },
+  {
+    name: "SAFE_OFFSET and SAFE_ORDINAL at INT64's extremes",
+    rule: "BigQuery Array subscript operator: SAFE_OFFSET and SAFE_ORDINAL give NULL for an index out of bounds",
+    sql: "select [1, 2][safe_ordinal(i)] as a, [1, 2][safe_ordinal(j)] as b, ['x'][safe_offset(i)] as c, ['x'][safe_offset(j)] as d, [1, 2][safe_ordinal(2)] as e from unnest([-9223372036854775808]) as i, unnest([9223372036854775807]) as j",
+    expect: [{ a: null, b: null, c: null, d: null, e: 2 }],
+  },
+  {
+    name: "SAFE_DIVIDE by INT64's lowest",
+    rule: "BigQuery Mathematical functions, SAFE_DIVIDE: INT64 arguments divide as FLOAT64",
+    sql: "select safe_divide(i, j) as a, safe_divide(1.5, j) as b from unnest([9223372036854775807]) as i, unnest([-9223372036854775808]) as j",
+    expect: [{ a: -1, b: -1.6263032587282567e-19 }],
+  },
 ];
