@@ -83,4 +83,35 @@ export const generatedCases: SqlCase[] = [
     sql: "select safe_divide(i, j) as a, safe_divide(1.5, j) as b from unnest([9223372036854775807]) as i, unnest([-9223372036854775808]) as j",
     expect: [{ a: -1, b: -1.6263032587282567e-19 }],
   },
+  {
+    name: "SAFE_CAST of date and time words and other shapes to DATE, DATETIME and TIMESTAMP",
+    rule: "BigQuery Conversion functions, CAST AS DATE/DATETIME/TIMESTAMP: the text must have the canonical date (and time, and for TIMESTAMP zone) format; a DATETIME has no zone",
+    sql: "select s, safe_cast(s as date) as d, safe_cast(s as datetime) as dt, safe_cast(s as timestamp) as t from unnest(['today', 'epoch', 'infinity', '2024/01/01', '2024-01-01 BC', '2024-01-01 10:00:00+05']) as s order by s",
+    expect: [
+      { s: "2024-01-01 10:00:00+05", d: null, dt: null, t: 1704085200000000 },
+      { s: "2024-01-01 BC", d: null, dt: null, t: null },
+      { s: "2024/01/01", d: null, dt: null, t: null },
+      { s: "epoch", d: null, dt: null, t: null },
+      { s: "infinity", d: null, dt: null, t: null },
+      { s: "today", d: null, dt: null, t: null },
+    ],
+  },
+  {
+    name: "CAST of 'epoch' to TIMESTAMP is an error",
+    rule: "BigQuery Conversion functions, CAST AS TIMESTAMP: text not in the canonical timestamp format is an error",
+    sql: "select cast(s as timestamp) as t from unnest(['epoch']) as s",
+    expect: { error: "sql_invalid" },
+  },
+  {
+    name: "CAST of 'infinity' to DATE is an error",
+    rule: "BigQuery Conversion functions, CAST AS DATE: text not in the canonical date format is an error",
+    sql: "select cast(s as date) as d from unnest(['infinity']) as s",
+    expect: { error: "sql_invalid", message: /Invalid date/ },
+  },
+  {
+    name: "CAST of text with an offset to DATETIME is an error",
+    rule: "BigQuery Conversion functions, CAST AS DATETIME: a DATETIME has no time zone; text with one is an error",
+    sql: "select cast(s as datetime) as d from unnest(['2024-01-01 10:00:00+05']) as s",
+    expect: { error: "sql_invalid", message: /Invalid datetime/ },
+  },
 ];

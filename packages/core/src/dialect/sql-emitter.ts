@@ -592,7 +592,9 @@ export abstract class SqlEmitter implements Dialect {
           );
         // TIMESTAMP(text) and DATETIME(text) check the text as a cast does (timeTextChecked)
         const sql = this.callOnce(e, args, (a) =>
-          readsTimeText(e) ? this.timeTextChecked(a[0]!, write(a), e.safe === true) : write(a),
+          readsTimeText(e)
+            ? this.timeTextChecked(a[0]!, write(a), e.safe === true, e.fn as "TIMESTAMP" | "DATETIME")
+            : write(a),
         );
         // Emitters that wrap an aggregate (CAST(sum(x) AS …)) place OVER themselves via overOf.
         return e.over && !this.overPlaced ? `${sql}${this.overOf(e)}` : sql;
@@ -606,10 +608,13 @@ export abstract class SqlEmitter implements Dialect {
         return `CASE${operand}${whens}${otherwise} END`;
       }
       case "cast": {
-        const checked = isString(e.expr) && (e.to === "TIMESTAMP" || e.to === "DATETIME");
+        const to = e.to;
+        const text = isString(e.expr);
         return this.bindRepeated([this.expr(e.expr)], ([x]) => {
-          const converted = e.safe ? this.safeCast(x!, e.expr.type, e.to) : this.cast(x!, e.expr.type, e.to);
-          return checked ? this.timeTextChecked(x!, converted, e.safe) : converted;
+          const converted = e.safe ? this.safeCast(x!, e.expr.type, to) : this.cast(x!, e.expr.type, to);
+          if (text && (to === "TIMESTAMP" || to === "DATETIME"))
+            return this.timeTextChecked(x!, converted, e.safe === true, to);
+          return text && to === "DATE" ? this.timeTextShaped(x!, converted, e.safe === true, to) : converted;
         });
       }
       case "interval":
@@ -911,14 +916,46 @@ export abstract class SqlEmitter implements Dialect {
    * ParseStringToDatetimeParts), where DuckDB and ClickHouse cut them and PostgreSQL rounded —
    * `nullInstead` (SAFE_CAST, SAFE.): NULL there.
    */
-  private timeTextChecked(t: string, value: string, nullInstead: boolean): string {
+  private timeTextChecked(
+    t: string,
+    value: string,
+    nullInstead: boolean,
+    to: "TIMESTAMP" | "DATETIME",
+  ): string {
     const when = this.textMatches(t, String.raw`:[0-9]{1,2}\.[0-9]{7}`);
-    return nullInstead
+    const checked = nullInstead
       ? `CASE WHEN ${when} THEN NULL ELSE ${value} END`
       : this.raiseWhen(
           value,
           when,
           "Invalid timestamp: more than six fraction digits (BigQuery keeps microseconds)",
+        );
+    return this.timeTextShaped(t, checked, nullInstead, to);
+  }
+
+  /**
+   * `value`, a DATE, DATETIME or TIMESTAMP read from text `t`, where `t` has the shape of
+   * BigQuery's canonical date and time text (`YYYY-[M]M-[D]D[( |T)HH:MM[:SS[.F]]]`, a TIMESTAMP's
+   * zone after it); other text is BigQuery's error, `nullInstead` NULL. The engines read more:
+   * 'today', 'epoch', 'infinity' (PostgreSQL; DuckDB for DATE and DATETIME), '2024/01/01' and a
+   * DATETIME's offset, which DuckDB and PostgreSQL dropped and ClickHouse applied.
+   */
+  private timeTextShaped(
+    t: string,
+    value: string,
+    nullInstead: boolean,
+    to: "TIMESTAMP" | "DATETIME" | "DATE",
+  ): string {
+    const day = `[0-9]{4}-[0-9]{1,2}-[0-9]{1,2}([Tt ][0-9]{1,2}:[0-9]{1,2}(:[0-9]{1,2}([.][0-9]*)?)?)?`;
+    const zone = String.raw`(\s*(Z|z|UTC|[+-][0-9]{1,2}(:?[0-9]{2})?|[A-Za-z_]+/[A-Za-z0-9_/+-]+))?`;
+    const shape = String.raw`^\s*${day}${to === "TIMESTAMP" ? zone : ""}\s*$`;
+    const when = `NOT ${this.textMatches(t, shape)}`;
+    return nullInstead
+      ? `CASE WHEN ${when} THEN NULL ELSE ${value} END`
+      : this.raiseWhen(
+          value,
+          when,
+          `Invalid ${to.toLowerCase()}: the text is not YYYY-MM-DD[ HH:MM:SS[.ffffff]]${to === "TIMESTAMP" ? "[ zone]" : ""}`,
         );
   }
 
