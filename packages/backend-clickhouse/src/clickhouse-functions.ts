@@ -217,9 +217,9 @@ export function clickhouseFunctions(e: ClickhouseEmitter): FunctionTable {
     CONTAINS_SUBSTR: ([a, b]) => `(positionCaseInsensitiveUTF8(${a}, ${b}) > 0)`,
     SUBSTR: (args, call) => substrCall(args, call, e, CH_SUBSTRING),
     SUBSTRING: (args, call) => substrCall(args, call, e, CH_SUBSTRING),
-    TRIM: ([s, c]) => (c === undefined ? `trimBoth(${s})` : `trimBoth(${s}, ${c})`),
-    LTRIM: ([s, c]) => (c === undefined ? `trimLeft(${s})` : `trimLeft(${s}, ${c})`),
-    RTRIM: ([s, c]) => (c === undefined ? `trimRight(${s})` : `trimRight(${s}, ${c})`),
+    TRIM: ([s, c], call) => (c === undefined ? `trimBoth(${s})` : trimChars("both", s!, c, call)),
+    LTRIM: ([s, c], call) => (c === undefined ? `trimLeft(${s})` : trimChars("left", s!, c, call)),
+    RTRIM: ([s, c], call) => (c === undefined ? `trimRight(${s})` : trimChars("right", s!, c, call)),
     REPLACE: rename("replaceAll"),
     STRPOS: int64("positionUTF8"),
     LEFT: (args, call) => edgeCall("left", args, call, e, CH_SUBSTRING),
@@ -391,4 +391,34 @@ function jsonQuery(e: SqlEmitter, text: string, call: CallExpr): string {
   const at = jsonAt(x, jsonKeys(e, call));
   // numbers as CAST AS STRING spells them, as DuckDB and PostgreSQL do (ClickHouse wrote 1e21, -0)
   return `if(isValidJSON(${x})${indexStepsMeetArrays(e, x, call)}, nullIf(${jsonNumbersAsCore(`JSONExtractRaw(${at})`)}, ''), NULL)`;
+}
+
+/**
+ * TRIM, LTRIM and RTRIM of the characters of `c`: trimBoth and its kin take bytes, so a character
+ * of several UTF-8 bytes trimmed any character sharing its last or first byte, leaving half a
+ * character (TRIM('ß', '😀x') was '\xC3'). Characters of ASCII only (bytes no UTF-8 sequence
+ * holds) stay with them; other characters are compared as UTF-8 characters.
+ */
+function trimChars(side: "both" | "left" | "right", s: string, c: string, call: CallExpr): string {
+  const fast = side === "both" ? "trimBoth" : side === "left" ? "trimLeft" : "trimRight";
+  const chars = call.args[1];
+  // biome-ignore lint/suspicious/noControlCharactersInRegex: ASCII is the range \x00-\x7F
+  if (chars?.k === "lit" && typeof chars.value === "string" && /^[\x00-\x7f]*$/.test(chars.value))
+    return `${fast}(${s}, ${c})`;
+  return bindOnce(s, (text) =>
+    bindOnce(c, (set) => {
+      const utf8 = (x: string) => `arrayMap(i -> substringUTF8(${x}, i, 1), range(1, lengthUTF8(${x}) + 1))`;
+      const kept = `(ch -> NOT has(${utf8(`ifNull(${set}, '')`)}, ch))`;
+      const t = `ifNull(${text}, '')`;
+      const first = `arrayFirstIndex(${kept}, ${utf8(t)})`;
+      const last = `arrayLastIndex(${kept}, ${utf8(t)})`;
+      const trimmed =
+        side === "left"
+          ? `substringUTF8(${t}, ${first})`
+          : side === "right"
+            ? `substringUTF8(${t}, 1, ${last})`
+            : `substringUTF8(${t}, ${first}, ${last} - ${first} + 1)`;
+      return `if(isNull(${text}) OR isNull(${set}), NULL, if(${first} = 0, '', ${trimmed}))`;
+    }),
+  );
 }

@@ -114,4 +114,22 @@ export const generatedCases: SqlCase[] = [
     sql: "select cast(s as datetime) as d from unnest(['2024-01-01 10:00:00+05']) as s",
     expect: { error: "sql_invalid", message: /Invalid datetime/ },
   },
+  {
+    name: "TRIM, LTRIM and RTRIM of characters of several UTF-8 bytes",
+    rule: "BigQuery String functions, TRIM/LTRIM/RTRIM: the second argument is a set of Unicode characters, removed whole",
+    sql: "select s, trim(s, '😀x') as a, ltrim(s, 'é') as b, rtrim(s, 'ΩŸ') as c, trim(s, 'ß') as d from unnest(['ß', 'éaé', 'xΩ', 'ßxß']) as s order by s",
+    expect: [
+      { s: "xΩ", a: "Ω", b: "xΩ", c: "x", d: "xΩ" },
+      { s: "ß", a: "ß", b: "ß", c: "ß", d: "" },
+      { s: "ßxß", a: "ßxß", b: "ßxß", c: "ßxß", d: "x" },
+      { s: "éaé", a: "éaé", b: "aé", c: "éaé", d: "éaé" },
+    ],
+  },
+  {
+    name: "TRIM of a parameter's characters of several UTF-8 bytes",
+    rule: "BigQuery String functions, TRIM: the second argument is a set of Unicode characters, removed whole",
+    sql: "select trim(s, @chars) as t from unnest(['ßxß', 'éaé']) as s order by s",
+    params: { chars: { kind: "string", value: "😀ß" } },
+    expect: [{ t: "x" }, { t: "éaé" }],
+  },
 ];
