@@ -132,4 +132,10 @@ export const generatedCases: SqlCase[] = [
     params: { chars: { kind: "string", value: "😀ß" } },
     expect: [{ t: "x" }, { t: "éaé" }],
   },
+  {
+    name: "SUBSTR with a NULL position and INT64's lowest length",
+    rule: "BigQuery String functions, SUBSTR: a NULL argument gives NULL",
+    sql: "select substr(s, p, l) as v from unnest(['abc']) as s, unnest([cast(null as int64)]) as p, unnest([-9223372036854775808]) as l",
+    expect: [{ v: null }],
+  },
 ];

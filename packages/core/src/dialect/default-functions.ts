@@ -78,7 +78,8 @@ export function substrCall(
   const length = spell.length(s!);
   // CASE, not least/greatest: those skip a NULL argument, where SUBSTR's answer is NULL. A NULL
   // text's length is NULL: the position and length are then 1 and NULL, not the arguments, which
-  // PostgreSQL's CAST(… AS integer) refused past 2^31 (SUBSTR(NULL, 9223372036854775807))
+  // PostgreSQL's CAST(… AS integer) refused past 2^31 (SUBSTR(NULL, 9223372036854775807)); with a
+  // NULL position the length is the text's (SUBSTR('a', NULL, -2^63) is NULL, not an overflow)
   const start = smallLiteral(call, 1, 1)
     ? p!
     : `CASE WHEN ${s} IS NULL THEN 1 WHEN ${p} < 0 THEN CASE WHEN ${length} + ${p} >= 0 THEN ${length} + ${p} + 1 ELSE 1 END WHEN ${p} = 0 THEN 1 WHEN ${p} > ${length} THEN ${length} + 1 ELSE ${p} END`;
@@ -87,7 +88,7 @@ export function substrCall(
   const count = smallLiteral(call, 2, 0)
     ? l
     : e.raiseWhen(
-        `CASE WHEN ${l} > ${length} OR ${s} IS NULL THEN ${length} ELSE ${l} END`,
+        `CASE WHEN ${l} > ${length} OR ${s} IS NULL OR ${p} IS NULL THEN ${length} ELSE ${l} END`,
         `${l} < 0 AND ${s} IS NOT NULL AND ${p} IS NOT NULL`,
         `Third argument in ${call.fn}() cannot be negative`,
       );
