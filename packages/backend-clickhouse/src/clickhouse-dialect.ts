@@ -1,4 +1,5 @@
 import {
+  type CallExpr,
   type Expr,
   type FunctionTable,
   type Join,
@@ -219,10 +220,13 @@ export class ClickhouseDialect extends SqlEmitter {
   }
 
   /**
-   * an array cannot be NULL here (clickhouse-null-arrays.ts): a NULL of the element's type, which
-   * if() and coalesce() take beside an array (`[]` would be a value to coalesce())
+   * an array cannot be NULL here (clickhouse-null-arrays.ts): IF's NULL branch is `[]`, what a
+   * result shows for it (nullArrayWhen reads IS NULL from the IF); elsewhere a NULL of the
+   * element's type, which coalesce() skips (`[]` would be a value to it)
    */
-  override nullArray(element: ScalarType): string {
+  override nullArray(element: ScalarType, call: CallExpr): string {
+    // if(c, [1], NULL) was a Variant(Array, Int64), which has() and arrayJoin refused
+    if (call.fn === "IF") return `CAST([] AS Array(${nullableType(element)}))`;
     return `CAST(NULL AS ${nullableType(element)})`;
   }
 

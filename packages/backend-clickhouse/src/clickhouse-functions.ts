@@ -28,7 +28,7 @@ import {
 import { bindOnce } from "./clickhouse-bind-once.ts";
 import { formatSpec } from "./clickhouse-format.ts";
 import { jsonNumbersAsCore, jsonStringAt, jsonStringList, readableJson } from "./clickhouse-json-text.ts";
-import { nullForNullArray } from "./clickhouse-null-arrays.ts";
+import { nullArrayWhen, nullForNullArray } from "./clickhouse-null-arrays.ts";
 import { orderedArray } from "./clickhouse-ordered-aggregates.ts";
 import { clickhouseTimeFunctions } from "./clickhouse-time-functions.ts";
 import { checkedInt64, nullableType } from "./clickhouse-types.ts";
@@ -217,6 +217,8 @@ export function clickhouseFunctions(e: ClickhouseEmitter): FunctionTable {
     CONTAINS_SUBSTR: ([a, b]) => `(positionCaseInsensitiveUTF8(${a}, ${b}) > 0)`,
     SUBSTR: (args, call) => substrCall(args, call, e, CH_SUBSTRING),
     SUBSTRING: (args, call) => substrCall(args, call, e, CH_SUBSTRING),
+    COALESCE: (args, call) => coalesceSql(e, args, call),
+    IFNULL: (args, call) => coalesceSql(e, args, call),
     TRIM: ([s, c], call) => (c === undefined ? `trimBoth(${s})` : trimChars("both", s!, c, call)),
     LTRIM: ([s, c], call) => (c === undefined ? `trimLeft(${s})` : trimChars("left", s!, c, call)),
     RTRIM: ([s, c], call) => (c === undefined ? `trimRight(${s})` : trimChars("right", s!, c, call)),
@@ -421,4 +423,22 @@ function trimChars(side: "both" | "left" | "right", s: string, c: string, call: 
       return `if(isNull(${text}) OR isNull(${set}), NULL, if(${first} = 0, '', ${trimmed}))`;
     }),
   );
+}
+
+/**
+ * COALESCE and IFNULL. Of arrays, which cannot be NULL here (clickhouse-null-arrays.ts), the first
+ * argument that is not BigQuery's NULL array by nullArrayWhen: coalesce() took IF(c, [1], NULL)'s
+ * `[]` as a value.
+ */
+function coalesceSql(e: SqlEmitter, args: string[], call: CallExpr): string {
+  const t = call.type;
+  if (!(t.t === "array" && t.native)) return `coalesce(${args.join(", ")})`;
+  let out = `CAST([] AS Array(${nullableType(t.element)}))`;
+  for (let i = args.length - 1; i >= 0; i--) {
+    const a = call.args[i]!;
+    if (a.k === "lit" && a.value === null) continue;
+    const when = nullArrayWhen(e, a);
+    out = when === undefined ? args[i]! : `if(${when}, ${out}, ${args[i]})`;
+  }
+  return out;
 }

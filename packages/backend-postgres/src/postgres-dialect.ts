@@ -477,7 +477,8 @@ export class PostgresDialect extends SqlEmitter {
     __ARRAY_AT: ([a, i], call) => this.arrayAt(a!, i!, call),
     __ARRAY_CONTAINS: ([a, x], call) =>
       isNative(call, 0)
-        ? `(${x} = ANY(${a}))`
+        ? // a NULL array holds nothing: FALSE, as for [] (= ANY(NULL) was NULL)
+          `(${x} = ANY(coalesce(${a}, '{}')))`
         : `(${x} IN (SELECT ${this.safeCast("e", { t: "scalar", s: "STRING" }, scalarOfArgElement(call))} FROM json_array_elements_text(${jsonArrayOrNone(a!)}) AS e))`,
     __ARRAY_TO_JSON: ([a], call) => {
       const t = call.args[0]!.type;

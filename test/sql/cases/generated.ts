@@ -138,4 +138,16 @@ export const generatedCases: SqlCase[] = [
     sql: "select substr(s, p, l) as v from unnest(['abc']) as s, unnest([cast(null as int64)]) as p, unnest([-9223372036854775808]) as l",
     expect: [{ v: null }],
   },
+  {
+    name: "IN UNNEST of a NULL array is FALSE",
+    rule: "BigQuery Operators, IN: `x IN UNNEST(a)` is `x IN (SELECT e FROM UNNEST(a) AS e)`; UNNEST of a NULL array gives no rows, and IN of no rows is FALSE",
+    sql: "select 'a' in unnest(split(s)) as a, 1 in unnest(if(s is null, null, [1])) as b, 1 in unnest(if(s is null, [1], null)) as c from unnest([cast(null as string)]) as s",
+    expect: [{ a: false, b: false, c: true }],
+  },
+  {
+    name: "COALESCE of NULL arrays",
+    rule: "BigQuery Conditional expressions, COALESCE: the first non-NULL argument; a NULL array is NULL",
+    sql: "select coalesce(if(s is null, null, [1]), [2]) as a, ifnull(split(s), ['x']) as b, coalesce(if(s is null, null, [1]), null) is null as c from unnest([cast(null as string)]) as s",
+    expect: [{ a: [2], b: ["x"], c: true }],
+  },
 ];

@@ -681,7 +681,7 @@ export abstract class SqlEmitter implements Dialect {
     // a NULL where an engine list goes (IF(c, [1], NULL)): a NULL of the element's type met the
     // list in a CASE, which DuckDB and PostgreSQL refuse ("cannot mix BIGINT and BIGINT[]")
     if (accepted === undefined && call.type.t === "array" && call.type.native)
-      return this.nullArray(call.type.element);
+      return this.nullArray(call.type.element, call);
     const own =
       call.type.t === "scalar" ? call.type.s : call.type.t === "array" ? call.type.element : undefined;
     return `CAST(NULL AS ${this.typeName(accepted ?? own ?? "INT64")})`;
@@ -746,7 +746,7 @@ export abstract class SqlEmitter implements Dialect {
   }
 
   /** BigQuery's NULL ARRAY<element> as an engine list (`[a, b]`, SPLIT, ARRAY_AGG make those). */
-  nullArray(element: ScalarType): string {
+  nullArray(element: ScalarType, _call: CallExpr): string {
     return `CAST(NULL AS ${this.typeName(element)}[])`;
   }
 
