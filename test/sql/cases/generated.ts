@@ -150,4 +150,10 @@ export const generatedCases: SqlCase[] = [
     sql: "select coalesce(if(s is null, null, [1]), [2]) as a, ifnull(split(s), ['x']) as b, coalesce(if(s is null, null, [1]), null) is null as c from unnest([cast(null as string)]) as s",
     expect: [{ a: [2], b: ["x"], c: true }],
   },
+  {
+    name: "JSON_QUERY and JSON_EXTRACT write strings' escapes anew",
+    rule: "BigQuery JSON functions, JSON_QUERY/JSON_EXTRACT: the value is returned as JSON-formatted text written by BigQuery, not the input's own text (\\u00e9 is é)",
+    sql: String.raw`select json_query(j, '$') as a, json_extract(j, '$.a') as b from unnest(['{"a": "\\u00e9\\n\\"q\\/\\ud83d\\ude00", "b": ["ü"]}']) as j`,
+    expect: [{ a: '{"a":"é\\n\\"q/😀","b":["ü"]}', b: '"é\\n\\"q/😀"' }],
+  },
 ];
