@@ -156,4 +156,16 @@ export const generatedCases: SqlCase[] = [
     sql: String.raw`select json_query(j, '$') as a, json_extract(j, '$.a') as b from unnest(['{"a": "\\u00e9\\n\\"q\\/\\ud83d\\ude00", "b": ["ü"]}']) as j`,
     expect: [{ a: '{"a":"é\\n\\"q/😀","b":["ü"]}', b: '"é\\n\\"q/😀"' }],
   },
+  {
+    name: "SIGN of an INT64 is an INT64",
+    rule: "BigQuery Mathematical functions, SIGN: the result has the argument's type (INT64 for INT64)",
+    sql: "select timestamp_micros(sign(i)) as a, mod(sign(i), 2) as b, sign(-i) as c from unnest([5]) as i",
+    expect: [{ a: 1, b: 1, c: -1 }],
+  },
+  {
+    name: "NULLIF of NULL and a string is a STRING",
+    rule: "BigQuery Conditional expressions, NULLIF: the result is the supertype of both arguments",
+    sql: "select nullif(null, 'x') as a, coalesce(nullif(null, s), s) as b, nullif(s, 'y') as c from unnest(['y']) as s",
+    expect: [{ a: null, b: "y", c: null }],
+  },
 ];

@@ -731,11 +731,12 @@ export const DEFAULT_FUNCTIONS = {
   MOD: ([a, b], _call, e) =>
     `CASE WHEN (${b}) = -1 THEN (${a}) * 0 ELSE ((${a}) % ${e.divisor(`(${b})`, `(${a})`)}) END`,
   ABS: checkedMath.abs((x) => `abs(${x})`),
-  // SIGN(NaN) is NaN (BigQuery); DuckDB and PostgreSQL answered 0, ClickHouse 1
+  // SIGN(NaN) is NaN (BigQuery); DuckDB and PostgreSQL answered 0, ClickHouse 1. SIGN(INT64) is
+  // an INT64: PostgreSQL's sign(bigint) is a double precision (TIMESTAMP_MICROS(SIGN(x)) failed)
   SIGN: ([x], call, e) =>
     call.type.t === "scalar" && call.type.s === "FLOAT64"
       ? `CASE WHEN ${e.isNaN(x!)} THEN ${x} ELSE sign(${x}) END`
-      : `sign(${x})`,
+      : e.cast(`sign(${x})`, call.type, "INT64"),
   FLOOR: (args, call, e) => `floor(${e.cast(args[0]!, call.args[0]!.type, "FLOAT64")})`,
   CEIL: (args, call, e) => `ceil(${e.cast(args[0]!, call.args[0]!.type, "FLOAT64")})`,
   CEILING: (args, call, e) => `ceil(${e.cast(args[0]!, call.args[0]!.type, "FLOAT64")})`,
