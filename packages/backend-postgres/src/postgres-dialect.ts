@@ -26,6 +26,7 @@ import {
   offsetMinutesSql,
   offsetSplit,
   QesError,
+  RAISED_MESSAGE_MARK,
   REDACTED,
   REPLACE_MARKS,
   readsInstant,
@@ -379,8 +380,11 @@ export class PostgresDialect extends SqlEmitter {
     // planner would fold (and raise) while the condition is still undecided.
     GENERATE_TIMESTAMP_ARRAY: ([a, b, step], call) => {
       timestampArrayStep(call);
-      const tooMany = `abs(extract(epoch FROM ${b}) - extract(epoch FROM ${a})) / greatest(abs(extract(epoch FROM ${step})), 0.000001) > ${MAX_GENERATED_ELEMENTS}`;
-      const message = `${this.stringLiteral(`GENERATE_TIMESTAMP_ARRAY would produce more than ${MAX_GENERATED_ELEMENTS} elements: from `)} || CAST((${a}) AS text) || ' to ' || CAST((${b}) AS text) || ' by ' || CAST((${step}) AS text)`;
+      // a span against the step's direction is an empty array, however long (abs() counted it)
+      const span = `(extract(epoch FROM ${b}) - extract(epoch FROM ${a}))`;
+      const tooMany = `sign(${span}) * sign(extract(epoch FROM ${step})) >= 0 AND abs(${span}) / greatest(abs(extract(epoch FROM ${step})), 0.000001) > ${MAX_GENERATED_ELEMENTS}`;
+      // marked as raiseWhen's messages are, so that it reads as the error it is (postgres-errors.ts)
+      const message = `${this.stringLiteral(`${RAISED_MESSAGE_MARK}GENERATE_TIMESTAMP_ARRAY would produce more than ${MAX_GENERATED_ELEMENTS} elements: from `)} || CAST((${a}) AS text) || ' to ' || CAST((${b}) AS text) || ' by ' || CAST((${step}) AS text)`;
       const series = `CASE WHEN ${tooMany} THEN ARRAY[CAST(CAST(CAST(${message} AS integer) AS text) AS timestamptz)] ELSE ARRAY(SELECT generate_series(${a}, ${b}, ${step})) END`;
       // a step of 0 is BigQuery's own error, checked first (the count above took it for 1 µs)
       return this.raiseWhen(series, `(${step}) = INTERVAL '0'`, ZERO_TIMESTAMP_STEP);

@@ -168,4 +168,19 @@ export const generatedCases: SqlCase[] = [
     sql: "select nullif(null, 'x') as a, coalesce(nullif(null, s), s) as b, nullif(s, 'y') as c from unnest(['y']) as s",
     expect: [{ a: null, b: "y", c: null }],
   },
+  {
+    name: "GENERATE_TIMESTAMP_ARRAY against its step's direction over a long span is empty",
+    rule: "BigQuery Array functions, GENERATE_TIMESTAMP_ARRAY: a start after the end with a positive step gives an empty array",
+    sql: "select array_length(generate_timestamp_array(a, b, interval 1 hour)) as n, array_length(generate_timestamp_array(b, a, interval -1 hour)) as m from unnest([timestamp '9999-01-01 00:00:00 UTC']) as a, unnest([timestamp '1970-01-01 00:00:00 UTC']) as b",
+    expect: [{ n: 0, m: 0 }],
+  },
+  {
+    name: "GENERATE_TIMESTAMP_ARRAY of too many elements says so",
+    rule: "qes limit (default-functions.ts MAX_GENERATED_ELEMENTS): more than 1,000,000 generated elements in one array is an error naming the limit",
+    sql: "select array_length(generate_timestamp_array(b, a, interval 1 hour)) as n from unnest([timestamp '9999-01-01 00:00:00 UTC']) as a, unnest([timestamp '1970-01-01 00:00:00 UTC']) as b",
+    expect: {
+      error: "sql_invalid",
+      message: /^The query cannot run: GENERATE_TIMESTAMP_ARRAY would produce more than 1000000 elements/,
+    },
+  },
 ];
