@@ -426,13 +426,21 @@ function trimChars(side: "both" | "left" | "right", s: string, c: string, call: 
 }
 
 /**
- * COALESCE and IFNULL. Of arrays, which cannot be NULL here (clickhouse-null-arrays.ts), the first
+ * COALESCE and IFNULL, evaluating no argument past the first non-NULL one. Of arrays, which cannot be NULL here (clickhouse-null-arrays.ts), the first
  * argument that is not BigQuery's NULL array by nullArrayWhen: coalesce() took IF(c, [1], NULL)'s
  * `[]` as a value.
  */
 function coalesceSql(e: SqlEmitter, args: string[], call: CallExpr): string {
   const t = call.type;
-  if (!(t.t === "array" && t.native)) return `coalesce(${args.join(", ")})`;
+  // BigQuery evaluates no argument after the first non-NULL one; coalesce() evaluates them all
+  // (COALESCE(1, ABS(-2^63)) raised the overflow), multiIf() only those it reaches
+  if (!(t.t === "array" && t.native))
+    return args.length === 1
+      ? args[0]!
+      : `multiIf(${args
+          .slice(0, -1)
+          .map((a) => `isNotNull(${a}), ${a}`)
+          .join(", ")}, ${args.at(-1)})`;
   let out = `CAST([] AS Array(${nullableType(t.element)}))`;
   for (let i = args.length - 1; i >= 0; i--) {
     const a = call.args[i]!;

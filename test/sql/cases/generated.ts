@@ -183,4 +183,10 @@ export const generatedCases: SqlCase[] = [
       message: /^The query cannot run: GENERATE_TIMESTAMP_ARRAY would produce more than 1000000 elements/,
     },
   },
+  {
+    name: "COALESCE and IFNULL evaluate nothing past the first non-NULL argument",
+    rule: "BigQuery Conditional expressions, COALESCE/IFNULL: the remaining expressions are not evaluated",
+    sql: "select coalesce(i, abs(j)) as a, ifnull(i, abs(j)) as b, coalesce(cast(null as int64), i, abs(j)) as c from unnest([1]) as i, unnest([-9223372036854775808]) as j",
+    expect: [{ a: 1, b: 1, c: 1 }],
+  },
 ];
