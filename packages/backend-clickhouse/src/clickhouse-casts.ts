@@ -165,13 +165,13 @@ export function clickhouseCast(x: string, from: SqlType, to: ScalarType): string
     case "STRING>TIMESTAMP":
     case "STRING>DATETIME":
       return textToTimestamp(x, false);
-    case "STRING>DATE":
-      // a day that does not exist raises (toDate32 rolled 2025-02-30 over into March)
-      return raising(
-        x,
-        (v) =>
-          `addDays(${dateFromText(v)}, throwIf(NOT (match(${v}, ${DATE_TEXT}) AND ${realDate(v)}), 'Invalid date: no such day'))`,
-      );
+    case "STRING>DATE": {
+      // a day that does not exist raises (toDate32 rolled 2025-02-30 over into March). A NULL
+      // row is read as a valid text, its result dropped: behind if() the check still ran on
+      // assumeNotNull's '' of each NULL row and raised (raisingTimestamp reads NULL rows so too)
+      const v = `ifNull(${x}, '1970-01-01')`;
+      return `if(isNull(${x}), NULL, addDays(${dateFromText(v)}, throwIf(NOT (match(${v}, ${DATE_TEXT}) AND ${realDate(v)}), 'Invalid date: no such day')))`;
+    }
     case "FLOAT64>INT64":
       return roundToInt(x, false);
     case "INT64>BOOL":

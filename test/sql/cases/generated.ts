@@ -189,4 +189,10 @@ export const generatedCases: SqlCase[] = [
     sql: "select coalesce(i, abs(j)) as a, ifnull(i, abs(j)) as b, coalesce(cast(null as int64), i, abs(j)) as c from unnest([1]) as i, unnest([-9223372036854775808]) as j",
     expect: [{ a: 1, b: 1, c: 1 }],
   },
+  {
+    name: "CAST of a NULL string to DATE among other rows",
+    rule: "BigQuery Conversion functions, CAST: NULL casts to NULL",
+    sql: "select cast(s as date) as d from unnest([cast(null as string), '2024-01-01']) as s order by s",
+    expect: [{ d: null }, { d: "2024-01-01" }],
+  },
 ];
