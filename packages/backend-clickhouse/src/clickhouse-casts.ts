@@ -92,12 +92,20 @@ const DATE_TEXT =
 
 /**
  * The Date32 of date text, from its numbers: toDate32 of text clamps a year before 1900 or after
- * 2299 to those ('1850-06-01' was 1900-01-01), though a Date32 holds years 1 to 9999. Days since
- * 1970-01-01 by H. Hinnant's days_from_civil (core's daysFromCivil); years from 1 on, so no
- * division here meets a negative number.
+ * 2299 to those ('1850-06-01' was 1900-01-01), though a Date32 holds years 1 to 9999.
  */
 function dateFromText(x: string): string {
   const { y, m, d } = dateParts(x);
+  return civilDate32(y, m, d);
+}
+
+/**
+ * The Date32 of a year, month and day (SQL integers, a real day of years 1 to 9999): makeDate32
+ * and toDate32 clamp a year before 1900 or after 2299, or answer 1970-01-01. Days since
+ * 1970-01-01 by H. Hinnant's days_from_civil (core's daysFromCivil); years from 1 on, so no
+ * division here meets a negative number.
+ */
+export function civilDate32(y: string, m: string, d: string): string {
   const y2 = `(${y} - if(${m} <= 2, 1, 0))`;
   const era = `intDiv(${y2}, 400)`;
   const yoe = `(${y2} - ${era} * 400)`;
@@ -157,13 +165,13 @@ export function clickhouseCast(x: string, from: SqlType, to: ScalarType): string
     case "STRING>TIMESTAMP":
     case "STRING>DATETIME":
       return textToTimestamp(x, false);
-    case "STRING>DATE":
-      // a day that does not exist raises (toDate32 rolled 2025-02-30 over into March)
-      return raising(
-        x,
-        (v) =>
-          `addDays(${dateFromText(v)}, throwIf(NOT (match(${v}, ${DATE_TEXT}) AND ${realDate(v)}), 'Invalid date: no such day'))`,
-      );
+    case "STRING>DATE": {
+      // a day that does not exist raises (toDate32 rolled 2025-02-30 over into March). A NULL
+      // row is read as a valid text, its result dropped: behind if() the check still ran on
+      // assumeNotNull's '' of each NULL row and raised (raisingTimestamp reads NULL rows so too)
+      const v = `ifNull(${x}, '1970-01-01')`;
+      return `if(isNull(${x}), NULL, addDays(${dateFromText(v)}, throwIf(NOT (match(${v}, ${DATE_TEXT}) AND ${realDate(v)}), 'Invalid date: no such day')))`;
+    }
     case "FLOAT64>INT64":
       return roundToInt(x, false);
     case "INT64>BOOL":

@@ -1,4 +1,5 @@
 import {
+  type CallExpr,
   type Expr,
   type FunctionTable,
   type Join,
@@ -216,6 +217,17 @@ export class ClickhouseDialect extends SqlEmitter {
 
   typeName(type: ScalarType): string {
     return nullableType(type);
+  }
+
+  /**
+   * an array cannot be NULL here (clickhouse-null-arrays.ts): IF's NULL branch is `[]`, what a
+   * result shows for it (nullArrayWhen reads IS NULL from the IF); elsewhere a NULL of the
+   * element's type, which coalesce() skips (`[]` would be a value to it)
+   */
+  override nullArray(element: ScalarType, call: CallExpr): string {
+    // if(c, [1], NULL) was a Variant(Array, Int64), which has() and arrayJoin refused
+    if (call.fn === "IF") return `CAST([] AS Array(${nullableType(element)}))`;
+    return `CAST(NULL AS ${nullableType(element)})`;
   }
 
   param(index: number, type: SqlType): string {

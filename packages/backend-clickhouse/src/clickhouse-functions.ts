@@ -31,7 +31,7 @@ import {
 import { bindOnce } from "./clickhouse-bind-once.ts";
 import { formatSpec } from "./clickhouse-format.ts";
 import { jsonNumbersAsCore, jsonStringAt, jsonStringList, readableJson } from "./clickhouse-json-text.ts";
-import { nullForNullArray } from "./clickhouse-null-arrays.ts";
+import { nullArrayWhen, nullForNullArray } from "./clickhouse-null-arrays.ts";
 import { orderedArray } from "./clickhouse-ordered-aggregates.ts";
 import { clickhouseTimeFunctions } from "./clickhouse-time-functions.ts";
 import { checkedInt64, nullableType } from "./clickhouse-types.ts";
@@ -236,9 +236,11 @@ export function clickhouseFunctions(e: ClickhouseEmitter): FunctionTable {
     },
     SUBSTR: (args, call) => substrCall(args, call, e, CH_SUBSTRING),
     SUBSTRING: (args, call) => substrCall(args, call, e, CH_SUBSTRING),
-    TRIM: ([s, c]) => (c === undefined ? `trimBoth(${s})` : `trimBoth(${s}, ${c})`),
-    LTRIM: ([s, c]) => (c === undefined ? `trimLeft(${s})` : `trimLeft(${s}, ${c})`),
-    RTRIM: ([s, c]) => (c === undefined ? `trimRight(${s})` : `trimRight(${s}, ${c})`),
+    COALESCE: (args, call) => coalesceSql(e, args, call),
+    IFNULL: (args, call) => coalesceSql(e, args, call),
+    TRIM: ([s, c], call) => (c === undefined ? `trimBoth(${s})` : trimChars("both", s!, c, call)),
+    LTRIM: ([s, c], call) => (c === undefined ? `trimLeft(${s})` : trimChars("left", s!, c, call)),
+    RTRIM: ([s, c], call) => (c === undefined ? `trimRight(${s})` : trimChars("right", s!, c, call)),
     REPLACE: rename("replaceAll"),
     STRPOS: int64("positionUTF8"),
     LEFT: (args, call) => edgeCall("left", args, call, e, CH_SUBSTRING),
@@ -410,4 +412,60 @@ function jsonQuery(e: SqlEmitter, text: string, call: CallExpr): string {
   const at = jsonAt(x, jsonKeys(e, call));
   // numbers as CAST AS STRING spells them, as DuckDB and PostgreSQL do (ClickHouse wrote 1e21, -0)
   return `if(isValidJSON(${x})${indexStepsMeetArrays(e, x, call)}, nullIf(${jsonNumbersAsCore(`JSONExtractRaw(${at})`)}, ''), NULL)`;
+}
+
+/**
+ * TRIM, LTRIM and RTRIM of the characters of `c`: trimBoth and its kin take bytes, so a character
+ * of several UTF-8 bytes trimmed any character sharing its last or first byte, leaving half a
+ * character (TRIM('ß', '😀x') was '\xC3'). Characters of ASCII only (bytes no UTF-8 sequence
+ * holds) stay with them; other characters are compared as UTF-8 characters.
+ */
+function trimChars(side: "both" | "left" | "right", s: string, c: string, call: CallExpr): string {
+  const fast = side === "both" ? "trimBoth" : side === "left" ? "trimLeft" : "trimRight";
+  const chars = call.args[1];
+  // biome-ignore lint/suspicious/noControlCharactersInRegex: ASCII is the range \x00-\x7F
+  if (chars?.k === "lit" && typeof chars.value === "string" && /^[\x00-\x7f]*$/.test(chars.value))
+    return `${fast}(${s}, ${c})`;
+  return bindOnce(s, (text) =>
+    bindOnce(c, (set) => {
+      const utf8 = (x: string) => `arrayMap(i -> substringUTF8(${x}, i, 1), range(1, lengthUTF8(${x}) + 1))`;
+      const kept = `(ch -> NOT has(${utf8(`ifNull(${set}, '')`)}, ch))`;
+      const t = `ifNull(${text}, '')`;
+      const first = `arrayFirstIndex(${kept}, ${utf8(t)})`;
+      const last = `arrayLastIndex(${kept}, ${utf8(t)})`;
+      const trimmed =
+        side === "left"
+          ? `substringUTF8(${t}, ${first})`
+          : side === "right"
+            ? `substringUTF8(${t}, 1, ${last})`
+            : `substringUTF8(${t}, ${first}, ${last} - ${first} + 1)`;
+      return `if(isNull(${text}) OR isNull(${set}), NULL, if(${first} = 0, '', ${trimmed}))`;
+    }),
+  );
+}
+
+/**
+ * COALESCE and IFNULL, evaluating no argument past the first non-NULL one. Of arrays, which cannot be NULL here (clickhouse-null-arrays.ts), the first
+ * argument that is not BigQuery's NULL array by nullArrayWhen: coalesce() took IF(c, [1], NULL)'s
+ * `[]` as a value.
+ */
+function coalesceSql(e: SqlEmitter, args: string[], call: CallExpr): string {
+  const t = call.type;
+  // BigQuery evaluates no argument after the first non-NULL one; coalesce() evaluates them all
+  // (COALESCE(1, ABS(-2^63)) raised the overflow), multiIf() only those it reaches
+  if (!(t.t === "array" && t.native))
+    return args.length === 1
+      ? args[0]!
+      : `multiIf(${args
+          .slice(0, -1)
+          .map((a) => `isNotNull(${a}), ${a}`)
+          .join(", ")}, ${args.at(-1)})`;
+  let out = `CAST([] AS Array(${nullableType(t.element)}))`;
+  for (let i = args.length - 1; i >= 0; i--) {
+    const a = call.args[i]!;
+    if (a.k === "lit" && a.value === null) continue;
+    const when = nullArrayWhen(e, a);
+    out = when === undefined ? args[i]! : `if(${when}, ${out}, ${args[i]})`;
+  }
+  return out;
 }

@@ -17,6 +17,20 @@ export function nullArrayWhen(e: SqlEmitter, array: Expr): string | undefined {
     const counted = array.agg?.ignoreNulls ? `count(${e.expr(array.args[0])})` : "count()";
     return `(${counted}${e.overOf(array)} = 0)`;
   }
+  // COALESCE(a, b): NULL when every argument is
+  if (array.k === "call" && (array.fn === "COALESCE" || array.fn === "IFNULL")) {
+    const whens = array.args.map((a) => nullArrayWhen(e, a));
+    if (whens.some((w) => w === undefined)) return undefined;
+    return `(${whens.join(" AND ")})`;
+  }
+  // IF(c, [1], NULL): the branch it takes
+  if (array.k === "call" && array.fn === "IF" && array.args.length === 3) {
+    const [c, a, b] = array.args as [Expr, Expr, Expr];
+    const whenA = nullArrayWhen(e, a);
+    const whenB = nullArrayWhen(e, b);
+    if (whenA === undefined && whenB === undefined) return undefined;
+    return `if(ifNull(${e.expr(c)}, false), ${whenA ?? "false"}, ${whenB ?? "false"})`;
+  }
   return undefined;
 }
 

@@ -1,6 +1,7 @@
 import {
   type FractionSqlOps,
   fractionDigits,
+  nullForNullInstant,
   parseTimeFormat,
   QesError,
   secondsWithFractionSql,
@@ -87,7 +88,8 @@ function formatted(format: string, ts: string, zone: Zone, zoneText: string): st
     } else pattern += FORMAT_DATETIME[p.element];
   }
   flush();
-  return pieces.length === 0 ? "''" : pieces.length === 1 ? pieces[0]! : `concat(${pieces.join(", ")})`;
+  const sql = pieces.length === 0 ? "''" : pieces.length === 1 ? pieces[0]! : `concat(${pieces.join(", ")})`;
+  return nullForNullInstant(format, ts, sql);
 }
 
 /**

@@ -25,6 +25,7 @@ import {
   ZERO_TIMESTAMP_STEP,
 } from "@qes/core";
 import { bindOnce } from "./clickhouse-bind-once.ts";
+import { civilDate32 } from "./clickhouse-casts.ts";
 import { fromLocalSql, offsetSql, textToTimestampSql, toLocalSql, zoneOf } from "./clickhouse-time.ts";
 import { formatTimestampSql, translateParseFormat } from "./clickhouse-time-format.ts";
 import { truncateSql } from "./clickhouse-time-trunc.ts";
@@ -220,11 +221,14 @@ export function clickhouseTimeFunctions(e: SqlEmitter) {
     DATE: (args, call) => {
       if (args.length === 3) {
         // BigQuery refuses a day that does not exist; makeDate32 rolls it over (2025-02-29 is
-        // 2025-03-01) or answers 1970-01-01
-        const [y, m, d] = args;
-        const lastDay = `toDayOfMonth(toLastDayOfMonth(makeDate32(${y}, ${m}, 1)))`;
+        // 2025-03-01), and clamps a year before 1900 or after 2299 or answers 1970-01-01 for it
+        // (DATE(1, 1, 31) was 1970-01-01): the day is counted from its numbers (civilDate32), the
+        // month's length is arithmetic
+        const [y, m, d] = args.map((a) => `(${a})`) as [string, string, string];
+        const leap = `((${y} % 4 = 0 AND ${y} % 100 != 0) OR ${y} % 400 = 0)`;
+        const lastDay = `if(${m} = 2, if(${leap}, 29, 28), 31 - ((${m} - 1) % 7) % 2)`;
         return e.raiseWhen(
-          `makeDate32(${args.join(", ")})`,
+          civilDate32(`toInt64(${y})`, `toInt64(${m})`, `toInt64(${d})`),
           `${m} < 1 OR ${m} > 12 OR ${d} < 1 OR ${y} < 1 OR ${y} > 9999 OR ${d} > ${lastDay}`,
           "DATE(year, month, day): no such date",
         );

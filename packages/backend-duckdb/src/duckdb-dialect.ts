@@ -255,7 +255,8 @@ export class DuckdbDialect extends SqlEmitter {
     GENERATE_TIMESTAMP_ARRAY: ([a, b, step], call) => {
       timestampArrayStep(call);
       const series =
-        `CASE WHEN epoch_us(${step}) IS NOT NULL AND abs(epoch_us(${b}) - epoch_us(${a})) // greatest(abs(epoch_us(${step})), 1) > ${MAX_GENERATED_ELEMENTS} ` +
+        // a span against the step's direction is an empty array, however long (abs() counted it)
+        `CASE WHEN epoch_us(${step}) IS NOT NULL AND sign(epoch_us(${b}) - epoch_us(${a})) * sign(epoch_us(${step})) >= 0 AND abs(epoch_us(${b}) - epoch_us(${a})) // greatest(abs(epoch_us(${step})), 1) > ${MAX_GENERATED_ELEMENTS} ` +
         `THEN error(${this.stringLiteral(`GENERATE_TIMESTAMP_ARRAY would produce more than ${MAX_GENERATED_ELEMENTS} elements`)}) ` +
         `ELSE generate_series(${a}, ${b}, ${step}) END`;
       return this.raiseWhen(series, `epoch_us(${step}) = 0`, ZERO_TIMESTAMP_STEP);

@@ -2,6 +2,7 @@ import {
   type FractionSqlOps,
   fixedZoneOffset,
   fractionDigits,
+  nullForNullInstant,
   parseTimeFormat,
   secondsWithFractionSql,
   zoneRules,
@@ -222,7 +223,8 @@ function formatted(format: string, ts: string, zone?: DuckdbZone): string {
     } else strf += STRFTIME[p.element];
   }
   flush();
-  return pieces.length === 0 ? "''" : pieces.length === 1 ? pieces[0]! : `(${pieces.join(" || ")})`;
+  const sql = pieces.length === 0 ? "''" : pieces.length === 1 ? pieces[0]! : `(${pieces.join(" || ")})`;
+  return nullForNullInstant(format, ts, sql);
 }
 
 // Whole units of an integer count of microseconds. `/` divides as DOUBLE, which holds no more than

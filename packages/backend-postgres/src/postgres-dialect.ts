@@ -32,6 +32,7 @@ import {
   offsetMinutesSql,
   offsetSplit,
   QesError,
+  RAISED_MESSAGE_MARK,
   REDACTED,
   REPLACE_MARKS,
   readingFormat,
@@ -253,9 +254,11 @@ export class PostgresDialect extends SqlEmitter {
     // decided before dividing (a divisor below 1 that the finite dividend's magnitude outgrows)
     SAFE_DIVIDE: ([a, b], call) => {
       const x = this.cast(a!, call.args[0]!.type, "FLOAT64");
+      // abs() of an INT64 divisor of -2^63 raised "bigint out of range"
+      const y = this.cast(b!, call.args[1]!.type, "FLOAT64");
       const max = "CAST(1.7976931348623157e308 AS double precision)";
       const fractional = call.args[0]!.type.t === "scalar" && call.args[0]!.type.s === "FLOAT64";
-      return `CASE WHEN ${b} = 0 THEN NULL WHEN abs(${b}) < 1 AND abs(${x}) <= ${max} AND abs(${x}) > ${max} * abs(${b}) THEN NULL ELSE ${this.floatProduct(x, "/", b!, fractional)} END`;
+      return `CASE WHEN ${b} = 0 THEN NULL WHEN abs(${y}) < 1 AND abs(${x}) <= ${max} AND abs(${x}) > ${max} * abs(${y}) THEN NULL ELSE ${this.floatProduct(x, "/", y, fractional)} END`;
     },
     LENGTH: rename("char_length"),
     ENDS_WITH: ([a, b]) => `(right(${a}, char_length(${b})) = ${b})`,
@@ -392,8 +395,11 @@ export class PostgresDialect extends SqlEmitter {
     // planner would fold (and raise) while the condition is still undecided.
     GENERATE_TIMESTAMP_ARRAY: ([a, b, step], call) => {
       timestampArrayStep(call);
-      const tooMany = `abs(extract(epoch FROM ${b}) - extract(epoch FROM ${a})) / greatest(abs(extract(epoch FROM ${step})), 0.000001) > ${MAX_GENERATED_ELEMENTS}`;
-      const message = `${this.stringLiteral(`GENERATE_TIMESTAMP_ARRAY would produce more than ${MAX_GENERATED_ELEMENTS} elements: from `)} || CAST((${a}) AS text) || ' to ' || CAST((${b}) AS text) || ' by ' || CAST((${step}) AS text)`;
+      // a span against the step's direction is an empty array, however long (abs() counted it)
+      const span = `(extract(epoch FROM ${b}) - extract(epoch FROM ${a}))`;
+      const tooMany = `sign(${span}) * sign(extract(epoch FROM ${step})) >= 0 AND abs(${span}) / greatest(abs(extract(epoch FROM ${step})), 0.000001) > ${MAX_GENERATED_ELEMENTS}`;
+      // marked as raiseWhen's messages are, so that it reads as the error it is (postgres-errors.ts)
+      const message = `${this.stringLiteral(`${RAISED_MESSAGE_MARK}GENERATE_TIMESTAMP_ARRAY would produce more than ${MAX_GENERATED_ELEMENTS} elements: from `)} || CAST((${a}) AS text) || ' to ' || CAST((${b}) AS text) || ' by ' || CAST((${step}) AS text)`;
       const series = `CASE WHEN ${tooMany} THEN ARRAY[CAST(CAST(CAST(${message} AS integer) AS text) AS timestamptz)] ELSE ARRAY(SELECT generate_series(${a}, ${b}, ${step})) END`;
       // a step of 0 is BigQuery's own error, checked first (the count above took it for 1 µs)
       return this.raiseWhen(series, `(${step}) = INTERVAL '0'`, ZERO_TIMESTAMP_STEP);
@@ -500,7 +506,8 @@ export class PostgresDialect extends SqlEmitter {
     __ARRAY_AT: ([a, i], call) => this.arrayAt(a!, i!, call),
     __ARRAY_CONTAINS: ([a, x], call) =>
       isNative(call, 0)
-        ? `(${x} = ANY(${a}))`
+        ? // a NULL array holds nothing: FALSE, as for [] (= ANY(NULL) was NULL)
+          `(${x} = ANY(coalesce(${a}, '{}')))`
         : `(${x} IN (SELECT ${this.safeCast("e", { t: "scalar", s: "STRING" }, scalarOfArgElement(call))} FROM json_array_elements_text(${jsonArrayOrNone(a!)}) AS e))`,
     __ARRAY_TO_JSON: ([a], call) => {
       const t = call.args[0]!.type;
@@ -853,7 +860,8 @@ export class PostgresDialect extends SqlEmitter {
   private arrayAt(a: string, i: string, call: CallExpr): string {
     const t = call.args[0]!.type;
     // an INT64 offset past integer's range is past any array's end (`+ 1` and CAST AS integer raised)
-    if (t.t === "array" && t.native) return `(${a})[least(${i}, 2147483646) + 1]`;
+    // (or before it: a subscript is an integer, -2^63 raised "integer out of range")
+    if (t.t === "array" && t.native) return `(${a})[greatest(least(${i}, 2147483646), -1) + 1]`;
     const at = `CAST(least(${i}, 2147483647) AS integer)`;
     if (t.t === "records") return `CASE WHEN ${i} >= 0 THEN CAST(${a}::json -> ${at} AS text) END`;
     const element = t.t === "array" ? t.element : "STRING";

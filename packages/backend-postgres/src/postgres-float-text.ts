@@ -57,13 +57,15 @@ export function postgresJsonNumberText(token: string, once: Once = inPlace): str
 export const JSON_PIECES = String.raw`"(?:[^"\\]|\\.)*"|-?[0-9][0-9.eE+-]*|[^"0-9-]+|-`;
 
 /**
- * JSON text (`json`, SQL text) with every number as postgresJsonNumberText spells it, strings
- * untouched: JSON_QUERY's numbers as DuckDB and ClickHouse, which keep no text of a number,
- * spell them too. `pattern` is JSON_PIECES as a SQL literal.
+ * JSON text (`json`, SQL text) with every number as postgresJsonNumberText spells it and every
+ * string written anew: JSON_QUERY's numbers and strings as DuckDB and ClickHouse, which keep no
+ * text of either, spell them too (`"\u00e9"` is `"é"`, as BigQuery writes it). A string holding
+ * `\u0000`, which PostgreSQL's text cannot, stays as it is. `pattern` is JSON_PIECES as a SQL literal.
  */
 export function postgresJsonNumbersAsCore(json: string, pattern: string): string {
   const piece = "qes_jp.t[1]";
-  const text = `CASE WHEN ${piece} ~ '^-?[0-9]' THEN ${postgresJsonNumberText(piece)} ELSE ${piece} END`;
+  const string = `CASE WHEN ${piece} ~ '\\u0000' THEN ${piece} ELSE CAST(to_json(CAST(${piece} AS json) #>> '{}') AS text) END`;
+  const text = `CASE WHEN ${piece} ~ '^-?[0-9]' THEN ${postgresJsonNumberText(piece)} WHEN ${piece} LIKE '"%' THEN ${string} ELSE ${piece} END`;
   // a number past FLOAT64's range (NULL) makes the whole text NULL, as on DuckDB and ClickHouse
   return `(SELECT CASE WHEN count(${text}) = count(*) THEN string_agg(${text}, '' ORDER BY qes_jp.n) END FROM regexp_matches(${json}, ${pattern}, 'g') WITH ORDINALITY AS qes_jp(t, n))`;
 }

@@ -1,6 +1,7 @@
 import {
   type FractionSqlOps,
   fractionDigits,
+  nullForNullInstant,
   parseTimeFormat,
   QesError,
   secondsWithFractionSql,
@@ -105,5 +106,6 @@ export function formatTimestampSql(
     } else pattern += PATTERNS[p.element];
   }
   flush();
-  return pieces.length === 0 ? "''" : pieces.length === 1 ? pieces[0]! : `(${pieces.join(" || ")})`;
+  const sql = pieces.length === 0 ? "''" : pieces.length === 1 ? pieces[0]! : `(${pieces.join(" || ")})`;
+  return nullForNullInstant(format, ts, sql);
 }

@@ -10,6 +10,7 @@ import { engineSemanticsCases } from "./engine-semantics.ts";
 import { errorCases } from "./errors.ts";
 import { findingCases, joinGroupCases, orderedLimitCases, structCases } from "./findings.ts";
 import { functionCases } from "./functions.ts";
+import { generatedCases } from "./generated.ts";
 import { matrixCases } from "./matrix.ts";
 import { nestedCases } from "./nested.ts";
 import { nullArgCases } from "./null-args.ts";
@@ -46,6 +47,7 @@ export const CASE_GROUPS: Record<string, SqlCase[]> = {
   dashboardEdges: dashboardEdgeCases,
   documentedGaps: documentedGapCases,
   formatElements: formatElementCases,
+  generated: generatedCases,
 };
 
 export const ALL_CASES: SqlCase[] = Object.values(CASE_GROUPS).flat();

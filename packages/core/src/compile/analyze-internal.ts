@@ -157,8 +157,13 @@ export function internalValue(node: AstNode, env: ExprEnv): Value | undefined {
   const t = base.expr.type;
   if (t.t === "null") return base;
   let index = analyzeExpr(indexNode, env);
-  if (mode.endsWith("ordinal"))
-    index = { k: "op", op: "-", args: [index, { k: "lit", value: 1, type: INT64 }], type: INT64 };
+  // ORDINAL(i) is OFFSET(i - 1); i = -2^63 is out of bounds as -2^63 + 1 is, where i - 1 overflowed
+  // (SAFE_ORDINAL raised "INT64 overflow" instead of answering NULL)
+  if (mode.endsWith("ordinal")) {
+    const lowest: Expr = { k: "lit", value: -(2n ** 63n) + 1n, type: INT64 };
+    const inRange: Expr = { k: "call", fn: "GREATEST", args: [index, lowest], type: INT64 };
+    index = { k: "op", op: "-", args: [inRange, { k: "lit", value: 1, type: INT64 }], type: INT64 };
+  }
   if (t.t === "array") {
     return expr(
       inBounds(

@@ -108,16 +108,19 @@ export function substrCall(
   spell: SubstringSpelling,
 ): string {
   const length = spell.length(s!);
-  // CASE, not least/greatest: those skip a NULL argument, where SUBSTR's answer is NULL
+  // CASE, not least/greatest: those skip a NULL argument, where SUBSTR's answer is NULL. A NULL
+  // text's length is NULL: the position and length are then 1 and NULL, not the arguments, which
+  // PostgreSQL's CAST(… AS integer) refused past 2^31 (SUBSTR(NULL, 9223372036854775807)); with a
+  // NULL position the length is the text's (SUBSTR('a', NULL, -2^63) is NULL, not an overflow)
   const start = smallLiteral(call, 1, 1)
     ? p!
-    : `CASE WHEN ${p} < 0 THEN CASE WHEN ${length} + ${p} >= 0 THEN ${length} + ${p} + 1 ELSE 1 END WHEN ${p} = 0 THEN 1 WHEN ${p} > ${length} THEN ${length} + 1 ELSE ${p} END`;
+    : `CASE WHEN ${s} IS NULL THEN 1 WHEN ${p} < 0 THEN CASE WHEN ${length} + ${p} >= 0 THEN ${length} + ${p} + 1 ELSE 1 END WHEN ${p} = 0 THEN 1 WHEN ${p} > ${length} THEN ${length} + 1 ELSE ${p} END`;
   if (l === undefined) return spell.substring(s!, start);
   // a NULL text or position makes the answer NULL before the length is looked at
   const count = smallLiteral(call, 2, 0)
     ? l
     : e.raiseWhen(
-        `CASE WHEN ${l} > ${length} THEN ${length} ELSE ${l} END`,
+        `CASE WHEN ${l} > ${length} OR ${s} IS NULL OR ${p} IS NULL THEN ${length} ELSE ${l} END`,
         `${l} < 0 AND ${s} IS NOT NULL AND ${p} IS NOT NULL`,
         `Third argument in ${call.fn}() cannot be negative`,
       );
@@ -150,7 +153,9 @@ export function edgeCall(
   const count = smallLiteral(call, 1, 0)
     ? n!
     : e.raiseWhen(
-        `CASE WHEN ${n} > ${spell.length(s!)} THEN ${spell.length(s!)} ELSE ${n} END`,
+        // a NULL text's length is NULL too, not the count: PostgreSQL's CAST(… AS integer) of
+        // LEFT(NULL, 9223372036854775807)'s count raised "integer out of range"
+        `CASE WHEN ${n} > ${spell.length(s!)} OR ${s} IS NULL THEN ${spell.length(s!)} ELSE ${n} END`,
         `${n} < 0 AND ${s} IS NOT NULL`,
         `Second argument in ${call.fn}() cannot be negative`,
       );
@@ -770,11 +775,12 @@ export const DEFAULT_FUNCTIONS = {
   MOD: ([a, b], _call, e) =>
     `CASE WHEN (${b}) = -1 THEN (${a}) * 0 ELSE ((${a}) % ${e.divisor(`(${b})`, `(${a})`)}) END`,
   ABS: checkedMath.abs((x) => `abs(${x})`),
-  // SIGN(NaN) is NaN (BigQuery); DuckDB and PostgreSQL answered 0, ClickHouse 1
+  // SIGN(NaN) is NaN (BigQuery); DuckDB and PostgreSQL answered 0, ClickHouse 1. SIGN(INT64) is
+  // an INT64: PostgreSQL's sign(bigint) is a double precision (TIMESTAMP_MICROS(SIGN(x)) failed)
   SIGN: ([x], call, e) =>
     call.type.t === "scalar" && call.type.s === "FLOAT64"
       ? `CASE WHEN ${e.isNaN(x!)} THEN ${x} ELSE sign(${x}) END`
-      : `sign(${x})`,
+      : e.cast(`sign(${x})`, call.type, "INT64"),
   FLOOR: (args, call, e) => `floor(${e.cast(args[0]!, call.args[0]!.type, "FLOAT64")})`,
   CEIL: (args, call, e) => `ceil(${e.cast(args[0]!, call.args[0]!.type, "FLOAT64")})`,
   CEILING: (args, call, e) => `ceil(${e.cast(args[0]!, call.args[0]!.type, "FLOAT64")})`,

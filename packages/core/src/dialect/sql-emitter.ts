@@ -592,7 +592,9 @@ export abstract class SqlEmitter implements Dialect {
           );
         // TIMESTAMP(text) and DATETIME(text) check the text as a cast does (timeTextChecked)
         const sql = this.callOnce(e, args, (a) =>
-          readsTimeText(e) ? this.timeTextChecked(a[0]!, write(a), e.safe === true) : write(a),
+          readsTimeText(e)
+            ? this.timeTextChecked(a[0]!, write(a), e.safe === true, e.fn as "TIMESTAMP" | "DATETIME")
+            : write(a),
         );
         // Emitters that wrap an aggregate (CAST(sum(x) AS …)) place OVER themselves via overOf.
         return e.over && !this.overPlaced ? `${sql}${this.overOf(e)}` : sql;
@@ -600,16 +602,19 @@ export abstract class SqlEmitter implements Dialect {
       case "op":
         return this.operator(e.op, e.args);
       case "case": {
-        const operand = e.operand ? ` ${this.wrap(e.operand)}` : "";
+        const operand = e.operand ? ` ${this.caseOperand(e.operand, e.whens)}` : "";
         const whens = e.whens.map(([w, t]) => ` WHEN ${this.expr(w)} THEN ${this.expr(t)}`).join("");
         const otherwise = e.else ? ` ELSE ${this.expr(e.else)}` : "";
         return `CASE${operand}${whens}${otherwise} END`;
       }
       case "cast": {
-        const checked = isString(e.expr) && (e.to === "TIMESTAMP" || e.to === "DATETIME");
+        const to = e.to;
+        const text = isString(e.expr);
         return this.bindRepeated([this.expr(e.expr)], ([x]) => {
-          const converted = e.safe ? this.safeCast(x!, e.expr.type, e.to) : this.cast(x!, e.expr.type, e.to);
-          return checked ? this.timeTextChecked(x!, converted, e.safe) : converted;
+          const converted = e.safe ? this.safeCast(x!, e.expr.type, to) : this.cast(x!, e.expr.type, to);
+          if (text && (to === "TIMESTAMP" || to === "DATETIME"))
+            return this.timeTextChecked(x!, converted, e.safe === true, to);
+          return text && to === "DATE" ? this.timeTextShaped(x!, converted, e.safe === true, to) : converted;
         });
       }
       case "interval":
@@ -673,6 +678,10 @@ export abstract class SqlEmitter implements Dialect {
     // an ARRAY argument (ARRAY_LENGTH(NULL)) stays bare: the engines read NULL as any array
     if (!spec || signaturesOf(spec).some((s) => s.args[i] === "ARRAY")) return this.expr(a);
     const accepted = spec.accepts?.find(([at]) => at === i)?.[1];
+    // a NULL where an engine list goes (IF(c, [1], NULL)): a NULL of the element's type met the
+    // list in a CASE, which DuckDB and PostgreSQL refuse ("cannot mix BIGINT and BIGINT[]")
+    if (accepted === undefined && call.type.t === "array" && call.type.native)
+      return this.nullArray(call.type.element, call);
     const own =
       call.type.t === "scalar" ? call.type.s : call.type.t === "array" ? call.type.element : undefined;
     return `CAST(NULL AS ${this.typeName(accepted ?? own ?? "INT64")})`;
@@ -702,7 +711,15 @@ export abstract class SqlEmitter implements Dialect {
    * an expression like any other, with the same (constant) value.
    */
   protected key(e: Expr): string {
-    if (e.k !== "lit") return this.expr(e);
+    if (e.k !== "lit") {
+      // a call some dialect writes as a bare literal (CONCAT('a') is ('a')): DuckDB
+      // refused `ORDER BY …, 'UTC'` ("non-integer literal has no effect"), and a bare integer
+      // would be read as a column's position
+      const sql = this.expr(e);
+      return e.type.t === "scalar" && /^\(*(?:'(?:[^']|'')*'|[0-9]+)\)*$/.test(sql)
+        ? this.cast(sql, e.type, e.type.s)
+        : sql;
+    }
     const type = e.type.t === "scalar" ? e.type.s : "STRING";
     return this.cast(this.literal(e.value, e.type), e.type, type);
   }
@@ -715,6 +732,22 @@ export abstract class SqlEmitter implements Dialect {
 
   cast(expr: string, _from: SqlType, to: ScalarType): string {
     return `CAST(${expr} AS ${this.typeName(to)})`;
+  }
+
+  /**
+   * `CASE x WHEN …`'s x; a bare NULL (`CASE NULL WHEN 1 …`) typed as the WHEN values are:
+   * PostgreSQL read it as text and found no `text = bigint`.
+   */
+  private caseOperand(operand: Expr, whens: Array<[Expr, Expr]>): string {
+    const typed = whens.find(([w]) => w.type.t === "scalar")?.[0].type;
+    if (operand.k === "lit" && operand.value === null && operand.type.t === "null" && typed?.t === "scalar")
+      return this.cast("NULL", operand.type, typed.s);
+    return this.wrap(operand);
+  }
+
+  /** BigQuery's NULL ARRAY<element> as an engine list (`[a, b]`, SPLIT, ARRAY_AGG make those). */
+  nullArray(element: ScalarType, _call: CallExpr): string {
+    return `CAST(NULL AS ${this.typeName(element)}[])`;
   }
 
   literal(value: string | number | bigint | boolean | null, type: SqlType): string {
@@ -902,14 +935,46 @@ export abstract class SqlEmitter implements Dialect {
    * ParseStringToDatetimeParts), where DuckDB and ClickHouse cut them and PostgreSQL rounded —
    * `nullInstead` (SAFE_CAST, SAFE.): NULL there.
    */
-  private timeTextChecked(t: string, value: string, nullInstead: boolean): string {
+  private timeTextChecked(
+    t: string,
+    value: string,
+    nullInstead: boolean,
+    to: "TIMESTAMP" | "DATETIME",
+  ): string {
     const when = this.textMatches(t, String.raw`:[0-9]{1,2}\.[0-9]{7}`);
-    return nullInstead
+    const checked = nullInstead
       ? `CASE WHEN ${when} THEN NULL ELSE ${value} END`
       : this.raiseWhen(
           value,
           when,
           "Invalid timestamp: more than six fraction digits (BigQuery keeps microseconds)",
+        );
+    return this.timeTextShaped(t, checked, nullInstead, to);
+  }
+
+  /**
+   * `value`, a DATE, DATETIME or TIMESTAMP read from text `t`, where `t` has the shape of
+   * BigQuery's canonical date and time text (`YYYY-[M]M-[D]D[( |T)HH:MM[:SS[.F]]]`, a TIMESTAMP's
+   * zone after it); other text is BigQuery's error, `nullInstead` NULL. The engines read more:
+   * 'today', 'epoch', 'infinity' (PostgreSQL; DuckDB for DATE and DATETIME), '2024/01/01' and a
+   * DATETIME's offset, which DuckDB and PostgreSQL dropped and ClickHouse applied.
+   */
+  private timeTextShaped(
+    t: string,
+    value: string,
+    nullInstead: boolean,
+    to: "TIMESTAMP" | "DATETIME" | "DATE",
+  ): string {
+    const day = `[0-9]{4}-[0-9]{1,2}-[0-9]{1,2}([Tt ][0-9]{1,2}:[0-9]{1,2}(:[0-9]{1,2}([.][0-9]*)?)?)?`;
+    const zone = String.raw`(\s*(Z|z|UTC|[+-][0-9]{1,2}(:?[0-9]{2})?|[A-Za-z_]+/[A-Za-z0-9_/+-]+))?`;
+    const shape = String.raw`^\s*${day}${to === "TIMESTAMP" ? zone : ""}\s*$`;
+    const when = `NOT ${this.textMatches(t, shape)}`;
+    return nullInstead
+      ? `CASE WHEN ${when} THEN NULL ELSE ${value} END`
+      : this.raiseWhen(
+          value,
+          when,
+          `Invalid ${to.toLowerCase()}: the text is not YYYY-MM-DD[ HH:MM:SS[.ffffff]]${to === "TIMESTAMP" ? "[ zone]" : ""}`,
         );
   }
 

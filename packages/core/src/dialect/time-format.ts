@@ -83,6 +83,18 @@ export function readsInstant(format: string): boolean {
 }
 
 /**
+ * FORMAT_TIMESTAMP's text of `format` (`sql`, written from the bound instant `ts`), NULL for a
+ * NULL instant. A format of no element but a zone's offset or name (`%Z`, `%z`, `abc`) writes
+ * text that does not read the instant: 'UTC' and '+0000' were answers for a NULL TIMESTAMP.
+ */
+export function nullForNullInstant(format: string, ts: string, sql: string): string {
+  const readsTs = parseTimeFormat(format).some(
+    (p) => "element" in p && p.element !== "Z" && p.element !== "z" && p.element !== "Ez",
+  );
+  return readsTs ? sql : `CASE WHEN ${ts} IS NOT NULL THEN ${sql} END`;
+}
+
+/**
  * A PARSE_TIMESTAMP format with offset elements (`%z`, `%Ez`), split into the format of the
  * civil time around them and `re`, an anchored regular expression of the whole text whose groups
  * alternate: the civil text before the first offset, the offset, the civil text after it, … .
