@@ -4,7 +4,7 @@ import {
   type CaseFoldOps,
   caseFoldedSql,
   checkedMath,
-  checkedRowNumber,
+  checkedWindowCount,
   DEFAULT_FUNCTIONS,
   decimalRounding,
   ESCAPE_MARK_CODE_POINT,
@@ -201,7 +201,13 @@ export function clickhouseFunctions(e: ClickhouseEmitter): FunctionTable {
     RANK: int64("rank"),
     DENSE_RANK: int64("dense_rank"),
     // ntile takes an unsigned bucket count
-    NTILE: ([n], call) => `toInt64(ntile(toUInt64(${n}))${e.overOf(call)})`,
+    NTILE: ([n], call) =>
+      checkedWindowCount(
+        n!,
+        call,
+        e,
+        (at) => `toInt64(ntile(toUInt64(assumeNotNull(${at})))${e.overOf(call)})`,
+      ),
     PERCENT_RANK: rename("percent_rank"),
     CUME_DIST: rename("cume_dist"),
     // lagInFrame/leadInFrame read within the frame: the whole partition, ordered.
@@ -212,7 +218,7 @@ export function clickhouseFunctions(e: ClickhouseEmitter): FunctionTable {
     LAST_VALUE: ([x], call) => `last_value(${x})${call.ignoreNulls ? "" : " RESPECT NULLS"}`,
     // nth_value has no IGNORE NULLS: the n-th of the frame's values, which groupArray keeps non-NULL
     NTH_VALUE: ([x, n], call) =>
-      checkedRowNumber(n!, call, e, (at) =>
+      checkedWindowCount(n!, call, e, (at) =>
         call.ignoreNulls
           ? `arrayElementOrNull(groupArray(${x})${e.overOf(call)}, ${at})`
           : `nth_value(${x}, toUInt64(assumeNotNull(${at})))${e.overOf(call)}`,
@@ -372,16 +378,20 @@ export function clickhouseFunctions(e: ClickhouseEmitter): FunctionTable {
 
 /** LAG/LEAD: NULL (not the type's default) past the partition's edge; the frame is the partition. */
 function shift(e: SqlEmitter, fn: string, [x, offset, dflt]: string[], call: CallExpr): string {
-  const parts = [`toNullable(${x})`];
-  if (offset !== undefined) parts.push(offset);
-  if (dflt !== undefined) parts.push(dflt);
-  const over = call.over
-    ? e.overOf({
-        ...call,
-        over: { ...call.over, frame: "ROWS BETWEEN UNBOUNDED PRECEDING AND UNBOUNDED FOLLOWING" },
-      })
-    : "";
-  return `${fn}(${parts.join(", ")})${over}`;
+  const write = (at: string | undefined) => {
+    const parts = [`toNullable(${x})`];
+    // lagInFrame refuses a Nullable offset (a bound parameter), checked not NULL by then
+    if (at !== undefined) parts.push(at === offset ? at : `assumeNotNull(${at})`);
+    if (dflt !== undefined) parts.push(dflt);
+    const over = call.over
+      ? e.overOf({
+          ...call,
+          over: { ...call.over, frame: "ROWS BETWEEN UNBOUNDED PRECEDING AND UNBOUNDED FOLLOWING" },
+        })
+      : "";
+    return `${fn}(${parts.join(", ")})${over}`;
+  };
+  return offset === undefined ? write(undefined) : checkedWindowCount(offset, call, e, write);
 }
 
 /**

@@ -5,8 +5,8 @@ import {
   type CallExpr,
   checkedMakeDate,
   checkedMath,
-  checkedRowNumber,
   checkedTimestampFrom,
+  checkedWindowCount,
   DEFAULT_FUNCTIONS,
   dateFormatForTimestamp,
   dateParseFormat,
@@ -323,7 +323,8 @@ export class PostgresDialect extends SqlEmitter {
     APPROX_COUNT_DISTINCT: ([x], call) =>
       call.over ? this.windowDistinctCount(x!, call) : `count(DISTINCT ${x})`,
     // ntile takes an integer on PostgreSQL; BigQuery's argument is INT64
-    NTILE: ([n]) => `ntile(CAST(${n} AS integer))`,
+    NTILE: ([n], call) =>
+      checkedWindowCount(n!, call, this, (at) => `ntile(CAST(${at} AS integer))${this.overOf(call)}`),
     LAG: (args, call) => this.shiftCall("lag", args, call),
     LEAD: (args, call) => this.shiftCall("lead", args, call),
     UNIX_MILLIS: ([ts]) => `CAST(floor(extract(epoch FROM ${ts}) * 1000) AS bigint)`,
@@ -416,7 +417,7 @@ export class PostgresDialect extends SqlEmitter {
     },
     // nth_value takes an integer; a row number past its range is past every frame
     NTH_VALUE: ([x, n], call) =>
-      checkedRowNumber(n!, call, this, (at) => {
+      checkedWindowCount(n!, call, this, (at) => {
         const index = `CAST(LEAST(${at}, 2147483647) AS integer)`;
         return call.ignoreNulls
           ? `(${this.nonNullValues(x!, call)})[${index}]`
@@ -806,10 +807,13 @@ export class PostgresDialect extends SqlEmitter {
 
   private shiftCall(fn: string, [x, offset, dflt]: string[], call: CallExpr): string {
     const t = call.args[0]!.type;
-    const parts = [x!];
-    if (offset !== undefined) parts.push(`CAST(${offset} AS integer)`);
-    if (dflt !== undefined) parts.push(t.t === "scalar" ? `CAST(${dflt} AS ${TYPE_NAMES[t.s]})` : dflt);
-    return `${fn}(${parts.join(", ")})`;
+    const write = (at: string | undefined) => {
+      const parts = [x!];
+      if (at !== undefined) parts.push(`CAST(${at} AS integer)`);
+      if (dflt !== undefined) parts.push(t.t === "scalar" ? `CAST(${dflt} AS ${TYPE_NAMES[t.s]})` : dflt);
+      return `${fn}(${parts.join(", ")})${this.overOf(call)}`;
+    };
+    return offset === undefined ? write(undefined) : checkedWindowCount(offset, call, this, write);
   }
 
   /** Strings order by code point (BigQuery), whatever the database's collation. */

@@ -63,6 +63,38 @@ export const documentedGapCases: SqlCase[] = [
     params: { n: { kind: "integer", value: "0" } },
     expect: { error: "sql_invalid", message: /row number must be positive/ },
   },
+  {
+    name: "LAG, LEAD and NTILE by a parameter",
+    rule: "BigQuery LAG/LEAD: offset a non-negative constant, a query parameter included; NTILE likewise (ClickHouse refused every parameter: 'Offset must be an integer, Nullable(Int64) given')",
+    sql: "select x, lag(x, @n) over (order by x) as l, lead(x, @n, -1) over (order by x) as d, ntile(@n) over (order by x) as t from unnest([1, 2, 3]) as x order by x",
+    params: { n: { kind: "integer", value: "2" } },
+    expect: [
+      { x: 1, l: null, d: 3, t: 1 },
+      { x: 2, l: null, d: -1, t: 1 },
+      { x: 3, l: 1, d: -1, t: 2 },
+    ],
+  },
+  {
+    name: "LAG refuses a negative parameter offset, and a NULL one",
+    rule: "BigQuery LAG/LEAD: the offset must not be negative nor NULL (DuckDB and PostgreSQL read -1 as LEAD's 1, or answered NULL)",
+    sql: "select lag(x, @n) over (order by x) as l from unnest([1, 2, 3]) as x",
+    params: { n: { kind: "integer", value: "-1" } },
+    expect: { error: "sql_invalid", message: /LAG's offset must not be negative or NULL/ },
+  },
+  {
+    name: "LEAD refuses a NULL parameter offset",
+    rule: "BigQuery LAG/LEAD: the offset must not be NULL",
+    sql: "select lead(x, @n) over (order by x) as l from unnest([1, 2, 3]) as x",
+    params: { n: { kind: "integer" } },
+    expect: { error: "sql_invalid", message: /LEAD's offset must not be negative or NULL/ },
+  },
+  {
+    name: "NTILE refuses a parameter bucket count of 0",
+    rule: "BigQuery NTILE: the bucket count must be positive",
+    sql: "select ntile(@n) over (order by x) as t from unnest([1, 2, 3]) as x",
+    params: { n: { kind: "integer", value: "0" } },
+    expect: { error: "sql_invalid", message: /NTILE's bucket count must be positive and not NULL/ },
+  },
   // ---------------------------------------------------------------- STRING_AGG
   {
     name: "STRING_AGG with a NULL delimiter is NULL",

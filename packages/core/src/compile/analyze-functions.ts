@@ -6,6 +6,7 @@ import {
   lookupFunction,
   SPECIAL_FORM_NAMES,
 } from "../catalogue/functions.ts";
+import { WINDOW_COUNT_ARGS, windowCountRule } from "../catalogue/window-counts.ts";
 import type { CallExpr } from "../dialect/function-table.ts";
 import { type AstNode, locationOf } from "../parse/parse-sql.ts";
 import { capturingGroups, checkRegexPattern } from "../sandbox/regex-subset.ts";
@@ -281,14 +282,6 @@ export function datePart(node: AstNode): Expr {
   return { k: "datepart", part, type: { t: "datepart", part } };
 }
 
-/** the argument that counts rows, and the least value it may take (BigQuery) */
-const COUNT_ARGS: Record<string, { at: number; least: number; what: string }> = {
-  NTILE: { at: 0, least: 1, what: "bucket count" },
-  LAG: { at: 1, least: 0, what: "offset" },
-  LEAD: { at: 1, least: 0, what: "offset" },
-  NTH_VALUE: { at: 1, least: 1, what: "row number" },
-};
-
 /**
  * LAG's and LEAD's offset must not be negative, NTILE's bucket count and NTH_VALUE's row number
  * must be positive, none NULL (BigQuery): a literal that is not is refused here, where the engines
@@ -296,7 +289,7 @@ const COUNT_ARGS: Record<string, { at: number; least: number; what: string }> = 
  * (ClickHouse).
  */
 function checkCountArg(name: string, args: Expr[], raw: AstNode[]): void {
-  const count = COUNT_ARGS[name];
+  const count = WINDOW_COUNT_ARGS[name];
   if (!count) return;
   const a = args[count.at];
   // a NULL one is BigQuery's error too; DuckDB and PostgreSQL answered NULL, ClickHouse refused
@@ -304,11 +297,7 @@ function checkCountArg(name: string, args: Expr[], raw: AstNode[]): void {
   if (a?.k !== "lit" || (typeof a.value !== "number" && typeof a.value !== "bigint")) return;
   // compared as numbers: BigInt() throws on a fraction (`NTILE(-0.5)` was a 500)
   if (typeof a.value === "bigint" ? a.value < BigInt(count.least) : a.value < count.least)
-    fail(
-      "sql_invalid",
-      `${name}'s ${count.what} must ${count.least === 1 ? "be positive" : "not be negative"}.`,
-      raw[count.at],
-    );
+    fail("sql_invalid", `${windowCountRule(name)}.`, raw[count.at]);
 }
 
 /** the parts BigQuery's TIMESTAMP_ADD / TIMESTAMP_SUB step a TIMESTAMP by: units of fixed length */

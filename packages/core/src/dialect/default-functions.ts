@@ -1,3 +1,4 @@
+import { WINDOW_COUNT_ARGS, windowCountRule } from "../catalogue/window-counts.ts";
 import type { Expr } from "../compile/ir.ts";
 import { typeName } from "../compile/sql-type.ts";
 import { QesError } from "../errors.ts";
@@ -47,26 +48,40 @@ function navigation(name: string): FunctionEmitter {
 }
 
 /**
- * NTH_VALUE's row number `n` bound as a parameter (a literal is checked when it compiles): a
- * NULL or one below 1 is BigQuery's error, where the engines answered NULL (DuckDB) or raised in
- * their own words. `write(n)` is the window's SQL, its OVER placed inside, given a row number the
- * engine takes (1 where the check raises).
+ * A window function whose row count (WINDOW_COUNT_ARGS: LAG's offset, NTILE's bucket count,
+ * NTH_VALUE's row number) is bound as a parameter (a literal is checked when it compiles): a NULL
+ * or one below its least is BigQuery's error, where the engines answered NULL, read a negative
+ * offset the other way, or raised in their own words (ClickHouse refused every parameter, a
+ * Nullable count). `write(n)` is the window's SQL, its OVER placed inside, given a count the
+ * engine takes (never NULL; the least where the check raises).
  */
-export function checkedRowNumber(
+export function checkedWindowCount(
   n: string,
   call: CallExpr,
   e: SqlEmitter,
   write: (n: string) => string,
 ): string {
-  if (call.args[1]?.k === "lit") return write(n);
+  const count = WINDOW_COUNT_ARGS[call.fn]!;
+  if (call.args[count.at]?.k === "lit") return write(n);
   return e.raiseWhen(
-    write(`greatest(coalesce(${n}, 1), 1)`),
-    `${n} IS NULL OR ${n} < 1`,
-    NTH_VALUE_ROW_NUMBER,
+    write(`greatest(coalesce(${n}, ${count.least}), ${count.least})`),
+    `${n} IS NULL OR ${n} < ${count.least}`,
+    windowCountRule(call.fn, true),
   );
 }
 
-export const NTH_VALUE_ROW_NUMBER = "NTH_VALUE's row number must be positive and not NULL";
+/** LAG or LEAD, its offset checked when it is bound (checkedWindowCount) */
+function shift(name: string): FunctionEmitter {
+  return ([x, offset, ...rest], call, e) =>
+    offset === undefined
+      ? `${name}(${x})`
+      : checkedWindowCount(
+          offset,
+          call,
+          e,
+          (at) => `${name}(${[x, at, ...rest].join(", ")})${e.overOf(call)}`,
+        );
+}
 
 /** BigQuery's error for OFFSET / ORDINAL outside an array (SAFE_OFFSET answers NULL) */
 export const ARRAY_INDEX_OUT_OF_BOUNDS =
@@ -712,15 +727,15 @@ export const DEFAULT_FUNCTIONS = {
   DENSE_RANK: rename("dense_rank"),
   PERCENT_RANK: rename("percent_rank"),
   CUME_DIST: rename("cume_dist"),
-  NTILE: rename("ntile"),
-  LAG: rename("lag"),
-  LEAD: rename("lead"),
+  NTILE: ([n], call, e) => checkedWindowCount(n!, call, e, (at) => `ntile(${at})${e.overOf(call)}`),
+  LAG: shift("lag"),
+  LEAD: shift("lead"),
   __CHECK_INDEX: ([value, i, length], _call, e) =>
     e.raiseWhen(value!, `${i} < 0 OR ${i} >= ${length}`, ARRAY_INDEX_OUT_OF_BOUNDS),
   FIRST_VALUE: navigation("first_value"),
   LAST_VALUE: navigation("last_value"),
   NTH_VALUE: ([x, n], call, e) =>
-    checkedRowNumber(n!, call, e, (at) => `${navigation("nth_value")([x!, at], call, e)}${e.overOf(call)}`),
+    checkedWindowCount(n!, call, e, (at) => `${navigation("nth_value")([x!, at], call, e)}${e.overOf(call)}`),
   COALESCE: rename("coalesce"),
   IFNULL: rename("coalesce"),
   NULLIF: rename("nullif"),
