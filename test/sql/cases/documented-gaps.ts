@@ -95,6 +95,27 @@ export const documentedGapCases: SqlCase[] = [
     params: { n: { kind: "integer", value: "0" } },
     expect: { error: "sql_invalid", message: /NTILE's bucket count must be positive and not NULL/ },
   },
+  {
+    name: "REGEXP_REPLACE refuses a replacement naming a group the pattern does not have",
+    rule: "RE2's rewrite (BigQuery): \\N past the pattern's groups is an error (DuckDB and PostgreSQL wrote nothing there, ClickHouse raised)",
+    sql: "select regexp_replace('abc', '[a-z]', '<\\\\1>') as r",
+    expect: {
+      error: "sql_invalid",
+      message: /names group \\1, but the regular expression '\[a-z\]' has 0 capturing groups/,
+    },
+  },
+  {
+    name: "REGEXP_REPLACE refuses a backslash before anything but a digit or a backslash",
+    rule: "RE2's rewrite (BigQuery): an invalid rewrite is an error (DuckDB dropped the rest, PostgreSQL kept \\x, ClickHouse wrote x)",
+    sql: "select regexp_replace(x, '(b)', r'<\\x>') as r from unnest(['abc']) as x",
+    expect: { error: "sql_invalid", message: /replacement has \\x/ },
+  },
+  {
+    name: "REGEXP_REPLACE takes \\\\ as a backslash, also before a digit, and \\0 as the match",
+    rule: "RE2's rewrite: \\\\ is one backslash",
+    sql: "select regexp_replace('abc', '(b)', r'<\\0\\1\\\\>') as a, regexp_replace('abc', '(b)', r'<\\\\1>') as b",
+    expect: [{ a: "a<bb\\>c", b: "a<\\1>c" }],
+  },
   // ---------------------------------------------------------------- STRING_AGG
   {
     name: "STRING_AGG with a NULL delimiter is NULL",

@@ -131,6 +131,7 @@ function analyzeCall(name: string, node: AstNode, env: ExprEnv): Expr {
   }
   checkCountArg(spec.name, args, rawArgs);
   checkTimestampStep(spec.name, args, rawArgs);
+  checkRewriteGroups(spec.name, args, rawArgs);
   for (const i of spec.constantArgs ?? []) if (args[i]) checkConstantArg(spec.name, args[i]!, rawArgs[i]!);
   const type = withPosition(
     () =>
@@ -317,6 +318,39 @@ function checkTimestampStep(name: string, args: Expr[], raw: AstNode[]): void {
       "sql_invalid",
       `${name} does not support the ${step.unit} date part when the argument is TIMESTAMP type.`,
       raw[1],
+    );
+}
+
+/**
+ * REGEXP_REPLACE's replacement may name groups `\1` to `\9` the pattern has: RE2's rewrite (and
+ * BigQuery) refuses one past them, where DuckDB and PostgreSQL put nothing there and ClickHouse
+ * raised; any other character after a backslash is RE2's error too. Checked when both are
+ * literals (the escapes, whenever the replacement is); `\\` is a backslash, not a group.
+ */
+function checkRewriteGroups(name: string, args: Expr[], raw: AstNode[]): void {
+  if (name !== "REGEXP_REPLACE") return;
+  const [, pattern, rewrite] = args;
+  if (rewrite?.k !== "lit" || typeof rewrite.value !== "string") return;
+  let wanted = 0;
+  // pairs from the left, so that `\\1` is a backslash and a 1; a lone `\\` at the end pairs with nothing
+  for (const m of rewrite.value.matchAll(/\\([\s\S]?)/g)) {
+    const next = m[1]!;
+    if (/[0-9]/.test(next)) wanted = Math.max(wanted, Number(next));
+    else if (next !== "\\")
+      // RE2 refuses the rewrite; the engines wrote `\\x`, `x` or dropped the rest
+      fail(
+        "sql_invalid",
+        `REGEXP_REPLACE's replacement has ${next === "" ? "a backslash at its end" : `\\${next}`}: a backslash there is followed by a digit (a group) or another backslash (\\\\ for one backslash).`,
+        raw[2],
+      );
+  }
+  if (pattern?.k !== "lit" || typeof pattern.value !== "string") return;
+  const groups = capturingGroups(pattern.value);
+  if (wanted > groups)
+    fail(
+      "sql_invalid",
+      `REGEXP_REPLACE's replacement names group \\${wanted}, but the regular expression '${pattern.value}' has ${groups} capturing group${groups === 1 ? "" : "s"}.`,
+      raw[2],
     );
 }
 
