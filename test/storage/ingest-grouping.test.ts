@@ -129,8 +129,18 @@ describe.each(BACKENDS)("ingest grouping on $name", (fixture) => {
   async function stored(
     source: string,
   ): Promise<{ rows: Record<string, WireValue>[]; schema?: SourceSchema }> {
+    const schema = (await backend.schema()).sources[source];
     const rows = await runSql(backend, `select * from \`${source}\` order by id`);
-    return { rows, schema: (await backend.schema()).sources[source] };
+    // metadata's fields as the compiler reads them (a typed column of their own, most of them)
+    const nested = Object.keys(schema?.fields.metadata?.fields ?? {});
+    const inside =
+      nested.length === 0
+        ? []
+        : await runSql(
+            backend,
+            `select t.id, ${nested.map((f) => `m.${f} as metadata_${f}`).join(", ")} from \`${source}\` as t left join unnest(t.metadata) as m on true order by t.id`,
+          );
+    return { rows: [...rows, ...inside], schema };
   }
 
   it(`stores the same rows and schema for ${CASES} random sequences sent as one request or split`, async () => {
