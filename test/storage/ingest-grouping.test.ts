@@ -18,7 +18,7 @@ import { useBackend } from "../support/use-backend.ts";
  * record's JSON text when it widens, which keeps the value as sent.
  */
 
-const CASES = 150;
+const CASES = 120;
 const FIELDS = ["a", "b"];
 
 type Rng = () => number;
