@@ -159,6 +159,24 @@ describe.each(BACKENDS)("widening to STRING across requests on $name", (fixture)
     ]);
   });
 
+  it("records → STRING in metadata: an object stored as its records' one element reads as sent", async () => {
+    // a records field's text holds an object as `[{…}]`; one request of these events stores `{…}`
+    for (const [source, first, firstText] of [
+      ["widen.nested.record.records", '{"r":{"k":1}}', '{"k":1}'],
+      ["widen.nested.untyped.records", '{"r":[]}', "[]"],
+    ] as const) {
+      await backend.ingest([batch(source, [`{"id":"a","metadata":${first}}`])]);
+      await backend.ingest([batch(source, ['{"id":"b","metadata":{"r":[{"k":2}]}}'])]);
+      await backend.ingest([batch(source, ['{"id":"c","metadata":{"r":{"k":3}}}'])]);
+      await backend.ingest([batch(source, ['{"id":"d","metadata":{"r":"text"}}'])]);
+      const rows = await runSql(
+        backend,
+        `select t.id, m.r from \`${source}\` as t cross join unnest(t.metadata) as m order by t.id`,
+      );
+      expect(rows.map((r) => r.r)).toEqual([firstText, '[{"k":2}]', '{"k":3}', "text"]);
+    }
+  });
+
   it("BOOL → STRING: stored booleans read true and false", async () => {
     const got = await widenAndRead("widen.bool", ["true", "false"]);
     expect(got.top).toEqual(["true", "false"]);

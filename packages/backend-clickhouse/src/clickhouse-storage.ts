@@ -280,12 +280,15 @@ export function schemaChangeSql(
     case "alter_column": {
       const from = clickhouseColumnType(change.from);
       const to = clickhouseColumnType(change.to);
-      if (from === to) return [];
-      const col = quoteIdent(change.column);
-      const sql = alter(`MODIFY COLUMN ${col} ${columnDeclaration(change.column, change.to)}`);
       // To STRING, a field inside a top-level record takes its original JSON text (what the loader
       // writes for new rows) rather than the engine's rendering of the old type.
       const within = change.to === "STRING" ? enclosingJson(source, change.path) : undefined;
+      // JSON is a String too, but a records field's text holds an object sent as its one element
+      // (`[{…}]`): as STRING it is the text sent, as one request of the events stores it
+      if (from === to && (within === undefined || change.from !== "JSON")) return [];
+      const col = quoteIdent(change.column);
+      const sql =
+        from === to ? [] : alter(`MODIFY COLUMN ${col} ${columnDeclaration(change.column, change.to)}`);
       if (within && change.from === "FLOAT64") {
         // ClickHouse rewrites a JSON number's exponent as `1e21` (core writes `1e+21`) and cannot
         // read an integer literal beyond 64 bits (`100000000000000000000`): that one takes the

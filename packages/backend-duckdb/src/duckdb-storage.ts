@@ -173,11 +173,13 @@ export function schemaChangeSql(source: SourceSchema, change: SchemaChange): str
     case "alter_column": {
       const from = duckdbColumnType(change.from);
       const to = duckdbColumnType(change.to);
-      if (from === to) return [];
-      const col = quoteIdent(change.column);
       // To STRING, a field inside a top-level record takes its original JSON text (what the
       // loader writes for new rows) rather than DuckDB's rendering of the old type (200.0).
       const within = change.to === "STRING" ? enclosingJson(source, change.path) : undefined;
+      // JSON is VARCHAR too, but a records field's text holds an object sent as its one element
+      // (`[{…}]`): as STRING it is the text sent, as one request of the events stores it
+      if (from === to && (within === undefined || change.from !== "JSON")) return [];
+      const col = quoteIdent(change.column);
       let using = "";
       if (within) {
         using = ` USING ${jsonTextAt(within.column, within.path)}`;
