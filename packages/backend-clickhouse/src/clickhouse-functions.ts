@@ -237,6 +237,9 @@ export function clickhouseFunctions(e: ClickhouseEmitter): FunctionTable {
         lower: "lowerUTF8",
         ascii: (x) => `length(${x}) = lengthUTF8(${x})`,
         literal: (s) => e.stringLiteral(s),
+        replaceEach: (x, pairs) =>
+          `arrayFold((__cf_acc, __cf_p) -> replaceAll(__cf_acc, __cf_p.1, __cf_p.2), ` +
+          `[${pairs.map(([c, f]) => `(${e.stringLiteral(c)}, ${e.stringLiteral(f)})`).join(", ")}], toString(${x}))`,
       };
       return `(positionUTF8(${caseFoldedSql(a!, ops)}, ${caseFoldedSql(b!, ops)}) > 0)`;
     },

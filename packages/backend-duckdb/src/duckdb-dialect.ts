@@ -177,6 +177,10 @@ export class DuckdbDialect extends SqlEmitter {
         lower: "lower",
         ascii: (x) => `strlen(${x}) = length(${x})`,
         literal: (s) => this.stringLiteral(s),
+        // a list of texts (list_reduce's start must be of the list's type): the pair joined by U+0001
+        replaceEach: (x, pairs) =>
+          `list_reduce([${pairs.map(([c, f]) => this.stringLiteral(`${c}\u0001${f}`)).join(", ")}], ` +
+          `(__cf_acc, __cf_p) -> replace(__cf_acc, split_part(__cf_p, chr(1), 1), split_part(__cf_p, chr(1), 2)), ${x})`,
       };
       return `(strpos(${caseFoldedSql(a!, ops)}, ${caseFoldedSql(b!, ops)}) > 0)`;
     },

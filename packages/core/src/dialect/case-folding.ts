@@ -29,13 +29,21 @@ export interface CaseFoldOps {
   ascii(x: string): string;
   /** a string literal */
   literal(s: string): string;
+  /**
+   * `x` with each pair's first text replaced by its second, in turn, as one expression over a
+   * list of the pairs. Without it, the replacements nest, one call per pair (~18 KB of SQL per
+   * side): DuckDB took 150–350 ms to plan that, per query, where it runs the query in 5.
+   */
+  replaceEach?(x: string, pairs: ReadonlyArray<readonly [string, string]>): string;
 }
 
 /** `x` case-folded (see above); `x` is named three times: bound by the caller where long. */
 export function caseFoldedSql(x: string, ops: CaseFoldOps): string {
   let replaced = x;
-  for (const [c, folded] of FOLDING_SPECIALS)
-    replaced = `replace(${replaced}, ${ops.literal(c)}, ${ops.literal(folded)})`;
+  if (ops.replaceEach) replaced = ops.replaceEach(x, FOLDING_SPECIALS);
+  else
+    for (const [c, folded] of FOLDING_SPECIALS)
+      replaced = `replace(${replaced}, ${ops.literal(c)}, ${ops.literal(folded)})`;
   // a lower() that reads context (ClickHouse's ICU) lowers a word-final Σ to ς, which folds to σ
   const folded = `replace(${ops.lower}(${replaced}), ${ops.literal("ς")}, ${ops.literal("σ")})`;
   return `CASE WHEN ${ops.ascii(x)} THEN ${ops.lower}(${x}) ELSE ${folded} END`;
