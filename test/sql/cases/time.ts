@@ -53,6 +53,46 @@ export const timeCases: SqlCase[] = [
     expect: [{ a: 1704070800000000, b: 1701475200000000, c: "253402300799000000" }],
   },
   {
+    name: "DATETIME of an instant whose reading in the zone is past year 9999 is an error",
+    rule: "BigQuery DATETIME / DATE / TIMESTAMP_TRUNC (timestamp, time_zone): a result outside 0001-01-01 … 9999-12-31 is an error (DuckDB answered year 10000, PostgreSQL '10000-01-01', ClickHouse clamped to 9999-12-31)",
+    sql: "select datetime(timestamp '9999-12-31 23:59:59.999999 UTC', '+05:30') as a",
+    expect: { error: "sql_invalid", message: /out of DATETIME's range/ },
+  },
+  {
+    name: "DATE of an instant whose reading in the zone is past year 9999 is an error",
+    rule: "BigQuery DATE(timestamp, time_zone): a result past 9999-12-31 is an error (ClickHouse clamped to 9999-12-31)",
+    sql: "select date(timestamp '9999-12-31 23:59:59.999999 UTC', '+05:30') as a",
+    expect: { error: "sql_invalid", message: /out of DATE's range/ },
+  },
+  {
+    name: "TIMESTAMP_TRUNC in a zone whose reading is before year 1 is an error",
+    rule: "BigQuery TIMESTAMP_TRUNC(timestamp, part, time_zone): the reading and the result stay in 0001-01-01 … 9999-12-31 UTC (PostgreSQL answered '0001-12-31 05:30:00+00 BC')",
+    sql: "select timestamp_trunc(timestamp '0001-01-01 03:00:00 UTC', day, '+05:00') as a",
+    expect: { error: "sql_invalid", message: /out of TIMESTAMP's range/ },
+  },
+  {
+    name: "TIMESTAMP of a civil time placed in a zone before year 1 is an error",
+    rule: "BigQuery TIMESTAMP(datetime, time_zone): an instant before 0001-01-01 00:00:00 UTC is an error (PostgreSQL answered '0001-12-31 19:00:00+00 BC')",
+    sql: "select timestamp(datetime '0001-01-01 00:00:00', '+05:00') as a",
+    expect: { error: "sql_invalid", message: /out of TIMESTAMP's range/ },
+  },
+  {
+    name: "readings in a zone at the edges of the range that stay inside it",
+    rule: "BigQuery DATETIME / DATE / TIMESTAMP / TIMESTAMP_TRUNC with a time zone: a result inside 0001-01-01 … 9999-12-31 is answered; SAFE. makes the error NULL",
+    sql: "select datetime(timestamp '9999-12-31 18:29:59.999999 UTC', '+05:30') as a, date(timestamp '0001-01-01 05:00:00 UTC', 'America/New_York') as b, timestamp(datetime '0001-01-01 05:00:00', '+05:00') as c, timestamp_trunc(timestamp '9999-12-31 10:00:00 UTC', year, 'Asia/Tokyo') as d, safe.datetime(timestamp '9999-12-31 23:59:59.999999 UTC', '+05:30') as e, timestamp(date '9999-12-31', '-05:00') as f, datetime(cast(null as timestamp), '+05:00') as g",
+    expect: [
+      {
+        a: "9999-12-31T23:59:59.999999",
+        b: "0001-01-01",
+        c: "-62135596800000000",
+        d: "253370732400000000",
+        e: null,
+        f: "253402232400000000",
+        g: null,
+      },
+    ],
+  },
+  {
     name: "TIMESTAMP_ADD past year 9999 is an error",
     rule: "BigQuery TIMESTAMP_ADD / _SUB, DATE_ADD / _SUB: a result outside the type's range is an error (PostgreSQL answered '10000-01-01 01:00:00+00', DuckDB year 10000)",
     sql: "select timestamp_add(timestamp '9999-12-31 23:00:00', interval 2 hour) as a",

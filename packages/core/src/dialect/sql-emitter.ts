@@ -16,7 +16,7 @@ import { INT64, type SqlType } from "../compile/sql-type.ts";
 import { QesError } from "../errors.ts";
 import type { ScalarType } from "../schema/schema-model.ts";
 import type { CutFirstSql, Dialect, EmittedSql } from "./dialect.ts";
-import { type CallExpr, type FunctionTable, isUnsupported } from "./function-table.ts";
+import { type CallExpr, type FunctionEmitter, type FunctionTable, isUnsupported } from "./function-table.ts";
 import {
   CUT_FIRST_MAX_WINDOW,
   CUT_ROWS,
@@ -591,11 +591,16 @@ export abstract class SqlEmitter implements Dialect {
             e.safe ? this.withSafeErrors(() => emit(written, e, this)) : emit(written, e, this),
           );
         // TIMESTAMP(text) and DATETIME(text) check the text as a cast does (timeTextChecked)
-        const sql = this.callOnce(e, args, (a) =>
-          readsTimeText(e)
+        // a reading in a time zone is checked against the range of its type (zoneShiftChecked)
+        const sql = this.callOnce(e, args, (a) => {
+          const written = readsTimeText(e)
             ? this.timeTextChecked(a[0]!, write(a), e.safe === true, e.fn as "TIMESTAMP" | "DATETIME")
-            : write(a),
-        );
+            : write(a);
+          if (!shiftsZone(e)) return written;
+          return e.safe
+            ? this.withSafeErrors(() => this.zoneShiftChecked(e, a, written))
+            : this.zoneShiftChecked(e, a, written);
+        });
         // Emitters that wrap an aggregate (CAST(sum(x) AS …)) place OVER themselves via overOf.
         return e.over && !this.overPlaced ? `${sql}${this.overOf(e)}` : sql;
       }
@@ -930,6 +935,64 @@ export abstract class SqlEmitter implements Dialect {
   }
 
   /**
+   * `sql`, a call that reads an instant in a time zone or places a civil time in one
+   * (DATETIME(ts, zone), DATE(ts, zone), TIMESTAMP_TRUNC(ts, part, zone), TIMESTAMP(dt, zone)), or
+   * BigQuery's error where the reading or the instant falls outside 0001-01-01 … 9999-12-31:
+   * DuckDB answered year 10000, PostgreSQL a year BC, and ClickHouse clamped to 9999-12-31. The
+   * engines cannot all compare such a value (ClickHouse's is clamped already), so the check reads
+   * the time two days inward instead — the dialect's own row, on an argument held inside the
+   * range — and compares that reading with the bound two days inward. No zone's offset reaches a
+   * day, nor changes (DST) in the last or first days of a year.
+   */
+  private zoneShiftChecked(call: CallExpr, args: string[], sql: string): string {
+    const ts = args[0]!;
+    const zoneAt = call.fn === "TIMESTAMP_TRUNC" ? 2 : 1;
+    const zone = args[zoneAt]!;
+    const zoneExpr = call.args[zoneAt]!;
+    const from = (call.args[0]!.type as { s: ScalarType }).s;
+    const day = 86_400_000_000n;
+    // `x` held at or past `bound` (GREATEST), or at or before it (LEAST), shifted by `days`
+    const held = (x: string, bound: string, past: boolean, days: number) => {
+      const h = `CASE WHEN ${x} ${past ? ">" : "<"} ${bound} THEN ${x} ELSE ${bound} END`;
+      return `(${h} + ${this.interval(String(days), "DAY")})`;
+    };
+    const reading = (fn: "DATETIME" | "TIMESTAMP", x: string, type: SqlType) =>
+      (this.functions[fn] as FunctionEmitter)(
+        [x, zone],
+        { ...call, fn, args: [{ ...call.args[0]!, type }, zoneExpr], type: { t: "scalar", s: fn } },
+        this,
+      );
+    const when: string[] = [];
+    if (call.fn === "TIMESTAMP") {
+      const dt = from === "DATE" ? this.cast(ts, call.args[0]!.type, "DATETIME") : ts;
+      const type: SqlType = { t: "scalar", s: "DATETIME" };
+      const lit = (m: bigint) => this.timestampLiteral(m, "DATETIME");
+      const tsLit = (m: bigint) => this.timestampLiteral(m, "TIMESTAMP");
+      when.push(
+        `${reading("TIMESTAMP", held(dt, lit(TIME_MAX_MICROS - 9n * day), true, -2), type)} > ${tsLit(TIME_MAX_MICROS - 2n * day)}`,
+        `${reading("TIMESTAMP", held(dt, lit(TIME_MIN_MICROS + 9n * day), false, 2), type)} < ${tsLit(TIME_MIN_MICROS + 2n * day)}`,
+      );
+    } else {
+      const type: SqlType = { t: "scalar", s: "TIMESTAMP" };
+      const lit = (m: bigint) => this.timestampLiteral(m, "TIMESTAMP");
+      const dtLit = (m: bigint) => this.timestampLiteral(m, "DATETIME");
+      when.push(
+        `${reading("DATETIME", held(ts, lit(TIME_MAX_MICROS - 9n * day), true, -2), type)} > ${dtLit(TIME_MAX_MICROS - 2n * day)}`,
+        `${reading("DATETIME", held(ts, lit(TIME_MIN_MICROS + 9n * day), false, 2), type)} < ${dtLit(TIME_MIN_MICROS + 2n * day)}`,
+      );
+      // a truncated reading placed back in the zone can fall before 0001-01-01 UTC
+      if (call.fn === "TIMESTAMP_TRUNC")
+        when.push(`${sql} < ${this.timestampLiteral(TIME_MIN_MICROS, "TIMESTAMP")}`);
+    }
+    const type = call.fn === "DATE" ? "DATE" : call.fn === "DATETIME" ? "DATETIME" : "TIMESTAMP";
+    return this.raiseWhen(
+      sql,
+      when.map((w) => `(${w})`).join(" OR "),
+      `${call.fn}: the result is out of ${type}'s range`,
+    );
+  }
+
+  /**
    * `value`, a TIMESTAMP or DATETIME read from text `t`: BigQuery refuses text with more than six
    * fraction digits ("if there are extra digits then an error is produced", ZetaSQL's
    * ParseStringToDatetimeParts), where DuckDB and ClickHouse cut them and PostgreSQL rounded —
@@ -1097,6 +1160,32 @@ function isFloat64(e: Expr): boolean {
 
 function isString(e: Expr): boolean {
   return e.type.t === "scalar" && e.type.s === "STRING";
+}
+
+/** BigQuery's time range in microseconds from 1970: 0001-01-01 to 9999-12-31 23:59:59.999999 */
+const TIME_MIN_MICROS = -62135596800000000n;
+const TIME_MAX_MICROS = 253402300799999999n;
+
+/**
+ * A call that reads an instant in a time zone named by an argument, or places a civil time in
+ * one (zoneShiftChecked): its result can leave the range its argument was in.
+ */
+function shiftsZone(e: CallExpr): boolean {
+  const s = (i: number) => {
+    const t = e.args[i]?.type;
+    return t?.t === "scalar" ? t.s : undefined;
+  };
+  switch (e.fn) {
+    case "DATETIME":
+    case "DATE":
+      return e.args.length === 2 && s(0) === "TIMESTAMP";
+    case "TIMESTAMP":
+      return e.args.length === 2 && (s(0) === "DATETIME" || s(0) === "DATE");
+    case "TIMESTAMP_TRUNC":
+      return e.args.length === 3 && s(0) === "TIMESTAMP";
+    default:
+      return false;
+  }
 }
 
 /** TIMESTAMP(text) and DATETIME(text): read time text as a cast does (timeTextChecked) */
