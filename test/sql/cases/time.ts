@@ -93,6 +93,18 @@ export const timeCases: SqlCase[] = [
     ],
   },
   {
+    name: "CAST and TIMESTAMP of text whose zone is a tz database name after the time",
+    rule: "BigQuery timestamp literal / CAST(STRING AS TIMESTAMP): `YYYY-[M]M-[D]D [[H]H:[M]M:[S]S[.F]] [time_zone]`, where the zone may be a tz database name ('2014-09-27 12:30:00.45 America/Los_Angeles'); DuckDB and ClickHouse refused the text",
+    sql: "select cast('2024-01-01 10:00:00 America/New_York' as timestamp) as a, timestamp('2024-07-01 10:00:00 Europe/Berlin') as b, cast('2024-1-1T10:00 America/New_York' as timestamp) as c, safe_cast('2024-01-01 10:00:00 Mars/Base' as timestamp) as d, safe_cast('2024-02-30 10:00:00 Europe/Berlin' as timestamp) as e",
+    expect: [{ a: 1704121200000000, b: 1719820800000000, c: 1704121200000000, d: null, e: null }],
+  },
+  {
+    name: "CAST of text whose zone is no tz database name is an error",
+    rule: "BigQuery CAST(STRING AS TIMESTAMP): an unknown time zone is an error",
+    sql: "select cast('2024-01-01 10:00:00 Mars/Base' as timestamp) as a",
+    expect: { error: "sql_invalid", message: /time zone/ },
+  },
+  {
     name: "TIMESTAMP_ADD past year 9999 is an error",
     rule: "BigQuery TIMESTAMP_ADD / _SUB, DATE_ADD / _SUB: a result outside the type's range is an error (PostgreSQL answered '10000-01-01 01:00:00+00', DuckDB year 10000)",
     sql: "select timestamp_add(timestamp '9999-12-31 23:00:00', interval 2 hour) as a",

@@ -29,6 +29,7 @@ import {
   readAheadRows,
   readOnlyByCutSelect,
 } from "./leading-key-cut.ts";
+import { zoneRules } from "./time-zones.ts";
 
 /** What starts a message SqlEmitter.raiseWhen's default raises (an executor strips it). */
 export const RAISED_MESSAGE_MARK = "qes-error: ";
@@ -576,6 +577,8 @@ export abstract class SqlEmitter implements Dialect {
       case "json":
         return this.jsonExtract(this.expr(e.base), e.path, e.type);
       case "call": {
+        const named = zoneNamedText(e.fn === "TIMESTAMP" && e.args.length === 1 ? e.args[0]! : undefined);
+        if (named) return this.inNamedZone(named, e.safe === true);
         const emit = this.functions[e.fn];
         if (isUnsupported(emit))
           throw new QesError(
@@ -613,6 +616,8 @@ export abstract class SqlEmitter implements Dialect {
         return `CASE${operand}${whens}${otherwise} END`;
       }
       case "cast": {
+        const named = zoneNamedText(e.to === "TIMESTAMP" ? e.expr : undefined);
+        if (named) return this.inNamedZone(named, e.safe);
         const to = e.to;
         const text = isString(e.expr);
         return this.bindRepeated([this.expr(e.expr)], ([x]) => {
@@ -935,6 +940,30 @@ export abstract class SqlEmitter implements Dialect {
   }
 
   /**
+   * CAST(text AS TIMESTAMP) or TIMESTAMP(text) of literal text whose zone is a tz database name
+   * ('2024-01-01 10:00:00 America/New_York', BigQuery's canonical timestamp text): the civil time
+   * placed in that zone, as TIMESTAMP(text, zone) places it — DuckDB and ClickHouse refused the
+   * text, PostgreSQL read it. The name is checked against the tz database (time-zones.ts): an
+   * unknown one is BigQuery's error, or NULL under SAFE_CAST / SAFE.
+   */
+  private inNamedZone(named: { civil: Expr; zone: Expr }, safe: boolean): string {
+    try {
+      zoneRules(named.zone.k === "lit" ? String(named.zone.value) : "");
+    } catch (err) {
+      if (safe) return this.literal(null, { t: "scalar", s: "TIMESTAMP" });
+      throw err;
+    }
+    const type: SqlType = { t: "scalar", s: "TIMESTAMP" };
+    return this.expr({
+      k: "call",
+      fn: "TIMESTAMP",
+      args: [named.civil, named.zone],
+      type,
+      ...(safe ? { safe } : {}),
+    });
+  }
+
+  /**
    * `sql`, a call that reads an instant in a time zone or places a civil time in one
    * (DATETIME(ts, zone), DATE(ts, zone), TIMESTAMP_TRUNC(ts, part, zone), TIMESTAMP(dt, zone)), or
    * BigQuery's error where the reading or the instant falls outside 0001-01-01 … 9999-12-31:
@@ -1186,6 +1215,21 @@ function shiftsZone(e: CallExpr): boolean {
     default:
       return false;
   }
+}
+
+/**
+ * Literal time text that ends in a tz database name after the date or time
+ * ('2024-01-01 10:00:00 America/New_York'): the text before the name, and the name, as literals.
+ */
+function zoneNamedText(e: Expr | undefined): { civil: Expr; zone: Expr } | undefined {
+  if (e?.k !== "lit" || typeof e.value !== "string") return undefined;
+  const m =
+    /^\s*([0-9]{4}-[0-9]{1,2}-[0-9]{1,2}(?:[Tt ][0-9]{1,2}:[0-9]{1,2}(?::[0-9]{1,2}(?:[.][0-9]*)?)?)?)\s*([A-Za-z_]+\/[A-Za-z0-9_/+-]+)\s*$/.exec(
+      e.value,
+    );
+  if (!m) return undefined;
+  const text: SqlType = { t: "scalar", s: "STRING" };
+  return { civil: { k: "lit", value: m[1]!, type: text }, zone: { k: "lit", value: m[2]!, type: text } };
 }
 
 /** TIMESTAMP(text) and DATETIME(text): read time text as a cast does (timeTextChecked) */
