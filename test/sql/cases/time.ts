@@ -105,6 +105,30 @@ export const timeCases: SqlCase[] = [
     expect: { error: "sql_invalid", message: /time zone/ },
   },
   {
+    name: "SAFE_CAST of date and time text with single-digit fields, and with whitespace around it",
+    rule: "BigQuery CAST(STRING AS DATE / DATETIME / TIMESTAMP): the text is the literal's canonical format, `YYYY-[M]M-[D]D[( |T)[H]H:[M]M:[S]S[.F]]` (ZetaSQL ConvertStringToDate reads it from its first character to its last): a one-digit month or day is read (PostgreSQL answered NULL), surrounding whitespace is not (DuckDB and ClickHouse trimmed it)",
+    sql: "select safe_cast(' 2024-1-5 ' as date) as a, safe_cast('2024-1-5' as date) as b, safe_cast(' 2024-01-05' as date) as c, safe_cast('2024-01-05 ' as date) as d, safe_cast(' 2024-1-5 1:2:3 ' as datetime) as e, safe_cast(' 2024-1-5 1:2:3 ' as timestamp) as f, safe_cast('2024-1-5 1:2:3' as datetime) as g, safe_cast('2024-1-5 1:2:3.5+1' as timestamp) as h, safe_cast('2024-2-30' as date) as i",
+    expect: [
+      {
+        a: null,
+        b: "2024-01-05",
+        c: null,
+        d: null,
+        e: null,
+        f: null,
+        g: "2024-01-05T01:02:03",
+        h: 1704412923500000,
+        i: null,
+      },
+    ],
+  },
+  {
+    name: "CAST of date text with whitespace around it is an error",
+    rule: "BigQuery CAST(STRING AS DATE): text outside the canonical format is an error (DuckDB, ClickHouse and PostgreSQL trimmed it)",
+    sql: "select cast(' 2024-01-05' as date) as a",
+    expect: { error: "sql_invalid" },
+  },
+  {
     name: "TIMESTAMP_ADD past year 9999 is an error",
     rule: "BigQuery TIMESTAMP_ADD / _SUB, DATE_ADD / _SUB: a result outside the type's range is an error (PostgreSQL answered '10000-01-01 01:00:00+00', DuckDB year 10000)",
     sql: "select timestamp_add(timestamp '9999-12-31 23:00:00', interval 2 hour) as a",

@@ -1046,8 +1046,9 @@ export abstract class SqlEmitter implements Dialect {
 
   /**
    * `value`, a DATE, DATETIME or TIMESTAMP read from text `t`, where `t` has the shape of
-   * BigQuery's canonical date and time text (`YYYY-[M]M-[D]D[( |T)HH:MM[:SS[.F]]]`, a TIMESTAMP's
-   * zone after it); other text is BigQuery's error, `nullInstead` NULL. The engines read more:
+   * BigQuery's canonical date and time text (`YYYY-[M]M-[D]D[( |T)[H]H:[M]M[:[S]S[.F]]]`, a
+   * TIMESTAMP's zone after it, nothing around it); other text is BigQuery's error, `nullInstead`
+   * NULL. The engines read more:
    * 'today', 'epoch', 'infinity' (PostgreSQL; DuckDB for DATE and DATETIME), '2024/01/01' and a
    * DATETIME's offset, which DuckDB and PostgreSQL dropped and ClickHouse applied.
    */
@@ -1059,7 +1060,9 @@ export abstract class SqlEmitter implements Dialect {
   ): string {
     const day = `[0-9]{4}-[0-9]{1,2}-[0-9]{1,2}([Tt ][0-9]{1,2}:[0-9]{1,2}(:[0-9]{1,2}([.][0-9]*)?)?)?`;
     const zone = String.raw`(\s*(Z|z|UTC|[+-][0-9]{1,2}(:?[0-9]{2})?|[A-Za-z_]+/[A-Za-z0-9_/+-]+))?`;
-    const shape = String.raw`^\s*${day}${to === "TIMESTAMP" ? zone : ""}\s*$`;
+    // no whitespace around the text: ZetaSQL's ConvertStringToDate / _Timestamp read from its
+    // first character to its last (DuckDB and ClickHouse trimmed ' 2024-01-05 ')
+    const shape = String.raw`^${day}${to === "TIMESTAMP" ? zone : ""}$`;
     const when = `NOT ${this.textMatches(t, shape)}`;
     return nullInstead
       ? `CASE WHEN ${when} THEN NULL ELSE ${value} END`
