@@ -619,6 +619,13 @@ export abstract class SqlEmitter implements Dialect {
         const named = zoneNamedText(e.to === "TIMESTAMP" ? e.expr : undefined);
         if (named) return this.inNamedZone(named, e.safe);
         const to = e.to;
+        // an expression typed NULL (COALESCE(NULL, NULL)) is written as an engine's default type
+        // (BIGINT), which the cast then read as text (PostgreSQL: "operator does not exist: bigint
+        // ~ unknown"): it is NULL, cast as the literal NULL is; its errors still raise
+        if (e.expr.type.t === "null" && e.expr.k !== "lit") {
+          const none = this.exprOf({ ...e, expr: { k: "lit", value: null, type: e.expr.type } });
+          return `CASE WHEN ${this.expr(e.expr)} IS NULL THEN ${none} END`;
+        }
         const text = isString(e.expr);
         return this.bindRepeated([this.expr(e.expr)], ([x]) => {
           const converted = e.safe ? this.safeCast(x!, e.expr.type, to) : this.cast(x!, e.expr.type, to);
