@@ -998,34 +998,25 @@ export abstract class SqlEmitter implements Dialect {
         { ...call, fn, args: [{ ...call.args[0]!, type }, zoneExpr], type: { t: "scalar", s: fn } },
         this,
       );
-    const when: string[] = [];
-    if (call.fn === "TIMESTAMP") {
-      const dt = from === "DATE" ? this.cast(ts, call.args[0]!.type, "DATETIME") : ts;
-      const type: SqlType = { t: "scalar", s: "DATETIME" };
-      const lit = (m: bigint) => this.timestampLiteral(m, "DATETIME");
-      const tsLit = (m: bigint) => this.timestampLiteral(m, "TIMESTAMP");
-      when.push(
-        `${reading("TIMESTAMP", held(dt, lit(TIME_MAX_MICROS - 9n * day), true, -2), type)} > ${tsLit(TIME_MAX_MICROS - 2n * day)}`,
-        `${reading("TIMESTAMP", held(dt, lit(TIME_MIN_MICROS + 9n * day), false, 2), type)} < ${tsLit(TIME_MIN_MICROS + 2n * day)}`,
-      );
-    } else {
-      const type: SqlType = { t: "scalar", s: "TIMESTAMP" };
-      const lit = (m: bigint) => this.timestampLiteral(m, "TIMESTAMP");
-      const dtLit = (m: bigint) => this.timestampLiteral(m, "DATETIME");
-      when.push(
-        `${reading("DATETIME", held(ts, lit(TIME_MAX_MICROS - 9n * day), true, -2), type)} > ${dtLit(TIME_MAX_MICROS - 2n * day)}`,
-        `${reading("DATETIME", held(ts, lit(TIME_MIN_MICROS + 9n * day), false, 2), type)} < ${dtLit(TIME_MIN_MICROS + 2n * day)}`,
-      );
-      // a truncated reading placed back in the zone can fall before 0001-01-01 UTC
-      if (call.fn === "TIMESTAMP_TRUNC")
-        when.push(`${sql} < ${this.timestampLiteral(TIME_MIN_MICROS, "TIMESTAMP")}`);
-    }
+    // the argument's own type (a DATE placed in a zone is its midnight), and the type read
+    const [x, xType, read]: [string, ScalarType, "DATETIME" | "TIMESTAMP"] =
+      call.fn === "TIMESTAMP"
+        ? [from === "DATE" ? this.cast(ts, call.args[0]!.type, "DATETIME") : ts, "DATETIME", "TIMESTAMP"]
+        : [ts, "TIMESTAMP", "DATETIME"];
+    const argLit = (m: bigint) => this.timestampLiteral(m, xType);
+    const readLit = (m: bigint) => this.timestampLiteral(m, read);
+    const hi = argLit(TIME_MAX_MICROS - 9n * day);
+    const lo = argLit(TIME_MIN_MICROS + 9n * day);
+    const argType: SqlType = { t: "scalar", s: xType };
+    const past = `${reading(read, held(x, hi, true, -2), argType)} > ${readLit(TIME_MAX_MICROS - 2n * day)}`;
+    let before = `${reading(read, held(x, lo, false, 2), argType)} < ${readLit(TIME_MIN_MICROS + 2n * day)}`;
+    // a truncated reading placed back in the zone can fall before 0001-01-01 UTC
+    if (call.fn === "TIMESTAMP_TRUNC")
+      before = `(${before}) OR ${sql} < ${this.timestampLiteral(TIME_MIN_MICROS, "TIMESTAMP")}`;
+    // only a time within days of an end of the range is read again: the rest compare once
+    const when = `CASE WHEN ${x} > ${hi} THEN (${past}) WHEN ${x} < ${lo} THEN (${before}) ELSE FALSE END`;
     const type = call.fn === "DATE" ? "DATE" : call.fn === "DATETIME" ? "DATETIME" : "TIMESTAMP";
-    return this.raiseWhen(
-      sql,
-      when.map((w) => `(${w})`).join(" OR "),
-      `${call.fn}: the result is out of ${type}'s range`,
-    );
+    return this.raiseWhen(sql, when, `${call.fn}: the result is out of ${type}'s range`);
   }
 
   /**
