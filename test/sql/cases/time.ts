@@ -129,6 +129,18 @@ export const timeCases: SqlCase[] = [
     expect: { error: "sql_invalid" },
   },
   {
+    name: "DATE_TRUNC, DATETIME_TRUNC and TIMESTAMP_TRUNC to a week starting before year 1 are errors",
+    rule: "BigQuery DATE_TRUNC / DATETIME_TRUNC / TIMESTAMP_TRUNC: a result outside 0001-01-01 … 9999-12-31 is an error (WEEK of 0001-01-01, a Monday, starts on 0000-12-31: DuckDB and ClickHouse answered year 0, PostgreSQL '0001-12-31 BC')",
+    sql: "select date_trunc(date '0001-01-01', week) as a",
+    expect: { error: "sql_invalid", message: /out of DATE's range/ },
+  },
+  {
+    name: "TIMESTAMP_TRUNC to a week starting before year 1 is an error, and truncations near year 1 inside the range are answered",
+    rule: "BigQuery TIMESTAMP_TRUNC: a result before 0001-01-01 00:00:00 UTC is an error; SAFE. makes it NULL",
+    sql: "select timestamp_trunc(timestamp '0001-01-01 00:00:00', isoweek) as a, date_trunc(date '0001-01-07', week) as b, safe.date_trunc(date '0001-01-01', week) as c, safe.timestamp_trunc(timestamp '0001-01-01 00:00:00', week) as d, datetime_trunc(datetime '0001-01-02 10:00:00', day) as e",
+    expect: [{ a: "-62135596800000000", b: "0001-01-07", c: null, d: null, e: "0001-01-02T00:00:00" }],
+  },
+  {
     name: "TIMESTAMP_ADD past year 9999 is an error",
     rule: "BigQuery TIMESTAMP_ADD / _SUB, DATE_ADD / _SUB: a result outside the type's range is an error (PostgreSQL answered '10000-01-01 01:00:00+00', DuckDB year 10000)",
     sql: "select timestamp_add(timestamp '9999-12-31 23:00:00', interval 2 hour) as a",

@@ -599,7 +599,7 @@ export abstract class SqlEmitter implements Dialect {
           const written = readsTimeText(e)
             ? this.timeTextChecked(a[0]!, write(a), e.safe === true, e.fn as "TIMESTAMP" | "DATETIME")
             : write(a);
-          if (!shiftsZone(e)) return written;
+          if (!shiftsZone(e)) return truncates(e) ? this.truncChecked(e, a, written) : written;
           return e.safe
             ? this.withSafeErrors(() => this.zoneShiftChecked(e, a, written))
             : this.zoneShiftChecked(e, a, written);
@@ -971,6 +971,20 @@ export abstract class SqlEmitter implements Dialect {
   }
 
   /**
+   * `sql`, DATE_TRUNC, DATETIME_TRUNC or TIMESTAMP_TRUNC (in UTC) to a WEEK of a time, or
+   * BigQuery's error where the start of its week falls before it (WEEK of 0001-01-01, a Monday, is
+   * 0000-12-31): DuckDB and ClickHouse answered year 0, PostgreSQL '0001-12-31 BC'.
+   */
+  private truncChecked(call: CallExpr, args: string[], sql: string): string {
+    const s = (call.args[0]!.type as { s: ScalarType }).s;
+    const near = this.timestampLiteral(TIME_MIN_MICROS + 9n * 86_400_000_000n, s);
+    const min = this.timestampLiteral(TIME_MIN_MICROS, s);
+    const when = `CASE WHEN ${args[0]} < ${near} THEN ${sql} < ${min} ELSE FALSE END`;
+    const wrapped = () => this.raiseWhen(sql, when, `${call.fn}: the result is out of ${s}'s range`);
+    return call.safe ? this.withSafeErrors(wrapped) : wrapped();
+  }
+
+  /**
    * `sql`, a call that reads an instant in a time zone or places a civil time in one
    * (DATETIME(ts, zone), DATE(ts, zone), TIMESTAMP_TRUNC(ts, part, zone), TIMESTAMP(dt, zone)), or
    * BigQuery's error where the reading or the instant falls outside 0001-01-01 … 9999-12-31:
@@ -1231,6 +1245,18 @@ function zoneNamedText(e: Expr | undefined): { civil: Expr; zone: Expr } | undef
   if (!m) return undefined;
   const text: SqlType = { t: "scalar", s: "STRING" };
   return { civil: { k: "lit", value: m[1]!, type: text }, zone: { k: "lit", value: m[2]!, type: text } };
+}
+
+/**
+ * DATE_TRUNC, DATETIME_TRUNC and TIMESTAMP_TRUNC in UTC of a time to a WEEK (truncChecked): the
+ * only part whose start can fall before 0001-01-01 (a Monday; ISOWEEK and YEAR start on it)
+ */
+function truncates(e: CallExpr): boolean {
+  const t = e.args[0]?.type;
+  const time = t?.t === "scalar" && (t.s === "DATE" || t.s === "DATETIME" || t.s === "TIMESTAMP");
+  const part = e.args[1];
+  const week = part?.k === "datepart" && /^WEEK/i.test(part.part);
+  return time && week && (e.fn === "DATE_TRUNC" || e.fn === "DATETIME_TRUNC" || e.fn === "TIMESTAMP_TRUNC");
 }
 
 /** TIMESTAMP(text) and DATETIME(text): read time text as a cast does (timeTextChecked) */
