@@ -117,7 +117,7 @@ export function zoneName(sql: string | undefined): DuckdbZone {
   return m[1]!.replace(/''/g, "'");
 }
 
-const EXPLICIT_OFFSET = "'[T ]\\d{1,2}:\\d{2}(:\\d{2}(\\.\\d+)?)?\\s*([+-])(\\d{1,2})(:?(\\d{2}))?\\s*$'";
+const EXPLICIT_OFFSET = "'[T ]\\d{1,2}:\\d{1,2}(:\\d{1,2}(\\.\\d+)?)?\\s*([+-])(\\d{1,2})(:?(\\d{2}))?\\s*$'";
 
 /**
  * BigQuery's canonical timestamp text → UTC TIMESTAMP: an explicit offset wins; otherwise the
@@ -130,7 +130,7 @@ export function stringToTimestampSql(text: string, zone: DuckdbZone = "UTC", saf
 function textToTimestampSql(s: string, zone: DuckdbZone, safe: boolean): string {
   const cast = safe ? "TRY_CAST" : "CAST";
   // the offset only after a time: a date's own day ('2025-01-15') is not an offset of -15
-  const bare = `regexp_replace(regexp_replace(${s}, '(\\d:\\d{2}(:\\d{2}(\\.\\d+)?)?)\\s*([+-]\\d{1,2}(:?\\d{2})?|Z|UTC)\\s*$', '\\1'), '[Tt]', ' ')`;
+  const bare = `regexp_replace(regexp_replace(${s}, '(\\d:\\d{1,2}(:\\d{1,2}(\\.\\d+)?)?)\\s*([+-]\\d{1,2}(:?\\d{2})?|Z|UTC)\\s*$', '\\1'), '[Tt]', ' ')`;
   const sign = `CASE regexp_extract(${s}, ${EXPLICIT_OFFSET}, 3) WHEN '-' THEN -1 ELSE 1 END`;
   const hours = `CAST(regexp_extract(${s}, ${EXPLICIT_OFFSET}, 4) AS BIGINT)`;
   const minutes = `coalesce(TRY_CAST(regexp_extract(${s}, ${EXPLICIT_OFFSET}, 6) AS BIGINT), 0)`;

@@ -173,7 +173,7 @@ function postgresFloatFromText(expr: string, safe: boolean): string {
 }
 
 const TIMESTAMP_TEXT =
-  "'^\\s*[0-9]{4}-(0[1-9]|1[0-2])-(0[1-9]|[12][0-9]|3[01])([ Tt]([01][0-9]|2[0-3]):[0-5][0-9](:[0-5][0-9]([.][0-9]+)?)?)?\\s*(Z|z|UTC|[+-][0-9]{2}(:?[0-9]{2})?)?\\s*$'";
+  "'^\\s*[0-9]{4}-(0?[1-9]|1[0-2])-(0?[1-9]|[12][0-9]|3[01])([ Tt]([01]?[0-9]|2[0-3]):[0-5]?[0-9](:[0-5]?[0-9]([.][0-9]+)?)?)?\\s*(Z|z|UTC|[+-][0-9]{1,2}(:?[0-9]{2})?)?\\s*$'";
 
 /**
  * PostgreSQL. Sessions may run in any time zone: every TIMESTAMP is built or truncated in UTC
@@ -1006,8 +1006,8 @@ export class PostgresDialect extends SqlEmitter {
 function validDateThen(text: string, then: string): string {
   const part = (re: string) => `CAST(substring(${text} FROM '${re}') AS integer)`;
   const year = part("^\\s*([0-9]{4})");
-  const month = part("^\\s*[0-9]{4}-([0-9]{2})");
-  const day = part("^\\s*[0-9]{4}-[0-9]{2}-([0-9]{2})");
+  const month = part("^\\s*[0-9]{4}-([0-9]{1,2})");
+  const day = part("^\\s*[0-9]{4}-[0-9]{1,2}-([0-9]{1,2})");
   const lastDay = `extract(day FROM make_date(${year}, ${month}, 1) + INTERVAL '1 month' - INTERVAL '1 day')`;
   return `CASE WHEN ${text} ~ ${TIMESTAMP_TEXT} THEN CASE WHEN ${day} <= ${lastDay} THEN ${then} END END`;
 }

@@ -6,6 +6,12 @@ import { EDGE, type SqlCase } from "./case.ts";
 
 export const nullArgCases: SqlCase[] = [
   {
+    name: "CAST and SAFE_CAST of an expression of untyped NULLs",
+    rule: "BigQuery CAST / SAFE_CAST: a NULL of any type casts to NULL; COALESCE(NULL, NULL) is such a NULL (PostgreSQL and ClickHouse raised a type error: the NULLs were written as BIGINT and read as text)",
+    sql: "select safe_cast(coalesce(null, null) as date) as a, cast(coalesce(null, null) as timestamp) as b, safe_cast(ifnull(null, null) as int64) as c, cast(if(true, null, null) as string) as d, cast(coalesce(null, null) as datetime) as e, cast(nullif(null, null) as bool) as f",
+    expect: [{ a: null, b: null, c: null, d: null, e: null, f: null }],
+  },
+  {
     name: "a NULL format is a NULL result: PARSE_/FORMAT_TIMESTAMP, PARSE_/FORMAT_DATE, FORMAT",
     rule: "BigQuery: PARSE_TIMESTAMP, FORMAT_TIMESTAMP, PARSE_DATE, FORMAT_DATE and FORMAT return NULL when the format string is NULL",
     sql:

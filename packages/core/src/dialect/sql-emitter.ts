@@ -16,7 +16,7 @@ import { INT64, type SqlType } from "../compile/sql-type.ts";
 import { QesError } from "../errors.ts";
 import type { ScalarType } from "../schema/schema-model.ts";
 import type { CutFirstSql, Dialect, EmittedSql } from "./dialect.ts";
-import { type CallExpr, type FunctionTable, isUnsupported } from "./function-table.ts";
+import { type CallExpr, type FunctionEmitter, type FunctionTable, isUnsupported } from "./function-table.ts";
 import {
   CUT_FIRST_MAX_WINDOW,
   CUT_ROWS,
@@ -29,6 +29,7 @@ import {
   readAheadRows,
   readOnlyByCutSelect,
 } from "./leading-key-cut.ts";
+import { zoneRules } from "./time-zones.ts";
 
 /** What starts a message SqlEmitter.raiseWhen's default raises (an executor strips it). */
 export const RAISED_MESSAGE_MARK = "qes-error: ";
@@ -576,6 +577,8 @@ export abstract class SqlEmitter implements Dialect {
       case "json":
         return this.jsonExtract(this.expr(e.base), e.path, e.type);
       case "call": {
+        const named = zoneNamedText(e.fn === "TIMESTAMP" && e.args.length === 1 ? e.args[0]! : undefined);
+        if (named) return this.inNamedZone(named, e.safe === true);
         const emit = this.functions[e.fn];
         if (isUnsupported(emit))
           throw new QesError(
@@ -591,11 +594,16 @@ export abstract class SqlEmitter implements Dialect {
             e.safe ? this.withSafeErrors(() => emit(written, e, this)) : emit(written, e, this),
           );
         // TIMESTAMP(text) and DATETIME(text) check the text as a cast does (timeTextChecked)
-        const sql = this.callOnce(e, args, (a) =>
-          readsTimeText(e)
+        // a reading in a time zone is checked against the range of its type (zoneShiftChecked)
+        const sql = this.callOnce(e, args, (a) => {
+          const written = readsTimeText(e)
             ? this.timeTextChecked(a[0]!, write(a), e.safe === true, e.fn as "TIMESTAMP" | "DATETIME")
-            : write(a),
-        );
+            : write(a);
+          if (!shiftsZone(e)) return truncates(e) ? this.truncChecked(e, a, written) : written;
+          return e.safe
+            ? this.withSafeErrors(() => this.zoneShiftChecked(e, a, written))
+            : this.zoneShiftChecked(e, a, written);
+        });
         // Emitters that wrap an aggregate (CAST(sum(x) AS …)) place OVER themselves via overOf.
         return e.over && !this.overPlaced ? `${sql}${this.overOf(e)}` : sql;
       }
@@ -608,7 +616,16 @@ export abstract class SqlEmitter implements Dialect {
         return `CASE${operand}${whens}${otherwise} END`;
       }
       case "cast": {
+        const named = zoneNamedText(e.to === "TIMESTAMP" ? e.expr : undefined);
+        if (named) return this.inNamedZone(named, e.safe);
         const to = e.to;
+        // an expression typed NULL (COALESCE(NULL, NULL)) is written as an engine's default type
+        // (BIGINT), which the cast then read as text (PostgreSQL: "operator does not exist: bigint
+        // ~ unknown"): it is NULL, cast as the literal NULL is; its errors still raise
+        if (e.expr.type.t === "null" && e.expr.k !== "lit") {
+          const none = this.exprOf({ ...e, expr: { k: "lit", value: null, type: e.expr.type } });
+          return `CASE WHEN ${this.expr(e.expr)} IS NULL THEN ${none} END`;
+        }
         const text = isString(e.expr);
         return this.bindRepeated([this.expr(e.expr)], ([x]) => {
           const converted = e.safe ? this.safeCast(x!, e.expr.type, to) : this.cast(x!, e.expr.type, to);
@@ -930,6 +947,93 @@ export abstract class SqlEmitter implements Dialect {
   }
 
   /**
+   * CAST(text AS TIMESTAMP) or TIMESTAMP(text) of literal text whose zone is a tz database name
+   * ('2024-01-01 10:00:00 America/New_York', BigQuery's canonical timestamp text): the civil time
+   * placed in that zone, as TIMESTAMP(text, zone) places it — DuckDB and ClickHouse refused the
+   * text, PostgreSQL read it. The name is checked against the tz database (time-zones.ts): an
+   * unknown one is BigQuery's error, or NULL under SAFE_CAST / SAFE.
+   */
+  private inNamedZone(named: { civil: Expr; zone: Expr }, safe: boolean): string {
+    try {
+      zoneRules(named.zone.k === "lit" ? String(named.zone.value) : "");
+    } catch (err) {
+      if (safe) return this.literal(null, { t: "scalar", s: "TIMESTAMP" });
+      throw err;
+    }
+    const type: SqlType = { t: "scalar", s: "TIMESTAMP" };
+    return this.expr({
+      k: "call",
+      fn: "TIMESTAMP",
+      args: [named.civil, named.zone],
+      type,
+      ...(safe ? { safe } : {}),
+    });
+  }
+
+  /**
+   * `sql`, DATE_TRUNC, DATETIME_TRUNC or TIMESTAMP_TRUNC (in UTC) to a WEEK of a time, or
+   * BigQuery's error where the start of its week falls before it (WEEK of 0001-01-01, a Monday, is
+   * 0000-12-31): DuckDB and ClickHouse answered year 0, PostgreSQL '0001-12-31 BC'.
+   */
+  private truncChecked(call: CallExpr, args: string[], sql: string): string {
+    const s = (call.args[0]!.type as { s: ScalarType }).s;
+    const near = this.timestampLiteral(TIME_MIN_MICROS + 9n * 86_400_000_000n, s);
+    const min = this.timestampLiteral(TIME_MIN_MICROS, s);
+    const when = `CASE WHEN ${args[0]} < ${near} THEN ${sql} < ${min} ELSE FALSE END`;
+    const wrapped = () => this.raiseWhen(sql, when, `${call.fn}: the result is out of ${s}'s range`);
+    return call.safe ? this.withSafeErrors(wrapped) : wrapped();
+  }
+
+  /**
+   * `sql`, a call that reads an instant in a time zone or places a civil time in one
+   * (DATETIME(ts, zone), DATE(ts, zone), TIMESTAMP_TRUNC(ts, part, zone), TIMESTAMP(dt, zone)), or
+   * BigQuery's error where the reading or the instant falls outside 0001-01-01 … 9999-12-31:
+   * DuckDB answered year 10000, PostgreSQL a year BC, and ClickHouse clamped to 9999-12-31. The
+   * engines cannot all compare such a value (ClickHouse's is clamped already), so the check reads
+   * the time two days inward instead — the dialect's own row, on an argument held inside the
+   * range — and compares that reading with the bound two days inward. No zone's offset reaches a
+   * day, nor changes (DST) in the last or first days of a year.
+   */
+  private zoneShiftChecked(call: CallExpr, args: string[], sql: string): string {
+    const ts = args[0]!;
+    const zoneAt = call.fn === "TIMESTAMP_TRUNC" ? 2 : 1;
+    const zone = args[zoneAt]!;
+    const zoneExpr = call.args[zoneAt]!;
+    const from = (call.args[0]!.type as { s: ScalarType }).s;
+    const day = 86_400_000_000n;
+    // `x` held at or past `bound` (GREATEST), or at or before it (LEAST), shifted by `days`
+    const held = (x: string, bound: string, past: boolean, days: number) => {
+      const h = `CASE WHEN ${x} ${past ? ">" : "<"} ${bound} THEN ${x} ELSE ${bound} END`;
+      return `(${h} + ${this.interval(String(days), "DAY")})`;
+    };
+    const reading = (fn: "DATETIME" | "TIMESTAMP", x: string, type: SqlType) =>
+      (this.functions[fn] as FunctionEmitter)(
+        [x, zone],
+        { ...call, fn, args: [{ ...call.args[0]!, type }, zoneExpr], type: { t: "scalar", s: fn } },
+        this,
+      );
+    // the argument's own type (a DATE placed in a zone is its midnight), and the type read
+    const [x, xType, read]: [string, ScalarType, "DATETIME" | "TIMESTAMP"] =
+      call.fn === "TIMESTAMP"
+        ? [from === "DATE" ? this.cast(ts, call.args[0]!.type, "DATETIME") : ts, "DATETIME", "TIMESTAMP"]
+        : [ts, "TIMESTAMP", "DATETIME"];
+    const argLit = (m: bigint) => this.timestampLiteral(m, xType);
+    const readLit = (m: bigint) => this.timestampLiteral(m, read);
+    const hi = argLit(TIME_MAX_MICROS - 9n * day);
+    const lo = argLit(TIME_MIN_MICROS + 9n * day);
+    const argType: SqlType = { t: "scalar", s: xType };
+    const past = `${reading(read, held(x, hi, true, -2), argType)} > ${readLit(TIME_MAX_MICROS - 2n * day)}`;
+    let before = `${reading(read, held(x, lo, false, 2), argType)} < ${readLit(TIME_MIN_MICROS + 2n * day)}`;
+    // a truncated reading placed back in the zone can fall before 0001-01-01 UTC
+    if (call.fn === "TIMESTAMP_TRUNC")
+      before = `(${before}) OR ${sql} < ${this.timestampLiteral(TIME_MIN_MICROS, "TIMESTAMP")}`;
+    // only a time within days of an end of the range is read again: the rest compare once
+    const when = `CASE WHEN ${x} > ${hi} THEN (${past}) WHEN ${x} < ${lo} THEN (${before}) ELSE FALSE END`;
+    const type = call.fn === "DATE" ? "DATE" : call.fn === "DATETIME" ? "DATETIME" : "TIMESTAMP";
+    return this.raiseWhen(sql, when, `${call.fn}: the result is out of ${type}'s range`);
+  }
+
+  /**
    * `value`, a TIMESTAMP or DATETIME read from text `t`: BigQuery refuses text with more than six
    * fraction digits ("if there are extra digits then an error is produced", ZetaSQL's
    * ParseStringToDatetimeParts), where DuckDB and ClickHouse cut them and PostgreSQL rounded —
@@ -954,8 +1058,9 @@ export abstract class SqlEmitter implements Dialect {
 
   /**
    * `value`, a DATE, DATETIME or TIMESTAMP read from text `t`, where `t` has the shape of
-   * BigQuery's canonical date and time text (`YYYY-[M]M-[D]D[( |T)HH:MM[:SS[.F]]]`, a TIMESTAMP's
-   * zone after it); other text is BigQuery's error, `nullInstead` NULL. The engines read more:
+   * BigQuery's canonical date and time text (`YYYY-[M]M-[D]D[( |T)[H]H:[M]M[:[S]S[.F]]]`, a
+   * TIMESTAMP's zone after it, nothing around it); other text is BigQuery's error, `nullInstead`
+   * NULL. The engines read more:
    * 'today', 'epoch', 'infinity' (PostgreSQL; DuckDB for DATE and DATETIME), '2024/01/01' and a
    * DATETIME's offset, which DuckDB and PostgreSQL dropped and ClickHouse applied.
    */
@@ -967,7 +1072,9 @@ export abstract class SqlEmitter implements Dialect {
   ): string {
     const day = `[0-9]{4}-[0-9]{1,2}-[0-9]{1,2}([Tt ][0-9]{1,2}:[0-9]{1,2}(:[0-9]{1,2}([.][0-9]*)?)?)?`;
     const zone = String.raw`(\s*(Z|z|UTC|[+-][0-9]{1,2}(:?[0-9]{2})?|[A-Za-z_]+/[A-Za-z0-9_/+-]+))?`;
-    const shape = String.raw`^\s*${day}${to === "TIMESTAMP" ? zone : ""}\s*$`;
+    // no whitespace around the text: ZetaSQL's ConvertStringToDate / _Timestamp read from its
+    // first character to its last (DuckDB and ClickHouse trimmed ' 2024-01-05 ')
+    const shape = String.raw`^${day}${to === "TIMESTAMP" ? zone : ""}$`;
     const when = `NOT ${this.textMatches(t, shape)}`;
     return nullInstead
       ? `CASE WHEN ${when} THEN NULL ELSE ${value} END`
@@ -1097,6 +1204,59 @@ function isFloat64(e: Expr): boolean {
 
 function isString(e: Expr): boolean {
   return e.type.t === "scalar" && e.type.s === "STRING";
+}
+
+/** BigQuery's time range in microseconds from 1970: 0001-01-01 to 9999-12-31 23:59:59.999999 */
+const TIME_MIN_MICROS = -62135596800000000n;
+const TIME_MAX_MICROS = 253402300799999999n;
+
+/**
+ * A call that reads an instant in a time zone named by an argument, or places a civil time in
+ * one (zoneShiftChecked): its result can leave the range its argument was in.
+ */
+function shiftsZone(e: CallExpr): boolean {
+  const s = (i: number) => {
+    const t = e.args[i]?.type;
+    return t?.t === "scalar" ? t.s : undefined;
+  };
+  switch (e.fn) {
+    case "DATETIME":
+    case "DATE":
+      return e.args.length === 2 && s(0) === "TIMESTAMP";
+    case "TIMESTAMP":
+      return e.args.length === 2 && (s(0) === "DATETIME" || s(0) === "DATE");
+    case "TIMESTAMP_TRUNC":
+      return e.args.length === 3 && s(0) === "TIMESTAMP";
+    default:
+      return false;
+  }
+}
+
+/**
+ * Literal time text that ends in a tz database name after the date or time
+ * ('2024-01-01 10:00:00 America/New_York'): the text before the name, and the name, as literals.
+ */
+function zoneNamedText(e: Expr | undefined): { civil: Expr; zone: Expr } | undefined {
+  if (e?.k !== "lit" || typeof e.value !== "string") return undefined;
+  const m =
+    /^\s*([0-9]{4}-[0-9]{1,2}-[0-9]{1,2}(?:[Tt ][0-9]{1,2}:[0-9]{1,2}(?::[0-9]{1,2}(?:[.][0-9]*)?)?)?)\s*([A-Za-z_]+\/[A-Za-z0-9_/+-]+)\s*$/.exec(
+      e.value,
+    );
+  if (!m) return undefined;
+  const text: SqlType = { t: "scalar", s: "STRING" };
+  return { civil: { k: "lit", value: m[1]!, type: text }, zone: { k: "lit", value: m[2]!, type: text } };
+}
+
+/**
+ * DATE_TRUNC, DATETIME_TRUNC and TIMESTAMP_TRUNC in UTC of a time to a WEEK (truncChecked): the
+ * only part whose start can fall before 0001-01-01 (a Monday; ISOWEEK and YEAR start on it)
+ */
+function truncates(e: CallExpr): boolean {
+  const t = e.args[0]?.type;
+  const time = t?.t === "scalar" && (t.s === "DATE" || t.s === "DATETIME" || t.s === "TIMESTAMP");
+  const part = e.args[1];
+  const week = part?.k === "datepart" && /^WEEK/i.test(part.part);
+  return time && week && (e.fn === "DATE_TRUNC" || e.fn === "DATETIME_TRUNC" || e.fn === "TIMESTAMP_TRUNC");
 }
 
 /** TIMESTAMP(text) and DATETIME(text): read time text as a cast does (timeTextChecked) */
