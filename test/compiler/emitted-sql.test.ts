@@ -179,6 +179,24 @@ describe("emitted SQL", () => {
     }
   });
 
+  it("checks a zone reading's range on ClickHouse by the zone's offsets, not by reading the time again", () => {
+    // ClickHouse computes every branch of a CASE: reading again made each zone conversion 2–3× dearer
+    const ep = endpoint(
+      "select timestamp_trunc(timestamp, hour, 'America/New_York') as h, datetime(timestamp, 'Asia/Kolkata') as d from `cloudflare.logs.prod`",
+    );
+    const { sql } = compileEndpoint(ep, { schema, dialect: clickhouseDialect });
+    const max = 253402300799999999n; // 9999-12-31 23:59:59.999999 in µs
+    // Kolkata reads 5:30 ahead: an instant past the end less that is out of range
+    expect(sql).toContain(String(max - 19_800_000_000n));
+    // not the bound nine days inward that the reading again compares with (DuckDB's, PostgreSQL's)
+    expect(sql).not.toContain(String(max - 9n * 86_400_000_000n));
+    expect(sql).toContain("TIMESTAMP_TRUNC: the result is out of TIMESTAMP");
+    expect(sql).toContain("DATETIME: the result is out of DATETIME");
+    expect(compileEndpoint(ep, { schema, dialect: duckdbDialect }).sql).toContain(
+      String(max - 9n * 86_400_000_000n),
+    );
+  });
+
   it("orders strings by code point on PostgreSQL, outside the set operation", () => {
     const ep = endpoint("select event_message m from `cloudflare.logs.prod` union all select 'x' order by m");
     const { sql } = compileEndpoint(ep, { schema, dialect: postgresDialect });

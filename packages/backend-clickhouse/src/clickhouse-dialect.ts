@@ -48,6 +48,7 @@ const INTERVAL_FN: Record<string, string> = {
  * `alias.value` and `alias.off` read like any relation's columns.
  */
 export class ClickhouseDialect extends SqlEmitter {
+  protected override readonly zoneShiftByOffsets = true;
   /** a long value bound by a lambda over a one-element list, written once (bindOnce) */
   /** ClickHouse shares common subexpressions, as DuckDB does (duckdb-dialect.ts): bound past 64 KB */
   override readonly repeatsInlineUpTo: number = 65_536;

@@ -29,7 +29,7 @@ import {
   readAheadRows,
   readOnlyByCutSelect,
 } from "./leading-key-cut.ts";
-import { zoneRules } from "./time-zones.ts";
+import { fixedZoneOffset, zoneRules } from "./time-zones.ts";
 
 /** What starts a message SqlEmitter.raiseWhen's default raises (an executor strips it). */
 export const RAISED_MESSAGE_MARK = "qes-error: ";
@@ -999,8 +999,21 @@ export abstract class SqlEmitter implements Dialect {
     const zoneAt = call.fn === "TIMESTAMP_TRUNC" ? 2 : 1;
     const zone = args[zoneAt]!;
     const zoneExpr = call.args[zoneAt]!;
+    // a zone of offset 0 moves no reading out of its range (usage.api-counts' DATETIME(bucket,
+    // 'UTC')); a truncation in it still can (WEEK of 0001-01-01)
+    if (
+      call.fn !== "TIMESTAMP_TRUNC" &&
+      zoneExpr.k === "lit" &&
+      typeof zoneExpr.value === "string" &&
+      fixedZoneOffset(zoneExpr.value) === 0
+    )
+      return sql;
     const from = (call.args[0]!.type as { s: ScalarType }).s;
     const day = 86_400_000_000n;
+    if (this.zoneShiftByOffsets && zoneExpr.k === "lit" && typeof zoneExpr.value === "string") {
+      const byOffsets = this.zoneShiftByOffsetsChecked(call, ts, zoneExpr.value, from, sql);
+      if (byOffsets !== undefined) return byOffsets;
+    }
     // `x` held at or past `bound` (GREATEST), or at or before it (LEAST), shifted by `days`
     const held = (x: string, bound: string, past: boolean, days: number) => {
       const h = `CASE WHEN ${x} ${past ? ">" : "<"} ${bound} THEN ${x} ELSE ${bound} END`;
@@ -1029,6 +1042,53 @@ export abstract class SqlEmitter implements Dialect {
       before = `(${before}) OR ${sql} < ${this.timestampLiteral(TIME_MIN_MICROS, "TIMESTAMP")}`;
     // only a time within days of an end of the range is read again: the rest compare once
     const when = `CASE WHEN ${x} > ${hi} THEN (${past}) WHEN ${x} < ${lo} THEN (${before}) ELSE FALSE END`;
+    const type = call.fn === "DATE" ? "DATE" : call.fn === "DATETIME" ? "DATETIME" : "TIMESTAMP";
+    return this.raiseWhen(sql, when, `${call.fn}: the result is out of ${type}'s range`);
+  }
+
+  /**
+   * Whether zoneShiftChecked compares a literal zone's argument with bounds moved by the zone's
+   * offsets at the ends of the range (known when the query compiles) instead of reading the time
+   * again in the zone: ClickHouse computes both branches of a CASE for every row, so the reading
+   * again made every zone conversion cost 2–3× there. The offsets are the tz database's of today's
+   * rules (before 1970: the first known), where an engine may use a zone's local mean time near
+   * year 1: a reading within hours of 0001-01-01 may be judged by minutes apart from the engine's.
+   */
+  protected readonly zoneShiftByOffsets: boolean = false;
+
+  /** zoneShiftChecked by the literal zone's offsets (zoneShiftByOffsets); undefined: read again */
+  private zoneShiftByOffsetsChecked(
+    call: CallExpr,
+    ts: string,
+    zone: string,
+    from: ScalarType,
+    sql: string,
+  ): string | undefined {
+    let offsets: number[];
+    try {
+      offsets = zoneRules(zone).offsets;
+    } catch {
+      return undefined;
+    }
+    const micros = (seconds: number) => BigInt(seconds) * 1_000_000n;
+    const first = micros(offsets[0]!);
+    const last = micros(offsets[offsets.length - 1]!);
+    // a bound past the range is never met: only the ends a zone's offset can cross are compared
+    const checks: string[] = [];
+    if (call.fn === "TIMESTAMP") {
+      // a civil time placed in the zone: the instant is the time less the offset
+      const x = from === "DATE" ? this.cast(ts, call.args[0]!.type, "DATETIME") : ts;
+      if (last < 0n) checks.push(`${x} > ${this.timestampLiteral(TIME_MAX_MICROS + last, "DATETIME")}`);
+      if (first > 0n) checks.push(`${x} < ${this.timestampLiteral(TIME_MIN_MICROS + first, "DATETIME")}`);
+    } else {
+      // an instant read in the zone: the reading is the instant plus the offset
+      if (last > 0n) checks.push(`${ts} > ${this.timestampLiteral(TIME_MAX_MICROS - last, "TIMESTAMP")}`);
+      if (first < 0n) checks.push(`${ts} < ${this.timestampLiteral(TIME_MIN_MICROS - first, "TIMESTAMP")}`);
+      if (call.fn === "TIMESTAMP_TRUNC")
+        checks.push(`${sql} < ${this.timestampLiteral(TIME_MIN_MICROS, "TIMESTAMP")}`);
+    }
+    if (checks.length === 0) return sql;
+    const when = checks.join(" OR ");
     const type = call.fn === "DATE" ? "DATE" : call.fn === "DATETIME" ? "DATETIME" : "TIMESTAMP";
     return this.raiseWhen(sql, when, `${call.fn}: the result is out of ${type}'s range`);
   }
@@ -1074,7 +1134,7 @@ export abstract class SqlEmitter implements Dialect {
     const zone = String.raw`(\s*(Z|z|UTC|[+-][0-9]{1,2}(:?[0-9]{2})?|[A-Za-z_]+/[A-Za-z0-9_/+-]+))?`;
     // no whitespace around the text: ZetaSQL's ConvertStringToDate / _Timestamp read from its
     // first character to its last (DuckDB and ClickHouse trimmed ' 2024-01-05 ')
-    const shape = String.raw`^${day}${to === "TIMESTAMP" ? zone : ""}$`;
+    const shape = `^${day}${to === "TIMESTAMP" ? zone : ""}$`;
     const when = `NOT ${this.textMatches(t, shape)}`;
     return nullInstead
       ? `CASE WHEN ${when} THEN NULL ELSE ${value} END`
