@@ -70,7 +70,8 @@ function jsonOf(x: string, call: CallExpr, i: number): string {
   if (t?.t === "array") return `toJSONString(${x})`;
   if (t?.t === "scalar" && t.s === "TIMESTAMP")
     return `ifNull(toString(toUnixTimestamp64Micro(${x})), 'null')`;
-  if (t?.t === "scalar" && t.s === "BOOL") return `ifNull(if(${x}, 'true', 'false'), 'null')`;
+  // if() takes its else branch for a NULL condition: a NULL BOOL would be written `false`
+  if (t?.t === "scalar" && t.s === "BOOL") return `multiIf(isNull(${x}), 'null', ${x}, 'true', 'false')`;
   if (t?.t === "null") return "'null'";
   return `ifNull(toJSONString(${x}), 'null')`;
 }

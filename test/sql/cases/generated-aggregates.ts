@@ -1,0 +1,28 @@
+import type { SqlCase } from "./case.ts";
+
+// Divergences between the backends that generated aggregate and window queries found
+// (bench/agg-fuzz.ts: GROUP BY / HAVING / aggregates / windows / QUALIFY / DISTINCT / ordered
+// LIMIT / UNNEST joins over an inline table of NULLs, ties, NaN, ±inf, -0.0 and empty strings, each
+// run on every backend). Expected rows follow BigQuery's documentation, named in each case's rule.
+
+export const generatedAggregateCases: SqlCase[] = [
+  {
+    name: "UNNEST of STRUCTs: a NULL BOOL member and a TIMESTAMP member read back",
+    rule: "BigQuery Query syntax, UNNEST of an array of STRUCTs: one row per element, its fields as columns with their values (a NULL BOOL stays NULL)",
+    sql: "select id, b, t, b is null as nb from unnest([struct(1 as id, true as b, timestamp '2024-01-01 00:00:00.5 UTC' as t), struct(2 as id, cast(null as bool) as b, cast(null as timestamp) as t), struct(3 as id, false as b, timestamp '1969-12-31 23:59:59 UTC' as t)]) order by id",
+    expect: [
+      { id: 1, b: true, t: 1704067200500000, nb: false },
+      { id: 2, b: null, t: null, nb: true },
+      { id: 3, b: false, t: -1000000, nb: false },
+    ],
+  },
+  {
+    name: "PARTITION BY and GROUP BY a BOOL field of an inline table with NULLs",
+    rule: "BigQuery Window function calls, PARTITION BY / Query syntax, GROUP BY: NULL is a group of its own",
+    sql: "select b, count(*) as n, min(t) as t from unnest([struct(1 as id, true as b, timestamp '2024-01-02 00:00:00 UTC' as t), struct(2 as id, cast(null as bool) as b, timestamp '2024-01-01 00:00:00 UTC' as t), struct(3 as id, cast(null as bool) as b, timestamp '2024-01-03 00:00:00 UTC' as t)]) group by b order by b",
+    expect: [
+      { b: null, n: 2, t: 1704067200000000 },
+      { b: true, n: 1, t: 1704153600000000 },
+    ],
+  },
+];
