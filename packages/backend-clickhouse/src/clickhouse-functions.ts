@@ -346,10 +346,15 @@ export function clickhouseFunctions(e: ClickhouseEmitter): FunctionTable {
         holdsNull: (l) => `arrayExists(__in_e -> isNull(__in_e), ${l})`,
       });
     },
-    __ARRAY_TO_JSON: ([a], call) =>
-      elementOf(call, 0) === "TIMESTAMP"
-        ? `toJSONString(arrayMap(x -> toUnixTimestamp64Micro(x), ${a}))`
-        : `toJSONString(${a})`,
+    __ARRAY_TO_JSON: ([a], call) => {
+      if (elementOf(call, 0) === "TIMESTAMP")
+        return `toJSONString(arrayMap(x -> toUnixTimestamp64Micro(x), ${a}))`;
+      // JSON has no NaN or infinities (toJSONString writes them null): the strings BigQuery's
+      // JSON API writes, as a FLOAT64 leaves on the wire
+      if (elementOf(call, 0) === "FLOAT64")
+        return `concat('[', arrayStringConcat(arrayMap(x -> multiIf(isNull(x), 'null', isNaN(x), '"NaN"', isInfinite(x), if(x > 0, '"Infinity"', '"-Infinity"'), toJSONString(x)), ${a}), ','), ']')`;
+      return `toJSONString(${a})`;
+    },
     __ARRAY: (args, call) => {
       const element = call.type.t === "array" ? call.type.element : "STRING";
       return `CAST([${args.join(", ")}] AS Array(${nullableType(element)}))`;

@@ -345,6 +345,10 @@ export class DuckdbDialect extends SqlEmitter {
       // TIMESTAMP elements leave as unix microseconds, like every TIMESTAMP on the wire.
       if (t.t === "array" && t.element === "TIMESTAMP")
         return `CAST(to_json(list_transform(${a}, x -> epoch_us(x))) AS VARCHAR)`;
+      // JSON has no NaN or infinities (DuckDB writes them bare, which no JSON reader reads): the
+      // strings BigQuery's JSON API writes, as a FLOAT64 leaves on the wire
+      if (t.t === "array" && t.element === "FLOAT64")
+        return `CAST(to_json(list_transform(${a}, x -> CASE WHEN isnan(x) THEN to_json('NaN') WHEN isinf(x) THEN to_json(CASE WHEN x > 0 THEN 'Infinity' ELSE '-Infinity' END) ELSE to_json(x) END)) AS VARCHAR)`;
       return `CAST(to_json(${a}) AS VARCHAR)`;
     },
     __ARRAY: (args, call) => {

@@ -25,4 +25,16 @@ export const generatedAggregateCases: SqlCase[] = [
       { b: true, n: 1, t: 1704153600000000 },
     ],
   },
+  {
+    name: "ARRAY_AGG and array literals of FLOAT64 holding NaN and infinities",
+    rule: 'BigQuery Aggregate functions, ARRAY_AGG: every non-NULL value is an element, NaN and ±inf included; in a result they are written "NaN", "Infinity", "-Infinity" as a FLOAT64 is (DESIGN.md §4)',
+    sql: "select array_agg(x ignore nulls order by x desc) as a, array_agg(x ignore nulls order by x) as b, [cast('nan' as float64), cast('-inf' as float64), 2.5] as c from unnest([1.5, cast('nan' as float64), cast('-inf' as float64), null, cast('inf' as float64), 0.0]) x",
+    expect: [
+      {
+        a: ["Infinity", 1.5, 0, "-Infinity", "NaN"],
+        b: ["NaN", "-Infinity", 0, 1.5, "Infinity"],
+        c: ["NaN", "-Infinity", 2.5],
+      },
+    ],
+  },
 ];
