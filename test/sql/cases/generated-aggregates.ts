@@ -37,4 +37,10 @@ export const generatedAggregateCases: SqlCase[] = [
       },
     ],
   },
+  {
+    name: "ARRAY_AGG of a comparison, with DISTINCT, IGNORE NULLS and ORDER BY",
+    rule: "BigQuery Aggregate functions, ARRAY_AGG: an ARRAY<BOOL> of the values of a BOOL expression",
+    sql: "select array_agg(s = 'a' ignore nulls) as a, array_agg(distinct s is null) as b, array_agg(s like 'a%' ignore nulls order by s desc) as c from unnest(['a', 'b', cast(null as string), 'a']) s",
+    expect: [{ a: [false, true, true], b: [false, true], c: [false, true, true] }],
+  },
 ];
