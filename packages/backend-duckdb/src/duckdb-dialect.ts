@@ -266,7 +266,16 @@ export class DuckdbDialect extends SqlEmitter {
       `list_sort(list(${x}) FILTER (WHERE ${x} IS NOT NULL))[greatest(1, (${k} * count(${x}) + ${n} - 1) // ${n})]`,
     ARRAY_AGG: ([x], call) => {
       const filter = call.agg?.ignoreNulls ? ` FILTER (WHERE ${x} IS NOT NULL)` : "";
-      const list = `list(${call.agg?.distinct ? "DISTINCT " : ""}${x}${this.aggregateOrder(call)})${filter}${this.overOf(call)}`;
+      let list = `list(${call.agg?.distinct ? "DISTINCT " : ""}${x}${this.aggregateOrder(call)})${filter}${this.overOf(call)}`;
+      const nan = this.distinctNaNOrder(call);
+      if (nan) {
+        // DuckDB ordered NaN after +inf: BigQuery's place is next to NULL (first ascending, last descending)
+        const part = (keep: string) => `list_filter(${list}, __n -> ${keep})`;
+        const [nulls, nans, rest] = [part("__n IS NULL"), part("isnan(__n)"), part("NOT isnan(__n)")];
+        const values = nan.desc ? `list_concat(${rest}, ${nans})` : `list_concat(${nans}, ${rest})`;
+        const nullsFirst = (nan.nulls ?? (nan.desc ? "last" : "first")) === "first";
+        list = nullsFirst ? `list_concat(${nulls}, ${values})` : `list_concat(${values}, ${nulls})`;
+      }
       return call.agg?.limit === undefined ? list : `list_slice(${list}, 1, ${call.agg.limit})`;
     },
     STRING_AGG: ([x, d], call) => {

@@ -43,4 +43,17 @@ export const generatedAggregateCases: SqlCase[] = [
     sql: "select array_agg(s = 'a' ignore nulls) as a, array_agg(distinct s is null) as b, array_agg(s like 'a%' ignore nulls order by s desc) as c from unnest(['a', 'b', cast(null as string), 'a']) s",
     expect: [{ a: [false, true, true], b: [false, true], c: [false, true, true] }],
   },
+  {
+    name: "ARRAY_AGG(DISTINCT …) of FLOAT64 with NaN, ordered and limited",
+    rule: "BigQuery Aggregate functions, ARRAY_AGG: DISTINCT with an ORDER BY of the value itself; FLOAT64 order puts NaN before -inf ascending, after it descending (BigQuery Data types, Floating point semantics)",
+    sql: "select array_agg(distinct x ignore nulls) as a, array_agg(distinct x * 2 ignore nulls order by x * 2 desc) as b, array_agg(distinct x ignore nulls order by x desc limit 2) as c, array_agg(distinct x ignore nulls order by x limit 2) as d from unnest([1.5, cast('nan' as float64), cast('-inf' as float64), null, cast('inf' as float64), 0.0, 1.5, cast('nan' as float64)]) x",
+    expect: [
+      {
+        a: ["NaN", "-Infinity", 0, 1.5, "Infinity"],
+        b: ["Infinity", 3, 0, "-Infinity", "NaN"],
+        c: ["Infinity", 1.5],
+        d: ["NaN", "-Infinity"],
+      },
+    ],
+  },
 ];
