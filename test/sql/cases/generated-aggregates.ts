@@ -56,4 +56,15 @@ export const generatedAggregateCases: SqlCase[] = [
       },
     ],
   },
+  {
+    name: "UNNEST of STRUCTs whose later elements are unnamed or NULL",
+    rule: "BigQuery Data types, Array type / STRUCT: the elements of an array literal are coerced to one STRUCT type by position, its field names from the first element; a NULL field takes the other elements' type",
+    sql: "select g, g + 1 as h, x, s from unnest([struct(1 as g, 2.5 as x, 'a' as s), struct(2, 3.5, 'b'), struct(null as g, null as x, null as s), struct(cast(null as int64), 1.0, '')]) order by g, s",
+    expect: [
+      { g: null, h: null, x: null, s: null },
+      { g: null, h: null, x: 1, s: "" },
+      { g: 1, h: 2, x: 2.5, s: "a" },
+      { g: 2, h: 3, x: 3.5, s: "b" },
+    ],
+  },
 ];
