@@ -67,4 +67,17 @@ export const generatedAggregateCases: SqlCase[] = [
       { g: 2, h: 3, x: 3.5, s: "b" },
     ],
   },
+  {
+    name: "a RANGE frame with offsets over a FLOAT64 key",
+    rule: "BigQuery Window function calls, RANGE frames: one numeric ORDER BY key, FLOAT64 included; the frame holds the rows whose key is within the offsets",
+    sql: "select x, sum(x) over (order by x range between 1 preceding and current row) as s, count(*) over (order by x desc range between 1 preceding and 1 following) as c from unnest([1.0, 1.5, 3.0, cast('inf' as float64), null, 3.5]) x order by x",
+    expect: [
+      { x: null, s: null, c: 1 },
+      { x: 1, s: 1, c: 2 },
+      { x: 1.5, s: 2.5, c: 2 },
+      { x: 3, s: 3, c: 2 },
+      { x: 3.5, s: 6.5, c: 2 },
+      { x: "Infinity", s: "Infinity", c: 1 },
+    ],
+  },
 ];

@@ -699,7 +699,11 @@ export abstract class SqlEmitter implements Dialect {
   protected windowSpec(w: WindowSpec): string {
     const parts: string[] = [];
     if (w.partitionBy.length) parts.push(`PARTITION BY ${w.partitionBy.map((p) => this.key(p)).join(", ")}`);
-    if (w.orderBy.length) parts.push(`ORDER BY ${w.orderBy.map((o) => this.orderItem(o)).join(", ")}`);
+    // a RANGE frame with an offset takes one ORDER BY key: a FLOAT64 key goes without its NaN
+    // rank (NaN then sorts where the engine puts it, after +inf)
+    const rangeOffset = w.frame?.startsWith("RANGE ") === true && /\d (?:PRECEDING|FOLLOWING)/.test(w.frame);
+    if (w.orderBy.length)
+      parts.push(`ORDER BY ${w.orderBy.map((o) => this.orderItem(o, !rangeOffset)).join(", ")}`);
     if (w.frame) parts.push(w.frame);
     return parts.join(" ");
   }
