@@ -22,6 +22,8 @@ const { values: opts } = parseArgs({
     count: { type: "string", default: "200" },
     sql: { type: "string" },
     quiet: { type: "boolean", default: false },
+    /** print the queries every backend refused too */
+    refused: { type: "boolean", default: false },
   },
 });
 const COUNT = Number(opts.count);
@@ -183,8 +185,7 @@ function query(): { sql: string; ordered: boolean } {
     "cte",
   ]);
   if (shape === "group") {
-    const key = pick(["g", "b", "s", "g, b", "IFNULL(s, 'n')", "TIMESTAMP_TRUNC(t, DAY)"]);
-    const keys = key.includes(",") ? key.split(", ") : [key];
+    const keys = pick([["g"], ["b"], ["s"], ["g", "b"], ["IFNULL(s, 'n')"], ["TIMESTAMP_TRUNC(t, DAY)"]]);
     const names = keys.map((_k, j) => `k${j}`);
     const aggs = Array.from({ length: 1 + Math.floor(rnd() * 3) }, (_, j) => `${agg()} AS a${j}`);
     const having = chance(0.3)
@@ -298,7 +299,7 @@ for (let i = 0; i < COUNT; i++) {
     const key = `${r.code}: ${r.msg.slice(0, 80)}`;
     allErrors[key] = (allErrors[key] ?? 0) + 1;
   }
-  if (cls !== "agree" && cls !== "allError" && !opts.quiet)
+  if (cls !== "agree" && (cls !== "allError" || opts.refused) && !opts.quiet)
     console.log(`[${cls}] #${i} ${q.sql.replace(TABLE, "T")}\n   ${summary}`);
   else if (opts.sql) console.log(`[${cls}]\n   ${summary}`);
 }
