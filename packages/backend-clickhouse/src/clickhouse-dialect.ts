@@ -278,6 +278,15 @@ export class ClickhouseDialect extends SqlEmitter {
       case "FLOAT64":
       case "BOOL":
         return `JSONExtract(${at}, ${sqlString(nullableType(type))})`;
+      case "TIMESTAMP": {
+        // a STRUCT's TIMESTAMP member is written as its unix microseconds (jsonOf), like the wire
+        const text = this.safeCast(
+          `JSONExtract(${at}, 'Nullable(String)')`,
+          { t: "scalar", s: "STRING" },
+          type,
+        );
+        return `if(JSONType(${at}) = 'Int64', fromUnixTimestamp64Micro(JSONExtract(${at}, 'Int64'), 'UTC'), ${text})`;
+      }
       default:
         return this.safeCast(`JSONExtract(${at}, 'Nullable(String)')`, { t: "scalar", s: "STRING" }, type);
     }

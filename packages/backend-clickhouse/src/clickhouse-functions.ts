@@ -70,7 +70,8 @@ function jsonOf(x: string, call: CallExpr, i: number): string {
   if (t?.t === "array") return `toJSONString(${x})`;
   if (t?.t === "scalar" && t.s === "TIMESTAMP")
     return `ifNull(toString(toUnixTimestamp64Micro(${x})), 'null')`;
-  if (t?.t === "scalar" && t.s === "BOOL") return `ifNull(if(${x}, 'true', 'false'), 'null')`;
+  // if() takes its else branch for a NULL condition: a NULL BOOL would be written `false`
+  if (t?.t === "scalar" && t.s === "BOOL") return `multiIf(isNull(${x}), 'null', ${x}, 'true', 'false')`;
   if (t?.t === "null") return "'null'";
   return `ifNull(toJSONString(${x}), 'null')`;
 }
@@ -348,10 +349,15 @@ export function clickhouseFunctions(e: ClickhouseEmitter): FunctionTable {
         holdsNull: (l) => `arrayExists(__in_e -> isNull(__in_e), ${l})`,
       });
     },
-    __ARRAY_TO_JSON: ([a], call) =>
-      elementOf(call, 0) === "TIMESTAMP"
-        ? `toJSONString(arrayMap(x -> toUnixTimestamp64Micro(x), ${a}))`
-        : `toJSONString(${a})`,
+    __ARRAY_TO_JSON: ([a], call) => {
+      if (elementOf(call, 0) === "TIMESTAMP")
+        return `toJSONString(arrayMap(x -> toUnixTimestamp64Micro(x), ${a}))`;
+      // JSON has no NaN or infinities (toJSONString writes them null): the strings BigQuery's
+      // JSON API writes, as a FLOAT64 leaves on the wire
+      if (elementOf(call, 0) === "FLOAT64")
+        return `concat('[', arrayStringConcat(arrayMap(x -> multiIf(isNull(x), 'null', isNaN(x), '"NaN"', isInfinite(x), if(x > 0, '"Infinity"', '"-Infinity"'), toJSONString(x)), ${a}), ','), ']')`;
+      return `toJSONString(${a})`;
+    },
     __ARRAY: (args, call) => {
       const element = call.type.t === "array" ? call.type.element : "STRING";
       return `CAST([${args.join(", ")}] AS Array(${nullableType(element)}))`;

@@ -30,7 +30,10 @@ export function sortKey(o: OrderItem, v: string, all: string): string {
 export function orderedArray(e: SqlEmitter, x: string, call: CallExpr): string {
   const order = call.agg?.orderBy ?? [];
   const keys = order.map((o) => e.expr(o.expr));
-  const collected = `groupArray(tuple(${[x, ...keys].join(", ")}))${e.overOf(call)}`;
+  // a comparison is UInt8 in ClickHouse: its array would be numbers, not BOOLs
+  const t = call.args[0]?.type;
+  const value = t?.t === "scalar" && t.s === "BOOL" ? `CAST(${x} AS Nullable(Bool))` : x;
+  const collected = `groupArray(tuple(${[value, ...keys].join(", ")}))${e.overOf(call)}`;
   const tuples = call.agg?.ignoreNulls ? `arrayFilter(t -> isNotNull(t.1), ${collected})` : collected;
   const sortKeys = order.map((o, i) => sortKey(o, `t.${i + 2}`, `arrayMap(t -> t.${i + 2}, ${tuples})`));
   const sorted = sortKeys.length ? `arraySort(t -> tuple(${sortKeys.join(", ")}), ${tuples})` : tuples;

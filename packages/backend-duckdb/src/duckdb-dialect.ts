@@ -270,7 +270,16 @@ export class DuckdbDialect extends SqlEmitter {
       `list_sort(list(${x}) FILTER (WHERE ${x} IS NOT NULL))[greatest(1, (${k} * count(${x}) + ${n} - 1) // ${n})]`,
     ARRAY_AGG: ([x], call) => {
       const filter = call.agg?.ignoreNulls ? ` FILTER (WHERE ${x} IS NOT NULL)` : "";
-      const list = `list(${call.agg?.distinct ? "DISTINCT " : ""}${x}${this.aggregateOrder(call)})${filter}${this.overOf(call)}`;
+      let list = `list(${call.agg?.distinct ? "DISTINCT " : ""}${x}${this.aggregateOrder(call)})${filter}${this.overOf(call)}`;
+      const nan = this.distinctNaNOrder(call);
+      if (nan) {
+        // DuckDB ordered NaN after +inf: BigQuery's place is next to NULL (first ascending, last descending)
+        const part = (keep: string) => `list_filter(${list}, __n -> ${keep})`;
+        const [nulls, nans, rest] = [part("__n IS NULL"), part("isnan(__n)"), part("NOT isnan(__n)")];
+        const values = nan.desc ? `list_concat(${rest}, ${nans})` : `list_concat(${nans}, ${rest})`;
+        const nullsFirst = (nan.nulls ?? (nan.desc ? "last" : "first")) === "first";
+        list = nullsFirst ? `list_concat(${nulls}, ${values})` : `list_concat(${values}, ${nulls})`;
+      }
       return call.agg?.limit === undefined ? list : `list_slice(${list}, 1, ${call.agg.limit})`;
     },
     STRING_AGG: ([x, d], call) => {
@@ -349,6 +358,10 @@ export class DuckdbDialect extends SqlEmitter {
       // TIMESTAMP elements leave as unix microseconds, like every TIMESTAMP on the wire.
       if (t.t === "array" && t.element === "TIMESTAMP")
         return `CAST(to_json(list_transform(${a}, x -> epoch_us(x))) AS VARCHAR)`;
+      // JSON has no NaN or infinities (DuckDB writes them bare, which no JSON reader reads): the
+      // strings BigQuery's JSON API writes, as a FLOAT64 leaves on the wire
+      if (t.t === "array" && t.element === "FLOAT64")
+        return `CAST(to_json(list_transform(${a}, x -> CASE WHEN isnan(x) THEN to_json('NaN') WHEN isinf(x) THEN to_json(CASE WHEN x > 0 THEN 'Infinity' ELSE '-Infinity' END) ELSE to_json(x) END)) AS VARCHAR)`;
       return `CAST(to_json(${a}) AS VARCHAR)`;
     },
     __ARRAY: (args, call) => {

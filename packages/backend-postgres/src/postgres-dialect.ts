@@ -431,7 +431,11 @@ export class PostgresDialect extends SqlEmitter {
         const agg = `array_agg(${x})${filter}${this.orderedWindow(call)}`;
         return call.agg?.limit === undefined ? agg : `(${agg})[1:${call.agg.limit}]`;
       }
-      const agg = `array_agg(${arg}${this.aggregateOrder(call)})${filter}`;
+      let agg = `array_agg(${arg}${this.aggregateOrder(call)})${filter}`;
+      const nan = this.distinctNaNOrder(call);
+      // PostgreSQL ordered NaN after +inf: the distinct values ordered again, NaN next to NULL
+      if (nan)
+        agg = `(SELECT array_agg("__d"."v" ORDER BY ${this.orderItem({ ...nan, expr: { k: "col", rel: "__d", col: "v", type: nan.expr.type } })}) FROM unnest(${agg}) AS "__d"("v"))`;
       return call.agg?.limit === undefined ? agg : `(${agg})[1:${call.agg.limit}]`;
     },
     STRING_AGG: ([x, d], call) => {

@@ -11,6 +11,7 @@ import { errorCases } from "./errors.ts";
 import { findingCases, joinGroupCases, orderedLimitCases, structCases } from "./findings.ts";
 import { functionCases } from "./functions.ts";
 import { generatedCases } from "./generated.ts";
+import { generatedAggregateCases } from "./generated-aggregates.ts";
 import { matrixCases } from "./matrix.ts";
 import { nestedCases } from "./nested.ts";
 import { nullArgCases } from "./null-args.ts";
@@ -48,6 +49,7 @@ export const CASE_GROUPS: Record<string, SqlCase[]> = {
   documentedGaps: documentedGapCases,
   formatElements: formatElementCases,
   generated: generatedCases,
+  generatedAggregates: generatedAggregateCases,
 };
 
 export const ALL_CASES: SqlCase[] = Object.values(CASE_GROUPS).flat();

@@ -50,15 +50,33 @@ export function arrayLiteral(items: Value[], declared: ScalarType | undefined, n
     if (!items.every((v) => v.kind === "record"))
       fail("sql_invalid", "An array literal mixes structs and other values.", node);
     const recs = items.map((v) => (v as Extract<Value, { kind: "record" }>).rec);
+    const firstNames = Object.keys(recs[0]!.node.fields ?? {});
     const fields: Record<string, FieldNode> = {};
-    for (const r of recs) Object.assign(fields, r.node.fields ?? {});
+    const args = recs.map((r, n) => {
+      const e = recordAsExpr(r);
+      const own = Object.keys(r.node.fields ?? {});
+      const literal = e.k === "call" && e.fn === "__JSON_OBJECT" ? e : undefined;
+      // BigQuery coerces the elements to one STRUCT type by position: a later element's
+      // unnamed fields (`STRUCT(2, 'b')`) take the first element's names
+      const renamed =
+        n > 0 && literal && own.length === firstNames.length && own.every((k, i) => k === `_field_${i + 1}`);
+      const names = renamed ? firstNames : own;
+      names.forEach((name, i) => {
+        const field = { ...r.node.fields![own[i]!]!, name };
+        // a NULL member (typed STRING by default) does not override another element's type
+        const isNull = literal?.args[2 * i + 1]?.type.t === "null";
+        if (!isNull || !Object.hasOwn(fields, name)) fields[name] = field;
+      });
+      if (!renamed) return e;
+      return {
+        ...literal!,
+        args: literal!.args.map((a, i) =>
+          i % 2 === 0 ? { k: "lit", value: names[i / 2]!, type: STRING } : a,
+        ),
+      } as Expr;
+    });
     const recNode: FieldNode = { name: "", kind: "records", fields };
-    return {
-      k: "call",
-      fn: "__JSON_ARRAY",
-      args: recs.map((r) => recordAsExpr(r)),
-      type: { t: "records", node: recNode },
-    };
+    return { k: "call", fn: "__JSON_ARRAY", args, type: { t: "records", node: recNode } };
   }
   const exprs = items.map((v) => (v as Extract<Value, { kind: "expr" }>).expr);
   let type: SqlType = declared ? { t: "scalar", s: declared } : { t: "null" };

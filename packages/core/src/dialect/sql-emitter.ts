@@ -465,7 +465,7 @@ export abstract class SqlEmitter implements Dialect {
   }
 
   /** BigQuery sorts NULLs first ascending and last descending; engines differ, so say it. */
-  protected orderItem(o: OrderItem): string {
+  protected orderItem(o: OrderItem, rankNaN = true): string {
     const dir = o.desc ? "DESC" : "ASC";
     const t = o.expr.type;
     // records and JSON arrays order by their text (PostgreSQL's json has no ordering)
@@ -477,7 +477,7 @@ export abstract class SqlEmitter implements Dialect {
     const nulls = o.nulls ?? (o.desc ? "last" : "first");
     // BigQuery orders NaN next to NULL, before -inf (ascending); DuckDB and PostgreSQL order it
     // after +inf: a FLOAT64 key is ranked first (NULL, NaN, numbers; NULL's place as asked)
-    if (t.t === "scalar" && t.s === "FLOAT64" && o.expr.k !== "lit") {
+    if (t.t === "scalar" && t.s === "FLOAT64" && o.expr.k !== "lit" && rankNaN) {
       const nullRank = (nulls === "first") === !o.desc ? 0 : 3;
       const rank = `CASE WHEN ${key} IS NULL THEN ${nullRank} WHEN ${this.isNaN(key)} THEN 1 ELSE 2 END`;
       return `${rank} ${dir}, ${key} ${dir} NULLS ${nulls.toUpperCase()}`;
@@ -716,7 +716,11 @@ export abstract class SqlEmitter implements Dialect {
   protected windowSpec(w: WindowSpec): string {
     const parts: string[] = [];
     if (w.partitionBy.length) parts.push(`PARTITION BY ${w.partitionBy.map((p) => this.key(p)).join(", ")}`);
-    if (w.orderBy.length) parts.push(`ORDER BY ${w.orderBy.map((o) => this.orderItem(o)).join(", ")}`);
+    // a RANGE frame with an offset takes one ORDER BY key: a FLOAT64 key goes without its NaN
+    // rank (NaN then sorts where the engine puts it, after +inf)
+    const rangeOffset = w.frame?.startsWith("RANGE ") === true && /\d (?:PRECEDING|FOLLOWING)/.test(w.frame);
+    if (w.orderBy.length)
+      parts.push(`ORDER BY ${w.orderBy.map((o) => this.orderItem(o, !rangeOffset)).join(", ")}`);
     if (w.frame) parts.push(w.frame);
     return parts.join(" ");
   }
@@ -741,10 +745,26 @@ export abstract class SqlEmitter implements Dialect {
     return this.cast(this.literal(e.value, e.type), e.type, type);
   }
 
-  /** ORDER BY inside an aggregate (`ARRAY_AGG(x ORDER BY …)`). */
+  /**
+   * ORDER BY inside an aggregate (`ARRAY_AGG(x ORDER BY …)`). With DISTINCT the engines take no
+   * key but the argument, so a FLOAT64 key goes without its NaN rank: NaN is then where the
+   * engine orders it (after +inf), and `nanPlacedAsBigQuery` moves it.
+   */
   aggregateOrder(call: CallExpr): string {
     const order = call.agg?.orderBy ?? [];
-    return order.length ? ` ORDER BY ${order.map((o) => this.orderItem(o)).join(", ")}` : "";
+    const items = order.map((o) => this.orderItem(o, call.agg?.distinct !== true));
+    return order.length ? ` ORDER BY ${items.join(", ")}` : "";
+  }
+
+  /**
+   * The key of a DISTINCT aggregate's array whose NaN the engine ordered after +inf, where
+   * BigQuery orders it next to NULL (aggregateOrder): undefined when there is none to move.
+   */
+  protected distinctNaNOrder(call: CallExpr): OrderItem | undefined {
+    const o = call.agg?.distinct ? call.agg.orderBy?.[0] : undefined;
+    return o && o.expr.type.t === "scalar" && o.expr.type.s === "FLOAT64" && o.expr.k !== "lit"
+      ? o
+      : undefined;
   }
 
   cast(expr: string, _from: SqlType, to: ScalarType): string {

@@ -61,6 +61,8 @@ export function scalarToWire(type: ScalarType, value: NormalisedValue): WireValu
       if (typeof value === "number") return float64Wire(value);
       if (typeof value === "bigint") return Number(value);
       if (typeof value === "string") {
+        // an array's NaN arrives as JSON's "NaN" (float64Wire's own spelling)
+        if (value === "NaN") return "NaN";
         const n = Number(value);
         return value.trim() === "" || Number.isNaN(n) ? null : float64Wire(n);
       }
