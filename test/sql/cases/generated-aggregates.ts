@@ -80,4 +80,20 @@ export const generatedAggregateCases: SqlCase[] = [
       { x: "Infinity", s: "Infinity", c: 1 },
     ],
   },
+  {
+    name: "a STRUCT's TIMESTAMP and DATETIME members go out in their types' wire formats",
+    rule: "DESIGN.md §4: the format follows the value's type (TIMESTAMP: unix µs; DATETIME: YYYY-MM-DDTHH:MM:SS[.ffffff]), inside a STRUCT too (DuckDB wrote '2024-01-01 00:00:00.5', PostgreSQL '…T00:00:00.5+00:00', ClickHouse µs)",
+    sql: "select r from unnest([struct(timestamp '2024-01-01 00:00:00.5 UTC' as t, datetime '2024-01-03 04:05:06' as dt, datetime '0001-01-01 00:00:00.000001' as dm, date '2024-01-02' as d, cast(null as timestamp) as n)]) r",
+    expect: [
+      {
+        r: {
+          t: 1704067200500000,
+          dt: "2024-01-03T04:05:06",
+          dm: "0001-01-01T00:00:00.000001",
+          d: "2024-01-02",
+          n: null,
+        },
+      },
+    ],
+  },
 ];

@@ -44,7 +44,15 @@ const LISTED: Partial<Record<FunctionName, ReadonlyArray<ReadonlyArray<ArgKind |
   DATE_ADD: [["DATE", "INTERVAL"]],
   DATETIME: [["TIMESTAMP"], ["TIMESTAMP", "ZONE"], ["DATE"]],
   DATE: [["INT64", "INT64", "INT64"], ["TIMESTAMP"], ["TIMESTAMP", "ZONE"], ["DATETIME"]],
-  TIMESTAMP: [["STRING"], ["STRING", "ZONE"], ["TIMESTAMP"], ["DATETIME"], ["DATETIME", "ZONE"], ["DATE"]],
+  TIMESTAMP: [
+    ["STRING"],
+    ["STRING", "ZONE"],
+    ["TIMESTAMP"],
+    ["DATETIME"],
+    ["DATETIME", "ZONE"],
+    ["DATE"],
+    ["DATE", "ZONE"],
+  ],
   CURRENT_DATE: [[], ["ZONE"]],
   CURRENT_DATETIME: [[], ["ZONE"]],
   FORMAT_TIMESTAMP: [

@@ -1,6 +1,6 @@
 import { isJsonObject, type JsonValue, jsonText, parseJsonText, setOwn } from "../schema/json-value.ts";
 import type { FieldNode, ScalarType } from "../schema/schema-model.ts";
-import { formatDate, formatMicros } from "../schema/timestamp-micros.ts";
+import { formatDate, formatMicros, parseIsoTimestampMicros } from "../schema/timestamp-micros.ts";
 import type { WireType, WireValue } from "./wire-type.ts";
 
 /**
@@ -27,6 +27,16 @@ function toBigInt(value: NormalisedValue): bigint | null {
   return null;
 }
 
+/**
+ * A TIMESTAMP or DATETIME inside a STRUCT, as an engine writes it in the record's JSON text:
+ * DuckDB `2024-01-01 00:00:00.5`, PostgreSQL `2024-01-01T00:00:00.5+00:00` (ClickHouse writes
+ * micros). Read as UTC (a DATETIME has no zone, and its text none), so that the member goes out
+ * in the wire format of its type as a column of that type does.
+ */
+function timeTextMicros(value: NormalisedValue): bigint | null {
+  return typeof value === "string" ? parseIsoTimestampMicros(value) : null;
+}
+
 function float64Wire(value: number): WireValue {
   // JSON has no NaN or infinities; BigQuery's JSON API writes them as these strings.
   if (Number.isFinite(value)) return value;
@@ -44,11 +54,11 @@ export function scalarToWire(type: ScalarType, value: NormalisedValue): WireValu
   if (value === null || value === undefined) return null;
   switch (type) {
     case "TIMESTAMP": {
-      const micros = toBigInt(value);
+      const micros = toBigInt(value) ?? timeTextMicros(value);
       return micros === null ? textOf(value) : int64Wire(micros);
     }
     case "DATETIME": {
-      const micros = toBigInt(value);
+      const micros = toBigInt(value) ?? timeTextMicros(value);
       return micros === null ? textOf(value) : formatMicros(micros, "T", "nonzero");
     }
     case "DATE":
