@@ -135,4 +135,14 @@ export const generatedAggregateCases: SqlCase[] = [
       { x: 4, n: 1, a: 4 },
     ],
   },
+  {
+    name: "an array literal of STRUCTs whose later elements are tuples",
+    rule: "BigQuery Data types, Constructing a STRUCT: tuple syntax (expr1, expr2) is a STRUCT; in an array literal it is coerced to the element type by position, its field names from the first element",
+    sql: "select a, b, a + 1 as c from unnest([struct(1 as a, 'x' as b), (2, 'y'), (null, cast(null as string))]) order by a",
+    expect: [
+      { a: null, b: null, c: null },
+      { a: 1, b: "x", c: 2 },
+      { a: 2, b: "y", c: 3 },
+    ],
+  },
 ];
