@@ -55,6 +55,24 @@ const PASS_CASES: Record<string, Array<[string, string]>> = {
     ["select * from (select a from t) limit 1", "select * from ( select a from t ) limit 1"],
     ["select array_agg((select 1) order by a) from t", "select array_agg ( ( select 1 ) order by a ) from t"],
   ],
+  "frame-start-alone": [
+    [
+      "select sum(x) over (order by x rows current row) from t",
+      "select sum ( x ) over ( order by x rows BETWEEN current row AND CURRENT ROW ) from t",
+    ],
+    [
+      "select sum(x) over (order by x range 2 preceding), sum(x) over (order by x RANGE UNBOUNDED PRECEDING) from t",
+      "select sum ( x ) over ( order by x range BETWEEN 2 preceding AND CURRENT ROW ) , sum ( x ) over ( order by x RANGE BETWEEN UNBOUNDED PRECEDING AND CURRENT ROW ) from t",
+    ],
+    [
+      "select sum(x) over (order by x rows between current row and 1 following) from t",
+      "select sum ( x ) over ( order by x rows between current row and 1 following ) from t",
+    ],
+    [
+      "select sum(x) over (order by x rows 1 following) from t",
+      "select sum ( x ) over ( order by x rows 1 following ) from t",
+    ],
+  ],
   "window-after-order": [
     [
       "select rank() over w from t window w as (order by x) order by y limit 2",

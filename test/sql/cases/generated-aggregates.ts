@@ -94,6 +94,68 @@ export const generatedAggregateCases: SqlCase[] = [
           n: null,
         },
       },
+    name: "ROWS CURRENT ROW alone frames the current row only",
+    rule: "BigQuery Window function calls, frame_clause: a frame_start alone means BETWEEN frame_start AND CURRENT ROW",
+    sql: "select x, sum(x) over (order by x rows current row) as a from unnest([1, 2, 2, 4]) as x order by x",
+    expect: [
+      { x: 1, a: 1 },
+      { x: 2, a: 2 },
+      { x: 2, a: 2 },
+      { x: 4, a: 4 },
+    ],
+  },
+  {
+    name: "RANGE n PRECEDING alone frames the keys from n below up to the current row's",
+    rule: "BigQuery Window function calls, frame_clause: a frame_start alone means BETWEEN frame_start AND CURRENT ROW; RANGE offsets are distances from the ORDER BY key",
+    sql: "select x, sum(x) over (order by x range 1 preceding) as a from unnest([1, 2, 2, 4]) as x order by x",
+    expect: [
+      { x: 1, a: 1 },
+      { x: 2, a: 5 },
+      { x: 2, a: 5 },
+      { x: 4, a: 4 },
+    ],
+  },
+  {
+    name: "RANGE UNBOUNDED PRECEDING alone frames up to the current row's last peer",
+    rule: "BigQuery Window function calls, frame_clause: a frame_start alone means BETWEEN frame_start AND CURRENT ROW; a RANGE frame's CURRENT ROW takes in the row's peers",
+    sql: "select x, sum(x) over (order by x range unbounded preceding) as a from unnest([1, 2, 2, 4]) as x order by x",
+    expect: [
+      { x: 1, a: 1 },
+      { x: 2, a: 5 },
+      { x: 2, a: 5 },
+      { x: 4, a: 9 },
+    ],
+  },
+  {
+    name: "RANGE CURRENT ROW alone frames the current row's peers",
+    rule: "BigQuery Window function calls, frame_clause: a frame_start alone means BETWEEN frame_start AND CURRENT ROW; a RANGE frame's CURRENT ROW takes in the row's peers",
+    sql: "select x, sum(x) over (order by x range current row) as a from unnest([1, 2, 2, 4]) as x order by x",
+    expect: [
+      { x: 1, a: 1 },
+      { x: 2, a: 4 },
+      { x: 2, a: 4 },
+      { x: 4, a: 4 },
+    ],
+  },
+  {
+    name: "ROWS BETWEEN CURRENT ROW AND CURRENT ROW frames the current row only",
+    rule: "BigQuery Window function calls, frame_clause: frame_between with CURRENT ROW at both ends",
+    sql: "select x, count(*) over (order by x rows between current row and current row) as n, sum(x) over (partition by x order by x rows between current row and current row) as a from unnest([1, 2, 2, 4]) as x order by x",
+    expect: [
+      { x: 1, n: 1, a: 1 },
+      { x: 2, n: 1, a: 2 },
+      { x: 2, n: 1, a: 2 },
+      { x: 4, n: 1, a: 4 },
+    ],
+  },
+  {
+    name: "an array literal of STRUCTs whose later elements are tuples",
+    rule: "BigQuery Data types, Constructing a STRUCT: tuple syntax (expr1, expr2) is a STRUCT; in an array literal it is coerced to the element type by position, its field names from the first element",
+    sql: "select a, b, a + 1 as c from unnest([struct(1 as a, 'x' as b), (2, 'y'), (null, cast(null as string))]) order by a",
+    expect: [
+      { a: null, b: null, c: null },
+      { a: 1, b: "x", c: 2 },
+      { a: 2, b: "y", c: 3 },
     ],
   },
 ];

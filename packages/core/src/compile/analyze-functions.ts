@@ -515,10 +515,8 @@ export function withWindow(call: CallExpr, over: AstNode, env: ExprEnv): Expr {
     const kind = String(f.left?.value ?? f.type ?? "").toUpperCase();
     const bounds = f.operator === "BETWEEN" ? (f.right?.value ?? []) : [];
     const texts = (bounds as AstNode[]).map((b) => String(b.value).toUpperCase());
-    // `ROWS n PRECEDING` / `ROWS UNBOUNDED PRECEDING` alone: BigQuery's frame from there to the
-    // current row (it was refused as not BETWEEN … AND …)
-    const start = f.operator === undefined ? String(f.expr?.value ?? "").toUpperCase() : "";
-    if (/ PRECEDING$/.test(start)) texts.push(start, "CURRENT ROW");
+    // a frame_start alone (`ROWS 1 PRECEDING`) arrives as BETWEEN … AND CURRENT ROW (the
+    // frame-start-alone desugaring pass)
     if (
       (kind !== "ROWS" && kind !== "RANGE") ||
       texts.length !== 2 ||
@@ -526,7 +524,7 @@ export function withWindow(call: CallExpr, over: AstNode, env: ExprEnv): Expr {
     ) {
       fail(
         "sql_invalid",
-        "Window frames must be ROWS|RANGE BETWEEN <bound> AND <bound>, or ROWS <n or UNBOUNDED> PRECEDING.",
+        "Window frames must be ROWS|RANGE BETWEEN <bound> AND <bound>, or ROWS|RANGE <n or UNBOUNDED> PRECEDING or CURRENT ROW.",
         over,
       );
     }

@@ -18,7 +18,7 @@ import {
   analyzeOrderedAggregate,
   functionName,
 } from "./analyze-functions.ts";
-import { analyzeSubquery, arrayLiteral, parseElementType } from "./analyze-literals.ts";
+import { analyzeStruct, analyzeSubquery, arrayLiteral, parseElementType } from "./analyze-literals.ts";
 import { coerceForComparison, coerceLiteralTo } from "./coerce.ts";
 import type { Expr } from "./ir.ts";
 import { elementRoot } from "./record-value.ts";
@@ -47,7 +47,13 @@ function isDistinct(op: "IS DISTINCT FROM" | "IS NOT DISTINCT FROM"): FormReader
 function arrayLiteralForm(typed: boolean): FormReader {
   return (node, env, args) => {
     const declared = typed ? parseElementType(stringArg(args[0], "an element type"), node) : undefined;
-    const items = (typed ? args.slice(1) : args).map((a) => analyzeValue(a, env));
+    // `[STRUCT(1 AS a, 'x' AS b), (2, 'y')]`: BigQuery reads a later element's tuple as a STRUCT,
+    // coerced to the first element's type (it was refused as a list outside IN)
+    const items = (typed ? args.slice(1) : args).map((a, i) =>
+      i > 0 && a?.type === "expr_list" && Array.isArray(a.value) && a.value.length > 1
+        ? analyzeStruct({ type: "struct", expr_list: a.value.map((expr: AstNode) => ({ expr })) }, env)
+        : analyzeValue(a, env),
+    );
     return arrayLiteral(items, declared, node);
   };
 }

@@ -298,3 +298,28 @@ export function starExceptReplace(tokens: Token[]): Token[] {
   }
   return result;
 }
+
+/**
+ * A window frame written as its frame_start alone (`ROWS CURRENT ROW`, `RANGE 1 PRECEDING`,
+ * `RANGE UNBOUNDED PRECEDING`) is BigQuery's `BETWEEN frame_start AND CURRENT ROW`. The parser read
+ * only `ROWS <n or UNBOUNDED> PRECEDING` alone and refused RANGE ones as a syntax error: the frame
+ * is written out in full.
+ */
+export function frameStartAlone(tokens: Token[]): Token[] {
+  const result: Token[] = [];
+  for (let i = 0; i < tokens.length; i++) {
+    const t = tokens[i]!;
+    result.push(t);
+    if (!isWord(t, "ROWS") && !isWord(t, "RANGE")) continue;
+    const a = tokens[i + 1];
+    const b = tokens[i + 2];
+    const start =
+      (isWord(a, "CURRENT") && isWord(b, "ROW")) ||
+      ((isWord(a, "UNBOUNDED") || (a?.type === "number" && /^\d+$/.test(a.text))) && isWord(b, "PRECEDING"));
+    if (!start) continue;
+    result.push(synthToken(a!, "BETWEEN"), a!, b!, synthToken(b!, "AND"));
+    result.push(synthToken(b!, "CURRENT"), synthToken(b!, "ROW"));
+    i += 2;
+  }
+  return result;
+}

@@ -2,6 +2,7 @@ import { QesError } from "../errors.ts";
 import { checkBacktrackingNesting } from "./backtracking-nesting.ts";
 import { rewrite } from "./desugar-constructs.ts";
 import {
+  frameStartAlone,
   joinGroups,
   parenthesisedJoins,
   parenthesisedLastOperand,
@@ -82,6 +83,7 @@ export const STATEMENT_PASSES: ReadonlyArray<{ name: string; run: (tokens: Token
   { name: "join-groups", run: joinGroups },
   { name: "star-except-replace", run: starExceptReplace },
   { name: "window-after-order", run: windowAfterOrder },
+  { name: "frame-start-alone", run: frameStartAlone },
   { name: "parenthesised-last-operand", run: parenthesisedLastOperand },
 ];
 
