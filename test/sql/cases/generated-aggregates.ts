@@ -94,6 +94,9 @@ export const generatedAggregateCases: SqlCase[] = [
           n: null,
         },
       },
+    ],
+  },
+  {
     name: "ROWS CURRENT ROW alone frames the current row only",
     rule: "BigQuery Window function calls, frame_clause: a frame_start alone means BETWEEN frame_start AND CURRENT ROW",
     sql: "select x, sum(x) over (order by x rows current row) as a from unnest([1, 2, 2, 4]) as x order by x",
