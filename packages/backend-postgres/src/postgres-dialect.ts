@@ -612,7 +612,13 @@ export class PostgresDialect extends SqlEmitter {
     return `coalesce((SELECT string_agg(${each(value)}, ${this.stringLiteral(separator)} ORDER BY ${e}.n) FROM ${from} WITH ORDINALITY AS ${e}(v, n)), '')`;
   }
 
-  private formatSpec(x: string, type: SqlType, s: FormatSpec): string {
+  private formatSpec(arg: string, type: SqlType, s: FormatSpec): string {
+    // a bare NULL is text to PostgreSQL, which has no `>>`, to_hex or comparison with a float8
+    // for it: typed as the conversion reads it (its text is 'NULL' either way)
+    const x =
+      type.t === "null" && "oxXdieEfgG".includes(s.conversion)
+        ? `CAST(${arg} AS ${"oxXdi".includes(s.conversion) ? "bigint" : "double precision"})`
+        : arg;
     let text: string;
     switch (s.conversion) {
       case "d":

@@ -195,4 +195,10 @@ export const generatedCases: SqlCase[] = [
     sql: "select cast(s as date) as d from unnest([cast(null as string), '2024-01-01']) as s order by s",
     expect: [{ d: null }, { d: "2024-01-01" }],
   },
+  {
+    name: "FORMAT of a bare NULL with a numeric conversion",
+    rule: "BigQuery FORMAT: a NULL argument is written NULL, whatever the conversion (PostgreSQL read the untyped NULL as text: 'operator does not exist: text >> integer' for %o, to_hex(text) for %x)",
+    sql: "select format('%o|%x|%X|%e|%f|%g|%d|%#x', null, null, null, null, null, null, null, null) as a",
+    expect: [{ a: "NULL|NULL|NULL|NULL|NULL|NULL|NULL|NULL" }],
+  },
 ];
