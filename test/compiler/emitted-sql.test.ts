@@ -197,6 +197,22 @@ describe("emitted SQL", () => {
     );
   });
 
+  it("checks no division by a literal other than 0, nor the overflow of a value divided by one of magnitude 1 or more", () => {
+    const sqlOf = (q: string) =>
+      compileEndpoint(endpoint(`select ${q} as v from \`cloudflare.logs.prod\` t, unnest([1.5]) x`), {
+        schema,
+        dialect: duckdbDialect,
+      }).sql;
+    for (const q of ["x / 4", "x / 1000", "count(*) / 60"]) {
+      expect(sqlOf(q), q).not.toMatch(/division by zero|floating point overflow/);
+    }
+    // a divisor below 1 may overflow; a divisor that is not a literal may be 0
+    expect(sqlOf("x / 0.5")).toContain("floating point overflow");
+    expect(sqlOf("x / 0.5")).not.toContain("division by zero");
+    expect(sqlOf("x / x")).toContain("division by zero");
+    expect(sqlOf("x / 0")).toContain("division by zero");
+  });
+
   it("orders strings by code point on PostgreSQL, outside the set operation", () => {
     const ep = endpoint("select event_message m from `cloudflare.logs.prod` union all select 'x' order by m");
     const { sql } = compileEndpoint(ep, { schema, dialect: postgresDialect });

@@ -871,8 +871,10 @@ export abstract class SqlEmitter implements Dialect {
     floatLeaves(a, leaves, false);
     floatLeaves(b, leaves, op === "/");
     const sqls = leaves.map((l) => this.wrap(l));
-    // INT64 quotients alone (ratios of counts) are within ±2^63: nothing to check
-    if (!leaves.some(isFloat64))
+    // INT64 quotients alone (ratios of counts) are within ±2^63, and a leaf divided by a literal
+    // of magnitude 1 or more is within the leaf's: nothing to check
+    const byAtLeastOne = op === "/" && a.k !== "op" && (literalMagnitude(b) ?? 0) >= 1;
+    if (!leaves.some(isFloat64) || byAtLeastOne)
       return this.floatTree(op, a, b, new Map(leaves.map((l, i) => [l, sqls[i]!])));
     // a FLOAT64 literal is a finite number: only the other FLOAT64 leaves can be ±inf
     const floats = leaves.flatMap((l, i) => (isFloat64(l) && l.k !== "lit" ? [i] : []));
@@ -912,6 +914,9 @@ export abstract class SqlEmitter implements Dialect {
       !underflowsOnlyFromSubnormals(op === "/" ? "/" : "*", a, b);
     if (op === "*")
       return this.bindRepeated([x, y], ([x, y]) => this.floatProduct(x!, "*", y!, mayUnderflow));
+    // a literal divisor other than 0 needs no check (`avg(x) / 1000`, `count(*) / 60`)
+    if (literalMagnitude(b) !== undefined && literalMagnitude(b) !== 0)
+      return this.floatProduct(this.cast(x, a.type, "FLOAT64"), "/", y, mayUnderflow);
     // the divisor's check names the dividend too: bound, so that x / 2 / 2 … does not double per level
     return this.bindRepeated([x, y], ([x, y]) =>
       this.floatProduct(this.cast(x!, a.type, "FLOAT64"), "/", this.divisor(y!, x!), mayUnderflow),
@@ -1473,4 +1478,12 @@ const REPEATED_ARG_CHARS = 64;
 function namesTwice(sql: string, part: string): boolean {
   const first = sql.indexOf(part);
   return first >= 0 && sql.indexOf(part, first + 1) >= 0;
+}
+
+/** The magnitude of a numeric literal (`4`, `1e3`, `0.5`), or undefined for anything else. */
+function literalMagnitude(e: Expr): number | undefined {
+  if (e.k !== "lit") return undefined;
+  if (typeof e.value === "number") return Math.abs(e.value);
+  if (typeof e.value === "bigint") return Math.abs(Number(e.value));
+  return undefined;
 }
