@@ -108,7 +108,7 @@ describe("QES_INGEST_KEYS", () => {
     for (const [spec, message] of [
       ['ingest-any-0123456789@"unclosed|edge', /"unclosed\|edge is not one JSON string/],
       ['ingest-any-0123456789@"a"b', /"a"b is not one JSON string/],
-      ['ingest-any-0123456789@"   "', /"   " after @ is no source name/],
+      ['ingest-any-0123456789@"   "', /" {3}" after @ is no source name/],
       ['ingest-any-0123456789@"a\\u0000b"', /after @ is no source name/],
       ['ingest-any-0123456789@"__proto__"', /after @ is no source name/],
     ] as const) {
