@@ -16,7 +16,7 @@
 import { parseArgs } from "node:util";
 import { BACKENDS } from "../test/support/backends.ts";
 import { mulberry32 } from "../test/support/prng.ts";
-import { runSql } from "../test/support/run-sql.ts";
+import { classify, normalised, runEverywhere, summary as summaryOf } from "./lib/engine-diff.ts";
 
 const { values: opts } = parseArgs({
   options: {
@@ -402,7 +402,6 @@ function gen(t: T, depth: number): string {
   return pick(RULES[t])(depth - 1);
 }
 
-type R = { ok: true; v: string } | { ok: false; code: string; msg: string };
 const TYPES: T[] = [
   "INT64",
   "FLOAT64",
@@ -416,14 +415,9 @@ const TYPES: T[] = [
   "JSON",
 ];
 
-function norm(v: unknown): unknown {
-  if (typeof v === "number" && !Number.isInteger(v)) return Number(v.toPrecision(12));
-  if (Array.isArray(v)) return v.map(norm);
-  if (v && typeof v === "object") return Object.fromEntries(Object.entries(v).map(([k, x]) => [k, norm(x)]));
-  return v;
-}
-
 const hs = await Promise.all(BACKENDS.map((b) => b.create()));
+const backends = hs.map((h) => h.backend);
+const names = BACKENDS.map((b) => b.name);
 const stats: Record<string, number> = {
   run: 0,
   agree: 0,
@@ -439,27 +433,9 @@ for (let i = 0; i < COUNT; i++) {
   const sql =
     ONLY ?? (RUNTIME ? `select one, ${e} as v from unnest([1, 2]) as one order by one` : `select ${e} as v`);
   stats.run!++;
-  const res: R[] = [];
-  for (const h of hs) {
-    try {
-      const rows = await runSql(h.backend, sql);
-      res.push({ ok: true, v: JSON.stringify(norm(rows)) });
-    } catch (err: any) {
-      res.push({ ok: false, code: err?.code ?? "THROWN", msg: String(err?.message ?? err).slice(0, 200) });
-    }
-  }
-  const summary = res
-    .map((r, j) => `${BACKENDS[j]!.name}: ${r.ok ? r.v : `ERR ${r.code} ${r.msg}`}`)
-    .join("\n   ");
-  const internal = res.some(
-    (r) => !r.ok && (r.code === "internal" || r.code === "THROWN" || r.code === "backend_unavailable"),
-  );
-  const oks = res.filter((r) => r.ok) as { v: string }[];
-  let cls = "agree";
-  if (internal) cls = "internal";
-  else if (oks.length === 0) cls = "allError";
-  else if (oks.length < res.length) cls = "errorVsAnswer";
-  else if (new Set(oks.map((o) => o.v)).size > 1) cls = "valueDiff";
+  const res = await runEverywhere(backends, sql, (rows) => JSON.stringify(normalised(rows)));
+  const summary = summaryOf(names, res);
+  const cls = classify(res);
   if (
     cls === "allError" &&
     res.every(
