@@ -24,20 +24,16 @@ export function retentionCutoffMicros(days: number, nowMicros: bigint): bigint |
   return today - BigInt(days) * MICROS_PER_DAY;
 }
 
+function invalid(message: string): QesError {
+  return new QesError("invalid_config", `QES_RETENTION_DAYS: ${message}`, { param: "QES_RETENTION_DAYS" });
+}
+
 function days(text: string, what: string): number {
   const t = text.trim();
   if (!/^\d+$/.test(t) || Number(t) > MAX_DAYS) {
-    throw new QesError(
-      "invalid_config",
-      `QES_RETENTION_DAYS: ${what} "${t}" is not a whole number of days from 0 (keep forever) to ${MAX_DAYS}`,
-      { param: "QES_RETENTION_DAYS" },
-    );
+    throw invalid(`${what} "${t}" is not a whole number of days from 0 (keep forever) to ${MAX_DAYS}`);
   }
   return Number(t);
-}
-
-function invalid(message: string): QesError {
-  return new QesError("invalid_config", `QES_RETENTION_DAYS: ${message}`, { param: "QES_RETENTION_DAYS" });
 }
 
 /**
