@@ -262,6 +262,14 @@ describe("schema inference", () => {
   });
 
   describe("with a field limit", () => {
+    it("counts a field first sent as an empty array: a token cannot add columns past the limit with []", () => {
+      const schema = newSourceSchema("x");
+      const base = countFields(schema.fields);
+      const empties = Object.fromEntries(Array.from({ length: 5 }, (_, i) => [`e${i}`, []]));
+      expect(() => widenSchema(schema, ev(empties).body, base + 4)).toThrow(FieldLimitError);
+      expect(widenSchema(newSourceSchema("y"), ev(empties).body, base + 5)).toHaveLength(5);
+    });
+
     it("stops at twice the limit instead of widening by every field of the event first", () => {
       const schema = newSourceSchema("wide");
       const before = countFields(schema.fields);

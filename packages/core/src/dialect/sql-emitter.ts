@@ -915,7 +915,7 @@ export abstract class SqlEmitter implements Dialect {
     if (op === "*")
       return this.bindRepeated([x, y], ([x, y]) => this.floatProduct(x!, "*", y!, mayUnderflow));
     // a literal divisor other than 0 needs no check (`avg(x) / 1000`, `count(*) / 60`)
-    if (literalMagnitude(b) !== undefined && literalMagnitude(b) !== 0)
+    if ((literalMagnitude(b) ?? 0) !== 0)
       return this.floatProduct(this.cast(x, a.type, "FLOAT64"), "/", y, mayUnderflow);
     // the divisor's check names the dividend too: bound, so that x / 2 / 2 … does not double per level
     return this.bindRepeated([x, y], ([x, y]) =>
