@@ -45,6 +45,7 @@ import {
   readSchemaVersion,
 } from "./postgres-storage.ts";
 import { PostgresStoredIds } from "./postgres-stored-ids.ts";
+import { withSessionOptions } from "./postgres-url-options.ts";
 
 /** How long a schema read is trusted before the version is asked again (DESIGN.md §3: within a second). */
 const SCHEMA_RECHECK_MS = 500;
@@ -95,11 +96,12 @@ export class PostgresBackend implements Backend {
   constructor(config: PostgresBackendConfig) {
     this.config = resolvePostgresConfig(config, readerPasswordFor);
     this.ownerPool = new pg.Pool({
-      connectionString: this.config.url,
+      // UTC whatever the URL's options or the database's TimeZone: partition bounds are read
+      // back as UTC days (postgres-partitions.ts)
+      ...withSessionOptions(this.config.url, "-c TimeZone=UTC -c DateStyle=ISO"),
       max: OWNER_POOL_SIZE,
       connectionTimeoutMillis: this.config.connectTimeoutMs,
       application_name: "qes-owner",
-      options: "-c TimeZone=UTC -c DateStyle=ISO",
     });
     this.ownerPool.on("error", () => undefined);
     ignoreErrorsOfCheckedOutClients(this.ownerPool);

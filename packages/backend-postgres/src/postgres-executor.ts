@@ -4,6 +4,7 @@ import pg from "pg";
 import type { ResolvedPostgresConfig } from "./postgres-config.ts";
 import { isUnavailableError, isUnavailableServer, toQesError } from "./postgres-errors.ts";
 import { literal } from "./postgres-sql.ts";
+import { withSessionOptions } from "./postgres-url-options.ts";
 import { queryTypeParsers, toWireRows } from "./postgres-values.ts";
 
 /**
@@ -35,19 +36,12 @@ export function querySessionOptions(statementTimeoutMs: number, schema: string):
 }
 
 export function createQueryPool(config: ResolvedPostgresConfig): pg.Pool {
-  // pg lets `options` in the URL replace the one given here: merge them, ours last (last wins)
-  const url = new URL(config.queryUrl);
-  const fromUrl = url.searchParams.get("options");
-  url.searchParams.delete("options");
   const pool = new pg.Pool({
-    connectionString: url.toString(),
+    ...withSessionOptions(config.queryUrl, querySessionOptions(config.statementTimeoutMs, config.schema)),
     max: config.pool,
     connectionTimeoutMillis: config.connectTimeoutMs,
     idleTimeoutMillis: 30_000,
     application_name: "qes-query",
-    options: [fromUrl, querySessionOptions(config.statementTimeoutMs, config.schema)]
-      .filter(Boolean)
-      .join(" "),
     types: queryTypeParsers,
   });
   // An idle connection dropped by the server (restart, admin shutdown) is removed by the pool;
