@@ -125,6 +125,11 @@ export interface RetentionReport {
   deletedEvents: number;
   /** whole daily partitions dropped (backends that partition by day) */
   droppedPartitions?: number;
+  /**
+   * daily partitions old enough to drop that this run left to the next one: their table was busy
+   * (PostgreSQL: a query or a write held it longer than a drop waits). Absent when none.
+   */
+  leftPartitions?: number;
 }
 
 /** what one statistics pass did (`Backend.refreshStatistics`) */

@@ -64,7 +64,8 @@ export class RetentionRunner {
       const reports = await backend.applyRetention(policy, clock());
       const removed = reports.filter((r) => r.deletedEvents > 0 || (r.droppedPartitions ?? 0) > 0);
       if (removed.length > 0) this.opts.removed?.();
-      logger.info(
+      const left = reports.filter((r) => (r.leftPartitions ?? 0) > 0);
+      logger[left.length > 0 ? "warn" : "info"](
         {
           seconds: Math.round(performance.now() - started) / 1000,
           removed: removed.map((r) => ({
@@ -72,6 +73,10 @@ export class RetentionRunner {
             events: r.deletedEvents,
             ...(r.droppedPartitions !== undefined ? { partitions: r.droppedPartitions } : {}),
           })),
+          // old days whose table a query or load held past the drop's wait: the next run tries them
+          ...(left.length > 0
+            ? { left: left.map((r) => ({ source: r.source, partitions: r.leftPartitions })) }
+            : {}),
         },
         "retention run",
       );

@@ -127,13 +127,22 @@ function parsedOrUndefined(text: string): unknown {
 
 function printReports(reports: readonly RetentionReport[]): void {
   let total = 0;
+  let left = 0;
   for (const r of reports) {
     total += r.deletedEvents;
-    if (r.deletedEvents === 0 && !r.droppedPartitions) continue;
+    left += r.leftPartitions ?? 0;
+    if (r.deletedEvents === 0 && !r.droppedPartitions && !r.leftPartitions) continue;
     const partitions = r.droppedPartitions ? ` (${r.droppedPartitions} daily partition(s) dropped)` : "";
+    const busy = r.leftPartitions ? `; ${r.leftPartitions} daily partition(s) left: the table was busy` : "";
     process.stdout.write(
-      `${r.source.padEnd(24)} ${count(r.deletedEvents).padStart(10)} events removed${partitions}\n`,
+      `${r.source.padEnd(24)} ${count(r.deletedEvents).padStart(10)} events removed${partitions}${busy}\n`,
     );
   }
   process.stdout.write(`retention: ${count(total)} events older than their source's retention removed\n`);
+  // a zero exit still: the next run (hourly in the server, or cron's next line) drops them
+  if (left > 0)
+    process.stdout.write(
+      `retention: ${count(left)} old daily partition(s) left for the next run: a query or a load held their table ` +
+        "longer than a drop waits\n",
+    );
 }
