@@ -21,7 +21,7 @@ afterAll(() => {
 describe("start-up", () => {
   it("stops on a definition that does not compile, naming file, line and column", async () => {
     const dir = endpointDir({
-      "broken.sql": "select id\nfrom `no.such.source`",
+      "broken.sql": "select id\nfrom `cloudflare.logs.prod`, read_csv('/etc/passwd')",
       "broken.json": JSON.stringify({ id: "5d0c8f7e-9a1b-4c2d-8e3f-4a5b6c7d8e9f" }),
     });
     const error = await startTestServer({ loads: {}, env: { QES_ENDPOINTS_DIR: dir } }).then(

@@ -297,6 +297,52 @@ describe.each(BACKENDS)("POST /api/logs on $name", (fixture) => {
     }
   });
 
+  it("a stored query of QES_ENDPOINTS_DIR may name a source before its first events: it is created empty at start-up", async () => {
+    const { backend } = served;
+    const dir = mkdtempSync(join(tmpdir(), "qes-ingest-endpoints-first-"));
+    try {
+      writeFileSync(
+        join(dir, "early.errors.sql"),
+        "select t.id, r.status_code from `early.logs` as t cross join unnest(t.metadata) as m\n" +
+          "cross join unnest(m.response) as r where r.status_code >= 500 order by t.id",
+      );
+      writeFileSync(
+        join(dir, "early.errors.json"),
+        json({ id: "3e7a1f2b-4c5d-4e6f-8a9b-0c1d2e3f4a5b", maxRows: 100, params: {} }),
+      );
+      expect((await backend.schema()).sources["early.logs"]).toBeUndefined();
+      const second = await serveStore(backend, { QES_ENDPOINTS_DIR: dir });
+      try {
+        const ask = async () => {
+          const res = await fetch(`${second.url}/api/endpoints/query/early.errors`, {
+            headers: { "X-API-KEY": QUERY_TOKEN },
+          });
+          expect(res.status).toBe(200);
+          return ((await res.json()) as any).result;
+        };
+        // the source exists, empty: no rows, not an error
+        expect((await backend.schema()).sources["early.logs"]).toBeDefined();
+        expect(await ask()).toEqual([]);
+        const ev = (id: string, status: number) =>
+          event(id, "request", { metadata: { response: { status_code: status } } });
+        const posted = await postLogs(
+          second.url,
+          "early.logs",
+          json([ev("e1", 200), ev("e2", 502), ev("e3", 500)]),
+        );
+        expect(posted.status, JSON.stringify(posted.body)).toBe(200);
+        expect(await ask()).toEqual([
+          { id: "e2", status_code: 502 },
+          { id: "e3", status_code: 500 },
+        ]);
+      } finally {
+        await second.close();
+      }
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
   it("refuses the second of two requests sent at once whose widenings together would break a served stored query", async () => {
     const { backend } = served;
     const dir = mkdtempSync(join(tmpdir(), "qes-ingest-guard-"));

@@ -1,9 +1,11 @@
 import {
   type Backend,
+  type EndpointDefinition,
   type EndpointRegistry,
   type IngestBatch,
   ingestHorizonDays,
   type LogEvent,
+  missingSources,
   QesError,
   type RetentionReport,
   type SourceDayLimit,
@@ -107,10 +109,33 @@ const INGEST_RETRY_AFTER_SECONDS = 1;
  */
 const QUEUED_BODIES = 8;
 
+/**
+ * Creates, empty, the sources the stored queries read that the store does not hold yet
+ * (`missingSources`): a query may then be written before its shippers send anything, and answers
+ * no rows until they do. Each is named in the log, since a misspelt source is created too.
+ */
+async function createMissingSources(
+  definitions: readonly EndpointDefinition[],
+  backend: Backend,
+  logger: Logger,
+): Promise<void> {
+  const missing = missingSources(definitions, await backend.schema(), backend.dialect);
+  if (missing.length === 0) return;
+  await backend.ingest(missing.map((source) => ({ source, events: [] })));
+  for (const source of missing) {
+    logger.warn(
+      { source },
+      `created the source ${JSON.stringify(source)}, empty: a stored query reads it and the store did not hold it ` +
+        `(its events arrive through POST /api/logs?source_name=${encodeURIComponent(source)} or qes load)`,
+    );
+  }
+}
+
 export async function startService(opts: StartServiceOptions): Promise<RunningService> {
   const { config, backend } = opts;
   const logger = opts.logger ?? createLogger();
   const registry = await loadServedEndpoints(config.endpointDirs);
+  await createMissingSources(registry.list(), backend, logger);
   const problems = checkEndpoints(registry.list(), await backend.schema(), backend.dialect);
   const first = problems[0];
   if (first) {

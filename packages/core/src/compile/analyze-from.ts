@@ -1,5 +1,5 @@
 /** FROM items: sources, CTEs, subqueries, joins, and UNNEST (records flattened, arrays expanded). */
-import { QesError } from "../errors.ts";
+import { QesError, type QesErrorDetails } from "../errors.ts";
 import { type AstNode, aliasText, locationOf } from "../parse/parse-sql.ts";
 import { isCreatableSourceName } from "../schema/source-name.ts";
 import { analyzeCondition, analyzeValue, type ExprEnv, fail, recordAsExpr } from "./analyze-expr.ts";
@@ -15,13 +15,28 @@ import { DerivedRelation, derivedRoot, type RangeVar, Scope, type Value } from "
 import { commonType, INT64, type SqlType, typeName } from "./sql-type.ts";
 
 /**
- * A stored query is checked against the sources the store holds when it is loaded, so one written
- * for a source its shippers have not yet sent to stops start-up: the message says how to make it.
+ * A source the store does not hold. `qes serve` creates, empty, those its stored queries name
+ * (`missingSources`), so a compile meets this for a name ingest could create only where nothing
+ * created it (a direct compile): the message says how the source comes to be.
  */
 function unknownSourceMessage(name: string): string {
   const known = `Table ${name} is not a known log source.`;
   if (!isCreatableSourceName(name)) return known;
-  return `${known} A stored query may read only sources the store holds when it is loaded: send the source its first events (POST /api/logs?source_name=${encodeURIComponent(name)}, or qes load --source ${JSON.stringify(name)}) and start again.`;
+  return `${known} A source comes to be with its first events (POST /api/logs?source_name=${encodeURIComponent(name)}, or qes load --source ${JSON.stringify(name)}), or when qes serve starts with a stored query that reads it.`;
+}
+
+/**
+ * A stored query names a source the store does not hold: a `relation_not_allowed` that carries the
+ * name, so that start-up can create the sources its stored queries read (`sourcesToCreate`).
+ */
+export class UnknownSourceError extends QesError {
+  constructor(
+    readonly source: string,
+    message: string,
+    details: QesErrorDetails,
+  ) {
+    super("relation_not_allowed", message, details);
+  }
 }
 
 export function analyzeFrom(
@@ -219,7 +234,7 @@ export function bindTableItem(
   }
   const source = Object.hasOwn(ctx.schema.sources, name) ? ctx.schema.sources[name] : undefined;
   if (!source) {
-    throw new QesError("relation_not_allowed", unknownSourceMessage(name), locationOf(item));
+    throw new UnknownSourceError(name, unknownSourceMessage(name), locationOf(item));
   }
   ctx.joinRelations(1, item);
   const alias = ctx.alias("t");
