@@ -174,6 +174,52 @@ describe.each(BACKENDS)("ingest of shippers' bodies on $name", (fixture) => {
     expect(odd.body.error.message).toMatch(/^event 1: "timestamp" is number 1736938800123456\.5/);
   });
 
+  it("a shipper's setting that sends what qes cannot read is a 415 naming the header and the setting to use, nothing stored", async () => {
+    const { url, backend } = served;
+    const events = json([{ id: "u1", timestamp: at, event_message: "m" }]);
+    // Content-Encoding as each shipper sends it (Vector's compression.rs content_encoding,
+    // Fluent Bit's flb_http_set_content_encoding_*); the body is only labelled: the header is
+    // refused before it is read
+    for (const coding of ["zstd", "snappy", "br"]) {
+      const r = await postLogs(url, "unsupported.src", events, { "Content-Encoding": coding });
+      expect(r, coding).toMatchObject({
+        status: 415,
+        body: {
+          error: {
+            code: "unsupported_media_type",
+            param: "Content-Encoding",
+            allowed: ["gzip", "deflate", "identity"],
+          },
+        },
+      });
+      expect(r.body.error.message).toContain(`Content-Encoding "${coding}" is not supported`);
+      expect(r.body.error.message).toContain("Vector: compression gzip or zlib");
+      expect(r.headers.get("accept-encoding"), coding).toBe("gzip, deflate, identity");
+    }
+    // Content-Type as each sets it: Vector's codec text / raw_message (text/plain), Fluent Bit's
+    // format msgpack, Logstash's format => message (its content_type) or form
+    for (const [type, body] of [
+      ["text/plain", "GET /health 200\nGET /ready 200"],
+      ["application/msgpack", "\x81\xa3log\xa2hi"],
+      ["application/x-www-form-urlencoded", "message=hi"],
+    ] as const) {
+      const r = await postLogs(url, "unsupported.src", body, { "Content-Type": type });
+      expect(r, type).toMatchObject({
+        status: 415,
+        body: {
+          error: {
+            code: "unsupported_media_type",
+            param: "Content-Type",
+            allowed: ["application/json", "application/x-ndjson"],
+          },
+        },
+      });
+      expect(r.body.error.message).toContain(`Content-Type "${type}" is not accepted`);
+      expect(r.body.error.message).toContain("Vector: encoding.codec json");
+    }
+    expect(await storedIds(backend, "unsupported.src")).toEqual([]);
+  });
+
   it("Vector's start-up health check, HEAD of the sink's uri without its headers, is 200 and stores nothing", async () => {
     const { url, backend } = served;
     // Vector's http sink sends this before any batch and logs an error on any status but 200

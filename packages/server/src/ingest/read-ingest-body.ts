@@ -154,15 +154,26 @@ function discardRest(req: IncomingMessage): void {
 
 type Encoding = "identity" | "gzip" | "deflate";
 
+/** the content codings read, as a 415's `Accept-Encoding` lists them */
+const READ_ENCODINGS = ["gzip", "deflate", "identity"] as const;
+
+/**
+ * The body's content coding. Any other is 415 `unsupported_media_type` (RFC 9110 §15.5.16, with
+ * `Accept-Encoding`), naming the shippers' settings that send a coding read here: Vector's
+ * `compression: zstd` and `snappy` and Fluent Bit's `compress zstd` and `snappy` are the
+ * codings shippers send that Node's zlib cannot read (Node 20 has no zstd), and they were told
+ * 400 `invalid_parameter`, as if a value of theirs were wrong rather than the server unable.
+ */
 function contentEncoding(header: string | undefined): Encoding {
   const value = (header ?? "").trim().toLowerCase();
   if (value === "" || value === "identity") return "identity";
   if (value === "gzip" || value === "x-gzip") return "gzip";
   if (value === "deflate") return "deflate";
   throw new QesError(
-    "invalid_parameter",
-    `Content-Encoding "${value.slice(0, 40)}" is not supported; send gzip, deflate or an uncompressed body.`,
-    { param: "Content-Encoding" },
+    "unsupported_media_type",
+    `Content-Encoding "${value.slice(0, 40)}" is not supported: send gzip, deflate (zlib) or an uncompressed ` +
+      "body (Vector: compression gzip or zlib; Fluent Bit: compress gzip; Logstash: http_compression).",
+    { param: "Content-Encoding", allowed: READ_ENCODINGS },
   );
 }
 

@@ -88,12 +88,18 @@ export function ingestPath(maxBytes: number): Schema {
           },
           "400": errorResponse(
             "invalid_event (names the event's 0-based index and the reason; nothing of the request is stored), " +
-              "missing_parameter or invalid_parameter (source_name, Content-Type, Content-Encoding)",
+              "missing_parameter or invalid_parameter (source_name; Content-Encoding when the body is not valid " +
+              "data of that coding)",
           ),
           "401": errorResponse("unauthorized"),
           "403": errorResponse("forbidden: the token may not ingest, or not into this source"),
           "413": errorResponse(
             "request_too_large: the body is larger than QES_INGEST_MAX_BYTES after decompression",
+          ),
+          "415": errorResponse(
+            "unsupported_media_type: a Content-Type other than JSON or NDJSON, or a Content-Encoding other than " +
+              "gzip or deflate (zstd, snappy, br); `param` names the header, `allowed` lists what is read",
+            { "Accept-Encoding": { description: "the content codings read", schema: { type: "string" } } },
           ),
           "429": errorResponse("too_many_requests: the ingest queue is full; send again after Retry-After", {
             "Retry-After": { description: "seconds to wait", schema: { type: "integer" } },
