@@ -3,7 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { BACKENDS } from "../support/backends.ts";
 import { runSql } from "../support/run-sql.ts";
 import { type ServedFixture, serveFixture } from "../support/serve-fixture.ts";
-import { ingestEnv, postLogs, storedIds } from "./support/ingest.ts";
+import { INGEST_TOKEN, ingestEnv, postLogs, storedIds } from "./support/ingest.ts";
 
 const json = (v: unknown) => JSON.stringify(v);
 const at = "2025-01-15T11:00:00Z";
@@ -218,6 +218,32 @@ describe.each(BACKENDS)("ingest of shippers' bodies on $name", (fixture) => {
       expect(r.body.error.message).toContain("Vector: encoding.codec json");
     }
     expect(await storedIds(backend, "unsupported.src")).toEqual([]);
+  });
+
+  it("shippers' own auth settings: Bearer is the token, Basic a 401 that names it and where the token goes", async () => {
+    const { url, backend } = served;
+    const body = gzipSync(json([{ id: "a1", timestamp: at, message: "signed in" }]));
+    const vector = { "Content-Type": "application/json", "Content-Encoding": "gzip", "X-API-KEY": "" };
+    // Vector's `auth: {strategy: bearer, token: …}` (src/http.rs Auth::Bearer)
+    expect(
+      await postLogs(url, "auth.src", body, { ...vector, Authorization: `Bearer ${INGEST_TOKEN}` }),
+    ).toMatchObject({ status: 200, body: { accepted: 1 } });
+    // Vector's `strategy: basic`, Fluent Bit's http_user/http_passwd, Logstash's user/password
+    const basic = `Basic ${Buffer.from(`qes:${INGEST_TOKEN}`).toString("base64")}`;
+    const refused = await postLogs(url, "auth.src", body, { ...vector, Authorization: basic });
+    expect(refused).toMatchObject({ status: 401, body: { error: { code: "unauthorized" } } });
+    expect(refused.body.error.message).toBe(
+      "Authorization: Basic is not accepted: send the access token in the X-API-KEY header, " +
+        "Authorization: Bearer, or the api_key parameter.",
+    );
+    expect(refused.body.error.message).not.toContain(INGEST_TOKEN);
+    // the query route reads tokens alike
+    const query = await fetch(`${url}/api/endpoints/query/logs.all?project=default`, {
+      headers: { Authorization: basic },
+    });
+    expect(query.status).toBe(401);
+    expect(((await query.json()) as any).error.message).toMatch(/^Authorization: Basic is not accepted/);
+    expect(await storedIds(backend, "auth.src")).toEqual(["a1"]);
   });
 
   it("Vector's start-up health check, HEAD of the sink's uri without its headers, is 200 and stores nothing", async () => {
