@@ -122,6 +122,58 @@ describe.each(BACKENDS)("ingest of shippers' bodies on $name", (fixture) => {
     ]);
   });
 
+  it("Fluent Bit's json_lines as its out_http labels it (application/x-ndjson), gzip, each json_date_format under `timestamp`", async () => {
+    const { url, backend } = served;
+    // flb_pack.c: iso8601 and java_sql_timestamp with microseconds, epoch (integer seconds),
+    // epoch_ms, double; the records' own keys after it
+    const lines = [
+      '{"timestamp":"2025-01-15T10:59:58.000681Z","log":"iso8601","stream":"stdout"}',
+      '{"timestamp":"2025-01-15 10:59:58.000682","log":"java_sql_timestamp","stream":"stdout"}',
+      '{"timestamp":1736938799,"log":"epoch","stream":"stdout"}',
+      '{"timestamp":1736938799683,"log":"epoch_ms","stream":"stdout"}',
+      '{"timestamp":1736938799.684,"log":"double","stream":"stdout"}',
+    ];
+    const posted = await postLogs(url, "fluentbit.dates", gzipSync(`${lines.join("\n")}\n`), {
+      "Content-Type": "application/x-ndjson",
+      "Content-Encoding": "gzip",
+      "User-Agent": "Fluent-Bit",
+    });
+    expect(posted).toMatchObject({ status: 200, body: { accepted: 5 } });
+    expect(await runSql(backend, "select log, timestamp from `fluentbit.dates` order by timestamp")).toEqual([
+      { log: "iso8601", timestamp: 1736938798000681 },
+      { log: "java_sql_timestamp", timestamp: 1736938798000682 },
+      { log: "epoch", timestamp: 1736938799000000 },
+      { log: "epoch_ms", timestamp: 1736938799683000 },
+      { log: "double", timestamp: 1736938799684000 },
+    ]);
+  });
+
+  it("Logstash's http output as README configures it: format json_batch, http_compression (gzip), the token in headers", async () => {
+    const { url, backend } = served;
+    // LogStash::Json.dump of the batch's events (ECS mode: `event.original`, `log.file.path`)
+    const body = gzipSync(
+      JSON.stringify([
+        {
+          "@timestamp": "2025-01-15T10:59:57.125Z",
+          "@version": "1",
+          message: 'user "ada" signed in',
+          event: { original: 'user "ada" signed in' },
+          log: { file: { path: "/var/log/app.log" } },
+          host: { name: "app-1" },
+        },
+      ]),
+    );
+    const posted = await postLogs(url, "logstash.gzip", body, {
+      "Content-Type": "application/json",
+      "Content-Encoding": "gzip",
+      "User-Agent": "Manticore 0.9.1",
+    });
+    expect(posted).toMatchObject({ status: 200, body: { accepted: 1 } });
+    expect(await runSql(backend, "select timestamp, event_message from `logstash.gzip`")).toEqual([
+      { timestamp: 1736938797125000, event_message: 'user "ada" signed in' },
+    ]);
+  });
+
   it("Logstash's json_batch without `timestamp`: `@timestamp` is the event's time, `message` its event_message", async () => {
     const { url, backend } = served;
     // what Logstash's http output (format => json_batch) posts for a file input's line
