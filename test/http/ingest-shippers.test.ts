@@ -298,10 +298,11 @@ describe.each(BACKENDS)("ingest of shippers' bodies on $name", (fixture) => {
     expect(await storedIds(backend, "auth.src")).toEqual(["a1"]);
   });
 
-  it("Vector's start-up health check, HEAD of the sink's uri without its headers, is 200 and stores nothing", async () => {
+  it("Vector's start-up health check, HEAD of healthcheck.uri without the sink's headers, is 200 and stores nothing", async () => {
     const { url, backend } = served;
-    // Vector's http sink sends this before any batch and logs an error on any status but 200
-    // (fatal under `vector --require-healthy`); its `request.headers` (x-api-key) are not sent
+    // with `healthcheck.uri` set (src/sinks/http/config.rs `healthcheck`; none is sent without
+    // it) Vector sends this before any batch and logs an error on any status but 200 (fatal
+    // under `vector --require-healthy`); its `request.headers` (x-api-key) are not sent
     for (const query of ["source_name=vector.health", "source_name=vector.health&api_key=not-a-token"]) {
       const res = await fetch(`${url}/api/logs?${query}`, {
         method: "HEAD",

@@ -95,10 +95,11 @@ export function ingestLogsRoute(deps: IngestLogsDeps) {
 }
 
 /**
- * `HEAD /api/logs`: 200, nothing read or stored. Vector's `http` sink checks its `uri` this way at
- * start-up and logs an error for any other status (and stops, under `vector --require-healthy`).
- * It sends none of its configured `request.headers` with it, so an `x-api-key` never comes: the
- * probe asks for no token and tells nothing but that the route is here.
+ * `HEAD /api/logs`: 200, nothing read or stored. Vector's `http` sink, given `healthcheck.uri` (it
+ * checks nothing without one), sends a HEAD of it at start-up and logs an error for any status but
+ * 200 (and stops, under `vector --require-healthy`). It sends none of its configured
+ * `request.headers` with it, so an `x-api-key` never comes: the probe asks for no token and tells
+ * nothing but that the route is here.
  */
 export function ingestProbeRoute() {
   return (_req: Request, res: Response): void => {
