@@ -208,6 +208,39 @@ describe.each(BACKENDS)("Supabase's self-hosted Vector sinks into qes on $name",
     }
   });
 
+  it("the same access line twice in a second (nginx's time has no fraction) is two requests, kept on a retry too", async () => {
+    const { url, backend } = served;
+    const line = {
+      appname: "supabase-kong",
+      event_message:
+        '172.18.0.1 - - [15/Jan/2025:11:59:01 +0000] "GET /rest/v1/todos?select=* HTTP/1.1" 200 54 "-" "curl/8.5.0"',
+      metadata: {
+        request: {
+          headers: { cf_connecting_ip: "172.18.0.1", referer: null, user_agent: "curl/8.5.0" },
+          method: "GET",
+          path: "/rest/v1/todos?select=*",
+          protocol: "HTTP/1.1",
+        },
+        response: { status_code: 200 },
+      },
+      project: "repeats",
+      timestamp: "2025-01-15T11:59:01Z",
+    };
+    const body = vectorJsonBody([line, line, line]);
+    for (let attempt = 0; attempt < 2; attempt++) {
+      const posted = await postLogs(url, "cloudflare.logs.prod", body, vectorHeaders(INGEST_TOKEN));
+      expect(posted, `attempt ${attempt}`).toMatchObject({ status: 200, body: { accepted: 3 } });
+      const all = await query("logs.all?project=repeats");
+      expect(all.body.result, `attempt ${attempt}`).toHaveLength(3);
+    }
+    expect(
+      await runSql(
+        backend,
+        "select count(distinct id) as n from `cloudflare.logs.prod` where project = 'repeats'",
+      ),
+    ).toEqual([{ n: 3 }]);
+  });
+
   it("a retried batch (Vector sends the same bytes again after a timeout) stores nothing twice", async () => {
     const { url, backend } = served;
     const events = SINKS["cloudflare.logs.prod"]!;
