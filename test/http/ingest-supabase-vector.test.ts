@@ -157,8 +157,9 @@ const SINKS: Record<string, Record<string, unknown>[]> = {
 
 describe.each(BACKENDS)("Supabase's self-hosted Vector sinks into qes on $name", (fixture) => {
   let served: ServedFixture;
+  const logs: Record<string, unknown>[] = [];
   beforeAll(async () => {
-    served = await serveFixture(fixture, {}, ingestEnv({ QES_TEST_NOW: NOW }));
+    served = await serveFixture(fixture, {}, ingestEnv({ QES_TEST_NOW: NOW }), logs);
   });
   afterAll(() => served.close());
 
@@ -239,6 +240,29 @@ describe.each(BACKENDS)("Supabase's self-hosted Vector sinks into qes on $name",
         "select count(distinct id) as n from `cloudflare.logs.prod` where project = 'repeats'",
       ),
     ).toEqual([{ n: 3 }]);
+  });
+
+  it("the stack's older sinks, the token in the uri's api_key, ingest too, and the token is not logged", async () => {
+    const { url, backend } = served;
+    // uri: 'http://analytics:4000/api/logs?source_name=gotrue.logs.prod&api_key=${LOGFLARE_API_KEY…}'
+    const event = { ...SINKS["gotrue.logs.prod"]![0]!, timestamp: "2025-01-15T11:59:30.5Z" };
+    const headers = vectorHeaders(INGEST_TOKEN);
+    delete headers["X-API-KEY"];
+    const res = await fetch(`${url}/api/logs?source_name=gotrue.logs.prod&api_key=${INGEST_TOKEN}`, {
+      method: "POST",
+      headers,
+      body: vectorJsonBody([event]),
+    });
+    expect(res.status).toBe(200);
+    expect(await res.json()).toEqual({ accepted: 1 });
+    expect(
+      await runSql(
+        backend,
+        "select count(*) as n from `gotrue.logs.prod` where timestamp = '2025-01-15 11:59:30.5'",
+      ),
+    ).toEqual([{ n: 1 }]);
+    expect(logs.length).toBeGreaterThan(0);
+    expect(JSON.stringify(logs)).not.toContain(INGEST_TOKEN);
   });
 
   it("a retried batch (Vector sends the same bytes again after a timeout) stores nothing twice", async () => {
