@@ -29,7 +29,7 @@ export function ingestPath(maxBytes: number): Schema {
           "Takes events from log shippers (Vector's `http` sink with `codec: json` posts here). The body is a JSON " +
           'array of events, one event, `{"batch": [...]}`, or NDJSON (`Content-Type: application/x-ndjson`; under ' +
           "`application/json`, several JSON texts one after another are one event each), " +
-          `optionally gzip-compressed, at most ${maxBytes} bytes after decompression. A request is all or nothing; ` +
+          `optionally compressed (gzip, deflate, snappy), at most ${maxBytes} bytes after decompression. A request is all or nothing; ` +
           "the answer comes after the events are committed. Needs an ingest token (QES_INGEST_KEYS) or a JWT with " +
           "the scope `ingest` or `ingest:<source>`; query tokens are refused (403).",
         // the api_key parameter too: the reference platform's shippers send their token in it
@@ -46,8 +46,10 @@ export function ingestPath(maxBytes: number): Schema {
             name: "Content-Encoding",
             in: "header",
             required: false,
-            description: "`gzip` (or `deflate`) when the body is compressed",
-            schema: { type: "string", enum: ["gzip", "x-gzip", "deflate", "identity"] },
+            description:
+              "`gzip`, `deflate` (zlib) or `snappy` (one block of its raw format, as Vector and Fluent Bit send it) " +
+              "when the body is compressed",
+            schema: { type: "string", enum: ["gzip", "x-gzip", "deflate", "snappy", "identity"] },
           },
         ],
         requestBody: {
@@ -98,7 +100,7 @@ export function ingestPath(maxBytes: number): Schema {
           ),
           "415": errorResponse(
             "unsupported_media_type: a Content-Type other than JSON or NDJSON, or a Content-Encoding other than " +
-              "gzip or deflate (zstd, snappy, br); `param` names the header, `allowed` lists what is read",
+              "gzip, deflate or snappy (zstd, br); `param` names the header, `allowed` lists what is read",
             { "Accept-Encoding": { description: "the content codings read", schema: { type: "string" } } },
           ),
           "429": errorResponse("too_many_requests: the ingest queue is full; send again after Retry-After", {
