@@ -42,6 +42,20 @@ describe.each(BACKENDS)("Vector's http sink encodings on $name", (fixture) => {
     ]);
   });
 
+  it("codec native_json: no Content-Type, one event a line, each wrapped in `log` as Vector's native form has it", async () => {
+    const body = events("nj")
+      .map((e) => JSON.stringify({ log: e }))
+      .join("\n");
+    // Vector sets no Content-Type for native_json; fetch would add text/plain to a string body
+    const headers = { ...vectorHeaders(INGEST_TOKEN), "Content-Type": "" };
+    expect(await postLogs(served.url, "vector.native", body, headers)).toMatchObject({
+      status: 200,
+      body: { accepted: 3 },
+    });
+    const rows = await runSql(served.backend, "select log.id as id from `vector.native` order by log.id");
+    expect(rows).toEqual([{ id: "nj0" }, { id: "nj1" }, { id: "nj2" }]);
+  });
+
   it("payload_prefix '{\"batch\":' and payload_suffix '}' around the JSON array", async () => {
     const body = gzipSync(`{"batch":${vectorJsonBody(events("pb"))}}`);
     expect(
