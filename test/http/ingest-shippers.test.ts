@@ -328,6 +328,10 @@ describe.each(BACKENDS)("ingest of shippers' bodies on $name", (fixture) => {
         "Authorization: Bearer, or the api_key parameter.",
     );
     expect(refused.body.error.message).not.toContain(INGEST_TOKEN);
+    // `token: "${QES_INGEST_TOKEN}"` of an unset variable: Bearer sent empty is no token, not another scheme
+    const empty = await postLogs(url, "auth.src", body, { ...vector, Authorization: "Bearer " });
+    expect(empty.status).toBe(401);
+    expect(empty.body.error.message).toMatch(/^An access token is required/);
     // the query route reads tokens alike
     const query = await fetch(`${url}/api/endpoints/query/logs.all?project=default`, {
       headers: { Authorization: basic },

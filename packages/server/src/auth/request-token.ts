@@ -32,5 +32,6 @@ export function otherAuthorizationScheme(headers: IncomingHttpHeaders): string |
   const authorization = headers.authorization;
   if (authorization === undefined || bearerToken(authorization) !== undefined) return undefined;
   const scheme = /^\s*([!#$%&'*+.^_`|~0-9A-Za-z-]+)/.exec(authorization)?.[1];
-  return scheme === undefined ? undefined : scheme.slice(0, 20);
+  // `Bearer` with no token (a shipper's unset variable) is the scheme read here, sent empty
+  return scheme === undefined || /^bearer$/i.test(scheme) ? undefined : scheme.slice(0, 20);
 }
