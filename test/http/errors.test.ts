@@ -325,7 +325,7 @@ describe("ingest under the legacy error format", () => {
 
   it("keeps the status of every refusal and failure: a shipper takes a 200 as delivered", async () => {
     expectError(await ingest('[{"event_message":"ok"},{"timestamp":"nope"}]'), 400, "invalid_event");
-    expectError(await ingest("[]", { "Content-Type": "text/plain" }), 400, "invalid_parameter");
+    expectError(await ingest("[]", { "Content-Type": "text/plain" }), 415, "unsupported_media_type");
     expectError(await ingest("{}", { "Content-Encoding": "gzip" }), 400, "invalid_parameter");
     proxy.cut();
     try {

@@ -62,7 +62,16 @@ describe("/api/openapi.json under Redocly's recommended rules", () => {
       required: true,
     });
     expect(Object.keys(op.requestBody.content).sort()).toEqual(["application/json", "application/x-ndjson"]);
-    expect(Object.keys(op.responses).sort()).toEqual(["200", "400", "401", "403", "413", "429", "503"]);
+    expect(Object.keys(op.responses).sort()).toEqual([
+      "200",
+      "400",
+      "401",
+      "403",
+      "413",
+      "415",
+      "429",
+      "503",
+    ]);
     expect(op.responses["429"].headers["Retry-After"]).toBeDefined();
     expect(op.description).toContain(String(10 * 1024 * 1024));
   });

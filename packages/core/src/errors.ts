@@ -22,6 +22,11 @@ export type QesErrorCode =
   | "invalid_event"
   /** not in DESIGN.md §7's list: a path asked with a method it does not take (`allowed`: the ones it takes) */
   | "method_not_allowed"
+  /**
+   * not in DESIGN.md §7's list: an ingest body in a format or compression the server cannot read
+   * (`param`: `Content-Type` or `Content-Encoding`; `allowed`: what it reads), RFC 9110 §15.5.16
+   */
+  | "unsupported_media_type"
   | "invalid_config"
   | "store_locked"
   | "internal";
@@ -98,6 +103,7 @@ export const HTTP_STATUS_OF: Record<QesErrorCode, number> = {
   query_timeout: 504,
   invalid_event: 400,
   method_not_allowed: 405,
+  unsupported_media_type: 415,
   invalid_config: 500,
   store_locked: 503,
   internal: 500,

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { QesError } from "../src/errors.ts";
-import { contentEventId } from "../src/schema/event-id.ts";
+import { contentEventId, RequestEventIds } from "../src/schema/event-id.ts";
 import { type JsonObject, jsonText, parseEventJsonText, parseJsonText } from "../src/schema/json-value.ts";
 import { logEventFromJson, MAX_KEY_BYTES, parseEvent } from "../src/schema/parse-event.ts";
 import { checkSourceName } from "../src/schema/source-name.ts";
@@ -282,6 +282,26 @@ describe("a shipper's `message` (Vector, syslog, Docker, journald)", () => {
     expect(
       logEventFromJson({ event_message: "retry me", timestamp: sent.timestamp }, "vector.logs", NOW).id,
     ).not.toBe(first.id);
+  });
+
+  it("numbers repeats of one event within a request, the same way on every retry of it", () => {
+    // nginx's access line with its second-resolution time: the same request twice in a second
+    const line = {
+      event_message: '10.0.0.1 - - [15/Jan/2025:09:00:00 +0000] "GET / HTTP/1.1" 200 5',
+      project: "p",
+    };
+    const request = () => {
+      const ids = new RequestEventIds();
+      return [line, { event_message: "other" }, line, line, { id: "sent", ...line }].map(
+        (e, i) => logEventFromJson(structuredClone(e), "kong", NOW, `event ${i}`, undefined, ids).id,
+      );
+    };
+    const first = request();
+    // the first of them keeps the id a lone event has; each repeat gets one of its own
+    expect(first[0]).toBe(contentEventId("kong", structuredClone(line)));
+    expect(new Set([first[0], first[2], first[3]]).size).toBe(3);
+    expect(first[4]).toBe("sent");
+    expect(request()).toEqual(first);
   });
 });
 

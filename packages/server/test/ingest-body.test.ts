@@ -175,8 +175,9 @@ describe("ingest body forms", () => {
       "application/xml",
     ]) {
       const e = refusal(() => bodyFormat(type));
-      expect(e.code).toBe("invalid_parameter");
+      expect(e.code).toBe("unsupported_media_type");
       expect(e.param).toBe("Content-Type");
+      expect(e.allowed).toEqual(["application/json", "application/x-ndjson"]);
     }
   });
 });

@@ -15,7 +15,36 @@ export function contentEventId(source: string, body: JsonValue): string {
   hash.update(source);
   hash.update("\n");
   hash.update(canonicalJsonText(body));
-  const bytes = hash.digest();
+  return uuidOf(hash.digest());
+}
+
+/**
+ * The ids derived for the events of one request, each repeat of an event's content numbered: the
+ * first gets `contentEventId`, the k-th repeat an id derived from that and k. Identical events in
+ * one request are distinct log lines — Supabase's kong sink sends nginx's access line with its
+ * second-resolution time, so the same request made twice in a second is the same event twice —
+ * and were stored once while the answer counted them all; a retry of the request sends the same
+ * events in the same order, so it carries the same ids and still stores nothing twice.
+ */
+export class RequestEventIds {
+  private readonly seen = new Map<string, number>();
+
+  /** the id of the next event without one of `source`, sent as `body` */
+  derive(source: string, body: JsonValue): string {
+    const id = contentEventId(source, body);
+    const repeat = this.seen.get(id) ?? 0;
+    this.seen.set(id, repeat + 1);
+    return repeat === 0 ? id : repeatedEventId(id, repeat);
+  }
+}
+
+/** the id of the `repeat`-th (1-based) repeat in its request of the event whose id is `first` */
+function repeatedEventId(first: string, repeat: number): string {
+  return uuidOf(createHash("sha256").update(`${first}\n#${repeat}`).digest());
+}
+
+/** a SHA-256 digest as a UUID of version 8 (RFC 9562: vendor-specific) */
+function uuidOf(bytes: Buffer): string {
   bytes[6] = (bytes[6]! & 0x0f) | 0x80;
   bytes[8] = (bytes[8]! & 0x3f) | 0x80;
   const hex = bytes.toString("hex", 0, 16);

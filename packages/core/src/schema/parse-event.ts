@@ -1,6 +1,6 @@
 import { QesError } from "../errors.ts";
 import { MAX_EVENT_DEPTH, nestsAtLeast, TOO_DEEP } from "./event-depth.ts";
-import { contentEventId } from "./event-id.ts";
+import { contentEventId, type RequestEventIds } from "./event-id.ts";
 import {
   type EventJson,
   eventJson,
@@ -305,6 +305,8 @@ function parseLine(line: string, lineNumber: number): EventJson {
  *
  * @param where how the message names the event, e.g. `event 3`
  * @param line the event's line in its body (NDJSON), carried by the refusal
+ * @param ids the ids derived for the request's earlier events: a repeat of one's content gets an
+ *   id of its own (`RequestEventIds`); without it every repeat gets the first's id
  */
 export function logEventFromJson(
   value: JsonValue,
@@ -312,6 +314,7 @@ export function logEventFromJson(
   nowMicros: bigint,
   where = "event",
   line?: number,
+  ids?: RequestEventIds,
 ): LogEvent {
   const at = line === undefined ? {} : { line };
   if (!isJsonObject(value)) {
@@ -325,7 +328,7 @@ export function logEventFromJson(
   checkProject(value.project, where, line);
   const timestamp = storableTime(value, where, nowMicros, line);
   // the id first: derived from the event as sent, as it was before `message` moved
-  const eventId = id ?? contentEventId(source, value);
+  const eventId = id ?? ids?.derive(source, value) ?? contentEventId(source, value);
   moveMessage(value);
   return { id: eventId, timestamp, body: value };
 }

@@ -1,7 +1,19 @@
+import type { IncomingHttpHeaders } from "node:http";
 import { type EndpointDefinition, QesError } from "@qes/core";
 import type { ApiKeyVerifier } from "./api-keys.ts";
 import { type JwtVerifier, looksLikeJwt } from "./jwt.ts";
 import { type Principal, principalAllows, principalMayIngest } from "./principal.ts";
+import { otherAuthorizationScheme, requestToken } from "./request-token.ts";
+
+/** `authenticate` of the token a request presents (request-token.ts), with its query-string `params` */
+export function authenticateRequest(
+  headers: IncomingHttpHeaders,
+  params: Record<string, string>,
+  keys: ApiKeyVerifier,
+  jwts: JwtVerifier | undefined,
+): Principal {
+  return authenticate(requestToken(headers, params), keys, jwts, otherAuthorizationScheme(headers));
+}
 
 /**
  * Who presents `token`: a static API key (hash compared in constant time) or, when JWTs are
@@ -12,11 +24,16 @@ export function authenticate(
   token: string | undefined,
   keys: ApiKeyVerifier,
   jwts: JwtVerifier | undefined,
+  /** the scheme of an `Authorization` header that held no token (request-token.ts), named in the 401 */
+  otherScheme?: string,
 ): Principal {
   if (token === undefined || token === "") {
     throw new QesError(
       "unauthorized",
-      "An access token is required: X-API-KEY header, Authorization: Bearer, or api_key parameter.",
+      otherScheme === undefined
+        ? "An access token is required: X-API-KEY header, Authorization: Bearer, or api_key parameter."
+        : `Authorization: ${otherScheme} is not accepted: send the access token in the X-API-KEY header, ` +
+            "Authorization: Bearer, or the api_key parameter.",
     );
   }
   const principal = jwts?.enabled && looksLikeJwt(token) ? jwts.verify(token) : keys.verify(token);

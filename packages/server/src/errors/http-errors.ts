@@ -77,12 +77,18 @@ export function toHttpError(e: unknown, requestId: string, format: ErrorFormat =
   return { status, body, unexpected: internal, refusal, ...headers };
 }
 
-/** the headers an error's code asks for: `Retry-After` (RFC 9110 §10.2.3) and `Allow` of a 405 (§15.5.6) */
+/**
+ * the headers an error's code asks for: `Retry-After` (RFC 9110 §10.2.3), `Allow` of a 405
+ * (§15.5.6) and `Accept-Encoding` of a 415 for a content coding (§15.5.16)
+ */
 function responseHeaders(e: QesError): { headers?: Record<string, string> } {
   const headers: Record<string, string> = {};
   if (e.retryAfterSeconds !== undefined) {
     headers["Retry-After"] = String(Math.max(1, Math.ceil(e.retryAfterSeconds)));
   }
   if (e.code === "method_not_allowed" && e.allowed !== undefined) headers.Allow = e.allowed.join(", ");
+  if (e.code === "unsupported_media_type" && e.param === "Content-Encoding" && e.allowed !== undefined) {
+    headers["Accept-Encoding"] = e.allowed.join(", ");
+  }
   return Object.keys(headers).length === 0 ? {} : { headers };
 }

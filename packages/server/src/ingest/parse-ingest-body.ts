@@ -30,10 +30,16 @@ const NDJSON_TYPES = new Set([
   "application/jsonlines",
 ]);
 
+/** the body types read, as a 415's `allowed` lists them */
+const READ_TYPES = ["application/json", "application/x-ndjson"] as const;
+
 /**
  * The body format named by `Content-Type`: NDJSON for `application/x-ndjson` (and its aliases),
  * JSON for `application/json`, any `+json` type, or no type at all (curl without `-H`). Anything
- * else is a 400 naming the header, so a form post or XML is not half-read as JSON.
+ * else is 415 `unsupported_media_type` naming the header, so a form post or XML is not half-read as
+ * JSON; the shippers' settings that send such bodies (Vector's `codec: text` or `raw_message`,
+ * Fluent Bit's `format msgpack`, Logstash's `format => message` or `form`) are named with the
+ * ones to use instead.
  */
 export function bodyFormat(contentType: string | undefined): BodyFormat {
   const type = (contentType ?? "").split(";")[0]?.trim().toLowerCase() ?? "";
@@ -41,10 +47,11 @@ export function bodyFormat(contentType: string | undefined): BodyFormat {
     return "json";
   if (NDJSON_TYPES.has(type)) return "ndjson";
   throw new QesError(
-    "invalid_parameter",
-    `Content-Type "${type.slice(0, 60)}" is not accepted: send application/json (an array of events, ` +
-      `one event, or {"batch": [...]}) or application/x-ndjson (one event per line).`,
-    { param: "Content-Type" },
+    "unsupported_media_type",
+    `Content-Type "${type.slice(0, 60)}" is not accepted: send events as JSON objects, with application/json ` +
+      `(an array of events, one event, or {"batch": [...]}) or application/x-ndjson (one event per line). ` +
+      "Vector: encoding.codec json; Fluent Bit: format json or json_lines; Logstash: format json_batch.",
+    { param: "Content-Type", allowed: READ_TYPES },
   );
 }
 

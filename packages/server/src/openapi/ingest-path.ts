@@ -29,7 +29,7 @@ export function ingestPath(maxBytes: number): Schema {
           "Takes events from log shippers (Vector's `http` sink with `codec: json` posts here). The body is a JSON " +
           'array of events, one event, `{"batch": [...]}`, or NDJSON (`Content-Type: application/x-ndjson`; under ' +
           "`application/json`, several JSON texts one after another are one event each), " +
-          `optionally gzip-compressed, at most ${maxBytes} bytes after decompression. A request is all or nothing; ` +
+          `optionally compressed (gzip, deflate, snappy), at most ${maxBytes} bytes after decompression. A request is all or nothing; ` +
           "the answer comes after the events are committed. Needs an ingest token (QES_INGEST_KEYS) or a JWT with " +
           "the scope `ingest` or `ingest:<source>`; query tokens are refused (403).",
         // the api_key parameter too: the reference platform's shippers send their token in it
@@ -46,8 +46,10 @@ export function ingestPath(maxBytes: number): Schema {
             name: "Content-Encoding",
             in: "header",
             required: false,
-            description: "`gzip` (or `deflate`) when the body is compressed",
-            schema: { type: "string", enum: ["gzip", "x-gzip", "deflate", "identity"] },
+            description:
+              "`gzip`, `deflate` (zlib) or `snappy` (one block of its raw format, as Vector and Fluent Bit send it) " +
+              "when the body is compressed",
+            schema: { type: "string", enum: ["gzip", "x-gzip", "deflate", "snappy", "identity"] },
           },
         ],
         requestBody: {
@@ -88,12 +90,18 @@ export function ingestPath(maxBytes: number): Schema {
           },
           "400": errorResponse(
             "invalid_event (names the event's 0-based index and the reason; nothing of the request is stored), " +
-              "missing_parameter or invalid_parameter (source_name, Content-Type, Content-Encoding)",
+              "missing_parameter or invalid_parameter (source_name; Content-Encoding when the body is not valid " +
+              "data of that coding)",
           ),
           "401": errorResponse("unauthorized"),
           "403": errorResponse("forbidden: the token may not ingest, or not into this source"),
           "413": errorResponse(
             "request_too_large: the body is larger than QES_INGEST_MAX_BYTES after decompression",
+          ),
+          "415": errorResponse(
+            "unsupported_media_type: a Content-Type other than JSON or NDJSON, or a Content-Encoding other than " +
+              "gzip, deflate or snappy (zstd, br); `param` names the header, `allowed` lists what is read",
+            { "Accept-Encoding": { description: "the content codings read", schema: { type: "string" } } },
           ),
           "429": errorResponse("too_many_requests: the ingest queue is full; send again after Retry-After", {
             "Retry-After": { description: "seconds to wait", schema: { type: "integer" } },

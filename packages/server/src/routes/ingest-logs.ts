@@ -2,9 +2,8 @@ import type { IngestBatch, LogEvent, LogSchema } from "@qes/core";
 import { checkSourceName, QesError } from "@qes/core";
 import type { Request, Response } from "express";
 import type { ApiKeyVerifier } from "../auth/api-keys.ts";
-import { authenticate, authorizeIngest } from "../auth/authenticate.ts";
+import { authenticateRequest, authorizeIngest } from "../auth/authenticate.ts";
 import type { JwtVerifier } from "../auth/jwt.ts";
-import { requestToken } from "../auth/request-token.ts";
 import type { Clock } from "../clock.ts";
 import type { BatchAdmission } from "../ingest/batch-admission.ts";
 import { IngestBodyBudget } from "../ingest/body-budget.ts";
@@ -55,7 +54,7 @@ export function ingestLogsRoute(deps: IngestLogsDeps) {
   const budget = new IngestBodyBudget(BODIES_IN_FLIGHT * deps.ingestMaxBytes);
   return async (req: Request, res: Response): Promise<void> => {
     const query = sourceQuery(req.originalUrl);
-    const principal = authenticate(requestToken(req.headers, query.params), deps.verifier, deps.jwt);
+    const principal = authenticateRequest(req.headers, query.params, deps.verifier, deps.jwt);
     // refusals are paced per caller from here on (admission/refusal-pacing.ts)
     res.locals.caller = principal.caller;
     const source = query.source;
@@ -96,10 +95,11 @@ export function ingestLogsRoute(deps: IngestLogsDeps) {
 }
 
 /**
- * `HEAD /api/logs`: 200, nothing read or stored. Vector's `http` sink checks its `uri` this way at
- * start-up and logs an error for any other status (and stops, under `vector --require-healthy`).
- * It sends none of its configured `request.headers` with it, so an `x-api-key` never comes: the
- * probe asks for no token and tells nothing but that the route is here.
+ * `HEAD /api/logs`: 200, nothing read or stored. Vector's `http` sink, given `healthcheck.uri` (it
+ * checks nothing without one), sends a HEAD of it at start-up and logs an error for any status but
+ * 200 (and stops, under `vector --require-healthy`). It sends none of its configured
+ * `request.headers` with it, so an `x-api-key` never comes: the probe asks for no token and tells
+ * nothing but that the route is here.
  */
 export function ingestProbeRoute() {
   return (_req: Request, res: Response): void => {

@@ -1,9 +1,8 @@
 import { type EndpointRegistry, QesError } from "@qes/core";
 import type { Request, Response } from "express";
 import type { ApiKeyVerifier } from "../auth/api-keys.ts";
-import { applyPinned, authenticate, authorize } from "../auth/authenticate.ts";
+import { applyPinned, authenticateRequest, authorize } from "../auth/authenticate.ts";
 import type { JwtVerifier } from "../auth/jwt.ts";
-import { requestToken } from "../auth/request-token.ts";
 import type { Clock } from "../clock.ts";
 import { mergeBodyParams } from "../http/body-params.ts";
 import type { AnsweredThroughCache } from "../http/cache-hit-path.ts";
@@ -35,7 +34,7 @@ export function queryEndpointRoute(deps: QueryEndpointDeps) {
     const given = req.method === "POST" ? mergeBodyParams(query, req.body) : query;
     refuseNulBytes(given);
 
-    const principal = authenticate(requestToken(req.headers, query), deps.verifier, deps.jwt);
+    const principal = authenticateRequest(req.headers, query, deps.verifier, deps.jwt);
     // refusals are paced per caller from here on (admission/refusal-pacing.ts)
     res.locals.caller = principal.caller;
     const endpoint = authorize(principal, req.params.idOrName, deps.registry.get(req.params.idOrName));

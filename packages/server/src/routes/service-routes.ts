@@ -2,10 +2,10 @@ import { timingSafeEqual } from "node:crypto";
 import { type Backend, compileEndpoint, type EndpointRegistry, type OutputColumn, QesError } from "@qes/core";
 import type { Request, Response } from "express";
 import { type ApiKeyVerifier, hashToken } from "../auth/api-keys.ts";
-import { authenticate } from "../auth/authenticate.ts";
+import { authenticateRequest } from "../auth/authenticate.ts";
 import type { JwtVerifier } from "../auth/jwt.ts";
 import { type Principal, principalAllows } from "../auth/principal.ts";
-import { bearerToken, requestToken } from "../auth/request-token.ts";
+import { bearerToken } from "../auth/request-token.ts";
 import { queryStringParams } from "../http/request-params.ts";
 import type { Metrics } from "../observability/metrics.ts";
 import { openApiDocument } from "../openapi/openapi-document.ts";
@@ -64,8 +64,9 @@ export function metricsRoute(deps: ServiceRoutesDeps) {
         throw new QesError("unauthorized", "/metrics needs Authorization: Bearer <QES_METRICS_TOKEN>.");
       }
     } else {
-      const principal = authenticate(
-        requestToken(req.headers, queryStringParams(req.originalUrl)),
+      const principal = authenticateRequest(
+        req.headers,
+        queryStringParams(req.originalUrl),
         deps.verifier,
         deps.jwt,
       );
@@ -89,8 +90,9 @@ export function metricsRoute(deps: ServiceRoutesDeps) {
  */
 export function openApiRoute(deps: ServiceRoutesDeps) {
   return async (req: Request, res: Response): Promise<void> => {
-    const principal: Principal = authenticate(
-      requestToken(req.headers, queryStringParams(req.originalUrl)),
+    const principal: Principal = authenticateRequest(
+      req.headers,
+      queryStringParams(req.originalUrl),
       deps.verifier,
       deps.jwt,
     );
