@@ -107,26 +107,33 @@ describe.each(BACKENDS)("ingest acceptance variants on $name", (fixture) => {
     expect((await storedIds(served.backend, "forms.src")).sort()).toEqual(ids.sort());
   });
 
-  it("refuses bodies it cannot read with a 400 naming the header or line, creating nothing", async () => {
+  it("refuses bodies it cannot read, naming the header or line, creating nothing: 400 malformed, 415 unsupported", async () => {
     const body = json([ev("r0")]);
     const whole = gzipSync(body);
-    const rows: [string, Uint8Array, Record<string, string>, string][] = [
-      ["gzip cut short", whole.subarray(0, whole.length - 4), GZ, "Content-Encoding"],
-      ["gzip then garbage", Buffer.concat([whole, enc("garbage")]), GZ, "Content-Encoding"],
+    const rows: [string, Uint8Array, Record<string, string>, string, number][] = [
+      ["gzip cut short", whole.subarray(0, whole.length - 4), GZ, "Content-Encoding", 400],
+      ["gzip then garbage", Buffer.concat([whole, enc("garbage")]), GZ, "Content-Encoding", 400],
       [
         "raw deflate under deflate",
         deflateRawSync(body),
         { "Content-Encoding": "deflate" },
         "Content-Encoding",
+        400,
       ],
-      ["zstd", whole, { "Content-Encoding": "zstd" }, "Content-Encoding"],
-      ["gzip twice", gzipSync(whole), { "Content-Encoding": "gzip, gzip" }, "Content-Encoding"],
-      ["gzip without its header", whole, {}, "Content-Encoding"],
-      ["application/octet-stream", enc(body), { "Content-Type": "application/octet-stream" }, "Content-Type"],
+      ["zstd", whole, { "Content-Encoding": "zstd" }, "Content-Encoding", 415],
+      ["gzip twice", gzipSync(whole), { "Content-Encoding": "gzip, gzip" }, "Content-Encoding", 415],
+      ["gzip without its header", whole, {}, "Content-Encoding", 400],
+      [
+        "application/octet-stream",
+        enc(body),
+        { "Content-Type": "application/octet-stream" },
+        "Content-Type",
+        415,
+      ],
     ];
-    for (const [label, sent, headers, param] of rows) {
+    for (const [label, sent, headers, param, status] of rows) {
       const r = await postLogs(served.url, "unread.src", sent, headers);
-      expect(r.status, label).toBe(400);
+      expect(r.status, label).toBe(status);
       expect(r.body.error.param, label).toBe(param);
     }
     // NDJSON whose lines end in CR alone is one line of several texts: named, not half-read
