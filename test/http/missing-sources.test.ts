@@ -132,6 +132,42 @@ describe.each(BACKENDS)("stored queries over sources the store lacks, on $name",
     }
   }, 120_000);
 
+  it("reads an unquoted three-part name as that source, and creates none without its middle part", async () => {
+    // `cloudflare.logs.prod` unquoted was read as `cloudflare.prod`: start-up created that, empty,
+    // and the query answered no rows for good
+    const handle = await fixture.create();
+    try {
+      const dir = endpointDir({
+        unquoted: "select id from cloudflare.logs.prod order by id",
+        "per.part": "select id from `cloudflare`.`logs`.`prod` order by id",
+        "new.unquoted": "select id from three.part.name order by id",
+      });
+      const logs: LogLine[] = [];
+      const s = await serve(handle.backend, { QES_ENDPOINTS_DIR: dir }, logs);
+      try {
+        const sources = (await handle.backend.schema()).sources;
+        expect(sources["cloudflare.prod"]).toBeUndefined();
+        expect(sources["three.name"]).toBeUndefined();
+        expect(logs.filter((l) => l.msg.startsWith("created the source")).map((l) => l.source)).toEqual([
+          "three.part.name",
+        ]);
+        const posted = await postLogs(s.url, "cloudflare.logs.prod", JSON.stringify([event("u1", "GET /")]));
+        expect(posted.status, JSON.stringify(posted.body)).toBe(200);
+        for (const name of ["unquoted", "per.part"]) {
+          const res = await fetch(`${s.url}/api/endpoints/query/${name}`, {
+            headers: { "X-API-KEY": QUERY_TOKEN },
+          });
+          expect(res.status, name).toBe(200);
+          expect(((await res.json()) as { result: unknown[] }).result, name).toEqual([{ id: "u1" }]);
+        }
+      } finally {
+        await s.close();
+      }
+    } finally {
+      await handle.dispose();
+    }
+  }, 120_000);
+
   it("creates none of them when another definition stops start-up", async () => {
     // a misspelt source fixed together with the bad definition stayed in the store for good
     const handle = await fixture.create();
@@ -166,6 +202,9 @@ describe.each(BACKENDS)("stored queries over sources the store lacks, on $name",
       const dir = endpointDir({
         windowed:
           "select id from `lim.win` where timestamp > timestamp_sub(current_timestamp(), interval 7 day)",
+        // unquoted: the warning looked for a source named `bare`
+        unquoted:
+          "select id from lim.bare where timestamp > timestamp_sub(current_timestamp(), interval 3 day)",
         guarded:
           "select t.id, r.status_code from `lim.guard` as t cross join unnest(t.metadata) as m cross join unnest(m.response) as r",
       });
@@ -176,14 +215,17 @@ describe.each(BACKENDS)("stored queries over sources the store lacks, on $name",
         logs,
       );
       try {
-        expect(Object.keys((await handle.backend.schema()).sources)).toHaveLength(held + 2);
+        expect(Object.keys((await handle.backend.schema()).sources)).toHaveLength(held + 3);
         expect(warnings(logs)).toContain(
-          `the store holds ${held + 2} sources with those the stored queries read, more than QES_INGEST_MAX_SOURCES (${held}): ` +
+          `the store holds ${held + 3} sources with those the stored queries read, more than QES_INGEST_MAX_SOURCES (${held}): ` +
             "they were created all the same, but ingest creates no new source until the limit is raised",
         );
         // the short-window warning of QES_RETENTION_DAYS covers them
         expect(warnings(logs)).toContain(
           "endpoint windowed reads up to 7 days of lim.win, which keeps 1 days (QES_RETENTION_DAYS): older events will be missing from its answers",
+        );
+        expect(warnings(logs)).toContain(
+          "endpoint unquoted reads up to 3 days of lim.bare, which keeps 1 days (QES_RETENTION_DAYS): older events will be missing from its answers",
         );
         // a source of a stored query takes events, a new one is refused, and the guard holds
         const good = event("g1", "m", { metadata: { response: { status_code: 503 } } });

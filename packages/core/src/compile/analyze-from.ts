@@ -1,6 +1,6 @@
 /** FROM items: sources, CTEs, subqueries, joins, and UNNEST (records flattened, arrays expanded). */
 import { QesError, type QesErrorDetails } from "../errors.ts";
-import { type AstNode, aliasText, locationOf } from "../parse/parse-sql.ts";
+import { type AstNode, aliasText, locationOf, tableNameOf } from "../parse/parse-sql.ts";
 import { isCreatableSourceName } from "../schema/source-name.ts";
 import { analyzeCondition, analyzeValue, type ExprEnv, fail, recordAsExpr } from "./analyze-expr.ts";
 import { bindJoinGroup, isJoinGroup } from "./analyze-join-group.ts";
@@ -213,7 +213,7 @@ export function bindTableItem(
       locationOf(item.expr),
     );
   }
-  const name = [item.db, item.table].filter(Boolean).map(String).join(".");
+  const name = tableNameOf(item);
   const aliasName = aliasText(item.as) ?? String(item.table);
   const cte = !item.db ? opts.ctes.get(name.toLowerCase()) : undefined;
   if (cte) {
