@@ -72,13 +72,15 @@ export function analyzeFrom(
       }
       return;
     }
-    // FROM t, t.arr AS x: an implicit UNNEST of a path that starts at an earlier FROM item.
+    // FROM t, t.arr AS x: an implicit UNNEST of a path that starts at an earlier FROM item. The
+    // parser gives `t.metadata.request` as db, schema and table: read as `t.request`, it unnested a
+    // field the source does not have, and the query answered no rows.
     if (i > 0 && item.db && !item.expr && scope.findVar(String(item.db))) {
       const path: AstNode = {
         type: "column_ref",
         table: item.db,
-        column: item.table,
-        subFields: [],
+        column: item.schema ?? item.table,
+        subFields: item.schema ? [item.table] : [],
         loc: item.loc,
       };
       const from = analyzeUnnest(
