@@ -168,6 +168,30 @@ describe.each(BACKENDS)("stored queries over sources the store lacks, on $name",
     }
   }, 120_000);
 
+  it("names a source of the store whose name differs only by case or punctuation beside the one it creates", async () => {
+    const handle = await fixture.create();
+    try {
+      const dir = endpointDir({
+        cased: "select id from `Cloudflare.Logs.Prod`",
+        dashed: "select id from `postgres-logs`",
+        unlike: "select id from `myapp.logs`",
+      });
+      const logs: LogLine[] = [];
+      const s = await serve(handle.backend, { QES_ENDPOINTS_DIR: dir }, logs);
+      await s.close();
+      const created = logs.filter((l) => l.msg.startsWith("created the source"));
+      const hint = (held: string) =>
+        `; the store holds ${JSON.stringify(held)}, which differs only by case or punctuation (source names are case-sensitive): a misspelling?`;
+      expect(created.find((l) => l.source === "Cloudflare.Logs.Prod")?.msg).toContain(
+        hint("cloudflare.logs.prod"),
+      );
+      expect(created.find((l) => l.source === "postgres-logs")?.msg).toContain(hint("postgres.logs"));
+      expect(created.find((l) => l.source === "myapp.logs")?.msg).not.toContain("misspelling");
+    } finally {
+      await handle.dispose();
+    }
+  }, 120_000);
+
   it("creates none of them when another definition stops start-up", async () => {
     // a misspelt source fixed together with the bad definition stayed in the store for good
     const handle = await fixture.create();

@@ -158,7 +158,8 @@ describe("qes check over a directory of hostile definitions", () => {
   it("passes definitions over sources the store does not hold yet, with a note each, and exits 0", async () => {
     const work = mkdtempSync(join(tmpdir(), "qes-sandbox-check-"));
     dirs.push(work);
-    const res = await runCli(["check", endpointDir(NOT_YET)], {
+    const nearMiss = { name: "near.miss", sql: "select id\nfrom `Postgres.Logs`", source: "Postgres.Logs" };
+    const res = await runCli(["check", endpointDir([...NOT_YET, nearMiss])], {
       env: {
         QES_DUCKDB_PATH: join(work, "qes.duckdb"),
         QES_DUCKDB_THREADS: "1",
@@ -172,6 +173,11 @@ describe("qes check over a directory of hostile definitions", () => {
         `note  the store holds no source ${JSON.stringify(d.source)} yet: qes serve creates it, empty, for the stored queries that read it\n`,
       );
     }
+    // source names are case-sensitive: a near miss of a source the store holds is named
+    expect(res.stdout).toContain(
+      'note  the store holds no source "Postgres.Logs" yet: qes serve creates it, empty, for the stored queries that read it; ' +
+        'the store holds "postgres.logs", which differs only by case or punctuation (source names are case-sensitive): a misspelling?\n',
+    );
     expect(res.stdout).toMatch(/\d+ endpoint\(s\) compile and pass the sandbox on duckdb\.\n$/);
   });
 });

@@ -1,4 +1,11 @@
-import { type Backend, type EndpointDefinition, missingSources, QesError, withEmptySources } from "@qes/core";
+import {
+  type Backend,
+  type EndpointDefinition,
+  lookalikeSource,
+  missingSources,
+  QesError,
+  withEmptySources,
+} from "@qes/core";
 import type { Logger } from "pino";
 import { sourcesPastLimitWarning } from "../ingest/source-limit.ts";
 import { checkEndpoints, type EndpointProblem, formatProblem } from "./check-endpoints.ts";
@@ -26,10 +33,12 @@ export async function checkAtStartup(
     refuse(checkEndpoints(definitions, withEmptySources(stored, missing), backend.dialect));
     await backend.ingest(missing.map((source) => ({ source, events: [] })));
     for (const source of missing) {
+      const lookalike = lookalikeSource(source, stored);
       logger.warn(
-        { source },
+        { source, ...(lookalike !== undefined ? { lookalike } : {}) },
         `created the source ${JSON.stringify(source)}, empty: a stored query reads it and the store did not hold it ` +
-          `(its events arrive through POST /api/logs?source_name=${encodeURIComponent(source)} or qes load)`,
+          `(its events arrive through POST /api/logs?source_name=${encodeURIComponent(source)} or qes load)` +
+          misspelling(lookalike),
       );
     }
   }
@@ -39,6 +48,13 @@ export async function checkAtStartup(
     if (warning !== undefined) logger.warn(warning);
   }
   refuse(checkEndpoints(definitions, schema, backend.dialect));
+}
+
+/** what start-up and `qes check` add to a created source's name when the store holds a near miss */
+export function misspelling(lookalike: string | undefined): string {
+  return lookalike === undefined
+    ? ""
+    : `; the store holds ${JSON.stringify(lookalike)}, which differs only by case or punctuation (source names are case-sensitive): a misspelling?`;
 }
 
 function refuse(problems: readonly EndpointProblem[]): void {

@@ -1,7 +1,8 @@
 import { resolve } from "node:path";
-import { missingSources, withEmptySources } from "@qes/core";
+import { lookalikeSource, missingSources, withEmptySources } from "@qes/core";
 import { openBackend } from "../../backend/open-backend.ts";
 import { checkEndpoints, formatProblem } from "../../check/check-endpoints.ts";
+import { misspelling } from "../../check/startup-check.ts";
 import { loadConfig } from "../../config.ts";
 import { loadServedEndpoints } from "../../endpoint-dirs.ts";
 
@@ -31,7 +32,7 @@ export async function checkCommand(dirs: string[]): Promise<number> {
     const when = problems.length === 0 ? "" : ", once every definition passes";
     for (const source of missing) {
       process.stdout.write(
-        `note  the store holds no source ${JSON.stringify(source)} yet: qes serve creates it, empty, for the stored queries that read it${when}\n`,
+        `note  the store holds no source ${JSON.stringify(source)} yet: qes serve creates it, empty, for the stored queries that read it${when}${misspelling(lookalikeSource(source, stored))}\n`,
       );
     }
     process.stdout.write(
