@@ -154,6 +154,27 @@ describe.each(STORES)("qes load on $name keeps the served stored queries compili
     expect(after.compiling.sort()).toEqual(builtins.map((d) => d.name).sort());
   }, 120_000);
 
+  it("protects a stored query over a source the store does not hold yet from that source's first file", async () => {
+    // qes check passes the query against the empty source qes serve creates for it; a first load
+    // that made metadata a STRING was taken, and serve then refused to start on the query
+    const env = store.env();
+    const served = { ...env, QES_ENDPOINTS_DIR: endpointsDir() };
+    const dir = tempDir("qes-load-guard-files-");
+    const hostile = join(dir, "first.ndjson");
+    writeFileSync(
+      hostile,
+      `${JSON.stringify({ id: "f1", metadata: { response: { status_code: 502 } } })}\n` +
+        `${JSON.stringify({ id: "f2", metadata: "flat" })}\n`,
+    );
+    const refused = await runCli(["load", "--source", "myapp.logs", hostile], { env: served });
+    expect(refused.code, refused.stderr).toBe(1);
+    expect(refused.stderr).toContain(`${hostile}:2: field "metadata" would change from RECORD to STRING`);
+    expect(refused.stderr).toContain("stored query myapp.errors");
+    expect(refused.stderr).toContain(`Nothing from ${hostile} was stored.`);
+    const checked = await runCli(["check"], { env: served });
+    expect(checked.code, checked.stderr).toBe(0);
+  }, 120_000);
+
   it("protects the stored queries of QES_ENDPOINTS_DIR too, and only when they are served", async () => {
     const env = store.env();
     const endpoints = endpointsDir();

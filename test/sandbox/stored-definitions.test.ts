@@ -147,9 +147,38 @@ describe("qes check over a directory of hostile definitions", () => {
     // sources the store does not hold yet are checked as the empty ones qes serve creates
     for (const d of NOT_YET) {
       expect(res.stdout).toMatch(new RegExp(`ok\\s+${d.name.replace(".", "\\.")}\\s`));
-      expect(res.stdout).toContain(`note  the store holds no source ${JSON.stringify(d.source)} yet`);
+      // qes serve creates none of them while a definition fails
+      expect(res.stdout).toContain(
+        `note  the store holds no source ${JSON.stringify(d.source)} yet: qes serve creates it, empty, for the stored queries that read it, once every definition passes\n`,
+      );
       expect(res.stderr).not.toContain(`FAIL  ${d.name}\n`);
     }
+  });
+
+  it("passes definitions over sources the store does not hold yet, with a note each, and exits 0", async () => {
+    const work = mkdtempSync(join(tmpdir(), "qes-sandbox-check-"));
+    dirs.push(work);
+    const nearMiss = { name: "near.miss", sql: "select id\nfrom `Postgres.Logs`", source: "Postgres.Logs" };
+    const res = await runCli(["check", endpointDir([...NOT_YET, nearMiss])], {
+      env: {
+        QES_DUCKDB_PATH: join(work, "qes.duckdb"),
+        QES_DUCKDB_THREADS: "1",
+        QES_DUCKDB_MEMORY_LIMIT: "256MB",
+      },
+    });
+    expect(res.code, res.stderr).toBe(0);
+    expect(res.stderr).toBe("");
+    for (const d of NOT_YET) {
+      expect(res.stdout).toContain(
+        `note  the store holds no source ${JSON.stringify(d.source)} yet: qes serve creates it, empty, for the stored queries that read it\n`,
+      );
+    }
+    // source names are case-sensitive: a near miss of a source the store holds is named
+    expect(res.stdout).toContain(
+      'note  the store holds no source "Postgres.Logs" yet: qes serve creates it, empty, for the stored queries that read it; ' +
+        'the store holds "postgres.logs", which differs only by case or punctuation (source names are case-sensitive): a misspelling?\n',
+    );
+    expect(res.stdout).toMatch(/\d+ endpoint\(s\) compile and pass the sandbox on duckdb\.\n$/);
   });
 });
 

@@ -1,11 +1,9 @@
 import {
   type Backend,
-  type EndpointDefinition,
   type EndpointRegistry,
   type IngestBatch,
   ingestHorizonDays,
   type LogEvent,
-  missingSources,
   QesError,
   type RetentionReport,
   type SourceDayLimit,
@@ -22,7 +20,7 @@ import { JwtVerifier } from "./auth/jwt.ts";
 import { MemoryStore } from "./cache/memory-store.ts";
 import { RedisStore } from "./cache/redis-store.ts";
 import { ResultCache } from "./cache/result-cache.ts";
-import { checkEndpoints, formatProblem } from "./check/check-endpoints.ts";
+import { checkAtStartup } from "./check/startup-check.ts";
 import { requestClock } from "./clock.ts";
 import type { QesConfig } from "./config.ts";
 import { loadServedEndpoints } from "./endpoint-dirs.ts";
@@ -109,42 +107,11 @@ const INGEST_RETRY_AFTER_SECONDS = 1;
  */
 const QUEUED_BODIES = 8;
 
-/**
- * Creates, empty, the sources the stored queries read that the store does not hold yet
- * (`missingSources`): a query may then be written before its shippers send anything, and answers
- * no rows until they do. Each is named in the log, since a misspelt source is created too.
- */
-async function createMissingSources(
-  definitions: readonly EndpointDefinition[],
-  backend: Backend,
-  logger: Logger,
-): Promise<void> {
-  const missing = missingSources(definitions, await backend.schema(), backend.dialect);
-  if (missing.length === 0) return;
-  await backend.ingest(missing.map((source) => ({ source, events: [] })));
-  for (const source of missing) {
-    logger.warn(
-      { source },
-      `created the source ${JSON.stringify(source)}, empty: a stored query reads it and the store did not hold it ` +
-        `(its events arrive through POST /api/logs?source_name=${encodeURIComponent(source)} or qes load)`,
-    );
-  }
-}
-
 export async function startService(opts: StartServiceOptions): Promise<RunningService> {
   const { config, backend } = opts;
   const logger = opts.logger ?? createLogger();
   const registry = await loadServedEndpoints(config.endpointDirs);
-  await createMissingSources(registry.list(), backend, logger);
-  const problems = checkEndpoints(registry.list(), await backend.schema(), backend.dialect);
-  const first = problems[0];
-  if (first) {
-    throw new QesError("invalid_config", problems.map(formatProblem).join("\n"), {
-      file: first.file,
-      ...(first.line !== undefined ? { line: first.line } : {}),
-      ...(first.column !== undefined ? { column: first.column } : {}),
-    });
-  }
+  await checkAtStartup(registry.list(), backend, logger, config.ingest.maxSources);
 
   const metrics = new Metrics({
     backend: backend.name,

@@ -29,6 +29,18 @@ export const unnestCases: SqlCase[] = [
     expect: [{ n: 11 }],
   },
   {
+    name: "implicit UNNEST of a two-step path in FROM",
+    rule: "BigQuery UNNEST operator: implicit UNNEST of a path (FROM t, t.struct.array_column)",
+    sql: `select id, h.x_real_ip from ${EDGE} as e, e.metadata.request as r, r.headers as h where project = 'alpha'`,
+    expect: [
+      { id: "e01", x_real_ip: "203.0.113.7" },
+      { id: "e02", x_real_ip: "198.51.100.23" },
+      { id: "e03", x_real_ip: "203.0.113.7" },
+      { id: "e04", x_real_ip: "192.0.2.10" },
+      { id: "e05", x_real_ip: "203.0.113.7" },
+    ],
+  },
+  {
     name: "LEFT JOIN UNNEST … ON TRUE keeps events without metadata",
     rule: "DESIGN.md §3: LEFT JOIN UNNEST(...) ON TRUE keeps the row with NULLs",
     sql: `select count(*) as n from ${EDGE} left join unnest(metadata) as m on true`,

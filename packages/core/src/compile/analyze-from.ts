@@ -1,6 +1,6 @@
 /** FROM items: sources, CTEs, subqueries, joins, and UNNEST (records flattened, arrays expanded). */
 import { QesError, type QesErrorDetails } from "../errors.ts";
-import { type AstNode, aliasText, locationOf } from "../parse/parse-sql.ts";
+import { type AstNode, aliasText, locationOf, tableNameOf } from "../parse/parse-sql.ts";
 import { isCreatableSourceName } from "../schema/source-name.ts";
 import { analyzeCondition, analyzeValue, type ExprEnv, fail, recordAsExpr } from "./analyze-expr.ts";
 import { bindJoinGroup, isJoinGroup } from "./analyze-join-group.ts";
@@ -72,13 +72,15 @@ export function analyzeFrom(
       }
       return;
     }
-    // FROM t, t.arr AS x: an implicit UNNEST of a path that starts at an earlier FROM item.
+    // FROM t, t.arr AS x: an implicit UNNEST of a path that starts at an earlier FROM item. The
+    // parser gives `t.metadata.request` as db, schema and table: read as `t.request`, it unnested a
+    // field the source does not have, and the query answered no rows.
     if (i > 0 && item.db && !item.expr && scope.findVar(String(item.db))) {
       const path: AstNode = {
         type: "column_ref",
         table: item.db,
-        column: item.table,
-        subFields: [],
+        column: item.schema ?? item.table,
+        subFields: item.schema ? [item.table] : [],
         loc: item.loc,
       };
       const from = analyzeUnnest(
@@ -213,7 +215,7 @@ export function bindTableItem(
       locationOf(item.expr),
     );
   }
-  const name = [item.db, item.table].filter(Boolean).map(String).join(".");
+  const name = tableNameOf(item);
   const aliasName = aliasText(item.as) ?? String(item.table);
   const cte = !item.db ? opts.ctes.get(name.toLowerCase()) : undefined;
   if (cte) {

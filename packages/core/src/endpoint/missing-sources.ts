@@ -49,3 +49,16 @@ export function withEmptySources(schema: LogSchema, names: readonly string[]): L
   }
   return { ...schema, sources };
 }
+
+/**
+ * A source `schema` holds whose name differs from `name` only by case or punctuation
+ * (`Cloudflare.Logs.Prod`, `cloudflare-logs-prod` for `cloudflare.logs.prod`), or undefined. A
+ * stored query's source that the store lacks is created empty, and source names are
+ * case-sensitive: such a near miss is most likely a misspelling, which start-up and `qes check`
+ * then name beside the source they create.
+ */
+export function lookalikeSource(name: string, schema: LogSchema): string | undefined {
+  const fold = (n: string) => n.toLowerCase().replace(/[^\p{L}\p{N}]+/gu, ".");
+  const folded = fold(name);
+  return Object.keys(schema.sources).find((held) => held !== name && fold(held) === folded);
+}

@@ -109,6 +109,17 @@ function tooComplexOnStackOverflow<T>(run: () => T): T {
 }
 
 /**
+ * The name a FROM item gives, its parts joined with `.` as a source's name is written:
+ * `cloudflare.logs.prod`, `` `cloudflare.logs.prod` `` and `` `cloudflare`.`logs`.`prod` `` alike.
+ * The parser splits an unquoted (or part-quoted) three-part name into `db`, `schema` and `table`
+ * (and repeats `db` as `catalog`): read as `db.table`, `cloudflare.logs.prod` was the source
+ * `cloudflare.prod`, which start-up then created, empty, for the query to read instead.
+ */
+export function tableNameOf(item: AstNode): string {
+  return [item.db, item.schema, item.table].filter(Boolean).map(String).join(".");
+}
+
+/**
  * The text of an alias: the parser gives a plain alias as a string and a backtick-quoted one
  * (`AS \`my col\``) as a node holding it.
  */

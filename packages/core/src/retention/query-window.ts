@@ -1,4 +1,4 @@
-import { parseSelect } from "../parse/parse-sql.ts";
+import { type AstNode, parseSelect, tableNameOf } from "../parse/parse-sql.ts";
 
 const MICROS: Record<string, bigint> = {
   MICROSECOND: 1n,
@@ -53,7 +53,7 @@ export function queryWindow(sql: string): QueryWindow {
         }
       }
     }
-    if (typeof node.table === "string" && "db" in node) tables.add(node.table);
+    if (typeof node.table === "string" && "db" in node) tables.add(tableNameOf(node as AstNode));
     for (const v of Object.values(node)) walk(v);
   };
   walk(parseSelect(sql));

@@ -18,3 +18,17 @@ export function checkSourceLimit(schema: LogSchema, source: string, maxSources: 
     { param: "source_name" },
   );
 }
+
+/**
+ * Said when start-up created the sources stored queries read past `QES_INGEST_MAX_SOURCES`
+ * (check/startup-check.ts): the operator's queries are served, but ingest, which the limit
+ * bounds, will refuse every new source until sources go or the limit is raised.
+ */
+export function sourcesPastLimitWarning(schema: LogSchema, maxSources: number): string | undefined {
+  const held = Object.keys(schema.sources).length;
+  if (held <= maxSources) return undefined;
+  return (
+    `the store holds ${held} sources with those the stored queries read, more than QES_INGEST_MAX_SOURCES ` +
+    `(${maxSources}): they were created all the same, but ingest creates no new source until the limit is raised`
+  );
+}

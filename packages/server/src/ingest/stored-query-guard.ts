@@ -5,8 +5,10 @@ import {
   type FieldNode,
   isQesError,
   type LogSchema,
+  missingSources,
   type SchemaChange,
   type SourceSchema,
+  withEmptySources,
 } from "@qes/core";
 import { eventRefusal } from "./event-refusal.ts";
 import type { Widening } from "./schema-widenings.ts";
@@ -43,8 +45,12 @@ export interface StoredQueryGuardOptions {
  */
 export class StoredQueryGuard {
   readonly #opts: StoredQueryGuardOptions;
-  /** the definitions that compile against the schema of this version (the ones to protect) */
-  #compiling: { version: number; schema: LogSchema; names: Set<string> } | undefined;
+  /**
+   * The store's schema of this version as the served definitions meet it (`served`: with the
+   * sources they read that it lacks, empty) and the definitions that compile against it (the
+   * ones to protect).
+   */
+  #compiling: { version: number; schema: LogSchema; served: LogSchema; names: Set<string> } | undefined;
 
   constructor(opts: StoredQueryGuardOptions) {
     this.#opts = opts;
@@ -82,11 +88,15 @@ export class StoredQueryGuard {
     source: string,
     { before, after, changes }: Pick<Widening, "before" | "after" | "changes">,
   ): StoredQueryBreak | undefined {
-    // a source no definition could have compiled against: nothing to protect
-    if (schema.sources[source] === undefined) return undefined;
+    // A source the store lacks that a stored query reads is one `qes serve` creates, empty, for
+    // it (`missingSources`), and `qes check` passes the query against that: a first load of it
+    // (before any serve) whose shape the query cannot take broke it, and serve then refused to start.
+    const { served } = this.#compilingNow(schema);
+    // a source no definition reads: nothing to protect
+    if (served.sources[source] === undefined) return undefined;
     const broken = this.#firstBroken(schema, {
-      ...schema,
-      sources: { ...schema.sources, [source]: after },
+      ...served,
+      sources: { ...served.sources, [source]: after },
     });
     if (broken === undefined) return undefined;
     return { change: describeChanges(changes, before, after), endpoint: broken.name, reason: broken.reason };
@@ -94,7 +104,7 @@ export class StoredQueryGuard {
 
   /** the first served definition that compiles against `schema` but not against `candidate` */
   #firstBroken(schema: LogSchema, candidate: LogSchema): { name: string; reason: string } | undefined {
-    const compiling = this.#compilingNow(schema);
+    const compiling = this.#compilingNow(schema).names;
     for (const def of this.#opts.definitions()) {
       if (!compiling.has(def.name)) continue;
       try {
@@ -107,20 +117,23 @@ export class StoredQueryGuard {
     return undefined;
   }
 
-  #compilingNow(schema: LogSchema): Set<string> {
+  #compilingNow(schema: LogSchema): { served: LogSchema; names: Set<string> } {
     const known = this.#compiling;
-    if (known && known.version === schema.version && known.schema === schema) return known.names;
+    if (known && known.version === schema.version && known.schema === schema) return known;
+    const { dialect } = this.#opts;
+    const missing = missingSources(this.#opts.definitions(), schema, dialect);
+    const served = missing.length === 0 ? schema : withEmptySources(schema, missing);
     const names = new Set<string>();
     for (const def of this.#opts.definitions()) {
       try {
-        compileEndpoint(def, { schema, dialect: this.#opts.dialect });
+        compileEndpoint(def, { schema: served, dialect });
         names.add(def.name);
       } catch {
         // broken already (a load did it): not this request's doing
       }
     }
-    this.#compiling = { version: schema.version, schema, names };
-    return names;
+    this.#compiling = { version: schema.version, schema, served, names };
+    return this.#compiling;
   }
 }
 
