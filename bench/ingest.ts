@@ -14,6 +14,7 @@
  * backends serving the path (found by `application_name`; when the server runs on this machine).
  *
  *   node --import tsx bench/ingest.ts [--events 200000] [--batch 5000] [--engines duckdb,postgres,clickhouse]
+ *     [--paths load,ingest,http]
  *
  * ClickHouse runs embedded (chDB: one data directory per process, so plain and qes share it in
  * databases of their own); its HTTP ingest row posts to a `qes serve` child with a data directory
@@ -32,8 +33,9 @@ import pg from "pg";
 import { openChdbEngine } from "../packages/backend-clickhouse/src/clickhouse-connection.ts";
 import { BENCH_POSTGRES_URL } from "./lib/bench-backends.ts";
 import { BENCH_NOW_MICROS, EDGE, ensureEventsFile, readLines } from "./lib/data.ts";
-import { httpPost } from "./lib/http-get.ts";
+import { httpGet, httpPost } from "./lib/http-get.ts";
 import { copyRows, duckdbPlainTable, PLAIN_REF_COLUMNS, plainCopyRow } from "./lib/plain-peers.ts";
+import { percentile } from "./lib/stats.ts";
 import { cpuSeconds as processCpuSeconds, samplePostgresBackendCpu, sampleRss } from "./lib/processes.ts";
 import { startQesServer } from "./lib/qes-serve.ts";
 
@@ -49,11 +51,14 @@ const args = parseArgs({
     engines: { type: "string", default: "duckdb,postgres" },
     /** concurrent HTTP ingest requests (a shipper's in-flight batches) */
     concurrency: { type: "string", default: "4" },
+    /** the measured paths besides plain: load, ingest (Backend.ingest), http */
+    paths: { type: "string", default: "load,ingest,http" },
   },
 }).values;
 const EVENTS = Number(args.events);
 const BATCH = Number(args.batch);
 const CONCURRENCY = Number(args.concurrency);
+const PATHS = new Set(String(args.paths).split(","));
 const INGEST_TOKEN = "bench-ingest-token-0123456789abcdef";
 
 /**
@@ -251,6 +256,8 @@ async function httpIngest(
   rssMb: number;
   retries: number;
   pgCpu: number;
+  /** how long the server took to answer `GET /health`, asked every 20 ms while it ingested */
+  healthMs: number[];
 }> {
   // UTF-8 bytes, as a shipper holds a batch it sends: encoding 8 MB strings per request was the
   // client's work on the server's two cores, not the server's
@@ -303,8 +310,21 @@ async function httpIngest(
         }
       }
     };
+    // what a query waits for while the server ingests: its main thread's stalls
+    const healthMs: number[] = [];
+    let ingesting = true;
+    const probe = (async () => {
+      while (ingesting) {
+        const asked = performance.now();
+        await httpGet(`${url}/health`, {});
+        healthMs.push(performance.now() - asked);
+        await new Promise((r) => setTimeout(r, 20));
+      }
+    })();
     await Promise.all(Array.from({ length: CONCURRENCY }, worker));
     const seconds = (performance.now() - t) / 1000;
+    ingesting = false;
+    await probe;
     return {
       seconds,
       cpu: processCpuSeconds(server.pid) - cpu0,
@@ -312,6 +332,7 @@ async function httpIngest(
       rssMb: Math.round(rss.stop() / 2 ** 20),
       retries,
       pgCpu: pgCpu === undefined ? Number.NaN : await pgCpu.stop(),
+      healthMs,
     };
   } finally {
     await server.stop();
@@ -333,6 +354,7 @@ console.log(
 console.log("|---|---|---|---|---|---|---|---|");
 /** PostgreSQL's CPU seconds as a cell: – on other engines or when the server is elsewhere */
 const pgCell = (cpu: number | undefined) => (cpu === undefined || Number.isNaN(cpu) ? "–" : cpu.toFixed(2));
+const stalls: string[] = [];
 for (const engine of String(args.engines).split(",")) {
   const plain =
     engine === "duckdb"
@@ -348,6 +370,7 @@ for (const engine of String(args.engines).split(",")) {
     ["qes load", (b: Backend) => b.load(EDGE, readLines(file))],
     ["Backend.ingest", (b: Backend) => ingestFile(b, file)],
   ] as const) {
+    if (!PATHS.has(path === "qes load" ? "load" : "ingest")) continue;
     const app = benchApp();
     const { backend, dispose } = await freshBackend(engine, app);
     try {
@@ -361,6 +384,7 @@ for (const engine of String(args.engines).split(",")) {
       await dispose();
     }
   }
+  if (!PATHS.has("http")) continue;
   const h = await httpIngest(engine, file);
   const httpRate = EVENTS / h.seconds;
   console.log(
@@ -368,7 +392,13 @@ for (const engine of String(args.engines).split(",")) {
       `${Math.round(httpRate)} | ${(httpRate / plainRate).toFixed(2)} | ${h.rssMb} (server) | ` +
       `${h.cpu.toFixed(2)} (server; client ${h.clientCpu.toFixed(2)}) | ${(plain.cpu / h.cpu).toFixed(2)} | ${pgCell(h.pgCpu)} |`,
   );
+  stalls.push(
+    `${engine}: GET /health while ingesting over HTTP, ${h.healthMs.length} asks: ` +
+      `p50 ${percentile(h.healthMs, 0.5).toFixed(1)} ms, p99 ${percentile(h.healthMs, 0.99).toFixed(1)} ms, ` +
+      `max ${Math.max(...h.healthMs).toFixed(1)} ms`,
+  );
 }
+for (const line of stalls) console.log(line);
 console.log(
   `load average at end: ${loadavg()
     .map((l) => l.toFixed(2))

@@ -53,6 +53,7 @@ function storeLocked(path: string, detail: string, cause?: unknown): QesError {
 
 class DuckdbBackend implements Backend {
   readonly name = "duckdb";
+  readonly ingestPreparer = new URL("./duckdb-ingest-prepare.ts", import.meta.url).href;
   readonly dialect = duckdbDialect;
   /**
    * A running query holds one of Node's libuv pool threads (UV_THREADPOOL_SIZE, 4 by default) for

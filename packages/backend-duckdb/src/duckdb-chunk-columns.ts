@@ -1,26 +1,5 @@
-import { createRequire } from "node:module";
 import { endianness } from "node:os";
-import type { DuckDBDataChunk } from "@duckdb/node-api";
 import type { ColumnEncoder, ColumnType, ColumnValue } from "@qes/core";
-
-/**
- * The native bindings under @duckdb/node-api, loaded from node-api's own location so that they are
- * the very instance whose handles its DataChunks hold.
- */
-const bindings = createRequire(import.meta.resolve("@duckdb/node-api"))("@duckdb/node-bindings") as {
-  data_chunk_get_vector(chunk: DuckDBDataChunk["chunk"], column: number): unknown;
-  vector_assign_string_element_len(vector: unknown, index: number, bytes: Uint8Array): void;
-  vector_get_data(vector: unknown, bytes: number): Uint8Array;
-  vector_ensure_validity_writable(vector: unknown): void;
-  copy_data_to_vector(vector: unknown, at: number, buffer: ArrayBuffer, from: number, bytes: number): void;
-  copy_data_to_vector_validity(
-    vector: unknown,
-    at: number,
-    buffer: ArrayBuffer,
-    from: number,
-    bytes: number,
-  ): void;
-};
 
 if (endianness() !== "LE") throw new Error("the DuckDB chunk writer assumes a little-endian machine");
 
@@ -37,6 +16,9 @@ export const CHUNK_VALUES: ColumnEncoder<ColumnValue> = {
   bool: (value) => value,
   timestamp: (micros) => micros,
 };
+
+/** Rows per DataChunk: DuckDB's vector size. Row-by-row appending is ~30× slower (NOTES.md). */
+export const CHUNK_ROWS = 2048;
 
 /** how a column's values are laid out in its DuckDB vector */
 type Layout = "varchar" | "int64" | "double" | "bool" | "none";
@@ -64,10 +46,10 @@ function layoutOf(type: ColumnType): Layout {
 /** bytes per value in a vector: `duckdb_string_t` is 16 (length, then 12 inlined bytes or a prefix and pointer) */
 const WIDTH: Record<Layout, number> = { varchar: 16, int64: 8, double: 8, bool: 1, none: 0 };
 /** the longest string `duckdb_string_t` holds inline; longer ones live in the vector's heap */
-const INLINE_BYTES = 12;
+export const INLINE_BYTES = 12;
 /** the string units of a chunk past which it is written early (see `ChunkColumns.full`) */
 const MAX_CHUNK_CHARS = 1 << 25;
-const TWO_32 = 2 ** 32;
+export const TWO_32 = 2 ** 32;
 const INT64_MIN = -(2n ** 63n);
 const INT64_MAX = 2n ** 63n - 1n;
 
@@ -243,52 +225,6 @@ class Column {
 }
 
 /**
- * Fills `chunk` (created with the columns' DuckDB types and `prepared.rows` rows): one copy per
- * column, and for a VARCHAR column with long strings one native call that puts their UTF-8 in
- * the vector's heap (as row 0's value, which the copy then overwrites; the chunk owns it until it
- * is appended), whose address turns each long string's offset into its pointer.
- */
-export function writePreparedChunk(chunk: DuckDBDataChunk, prepared: PreparedChunk): void {
-  const rows = prepared.rows;
-  for (let c = 0; c < prepared.columns.length; c++) {
-    const { bytes, valid, heap } = prepared.columns[c]!;
-    const vector = bindings.data_chunk_get_vector(chunk.chunk, c);
-    if (heap !== null) {
-      bindings.vector_assign_string_element_len(vector, 0, heap);
-      const entry = bindings.vector_get_data(vector, 16);
-      const view = new DataView(entry.buffer, entry.byteOffset, 16);
-      const base = view.getUint32(12, true) * TWO_32 + view.getUint32(8, true);
-      const words = new Uint32Array(bytes.buffer, bytes.byteOffset, rows * 4);
-      for (let r = 0; r < rows; r++) {
-        if (words[r * 4]! <= INLINE_BYTES) continue;
-        const address = base + words[r * 4 + 2]!;
-        const high = Math.floor(address / TWO_32);
-        words[r * 4 + 2] = address - high * TWO_32;
-        words[r * 4 + 3] = high;
-      }
-    }
-    if (bytes.byteLength > 0)
-      bindings.copy_data_to_vector(
-        vector,
-        0,
-        bytes.buffer as ArrayBuffer,
-        bytes.byteOffset,
-        bytes.byteLength,
-      );
-    if (valid !== null) {
-      bindings.vector_ensure_validity_writable(vector);
-      bindings.copy_data_to_vector_validity(
-        vector,
-        0,
-        valid.buffer as ArrayBuffer,
-        valid.byteOffset,
-        Math.ceil(rows / 64) * 8,
-      );
-    }
-  }
-}
-
-/**
  * The values of up to one chunk of rows, column by column, in the byte layout of DuckDB's vectors
  * (`prepare`, on any thread), so that a chunk is filled with one copy per column
  * (`writePreparedChunk`) and no JavaScript object per value (`setColumnValues` takes a BigInt per
@@ -355,4 +291,28 @@ export class ChunkColumns {
     this.prepared = rows;
     return { rows, columns: this.columns.map((c) => c.prepare(rows)) };
   }
+}
+
+/**
+ * The rows at `rows` (ascending indexes) of a prepared chunk, as a chunk of their own: each
+ * column's entries moved up, validity bits with them. A long string's entry keeps its offset into
+ * the column's heap, which stays whole (the rows left out only leave unused bytes in it).
+ */
+export function selectRows(chunk: PreparedChunk, rows: readonly number[]): PreparedChunk {
+  return { rows: rows.length, columns: chunk.columns.map((c) => selectColumnRows(c, chunk.rows, rows)) };
+}
+
+function selectColumnRows(column: PreparedColumn, total: number, rows: readonly number[]): PreparedColumn {
+  const width = column.bytes.length / total;
+  const bytes = new Uint8Array(rows.length * width);
+  for (let i = 0; i < rows.length; i++)
+    bytes.set(column.bytes.subarray(rows[i]! * width, (rows[i]! + 1) * width), i * width);
+  const from = column.valid;
+  if (from === null) return { bytes, valid: null, heap: column.heap };
+  const valid = new Uint32Array(Math.ceil(rows.length / 64) * 2).fill(0xffffffff);
+  for (let i = 0; i < rows.length; i++) {
+    const r = rows[i]!;
+    if ((from[r >>> 5]! & (1 << (r & 31))) === 0) valid[i >>> 5]! &= ~(1 << (i & 31));
+  }
+  return { bytes, valid, heap: column.heap };
 }

@@ -12,6 +12,8 @@ import {
   type SourceSchema,
   widenForEvent,
 } from "@qes/core";
+import { selectRows } from "./duckdb-chunk-columns.ts";
+import type { PreparedDuckdbRows } from "./duckdb-ingest-prepare.ts";
 import { ChunkWriter } from "./duckdb-loader.ts";
 import { applySchemaChanges, bumpSchemaVersion, createSource, writeSourceSchema } from "./duckdb-storage.ts";
 import type { StoredIds } from "./duckdb-stored-ids.ts";
@@ -56,6 +58,11 @@ export async function ingestIntoDuckdb(
       }
       const ids = seen.get(batch.source) ?? new Set<string>();
       seen.set(batch.source, ids);
+      const written = await writePrepared(conn, schema, batch, ids, storedIds);
+      if (written !== undefined) {
+        results.push(written);
+        continue;
+      }
       const fresh: LogEvent[] = [];
       for (const event of batch.events) {
         if (ids.has(event.id)) continue;
@@ -109,4 +116,43 @@ export async function ingestIntoDuckdb(
     await conn.run("ROLLBACK").catch(() => {});
     throw e;
   }
+}
+
+/**
+ * Writes a batch's rows as an ingest worker laid them out (`IngestBatch.prepared`), when they were
+ * laid out for the source's schema as it is now, leaving out those whose id is stored already or
+ * came earlier in the call (the first of repeated ids is kept, as for events). Undefined when the
+ * rows are for another schema: the caller writes the batch's events.
+ */
+async function writePrepared(
+  conn: DuckDBConnection,
+  schema: SourceSchema,
+  batch: IngestBatch,
+  seen: Set<string>,
+  storedIds: StoredIds,
+): Promise<IngestResult | undefined> {
+  const prepared = batch.prepared;
+  if (prepared === undefined || prepared.fields !== JSON.stringify(schema.fields)) return undefined;
+  const fresh = new Set<string>();
+  for (const id of prepared.ids) if (!seen.has(id)) fresh.add(id);
+  const stored = await storedIds.stored(conn, schema.table, [...fresh]);
+  const writer = new ChunkWriter(conn, schema.table);
+  await writer.open(schema);
+  let index = 0;
+  let kept = 0;
+  for (const chunk of (prepared.rows as PreparedDuckdbRows).chunks) {
+    const rows: number[] = [];
+    for (let r = 0; r < chunk.rows; r++) {
+      const id = prepared.ids[index++]!;
+      if (seen.has(id) || stored.has(id)) continue;
+      seen.add(id);
+      rows.push(r);
+    }
+    kept += rows.length;
+    if (rows.length === chunk.rows) writer.appendInCoreOrder(chunk);
+    else if (rows.length > 0) writer.appendInCoreOrder(selectRows(chunk, rows));
+  }
+  writer.close();
+  storedIds.written(schema.table, fresh);
+  return { source: batch.source, stored: kept, duplicates: prepared.ids.length - kept };
 }

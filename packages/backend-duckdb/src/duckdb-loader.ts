@@ -22,12 +22,8 @@ import {
   type SourceSchema,
   widenForEvent,
 } from "@qes/core";
-import {
-  CHUNK_VALUES,
-  ChunkColumns,
-  type PreparedChunk,
-  writePreparedChunk,
-} from "./duckdb-chunk-columns.ts";
+import { CHUNK_ROWS, CHUNK_VALUES, ChunkColumns, type PreparedChunk } from "./duckdb-chunk-columns.ts";
+import { writePreparedChunk } from "./duckdb-chunk-write.ts";
 import {
   applySchemaChanges,
   bumpSchemaVersion,
@@ -39,8 +35,6 @@ import {
 } from "./duckdb-storage.ts";
 import { eachStoredId, storedInTable } from "./duckdb-stored-ids.ts";
 
-/** Rows per DataChunk: DuckDB's vector size. Row-by-row appending is ~30× slower (NOTES.md). */
-const CHUNK_ROWS = 2048;
 /** Chunks between appender flushes: one row group (122,880 rows), so buffered rows stay bounded. */
 const CHUNKS_PER_FLUSH = 60;
 /**
@@ -116,6 +110,15 @@ export class ChunkWriter {
       this.appender!.flushSync();
       this.unflushed = 0;
     }
+  }
+
+  /**
+   * Appends a chunk whose columns are in core's order (`createRowEncoder`'s), prepared off this
+   * thread for this table's schema (`duckdb-ingest-prepare.ts`), after what is pending.
+   */
+  appendInCoreOrder(prepared: PreparedChunk): void {
+    this.writePending();
+    this.append({ rows: prepared.rows, columns: this.order.map((i) => prepared.columns[i]!) });
   }
 
   /** Writes what is pending and closes the appender (before DDL, and at the end). */

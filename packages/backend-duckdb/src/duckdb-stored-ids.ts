@@ -36,7 +36,7 @@ export async function storedInTable(
 export class StoredIds {
   private readonly filters = new Map<string, IdFilter>();
 
-  async stored(conn: DuckDBConnection, table: string, ids: string[]): Promise<Set<string>> {
+  async stored(conn: DuckDBConnection, table: string, ids: readonly string[]): Promise<Set<string>> {
     if (ids.length === 0) return new Set();
     const filter = await this.filterFor(conn, table, ids.length);
     const maybe = ids.filter((id) => filter.mightContain(id));

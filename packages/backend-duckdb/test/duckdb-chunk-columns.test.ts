@@ -15,6 +15,8 @@ import {
   widenForEvent,
 } from "@qes/core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { selectRows } from "../src/duckdb-chunk-columns.ts";
+import { type PreparedDuckdbRows, prepareIngestRows } from "../src/duckdb-ingest-prepare.ts";
 import { ChunkWriter } from "../src/duckdb-loader.ts";
 import { createTableSql, duckdbType, quoteIdent } from "../src/duckdb-storage.ts";
 
@@ -202,5 +204,64 @@ describe("DuckDB chunk writer: the rows node-api's DataChunk API stores", () => 
     writer.add({ id: "z", timestamp: 5n, body: { id: "z", event_message: "m" } });
     writer.close();
     expect(await rowsOf(schema.table)).toEqual([["z", new DuckDBTimestampValue(5n), "m", null]]);
+  });
+});
+
+describe("DuckDB rows prepared by the ingest preparer", () => {
+  /** bodies with NULLs, long and short strings, numbers and times spread over the rows */
+  function mixed(count: number): JsonObject[] {
+    return Array.from({ length: count }, (_, i) => ({
+      id: `m${i}`,
+      timestamp: 1_736_931_600_000_000 + i,
+      event_message: STRINGS[i % STRINGS.length]!,
+      metadata: {
+        n: i % 3 === 0 ? null : i * 2 ** 33,
+        x: i % 4 === 0 ? null : i / 7,
+        ok: i % 5 === 0 ? null : i % 2 === 0,
+        s: i % 6 === 0 ? null : STRINGS[(i * 5) % STRINGS.length]!,
+        tags: i % 7 === 0 ? null : [`t${i}`],
+      },
+    }));
+  }
+
+  it("are the rows the writer stores itself; rows left out of a chunk leave the others whole", async () => {
+    const bodies = mixed(2 * 2048 + 301);
+    const schema = newSourceSchema(`prep${tables++}`);
+    const events = bodies.map((body) => logEventFromJson(body, schema.name, 1_736_931_600_000_000n));
+    for (const [i, e] of events.entries()) widenForEvent(schema, e.body, i + 1);
+    // the table's columns in another order than core's: the writer puts each in its place
+    await conn.run(createTableSql(schema));
+    const last = Object.values(schema.fields).find((f) => f.name === "metadata")!.fields!.s!.column!;
+    await conn.run(`ALTER TABLE ${quoteIdent(schema.table)} DROP COLUMN ${quoteIdent(last)}`);
+    await conn.run(`ALTER TABLE ${quoteIdent(schema.table)} ADD COLUMN ${quoteIdent(last)} VARCHAR`);
+    const direct = { ...schema, table: `${schema.table}_direct` };
+    await conn.run(createTableSql(direct));
+
+    // every row but those at indexes ≡ 0 or 2 (mod 3) and a run across validity words
+    const kept = (i: number) => i % 3 === 1 && !(i > 60 && i < 70);
+    const { chunks } = prepareIngestRows(schema, events).rows as PreparedDuckdbRows;
+    expect(chunks.map((c) => c.rows)).toEqual([2048, 2048, 301]);
+    const writer = new ChunkWriter(conn, schema.table);
+    await writer.open(schema);
+    let at = 0;
+    for (const chunk of chunks) {
+      const rows = Array.from({ length: chunk.rows }, (_, r) => r).filter((r) => kept(at + r));
+      at += chunk.rows;
+      writer.appendInCoreOrder(selectRows(chunk, rows));
+    }
+    writer.close();
+    const reference = new ChunkWriter(conn, direct.table);
+    await reference.open(direct);
+    for (const [i, e] of events.entries()) if (kept(i)) reference.add(e);
+    reference.close();
+
+    const columns = createFlattener(schema)
+      .columns.map((c) => quoteIdent(c.column))
+      .join(", ");
+    const read = async (table: string) =>
+      (await conn.runAndReadAll(`SELECT ${columns} FROM ${quoteIdent(table)} ORDER BY rowid`)).getRows();
+    const ours = await read(schema.table);
+    expect(ours).toHaveLength(events.filter((_, i) => kept(i)).length);
+    expect(ours).toEqual(await read(direct.table));
   });
 });

@@ -6,8 +6,8 @@ import { type ServedFixture, serveFixture } from "../../support/serve-fixture.ts
 import { type HttpServer, startHttpServer } from "./in-process.ts";
 import { ingestEnv, QUERY_TOKEN } from "./ingest.ts";
 
-/** the backends that encode ingest rows on the server's ingest worker (`Backend.ingestPreparer`) */
-export const PREPARING = BACKENDS.filter((b) => b.name === "postgres" || b.name === "clickhouse");
+/** the backends that encode ingest rows on the server's ingest worker (`Backend.ingestPreparer`): all three */
+export const PREPARING = BACKENDS;
 
 /** `fixture`'s backend with `ingestPreparer` set to `preparer` (undefined: the main thread parses every body) */
 export function withPreparer(fixture: BackendFixture, preparer: string | undefined): BackendFixture {
