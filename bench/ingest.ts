@@ -35,9 +35,9 @@ import { BENCH_POSTGRES_URL } from "./lib/bench-backends.ts";
 import { BENCH_NOW_MICROS, EDGE, ensureEventsFile, readLines } from "./lib/data.ts";
 import { httpGet, httpPost } from "./lib/http-get.ts";
 import { copyRows, duckdbPlainTable, PLAIN_REF_COLUMNS, plainCopyRow } from "./lib/plain-peers.ts";
-import { percentile } from "./lib/stats.ts";
 import { cpuSeconds as processCpuSeconds, samplePostgresBackendCpu, sampleRss } from "./lib/processes.ts";
 import { startQesServer } from "./lib/qes-serve.ts";
+import { percentile } from "./lib/stats.ts";
 
 /** the one chDB data directory of this process (plain and qes in databases of their own) */
 const CHDB_DIR = mkdtempSync(join(tmpdir(), "qes-bench-chdb-"));
