@@ -4,6 +4,7 @@ import { requestClock } from "../../clock.ts";
 import { loadConfig, type QesConfig } from "../../config.ts";
 import { localIngestFile, readLocalIngestFile, writerIsRunning } from "../../ingest/local-ingest-file.ts";
 import { RETENTION_EVERY_MS } from "../../retention/retention-runner.ts";
+import { unheldRetentionWarnings } from "../../retention/retention-warnings.ts";
 import { type BoundedAnswer, postBounded } from "../bounded-post.ts";
 import { CliError, count, serverText } from "../terminal.ts";
 
@@ -30,6 +31,10 @@ export async function retentionCommand(): Promise<number> {
     return retentionThroughServer(config);
   }
   try {
+    // as `qes serve` warns at start-up: a misspelt override (`30;x=1`, `Postgres.Logs=7`) left its
+    // source at the default without a word from the cron line
+    for (const warning of unheldRetentionWarnings(await backend.schema(), config.retention))
+      process.stderr.write(`warning: ${warning}\n`);
     const reports = await backend.applyRetention(config.retention, requestClock(config.testNowMicros)());
     if (reports.length === 0) {
       // backends report only the sources retention applies to: none of them is no other process
