@@ -121,10 +121,13 @@ export class StoredQueryGuard {
     const known = this.#compiling;
     if (known && known.version === schema.version && known.schema === schema) return known;
     const { dialect } = this.#opts;
-    const missing = missingSources(this.#opts.definitions(), schema, dialect);
+    // one list for both passes: finding the missing sources compiles each definition, which the
+    // pass below then finds in core's cache (the schema is the same object) when none is missing
+    const definitions = this.#opts.definitions();
+    const missing = missingSources(definitions, schema, dialect);
     const served = missing.length === 0 ? schema : withEmptySources(schema, missing);
     const names = new Set<string>();
-    for (const def of this.#opts.definitions()) {
+    for (const def of definitions) {
       try {
         compileEndpoint(def, { schema: served, dialect });
         names.add(def.name);
