@@ -12,9 +12,15 @@
  * Two FLOAT64 answers agree at 12 significant digits.
  */
 import { parseArgs } from "node:util";
-import { BACKENDS } from "../test/support/backends.ts";
 import { mulberry32 } from "../test/support/prng.ts";
-import { classify, normalised, runEverywhere, summary as summaryOf } from "./lib/engine-diff.ts";
+import {
+  classify,
+  diffCounters,
+  normalised,
+  openEngines,
+  runEverywhere,
+  summary as summaryOf,
+} from "./lib/engine-diff.ts";
 
 const { values: opts } = parseArgs({
   options: {
@@ -250,17 +256,8 @@ function query(): { sql: string; ordered: boolean } {
   };
 }
 
-const hs = await Promise.all(BACKENDS.map((b) => b.create()));
-const backends = hs.map((h) => h.backend);
-const names = BACKENDS.map((b) => b.name);
-const stats: Record<string, number> = {
-  run: 0,
-  agree: 0,
-  allError: 0,
-  valueDiff: 0,
-  errorVsAnswer: 0,
-  internal: 0,
-};
+const { backends, names, dispose } = await openEngines();
+const stats = diffCounters();
 const allErrors: Record<string, number> = {};
 for (let i = 0; i < COUNT; i++) {
   const q = opts.sql ? { sql: opts.sql, ordered: /order by/i.test(opts.sql) } : query();
@@ -284,5 +281,5 @@ for (let i = 0; i < COUNT; i++) {
 }
 console.log(JSON.stringify(stats));
 console.log(JSON.stringify(allErrors, null, 1));
-for (const h of hs) await h.dispose();
+await dispose();
 process.exit(0);

@@ -14,9 +14,15 @@
  * Two FLOAT64 answers agree at 12 significant digits.
  */
 import { parseArgs } from "node:util";
-import { BACKENDS } from "../test/support/backends.ts";
 import { mulberry32 } from "../test/support/prng.ts";
-import { classify, normalised, runEverywhere, summary as summaryOf } from "./lib/engine-diff.ts";
+import {
+  classify,
+  diffCounters,
+  normalised,
+  openEngines,
+  runEverywhere,
+  summary as summaryOf,
+} from "./lib/engine-diff.ts";
 
 const { values: opts } = parseArgs({
   options: {
@@ -415,18 +421,9 @@ const TYPES: T[] = [
   "JSON",
 ];
 
-const hs = await Promise.all(BACKENDS.map((b) => b.create()));
-const backends = hs.map((h) => h.backend);
-const names = BACKENDS.map((b) => b.name);
-const stats: Record<string, number> = {
-  run: 0,
-  agree: 0,
-  allError: 0,
-  valueDiff: 0,
-  errorVsAnswer: 0,
-  internal: 0,
-  refusedCompile: 0,
-};
+const { backends, names, dispose } = await openEngines();
+const stats = diffCounters();
+stats.refusedCompile = 0;
 for (let i = 0; i < COUNT; i++) {
   const t = pick(TYPES);
   const e = gen(t, 1 + Math.floor(rnd() * 3));
@@ -449,5 +446,5 @@ for (let i = 0; i < COUNT; i++) {
   if (cls !== "agree" && cls !== "allError") console.log(`[${cls}] #${i} ${sql}\n   ${summary}`);
 }
 console.log(JSON.stringify(stats));
-for (const h of hs) await h.dispose();
+await dispose();
 process.exit(0);

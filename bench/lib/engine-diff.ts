@@ -1,4 +1,5 @@
 import type { Backend, WireValue } from "@qes/core";
+import { BACKENDS } from "../../test/support/backends.ts";
 import { runSql } from "../../test/support/run-sql.ts";
 
 /**
@@ -50,4 +51,25 @@ export function classify(results: readonly EngineResult[]): DiffClass {
 /** One line per backend, for a report of a disagreement. */
 export function summary(names: readonly string[], results: readonly EngineResult[]): string {
   return results.map((r, j) => `${names[j]}: ${r.ok ? r.v : `ERR ${r.code} ${r.msg}`}`).join("\n   ");
+}
+
+/** Every backend of test/support/backends.ts on a fresh store, with its name, and how to close them. */
+export async function openEngines(): Promise<{
+  backends: Backend[];
+  names: string[];
+  dispose(): Promise<void>;
+}> {
+  const handles = await Promise.all(BACKENDS.map((b) => b.create()));
+  return {
+    backends: handles.map((h) => h.backend),
+    names: BACKENDS.map((b) => b.name),
+    async dispose() {
+      for (const h of handles) await h.dispose();
+    },
+  };
+}
+
+/** The counters a fuzz run prints: queries run, and each class of `classify` */
+export function diffCounters(): Record<"run" | DiffClass, number> & Record<string, number> {
+  return { run: 0, agree: 0, allError: 0, valueDiff: 0, errorVsAnswer: 0, internal: 0 };
 }

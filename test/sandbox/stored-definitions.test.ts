@@ -4,7 +4,7 @@ import { join } from "node:path";
 import { QesError, type QesErrorCode } from "@qes/core";
 import { afterAll, describe, expect, it } from "vitest";
 import { runCli } from "../e2e/support/run-cli.ts";
-import { BACKENDS } from "../support/backends.ts";
+import { BACKENDS, type BackendFixture } from "../support/backends.ts";
 import { startSandboxServer, TOKEN } from "./support/sandbox-server.ts";
 
 // DESIGN.md §2 and §5: stored queries pass the same sandbox as consumer SQL (known sources only,
@@ -182,17 +182,22 @@ describe("qes check over a directory of hostile definitions", () => {
   });
 });
 
+/** what starting a server with `dir` as QES_ENDPOINTS_DIR threw (undefined: it started, and was closed) */
+function startupError(fixture: BackendFixture, dir: string): Promise<unknown> {
+  return startSandboxServer(fixture, { QES_ENDPOINTS_DIR: dir }).then(
+    async (server) => {
+      await server.close();
+      return undefined;
+    },
+    (e: unknown) => e,
+  );
+}
+
 describe.each(BACKENDS)("start-up on $name", (fixture) => {
   it("refuses to start with engine.file.function, naming file, line and column", async () => {
     const d = BAD.find((b) => b.name === "engine.file.function")!;
     const dir = endpointDir([d]);
-    const error = await startSandboxServer(fixture, { QES_ENDPOINTS_DIR: dir }).then(
-      async (server) => {
-        await server.close();
-        return undefined;
-      },
-      (e: unknown) => e,
-    );
+    const error = await startupError(fixture, dir);
     expect(error).toBeInstanceOf(QesError);
     const e = error as QesError;
     expect(e.code).toBe("invalid_config");
@@ -205,13 +210,7 @@ describe.each(BACKENDS)("start-up on $name", (fixture) => {
   it("refuses to start with a source no ingest could create, naming file, line and column", async () => {
     const d = BAD.find((b) => b.name === "inherited.key")!;
     const dir = endpointDir([d]);
-    const error = await startSandboxServer(fixture, { QES_ENDPOINTS_DIR: dir }).then(
-      async (server) => {
-        await server.close();
-        return undefined;
-      },
-      (e: unknown) => e,
-    );
+    const error = await startupError(fixture, dir);
     expect(error).toBeInstanceOf(QesError);
     expect((error as QesError).message).toContain(
       `${join(dir, `${d.name}.sql`)}:${d.line}:${columnOf(d)}: relation_not_allowed`,
